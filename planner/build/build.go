@@ -1,0 +1,400 @@
+// Package build turns SQL text into a logical plan: it parses with
+// pg_query, resolves every name against the schema and builds operators.
+// It does not normalize; package norm does that.
+package build
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+	pgparser "github.com/pganalyze/pg_query_go/v5/parser"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Error is a planning error tied to a position in the query text.
+type Error struct {
+	// Pos is the 1-based character position in the SQL, or 0 if unknown.
+	Pos int
+	Msg string
+	Err error // an underlying cause, if any
+}
+
+func (e *Error) Error() string {
+	if e.Pos > 0 {
+		return fmt.Sprintf("plan: %s at position %d", e.Msg, e.Pos)
+	}
+	return "plan: " + e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrUnsupported marks syntax the planner does not model; callers may treat
+// it differently from a wrong query.
+var ErrUnsupported = errors.New("unsupported syntax")
+
+// Build parses sql (one SELECT-like statement) and returns its plan, not yet
+// normalized.
+func Build(s *catalog.Schema, sql string) (*plan.Plan, error) {
+	text, posMap := sql, []int32(nil)
+	if s.Dialect == catalog.SQLite {
+		text, posMap = rewriteSQLite(sql)
+	}
+	tree, err := pg.Parse(text)
+	if err != nil {
+		var pe *pgparser.Error
+		e := &Error{Msg: "syntax error: " + err.Error(), Err: err}
+		if errors.As(err, &pe) && pe.Cursorpos > 0 {
+			e.Pos = mapPos(posMap, pe.Cursorpos-1, sql) + 1
+		}
+		return nil, e
+	}
+	if len(tree.Stmts) != 1 {
+		return nil, &Error{Msg: fmt.Sprintf("expected one statement, got %d", len(tree.Stmts))}
+	}
+	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{}}
+	root, err := b.buildStmt(tree.Stmts[0].Stmt)
+	if err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+func mapPos(posMap []int32, off int, src string) int {
+	if posMap == nil {
+		return runePos(src, off)
+	}
+	if off >= len(posMap) {
+		return runePos(src, len(src))
+	}
+	return runePos(src, int(posMap[off]))
+}
+
+// runePos converts a byte offset to a character offset.
+func runePos(s string, off int) int {
+	if off > len(s) {
+		off = len(s)
+	}
+	return len([]rune(s[:off]))
+}
+
+type builder struct {
+	schema *catalog.Schema
+	src    string
+	text   string
+	posMap []int32
+	meta   *plan.Metadata
+	depth  int // view/CTE expansion depth, to stop cycles
+}
+
+func (b *builder) errf(loc int32, format string, args ...any) error {
+	e := &Error{Msg: fmt.Sprintf(format, args...)}
+	if loc >= 0 {
+		e.Pos = mapPos(b.posMap, int(loc), b.src) + 1
+	}
+	return e
+}
+
+func (b *builder) unsupported(loc int32, what string) error {
+	e := b.errf(loc, "%s is not supported", what).(*Error)
+	e.Err = ErrUnsupported
+	return e
+}
+
+func (b *builder) buildStmt(n *pg.Node) (*plan.Plan, error) {
+	sel := n.GetSelectStmt()
+	if sel == nil {
+		return nil, b.unsupported(0, fmt.Sprintf("statement %T", n.Node))
+	}
+	q, err := b.buildSelect(sel, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.Plan{Root: q.node, Meta: b.meta, Names: q.names, Ordered: q.ordered}, nil
+}
+
+// relation is a built query or FROM item: a node with named output
+// columns.
+type relation struct {
+	node    *plan.Node
+	cols    []plan.ColumnID
+	names   []string
+	ordered bool
+}
+
+// scopeCol is one column visible to name resolution.
+type scopeCol struct {
+	qual   string // table alias or name qualifying it
+	name   string
+	id     plan.ColumnID
+	typ    catalog.Type
+	hidden bool // merged away by USING: visible only when qualified
+}
+
+type cte struct {
+	def     *pg.CommonTableExpr
+	visible *scope // CTEs defined before it (for inlining in its own context)
+}
+
+type scope struct {
+	cols   []scopeCol
+	parent *scope
+	ctes   map[string]*cte
+	// correlated records that an expression referenced a parent scope.
+	correlated bool
+	// aliases are output columns that unresolved names may refer to
+	// (SQLite only).
+	aliases []target
+}
+
+func (b *builder) nameKey(s string) string {
+	if b.schema.Dialect == catalog.SQLite {
+		return strings.ToLower(s)
+	}
+	return s
+}
+
+func (sc *scope) lookupCTE(b *builder, name string) *cte {
+	for s := sc; s != nil; s = s.parent {
+		if c, ok := s.ctes[b.nameKey(name)]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+func (b *builder) nameEq(a, c string) bool { return b.schema.NameEqual(a, c) }
+
+func (b *builder) newColumn(name string, t catalog.Type) plan.ColumnID {
+	return b.meta.AddColumn(plan.ColumnMeta{Name: name, Type: t, Instance: -1, Ordinal: -1})
+}
+
+func (b *builder) typeOf(id plan.ColumnID) catalog.Type { return b.meta.Col(id).Type }
+
+// buildSelect builds a SELECT, VALUES or set operation. outer is the
+// scope of an enclosing query for correlated references; inherited CTEs
+// come through it too.
+func (b *builder) buildSelect(sel *pg.SelectStmt, outer *scope, ctes map[string]*cte) (*relation, error) {
+	if sel.IntoClause != nil {
+		return nil, b.unsupported(-1, "SELECT INTO")
+	}
+	if len(sel.LockingClause) > 0 {
+		return nil, b.unsupported(-1, "FOR UPDATE/SHARE")
+	}
+	sc := &scope{parent: outer, ctes: map[string]*cte{}}
+	for k, v := range ctes {
+		sc.ctes[k] = v
+	}
+	if w := sel.WithClause; w != nil {
+		if w.Recursive {
+			return nil, b.unsupported(w.Location, "WITH RECURSIVE")
+		}
+		for _, cn := range w.Ctes {
+			c := cn.GetCommonTableExpr()
+			snapshot := &scope{parent: outer, ctes: map[string]*cte{}}
+			for k, v := range sc.ctes {
+				snapshot.ctes[k] = v
+			}
+			sc.ctes[b.nameKey(c.Ctename)] = &cte{def: c, visible: snapshot}
+		}
+	}
+	if sel.Op != pg.SetOperation_SETOP_NONE && sel.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		return b.buildSetOp(sel, sc)
+	}
+	if len(sel.ValuesLists) > 0 {
+		rel, err := b.buildValues(sel, sc)
+		if err != nil {
+			return nil, err
+		}
+		return b.finishOrderLimit(sel, rel, sc)
+	}
+	return b.buildSimpleSelect(sel, sc)
+}
+
+func (b *builder) buildValues(sel *pg.SelectStmt, sc *scope) (*relation, error) {
+	n := &plan.Node{Op: plan.OpValues}
+	width := -1
+	var types []catalog.Type
+	for _, row := range sel.ValuesLists {
+		items := row.GetList().GetItems()
+		if width >= 0 && len(items) != width {
+			return nil, b.errf(-1, "VALUES lists must all be the same length")
+		}
+		width = len(items)
+		var r []*plan.Expr
+		for i, it := range items {
+			e, err := b.expr(it, sc, nil)
+			if err != nil {
+				return nil, err
+			}
+			if len(types) <= i {
+				types = append(types, e.Typ)
+			} else if types[i] == catalog.Null || types[i] == catalog.Unknown {
+				types[i] = e.Typ
+			}
+			r = append(r, e)
+		}
+		n.Rows = append(n.Rows, r)
+	}
+	rel := &relation{node: n}
+	for i, t := range types {
+		name := fmt.Sprintf("column%d", i+1)
+		id := b.newColumn(name, t)
+		n.Cols = append(n.Cols, id)
+		rel.cols = append(rel.cols, id)
+		rel.names = append(rel.names, name)
+	}
+	return rel, nil
+}
+
+func (b *builder) buildSetOp(sel *pg.SelectStmt, sc *scope) (*relation, error) {
+	l, err := b.buildSelect(sel.Larg, sc.parent, sc.ctes)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.buildSelect(sel.Rarg, sc.parent, sc.ctes)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.cols) != len(r.cols) {
+		return nil, b.errf(-1, "each %s query must have the same number of columns (%d vs %d)", setOpName(sel.Op), len(l.cols), len(r.cols))
+	}
+	n := &plan.Node{Op: plan.OpSetOp, Inputs: []*plan.Node{l.node, r.node}, All: sel.All, SetCols: [][]plan.ColumnID{l.cols, r.cols}}
+	switch sel.Op {
+	case pg.SetOperation_SETOP_UNION:
+		n.Set = plan.Union
+	case pg.SetOperation_SETOP_INTERSECT:
+		n.Set = plan.Intersect
+	case pg.SetOperation_SETOP_EXCEPT:
+		n.Set = plan.Except
+	}
+	rel := &relation{node: n, names: l.names}
+	for i, c := range l.cols {
+		t := b.typeOf(c)
+		if t == catalog.Null || t == catalog.Unknown {
+			t = b.typeOf(r.cols[i])
+		}
+		id := b.newColumn(l.names[i], t)
+		n.Cols = append(n.Cols, id)
+		rel.cols = append(rel.cols, id)
+	}
+	return b.finishOrderLimit(sel, rel, sc)
+}
+
+func setOpName(op pg.SetOperation) string {
+	switch op {
+	case pg.SetOperation_SETOP_INTERSECT:
+		return "INTERSECT"
+	case pg.SetOperation_SETOP_EXCEPT:
+		return "EXCEPT"
+	}
+	return "UNION"
+}
+
+// finishOrderLimit applies ORDER BY and LIMIT to a relation whose columns
+// can only be referenced by output name or ordinal (set operations,
+// VALUES).
+func (b *builder) finishOrderLimit(sel *pg.SelectStmt, rel *relation, sc *scope) (*relation, error) {
+	if len(sel.SortClause) > 0 {
+		osc := &scope{parent: sc.parent, ctes: sc.ctes}
+		for i, c := range rel.cols {
+			osc.cols = append(osc.cols, scopeCol{name: rel.names[i], id: c, typ: b.typeOf(c)})
+		}
+		var keys []plan.SortKey
+		for _, sn := range sel.SortClause {
+			sb := sn.GetSortBy()
+			var e *plan.Expr
+			if i, ok := ordinalRef(sb.Node); ok {
+				if i < 1 || i > len(rel.cols) {
+					return nil, b.errf(sb.Location, "ORDER BY position %d is not in select list", i)
+				}
+				e = plan.NewCol(rel.cols[i-1], b.typeOf(rel.cols[i-1]))
+			} else {
+				var err error
+				if e, err = b.expr(sb.Node, osc, nil); err != nil {
+					return nil, err
+				}
+			}
+			k, err := b.sortKey(sb, e)
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, k)
+		}
+		rel.node = &plan.Node{Op: plan.OpSort, Inputs: []*plan.Node{rel.node}, Keys: keys}
+		rel.ordered = true
+	}
+	return b.applyLimit(sel, rel, sc)
+}
+
+func (b *builder) applyLimit(sel *pg.SelectStmt, rel *relation, sc *scope) (*relation, error) {
+	if sel.LimitCount == nil && sel.LimitOffset == nil {
+		return rel, nil
+	}
+	if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return nil, b.unsupported(-1, "FETCH ... WITH TIES")
+	}
+	n := &plan.Node{Op: plan.OpLimit, Inputs: []*plan.Node{rel.node}}
+	var err error
+	if sel.LimitCount != nil {
+		if c := sel.LimitCount.GetAConst(); c == nil || !c.Isnull { // LIMIT NULL / ALL means none
+			if n.Limit, err = b.expr(sel.LimitCount, sc, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if sel.LimitOffset != nil {
+		if n.Offset, err = b.expr(sel.LimitOffset, sc, nil); err != nil {
+			return nil, err
+		}
+	}
+	if n.Limit == nil && n.Offset == nil {
+		return rel, nil
+	}
+	rel.node = n
+	return rel, nil
+}
+
+func (b *builder) sortKey(sb *pg.SortBy, e *plan.Expr) (plan.SortKey, error) {
+	k := plan.SortKey{Expr: e}
+	switch sb.SortbyDir {
+	case pg.SortByDir_SORTBY_DESC:
+		k.Desc = true
+	case pg.SortByDir_SORTBY_USING:
+		return k, b.unsupported(sb.Location, "ORDER BY USING")
+	}
+	// PostgreSQL sorts NULLs as larger than any value; SQLite as smaller.
+	k.NullsFirst = k.Desc
+	if b.schema.Dialect == catalog.SQLite {
+		k.NullsFirst = !k.Desc
+	}
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		k.NullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		k.NullsFirst = false
+	}
+	return k, nil
+}
+
+func ordinalRef(n *pg.Node) (int, bool) {
+	if c := n.GetAConst(); c != nil {
+		if iv, ok := c.Val.(*pg.A_Const_Ival); ok {
+			return int(iv.Ival.Ival), true
+		}
+	}
+	return 0, false
+}
+
+// singleName returns the name of an unqualified column reference.
+func singleName(n *pg.Node) (string, bool) {
+	if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+		if s := cr.Fields[0].GetString_(); s != nil {
+			return s.Sval, true
+		}
+	}
+	return "", false
+}

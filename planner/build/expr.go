@@ -1,0 +1,746 @@
+package build
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// expr builds a scalar expression. st collects aggregate and window calls
+// of the current query level; nil where they are not allowed.
+func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) {
+	if n == nil {
+		return nil, b.errf(-1, "missing expression")
+	}
+	switch v := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		return b.columnRef(v.ColumnRef, sc)
+	case *pg.Node_AConst:
+		return b.constant(v.AConst), nil
+	case *pg.Node_TypeCast:
+		return b.typeCast(v.TypeCast, sc, st)
+	case *pg.Node_AExpr:
+		return b.aExpr(v.AExpr, sc, st)
+	case *pg.Node_BoolExpr:
+		be := v.BoolExpr
+		args, err := b.exprs(be.Args, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		name := plan.OpAnd
+		switch be.Boolop {
+		case pg.BoolExprType_OR_EXPR:
+			name = plan.OpOr
+		case pg.BoolExprType_NOT_EXPR:
+			name = plan.OpNot
+		}
+		e := plan.NewOp(name, catalog.Bool, args...)
+		e.Pos = be.Location
+		return e, nil
+	case *pg.Node_NullTest:
+		arg, err := b.expr(v.NullTest.Arg, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		name := plan.OpIsNull
+		if v.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
+			name = plan.OpIsNotNull
+		}
+		return plan.NewOp(name, catalog.Bool, arg), nil
+	case *pg.Node_BooleanTest:
+		arg, err := b.expr(v.BooleanTest.Arg, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		names := map[pg.BoolTestType]string{
+			pg.BoolTestType_IS_TRUE: plan.OpIsTrue, pg.BoolTestType_IS_NOT_TRUE: plan.OpIsNotTrue,
+			pg.BoolTestType_IS_FALSE: plan.OpIsFalse, pg.BoolTestType_IS_NOT_FALSE: plan.OpIsNotFalse,
+			pg.BoolTestType_IS_UNKNOWN: plan.OpIsNull, pg.BoolTestType_IS_NOT_UNKNOWN: plan.OpIsNotNull,
+		}
+		return plan.NewOp(names[v.BooleanTest.Booltesttype], catalog.Bool, arg), nil
+	case *pg.Node_FuncCall:
+		return b.funcCall(v.FuncCall, sc, st)
+	case *pg.Node_CoalesceExpr:
+		args, err := b.exprs(v.CoalesceExpr.Args, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: v.CoalesceExpr.Location}, nil
+	case *pg.Node_MinMaxExpr:
+		args, err := b.exprs(v.MinMaxExpr.Args, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		name := "greatest"
+		if v.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+			name = "least"
+		}
+		return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: commonType(args), Pos: v.MinMaxExpr.Location}, nil
+	case *pg.Node_CaseExpr:
+		return b.caseExpr(v.CaseExpr, sc, st)
+	case *pg.Node_SubLink:
+		return b.subLink(v.SubLink, sc)
+	case *pg.Node_RowExpr:
+		args, err := b.exprs(v.RowExpr.Args, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Expr{Kind: plan.Tuple, Args: args, Typ: catalog.Unknown, Pos: v.RowExpr.Location}, nil
+	case *pg.Node_ParamRef:
+		return &plan.Expr{Kind: plan.Param, Value: "$" + strconv.Itoa(int(v.ParamRef.Number)), Typ: catalog.Unknown, Pos: v.ParamRef.Location}, nil
+	case *pg.Node_SqlvalueFunction:
+		name := strings.ToLower(strings.TrimPrefix(v.SqlvalueFunction.Op.String(), "SVFOP_"))
+		t := catalog.Timestamp
+		switch {
+		case strings.HasPrefix(name, "current_date"):
+			t = catalog.Date
+		case strings.Contains(name, "time") && !strings.Contains(name, "stamp"):
+			t = catalog.Time
+		case strings.Contains(name, "user") || strings.Contains(name, "role") || strings.Contains(name, "catalog") || strings.Contains(name, "schema"):
+			t = catalog.Text
+		}
+		return &plan.Expr{Kind: plan.Func, Name: name, Typ: t, Pos: v.SqlvalueFunction.Location}, nil
+	case *pg.Node_CollateClause:
+		return nil, b.unsupported(v.CollateClause.Location, "COLLATE")
+	}
+	return nil, b.unsupported(-1, "expression "+nodeKindName(n))
+}
+
+// nodeKindName names a parse node's kind for messages: "Node_AIndirection"
+// becomes "AIndirection".
+func nodeKindName(n *pg.Node) string {
+	if n == nil || n.Node == nil {
+		return "(empty)"
+	}
+	s := fmt.Sprintf("%T", n.Node)
+	return s[strings.LastIndex(s, "_")+1:]
+}
+
+func (b *builder) exprs(ns []*pg.Node, sc *scope, st *aggState) ([]*plan.Expr, error) {
+	out := make([]*plan.Expr, 0, len(ns))
+	for _, n := range ns {
+		e, err := b.expr(n, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (b *builder) columnRef(cr *pg.ColumnRef, sc *scope) (*plan.Expr, error) {
+	var parts []string
+	for _, f := range cr.Fields {
+		s := f.GetString_()
+		if s == nil {
+			return nil, b.errf(cr.Location, "a * is not allowed here")
+		}
+		parts = append(parts, s.Sval)
+	}
+	var qual, name string
+	switch len(parts) {
+	case 1:
+		name = parts[0]
+	case 2:
+		qual, name = parts[0], parts[1]
+	case 3:
+		qual, name = parts[1], parts[2] // schema.table.column
+	default:
+		return nil, b.errf(cr.Location, "improper qualified name %q", strings.Join(parts, "."))
+	}
+	for s := sc; s != nil; s = s.parent {
+		var found *scopeCol
+		for i := range s.cols {
+			c := &s.cols[i]
+			if qual != "" {
+				if !b.nameEq(c.qual, qual) || !b.nameEq(c.name, name) {
+					continue
+				}
+			} else if c.hidden || !b.nameEq(c.name, name) {
+				continue
+			}
+			if found != nil && found.id != c.id {
+				if qual != "" {
+					return nil, b.errf(cr.Location, "column reference %q is ambiguous", qual+"."+name)
+				}
+				return nil, b.errf(cr.Location, "column reference %q is ambiguous", name)
+			}
+			found = c
+		}
+		if found != nil {
+			if s != sc {
+				sc.correlated = true
+			}
+			e := plan.NewCol(found.id, found.typ)
+			e.Pos = cr.Location
+			return e, nil
+		}
+		if qual != "" && hasQual(b, s, qual) {
+			return nil, b.errf(cr.Location, "column %q not found in table %s", name, qual)
+		}
+	}
+	if len(parts) == 1 {
+		if t := findTarget(b, sc.aliases, name); t != nil {
+			return t.expr.Copy(), nil
+		}
+	}
+	if len(parts) == 1 && b.schema.Dialect == catalog.SQLite && b.quotedAt(cr.Location) {
+		// SQLite reads a double-quoted name that is no column as a string.
+		e := plan.NewConst(catalog.Text, name)
+		e.Pos = cr.Location
+		return e, nil
+	}
+	if qual != "" {
+		return nil, b.errf(cr.Location, "missing FROM-clause entry for table %q", qual)
+	}
+	return nil, b.errf(cr.Location, "column %q does not exist", name)
+}
+
+func hasQual(b *builder, s *scope, qual string) bool {
+	for _, c := range s.cols {
+		if b.nameEq(c.qual, qual) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) quotedAt(loc int32) bool {
+	return loc >= 0 && int(loc) < len(b.text) && b.text[loc] == '"'
+}
+
+func (b *builder) constant(c *pg.A_Const) *plan.Expr {
+	if c.Isnull {
+		e := plan.NewNull(catalog.Null)
+		e.Pos = c.Location
+		return e
+	}
+	var e *plan.Expr
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Ival:
+		e = plan.NewConst(catalog.Int, strconv.Itoa(int(v.Ival.Ival)))
+	case *pg.A_Const_Fval:
+		// Integers too big for int4 also arrive here.
+		if _, err := strconv.ParseInt(v.Fval.Fval, 10, 64); err == nil {
+			e = plan.NewConst(catalog.Int, v.Fval.Fval)
+		} else {
+			e = plan.NewConst(catalog.Numeric, v.Fval.Fval)
+		}
+	case *pg.A_Const_Sval:
+		// A quoted literal has no type until context gives it one; text
+		// is PostgreSQL's fallback.
+		e = plan.NewConst(catalog.Text, v.Sval.Sval)
+	case *pg.A_Const_Boolval:
+		e = plan.NewBool(v.Boolval.Boolval)
+	case *pg.A_Const_Bsval:
+		e = plan.NewConst(catalog.Bytes, v.Bsval.Bsval)
+	default:
+		e = plan.NewNull(catalog.Null)
+	}
+	e.Pos = c.Location
+	return e
+}
+
+func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr, error) {
+	arg, err := b.expr(tc.Arg, sc, st)
+	if err != nil {
+		return nil, err
+	}
+	name := typeNameOf(tc.TypeName)
+	t := catalog.TypeFromName(name)
+	if len(tc.TypeName.Names) > 0 && name == "interval" {
+		t = catalog.Interval
+	}
+	if t == catalog.Unknown {
+		return nil, b.errf(tc.Location, "type %q does not exist", name)
+	}
+	if arg.Kind == plan.Const {
+		if c, ok := CoerceConst(arg, t); ok {
+			c.Pos = tc.Location
+			return c, nil
+		}
+	}
+	if arg.Typ == t {
+		return arg, nil
+	}
+	return &plan.Expr{Kind: plan.Cast, Typ: t, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+}
+
+// CoerceConst converts a literal to type t when the conversion is exact;
+// ok is false when it is not (the caller keeps an explicit cast).
+func CoerceConst(c *plan.Expr, t catalog.Type) (*plan.Expr, bool) {
+	if c.Null {
+		return plan.NewNull(t), true
+	}
+	v := strings.TrimSpace(c.Value)
+	switch t {
+	case catalog.Int:
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return plan.NewConst(t, strconv.FormatInt(i, 10)), true
+		}
+		if c.Typ == catalog.Text {
+			return nil, false
+		}
+	case catalog.Numeric, catalog.Float:
+		if c.Typ == catalog.Text || c.Typ.IsNumeric() {
+			if f, ok := canonicalNumber(v); ok {
+				return plan.NewConst(t, f), true
+			}
+		}
+	case catalog.Text:
+		if c.Typ == catalog.Text || c.Typ.IsNumeric() {
+			return plan.NewConst(t, c.Value), true
+		}
+	case catalog.Bool:
+		switch strings.ToLower(v) {
+		case "t", "true", "yes", "y", "on", "1":
+			return plan.NewBool(true), true
+		case "f", "false", "no", "n", "off", "0":
+			return plan.NewBool(false), true
+		}
+	case catalog.Date, catalog.Timestamp, catalog.Time:
+		if c.Typ == catalog.Text || c.Typ == t {
+			return plan.NewConst(t, v), true
+		}
+	}
+	if c.Typ == t {
+		return c, true
+	}
+	return nil, false
+}
+
+// canonicalNumber writes a decimal literal without redundant zeros, so
+// 3.50 and 3.5 compare equal as numbers.
+func canonicalNumber(s string) (string, bool) {
+	if s == "" {
+		return "", false
+	}
+	if _, err := strconv.ParseFloat(s, 64); err != nil {
+		return "", false
+	}
+	if strings.ContainsAny(s, "eE") {
+		f, _ := strconv.ParseFloat(s, 64)
+		return strconv.FormatFloat(f, 'g', -1, 64), true
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+"), "0")
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	if s == "" || s[0] == '.' {
+		s = "0" + s
+	}
+	if neg && s != "0" {
+		s = "-" + s
+	}
+	return s, true
+}
+
+var cmpOps = map[string]string{"=": plan.OpEq, "<>": plan.OpNe, "!=": plan.OpNe, "<": plan.OpLt, "<=": plan.OpLe, ">": plan.OpGt, ">=": plan.OpGe,
+	"~~": plan.OpLike, "!~~": plan.OpNotLike, "~~*": plan.OpILike, "!~~*": plan.OpNotILike}
+
+func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, error) {
+	opName := ""
+	if len(a.Name) > 0 {
+		opName = a.Name[len(a.Name)-1].GetString_().GetSval()
+	}
+	var l, r *plan.Expr
+	var err error
+	if a.Lexpr != nil {
+		if l, err = b.expr(a.Lexpr, sc, st); err != nil {
+			return nil, err
+		}
+	}
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_IN:
+		items := a.Rexpr.GetList().GetItems()
+		args, err := b.exprs(items, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		name := "in"
+		if opName == "<>" {
+			name = "not in"
+		}
+		e := plan.NewOp(name, catalog.Bool, append([]*plan.Expr{l}, args...)...)
+		e.Pos = a.Location
+		return e, nil
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		bounds, err := b.exprs(a.Rexpr.GetList().GetItems(), sc, st)
+		if err != nil {
+			return nil, err
+		}
+		name := map[pg.A_Expr_Kind]string{pg.A_Expr_Kind_AEXPR_BETWEEN: "between", pg.A_Expr_Kind_AEXPR_NOT_BETWEEN: "not between",
+			pg.A_Expr_Kind_AEXPR_BETWEEN_SYM: "between symmetric", pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM: "not between symmetric"}[a.Kind]
+		e := plan.NewOp(name, catalog.Bool, l, bounds[0], bounds[1])
+		e.Pos = a.Location
+		return e, nil
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return nil, b.unsupported(a.Location, "op ANY/ALL (array)")
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		return nil, b.unsupported(a.Location, "SIMILAR TO")
+	}
+	if r, err = b.expr(a.Rexpr, sc, st); err != nil {
+		return nil, err
+	}
+	var e *plan.Expr
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		if l == nil { // prefix operator
+			switch opName {
+			case "-":
+				if r.Kind == plan.Const && r.Typ.IsNumeric() && !r.Null {
+					v := r.Value
+					if strings.HasPrefix(v, "-") {
+						v = v[1:]
+					} else if v != "0" {
+						v = "-" + v
+					}
+					c := plan.NewConst(r.Typ, v)
+					c.Pos = a.Location
+					return c, nil
+				}
+				e = plan.NewOp(plan.OpNeg, r.Typ, r)
+			case "+":
+				return r, nil
+			default:
+				return nil, b.unsupported(a.Location, "prefix operator "+opName)
+			}
+			break
+		}
+		if op, ok := cmpOps[opName]; ok {
+			if b.schema.Dialect == catalog.SQLite {
+				// SQLite's LIKE ignores case (ASCII).
+				switch op {
+				case plan.OpLike:
+					op = plan.OpILike
+				case plan.OpNotLike:
+					op = plan.OpNotILike
+				}
+			}
+			e = plan.NewOp(op, catalog.Bool, l, r)
+			break
+		}
+		switch opName {
+		case "+", "-", "*", "/", "%":
+			e = plan.NewOp(opName, arithType(opName, l.Typ, r.Typ), l, r)
+		case "||":
+			e = plan.NewOp(plan.OpConcat, catalog.Text, l, r)
+		default:
+			return nil, b.unsupported(a.Location, "operator "+opName)
+		}
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		op := cmpOps[opName]
+		if b.schema.Dialect == catalog.SQLite && a.Kind == pg.A_Expr_Kind_AEXPR_LIKE {
+			if op == plan.OpLike {
+				op = plan.OpILike
+			} else {
+				op = plan.OpNotILike
+			}
+		}
+		e = plan.NewOp(op, catalog.Bool, l, r)
+	case pg.A_Expr_Kind_AEXPR_DISTINCT:
+		e = plan.NewOp(plan.OpIsDistinct, catalog.Bool, l, r)
+	case pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		e = plan.NewOp(plan.OpNotDistinc, catalog.Bool, l, r)
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		e = &plan.Expr{Kind: plan.Func, Name: "nullif", Typ: l.Typ, Args: []*plan.Expr{l, r}}
+	default:
+		return nil, b.unsupported(a.Location, "expression kind "+a.Kind.String())
+	}
+	e.Pos = a.Location
+	return e, nil
+}
+
+func arithType(op string, l, r catalog.Type) catalog.Type {
+	switch {
+	case l == catalog.Float || r == catalog.Float:
+		return catalog.Float
+	case l == catalog.Numeric || r == catalog.Numeric:
+		return catalog.Numeric
+	case l == catalog.Int && r == catalog.Int:
+		return catalog.Int
+	case l == catalog.Date || l == catalog.Timestamp:
+		if op == "-" && (r == catalog.Date || r == catalog.Timestamp) {
+			if l == catalog.Date && r == catalog.Date {
+				return catalog.Int
+			}
+			return catalog.Interval
+		}
+		return l
+	}
+	if l.IsNumeric() {
+		return l
+	}
+	if r.IsNumeric() {
+		return r
+	}
+	return catalog.Unknown
+}
+
+func commonType(args []*plan.Expr) catalog.Type {
+	t := catalog.Null
+	for _, a := range args {
+		switch {
+		case t == catalog.Null || t == catalog.Unknown:
+			t = a.Typ
+		case a.Typ == catalog.Null:
+		case t != a.Typ && t.IsNumeric() && a.Typ.IsNumeric():
+			t = arithType("+", t, a.Typ)
+		}
+	}
+	return t
+}
+
+var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "total": true,
+	"group_concat": true, "string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
+	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true, "any_value": true}
+
+var winFuncs = map[string]catalog.Type{"row_number": catalog.Int, "rank": catalog.Int, "dense_rank": catalog.Int, "ntile": catalog.Int,
+	"percent_rank": catalog.Float, "cume_dist": catalog.Float, "lag": catalog.Unknown, "lead": catalog.Unknown,
+	"first_value": catalog.Unknown, "last_value": catalog.Unknown, "nth_value": catalog.Unknown}
+
+// scalarFuncTypes gives result types of known scalar functions; functions
+// whose type follows their first argument are marked Unknown and resolved
+// from it.
+var scalarFuncTypes = map[string]catalog.Type{
+	"lower": catalog.Text, "upper": catalog.Text, "substr": catalog.Text, "substring": catalog.Text, "trim": catalog.Text,
+	"ltrim": catalog.Text, "rtrim": catalog.Text, "btrim": catalog.Text, "replace": catalog.Text, "concat": catalog.Text, "strftime": catalog.Text,
+	"to_char": catalog.Text, "left": catalog.Text, "right": catalog.Text, "initcap": catalog.Text, "char": catalog.Text, "printf": catalog.Text,
+	"length": catalog.Int, "char_length": catalog.Int, "instr": catalog.Int, "strpos": catalog.Int, "position": catalog.Int,
+	"abs": catalog.Unknown, "round": catalog.Numeric, "ceil": catalog.Numeric, "ceiling": catalog.Numeric, "floor": catalog.Numeric,
+	"coalesce": catalog.Unknown, "ifnull": catalog.Unknown, "nullif": catalog.Unknown, "iif": catalog.Unknown,
+	"date": catalog.Text, "datetime": catalog.Text, "time": catalog.Text, "julianday": catalog.Float,
+	"now": catalog.Timestamp, "date_part": catalog.Float, "extract": catalog.Numeric, "date_trunc": catalog.Timestamp, "age": catalog.Interval,
+	"random": catalog.Float, "sqrt": catalog.Float, "power": catalog.Float, "exp": catalog.Float, "ln": catalog.Float, "log": catalog.Float,
+	"mod": catalog.Unknown, "sign": catalog.Unknown, "typeof": catalog.Text, "greatest": catalog.Unknown, "least": catalog.Unknown,
+}
+
+func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr, error) {
+	name := strings.ToLower(fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval())
+	if len(fc.Funcname) == 2 && fc.Funcname[0].GetString_().GetSval() != "pg_catalog" {
+		return nil, b.errf(fc.Location, "function %s.%s does not exist", fc.Funcname[0].GetString_().GetSval(), name)
+	}
+	if fc.AggWithinGroup || fc.FuncVariadic {
+		return nil, b.unsupported(fc.Location, "WITHIN GROUP / VARIADIC")
+	}
+	// Arguments of an aggregate belong to the level below it: no nested
+	// aggregates.
+	argState := st
+	if aggFuncs[name] || fc.Over != nil {
+		argState = nil
+	}
+	args, err := b.exprs(fc.Args, sc, argState)
+	if err != nil {
+		return nil, err
+	}
+	if b.schema.Dialect == catalog.SQLite && (name == "max" || name == "min") && len(args) > 1 {
+		// SQLite's multi-argument max/min are scalar.
+		n := map[string]string{"max": "greatest", "min": "least"}[name]
+		return &plan.Expr{Kind: plan.Func, Name: n, Args: args, Typ: commonType(args), Pos: fc.Location}, nil
+	}
+	if fc.Over != nil {
+		if st == nil {
+			return nil, b.errf(fc.Location, "window functions are not allowed here")
+		}
+		t, ok := winFuncs[name]
+		if !ok {
+			if !aggFuncs[name] {
+				return nil, b.errf(fc.Location, "function %s is not a window function", name)
+			}
+			t = aggType(name, args)
+		}
+		if t == catalog.Unknown && len(args) > 0 {
+			t = args[0].Typ
+		}
+		w := &plan.Expr{Kind: plan.WinFunc, Name: name, Args: args, Typ: t, Star: fc.AggStar, Pos: fc.Location}
+		if fc.Over.Name != "" || fc.Over.Refname != "" {
+			return nil, b.unsupported(fc.Location, "named windows")
+		}
+		if w.Partition, err = b.exprs(fc.Over.PartitionClause, sc, nil); err != nil {
+			return nil, err
+		}
+		for _, on := range fc.Over.OrderClause {
+			sb := on.GetSortBy()
+			e, err := b.expr(sb.Node, sc, nil)
+			if err != nil {
+				return nil, err
+			}
+			k, err := b.sortKey(sb, e)
+			if err != nil {
+				return nil, err
+			}
+			w.Order = append(w.Order, k)
+		}
+		if fc.Over.FrameOptions != 1058 { // 1058: the default frame
+			w.Value = "frame=" + strconv.Itoa(int(fc.Over.FrameOptions))
+		}
+		st.wins = append(st.wins, w)
+		return w, nil
+	}
+	if aggFuncs[name] {
+		if st == nil {
+			return nil, b.errf(fc.Location, "aggregate function %s is not allowed here", name)
+		}
+		if len(fc.AggOrder) > 0 {
+			return nil, b.unsupported(fc.Location, "ORDER BY inside an aggregate")
+		}
+		a := &plan.Expr{Kind: plan.Agg, Name: name, Args: args, Distinct: fc.AggDistinct, Star: fc.AggStar, Typ: aggType(name, args), Pos: fc.Location}
+		if name == "count" && !fc.AggStar && len(args) == 0 {
+			a.Star = true
+		}
+		if fc.AggFilter != nil {
+			if a.Filter, err = b.expr(fc.AggFilter, sc, nil); err != nil {
+				return nil, err
+			}
+		}
+		st.aggs = append(st.aggs, a)
+		return a, nil
+	}
+	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
+		return nil, b.errf(fc.Location, "%s is not an aggregate function", name)
+	}
+	t, known := scalarFuncTypes[name]
+	if !known {
+		return nil, b.errf(fc.Location, "function %s does not exist", name)
+	}
+	switch name {
+	case "ifnull":
+		name = "coalesce"
+	case "iif":
+		if len(args) != 3 {
+			return nil, b.errf(fc.Location, "iif takes 3 arguments, got %d", len(args))
+		}
+		return &plan.Expr{Kind: plan.Case, Args: args, HasElse: true, Typ: commonType(args[1:]), Pos: fc.Location}, nil
+	case "substring":
+		name = "substr"
+	}
+	if t == catalog.Unknown {
+		t = commonType(args)
+	}
+	return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: t, Pos: fc.Location}, nil
+}
+
+func aggType(name string, args []*plan.Expr) catalog.Type {
+	switch name {
+	case "count":
+		return catalog.Int
+	case "avg", "stddev", "stddev_pop", "stddev_samp", "variance", "var_pop", "var_samp":
+		if len(args) > 0 && args[0].Typ == catalog.Float {
+			return catalog.Float
+		}
+		return catalog.Numeric
+	case "sum":
+		if len(args) > 0 && args[0].Typ == catalog.Int {
+			return catalog.Int
+		}
+		if len(args) > 0 {
+			return args[0].Typ
+		}
+	case "total":
+		return catalog.Float
+	case "group_concat", "string_agg":
+		return catalog.Text
+	case "bool_and", "bool_or", "every":
+		return catalog.Bool
+	}
+	if len(args) > 0 {
+		return args[0].Typ
+	}
+	return catalog.Unknown
+}
+
+func (b *builder) caseExpr(ce *pg.CaseExpr, sc *scope, st *aggState) (*plan.Expr, error) {
+	e := &plan.Expr{Kind: plan.Case, Pos: ce.Location}
+	if ce.Arg != nil {
+		arg, err := b.expr(ce.Arg, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		e.Args = append(e.Args, arg)
+		e.CaseHasOperand = true
+	}
+	var results []*plan.Expr
+	for _, wn := range ce.Args {
+		w := wn.GetCaseWhen()
+		cond, err := b.expr(w.Expr, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		res, err := b.expr(w.Result, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		e.Args = append(e.Args, cond, res)
+		results = append(results, res)
+	}
+	if ce.Defresult != nil {
+		d, err := b.expr(ce.Defresult, sc, st)
+		if err != nil {
+			return nil, err
+		}
+		e.Args = append(e.Args, d)
+		e.HasElse = true
+		results = append(results, d)
+	}
+	e.Typ = commonType(results)
+	return e, nil
+}
+
+func (b *builder) subLink(sl *pg.SubLink, sc *scope) (*plan.Expr, error) {
+	sel := sl.Subselect.GetSelectStmt()
+	if sel == nil {
+		return nil, b.unsupported(sl.Location, "this subquery")
+	}
+	rel, err := b.buildSelect(sel, sc, sc.ctes)
+	if err != nil {
+		return nil, err
+	}
+	e := &plan.Expr{Kind: plan.Subquery, Sub: rel.node, Typ: catalog.Bool, Pos: sl.Location}
+	switch sl.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		e.SubKind = plan.SubExists
+	case pg.SubLinkType_EXPR_SUBLINK:
+		if len(rel.cols) != 1 {
+			return nil, b.errf(sl.Location, "subquery must return only one column")
+		}
+		e.SubKind = plan.SubScalar
+		e.Typ = b.typeOf(rel.cols[0])
+		e.Args = nil
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		e.SubKind = plan.SubAny
+		if sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK {
+			e.SubKind = plan.SubAll
+		}
+		e.SubOp = plan.OpEq
+		if len(sl.OperName) > 0 {
+			op := sl.OperName[len(sl.OperName)-1].GetString_().GetSval()
+			mapped, ok := cmpOps[op]
+			if !ok {
+				return nil, b.unsupported(sl.Location, "operator "+op+" with a subquery")
+			}
+			e.SubOp = mapped
+		}
+		left, err := b.expr(sl.Testexpr, sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		if left.Kind == plan.Tuple {
+			e.Args = left.Args
+		} else {
+			e.Args = []*plan.Expr{left}
+		}
+		if len(e.Args) != len(rel.cols) {
+			return nil, b.errf(sl.Location, "subquery has %d columns but %d are compared", len(rel.cols), len(e.Args))
+		}
+	default:
+		return nil, b.unsupported(sl.Location, "subquery kind "+sl.SubLinkType.String())
+	}
+	return e, nil
+}

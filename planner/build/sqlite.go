@@ -1,0 +1,207 @@
+package build
+
+import (
+	"strings"
+)
+
+// rewriteSQLite turns SQLite-only surface syntax into PostgreSQL syntax
+// that pg_query can parse, keeping meaning:
+//
+//   - `ident` (backtick identifiers) becomes "ident";
+//   - LIMIT a, b becomes LIMIT b OFFSET a;
+//   - JOIN t without ON/USING becomes CROSS JOIN t;
+//   - == becomes =.
+//
+// It returns the new text and, for each byte of it, the offset of the
+// source byte it came from, so errors can name positions in what the user
+// wrote. Double-quoted strings are left alone here: whether "x" is a
+// column or a string is decided during name resolution.
+func rewriteSQLite(src string) (string, []int32) {
+	toks := lexSQL(src)
+	var b strings.Builder
+	pos := make([]int32, 0, len(src)+16)
+	emit := func(s string, from int) {
+		b.WriteString(s)
+		for i := 0; i < len(s); i++ {
+			pos = append(pos, int32(from))
+		}
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.kind == tokBacktick:
+			inner := strings.ReplaceAll(t.text[1:len(t.text)-1], `"`, `""`)
+			emit(`"`+inner+`"`, t.pos)
+			continue
+		case t.kind == tokPunct && t.text == "==":
+			emit("=", t.pos)
+			continue
+		case t.isWord("limit"):
+			// LIMIT <a> , <b>  →  LIMIT <b> OFFSET <a>
+			j := nextNonSpace(toks, i+1)
+			k := nextNonSpace(toks, j+1)
+			l := nextNonSpace(toks, k+1)
+			if l < len(toks) && toks[k].text == "," && toks[j].kind == tokNumber && toks[l].kind == tokNumber {
+				emit("LIMIT "+toks[l].text+" OFFSET "+toks[j].text, t.pos)
+				i = l
+				continue
+			}
+		case t.isWord("join") && joinLacksCondition(toks, i):
+			// A preceding INNER must go too: INNER CROSS JOIN is not SQL.
+			out := b.String()
+			trimmed := strings.TrimRight(out, " \t\r\n")
+			if strings.HasSuffix(strings.ToLower(trimmed), "inner") {
+				cut := len(trimmed) - len("inner")
+				b.Reset()
+				b.WriteString(out[:cut])
+				pos = pos[:cut]
+			}
+			emit("CROSS JOIN", t.pos)
+			continue
+		}
+		emit(t.text, t.pos)
+	}
+	return b.String(), pos
+}
+
+func nextNonSpace(toks []token, i int) int {
+	for i < len(toks) && (toks[i].kind == tokSpace || toks[i].kind == tokComment) {
+		i++
+	}
+	return i
+}
+
+// joinLacksCondition reports whether the JOIN at toks[i] joins a plain
+// table reference (with optional alias) that is not followed by ON or
+// USING. Natural and cross joins need no condition.
+func joinLacksCondition(toks []token, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		if toks[j].kind == tokSpace || toks[j].kind == tokComment {
+			continue
+		}
+		if toks[j].isWord("cross") || toks[j].isWord("natural") {
+			return false
+		}
+		break
+	}
+	j := nextNonSpace(toks, i+1)
+	if j >= len(toks) || toks[j].kind == tokPunct {
+		return false // a parenthesized join or subquery: leave it to the parser
+	}
+	j = nextNonSpace(toks, j+1)
+	if j < len(toks) && toks[j].text == "." { // schema.table
+		j = nextNonSpace(toks, nextNonSpace(toks, j+1)+1)
+	}
+	if j < len(toks) && toks[j].isWord("as") {
+		j = nextNonSpace(toks, j+1)
+	}
+	if j < len(toks) && (toks[j].kind == tokWord || toks[j].kind == tokQuoted || toks[j].kind == tokBacktick) && !isClauseWord(toks[j]) {
+		j = nextNonSpace(toks, j+1)
+	}
+	if j >= len(toks) {
+		return true
+	}
+	return !(toks[j].isWord("on") || toks[j].isWord("using"))
+}
+
+var clauseWords = map[string]bool{
+	"where": true, "group": true, "order": true, "limit": true, "having": true, "join": true, "inner": true,
+	"left": true, "right": true, "full": true, "cross": true, "natural": true, "on": true, "using": true,
+	"union": true, "intersect": true, "except": true, "offset": true, "window": true,
+}
+
+func isClauseWord(t token) bool { return t.kind == tokWord && clauseWords[strings.ToLower(t.text)] }
+
+type tokKind uint8
+
+const (
+	tokSpace tokKind = iota
+	tokComment
+	tokWord
+	tokNumber
+	tokString
+	tokQuoted
+	tokBacktick
+	tokPunct
+)
+
+type token struct {
+	kind tokKind
+	text string
+	pos  int
+}
+
+func (t token) isWord(w string) bool { return t.kind == tokWord && strings.EqualFold(t.text, w) }
+
+// lexSQL splits SQL into coarse tokens. It only needs to be exact about
+// strings, quoted names and comments, so that rewrites never touch their
+// insides; an unterminated one runs to the end of input and the parser
+// reports it.
+func lexSQL(s string) []token {
+	var toks []token
+	i := 0
+	for i < len(s) {
+		start := i
+		c := s[i]
+		var k tokKind
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f') {
+				i++
+			}
+			k = tokSpace
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			k = tokComment
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				i = len(s)
+			} else {
+				i += end + 4
+			}
+			k = tokComment
+		case c == '\'' || c == '"' || c == '`':
+			i = scanQuoted(s, i, c)
+			k = map[byte]tokKind{'\'': tokString, '"': tokQuoted, '`': tokBacktick}[c]
+			if k == tokBacktick && (i-start < 2 || s[i-1] != '`') {
+				k = tokPunct // unterminated: leave as is for the parser to reject
+			}
+		case c >= '0' && c <= '9' || (c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9'):
+			for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == 'e' || s[i] == 'E') {
+				i++
+			}
+			k = tokNumber
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			for i < len(s) && (s[i] == '_' || s[i] == '$' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9' || s[i] >= 0x80) {
+				i++
+			}
+			k = tokWord
+		case c == '=' && i+1 < len(s) && s[i+1] == '=':
+			i += 2
+			k = tokPunct
+		default:
+			i++
+			k = tokPunct
+		}
+		toks = append(toks, token{kind: k, text: s[start:i], pos: start})
+	}
+	return toks
+}
+
+func scanQuoted(s string, i int, q byte) int {
+	i++
+	for i < len(s) {
+		if s[i] == q {
+			if i+1 < len(s) && s[i+1] == q {
+				i += 2
+				continue
+			}
+			return i + 1
+		}
+		i++
+	}
+	return i
+}

@@ -1,0 +1,263 @@
+// Package catalog holds the schema a query is planned against: tables,
+// columns, their types and the constraints the equivalence rules rely on.
+// It never sees table data.
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Dialect selects identifier and operator rules of the SQL being planned.
+type Dialect int
+
+const (
+	// Postgres follows PostgreSQL: unquoted names fold to lower case and
+	// quoted names match exactly.
+	Postgres Dialect = iota
+	// SQLite is the lenient text-to-SQL dialect: names match without regard
+	// to case, quoted or not.
+	SQLite
+)
+
+// ParseDialect maps a dialect name ("postgres", "sqlite") to a Dialect.
+func ParseDialect(s string) (Dialect, error) {
+	switch strings.ToLower(s) {
+	case "", "postgres", "postgresql", "pg":
+		return Postgres, nil
+	case "sqlite", "sqlite3":
+		return SQLite, nil
+	}
+	return 0, fmt.Errorf("catalog: unknown dialect %q (want postgres or sqlite)", s)
+}
+
+func (d Dialect) String() string {
+	if d == SQLite {
+		return "sqlite"
+	}
+	return "postgres"
+}
+
+// Type is the coarse type family the planner reasons with. Finer
+// distinctions (varchar lengths, int widths) never change equivalence
+// decisions the rules make, so they are folded here.
+type Type uint8
+
+// Type families.
+const (
+	Unknown Type = iota
+	Int
+	Numeric
+	Float
+	Text
+	Bool
+	Date
+	Timestamp
+	Time
+	Interval
+	Bytes
+	JSON
+	UUID
+	Null // the type of a bare NULL literal
+)
+
+var typeNames = [...]string{"unknown", "int", "numeric", "float", "text", "bool", "date", "timestamp", "time", "interval", "bytea", "json", "uuid", "null"}
+
+func (t Type) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "unknown"
+}
+
+// IsNumeric reports whether values of t compare as numbers.
+func (t Type) IsNumeric() bool { return t == Int || t == Numeric || t == Float }
+
+// TypeFromName maps a SQL type name to its family.
+func TypeFromName(name string) Type {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if i := strings.IndexByte(n, '('); i >= 0 {
+		n = strings.TrimSpace(n[:i])
+	}
+	switch n {
+	case "int", "int2", "int4", "int8", "integer", "smallint", "bigint", "serial", "bigserial", "smallserial", "tinyint", "mediumint":
+		return Int
+	case "numeric", "decimal", "number":
+		return Numeric
+	case "real", "float", "float4", "float8", "double", "double precision", "double_precision":
+		return Float
+	case "text", "varchar", "character varying", "char", "character", "bpchar", "name", "string", "clob", "nvarchar", "nchar", "citext":
+		return Text
+	case "bool", "boolean":
+		return Bool
+	case "date":
+		return Date
+	case "timestamp", "timestamptz", "datetime", "timestamp without time zone", "timestamp with time zone":
+		return Timestamp
+	case "time", "timetz", "time without time zone", "time with time zone":
+		return Time
+	case "interval":
+		return Interval
+	case "bytea", "blob":
+		return Bytes
+	case "json", "jsonb":
+		return JSON
+	case "uuid":
+		return UUID
+	}
+	return Unknown
+}
+
+// Column is one column of a table.
+type Column struct {
+	Name    string
+	Type    Type
+	TypeSQL string // the declared type as written, for display
+	NotNull bool   // declared NOT NULL or part of the primary key
+	Ordinal int    // position in the table, from 0
+}
+
+// ForeignKey says Columns of the owning table reference RefColumns of
+// RefTable.
+type ForeignKey struct {
+	Columns    []int // ordinals in the owning table
+	RefTable   string
+	RefColumns []int // ordinals in RefTable
+}
+
+// Table is a base table or a view.
+type Table struct {
+	Name    string
+	Columns []Column
+	// PrimaryKey holds column ordinals; nil when the table has none.
+	PrimaryKey []int
+	// Unique holds each UNIQUE constraint's ordinals. A unique set is a key
+	// only where its columns are also NOT NULL; the planner checks that.
+	Unique      [][]int
+	ForeignKeys []ForeignKey
+	// ViewSQL is the defining query of a view; empty for tables.
+	ViewSQL string
+	// ViewColumns renames the view's output columns when given.
+	ViewColumns []string
+}
+
+// IsView reports whether the table is a view that expands when referenced.
+func (t *Table) IsView() bool { return t.ViewSQL != "" }
+
+// Schema is a set of tables with name resolution for one dialect.
+type Schema struct {
+	Dialect Dialect
+	Tables  []*Table
+	byName  map[string]*Table
+	fp      string
+}
+
+// NewSchema indexes tables for lookup. Table names must be unique under
+// the dialect's matching rule.
+func NewSchema(d Dialect, tables []*Table) (*Schema, error) {
+	s := &Schema{Dialect: d, Tables: tables, byName: make(map[string]*Table, len(tables))}
+	for _, t := range tables {
+		k := s.key(t.Name)
+		if _, dup := s.byName[k]; dup {
+			return nil, fmt.Errorf("catalog: table %q declared twice", t.Name)
+		}
+		s.byName[k] = t
+	}
+	for _, t := range tables {
+		for _, fk := range t.ForeignKeys {
+			ref := s.Table(fk.RefTable)
+			if ref == nil {
+				return nil, fmt.Errorf("catalog: table %s: foreign key references unknown table %q", t.Name, fk.RefTable)
+			}
+			if len(fk.RefColumns) == 0 {
+				continue
+			}
+			if len(fk.RefColumns) != len(fk.Columns) {
+				return nil, fmt.Errorf("catalog: table %s: foreign key to %s has %d columns but references %d", t.Name, ref.Name, len(fk.Columns), len(fk.RefColumns))
+			}
+		}
+	}
+	s.fp = s.computeFingerprint()
+	return s, nil
+}
+
+func (s *Schema) key(name string) string {
+	if s.Dialect == SQLite {
+		return strings.ToLower(name)
+	}
+	return name
+}
+
+// Table finds a table or view by name under the dialect's rules; nil when
+// there is none.
+func (s *Schema) Table(name string) *Table {
+	if t, ok := s.byName[s.key(name)]; ok {
+		return t
+	}
+	return nil
+}
+
+// Column finds a column of t by name under the dialect's rules.
+func (s *Schema) Column(t *Table, name string) (Column, bool) {
+	for _, c := range t.Columns {
+		if s.NameEqual(c.Name, name) {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
+// NameEqual compares two identifiers under the dialect's rules.
+func (s *Schema) NameEqual(a, b string) bool {
+	if s.Dialect == SQLite {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+// Fingerprint is a stable hash of everything in the schema that planning
+// depends on. Two schemas with the same fingerprint plan queries alike.
+func (s *Schema) Fingerprint() string { return s.fp }
+
+func (s *Schema) computeFingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "dialect=%s\n", s.Dialect)
+	tables := append([]*Table(nil), s.Tables...)
+	sort.Slice(tables, func(i, j int) bool { return tables[i].Name < tables[j].Name })
+	for _, t := range tables {
+		fmt.Fprintf(h, "table %q view=%q %q\n", t.Name, t.ViewSQL, t.ViewColumns)
+		for _, c := range t.Columns {
+			fmt.Fprintf(h, " col %q %s notnull=%v\n", c.Name, c.Type, c.NotNull)
+		}
+		fmt.Fprintf(h, " pk %v unique %v\n", t.PrimaryKey, t.Unique)
+		for _, fk := range t.ForeignKeys {
+			fmt.Fprintf(h, " fk %v -> %q %v\n", fk.Columns, fk.RefTable, fk.RefColumns)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Keys returns the table's candidate keys usable for uniqueness: the
+// primary key and every UNIQUE set whose columns are all NOT NULL.
+func (t *Table) Keys() [][]int {
+	var keys [][]int
+	if len(t.PrimaryKey) > 0 {
+		keys = append(keys, t.PrimaryKey)
+	}
+	for _, u := range t.Unique {
+		ok := true
+		for _, o := range u {
+			if !t.Columns[o].NotNull {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			keys = append(keys, u)
+		}
+	}
+	return keys
+}

@@ -1,0 +1,256 @@
+package catalog
+
+import (
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// LoadDDL builds a schema from PostgreSQL DDL: CREATE TABLE (with column
+// and table constraints), CREATE [UNIQUE] INDEX and CREATE VIEW. Other
+// statements (INSERT, COMMENT, SET, ...) are ignored because they do not
+// change what a query means.
+func LoadDDL(ddl string, d Dialect) (*Schema, error) {
+	tree, err := pg.Parse(ddl)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: parse DDL: %w", err)
+	}
+	b := &ddlBuilder{d: d, byName: map[string]*Table{}}
+	for _, raw := range tree.Stmts {
+		switch st := raw.Stmt.Node.(type) {
+		case *pg.Node_CreateStmt:
+			if err := b.createTable(st.CreateStmt); err != nil {
+				return nil, err
+			}
+		case *pg.Node_ViewStmt:
+			if err := b.createView(st.ViewStmt); err != nil {
+				return nil, err
+			}
+		case *pg.Node_IndexStmt:
+			if err := b.createIndex(st.IndexStmt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := b.resolveForeignKeys(); err != nil {
+		return nil, err
+	}
+	return NewSchema(d, b.tables)
+}
+
+type pendingFK struct {
+	table   *Table
+	cols    []int
+	refName string
+	refCols []string
+	loc     int32
+}
+
+type ddlBuilder struct {
+	d      Dialect
+	tables []*Table
+	byName map[string]*Table
+	fks    []pendingFK
+}
+
+func (b *ddlBuilder) norm(name string) string {
+	if b.d == SQLite {
+		return lower(name)
+	}
+	return name
+}
+
+func lower(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		if c >= 'A' && c <= 'Z' {
+			out[i] = c + 32
+		}
+	}
+	return string(out)
+}
+
+func (b *ddlBuilder) add(t *Table) error {
+	k := b.norm(t.Name)
+	if _, dup := b.byName[k]; dup {
+		return fmt.Errorf("catalog: table %q declared twice", t.Name)
+	}
+	b.byName[k] = t
+	b.tables = append(b.tables, t)
+	return nil
+}
+
+func (t *Table) ordinal(name string, d Dialect) int {
+	for i, c := range t.Columns {
+		if c.Name == name || (d == SQLite && lower(c.Name) == lower(name)) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (b *ddlBuilder) ordinals(t *Table, names []*pg.Node, what string, loc int32) ([]int, error) {
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		name := n.GetString_().GetSval()
+		o := t.ordinal(name, b.d)
+		if o < 0 {
+			return nil, fmt.Errorf("catalog: table %s: %s names unknown column %q at position %d", t.Name, what, name, loc+1)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func typeName(tn *pg.TypeName) string {
+	if tn == nil || len(tn.Names) == 0 {
+		return ""
+	}
+	// pg_catalog.int4 and friends: the last name is the type.
+	return tn.Names[len(tn.Names)-1].GetString_().GetSval()
+}
+
+func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
+	t := &Table{Name: cs.Relation.GetRelname()}
+	var tableCons []*pg.Constraint
+	for _, elt := range cs.TableElts {
+		switch e := elt.Node.(type) {
+		case *pg.Node_ColumnDef:
+			cd := e.ColumnDef
+			tn := typeName(cd.TypeName)
+			col := Column{Name: cd.Colname, TypeSQL: tn, Type: TypeFromName(tn), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
+			t.Columns = append(t.Columns, col)
+			for _, cn := range cd.Constraints {
+				c := cn.GetConstraint()
+				if c == nil {
+					continue
+				}
+				// Column constraints name their column implicitly.
+				c2 := *c
+				switch c.Contype {
+				case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
+					c2.Keys = []*pg.Node{pg.MakeStrNode(cd.Colname)}
+				case pg.ConstrType_CONSTR_FOREIGN:
+					c2.FkAttrs = []*pg.Node{pg.MakeStrNode(cd.Colname)}
+				case pg.ConstrType_CONSTR_NOTNULL:
+					t.Columns[col.Ordinal].NotNull = true
+					continue
+				default:
+					continue
+				}
+				tableCons = append(tableCons, &c2)
+			}
+		case *pg.Node_Constraint:
+			tableCons = append(tableCons, e.Constraint)
+		}
+	}
+	tableCons = append(tableCons, nodesToConstraints(cs.Constraints)...)
+	for _, c := range tableCons {
+		switch c.Contype {
+		case pg.ConstrType_CONSTR_PRIMARY:
+			if t.PrimaryKey != nil {
+				return fmt.Errorf("catalog: table %s: more than one primary key at position %d", t.Name, c.Location+1)
+			}
+			ords, err := b.ordinals(t, c.Keys, "PRIMARY KEY", c.Location)
+			if err != nil {
+				return err
+			}
+			t.PrimaryKey = ords
+			for _, o := range ords {
+				t.Columns[o].NotNull = true
+			}
+		case pg.ConstrType_CONSTR_UNIQUE:
+			ords, err := b.ordinals(t, c.Keys, "UNIQUE", c.Location)
+			if err != nil {
+				return err
+			}
+			t.Unique = append(t.Unique, ords)
+		case pg.ConstrType_CONSTR_FOREIGN:
+			ords, err := b.ordinals(t, c.FkAttrs, "FOREIGN KEY", c.Location)
+			if err != nil {
+				return err
+			}
+			var refCols []string
+			for _, n := range c.PkAttrs {
+				refCols = append(refCols, n.GetString_().GetSval())
+			}
+			b.fks = append(b.fks, pendingFK{table: t, cols: ords, refName: c.Pktable.GetRelname(), refCols: refCols, loc: c.Location})
+		}
+	}
+	return b.add(t)
+}
+
+func nodesToConstraints(ns []*pg.Node) []*pg.Constraint {
+	var out []*pg.Constraint
+	for _, n := range ns {
+		if c := n.GetConstraint(); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (b *ddlBuilder) createIndex(is *pg.IndexStmt) error {
+	if !is.Unique || is.WhereClause != nil {
+		return nil // only plain unique indexes make keys
+	}
+	t := b.byName[b.norm(is.Relation.GetRelname())]
+	if t == nil {
+		return fmt.Errorf("catalog: CREATE UNIQUE INDEX on unknown table %q", is.Relation.GetRelname())
+	}
+	var ords []int
+	for _, p := range is.IndexParams {
+		el := p.GetIndexElem()
+		if el == nil || el.Name == "" {
+			return nil // expression index: no column key
+		}
+		o := t.ordinal(el.Name, b.d)
+		if o < 0 {
+			return fmt.Errorf("catalog: unique index on %s names unknown column %q", t.Name, el.Name)
+		}
+		ords = append(ords, o)
+	}
+	t.Unique = append(t.Unique, ords)
+	return nil
+}
+
+func (b *ddlBuilder) createView(vs *pg.ViewStmt) error {
+	q, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: vs.Query}}})
+	if err != nil {
+		return fmt.Errorf("catalog: view %s: %w", vs.View.GetRelname(), err)
+	}
+	t := &Table{Name: vs.View.GetRelname(), ViewSQL: q}
+	for _, a := range vs.Aliases {
+		t.ViewColumns = append(t.ViewColumns, a.GetString_().GetSval())
+	}
+	return b.add(t)
+}
+
+func (b *ddlBuilder) resolveForeignKeys() error {
+	for _, fk := range b.fks {
+		ref := b.byName[b.norm(fk.refName)]
+		if ref == nil {
+			return fmt.Errorf("catalog: table %s: foreign key at position %d references unknown table %q", fk.table.Name, fk.loc+1, fk.refName)
+		}
+		var refOrds []int
+		if len(fk.refCols) == 0 {
+			refOrds = ref.PrimaryKey
+			if refOrds == nil {
+				return fmt.Errorf("catalog: table %s: foreign key references %s, which has no primary key", fk.table.Name, ref.Name)
+			}
+		} else {
+			for _, n := range fk.refCols {
+				o := ref.ordinal(n, b.d)
+				if o < 0 {
+					return fmt.Errorf("catalog: table %s: foreign key references unknown column %s.%s", fk.table.Name, ref.Name, n)
+				}
+				refOrds = append(refOrds, o)
+			}
+		}
+		if len(refOrds) != len(fk.cols) {
+			return fmt.Errorf("catalog: table %s: foreign key has %d columns but references %d", fk.table.Name, len(fk.cols), len(refOrds))
+		}
+		fk.table.ForeignKeys = append(fk.table.ForeignKeys, ForeignKey{Columns: fk.cols, RefTable: ref.Name, RefColumns: refOrds})
+	}
+	return nil
+}

@@ -1,0 +1,442 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+// Formatter renders plans and expressions as text. The canonical form
+// names table instances t1, t2, ... in order of first appearance and
+// writes computed columns as their defining expressions, so it does not
+// depend on column IDs, aliases or output names.
+type Formatter struct {
+	meta *Metadata
+	// Anonymous drops instance numbers (dogs.name instead of t1.name).
+	// Normalization sorts commutative operands by this form, which does
+	// not depend on the order instances were numbered in.
+	Anonymous bool
+	defs      map[ColumnID]*Expr
+	labels    map[ColumnID]string
+	inst      map[int]int
+	next      int
+}
+
+// NewFormatter prepares a formatter for plans over meta; root supplies
+// the definitions of computed columns.
+func NewFormatter(meta *Metadata, root *Node, anonymous bool) *Formatter {
+	f := &Formatter{meta: meta, Anonymous: anonymous, defs: map[ColumnID]*Expr{}, labels: map[ColumnID]string{}, inst: map[int]int{}}
+	f.collect(root)
+	return f
+}
+
+// collect records computed-column definitions of the whole plan,
+// including those inside subqueries.
+func (f *Formatter) collect(n *Node) {
+	if n == nil {
+		return
+	}
+	n.WalkNodes(func(x *Node) {
+		for _, p := range x.Proj {
+			if !(p.Expr.Kind == ColRef && p.Expr.Col == p.ID) {
+				f.defs[p.ID] = p.Expr
+			}
+		}
+		for _, a := range x.Aggs {
+			f.defs[a.ID] = a.Expr
+		}
+		if x.Op == OpSetOp || x.Op == OpValues {
+			for i, c := range x.Cols {
+				f.labels[c] = x.Op.String() + ".c" + strconv.Itoa(i+1)
+			}
+		}
+		x.Exprs(func(s **Expr) {
+			WalkDeep(*s, func(e *Expr) {
+				if e.Kind == Subquery {
+					f.collect(e.Sub)
+				}
+			})
+		})
+	})
+}
+
+func (f *Formatter) instName(i int) string {
+	t := f.meta.Instances[i].Table.Name
+	if f.Anonymous {
+		return t
+	}
+	k, ok := f.inst[i]
+	if !ok {
+		f.next++
+		k = f.next
+		f.inst[i] = k
+	}
+	return "t" + strconv.Itoa(k)
+}
+
+// Col renders a column reference.
+func (f *Formatter) Col(id ColumnID) string {
+	if d, ok := f.defs[id]; ok {
+		return f.Expr(d)
+	}
+	if l, ok := f.labels[id]; ok {
+		return l
+	}
+	if int(id) < 0 || int(id) >= len(f.meta.Columns) {
+		return "?col" + strconv.Itoa(int(id))
+	}
+	m := f.meta.Columns[id]
+	if m.Instance >= 0 {
+		return f.instName(m.Instance) + "." + quoteIdent(m.Name)
+	}
+	return "col." + quoteIdent(m.Name)
+}
+
+func quoteIdent(s string) string {
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// Expr renders an expression.
+func (f *Formatter) Expr(e *Expr) string {
+	var b strings.Builder
+	f.expr(&b, e)
+	return b.String()
+}
+
+func (f *Formatter) expr(b *strings.Builder, e *Expr) {
+	if e == nil {
+		b.WriteString("<nil>")
+		return
+	}
+	switch e.Kind {
+	case ColRef:
+		b.WriteString(f.Col(e.Col))
+	case Const:
+		writeConst(b, e)
+	case Param:
+		b.WriteString(e.Value)
+	case Op:
+		switch {
+		case e.Name == OpAnd || e.Name == OpOr:
+			b.WriteByte('(')
+			for i, a := range e.Args {
+				if i > 0 {
+					b.WriteString(" " + e.Name + " ")
+				}
+				f.expr(b, a)
+			}
+			b.WriteByte(')')
+		case e.Name == OpNot || e.Name == OpNeg:
+			b.WriteString(map[string]string{OpNot: "not ", OpNeg: "-"}[e.Name])
+			f.expr(b, e.Args[0])
+		case len(e.Args) == 1:
+			b.WriteByte('(')
+			f.expr(b, e.Args[0])
+			b.WriteString(" " + e.Name + ")")
+		case len(e.Args) == 2:
+			b.WriteByte('(')
+			f.expr(b, e.Args[0])
+			b.WriteString(" " + e.Name + " ")
+			f.expr(b, e.Args[1])
+			b.WriteByte(')')
+		default:
+			b.WriteString(e.Name + "(")
+			f.list(b, e.Args)
+			b.WriteByte(')')
+		}
+	case Func, Agg, WinFunc:
+		b.WriteString(e.Name)
+		b.WriteByte('(')
+		if e.Distinct {
+			b.WriteString("distinct ")
+		}
+		if e.Star {
+			b.WriteByte('*')
+		}
+		f.list(b, e.Args)
+		b.WriteByte(')')
+		if e.Filter != nil {
+			b.WriteString(" filter (where ")
+			f.expr(b, e.Filter)
+			b.WriteByte(')')
+		}
+		if e.Kind == WinFunc {
+			b.WriteString(" over (")
+			if len(e.Partition) > 0 {
+				b.WriteString("partition by ")
+				f.list(b, e.Partition)
+			}
+			if len(e.Order) > 0 {
+				b.WriteString(" order by ")
+				f.keys(b, e.Order)
+			}
+			if e.Value != "" {
+				b.WriteString(" " + e.Value)
+			}
+			b.WriteByte(')')
+		}
+	case Case:
+		b.WriteString("case")
+		args := e.Args
+		if e.CaseHasOperand {
+			b.WriteByte(' ')
+			f.expr(b, args[0])
+			args = args[1:]
+		}
+		n := len(args)
+		if e.HasElse {
+			n--
+		}
+		for i := 0; i+1 < n+1 && i < n; i += 2 {
+			b.WriteString(" when ")
+			f.expr(b, args[i])
+			b.WriteString(" then ")
+			f.expr(b, args[i+1])
+		}
+		if e.HasElse {
+			b.WriteString(" else ")
+			f.expr(b, args[len(args)-1])
+		}
+		b.WriteString(" end")
+	case Cast:
+		b.WriteString("cast(")
+		f.expr(b, e.Args[0])
+		b.WriteString(" as " + e.Typ.String() + ")")
+	case Tuple:
+		b.WriteByte('(')
+		f.list(b, e.Args)
+		b.WriteByte(')')
+	case Subquery:
+		switch e.SubKind {
+		case SubExists:
+			b.WriteString("exists")
+		case SubScalar:
+			b.WriteString("scalar")
+		case SubAny, SubAll:
+			b.WriteByte('(')
+			f.list(b, e.Args)
+			b.WriteString(") " + e.SubOp)
+			if e.SubKind == SubAny {
+				b.WriteString(" any")
+			} else {
+				b.WriteString(" all")
+			}
+		}
+		b.WriteString("{")
+		f.node(b, e.Sub, -1)
+		b.WriteString("}")
+	}
+}
+
+func (f *Formatter) list(b *strings.Builder, es []*Expr) {
+	for i, a := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		f.expr(b, a)
+	}
+}
+
+func (f *Formatter) keys(b *strings.Builder, ks []SortKey) {
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		f.expr(b, k.Expr)
+		if k.Desc {
+			b.WriteString(" desc")
+		}
+		// Only say NULLS when it differs from PostgreSQL's default.
+		if k.NullsFirst != k.Desc {
+			if k.NullsFirst {
+				b.WriteString(" nulls first")
+			} else {
+				b.WriteString(" nulls last")
+			}
+		}
+	}
+}
+
+func writeConst(b *strings.Builder, e *Expr) {
+	if e.Null {
+		b.WriteString("null")
+		if e.Typ != Null && e.Typ != catalog.Unknown {
+			b.WriteString("::" + e.Typ.String())
+		}
+		return
+	}
+	switch e.Typ {
+	case catalog.Int, catalog.Bool:
+		b.WriteString(e.Value)
+	case catalog.Numeric:
+		b.WriteString(e.Value)
+		if !strings.ContainsAny(e.Value, ".eE") {
+			b.WriteString("::numeric")
+		}
+	case catalog.Text:
+		b.WriteString("'" + strings.ReplaceAll(e.Value, "'", "''") + "'")
+	default:
+		b.WriteString("'" + strings.ReplaceAll(e.Value, "'", "''") + "'::" + e.Typ.String())
+	}
+}
+
+// Null aliases catalog.Null for brevity inside this package.
+const Null = catalog.Null
+
+// Node renders a plan tree, one operator per line, indented by depth.
+func (f *Formatter) Node(n *Node) string {
+	var b strings.Builder
+	f.node(&b, n, 0)
+	return b.String()
+}
+
+// node writes n; depth < 0 asks for the one-line form used inside
+// subquery expressions.
+func (f *Formatter) node(b *strings.Builder, n *Node, depth int) {
+	if depth >= 0 {
+		b.WriteString(strings.Repeat("  ", depth))
+	}
+	b.WriteString(n.Op.String())
+	switch n.Op {
+	case OpScan:
+		b.WriteString(" " + quoteIdent(n.Table.Name))
+		if !f.Anonymous {
+			b.WriteString(" as " + f.instName(n.Instance))
+		}
+	case OpFilter:
+		b.WriteByte(' ')
+		f.list(b, n.Preds)
+	case OpProject, OpWindow:
+		b.WriteByte(' ')
+		for i, p := range n.Proj {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			f.expr(b, p.Expr)
+		}
+	case OpJoin:
+		b.WriteString(" " + n.Join.String())
+		if n.Join == InnerJoin && len(n.Preds) == 0 {
+			b.WriteString(" (cross)")
+		}
+		if len(n.Preds) > 0 {
+			b.WriteString(" on ")
+			f.list(b, n.Preds)
+		}
+	case OpAggregate:
+		b.WriteString(" group by (")
+		for i, c := range n.GroupBy {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(f.Col(c))
+		}
+		b.WriteString(")")
+		for _, a := range n.Aggs {
+			b.WriteString(", ")
+			f.expr(b, a.Expr)
+		}
+	case OpSort:
+		b.WriteByte(' ')
+		f.keys(b, n.Keys)
+	case OpLimit:
+		if n.Limit != nil {
+			b.WriteString(" " + f.Expr(n.Limit))
+		}
+		if n.Offset != nil {
+			b.WriteString(" offset " + f.Expr(n.Offset))
+		}
+	case OpSetOp:
+		b.WriteString(" " + n.Set.String())
+		if n.All {
+			b.WriteString(" all")
+		}
+		// Inputs' columns, when they are not simply all of the input in
+		// order, matter to the meaning.
+		for i, cols := range n.SetCols {
+			if !sameCols(cols, n.Inputs[i].OutCols()) {
+				b.WriteString(" [")
+				for j, c := range cols {
+					if j > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString(f.Col(c))
+				}
+				b.WriteString("]")
+			}
+		}
+	case OpValues:
+		for i, r := range n.Rows {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(" (")
+			f.list(b, r)
+			b.WriteByte(')')
+		}
+	}
+	for _, in := range n.Inputs {
+		if depth >= 0 {
+			b.WriteByte('\n')
+			f.node(b, in, depth+1)
+		} else {
+			b.WriteString(" (")
+			f.node(b, in, -1)
+			b.WriteString(")")
+		}
+	}
+}
+
+func sameCols(a, b []ColumnID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Canonical returns the canonical text of a normalized plan: the operator
+// tree plus whether order matters. Output names are not part of it.
+func (p *Plan) Canonical() string {
+	f := NewFormatter(p.Meta, p.Root, false)
+	s := f.Node(p.Root)
+	if p.Ordered {
+		s = "ordered\n" + s
+	}
+	return s
+}
+
+// Fingerprint hashes the canonical text. Equal fingerprints mean equal
+// normalized plans.
+func (p *Plan) Fingerprint() string {
+	sum := sha256.Sum256([]byte(p.Canonical()))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Explain renders the plan for people: the canonical tree preceded by the
+// output column names.
+func (p *Plan) Explain() string {
+	var b strings.Builder
+	b.WriteString("output: ")
+	for i, n := range p.Names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n)
+	}
+	b.WriteByte('\n')
+	b.WriteString(p.Canonical())
+	return b.String()
+}
