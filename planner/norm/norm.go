@@ -1,12 +1,226 @@
 // Package norm rewrites logical plans into a canonical form: equivalent
 // surface forms of a query give identical plans. Every rule is small,
 // named, sound under bag semantics and three-valued logic, and recorded in
-// Plan.Rules when it fires.
+// Plan.Rules when it fires. When a rule cannot prove its precondition from
+// the schema's declared constraints, it leaves the plan alone.
 package norm
 
-import "github.com/pgequiv/pgequiv/planner/plan"
+import (
+	"sort"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// maxPasses bounds the fixpoint loop; every rule makes the plan smaller
+// or more canonical, so a handful of passes suffices in practice.
+const maxPasses = 8
 
 // Normalize rewrites p in place and returns it.
 func Normalize(p *plan.Plan) (*plan.Plan, error) {
+	z := &normalizer{p: p, fired: map[string]bool{}}
+	for pass := 0; pass < maxPasses; pass++ {
+		z.changed = false
+		p.Root = z.node(p.Root, flags{keepOrder: true, keepCols: true})
+		if !z.changed {
+			break
+		}
+	}
+	// Canonical ordering last, once the structure is final.
+	p.Root = z.canonicalOrder(p.Root)
+	p.Rules = z.order
 	return p, nil
+}
+
+type normalizer struct {
+	p       *plan.Plan
+	fired   map[string]bool
+	order   []string
+	changed bool
+}
+
+func (z *normalizer) fire(rule string) {
+	z.changed = true
+	if !z.fired[rule] {
+		z.fired[rule] = true
+		z.order = append(z.order, rule)
+	}
+}
+
+// key is the canonical sort key of an expression: its text without
+// instance numbers, so it does not depend on the order tables were seen.
+func (z *normalizer) key(e *plan.Expr) string {
+	return plan.NewFormatter(z.p.Meta, z.p.Root, true).Expr(e)
+}
+
+func (z *normalizer) nodeKey(n *plan.Node) string {
+	return plan.NewFormatter(z.p.Meta, z.p.Root, true).Node(n)
+}
+
+// scalar normalizes an expression bottom-up to a fixpoint of the scalar
+// rules, and normalizes the plans of subqueries inside it.
+func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
+	return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
+		if x.Kind == plan.Subquery {
+			x.Sub = z.node(x.Sub, flags{keepCols: true})
+		}
+		for i := 0; i < 16; i++ {
+			var ok bool
+			switch {
+			case func() bool { x, ok = expandBetween(x); return ok }():
+				z.fire(RuleExpandBetween)
+			case func() bool { x, ok = expandInList(x); return ok }():
+				z.fire(RuleExpandInList)
+			case func() bool { x, ok = pushNot(x); return ok }():
+				z.fire(RulePushNot)
+			case func() bool { x, ok = foldConstants(x); return ok }():
+				z.fire(RuleFoldConstants)
+			case func() bool { x, ok = coerceLiteral(x); return ok }():
+				z.fire(RuleCoerceLiteral)
+			case func() bool { x, ok = flattenAndOr(x, z.key); return ok }():
+				z.fire(RuleFlattenAndOr)
+			case func() bool { x, ok = orientComparison(x, z.key); return ok }():
+				z.fire(RuleOrientComparison)
+			default:
+				return x
+			}
+			// A rule may have built new children: normalize them too.
+			x.Children(func(s **plan.Expr) { *s = z.scalar(*s) })
+		}
+		return x
+	})
+}
+
+// flags say what a node's parent observes of it.
+type flags struct {
+	// keepOrder: the row order matters (the outermost query's ORDER BY,
+	// or a Sort under LIMIT).
+	keepOrder bool
+	// keepCols: the exact output columns matter (query root, DISTINCT's
+	// input, a subquery compared by IN).
+	keepCols bool
+}
+
+func childFlags(n *plan.Node, f flags) flags {
+	switch n.Op {
+	case plan.OpProject:
+		// Only the query's own ORDER BY sits right below its projection;
+		// a derived table's projection below it sees no order.
+		in := n.Inputs[0].Op
+		return flags{keepOrder: f.keepOrder && (in == plan.OpSort || in == plan.OpLimit)}
+	case plan.OpDistinct:
+		return flags{keepCols: true}
+	case plan.OpLimit:
+		return flags{keepOrder: true, keepCols: f.keepCols}
+	case plan.OpSort, plan.OpFilter, plan.OpWindow:
+		return flags{keepCols: f.keepCols}
+	}
+	return flags{}
+}
+
+// node normalizes the subtree at n, children first.
+func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
+	cf := childFlags(n, f)
+	for i, in := range n.Inputs {
+		n.Inputs[i] = z.node(in, cf)
+	}
+	n.Exprs(func(s **plan.Expr) { *s = z.scalar(*s) })
+	if n.Op == plan.OpFilter || n.Op == plan.OpJoin {
+		n.Preds = splitConjuncts(n.Preds)
+	}
+	for _, r := range nodeRules {
+		if out, ok := r.apply(z, n, f); ok {
+			z.fire(r.name)
+			return z.node(out, f)
+		}
+	}
+	return n
+}
+
+type nodeRule struct {
+	name  string
+	apply func(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
+}
+
+// nodeRules are tried in order at every node after its inputs are
+// normalized; the first that fires restarts normalization of its result.
+var nodeRules []nodeRule
+
+func init() {
+	nodeRules = []nodeRule{
+		{RuleDropSubqueryOrder, dropSubqueryOrder},
+		{RuleRemoveProject, removePassthroughProject},
+		{RuleMergeFilters, mergeFilters},
+		{RuleRightToLeft, rightToLeft},
+		{RuleSubqueryToSemi, subqueryToSemiJoin},
+		{RuleOuterToInner, outerToInner},
+		{RuleLeftJoinIsNull, leftJoinIsNullToAnti},
+		{RuleFilterPastOuter, pushFilterPastOuterJoin},
+		{RuleFilterIntoJoin, filterIntoJoin},
+		{RuleFlattenInnerJoin, flattenInnerJoin},
+		{RulePushJoinPredicate, pushJoinPredicate},
+		{RuleHavingToWhere, havingToWhere},
+		{RuleFilterPastDistinct, pushFilterPastDistinct},
+		{RuleGroupByToDistinct, groupByToDistinct},
+		{RuleReduceGroupBy, reduceGroupBy},
+		{RuleRemoveDistinct, removeRedundantDistinct},
+		{RuleJoinEquivalence, substituteJoinEquivalents},
+	}
+}
+
+func splitConjuncts(ps []*plan.Expr) []*plan.Expr {
+	var out []*plan.Expr
+	for _, p := range ps {
+		if p.IsTrue() {
+			continue
+		}
+		out = append(out, plan.Conjuncts(p)...)
+	}
+	return out
+}
+
+// canonicalOrder sorts what is unordered: conjuncts, inner-join inputs and
+// grouping columns, bottom-up so children's keys are final first.
+func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
+	for i, in := range n.Inputs {
+		n.Inputs[i] = z.canonicalOrder(in)
+	}
+	n.Exprs(func(s **plan.Expr) {
+		*s = plan.Rewrite(*s, func(x *plan.Expr) *plan.Expr {
+			if x.Kind == plan.Subquery {
+				x.Sub = z.canonicalOrder(x.Sub)
+			}
+			if y, ok := sortCommutative(x, z.key); ok {
+				z.fire(RuleSortCommutative)
+				return y
+			}
+			return x
+		})
+	})
+	if len(n.Preds) > 1 {
+		sort.SliceStable(n.Preds, func(i, j int) bool { return z.key(n.Preds[i]) < z.key(n.Preds[j]) })
+	}
+	if n.Op == plan.OpJoin && n.Join == plan.InnerJoin && len(n.Inputs) > 1 {
+		keys := make([]string, len(n.Inputs))
+		for i, in := range n.Inputs {
+			keys[i] = z.nodeKey(in)
+		}
+		if !sort.StringsAreSorted(keys) {
+			idx := make([]int, len(keys))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+			ins := make([]*plan.Node, len(idx))
+			for i, j := range idx {
+				ins[i] = n.Inputs[j]
+			}
+			n.Inputs = ins
+			z.fire(RuleSortJoinInputs)
+		}
+	}
+	if n.Op == plan.OpAggregate && len(n.GroupBy) > 1 {
+		f := plan.NewFormatter(z.p.Meta, z.p.Root, true)
+		sort.SliceStable(n.GroupBy, func(i, j int) bool { return f.Col(n.GroupBy[i]) < f.Col(n.GroupBy[j]) })
+	}
+	return n
 }

@@ -132,10 +132,14 @@ func NewOp(name string, t catalog.Type, args ...*Expr) *Expr {
 func (e *Expr) IsOp(name string) bool { return e != nil && e.Kind == Op && e.Name == name }
 
 // IsTrue reports whether e is the literal TRUE.
-func (e *Expr) IsTrue() bool { return e != nil && e.Kind == Const && !e.Null && e.Typ == catalog.Bool && e.Value == "true" }
+func (e *Expr) IsTrue() bool {
+	return e != nil && e.Kind == Const && !e.Null && e.Typ == catalog.Bool && e.Value == "true"
+}
 
 // IsFalse reports whether e is the literal FALSE.
-func (e *Expr) IsFalse() bool { return e != nil && e.Kind == Const && !e.Null && e.Typ == catalog.Bool && e.Value == "false" }
+func (e *Expr) IsFalse() bool {
+	return e != nil && e.Kind == Const && !e.Null && e.Typ == catalog.Bool && e.Value == "false"
+}
 
 // Copy returns a deep copy of e; subquery plans are copied too.
 func (e *Expr) Copy() *Expr {

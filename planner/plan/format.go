@@ -40,8 +40,11 @@ func (f *Formatter) collect(n *Node) {
 		return
 	}
 	n.WalkNodes(func(x *Node) {
+		// Only computed columns have definitions: a base column keeps its
+		// name even where a projection carries an equal column in its place
+		// (join equivalence), since the two values are the same.
 		for _, p := range x.Proj {
-			if !(p.Expr.Kind == ColRef && p.Expr.Col == p.ID) {
+			if int(p.ID) < len(f.meta.Columns) && f.meta.Columns[p.ID].Instance < 0 && !(p.Expr.Kind == ColRef && p.Expr.Col == p.ID) {
 				f.defs[p.ID] = p.Expr
 			}
 		}
@@ -195,7 +198,7 @@ func (f *Formatter) expr(b *strings.Builder, e *Expr) {
 		if e.HasElse {
 			n--
 		}
-		for i := 0; i+1 < n+1 && i < n; i += 2 {
+		for i := 0; i+1 < n; i += 2 {
 			b.WriteString(" when ")
 			f.expr(b, args[i])
 			b.WriteString(" then ")

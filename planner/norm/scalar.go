@@ -1,0 +1,345 @@
+package norm
+
+import (
+	"math/big"
+	"sort"
+
+	"github.com/pgequiv/pgequiv/planner/build"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Scalar rules rewrite one expression node whose children are already
+// normalized. Each returns the replacement and whether it fired.
+
+// Rule names, as recorded in Plan.Rules.
+const (
+	RuleExpandBetween      = "expand-between"
+	RuleExpandInList       = "expand-in-list"
+	RulePushNot            = "push-not"
+	RuleFlattenAndOr       = "flatten-and-or"
+	RuleOrientComparison   = "orient-comparison"
+	RuleFoldConstants      = "fold-constants"
+	RuleCoerceLiteral      = "coerce-literal"
+	RuleSortCommutative    = "sort-commutative-operands"
+	RuleDropSubqueryOrder  = "drop-subquery-order"
+	RuleRemoveProject      = "remove-passthrough-project"
+	RuleMergeFilters       = "merge-filters"
+	RuleFilterIntoJoin     = "filter-into-join"
+	RuleFlattenInnerJoin   = "flatten-inner-join"
+	RulePushJoinPredicate  = "push-join-predicate"
+	RuleRightToLeft        = "right-join-to-left"
+	RuleOuterToInner       = "outer-join-to-inner"
+	RuleFilterPastOuter    = "push-filter-past-outer-join"
+	RuleHavingToWhere      = "having-to-where"
+	RuleSubqueryToSemi     = "subquery-to-semi-join"
+	RuleNotExistsToAnti    = "not-exists-to-anti-join"
+	RuleNotInToAnti        = "not-in-to-anti-join"
+	RuleLeftJoinIsNull     = "left-join-is-null-to-anti-join"
+	RuleRemoveDistinct     = "remove-redundant-distinct"
+	RuleGroupByToDistinct  = "group-by-without-aggregates-to-distinct"
+	RuleReduceGroupBy      = "reduce-group-by-by-fd"
+	RuleJoinEquivalence    = "substitute-join-equivalent-columns"
+	RuleSortJoinInputs     = "sort-join-inputs"
+	RuleFilterPastDistinct = "push-filter-past-distinct"
+)
+
+// expandBetween: a BETWEEN x AND y ⇒ a >= x AND a <= y;
+// a NOT BETWEEN x AND y ⇒ a < x OR a > y.
+func expandBetween(e *plan.Expr) (*plan.Expr, bool) {
+	if e.Kind != plan.Op {
+		return e, false
+	}
+	a, lo, hi := argsOf3(e)
+	switch e.Name {
+	case "between":
+		return plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpGe, catalog.Bool, a, lo), plan.NewOp(plan.OpLe, catalog.Bool, a.Copy(), hi)), true
+	case "not between":
+		return plan.NewOp(plan.OpOr, catalog.Bool, plan.NewOp(plan.OpLt, catalog.Bool, a, lo), plan.NewOp(plan.OpGt, catalog.Bool, a.Copy(), hi)), true
+	}
+	return e, false
+}
+
+func argsOf3(e *plan.Expr) (*plan.Expr, *plan.Expr, *plan.Expr) {
+	if len(e.Args) != 3 {
+		return nil, nil, nil
+	}
+	return e.Args[0], e.Args[1], e.Args[2]
+}
+
+// expandInList: a IN (x, y) ⇒ a = x OR a = y; a NOT IN (x, y) ⇒
+// a <> x AND a <> y. Both hold in three-valued logic.
+func expandInList(e *plan.Expr) (*plan.Expr, bool) {
+	if e.Kind != plan.Op || (e.Name != "in" && e.Name != "not in") {
+		return e, false
+	}
+	cmp, join := plan.OpEq, plan.OpOr
+	if e.Name == "not in" {
+		cmp, join = plan.OpNe, plan.OpAnd
+	}
+	var terms []*plan.Expr
+	for i, v := range e.Args[1:] {
+		l := e.Args[0]
+		if i > 0 {
+			l = l.Copy()
+		}
+		terms = append(terms, plan.NewOp(cmp, catalog.Bool, l, v))
+	}
+	if len(terms) == 1 {
+		return terms[0], true
+	}
+	return plan.NewOp(join, catalog.Bool, terms...), true
+}
+
+var negated = map[string]string{plan.OpEq: plan.OpNe, plan.OpNe: plan.OpEq, plan.OpLt: plan.OpGe, plan.OpGe: plan.OpLt,
+	plan.OpGt: plan.OpLe, plan.OpLe: plan.OpGt, plan.OpLike: plan.OpNotLike, plan.OpNotLike: plan.OpLike,
+	plan.OpILike: plan.OpNotILike, plan.OpNotILike: plan.OpILike, plan.OpIsNull: plan.OpIsNotNull, plan.OpIsNotNull: plan.OpIsNull,
+	plan.OpIsDistinct: plan.OpNotDistinc, plan.OpNotDistinc: plan.OpIsDistinct, plan.OpIsTrue: plan.OpIsNotTrue,
+	plan.OpIsNotTrue: plan.OpIsTrue, plan.OpIsFalse: plan.OpIsNotFalse, plan.OpIsNotFalse: plan.OpIsFalse}
+
+// pushNot: NOT (a op b) ⇒ a op' b; NOT NOT x ⇒ x; De Morgan for AND/OR.
+// NOT of a comparison is NULL exactly when the comparison is, so each
+// step holds in three-valued logic.
+func pushNot(e *plan.Expr) (*plan.Expr, bool) {
+	if !e.IsOp(plan.OpNot) {
+		return e, false
+	}
+	x := e.Args[0]
+	switch {
+	case x.IsOp(plan.OpNot):
+		return x.Args[0], true
+	case x.IsOp(plan.OpAnd) || x.IsOp(plan.OpOr):
+		op := plan.OpOr
+		if x.Name == plan.OpOr {
+			op = plan.OpAnd
+		}
+		var args []*plan.Expr
+		for _, a := range x.Args {
+			n, _ := pushNot(plan.NewOp(plan.OpNot, catalog.Bool, a))
+			args = append(args, n)
+		}
+		return plan.NewOp(op, catalog.Bool, args...), true
+	case x.Kind == plan.Op:
+		if n, ok := negated[x.Name]; ok {
+			return plan.NewOp(n, catalog.Bool, x.Args...), true
+		}
+	case x.Kind == plan.Const && x.Typ == catalog.Bool && !x.Null:
+		return plan.NewBool(x.Value != "true"), true
+	}
+	return e, false
+}
+
+// flattenAndOr: (a AND (b AND c)) ⇒ (a AND b AND c), and drops repeated
+// operands (x AND x ⇒ x), which is sound for both connectives.
+func flattenAndOr(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) {
+	if !(e.IsOp(plan.OpAnd) || e.IsOp(plan.OpOr)) {
+		return e, false
+	}
+	fired := false
+	var args []*plan.Expr
+	seen := map[string]bool{}
+	var add func(a *plan.Expr)
+	add = func(a *plan.Expr) {
+		if a.IsOp(e.Name) {
+			fired = true
+			for _, x := range a.Args {
+				add(x)
+			}
+			return
+		}
+		k := key(a)
+		if seen[k] {
+			fired = true
+			return
+		}
+		seen[k] = true
+		args = append(args, a)
+	}
+	for _, a := range e.Args {
+		add(a)
+	}
+	if len(args) == 1 {
+		return args[0], true
+	}
+	if !fired {
+		return e, false
+	}
+	return plan.NewOp(e.Name, catalog.Bool, args...), true
+}
+
+var flipped = map[string]string{plan.OpEq: plan.OpEq, plan.OpNe: plan.OpNe, plan.OpLt: plan.OpGt, plan.OpGt: plan.OpLt,
+	plan.OpLe: plan.OpGe, plan.OpGe: plan.OpLe, plan.OpIsDistinct: plan.OpIsDistinct, plan.OpNotDistinc: plan.OpNotDistinc}
+
+// orientComparison: 3 < a ⇒ a > 3; between two non-constants the operand
+// with the smaller canonical key goes left (b = a ⇒ a = b).
+func orientComparison(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) {
+	if e.Kind != plan.Op || len(e.Args) != 2 {
+		return e, false
+	}
+	f, ok := flipped[e.Name]
+	if !ok {
+		return e, false
+	}
+	l, r := e.Args[0], e.Args[1]
+	lc, rc := l.Kind == plan.Const, r.Kind == plan.Const
+	swap := false
+	switch {
+	case lc && !rc:
+		swap = true
+	case lc == rc:
+		swap = key(l) > key(r)
+	}
+	if !swap {
+		return e, false
+	}
+	return plan.NewOp(f, catalog.Bool, r, l), true
+}
+
+// sortCommutative orders the operands of AND and OR by canonical key.
+func sortCommutative(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) {
+	if !(e.IsOp(plan.OpAnd) || e.IsOp(plan.OpOr)) {
+		return e, false
+	}
+	keys := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		keys[i] = key(a)
+	}
+	if sort.StringsAreSorted(keys) {
+		return e, false
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	args := make([]*plan.Expr, len(idx))
+	for i, j := range idx {
+		args[i] = e.Args[j]
+	}
+	return plan.NewOp(e.Name, catalog.Bool, args...), true
+}
+
+// coerceLiteral: a literal compared with a typed expression takes that
+// type when the conversion is exact (age = '3' ⇒ age = 3 for an integer
+// age), as PostgreSQL resolves an unknown-typed literal.
+func coerceLiteral(e *plan.Expr) (*plan.Expr, bool) {
+	if e.Kind != plan.Op || len(e.Args) != 2 {
+		return e, false
+	}
+	if _, ok := flipped[e.Name]; !ok {
+		return e, false
+	}
+	fired := false
+	args := []*plan.Expr{e.Args[0], e.Args[1]}
+	for i := 0; i < 2; i++ {
+		c, other := args[i], args[1-i]
+		if c.Kind != plan.Const || c.Null || other.Kind == plan.Const {
+			continue
+		}
+		t := other.Typ
+		if t == catalog.Unknown || t == catalog.Null || t == c.Typ && !t.IsNumeric() {
+			continue
+		}
+		nc, ok := build.CoerceConst(c, t)
+		if !ok || (nc.Typ == c.Typ && nc.Value == c.Value) {
+			continue
+		}
+		args[i] = nc
+		fired = true
+	}
+	if !fired {
+		return e, false
+	}
+	return plan.NewOp(e.Name, e.Typ, args...), true
+}
+
+// foldConstants evaluates operators over literals and simplifies AND/OR
+// with TRUE/FALSE operands.
+func foldConstants(e *plan.Expr) (*plan.Expr, bool) {
+	if e.Kind != plan.Op {
+		return e, false
+	}
+	switch e.Name {
+	case plan.OpAnd, plan.OpOr:
+		absorb, identity := e.IsOp(plan.OpAnd) == false, e.IsOp(plan.OpAnd)
+		// AND: FALSE absorbs, TRUE is the identity; OR the reverse.
+		var args []*plan.Expr
+		for _, a := range e.Args {
+			if a.Kind == plan.Const && !a.Null && a.Typ == catalog.Bool {
+				isTrue := a.Value == "true"
+				if isTrue == absorb {
+					return plan.NewBool(absorb), true
+				}
+				if isTrue == identity {
+					continue
+				}
+			}
+			args = append(args, a)
+		}
+		if len(args) == len(e.Args) {
+			return e, false
+		}
+		switch len(args) {
+		case 0:
+			return plan.NewBool(identity), true
+		case 1:
+			return args[0], true
+		}
+		return plan.NewOp(e.Name, catalog.Bool, args...), true
+	}
+	if len(e.Args) != 2 || e.Args[0].Kind != plan.Const || e.Args[1].Kind != plan.Const {
+		return e, false
+	}
+	l, r := e.Args[0], e.Args[1]
+	if (l.Null || r.Null) && flipped[e.Name] != "" && e.Name != plan.OpIsDistinct && e.Name != plan.OpNotDistinc {
+		return plan.NewNull(catalog.Bool), true
+	}
+	if l.Null || r.Null {
+		return e, false
+	}
+	if l.Typ.IsNumeric() && r.Typ.IsNumeric() {
+		a, ok1 := new(big.Rat).SetString(l.Value)
+		b, ok2 := new(big.Rat).SetString(r.Value)
+		if !ok1 || !ok2 {
+			return e, false
+		}
+		c := a.Cmp(b)
+		switch e.Name {
+		case plan.OpEq:
+			return plan.NewBool(c == 0), true
+		case plan.OpNe:
+			return plan.NewBool(c != 0), true
+		case plan.OpLt:
+			return plan.NewBool(c < 0), true
+		case plan.OpLe:
+			return plan.NewBool(c <= 0), true
+		case plan.OpGt:
+			return plan.NewBool(c > 0), true
+		case plan.OpGe:
+			return plan.NewBool(c >= 0), true
+		case plan.OpAdd, plan.OpSub, plan.OpMul:
+			if l.Typ != catalog.Int || r.Typ != catalog.Int {
+				return e, false
+			}
+			var z big.Rat
+			switch e.Name {
+			case plan.OpAdd:
+				z.Add(a, b)
+			case plan.OpSub:
+				z.Sub(a, b)
+			default:
+				z.Mul(a, b)
+			}
+			return plan.NewConst(catalog.Int, z.Num().String()), true
+		}
+	}
+	if l.Typ == catalog.Text && r.Typ == catalog.Text {
+		switch e.Name {
+		case plan.OpEq:
+			return plan.NewBool(l.Value == r.Value), true
+		case plan.OpNe:
+			return plan.NewBool(l.Value != r.Value), true
+		}
+	}
+	return e, false
+}

@@ -1,0 +1,396 @@
+package plan
+
+import "github.com/pgequiv/pgequiv/planner/catalog"
+
+// Props are logical properties of a node's output, derived from the
+// schema's constraints and the operators below.
+type Props struct {
+	// NotNull holds output columns that can never be NULL.
+	NotNull ColSet
+	// Keys are sets of output columns no two output rows agree on
+	// (NULLs compared as equal, as DISTINCT does). An empty key means the
+	// node returns at most one row.
+	Keys []ColSet
+	// Equiv are classes of output columns known equal in every row.
+	Equiv []ColSet
+}
+
+// AtMostOneRow reports whether the node returns at most one row.
+func (p *Props) AtMostOneRow() bool {
+	for _, k := range p.Keys {
+		if k.Empty() {
+			return true
+		}
+	}
+	return false
+}
+
+// HasKeyWithin reports whether some key lies within cols.
+func (p *Props) HasKeyWithin(cols ColSet) bool {
+	for _, k := range p.Keys {
+		if k.SubsetOf(cols) {
+			return true
+		}
+	}
+	return false
+}
+
+// EquivOf returns the class of c, or {c}.
+func (p *Props) EquivOf(c ColumnID) ColSet {
+	for _, e := range p.Equiv {
+		if e.Has(c) {
+			return e
+		}
+	}
+	return MakeColSet(c)
+}
+
+// Derive computes the properties of n.
+func Derive(n *Node, m *Metadata) *Props {
+	switch n.Op {
+	case OpScan:
+		p := &Props{}
+		for i, c := range n.Cols {
+			if n.Table.Columns[i].NotNull {
+				p.NotNull.Add(c)
+			}
+		}
+		for _, k := range n.Table.Keys() {
+			var s ColSet
+			for _, o := range k {
+				s.Add(n.Cols[o])
+			}
+			p.Keys = append(p.Keys, s)
+		}
+		return p
+	case OpFilter:
+		p := Derive(n.Inputs[0], m)
+		applyPreds(p, n.Preds)
+		return p
+	case OpProject:
+		in := Derive(n.Inputs[0], m)
+		out := n.OutColSet()
+		p := &Props{}
+		for _, it := range n.Proj {
+			if it.Expr.Kind == ColRef && in.NotNull.Has(it.Expr.Col) || it.Expr.Kind == Const && !it.Expr.Null {
+				p.NotNull.Add(it.ID)
+			}
+		}
+		// Map input columns to the output IDs that carry them.
+		carried := map[ColumnID]ColumnID{}
+		for _, it := range n.Proj {
+			if it.Expr.Kind == ColRef {
+				if _, ok := carried[it.Expr.Col]; !ok || it.ID == it.Expr.Col {
+					carried[it.Expr.Col] = it.ID
+				}
+			}
+		}
+		for _, k := range in.Keys {
+			var nk ColSet
+			ok := true
+			for _, c := range k.Ordered() {
+				o, has := carried[c]
+				if !has {
+					// An equal column may be carried instead.
+					for _, e := range in.EquivOf(c).Ordered() {
+						if oo, h := carried[e]; h {
+							o, has = oo, true
+							break
+						}
+					}
+				}
+				if !has {
+					ok = false
+					break
+				}
+				nk.Add(o)
+			}
+			if ok {
+				p.Keys = append(p.Keys, nk)
+			}
+		}
+		for _, e := range in.Equiv {
+			var ne ColSet
+			for _, c := range e.Ordered() {
+				if o, has := carried[c]; has {
+					ne.Add(o)
+				}
+			}
+			if ne.Len() > 1 {
+				p.Equiv = append(p.Equiv, ne)
+			}
+		}
+		_ = out
+		return p
+	case OpJoin:
+		return deriveJoin(n, m)
+	case OpAggregate:
+		in := Derive(n.Inputs[0], m)
+		p := &Props{}
+		group := MakeColSet(n.GroupBy...)
+		for _, c := range n.GroupBy {
+			if in.NotNull.Has(c) {
+				p.NotNull.Add(c)
+			}
+		}
+		for _, a := range n.Aggs {
+			if a.Expr.Name == "count" {
+				p.NotNull.Add(a.ID)
+			}
+		}
+		p.Keys = append(p.Keys, group)
+		for _, e := range in.Equiv {
+			var ne ColSet
+			for _, c := range e.Ordered() {
+				if group.Has(c) {
+					ne.Add(c)
+				}
+			}
+			if ne.Len() > 1 {
+				p.Equiv = append(p.Equiv, ne)
+			}
+		}
+		return p
+	case OpDistinct:
+		p := Derive(n.Inputs[0], m)
+		p.Keys = append(p.Keys, n.OutColSet())
+		return p
+	case OpSort, OpWindow:
+		p := Derive(n.Inputs[0], m)
+		return p
+	case OpLimit:
+		p := Derive(n.Inputs[0], m)
+		if n.Limit != nil && n.Limit.Kind == Const && (n.Limit.Value == "1" || n.Limit.Value == "0") {
+			p.Keys = append(p.Keys, ColSet{})
+		}
+		return p
+	case OpSetOp:
+		l, r := Derive(n.Inputs[0], m), Derive(n.Inputs[1], m)
+		p := &Props{}
+		for i, c := range n.Cols {
+			lc, rc := n.SetCols[0][i], n.SetCols[1][i]
+			switch n.Set {
+			case Union:
+				if l.NotNull.Has(lc) && r.NotNull.Has(rc) {
+					p.NotNull.Add(c)
+				}
+			case Intersect:
+				if l.NotNull.Has(lc) || r.NotNull.Has(rc) {
+					p.NotNull.Add(c)
+				}
+			case Except:
+				if l.NotNull.Has(lc) {
+					p.NotNull.Add(c)
+				}
+			}
+		}
+		if !n.All {
+			p.Keys = append(p.Keys, MakeColSet(n.Cols...))
+		}
+		return p
+	case OpValues:
+		p := &Props{}
+		if len(n.Rows) <= 1 {
+			p.Keys = append(p.Keys, ColSet{})
+		}
+		for i, c := range n.Cols {
+			nn := true
+			for _, r := range n.Rows {
+				if !(r[i].Kind == Const && !r[i].Null) {
+					nn = false
+				}
+			}
+			if nn {
+				p.NotNull.Add(c)
+			}
+		}
+		return p
+	}
+	return &Props{}
+}
+
+// applyPreds adds what conjuncts guarantee: columns they reject NULLs of,
+// and equalities between columns.
+func applyPreds(p *Props, preds []*Expr) {
+	for _, c := range preds {
+		for _, col := range NullRejected(c).Ordered() {
+			p.NotNull.Add(col)
+		}
+		if a, b, ok := ColEquality(c); ok {
+			p.addEquiv(a, b)
+		}
+	}
+}
+
+// ColEquality matches a = b between two columns of the same type.
+func ColEquality(e *Expr) (ColumnID, ColumnID, bool) {
+	if e.IsOp(OpEq) && e.Args[0].Kind == ColRef && e.Args[1].Kind == ColRef && e.Args[0].Typ == e.Args[1].Typ && e.Args[0].Col != e.Args[1].Col {
+		return e.Args[0].Col, e.Args[1].Col, true
+	}
+	return 0, 0, false
+}
+
+func (p *Props) addEquiv(a, b ColumnID) {
+	var ia, ib = -1, -1
+	for i, e := range p.Equiv {
+		if e.Has(a) {
+			ia = i
+		}
+		if e.Has(b) {
+			ib = i
+		}
+	}
+	switch {
+	case ia < 0 && ib < 0:
+		p.Equiv = append(p.Equiv, MakeColSet(a, b))
+	case ia >= 0 && ib < 0:
+		p.Equiv[ia].Add(b)
+	case ia < 0 && ib >= 0:
+		p.Equiv[ib].Add(a)
+	case ia != ib:
+		p.Equiv[ia] = p.Equiv[ia].Union(p.Equiv[ib])
+		p.Equiv = append(p.Equiv[:ib], p.Equiv[ib+1:]...)
+	}
+}
+
+// strictOps yield NULL whenever an argument is NULL.
+var strictOps = map[string]bool{OpEq: true, OpNe: true, OpLt: true, OpLe: true, OpGt: true, OpGe: true,
+	OpLike: true, OpILike: true, OpNotLike: true, OpNotILike: true, OpAdd: true, OpSub: true, OpMul: true,
+	OpDiv: true, OpMod: true, OpConcat: true, OpNeg: true}
+
+// strictCols returns columns whose NULL makes e NULL.
+func strictCols(e *Expr) ColSet {
+	switch {
+	case e.Kind == ColRef:
+		return MakeColSet(e.Col)
+	case e.Kind == Cast:
+		return strictCols(e.Args[0])
+	case e.Kind == Op && strictOps[e.Name]:
+		var s ColSet
+		for _, a := range e.Args {
+			s.UnionWith(strictCols(a))
+		}
+		return s
+	}
+	return ColSet{}
+}
+
+// NullRejected returns the columns a predicate rejects NULLs of: if any of
+// them is NULL the predicate is not true.
+func NullRejected(e *Expr) ColSet {
+	switch {
+	case e.IsOp(OpAnd):
+		var s ColSet
+		for _, a := range e.Args {
+			s.UnionWith(NullRejected(a))
+		}
+		return s
+	case e.IsOp(OpOr):
+		s := NullRejected(e.Args[0])
+		for _, a := range e.Args[1:] {
+			o := NullRejected(a)
+			var both ColSet
+			for _, c := range s.Ordered() {
+				if o.Has(c) {
+					both.Add(c)
+				}
+			}
+			s = both
+		}
+		return s
+	case e.IsOp(OpIsNotNull):
+		return strictCols(e.Args[0])
+	case e.Kind == Op && strictOps[e.Name] && e.Typ == catalog.Bool:
+		return strictCols(e)
+	case e.Kind == Subquery && (e.SubKind == SubAny) && !e.Args[0].Null:
+		var s ColSet
+		for _, a := range e.Args {
+			s.UnionWith(strictCols(a))
+		}
+		return s
+	}
+	return ColSet{}
+}
+
+func deriveJoin(n *Node, m *Metadata) *Props {
+	ins := make([]*Props, len(n.Inputs))
+	for i, in := range n.Inputs {
+		ins[i] = Derive(in, m)
+	}
+	switch n.Join {
+	case SemiJoin, AntiJoin:
+		return ins[0]
+	case InnerJoin:
+		p := &Props{}
+		for _, ip := range ins {
+			p.NotNull.UnionWith(ip.NotNull)
+			for _, e := range ip.Equiv {
+				p.Equiv = append(p.Equiv, e.Copy())
+			}
+		}
+		applyPreds(p, n.Preds)
+		// Keys: walk inputs left to right. An input whose key is equated
+		// to columns already joined matches at most one row per row so far,
+		// and keeps the keys so far; otherwise keys combine.
+		acc := ins[0].Keys
+		accCols := n.Inputs[0].OutColSet()
+		for i := 1; i < len(ins); i++ {
+			cols := n.Inputs[i].OutColSet()
+			switch {
+			case keyEquated(ins[i].Keys, p, accCols):
+				// keep acc
+			case keyEquated(acc, p, cols):
+				acc = ins[i].Keys
+			default:
+				var next []ColSet
+				for _, a := range acc {
+					for _, b := range ins[i].Keys {
+						next = append(next, a.Union(b))
+					}
+				}
+				acc = next
+			}
+			accCols.UnionWith(cols)
+		}
+		p.Keys = acc
+		return p
+	case LeftJoin, RightJoin:
+		pres, null := 0, 1
+		if n.Join == RightJoin {
+			pres, null = 1, 0
+		}
+		p := &Props{NotNull: ins[pres].NotNull.Copy(), Equiv: ins[pres].Equiv}
+		cond := &Props{}
+		applyPreds(cond, n.Preds)
+		cond.Equiv = append(cond.Equiv, ins[null].Equiv...)
+		if keyEquated(ins[null].Keys, cond, n.Inputs[pres].OutColSet()) {
+			p.Keys = ins[pres].Keys
+		} else {
+			for _, a := range ins[pres].Keys {
+				for _, b := range ins[null].Keys {
+					p.Keys = append(p.Keys, a.Union(b))
+				}
+			}
+		}
+		return p
+	}
+	return &Props{}
+}
+
+// keyEquated reports whether one of keys has every column equal (by p's
+// classes) to some column in other.
+func keyEquated(keys []ColSet, p *Props, other ColSet) bool {
+	for _, k := range keys {
+		ok := true // an empty key: at most one row matches
+		for _, c := range k.Ordered() {
+			if !p.EquivOf(c).Intersects(other) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
