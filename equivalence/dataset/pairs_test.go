@@ -88,7 +88,7 @@ func TestReadPairsBadInput(t *testing.T) {
 		want  error // nil: only the line and field are checked
 	}{
 		{"syntax", good + `{"id":"x",` + "\n", 2, "", nil},
-		{"two objects on a line", good + row(`"id":"x",`+base+`,"label":0`) + row(`"id":"y",`+base+`,"label":0`)[:10] + "\n", 3, "", nil},
+		{"two objects on a line", good + row(`"id":"x",`+base+`,"label":0`) + row(`"id":"y",` + base + `,"label":0`)[:10] + "\n", 3, "", nil},
 		{"label 2", good + row(`"id":"x",`+base+`,"label":2`), 2, "label", ErrInvalidValue},
 		{"label string", good + row(`"id":"x",`+base+`,"label":"1"`), 2, "label", ErrInvalidValue},
 		{"label fraction", good + row(`"id":"x",`+base+`,"label":0.5`), 2, "label", ErrInvalidValue},
@@ -96,13 +96,13 @@ func TestReadPairsBadInput(t *testing.T) {
 		{"label missing", good + row(`"id":"x",`+base), 2, "label", ErrMissingField},
 		{"label null", good + row(`"id":"x",`+base+`,"label":null`), 2, "label", ErrMissingField},
 		{"id missing", good + "\n" + row(base+`,"label":1`), 3, "id", ErrMissingField},
-		{"id number", row(`"id":7,`+base+`,"label":1`), 1, "id", ErrInvalidValue},
+		{"id number", row(`"id":7,` + base + `,"label":1`), 1, "id", ErrInvalidValue},
 		{"id duplicate", good + "\n" + good, 3, "id", ErrDuplicateID},
 		{"candidate missing", row(`"id":"x","db":"d","reference":"SELECT 1","label":1`), 1, "candidate", ErrMissingField},
 		{"reference empty", row(`"id":"x","db":"d","reference":"","candidate":"SELECT 1","label":1`), 1, "reference", ErrInvalidValue},
 		{"db missing", row(`"id":"x","reference":"SELECT 1","candidate":"SELECT 1","label":1`), 1, "db", ErrMissingField},
 		{"not an object", "[1, 2]\n", 1, "", nil},
-		{"source not a string", row(`"id":"x",`+base+`,"label":1,"source":3`), 1, "source", ErrInvalidValue},
+		{"source not a string", row(`"id":"x",` + base + `,"label":1,"source":3`), 1, "source", ErrInvalidValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
