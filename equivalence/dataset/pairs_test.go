@@ -88,7 +88,8 @@ func TestReadPairsBadInput(t *testing.T) {
 		want  error // nil: only the line and field are checked
 	}{
 		{"syntax", good + `{"id":"x",` + "\n", 2, "", nil},
-		{"two objects on a line", good + row(`"id":"x",`+base+`,"label":0`) + row(`"id":"y",` + base + `,"label":0`)[:10] + "\n", 3, "", nil},
+		{"two objects on a line", good + strings.TrimSuffix(row(`"id":"x",`+base+`,"label":0`), "\n") + row(`"id":"y",`+base+`,"label":0`), 2, "", nil},
+		{"truncated object", good + good[:20] + "\n", 2, "", nil},
 		{"label 2", good + row(`"id":"x",`+base+`,"label":2`), 2, "label", ErrInvalidValue},
 		{"label string", good + row(`"id":"x",`+base+`,"label":"1"`), 2, "label", ErrInvalidValue},
 		{"label fraction", good + row(`"id":"x",`+base+`,"label":0.5`), 2, "label", ErrInvalidValue},
