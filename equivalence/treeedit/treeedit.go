@@ -89,12 +89,56 @@ func (c *Calculator) Distance(a, b *Node) int {
 	}
 	c.td = grow(c.td, n1*n2)
 	c.fd = grow(c.fd, (n1+1)*(n2+1))
+	// Keyroots that are leaves have a closed form against any subtree; most
+	// keyroots are leaves, and this saves a treeDist call, with its set-up,
+	// per keyroot pair that has one. The remaining calls read these values
+	// from td as they would read those of earlier calls.
 	for _, i := range c.t1.keyroots {
+		if c.t1.lml[i] == i {
+			c.leafVsSubtrees(&c.t1, &c.t2, int(i), n2, 1, c.costs.Delete, c.costs.Insert)
+		}
+	}
+	for _, j := range c.t2.keyroots {
+		if c.t2.lml[j] == j {
+			c.leafVsSubtrees(&c.t2, &c.t1, int(j), 1, n2, c.costs.Insert, c.costs.Delete)
+		}
+	}
+	for _, i := range c.t1.keyroots {
+		if c.t1.lml[i] == i {
+			continue
+		}
 		for _, j := range c.t2.keyroots {
-			c.treeDist(int(i), int(j))
+			if c.t2.lml[j] != j {
+				c.treeDist(int(i), int(j))
+			}
 		}
 	}
 	return int(c.td[n1*n2-1])
+}
+
+// leafVsSubtrees sets the distance between leaf node of tree leaf and every
+// subtree of tree other, storing the distance to subtree k at
+// td[node*rowStride+k*colStride]. dropLeaf is the cost of removing the leaf
+// and addOther that of adding a node of other (Delete and Insert when leaf
+// is in t1, the reverse when it is in t2). Turning a leaf into a subtree of
+// s nodes either keeps the leaf as one of them, relabelled if no node has
+// its label, and adds the other s-1, or drops it and adds all s.
+func (c *Calculator) leafVsSubtrees(leaf, other *flat, node, rowStride, colStride, dropLeaf, addOther int) {
+	label := leaf.labels[node]
+	drop, add, rel := int32(dropLeaf), int32(addOther), int32(c.costs.Relabel)
+	td := c.td
+	last := int32(-1) // last node of other, in postorder, labelled label
+	for k, l := range other.lml {
+		if other.labels[k] == label {
+			last = int32(k)
+		}
+		size := int32(k) - l + 1
+		keep := (size-1)*add + rel
+		if last >= l { // the subtree rooted at k has a node labelled label
+			keep -= rel
+		}
+		td[node*rowStride+k*colStride] = min(drop+size*add, keep)
+	}
 }
 
 // Similarity returns 1 − Distance(a, b) / max(|a|, |b|), and 1 when both trees
@@ -130,39 +174,49 @@ func (c *Calculator) treeDist(i, j int) {
 	for y := lj + 1; y <= j+1; y++ {
 		fd[li*w+y] = fd[li*w+y-1] + ins
 	}
+	// Column k of the slices below stands for t2 node lj+k; cur and prev
+	// have one more column in front for the empty t2 forest.
+	m := j - lj + 1
+	l2s := l2[lj : j+1]
+	lab2s := lab2[lj : j+1]
 	for x := li + 1; x <= i+1; x++ {
 		i1 := x - 1
 		lx := int(l1[i1])
-		cur := fd[x*w : x*w+j+2]
-		prev := fd[(x-1)*w : (x-1)*w+j+2]
-		tdRow := td[i1*n2 : (i1+1)*n2]
+		cur := fd[x*w+lj : x*w+j+2]
+		prev := fd[(x-1)*w+lj : (x-1)*w+j+2]
+		tdRow := td[i1*n2+lj : i1*n2+j+1]
 		// base[ly] is the distance between the forests left of the subtrees
-		// rooted at i1 and at a node whose leftmost leaf is ly.
+		// rooted at i1 and at a t2 node whose leftmost leaf is ly.
 		base := fd[lx*w : lx*w+j+2]
+		_, _, _ = cur[m], prev[m], tdRow[m-1] // hoist bounds checks
+		// left carries cur[k] in a register: each cell depends on the one
+		// before it, and a store/load round trip per cell would dominate.
+		left := cur[0]
 		if lx != li {
 			// t1[li..i1] is a forest, not a tree: no cell of this row
 			// matches two roots.
-			for y := lj + 1; y <= j+1; y++ {
-				cur[y] = min(prev[y]+del, cur[y-1]+ins, base[l2[y-1]]+tdRow[y-1])
+			for k, ly := range l2s {
+				left = min(prev[k+1]+del, left+ins, base[ly]+tdRow[k])
+				cur[k+1] = left
 			}
 			continue
 		}
-		for y := lj + 1; y <= j+1; y++ {
-			j1 := y - 1
-			best := min(prev[y]+del, cur[y-1]+ins)
-			if ly := int(l2[j1]); ly != lj {
-				cur[y] = min(best, base[ly]+tdRow[j1])
+		for k, ly := range l2s {
+			best := min(prev[k+1]+del, left+ins)
+			if int(ly) != lj {
+				left = min(best, base[ly]+tdRow[k])
+				cur[k+1] = left
 				continue
 			}
 			// Both forests are whole trees: the last step may match their
 			// roots.
-			r := prev[y-1]
-			if lab1[i1] != lab2[j1] {
+			r := prev[k]
+			if lab1[i1] != lab2s[k] {
 				r += rel
 			}
-			best = min(best, r)
-			cur[y] = best
-			tdRow[j1] = best
+			left = min(best, r)
+			cur[k+1] = left
+			tdRow[k] = left
 		}
 	}
 }

@@ -250,6 +250,17 @@ func TestDistanceMatchesNaiveReference(t *testing.T) {
 	}
 }
 
+func TestDistanceBalancedMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for trial := 0; trial < 20; trial++ {
+		a, b := balancedTree(r, 3), balancedTree(r, 1+r.IntN(3))
+		want := naiveForestDist(DefaultCosts(), forest(a), forest(b), map[string]int{})
+		if got := Distance(a, b); got != want {
+			t.Fatalf("Distance(%s, %s) = %d, naive reference %d", a, b, got, want)
+		}
+	}
+}
+
 func forest(n *Node) []*Node {
 	if n == nil {
 		return nil
@@ -295,6 +306,30 @@ func BenchmarkDistance(b *testing.B) {
 				calc.Distance(t1, t2)
 			}
 		})
+	}
+}
+
+// balancedTree builds a complete binary tree of the given depth (2^depth − 1
+// nodes), a harder shape for Zhang–Shasha than random trees of the same size
+// because it has both many leaves and many keyroots of depth > 0.
+func balancedTree(r *rand.Rand, depth int) *Node {
+	n := &Node{Label: string(rune('a' + r.IntN(8)))}
+	if depth > 1 {
+		n.Children = []*Node{balancedTree(r, depth-1), balancedTree(r, depth-1)}
+	}
+	return n
+}
+
+func BenchmarkDistanceBalanced63(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 63))
+	t1, t2 := balancedTree(r, 6), balancedTree(r, 6)
+	calc, err := NewCalculator(DefaultCosts())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		calc.Distance(t1, t2)
 	}
 }
 
