@@ -28,7 +28,7 @@ var ErrNoCurves = errors.New("metrics: no ROC curves to plot")
 // PlotROC draws the curves, the chance diagonal and a legend giving each
 // curve's area to a PlotSize square PNG file at path, whatever path's
 // extension.
-func PlotROC(path string, curves ...NamedCurve) (err error) {
+func PlotROC(path string, curves ...NamedCurve) error {
 	if len(curves) == 0 {
 		return fmt.Errorf("plot %s: %w", path, ErrNoCurves)
 	}
@@ -76,12 +76,11 @@ func PlotROC(path string, curves ...NamedCurve) (err error) {
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	defer func() {
-		if cerr := f.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("plot %s: %w", path, cerr)
-		}
-	}()
 	if _, err := wt.WriteTo(f); err != nil {
+		f.Close() // the write error is the one to report
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
