@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -122,18 +121,7 @@ func ReadCases(r io.Reader) (*CaseFile, error) {
 }
 
 // ReadCasesFile reads the case file at path.
-func ReadCasesFile(path string) (*CaseFile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cf, err := ReadCases(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return cf, nil
-}
+func ReadCasesFile(path string) (*CaseFile, error) { return readFile(path, ReadCases) }
 
 func parseCase(n *yaml.Node) (Case, error) {
 	c := Case{Line: n.Line}

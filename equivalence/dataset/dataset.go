@@ -10,6 +10,8 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 )
 
 var (
@@ -41,3 +43,18 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// readFile applies read to the file at path, naming the path in errors.
+func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err // *fs.PathError already names path
+	}
+	defer f.Close()
+	v, err := read(f)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // Pair is one labelled (reference, candidate) query pair.
@@ -66,18 +65,7 @@ func ReadPairs(r io.Reader) ([]Pair, error) {
 }
 
 // ReadPairsFile reads labelled pairs from the file at path.
-func ReadPairsFile(path string) ([]Pair, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	pairs, err := ReadPairs(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return pairs, nil
-}
+func ReadPairsFile(path string) ([]Pair, error) { return readFile(path, ReadPairs) }
 
 func parsePair(b []byte, line int) (Pair, error) {
 	var raw rawPair
