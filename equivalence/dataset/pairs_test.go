@@ -3,6 +3,9 @@ package dataset
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -141,5 +144,23 @@ func TestErrorMessage(t *testing.T) {
 		if got := tt.err.Error(); got != tt.want {
 			t.Errorf("Error() = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+func TestReadFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadPairsFile(filepath.Join(dir, "absent.jsonl")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent pairs file: error = %v, want fs.ErrNotExist", err)
+	}
+	if _, err := ReadCasesFile(filepath.Join(dir, "absent.yaml")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent case file: error = %v, want fs.ErrNotExist", err)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"id":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadPairsFile(bad)
+	if e, ok := errors.AsType[*Error](err); !ok || e.Line != 1 || !strings.HasPrefix(err.Error(), bad+": line 1: ") {
+		t.Errorf("bad pairs file: error = %v, want a *Error at line 1 prefixed with the path", err)
 	}
 }
