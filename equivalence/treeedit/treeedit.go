@@ -43,9 +43,14 @@ type Costs struct {
 // that a relabel costs the same as deleting the node and inserting another.
 func DefaultCosts() Costs { return Costs{Insert: 1, Delete: 1, Relabel: 2} }
 
-// ErrNegativeCost is returned by NewCalculator for a negative cost; the
-// algorithm's dynamic programme assumes costs are non-negative.
-var ErrNegativeCost = errors.New("treeedit: negative cost")
+// MaxCost is the largest cost NewCalculator accepts. Distances are kept in
+// 32-bit cells, which this bound keeps from overflowing for trees of up to
+// 32,767 nodes each (far beyond what the O(|a|·|b|) memory allows anyway).
+const MaxCost = 1 << 15
+
+// ErrInvalidCost is returned by NewCalculator for a cost that is negative
+// (the dynamic programme assumes costs are non-negative) or above MaxCost.
+var ErrInvalidCost = errors.New("treeedit: cost out of range")
 
 // Calculator computes tree edit distances with fixed costs, reusing its
 // buffers between calls. A Calculator is not safe for concurrent use; the
@@ -70,13 +75,16 @@ type flat struct {
 
 // NewCalculator returns a Calculator using costs c.
 func NewCalculator(c Costs) (*Calculator, error) {
-	if c.Insert < 0 || c.Delete < 0 || c.Relabel < 0 {
-		return nil, fmt.Errorf("costs %+v: %w", c, ErrNegativeCost)
+	for _, v := range []int{c.Insert, c.Delete, c.Relabel} {
+		if v < 0 || v > MaxCost {
+			return nil, fmt.Errorf("costs %+v: %w", c, ErrInvalidCost)
+		}
 	}
 	return &Calculator{costs: c}, nil
 }
 
 // Distance returns the minimum total cost of edits turning tree a into tree b.
+// It takes O(|a|·|b|) memory and, for trees of depth d, O(|a|·|b|·d²) time.
 func (c *Calculator) Distance(a, b *Node) int {
 	c.t1.reset(a)
 	c.t2.reset(b)

@@ -1,6 +1,7 @@
 package treeedit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -134,11 +135,14 @@ func TestSimilarity(t *testing.T) {
 	}
 }
 
-func TestNewCalculatorRejectsNegativeCosts(t *testing.T) {
-	for _, c := range []Costs{{-1, 1, 1}, {1, -1, 1}, {1, 1, -1}} {
-		if _, err := NewCalculator(c); err == nil {
-			t.Errorf("NewCalculator(%+v) succeeded, want error", c)
+func TestNewCalculatorRejectsBadCosts(t *testing.T) {
+	for _, c := range []Costs{{-1, 1, 1}, {1, -1, 1}, {1, 1, -1}, {MaxCost + 1, 1, 1}, {1, 1, 1 << 40}} {
+		if _, err := NewCalculator(c); !errors.Is(err, ErrInvalidCost) {
+			t.Errorf("NewCalculator(%+v) error = %v, want ErrInvalidCost", c, err)
 		}
+	}
+	if _, err := NewCalculator(Costs{MaxCost, 0, MaxCost}); err != nil {
+		t.Errorf("NewCalculator at the bounds: %v", err)
 	}
 }
 
