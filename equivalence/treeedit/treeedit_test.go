@@ -224,7 +224,7 @@ func randomTree(r *rand.Rand, n, alphabet int) *Node {
 
 func TestDistanceMatchesNaiveReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	costSets := []Costs{unitCosts, DefaultCosts(), {Insert: 1, Delete: 3, Relabel: 1}, {Insert: 2, Delete: 1, Relabel: 5}}
+	costSets := []Costs{unitCosts, DefaultCosts(), {Insert: 1, Delete: 3, Relabel: 1}, {Insert: 2, Delete: 1, Relabel: 5}, {Insert: 0, Delete: 1, Relabel: 1}, {Insert: 1, Delete: 1, Relabel: 0}}
 	for _, c := range costSets {
 		calc, err := NewCalculator(c)
 		if err != nil {
@@ -237,8 +237,8 @@ func TestDistanceMatchesNaiveReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		for trial := 0; trial < 150; trial++ {
-			a := randomTree(r, r.IntN(8), 3)
-			b := randomTree(r, r.IntN(8), 3)
+			a := randomTree(r, r.IntN(10), 3)
+			b := randomTree(r, r.IntN(10), 3)
 			want := naiveForestDist(c, forest(a), forest(b), map[string]int{})
 			got := calc.Distance(a, b)
 			if got != want {
