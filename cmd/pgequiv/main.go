@@ -1,13 +1,67 @@
 // Command pgequiv is a PostgreSQL wire-protocol proxy that judges whether a
 // query means the same as a reference query, using only the schema.
+//
+// Usage:
+//
+//	pgequiv plan [flags] SQL          print the normalized plan of a query
+//	pgequiv plan --dataset FILE.jsonl plan every query of a labelled dataset
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
+// exitError carries a process exit code through the subcommand.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"plan": runPlan,
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `usage: pgequiv <command> [flags]
+
+commands:
+  plan    print the normalized logical plan of a query, or plan a dataset
+
+Run 'pgequiv <command> -h' for the flags of a command.`)
+}
+
 func main() {
-	fmt.Fprintln(os.Stderr, "pgequiv: no subcommands yet")
-	os.Exit(2)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "pgequiv: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		fmt.Fprintf(stderr, "pgequiv %s: %v\n", args[0], err)
+		return 2
+	}
+	return 0
 }

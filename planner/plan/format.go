@@ -307,6 +307,21 @@ func (f *Formatter) node(b *strings.Builder, n *Node, depth int) {
 	if depth >= 0 {
 		b.WriteString(strings.Repeat("  ", depth))
 	}
+	f.header(b, n)
+	for _, in := range n.Inputs {
+		if depth >= 0 {
+			b.WriteByte('\n')
+			f.node(b, in, depth+1)
+		} else {
+			b.WriteString(" (")
+			f.node(b, in, -1)
+			b.WriteString(")")
+		}
+	}
+}
+
+// header writes the one-line description of n without its inputs.
+func (f *Formatter) header(b *strings.Builder, n *Node) {
 	b.WriteString(n.Op.String())
 	switch n.Op {
 	case OpScan:
@@ -386,16 +401,6 @@ func (f *Formatter) node(b *strings.Builder, n *Node, depth int) {
 			b.WriteByte(')')
 		}
 	}
-	for _, in := range n.Inputs {
-		if depth >= 0 {
-			b.WriteByte('\n')
-			f.node(b, in, depth+1)
-		} else {
-			b.WriteString(" (")
-			f.node(b, in, -1)
-			b.WriteString(")")
-		}
-	}
 }
 
 func sameCols(a, b []ColumnID) bool {
@@ -442,4 +447,28 @@ func (p *Plan) Explain() string {
 	b.WriteByte('\n')
 	b.WriteString(p.Canonical())
 	return b.String()
+}
+
+// JSONNode is the JSON form of a plan node.
+type JSONNode struct {
+	Op     string      `json:"op"`
+	Detail string      `json:"detail,omitempty"`
+	Inputs []*JSONNode `json:"inputs,omitempty"`
+}
+
+// JSONTree returns the canonical plan as nested nodes, each with its
+// one-line canonical description.
+func (p *Plan) JSONTree() *JSONNode {
+	f := NewFormatter(p.Meta, p.Root, false)
+	var conv func(n *Node) *JSONNode
+	conv = func(n *Node) *JSONNode {
+		var b strings.Builder
+		f.header(&b, n)
+		j := &JSONNode{Op: n.Op.String(), Detail: strings.TrimSpace(strings.TrimPrefix(b.String(), n.Op.String()))}
+		for _, in := range n.Inputs {
+			j.Inputs = append(j.Inputs, conv(in))
+		}
+		return j
+	}
+	return conv(p.Root)
 }
