@@ -110,9 +110,23 @@ func typeName(tn *pg.TypeName) string {
 	return tn.Names[len(tn.Names)-1].GetString_().GetSval()
 }
 
+// constraint is what the catalog keeps of a column or table constraint.
+type constraint struct {
+	kind    pg.ConstrType
+	keys    []*pg.Node // PRIMARY KEY / UNIQUE columns
+	fkAttrs []*pg.Node // FOREIGN KEY columns
+	pkTable string
+	pkAttrs []*pg.Node
+	loc     int32
+}
+
+func fromPG(c *pg.Constraint) constraint {
+	return constraint{kind: c.Contype, keys: c.Keys, fkAttrs: c.FkAttrs, pkTable: c.Pktable.GetRelname(), pkAttrs: c.PkAttrs, loc: c.Location}
+}
+
 func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
 	t := &Table{Name: cs.Relation.GetRelname()}
-	var tableCons []*pg.Constraint
+	var cons []constraint
 	for _, elt := range cs.TableElts {
 		switch e := elt.Node.(type) {
 		case *pg.Node_ColumnDef:
@@ -121,37 +135,42 @@ func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
 			col := Column{Name: cd.Colname, TypeSQL: tn, Type: TypeFromName(tn), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
 			t.Columns = append(t.Columns, col)
 			for _, cn := range cd.Constraints {
-				c := cn.GetConstraint()
-				if c == nil {
+				pc := cn.GetConstraint()
+				if pc == nil {
 					continue
 				}
 				// Column constraints name their column implicitly.
-				c2 := *c
-				switch c.Contype {
+				c := fromPG(pc)
+				self := []*pg.Node{pg.MakeStrNode(cd.Colname)}
+				switch c.kind {
 				case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
-					c2.Keys = []*pg.Node{pg.MakeStrNode(cd.Colname)}
+					c.keys = self
 				case pg.ConstrType_CONSTR_FOREIGN:
-					c2.FkAttrs = []*pg.Node{pg.MakeStrNode(cd.Colname)}
+					c.fkAttrs = self
 				case pg.ConstrType_CONSTR_NOTNULL:
 					t.Columns[col.Ordinal].NotNull = true
 					continue
 				default:
 					continue
 				}
-				tableCons = append(tableCons, &c2)
+				cons = append(cons, c)
 			}
 		case *pg.Node_Constraint:
-			tableCons = append(tableCons, e.Constraint)
+			cons = append(cons, fromPG(e.Constraint))
 		}
 	}
-	tableCons = append(tableCons, nodesToConstraints(cs.Constraints)...)
-	for _, c := range tableCons {
-		switch c.Contype {
+	for _, n := range cs.Constraints {
+		if c := n.GetConstraint(); c != nil {
+			cons = append(cons, fromPG(c))
+		}
+	}
+	for _, c := range cons {
+		switch c.kind {
 		case pg.ConstrType_CONSTR_PRIMARY:
 			if t.PrimaryKey != nil {
-				return fmt.Errorf("catalog: table %s: more than one primary key at position %d", t.Name, c.Location+1)
+				return fmt.Errorf("catalog: table %s: more than one primary key at position %d", t.Name, c.loc+1)
 			}
-			ords, err := b.ordinals(t, c.Keys, "PRIMARY KEY", c.Location)
+			ords, err := b.ordinals(t, c.keys, "PRIMARY KEY", c.loc)
 			if err != nil {
 				return err
 			}
@@ -160,34 +179,24 @@ func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
 				t.Columns[o].NotNull = true
 			}
 		case pg.ConstrType_CONSTR_UNIQUE:
-			ords, err := b.ordinals(t, c.Keys, "UNIQUE", c.Location)
+			ords, err := b.ordinals(t, c.keys, "UNIQUE", c.loc)
 			if err != nil {
 				return err
 			}
 			t.Unique = append(t.Unique, ords)
 		case pg.ConstrType_CONSTR_FOREIGN:
-			ords, err := b.ordinals(t, c.FkAttrs, "FOREIGN KEY", c.Location)
+			ords, err := b.ordinals(t, c.fkAttrs, "FOREIGN KEY", c.loc)
 			if err != nil {
 				return err
 			}
 			var refCols []string
-			for _, n := range c.PkAttrs {
+			for _, n := range c.pkAttrs {
 				refCols = append(refCols, n.GetString_().GetSval())
 			}
-			b.fks = append(b.fks, pendingFK{table: t, cols: ords, refName: c.Pktable.GetRelname(), refCols: refCols, loc: c.Location})
+			b.fks = append(b.fks, pendingFK{table: t, cols: ords, refName: c.pkTable, refCols: refCols, loc: c.loc})
 		}
 	}
 	return b.add(t)
-}
-
-func nodesToConstraints(ns []*pg.Node) []*pg.Constraint {
-	var out []*pg.Constraint
-	for _, n := range ns {
-		if c := n.GetConstraint(); c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func (b *ddlBuilder) createIndex(is *pg.IndexStmt) error {
