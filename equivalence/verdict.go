@@ -1,0 +1,151 @@
+// Package equivalence judges whether a candidate query means the same as a
+// reference query under a schema, without data: both are planned and
+// normalized, sound ESM+ rewrite rules are applied, and the plans are
+// compared. Proofs are exact; everything else is a graded score.
+package equivalence
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Label is the verdict's conclusion.
+type Label string
+
+// Labels.
+const (
+	// Equivalent: proved under the schema's declared constraints.
+	Equivalent Label = "equivalent"
+	// EquivalentUnderAssumptions: proved only if the named assumptions
+	// hold.
+	EquivalentUnderAssumptions Label = "equivalent_under_assumptions"
+	// NotEquivalent: some database of the schema tells them apart.
+	NotEquivalent Label = "not_equivalent"
+	// Unknown: neither proved; Score and Likely say which way it leans.
+	Unknown Label = "unknown"
+)
+
+// Proved reports whether the label is a proof of equivalence.
+func (l Label) Proved() bool { return l == Equivalent || l == EquivalentUnderAssumptions }
+
+// AssumptionKind classifies facts a proof may rest on beyond the schema.
+type AssumptionKind string
+
+// Assumption kinds.
+const (
+	// AssumeNonEmpty: a table has at least one row.
+	AssumeNonEmpty AssumptionKind = "non_empty"
+	// AssumeForeignKey: a declared but unenforced foreign key holds.
+	AssumeForeignKey AssumptionKind = "foreign_key_holds"
+	// AssumePrimaryKeyNotNull: SQLite lets primary key columns hold NULL
+	// unless declared NOT NULL; proofs that need them non-null say so.
+	AssumePrimaryKeyNotNull AssumptionKind = "primary_key_not_null"
+)
+
+// Assumption is a named fact a proof relies on.
+type Assumption struct {
+	Kind AssumptionKind `json:"kind"`
+	// Subject is what it is about: a table, or "child.col -> parent.col".
+	Subject string `json:"subject"`
+}
+
+func (a Assumption) String() string {
+	switch a.Kind {
+	case AssumeNonEmpty:
+		return a.Subject + " is not empty"
+	case AssumeForeignKey:
+		return "foreign key " + a.Subject + " holds"
+	case AssumePrimaryKeyNotNull:
+		return "primary key " + a.Subject + " holds no NULL"
+	}
+	return string(a.Kind) + ": " + a.Subject
+}
+
+// Difference is one component where the two queries differ.
+type Difference struct {
+	Component string `json:"component"`
+	Reference string `json:"reference,omitempty"`
+	Candidate string `json:"candidate,omitempty"`
+}
+
+func (d Difference) String() string {
+	switch {
+	case d.Reference != "" && d.Candidate != "":
+		return fmt.Sprintf("%s: %s vs %s", d.Component, d.Reference, d.Candidate)
+	case d.Reference != "":
+		return fmt.Sprintf("%s: missing %s", d.Component, d.Reference)
+	case d.Candidate != "":
+		return fmt.Sprintf("%s: extra %s", d.Component, d.Candidate)
+	}
+	return d.Component
+}
+
+// Scores are the graded similarity measures, each in [0, 1].
+type Scores struct {
+	ESM      float64 `json:"esm"`
+	RelPM    float64 `json:"relpm"`
+	ASTTE    float64 `json:"astte"`
+	GMN      float64 `json:"gmn,omitempty"`
+	Combined float64 `json:"combined"`
+}
+
+// Timings are per-stage durations.
+type Timings struct {
+	Plan    time.Duration `json:"plan_ns"`
+	Rules   time.Duration `json:"rules_ns"`
+	Compare time.Duration `json:"compare_ns"`
+	Score   time.Duration `json:"score_ns"`
+	Total   time.Duration `json:"total_ns"`
+}
+
+// Verdict is the judge's answer.
+type Verdict struct {
+	Label Label `json:"label"`
+	// Score is how likely the two are equivalent, in [0, 1].
+	Score float64 `json:"score"`
+	// Likely is "likely equivalent" or "likely different" for unknown
+	// labels, from Score and Options.LikelyThreshold.
+	Likely      string       `json:"likely,omitempty"`
+	Assumptions []Assumption `json:"assumptions,omitempty"`
+	// Rules lists every rewrite rule that fired, planner and ESM+ alike.
+	Rules       []string     `json:"rules,omitempty"`
+	Differences []Difference `json:"differences,omitempty"`
+	Scores      Scores       `json:"scores"`
+	// ReferenceFingerprint and CandidateFingerprint hash the final plans.
+	ReferenceFingerprint string  `json:"reference_fingerprint,omitempty"`
+	CandidateFingerprint string  `json:"candidate_fingerprint,omitempty"`
+	Timings              Timings `json:"timings"`
+}
+
+// Summary is a one-line human form, as the proxy's NOTICE shows it.
+func (v Verdict) Summary() string {
+	var b strings.Builder
+	b.WriteString(string(v.Label))
+	if v.Likely != "" {
+		b.WriteString(" (" + v.Likely + ")")
+	}
+	fmt.Fprintf(&b, " (score %.2f", v.Score)
+	if len(v.Rules) > 0 {
+		b.WriteString("; rules: " + strings.Join(v.Rules, ", "))
+	}
+	b.WriteString(")")
+	for i, a := range v.Assumptions {
+		if i == 0 {
+			b.WriteString(" assuming ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.String())
+	}
+	if len(v.Differences) > 0 && !v.Label.Proved() {
+		b.WriteString("; differences: ")
+		for i, d := range v.Differences {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(d.String())
+		}
+	}
+	return b.String()
+}
