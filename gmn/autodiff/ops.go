@@ -621,3 +621,55 @@ func (t *Tape) Im2Col1D(a *Node, segLen, k int) *Node {
 func (t *Tape) Linear(x *Node, w, b *Param) *Node {
 	return t.AddRow(t.MatMul(x, t.Param(w)), t.Param(b))
 }
+
+// SliceRows returns rows [from, to) of a as a new matrix.
+func (t *Tape) SliceRows(a *Node, from, to int) *Node {
+	t.check(a)
+	r, c := a.Dims()
+	if from < 0 || to > r || from > to {
+		panic(ErrIndex)
+	}
+	out := t.alloc(to-from, c, a.needs)
+	copy(raw(out.Val), raw(a.Val)[from*c:to*c])
+	if out.needs {
+		t.record(out, func() {
+			ga := raw(t.gradOf(a))[from*c : to*c]
+			for i, v := range raw(out.grad) {
+				ga[i] += v
+			}
+		})
+	}
+	return out
+}
+
+// ConcatRows returns a stacked above b.
+func (t *Tape) ConcatRows(a, b *Node) *Node {
+	t.check(a, b)
+	ar, c := a.Dims()
+	br, bc := b.Dims()
+	if bc != c {
+		panic(ErrShape)
+	}
+	out := t.alloc(ar+br, c, a.needs || b.needs)
+	o := raw(out.Val)
+	copy(o, raw(a.Val))
+	copy(o[ar*c:], raw(b.Val))
+	if out.needs {
+		t.record(out, func() {
+			g := raw(out.grad)
+			if a.needs {
+				accumSlice(raw(t.gradOf(a)), g[:ar*c])
+			}
+			if b.needs {
+				accumSlice(raw(t.gradOf(b)), g[ar*c:])
+			}
+		})
+	}
+	return out
+}
+
+func accumSlice(dst, src []float64) {
+	for i, v := range src {
+		dst[i] += v
+	}
+}
