@@ -8,7 +8,6 @@ import (
 	"github.com/pgequiv/pgequiv/gmn/graph"
 )
 
-
 func TestModelGradCheck(t *testing.T) {
 	const h, tol = 1e-6, 1e-5 // tol: max |analytic − numeric| / max(1, |numeric|)
 	for _, enc := range encoders {
