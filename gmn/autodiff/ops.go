@@ -46,7 +46,7 @@ func (t *Tape) MatMul(a, b *Node) *Node {
 	if ac != br {
 		panic(ErrShape)
 	}
-	out := t.alloc(ar, bc, a.needs || b.needs)
+	out := t.allocDirty(ar, bc, a.needs || b.needs)
 	gemm(false, false, a.Val, b.Val, out.Val, 0)
 	if out.needs {
 		t.record(out, func() {
@@ -69,7 +69,7 @@ func (t *Tape) MatMulNT(a, b *Node) *Node {
 	if ac != bc {
 		panic(ErrShape)
 	}
-	out := t.alloc(ar, br, a.needs || b.needs)
+	out := t.allocDirty(ar, br, a.needs || b.needs)
 	gemm(false, true, a.Val, b.Val, out.Val, 0)
 	if out.needs {
 		t.record(out, func() {
@@ -109,7 +109,7 @@ func (t *Tape) addSub(a, b *Node, s float64) *Node {
 	t.check(a, b)
 	sameShape(a, b)
 	r, c := a.Dims()
-	out := t.alloc(r, c, a.needs || b.needs)
+	out := t.allocDirty(r, c, a.needs || b.needs)
 	o, x, y := raw(out.Val), raw(a.Val), raw(b.Val)
 	for i := range o {
 		o[i] = x[i] + s*y[i]
@@ -132,7 +132,7 @@ func (t *Tape) Mul(a, b *Node) *Node {
 	t.check(a, b)
 	sameShape(a, b)
 	r, c := a.Dims()
-	out := t.alloc(r, c, a.needs || b.needs)
+	out := t.allocDirty(r, c, a.needs || b.needs)
 	o, x, y := raw(out.Val), raw(a.Val), raw(b.Val)
 	for i := range o {
 		o[i] = x[i] * y[i]
@@ -164,7 +164,7 @@ func (t *Tape) AddRow(a, b *Node) *Node {
 	if br, bc := b.Dims(); br != 1 || bc != c {
 		panic(ErrShape)
 	}
-	out := t.alloc(r, c, a.needs || b.needs)
+	out := t.allocDirty(r, c, a.needs || b.needs)
 	o, x, y := raw(out.Val), raw(a.Val), raw(b.Val)
 	for i := 0; i < r; i++ {
 		oi, xi := o[i*c:(i+1)*c], x[i*c:(i+1)*c]
@@ -195,7 +195,7 @@ func (t *Tape) AddRow(a, b *Node) *Node {
 func (t *Tape) Scale(s float64, a *Node) *Node {
 	t.check(a)
 	r, c := a.Dims()
-	out := t.alloc(r, c, a.needs)
+	out := t.allocDirty(r, c, a.needs)
 	o, x := raw(out.Val), raw(a.Val)
 	for i := range o {
 		o[i] = s * x[i]
@@ -213,7 +213,7 @@ func (t *Tape) ScaleRows(a *Node, w []float64) *Node {
 	if len(w) != r {
 		panic(ErrShape)
 	}
-	out := t.alloc(r, c, a.needs)
+	out := t.allocDirty(r, c, a.needs)
 	o, x := raw(out.Val), raw(a.Val)
 	for i := 0; i < r; i++ {
 		for j := i * c; j < (i+1)*c; j++ {
@@ -238,7 +238,7 @@ func (t *Tape) ScaleRows(a *Node, w []float64) *Node {
 func (t *Tape) unary(a *Node, f func(float64) float64, df func(x, y float64) float64) *Node {
 	t.check(a)
 	r, c := a.Dims()
-	out := t.alloc(r, c, a.needs)
+	out := t.allocDirty(r, c, a.needs)
 	o, x := raw(out.Val), raw(a.Val)
 	for i := range o {
 		o[i] = f(x[i])
@@ -295,7 +295,7 @@ func (t *Tape) Exp(a *Node) *Node { return t.unary(a, math.Exp, dexp) }
 func (t *Tape) SoftmaxRows(a *Node) *Node {
 	t.check(a)
 	r, c := a.Dims()
-	out := t.alloc(r, c, a.needs)
+	out := t.allocDirty(r, c, a.needs)
 	o, x := raw(out.Val), raw(a.Val)
 	for i := 0; i < r; i++ {
 		xi, oi := x[i*c:(i+1)*c], o[i*c:(i+1)*c]
@@ -335,7 +335,7 @@ func (t *Tape) SoftmaxRows(a *Node) *Node {
 func (t *Tape) Transpose(a *Node) *Node {
 	t.check(a)
 	r, c := a.Dims()
-	out := t.alloc(c, r, a.needs)
+	out := t.allocDirty(c, r, a.needs)
 	o, x := raw(out.Val), raw(a.Val)
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
@@ -364,7 +364,7 @@ func (t *Tape) ConcatCols(a, b *Node) *Node {
 		panic(ErrShape)
 	}
 	c := ac + bc
-	out := t.alloc(r, c, a.needs || b.needs)
+	out := t.allocDirty(r, c, a.needs || b.needs)
 	o, x, y := raw(out.Val), raw(a.Val), raw(b.Val)
 	for i := 0; i < r; i++ {
 		copy(o[i*c:i*c+ac], x[i*ac:(i+1)*ac])
@@ -404,7 +404,7 @@ func (t *Tape) GatherRows(a *Node, idx []int) *Node {
 			panic(ErrIndex)
 		}
 	}
-	out := t.alloc(len(idx), c, a.needs)
+	out := t.allocDirty(len(idx), c, a.needs)
 	o, x := raw(out.Val), raw(a.Val)
 	for i, k := range idx {
 		copy(o[i*c:(i+1)*c], x[k*c:(k+1)*c])
@@ -541,7 +541,7 @@ func (t *Tape) SqDist(a, b *Node) *Node {
 func (t *Tape) L2NormalizeRows(a *Node, eps float64) *Node {
 	t.check(a)
 	r, c := a.Dims()
-	out := t.alloc(r, c, a.needs)
+	out := t.allocDirty(r, c, a.needs)
 	o, x := raw(out.Val), raw(a.Val)
 	norms := make([]float64, r)
 	for i := 0; i < r; i++ {
@@ -629,7 +629,7 @@ func (t *Tape) SliceRows(a *Node, from, to int) *Node {
 	if from < 0 || to > r || from > to {
 		panic(ErrIndex)
 	}
-	out := t.alloc(to-from, c, a.needs)
+	out := t.allocDirty(to-from, c, a.needs)
 	copy(raw(out.Val), raw(a.Val)[from*c:to*c])
 	if out.needs {
 		t.record(out, func() {
@@ -650,7 +650,7 @@ func (t *Tape) ConcatRows(a, b *Node) *Node {
 	if bc != c {
 		panic(ErrShape)
 	}
-	out := t.alloc(ar+br, c, a.needs || b.needs)
+	out := t.allocDirty(ar+br, c, a.needs || b.needs)
 	o := raw(out.Val)
 	copy(o, raw(a.Val))
 	copy(o[ar*c:], raw(b.Val))

@@ -165,9 +165,9 @@ func newMat(r, c int) *mat.Dense {
 	return m
 }
 
-// resize makes m an r×c zeroed contiguous matrix, reusing its storage if
-// large enough.
-func resize(m *mat.Dense, r, c int) *mat.Dense {
+// resize makes m an r×c contiguous matrix, reusing its storage if large
+// enough. Reused storage is zeroed only when zero is set.
+func resize(m *mat.Dense, r, c int, zero bool) *mat.Dense {
 	if m == nil {
 		return newMat(r, c)
 	}
@@ -176,14 +176,22 @@ func resize(m *mat.Dense, r, c int) *mat.Dense {
 		d = make([]float64, r*c)
 	} else {
 		d = d[:r*c]
-		clear(d)
+		if zero {
+			clear(d)
+		}
 	}
 	m.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: max(c, 1), Data: d})
 	return m
 }
 
 // alloc returns a fresh r×c zeroed node.
-func (t *Tape) alloc(r, c int, needs bool) *Node {
+func (t *Tape) alloc(r, c int, needs bool) *Node { return t.allocZ(r, c, needs, true) }
+
+// allocDirty returns a fresh r×c node whose contents are arbitrary; the
+// caller must overwrite every element.
+func (t *Tape) allocDirty(r, c int, needs bool) *Node { return t.allocZ(r, c, needs, false) }
+
+func (t *Tape) allocZ(r, c int, needs, zero bool) *Node {
 	if r < 0 || c < 0 {
 		panic(ErrShape)
 	}
@@ -195,7 +203,7 @@ func (t *Tape) alloc(r, c int, needs bool) *Node {
 		t.nodes = append(t.nodes, n)
 	}
 	t.used++
-	n.buf = resize(n.buf, r, c)
+	n.buf = resize(n.buf, r, c, zero)
 	n.Val = n.buf
 	n.back = nil
 	n.param = nil
@@ -259,7 +267,7 @@ func (t *Tape) Param(p *Param) *Node {
 func (t *Tape) gradOf(n *Node) *mat.Dense {
 	if n.ggen != t.gen {
 		r, c := n.Val.Dims()
-		n.grad = resize(n.grad, r, c)
+		n.grad = resize(n.grad, r, c, true)
 		n.ggen = t.gen
 	}
 	return n.grad
