@@ -29,6 +29,7 @@ type pairInput struct {
 
 	msgDst, msgSrc, msgType []int
 	pe                      []float64 // n×PosSteps, row-major
+	pw                      graph.PosWorkspace
 }
 
 func (p *pairInput) reset() {
@@ -144,15 +145,17 @@ func (m *Model) prepare(p *pairInput, a, b *graph.Graph, seeds []graph.Pair, typ
 	if err := b.Validate(typeLimit); err != nil {
 		return fmt.Errorf("%w: second graph: %w", ErrGraph, err)
 	}
-	pa, pb, err := graph.PairPositional(a, b, seeds, m.cfg.PosSteps)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrGraph, err)
-	}
 	p.reset()
 	p.n1, p.n = len(a.Nodes), len(a.Nodes)+len(b.Nodes)
+	if k := p.n * m.cfg.PosSteps; cap(p.pe) < k {
+		p.pe = make([]float64, k)
+	} else {
+		p.pe = p.pe[:k]
+	}
+	if err := p.pw.Pair(p.pe, a, b, seeds, m.cfg.PosSteps); err != nil {
+		return fmt.Errorf("%w: %w", ErrGraph, err)
+	}
 	m.addGraph(p, a, 0, 0)
 	m.addGraph(p, b, p.n1, 1)
-	p.pe = append(p.pe, pa.RawMatrix().Data...)
-	p.pe = append(p.pe, pb.RawMatrix().Data...)
 	return nil
 }

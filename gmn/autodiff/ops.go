@@ -35,8 +35,26 @@ func gemm(ta, tb bool, a, b, c *mat.Dense, beta float64) {
 	if tb {
 		bt = blas.Trans
 	}
-	blas64.Gemm(at, bt, 1, a.RawMatrix(), b.RawMatrix(), beta, c.RawMatrix())
+	ra, rc := a.RawMatrix(), c.RawMatrix()
+	// gonum's Dgemm spawns goroutines once C spans ≥ 4 blocks of 64×64.
+	// Scoring runs one pair per goroutine, so keep each product serial by
+	// splitting tall products into row bands of at most 3 blocks.
+	bn := (n + gemmBlock - 1) / gemmBlock
+	band := gemmBlock * (3 / bn)
+	if ta || band == 0 || m <= band {
+		blas64.Gemm(at, bt, 1, ra, b.RawMatrix(), beta, rc)
+		return
+	}
+	for i := 0; i < m; i += band {
+		h := min(band, m-i)
+		subA := blas64.General{Rows: h, Cols: ra.Cols, Stride: ra.Stride, Data: ra.Data[i*ra.Stride:]}
+		subC := blas64.General{Rows: h, Cols: rc.Cols, Stride: rc.Stride, Data: rc.Data[i*rc.Stride:]}
+		blas64.Gemm(at, bt, 1, subA, b.RawMatrix(), beta, subC)
+	}
 }
+
+// gemmBlock is gonum's Dgemm block size.
+const gemmBlock = 64
 
 // MatMul returns a·b.
 func (t *Tape) MatMul(a, b *Node) *Node {

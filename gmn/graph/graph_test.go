@@ -192,3 +192,76 @@ func TestContentSeeds(t *testing.T) {
 		t.Errorf("ContentSeeds = %v, want %v", got, want)
 	}
 }
+
+// The sparse workspace agrees with the dense reference on a random graph
+// pair, and allocates nothing once warm.
+func TestPosWorkspaceMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	mk := func(n int) *Graph {
+		g := &Graph{}
+		for i := 0; i < n; i++ {
+			g.AddNode(Node{})
+			if i > 0 {
+				must(t, g.AddEdge(rng.IntN(i), i, PlanTree))
+			}
+		}
+		for e := 0; e < n/2; e++ {
+			must(t, g.AddEdge(rng.IntN(n), rng.IntN(n), EdgeType(rng.IntN(3))))
+		}
+		return g
+	}
+	a, b := mk(12), mk(9)
+	seeds := []Pair{{3, 4}, {5, 4}, {7, 8}}
+	const k = 5
+	var w PosWorkspace
+	got := make([]float64, (12+9)*k)
+	if err := w.Pair(got, a, b, seeds, k); err != nil {
+		t.Fatal(err)
+	}
+	// Dense reference: contract by hand with a union-find over 21 vertices.
+	parent := make([]int, 21)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		if parent[x] != x {
+			parent[x] = find(parent[x])
+		}
+		return parent[x]
+	}
+	join := func(x, y int) { parent[find(x)] = find(y) }
+	join(a.Root, 12+b.Root)
+	for _, s := range seeds {
+		join(s.A, 12+s.B)
+	}
+	adj := mat.NewDense(21, 21, nil)
+	for gi, g := range []*Graph{a, b} {
+		for _, e := range g.Edges {
+			u, v := find(gi*12+e.From), find(gi*12+e.To)
+			if u != v {
+				adj.Set(u, v, 1)
+				adj.Set(v, u, 1)
+			}
+		}
+	}
+	ref := RandomWalkReturn(adj, k) // non-representative rows are isolated; only representatives are read
+	const tol = 1e-12
+	for v := 0; v < 21; v++ {
+		for j := 0; j < k; j++ {
+			if d := math.Abs(got[v*k+j] - ref.At(find(v), j)); d > tol {
+				t.Errorf("vertex %d step %d: sparse %g dense %g", v, j+1, got[v*k+j], ref.At(find(v), j))
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = w.Pair(got, a, b, seeds, k) }); n != 0 {
+		t.Errorf("warm Pair allocates %v times, want 0", n)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
