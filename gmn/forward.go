@@ -42,13 +42,15 @@ func (m *Model) forward(t *ad.Tape, p *pairInput) *ad.Node {
 	edge := t.MatMul(t.Param(m.edgeEmb), t.Param(m.msgEdge))
 	invSqrtD := 1 / math.Sqrt(float64(cfg.Hidden))
 	for step := 0; step < cfg.Steps; step++ {
-		// Inner messages m_v = Σ_u MLP([h_v, h_u, e_uv]); the first layer
-		// of the MLP is split by input block so it runs on node matrices.
-		hd := t.MatMul(h, t.Param(m.msgDst))
-		hs := t.MatMul(h, t.Param(m.msgSrc))
+		// Inner messages m_v = Σ_u f(h_v, h_u, e_uv) with the two-layer MLP
+		// f(x) = relu(x·W1 + b1)·W2 + b2. The first layer is split by input
+		// block so it runs on node matrices, and the sum is taken before the
+		// second (linear) layer: m_v = (Σ_u relu(·))·W2 + deg(v)·b2.
+		hds := t.MatMul(h, t.Param(m.msgNode))
+		hd, hs := t.SliceCols(hds, 0, cfg.Hidden), t.SliceCols(hds, cfg.Hidden, 2*cfg.Hidden)
 		pre := t.Add(t.Add(t.GatherRows(hd, p.msgDst), t.GatherRows(hs, p.msgSrc)), t.GatherRows(edge, p.msgType))
-		msg := m.msgOut.apply(t, t.ReLU(t.AddRow(pre, t.Param(m.msgB))))
-		agg := t.ScatterSumRows(msg, p.msgDst, n)
+		act := t.ScatterSumRows(t.ReLU(t.AddRow(pre, t.Param(m.msgB))), p.msgDst, n)
+		agg := t.Add(t.MatMul(act, t.Param(m.msgOut.w)), t.MatMul(t.ConstData(n, 1, p.inDeg), t.Param(m.msgOut.b)))
 
 		// Cross-graph attention on r = MLP(h ⊕ p):
 		// μ_v = Σ_u a_{u→v}(r_v − r_u) = r_v − (A·R_other)_v.

@@ -28,6 +28,7 @@ type pairInput struct {
 	posW    []float64 // 1/CNNLen per content node
 
 	msgDst, msgSrc, msgType []int
+	inDeg                   []float64 // messages received per node
 	pe                      []float64 // n×PosSteps, row-major
 	pw                      graph.PosWorkspace
 }
@@ -39,6 +40,7 @@ func (p *pairInput) reset() {
 	p.gramIdx, p.gramSeg, p.gramW = p.gramIdx[:0], p.gramSeg[:0], p.gramW[:0]
 	p.charIdx, p.charPos, p.posSeg, p.posW = p.charIdx[:0], p.charPos[:0], p.posSeg[:0], p.posW[:0]
 	p.msgDst, p.msgSrc, p.msgType = p.msgDst[:0], p.msgSrc[:0], p.msgType[:0]
+	p.inDeg = p.inDeg[:0]
 	p.pe = p.pe[:0]
 }
 
@@ -157,5 +159,11 @@ func (m *Model) prepare(p *pairInput, a, b *graph.Graph, seeds []graph.Pair, typ
 	}
 	m.addGraph(p, a, 0, 0)
 	m.addGraph(p, b, p.n1, 1)
+	for range p.n {
+		p.inDeg = append(p.inDeg, 0)
+	}
+	for _, v := range p.msgDst {
+		p.inDeg[v]++
+	}
 	return nil
 }

@@ -15,6 +15,7 @@ package gmn
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 
@@ -54,8 +55,7 @@ type Model struct {
 	cnnOut    linear      // C→Hidden
 
 	edgeEmb *ad.Param // (2·NumEdgeTypes)×EdgeDim; row t forward, NumEdgeTypes+t reverse
-	msgDst  *ad.Param // Hidden×Hidden: first message layer, receiving node's part
-	msgSrc  *ad.Param // Hidden×Hidden: sending node's part
+	msgNode *ad.Param // Hidden×2Hidden: first message layer, [receiving | sending] node parts
 	msgEdge *ad.Param // EdgeDim×Hidden: edge part
 	msgB    *ad.Param // 1×Hidden
 	msgOut  linear    // Hidden→Hidden
@@ -108,12 +108,16 @@ func New(cfg Config, rng *rand.Rand) (*Model, error) {
 	}
 	m.edgeEmb = s.New("edge_emb", 2*graph.NumEdgeTypes, cfg.EdgeDim)
 	ad.GlorotInit(m.edgeEmb, rng)
-	m.msgDst = s.New("msg.dst", d, d)
-	m.msgSrc = s.New("msg.src", d, d)
+	m.msgNode = s.New("msg.node", d, 2*d)
 	m.msgEdge = s.New("msg.edge", cfg.EdgeDim, d)
 	m.msgB = s.New("msg.b", 1, d)
-	for _, p := range []*ad.Param{m.msgDst, m.msgSrc, m.msgEdge} {
-		ad.GlorotInit(p, rng)
+	// Glorot bound of the unfused (2d+EdgeDim)×d first layer.
+	for _, p := range []*ad.Param{m.msgNode, m.msgEdge} {
+		a := math.Sqrt(6 / float64(2*d+cfg.EdgeDim+d))
+		w := p.Val.RawMatrix().Data
+		for i := range w {
+			w[i] = (2*rng.Float64() - 1) * a
+		}
 	}
 	m.msgOut = newLinear(s, "msg.out", d, d, rng)
 	m.posIn = newLinear(s, "pos.in", cfg.PosSteps, cfg.PosDim, rng)

@@ -144,6 +144,8 @@ func TestGradCheck(t *testing.T) {
 			build: func(t *Tape, in []*Node) *Node { return t.Im2Col1D(in[0], 3, 3) }},
 		{name: "SliceRows", in: []shape{{5, 2}}, tol: 1e-6,
 			build: func(t *Tape, in []*Node) *Node { return t.SliceRows(in[0], 1, 4) }},
+		{name: "SliceCols", in: []shape{{3, 5}}, tol: 1e-6,
+			build: func(t *Tape, in []*Node) *Node { return t.SliceCols(in[0], 1, 4) }},
 		{name: "ConcatRows", in: []shape{{2, 3}, {4, 3}}, tol: 1e-6,
 			build: func(t *Tape, in []*Node) *Node { return t.ConcatRows(in[0], in[1]) }},
 		{name: "Linear", in: []shape{{3, 4}, {4, 2}, {1, 2}}, tol: 1e-6,
@@ -299,6 +301,46 @@ func TestMatMulBandsMatchGonum(t *testing.T) {
 		const tol = 1e-12
 		if !mat.EqualApprox(got, &want, tol) {
 			t.Errorf("%d×%d·%d×%d: banded product differs from gonum (tol %g)", sz.m, sz.k, sz.k, sz.n, tol)
+		}
+	}
+}
+
+// The fused GRU computes the textbook cell h' = (1−z)⊙n + z⊙h.
+func TestGRUForwardMatchesTextbook(t *testing.T) {
+	const in, H = 3, 2
+	var s ParamSet
+	rng := rand.New(rand.NewPCG(12, 13))
+	g := NewGRU(&s, "gru", in, H, rng)
+	for _, p := range s.Params() {
+		for j := range raw(p.Val) {
+			raw(p.Val)[j] = rng.NormFloat64()
+		}
+	}
+	x := []float64{0.3, -1.2, 0.8}
+	h := []float64{0.5, -0.25}
+	tp := NewTape(false)
+	got := raw(tp.GRU(g, tp.ConstData(1, H, h), tp.ConstData(1, in, x)).Val)
+	wx, bx, uzr, un := g.Wx.Val, g.Bx.Val, g.Uzr.Val, g.Un.Val
+	gate := func(col int, hh []float64, u *mat.Dense, ucol int) float64 {
+		v := bx.At(0, col)
+		for i := range x {
+			v += x[i] * wx.At(i, col)
+		}
+		for i := range hh {
+			v += hh[i] * u.At(i, ucol)
+		}
+		return v
+	}
+	const tol = 1e-14
+	for j := 0; j < H; j++ {
+		z := Sigmoid(gate(j, h, uzr, j))
+		rh := make([]float64, H)
+		for i := range h {
+			rh[i] = Sigmoid(gate(H+i, h, uzr, H+i)) * h[i]
+		}
+		n := math.Tanh(gate(2*H+j, rh, un, j))
+		if want := (1-z)*n + z*h[j]; math.Abs(got[j]-want) > tol {
+			t.Errorf("h'[%d] = %.17g, want %.17g", j, got[j], want)
 		}
 	}
 }

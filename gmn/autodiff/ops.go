@@ -691,3 +691,27 @@ func accumSlice(dst, src []float64) {
 		dst[i] += v
 	}
 }
+
+// SliceCols returns columns [from, to) of a as a new matrix.
+func (t *Tape) SliceCols(a *Node, from, to int) *Node {
+	t.check(a)
+	r, c := a.Dims()
+	if from < 0 || to > c || from > to {
+		panic(ErrIndex)
+	}
+	w := to - from
+	out := t.allocDirty(r, w, a.needs)
+	o, x := raw(out.Val), raw(a.Val)
+	for i := 0; i < r; i++ {
+		copy(o[i*w:(i+1)*w], x[i*c+from:i*c+to])
+	}
+	if out.needs {
+		t.record(out, func() {
+			g, ga := raw(out.grad), raw(t.gradOf(a))
+			for i := 0; i < r; i++ {
+				accumSlice(ga[i*c+from:i*c+to], g[i*w:(i+1)*w])
+			}
+		})
+	}
+	return out
+}
