@@ -20,13 +20,31 @@ func benchmarkScore(b *testing.B, enc EncoderKind) {
 		b.Fatal(err)
 	}
 	g1, g2, seeds := benchPair()
-	b.ReportMetric(float64(len(g1.Nodes)+len(g2.Nodes))/2, "nodes/graph")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := m.Score(g1, g2, seeds); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(g1.Nodes)+len(g2.Nodes))/2, "nodes/graph")
+}
+
+// Concurrent scoring throughput over GOMAXPROCS goroutines.
+func BenchmarkScoreParallel(b *testing.B) {
+	m, err := New(Config{NumTypes: testTypes}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	g1, g2, seeds := benchPair()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := m.Score(g1, g2, seeds); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // Default config (Hidden 32, T 3), one goroutine, ~40 nodes per graph.

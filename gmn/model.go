@@ -11,6 +11,17 @@
 //
 // A Model is safe for concurrent Score calls. Training (Trainer) writes the
 // weights and must not overlap with Score on the same Model.
+//
+// Typical use:
+//
+//	m, err := gmn.New(gmn.Config{NumTypes: n}, rand.New(rand.NewPCG(seed, 0)))
+//	s, err := m.Score(a, b, graph.ContentSeeds(a, b)) // a, b *graph.Graph
+//
+//	tr, err := gmn.NewTrainer(m, gmn.TrainConfig{LR: 1e-3, Workers: runtime.NumCPU()})
+//	loss, err := tr.ContrastiveStep(unlabelled, rng)  // GraphCL pre-training
+//	loss, err = tr.PairStep([]gmn.Example{{A: a, B: b, Seeds: seeds, Label: 1}})
+//
+//	err = m.Save(w); m2, err := gmn.Load(r)
 package gmn
 
 import (

@@ -182,6 +182,12 @@ func (tr *Trainer) pairGrads(batch []Example) (float64, error) {
 	return sum * inv, nil
 }
 
+// EvalPairs returns the mean binary cross-entropy of batch without
+// updating the weights (for validation). It uses the trainer's buffers.
+func (tr *Trainer) EvalPairs(batch []Example) (float64, error) {
+	return tr.pairGrads(batch)
+}
+
 // PairStep takes one Adam step on the mean binary cross-entropy between the
 // pair similarities exp(−d²/τ) and the labels, and returns that mean loss
 // (measured before the update).

@@ -168,3 +168,31 @@ func TestTrainerErrors(t *testing.T) {
 		t.Errorf("failed steps updated the weights: Steps = %d", tr.Steps())
 	}
 }
+
+func TestEvalPairsDoesNotUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	m, err := New(tinyConfig(EncoderNGram), rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(m, TrainConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := synthBatch(4, rng)
+	l1, err := tr.EvalPairs(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, _ := tr.EvalPairs(batch)
+	if l1 != l2 || tr.Steps() != 0 {
+		t.Errorf("EvalPairs changed state: %g then %g, steps %d", l1, l2, tr.Steps())
+	}
+	step, _ := tr.PairStep(batch)
+	if step != l1 {
+		t.Errorf("PairStep reported %g, EvalPairs %g before the update", step, l1)
+	}
+	if l3, _ := tr.EvalPairs(batch); l3 == l1 {
+		t.Error("PairStep did not change the loss")
+	}
+}
