@@ -31,6 +31,22 @@ var fileMagic = [8]byte{'P', 'G', 'E', 'Q', 'G', 'M', 'N', 0}
 // maxFileWeights bounds what Load accepts before allocating.
 const maxFileWeights = 1 << 26
 
+// approxWeights estimates the number of weights New(cfg) allocates, in
+// floating point so that absurd configurations cannot overflow.
+func approxWeights(c Config) float64 {
+	d, c2, k := float64(c.Hidden), float64(c.CNNChannels), float64(c.CNNKernel)
+	w := float64(c.NumTypes+1)*d + 16*d*d + float64(c.EdgeDim)*(d+6) +
+		(float64(c.PosSteps+c.PosDim)+d)*float64(c.PosDim) + d*float64(c.PosDim) +
+		4*float64(c.GraphDim)*(d+float64(c.GraphDim))
+	switch c.Encoder {
+	case EncoderNGram:
+		w += float64(c.NGramBuckets) * d
+	case EncoderCNN:
+		w += k*asciiSize*c2 + float64(c.CNNBlocks)*2*k*c2*c2 + c2*d
+	}
+	return w
+}
+
 // Save writes the model's configuration and weights to w.
 func (m *Model) Save(w io.Writer) error {
 	crc := crc32.NewIEEE()
@@ -105,6 +121,9 @@ func Load(r io.Reader) (*Model, error) {
 		Tau: math.Float64frombits(binary.LittleEndian.Uint64(hdr[12+14*8:]))}
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	if w := approxWeights(cfg); w > maxFileWeights {
+		return nil, fmt.Errorf("%w: config implies about %.3g weights", ErrFormat, w)
 	}
 	// The weights are overwritten below; the seed only avoids a nil rng.
 	m, err := New(cfg, rand.New(rand.NewPCG(0, 0)))

@@ -81,3 +81,50 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// approxWeights must bound the real count from above (it gates allocation
+// in Load) without being wildly loose.
+func TestApproxWeights(t *testing.T) {
+	for _, cfg := range []Config{
+		{NumTypes: testTypes}, {NumTypes: testTypes, Encoder: EncoderCNN},
+		tinyConfig(EncoderNGram), tinyConfig(EncoderCNN),
+		{NumTypes: 200, Hidden: 64, GraphDim: 16, Encoder: EncoderCNN, CNNBlocks: 3, CNNChannels: 32},
+	} {
+		m, err := New(cfg, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, real := approxWeights(m.Config()), float64(m.NumWeights())
+		if got < real || got > 3*real {
+			t.Errorf("%+v: estimate %g for %g weights, want within [1, 3]×", cfg, got, real)
+		}
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	m, err := New(tinyConfig(EncoderCNN), rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:200])
+	f.Add([]byte("PGEQGMN\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Load(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		// Whatever loads must round-trip.
+		var out bytes.Buffer
+		if err := l.Save(&out); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), data[:out.Len()]) {
+			t.Fatal("loaded model does not save back to the same bytes")
+		}
+	})
+}
