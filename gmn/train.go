@@ -70,8 +70,9 @@ type Trainer struct {
 	cfg   TrainConfig
 	opt   *ad.Adam
 	work  []ad.Grads // per-worker gradient accumulators
+	wslot []*slot    // per-worker tape and input buffers (pair steps)
 	total ad.Grads
-	slots []*slot // per-example working memory, reused between steps
+	slots []*slot // per-example working memory (contrastive steps, results)
 }
 
 type slot struct {
@@ -95,6 +96,7 @@ func NewTrainer(m *Model, cfg TrainConfig) (*Trainer, error) {
 	tr.opt.ClipNorm = cfg.ClipNorm
 	for i := 0; i < cfg.Workers; i++ {
 		tr.work = append(tr.work, m.ps.NewGrads())
+		tr.wslot = append(tr.wslot, &slot{tape: ad.NewTape(true)})
 	}
 	return tr, nil
 }
@@ -158,15 +160,17 @@ func (tr *Trainer) pairGrads(batch []Example) (float64, error) {
 	tr.ensureSlots(len(batch))
 	tr.zeroWork()
 	inv := 1 / float64(len(batch))
+	// Each example is back-propagated at once, so a worker's tape and
+	// input buffers are reused from one example to the next.
 	tr.parallel(len(batch), func(w, i int) {
-		s, ex := tr.slots[i], batch[i]
-		s.err = m.prepare(&s.in, ex.A, ex.B, ex.Seeds, m.cfg.NumTypes)
+		s, ws, ex := tr.slots[i], tr.wslot[w], batch[i]
+		s.err = m.prepare(&ws.in, ex.A, ex.B, ex.Seeds, m.cfg.NumTypes)
 		if s.err != nil {
 			return
 		}
-		t := s.tape
+		t := ws.tape
 		t.Reset()
-		loss := t.DistBCE(pairDist(t, m.forward(t, &s.in)), ex.Label, m.cfg.Tau)
+		loss := t.DistBCE(pairDist(t, m.forward(t, &ws.in)), ex.Label, m.cfg.Tau)
 		s.loss = loss.Scalar()
 		t.Backward(t.Scale(inv, loss))
 		t.AddParamGrads(&m.ps, tr.work[w])
