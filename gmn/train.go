@@ -279,7 +279,8 @@ func (tr *Trainer) contrastiveGrads(views []viewPair) (float64, error) {
 	m, b := tr.m, len(views)
 	tr.ensureSlots(b)
 	tr.zeroWork()
-	// Phase 1: forward every pair of views, keeping the tapes.
+	// Phase 1: forward every pair of views, keeping one tape per pair alive
+	// until phase 3 (memory grows with the batch size).
 	tr.parallel(b, func(_, i int) {
 		s := tr.slots[i]
 		s.err = m.prepare(&s.in, views[i].a, views[i].b, views[i].seeds, m.cfg.NumTypes+1)

@@ -156,7 +156,7 @@ func (t *Tape) Reset() {
 	clear(t.params)
 }
 
-// Grad reports whether the tape records gradients.
+// GradEnabled reports whether the tape records gradients.
 func (t *Tape) GradEnabled() bool { return t.grad }
 
 func newMat(r, c int) *mat.Dense {
