@@ -28,6 +28,7 @@ const (
 	RuleSelfUnion          = "self-union"                   // (18)
 	RuleNullIgnoringAgg    = "is-not-null-under-null-ignoring-aggregate"
 	RuleNullsOrderNotNull  = "nulls-order-of-not-null-key"
+	RuleDistinctJoinToSemi = "distinct-join-to-semi-join"
 )
 
 // ruleCtx carries what a rule may consult and where it reports.
@@ -60,6 +61,7 @@ var esmRules = []esmRule{
 	{RuleSemiJoinOnKey, semiJoinOnKey},
 	{RuleSelfJoinOnKey, selfJoinOnKey},
 	{RuleFKJoinElimination, fkJoinElimination},
+	{RuleDistinctJoinToSemi, distinctJoinToSemi},
 }
 
 // applyRules runs every rule over every node (subquery plans included)
@@ -383,43 +385,47 @@ func setOpToPredicate(kind plan.SetKind) func(r *ruleCtx, slot **plan.Node) bool
 			return false
 		}
 		type branch struct {
-			proj  *plan.Node
+			defs  map[plan.ColumnID]*plan.Expr // projected columns, if a projection remains
 			scan  *plan.Node
 			preds []*plan.Expr
 		}
 		var bs [2]branch
 		for i, in := range n.Inputs {
-			if in.Op != plan.OpProject {
-				return false
+			defs := map[plan.ColumnID]*plan.Expr{}
+			if in.Op == plan.OpProject {
+				defs = projDefs(in)
+				in = in.Inputs[0]
 			}
-			scan, preds, ok := singleTable(in.Inputs[0])
+			scan, preds, ok := singleTable(in)
 			if !ok {
 				return false
 			}
-			bs[i] = branch{in, scan, preds}
+			bs[i] = branch{defs, scan, preds}
 		}
 		if bs[0].scan.Table != bs[1].scan.Table {
 			return false
 		}
 		m := columnMap(bs[0].scan, bs[1].scan)
+		colExpr := func(b branch, c plan.ColumnID) *plan.Expr {
+			if d, ok := b.defs[c]; ok {
+				return d
+			}
+			return plan.NewCol(c, r.p.Meta.Col(c).Type)
+		}
 		// The same columns, in the same order, on both sides.
-		left, right := n.SetCols[0], remapCols(n.SetCols[1], m)
-		lproj, rproj := projDefs(bs[0].proj), projDefs(bs[1].proj)
 		f := plan.NewFormatter(r.p.Meta, r.p.Root, false)
 		var outCols plan.ColSet
-		for i := range left {
-			le, re := lproj[left[i]], lproj[left[i]]
-			if d, ok := rproj[n.SetCols[1][i]]; ok {
-				re = remap([]*plan.Expr{d}, m)[0]
-			} else {
-				re = plan.NewCol(right[i], catalog.Unknown)
-			}
-			if le == nil || f.Expr(le) != f.Expr(re) {
+		left := make([]*plan.Expr, len(n.Cols))
+		for i := range n.Cols {
+			le := colExpr(bs[0], n.SetCols[0][i])
+			re := remap([]*plan.Expr{colExpr(bs[1], n.SetCols[1][i])}, m)[0]
+			if f.Expr(le) != f.Expr(re) {
 				return false
 			}
 			if le.Kind == plan.ColRef {
 				outCols.Add(le.Col)
 			}
+			left[i] = le
 		}
 		if !r.props(bs[0].scan).HasKeyWithin(outCols) {
 			return false
@@ -442,22 +448,11 @@ func setOpToPredicate(kind plan.SetKind) func(r *ruleCtx, slot **plan.Node) bool
 		}
 		out := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{body}}
 		for i, c := range n.Cols {
-			out.Proj = append(out.Proj, plan.ProjItem{ID: c, Expr: lproj[left[i]].Copy()})
+			out.Proj = append(out.Proj, plan.ProjItem{ID: c, Expr: left[i].Copy()})
 		}
 		*slot = out
 		return true
 	}
-}
-
-func remapCols(cs []plan.ColumnID, m map[plan.ColumnID]*plan.Expr) []plan.ColumnID {
-	out := make([]plan.ColumnID, len(cs))
-	for i, c := range cs {
-		out[i] = c
-		if e, ok := m[c]; ok {
-			out[i] = e.Col
-		}
-	}
-	return out
 }
 
 func projDefs(p *plan.Node) map[plan.ColumnID]*plan.Expr {
@@ -486,9 +481,11 @@ func selfUnion(r *ruleCtx, slot **plan.Node) bool {
 			return false
 		}
 	}
-	out := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{{Op: plan.OpDistinct, Inputs: []*plan.Node{n.Inputs[0]}}}}
+	// DISTINCT over exactly the union's columns of the left input.
+	inner := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n.Inputs[0]}}
+	out := &plan.Node{Op: plan.OpDistinct, Inputs: []*plan.Node{inner}}
 	for i, c := range n.Cols {
-		out.Proj = append(out.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(n.SetCols[0][i], r.p.Meta.Col(c).Type)})
+		inner.Proj = append(inner.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(n.SetCols[0][i], r.p.Meta.Col(c).Type)})
 	}
 	*slot = out
 	return true
@@ -787,6 +784,53 @@ func exprsRead(es []*plan.Expr, cols plan.ColSet, m map[plan.ColumnID]*plan.Expr
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// distinctJoinToSemi: Distinct(Project(InnerJoin(l, r, p))) ⇒
+// Distinct(Project(SemiJoin(l, r, p))) when nothing above the join reads
+// r: under DISTINCT it only matters whether a row of l has a match, not
+// how many.
+func distinctJoinToSemi(r *ruleCtx, slot **plan.Node) bool {
+	n := *slot
+	if n.Op != plan.OpDistinct || n.Inputs[0].Op != plan.OpProject {
+		return false
+	}
+	proj := n.Inputs[0]
+	j := proj.Inputs[0]
+	if j.Op != plan.OpJoin || j.Join != plan.InnerJoin || len(j.Inputs) < 2 {
+		return false
+	}
+	read := plan.ColSet{}
+	for _, it := range proj.Proj {
+		read.UnionWith(it.Expr.Cols())
+	}
+	for i := len(j.Inputs) - 1; i >= 0; i-- {
+		rt := j.Inputs[i]
+		rcols := rt.OutColSet()
+		if read.Intersects(rcols) || outerRefs(rt) {
+			continue
+		}
+		var cond, keep []*plan.Expr
+		for _, p := range j.Preds {
+			if p.Cols().Intersects(rcols) {
+				cond = append(cond, p)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		var rest []*plan.Node
+		rest = append(rest, j.Inputs[:i]...)
+		rest = append(rest, j.Inputs[i+1:]...)
+		var left *plan.Node
+		if len(rest) == 1 && len(keep) == 0 {
+			left = rest[0]
+		} else {
+			left = &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: rest, Preds: keep}
+		}
+		proj.Inputs[0] = &plan.Node{Op: plan.OpJoin, Join: plan.SemiJoin, Inputs: []*plan.Node{left, rt}, Preds: cond}
+		return true
 	}
 	return false
 }

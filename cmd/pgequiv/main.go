@@ -23,7 +23,9 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"plan": runPlan,
+	"plan":  runPlan,
+	"check": runCheck,
+	"cases": runCases,
 }
 
 func usage(w io.Writer) {
@@ -31,6 +33,8 @@ func usage(w io.Writer) {
 
 commands:
   plan    print the normalized logical plan of a query, or plan a dataset
+  check   judge whether a candidate query is equivalent to a reference
+  cases   run a curated case file (../shared/equivalence/cases.yaml format)
 
 Run 'pgequiv <command> -h' for the flags of a command.`)
 }

@@ -76,10 +76,14 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				z.fire(RuleFoldConstants)
 			case func() bool { x, ok = coerceLiteral(x); return ok }():
 				z.fire(RuleCoerceLiteral)
+			case func() bool { x, ok = expandIsDistinct(x); return ok }():
+				z.fire(RuleExpandIsDistinct)
 			case func() bool { x, ok = flattenAndOr(x, z.key); return ok }():
 				z.fire(RuleFlattenAndOr)
 			case func() bool { x, ok = orientComparison(x, z.key); return ok }():
 				z.fire(RuleOrientComparison)
+			case func() bool { x, ok = integerBound(x); return ok }():
+				z.fire(RuleIntegerBound)
 			default:
 				return x
 			}

@@ -42,7 +42,49 @@ const (
 	RuleJoinEquivalence    = "substitute-join-equivalent-columns"
 	RuleSortJoinInputs     = "sort-join-inputs"
 	RuleFilterPastDistinct = "push-filter-past-distinct"
+	RuleExpandIsDistinct   = "expand-is-distinct-from"
+	RuleIntegerBound       = "integer-strict-bound"
 )
+
+// expandIsDistinct: a IS DISTINCT FROM c ⇒ (a <> c OR a IS NULL) and
+// a IS NOT DISTINCT FROM c ⇒ (a = c AND a IS NOT NULL), for a non-NULL
+// literal c. Neither side is ever NULL, so this holds in every context.
+func expandIsDistinct(e *plan.Expr) (*plan.Expr, bool) {
+	if !(e.IsOp(plan.OpIsDistinct) || e.IsOp(plan.OpNotDistinc)) {
+		return e, false
+	}
+	a, c := e.Args[0], e.Args[1]
+	if a.Kind == plan.Const {
+		a, c = c, a
+	}
+	if c.Kind != plan.Const || c.Null || a.Kind == plan.Const {
+		return e, false
+	}
+	if e.Name == plan.OpIsDistinct {
+		return plan.NewOp(plan.OpOr, catalog.Bool, plan.NewOp(plan.OpNe, catalog.Bool, a, c), plan.NewOp(plan.OpIsNull, catalog.Bool, a.Copy())), true
+	}
+	return plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpEq, catalog.Bool, a, c), plan.NewOp(plan.OpIsNotNull, catalog.Bool, a.Copy())), true
+}
+
+// integerBound: for an integer-typed x and integer literal c, x > c ⇒
+// x >= c+1 and x < c ⇒ x <= c-1, so equal bounds read alike.
+func integerBound(e *plan.Expr) (*plan.Expr, bool) {
+	if !(e.IsOp(plan.OpGt) || e.IsOp(plan.OpLt)) || len(e.Args) != 2 {
+		return e, false
+	}
+	x, c := e.Args[0], e.Args[1]
+	if x.Typ != catalog.Int || c.Kind != plan.Const || c.Null || c.Typ != catalog.Int || x.Kind == plan.Const {
+		return e, false
+	}
+	v, ok := new(big.Int).SetString(c.Value, 10)
+	if !ok {
+		return e, false
+	}
+	if e.Name == plan.OpGt {
+		return plan.NewOp(plan.OpGe, catalog.Bool, x, plan.NewConst(catalog.Int, v.Add(v, big.NewInt(1)).String())), true
+	}
+	return plan.NewOp(plan.OpLe, catalog.Bool, x, plan.NewConst(catalog.Int, v.Sub(v, big.NewInt(1)).String())), true
+}
 
 // expandBetween: a BETWEEN x AND y ⇒ a >= x AND a <= y;
 // a NOT BETWEEN x AND y ⇒ a < x OR a > y.

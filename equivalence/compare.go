@@ -1,0 +1,301 @@
+package equivalence
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Component names, in the order differences are reported.
+var componentOrder = []string{"output columns", "select", "from", "join", "join condition", "where", "group by",
+	"aggregate", "having", "order by", "limit", "distinct", "set operation", "subquery", "values"}
+
+// components are a plan's ESM+ components, each a multiset of canonical
+// strings (select and order by are lists: their order is kept).
+type components map[string][]string
+
+// comparison is what compare found.
+type comparison struct {
+	ref, cand       components
+	differences     []Difference
+	provedDifferent bool
+	// matched/total count components for the ESM score.
+	matched, total float64
+}
+
+func extract(p *plan.Plan) components {
+	c := components{}
+	f := plan.NewFormatter(p.Meta, p.Root, true)
+	root := p.Root
+	// The root chain: what the query returns and in which order.
+	for n := root; n != nil; {
+		switch n.Op {
+		case plan.OpProject:
+			for _, it := range n.Proj {
+				c["select"] = append(c["select"], f.Expr(it.Expr))
+			}
+		case plan.OpSort:
+			var keys []string
+			for _, k := range n.Keys {
+				s := f.Expr(k.Expr)
+				if k.Desc {
+					s += " desc"
+				}
+				keys = append(keys, s)
+			}
+			c["order by"] = append(c["order by"], strings.Join(keys, ", "))
+		}
+		if n.Op == plan.OpProject || n.Op == plan.OpSort || n.Op == plan.OpLimit || n.Op == plan.OpDistinct {
+			n = n.Inputs[0]
+			continue
+		}
+		break
+	}
+	c["output columns"] = []string{fmt.Sprint(len(root.OutCols()))}
+	var walk func(n *plan.Node, parent *plan.Node)
+	walk = func(n *plan.Node, parent *plan.Node) {
+		switch n.Op {
+		case plan.OpScan:
+			c["from"] = append(c["from"], n.Table.Name)
+		case plan.OpFilter:
+			comp := "where"
+			if n.Inputs[0].Op == plan.OpAggregate {
+				comp = "having"
+			}
+			for _, p := range n.Preds {
+				c[comp] = append(c[comp], f.Expr(p))
+			}
+		case plan.OpJoin:
+			c["join"] = append(c["join"], n.Join.String())
+			for _, p := range n.Preds {
+				c["join condition"] = append(c["join condition"], f.Expr(p))
+			}
+		case plan.OpAggregate:
+			for _, g := range n.GroupBy {
+				c["group by"] = append(c["group by"], f.Col(g))
+			}
+			for _, a := range n.Aggs {
+				c["aggregate"] = append(c["aggregate"], f.Expr(a.Expr))
+			}
+		case plan.OpLimit:
+			s := "LIMIT "
+			if n.Limit != nil {
+				s += f.Expr(n.Limit)
+			} else {
+				s += "ALL"
+			}
+			if n.Offset != nil {
+				s += " OFFSET " + f.Expr(n.Offset)
+			}
+			c["limit"] = append(c["limit"], s)
+		case plan.OpDistinct:
+			c["distinct"] = append(c["distinct"], "DISTINCT")
+		case plan.OpSetOp:
+			s := strings.ToUpper(n.Set.String())
+			if n.All {
+				s += " ALL"
+			}
+			c["set operation"] = append(c["set operation"], s)
+		case plan.OpValues:
+			c["values"] = append(c["values"], f.Node(n))
+		}
+		n.Exprs(func(s **plan.Expr) {
+			plan.Walk(*s, func(x *plan.Expr) {
+				if x.Kind == plan.Subquery {
+					c["subquery"] = append(c["subquery"], subKindName(x.SubKind))
+					walk(x.Sub, n)
+				}
+			})
+		})
+		for _, in := range n.Inputs {
+			walk(in, n)
+		}
+	}
+	walk(root, nil)
+	return c
+}
+
+func subKindName(k plan.SubKind) string {
+	return [...]string{"scalar", "exists", "any", "all"}[k]
+}
+
+// compare finds component differences and whether they prove the
+// queries different.
+func compare(ref, cand *plan.Plan) comparison {
+	cmp := comparison{ref: extract(ref), cand: extract(cand)}
+	for _, comp := range componentOrder {
+		r, c := cmp.ref[comp], cmp.cand[comp]
+		if len(r) == 0 && len(c) == 0 {
+			continue
+		}
+		cmp.total++
+		ordered := comp == "select" || comp == "order by"
+		missing, extra := diffMultiset(r, c, ordered)
+		if len(missing) == 0 && len(extra) == 0 {
+			cmp.matched++
+			continue
+		}
+		cmp.matched += jaccard(r, c)
+		switch {
+		case len(missing) == len(extra):
+			for i := range missing {
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: missing[i], Candidate: extra[i]})
+			}
+		default:
+			for _, m := range missing {
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: m})
+			}
+			for _, e := range extra {
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Candidate: e})
+			}
+		}
+	}
+	cmp.provedDifferent = provedDifferent(ref, cand)
+	return cmp
+}
+
+// diffMultiset returns elements of r not matched in c and of c not in r.
+// Ordered lists are compared position by position.
+func diffMultiset(r, c []string, ordered bool) (missing, extra []string) {
+	if ordered {
+		if strings.Join(r, "\x00") == strings.Join(c, "\x00") {
+			return nil, nil
+		}
+		return []string{strings.Join(r, ", ")}, []string{strings.Join(c, ", ")}
+	}
+	count := map[string]int{}
+	for _, x := range c {
+		count[x]++
+	}
+	for _, x := range r {
+		if count[x] > 0 {
+			count[x]--
+		} else {
+			missing = append(missing, x)
+		}
+	}
+	for _, x := range c {
+		if count[x] > 0 {
+			count[x]--
+			extra = append(extra, x)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	return missing, extra
+}
+
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	count := map[string]int{}
+	for _, x := range a {
+		count[x]++
+	}
+	inter := 0
+	for _, x := range b {
+		if count[x] > 0 {
+			count[x]--
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// provedDifferent reports differences that some database of the schema
+// always exposes: a different number of output columns; a required row
+// order the candidate does not give; or plans identical except for one
+// LIMIT value or one sort direction over input that can have two rows.
+func provedDifferent(ref, cand *plan.Plan) bool {
+	if len(ref.Root.OutCols()) != len(cand.Root.OutCols()) {
+		return true
+	}
+	refMany := !plan.Derive(ref.Root, ref.Meta).AtMostOneRow()
+	if ref.Ordered && !cand.Ordered && refMany {
+		return true
+	}
+	a, b := strings.Split(ref.Canonical(), "\n"), strings.Split(cand.Canonical(), "\n")
+	if len(a) != len(b) {
+		return false
+	}
+	diff := -1
+	for i := range a {
+		if a[i] != b[i] {
+			if diff >= 0 {
+				return false
+			}
+			diff = i
+		}
+	}
+	if diff < 0 {
+		return false
+	}
+	la, lb := strings.TrimSpace(a[diff]), strings.TrimSpace(b[diff])
+	node := nodeAtLine(ref.Root, diff-boolToInt(ref.Ordered))
+	if node == nil || !inRootChain(ref.Root, node) || plan.Derive(node.Inputs[0], ref.Meta).AtMostOneRow() {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(la, "limit ") && strings.HasPrefix(lb, "limit "):
+		return node.Op == plan.OpLimit
+	case strings.HasPrefix(la, "sort ") && strings.HasPrefix(lb, "sort "):
+		// Same keys, one direction flipped: a database with two rows of
+		// different key values orders them differently.
+		return node.Op == plan.OpSort && stripDirections(la) == stripDirections(lb)
+	}
+	return false
+}
+
+// inRootChain reports whether n is reached from root through the
+// operators that shape the final result (projection, DISTINCT, ORDER BY,
+// LIMIT): a difference there shows in the result.
+func inRootChain(root, n *plan.Node) bool {
+	for x := root; ; x = x.Inputs[0] {
+		if x == n {
+			return true
+		}
+		switch x.Op {
+		case plan.OpProject, plan.OpDistinct, plan.OpSort, plan.OpLimit:
+		default:
+			return false
+		}
+	}
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nodeAtLine returns the node printed on line i of the indented form.
+func nodeAtLine(root *plan.Node, i int) *plan.Node {
+	var found *plan.Node
+	line := 0
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		if found != nil {
+			return
+		}
+		if line == i {
+			found = n
+		}
+		line++
+		for _, in := range n.Inputs {
+			walk(in)
+		}
+	}
+	walk(root)
+	return found
+}
+
+func stripDirections(s string) string {
+	for _, w := range []string{" desc", " nulls first", " nulls last"} {
+		s = strings.ReplaceAll(s, w, "")
+	}
+	return s
+}

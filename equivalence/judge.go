@@ -1,0 +1,295 @@
+package equivalence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/build"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/norm"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Column-order policies.
+const (
+	ColumnOrderStrict = "strict"
+	ColumnOrderIgnore = "ignore"
+)
+
+// Options are the judge's policies. The zero value is the default.
+type Options struct {
+	// ColumnOrder is "strict" (default) or "ignore".
+	ColumnOrder string
+	// TrustForeignKeys says declared foreign keys hold. nil means the
+	// dialect's default: true for postgres (enforced), false for sqlite
+	// (declared but not enforced), where proofs name the assumption.
+	TrustForeignKeys *bool
+	// AcceptAssumptions lists assumption kinds that count as a pass for
+	// exit codes and the proxy's enforce mode.
+	AcceptAssumptions []AssumptionKind
+	// LikelyThreshold splits unknown verdicts into likely equivalent and
+	// likely different by Score; 0 means 0.5.
+	LikelyThreshold float64
+	// Combiner turns component scores into Score; nil means the built-in
+	// logistic combiner.
+	Combiner Combiner
+}
+
+// SetPolicy sets one option from its key=value form, as the CLI and case
+// files give them.
+func (o *Options) SetPolicy(key, value string) error {
+	switch key {
+	case "column_order":
+		if value != ColumnOrderStrict && value != ColumnOrderIgnore {
+			return fmt.Errorf("policy column_order: %q is not strict or ignore", value)
+		}
+		o.ColumnOrder = value
+	case "trust_foreign_keys":
+		switch value {
+		case "true":
+			t := true
+			o.TrustForeignKeys = &t
+		case "false":
+			f := false
+			o.TrustForeignKeys = &f
+		default:
+			return fmt.Errorf("policy trust_foreign_keys: %q is not true or false", value)
+		}
+	case "accept_assumptions":
+		o.AcceptAssumptions = nil
+		for _, k := range strings.Split(value, ",") {
+			k = strings.TrimSpace(k)
+			switch AssumptionKind(k) {
+			case AssumeNonEmpty, AssumeForeignKey, AssumePrimaryKeyNotNull:
+				o.AcceptAssumptions = append(o.AcceptAssumptions, AssumptionKind(k))
+			case "":
+			default:
+				return fmt.Errorf("policy accept_assumptions: unknown assumption kind %q", k)
+			}
+		}
+	case "likely_threshold":
+		var t float64
+		if _, err := fmt.Sscanf(value, "%g", &t); err != nil || t < 0 || t > 1 {
+			return fmt.Errorf("policy likely_threshold: %q is not a number in [0,1]", value)
+		}
+		o.LikelyThreshold = t
+	default:
+		return fmt.Errorf("unknown policy %q (want column_order, trust_foreign_keys, accept_assumptions or likely_threshold)", key)
+	}
+	return nil
+}
+
+// Passes reports whether v counts as a pass under o: equivalent, or
+// equivalent under assumptions that are all accepted.
+func (o Options) Passes(v Verdict) bool {
+	switch v.Label {
+	case Equivalent:
+		return true
+	case EquivalentUnderAssumptions:
+		for _, a := range v.Assumptions {
+			ok := false
+			for _, k := range o.AcceptAssumptions {
+				if a.Kind == k {
+					ok = true
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// maxRuleRounds bounds ESM+ rewriting; each round is followed by
+// renormalization, which can enable another rule.
+const maxRuleRounds = 4
+
+// Judge decides whether candidate means the same as reference under s.
+// An error means the reference itself could not be planned or ctx ended;
+// a candidate that cannot be planned yields an unknown verdict saying why.
+func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options) (Verdict, error) {
+	start := time.Now()
+	var v Verdict
+	ref, err := planner.Plan(ctx, s, reference, planner.Options{})
+	if err != nil {
+		return v, fmt.Errorf("reference: %w", err)
+	}
+	cand, err := planner.Plan(ctx, s, candidate, planner.Options{})
+	v.Timings.Plan = time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return v, ctx.Err()
+		}
+		v.Label = Unknown
+		what := "does not plan"
+		if errors.Is(err, build.ErrUnsupported) {
+			what = "uses unsupported syntax"
+		}
+		v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}
+		v.Likely = "likely different"
+		v.Timings.Total = time.Since(start)
+		return v, nil
+	}
+	return judgePlans(ctx, s, ref, cand, opts, start, v)
+}
+
+// judgePlans continues Judge on planned queries; the plans are rewritten.
+func judgePlans(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts Options, start time.Time, v Verdict) (Verdict, error) {
+	t := time.Now()
+	trust := s.Dialect == catalog.Postgres
+	if opts.TrustForeignKeys != nil {
+		trust = *opts.TrustForeignKeys
+	}
+	rules := map[string]bool{}
+	var ruleOrder []string
+	addRule := func(name string) {
+		if !rules[name] {
+			rules[name] = true
+			ruleOrder = append(ruleOrder, name)
+		}
+	}
+	for _, r := range ref.Rules {
+		addRule(r)
+	}
+	for _, r := range cand.Rules {
+		addRule(r)
+	}
+	var assumptions [2][]Assumption
+	for i, p := range []*plan.Plan{ref, cand} {
+		i := i
+		rc := &ruleCtx{p: p, schema: s, trustFK: trust, fired: addRule, assume: func(a Assumption) { assumptions[i] = append(assumptions[i], a) }}
+		for round := 0; round < maxRuleRounds; round++ {
+			if err := ctx.Err(); err != nil {
+				return v, err
+			}
+			if !applyRules(rc) {
+				break
+			}
+			if _, err := norm.Normalize(p); err != nil {
+				return v, err
+			}
+			for _, r := range p.Rules {
+				addRule(r)
+			}
+		}
+	}
+	for _, p := range []*plan.Plan{ref, cand} {
+		applyOrderPolicy(p, ref.Ordered)
+		if opts.ColumnOrder == ColumnOrderIgnore {
+			sortOutputColumns(p)
+		}
+	}
+	v.Timings.Rules = time.Since(t)
+
+	t = time.Now()
+	v.Rules = ruleOrder
+	v.ReferenceFingerprint, v.CandidateFingerprint = ref.Fingerprint(), cand.Fingerprint()
+	cmp := compare(ref, cand)
+	v.Differences = cmp.differences
+	switch {
+	case v.ReferenceFingerprint == v.CandidateFingerprint:
+		// Assumptions made on only one side are what the proof rests on.
+		v.Assumptions = mergeAssumptions(assumptions[0], assumptions[1])
+		v.Label = Equivalent
+		if len(v.Assumptions) > 0 {
+			v.Label = EquivalentUnderAssumptions
+		}
+		v.Differences = nil
+	case cmp.provedDifferent:
+		v.Label = NotEquivalent
+	default:
+		v.Label = Unknown
+	}
+	v.Timings.Compare = time.Since(t)
+
+	t = time.Now()
+	v.Scores = scorePlans(ref, cand, cmp)
+	combiner := opts.Combiner
+	if combiner == nil {
+		combiner = DefaultCombiner
+	}
+	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label, Components: cmp})
+	v.Score = v.Scores.Combined
+	switch v.Label {
+	case Equivalent:
+		v.Score = 0.95 + 0.05*v.Score
+	case EquivalentUnderAssumptions:
+		v.Score = 0.9 + 0.05*v.Score
+	case NotEquivalent:
+		v.Score = 0.05 * v.Score
+	default:
+		v.Score = 0.05 + 0.85*v.Score
+		th := opts.LikelyThreshold
+		if th == 0 {
+			th = 0.5
+		}
+		if v.Score >= th {
+			v.Likely = "likely equivalent"
+		} else {
+			v.Likely = "likely different"
+		}
+	}
+	v.Timings.Score = time.Since(t)
+	v.Timings.Total = time.Since(start)
+	return v, nil
+}
+
+func mergeAssumptions(a, b []Assumption) []Assumption {
+	seen := map[Assumption]bool{}
+	var out []Assumption
+	for _, x := range append(append([]Assumption(nil), a...), b...) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// applyOrderPolicy drops the top-level ORDER BY of p when the reference
+// has none (row order then does not count, and a candidate's extra
+// ORDER BY is harmless), and marks a plan of at most one row unordered.
+func applyOrderPolicy(p *plan.Plan, refOrdered bool) {
+	if plan.Derive(p.Root, p.Meta).AtMostOneRow() {
+		p.Ordered = false
+	}
+	if refOrdered && p.Ordered {
+		return
+	}
+	p.Ordered = false
+	// Walk the root chain: Project/Distinct above a Sort not under LIMIT.
+	slot := &p.Root
+	for {
+		n := *slot
+		switch n.Op {
+		case plan.OpProject, plan.OpDistinct:
+			slot = &n.Inputs[0]
+			continue
+		case plan.OpSort:
+			*slot = n.Inputs[0]
+		}
+		return
+	}
+}
+
+// sortOutputColumns reorders the root projection canonically, for the
+// column_order=ignore policy.
+func sortOutputColumns(p *plan.Plan) {
+	n := p.Root
+	for n.Op == plan.OpDistinct || n.Op == plan.OpSort || n.Op == plan.OpLimit {
+		n = n.Inputs[0]
+	}
+	if n.Op != plan.OpProject {
+		return
+	}
+	f := plan.NewFormatter(p.Meta, p.Root, true)
+	sort.SliceStable(n.Proj, func(i, j int) bool { return f.Expr(n.Proj[i].Expr) < f.Expr(n.Proj[j].Expr) })
+}

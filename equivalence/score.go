@@ -1,0 +1,230 @@
+package equivalence
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/equivalence/treeedit"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// RelPM parameters, tuned on the shared Spider pairs (see README):
+// relPMAlpha weighs a node's own match against its children's, relPMBeta
+// weighs recall of the reference over precision.
+const (
+	relPMAlpha = 0.6
+	relPMBeta  = 2.0
+)
+
+func scorePlans(ref, cand *plan.Plan, cmp comparison) Scores {
+	var s Scores
+	if cmp.total > 0 {
+		s.ESM = cmp.matched / cmp.total
+	}
+	rt, ct := relTree(ref), relTree(cand)
+	recall := relMatch(rt, ct)
+	precision := relMatch(ct, rt)
+	if recall+precision > 0 {
+		b2 := relPMBeta * relPMBeta
+		s.RelPM = (1 + b2) * precision * recall / (b2*precision + recall)
+	}
+	s.ASTTE = math.Max(0, treeedit.Similarity(astTree(ref), astTree(cand)))
+	return s
+}
+
+// relNode is a plan node reduced to what partial matching compares: its
+// operator and the tokens of its canonical description.
+type relNode struct {
+	op       plan.NodeOp
+	tokens   map[string]int
+	children []*relNode
+}
+
+func relTree(p *plan.Plan) *relNode {
+	f := plan.NewFormatter(p.Meta, p.Root, true)
+	var conv func(n *plan.Node) *relNode
+	conv = func(n *plan.Node) *relNode {
+		line := f.Node(&plan.Node{Op: n.Op, Table: n.Table, Preds: n.Preds, Join: n.Join, Proj: n.Proj, GroupBy: n.GroupBy,
+			Aggs: n.Aggs, Keys: n.Keys, Limit: n.Limit, Offset: n.Offset, Set: n.Set, All: n.All, Rows: n.Rows, Cols: n.Cols})
+		r := &relNode{op: n.Op, tokens: tokenize(line)}
+		for _, in := range n.Inputs {
+			r.children = append(r.children, conv(in))
+		}
+		// Subqueries are children too: their match matters as much.
+		n.Exprs(func(s **plan.Expr) {
+			plan.Walk(*s, func(x *plan.Expr) {
+				if x.Kind == plan.Subquery {
+					r.children = append(r.children, conv(x.Sub))
+				}
+			})
+		})
+		return r
+	}
+	return conv(p.Root)
+}
+
+func tokenize(s string) map[string]int {
+	m := map[string]int{}
+	for _, t := range strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '(' || r == ')' || r == ',' || r == '{' || r == '}'
+	}) {
+		m[t]++
+	}
+	return m
+}
+
+func tokenSim(a, b map[string]int) float64 {
+	inter, union := 0, 0
+	for k, x := range a {
+		y := b[k]
+		inter += min(x, y)
+		union += max(x, y)
+	}
+	for k, y := range b {
+		if _, ok := a[k]; !ok {
+			union += y
+		}
+	}
+	if union == 0 {
+		return 1
+	}
+	return float64(inter) / float64(union)
+}
+
+// relMatch scores how well tree b covers tree a: a node's score is
+// α·(its own match) + (1−α)·(mean over a's children of the best match
+// among b's children).
+func relMatch(a, b *relNode) float64 {
+	self := 0.0
+	if a.op == b.op {
+		self = tokenSim(a.tokens, b.tokens)
+	}
+	if len(a.children) == 0 {
+		if len(b.children) == 0 {
+			return self
+		}
+		return relPMAlpha * self
+	}
+	sum := 0.0
+	for _, ac := range a.children {
+		best := 0.0
+		for _, bc := range b.children {
+			if m := relMatch(ac, bc); m > best {
+				best = m
+			}
+		}
+		sum += best
+	}
+	return relPMAlpha*self + (1-relPMAlpha)*sum/float64(len(a.children))
+}
+
+// astTree turns a normalized plan into a labelled tree for tree edit
+// distance: operators with their expressions as subtrees.
+func astTree(p *plan.Plan) *treeedit.Node {
+	f := plan.NewFormatter(p.Meta, p.Root, true)
+	var expr func(e *plan.Expr) *treeedit.Node
+	var node func(n *plan.Node) *treeedit.Node
+	expr = func(e *plan.Expr) *treeedit.Node {
+		var t treeedit.Node
+		switch e.Kind {
+		case plan.ColRef:
+			t.Label = f.Col(e.Col)
+			return &t
+		case plan.Const:
+			t.Label = f.Expr(e)
+			return &t
+		case plan.Subquery:
+			t.Label = "subquery:" + subKindName(e.SubKind) + e.SubOp
+			for _, a := range e.Args {
+				t.Children = append(t.Children, expr(a))
+			}
+			t.Children = append(t.Children, node(e.Sub))
+			return &t
+		}
+		t.Label = e.Name
+		if e.Distinct {
+			t.Label += " distinct"
+		}
+		if e.Star {
+			t.Label += "(*)"
+		}
+		if t.Label == "" {
+			t.Label = "expr"
+		}
+		e.Children(func(s **plan.Expr) { t.Children = append(t.Children, expr(*s)) })
+		return &t
+	}
+	node = func(n *plan.Node) *treeedit.Node {
+		t := &treeedit.Node{Label: n.Op.String()}
+		switch n.Op {
+		case plan.OpScan:
+			t.Label += " " + n.Table.Name
+		case plan.OpJoin:
+			t.Label += " " + n.Join.String()
+		case plan.OpSetOp:
+			t.Label += " " + n.Set.String()
+			if n.All {
+				t.Label += " all"
+			}
+		case plan.OpAggregate:
+			for _, g := range n.GroupBy {
+				t.Children = append(t.Children, &treeedit.Node{Label: "group " + f.Col(g)})
+			}
+		case plan.OpSort:
+			for _, k := range n.Keys {
+				c := expr(k.Expr)
+				if k.Desc {
+					c = &treeedit.Node{Label: "desc", Children: []*treeedit.Node{c}}
+				}
+				t.Children = append(t.Children, c)
+			}
+		}
+		for _, p := range n.Preds {
+			t.Children = append(t.Children, expr(p))
+		}
+		for _, it := range n.Proj {
+			t.Children = append(t.Children, expr(it.Expr))
+		}
+		for _, it := range n.Aggs {
+			t.Children = append(t.Children, expr(it.Expr))
+		}
+		if n.Limit != nil {
+			t.Children = append(t.Children, &treeedit.Node{Label: "limit " + f.Expr(n.Limit)})
+		}
+		if n.Offset != nil {
+			t.Children = append(t.Children, &treeedit.Node{Label: "offset " + f.Expr(n.Offset)})
+		}
+		for _, in := range n.Inputs {
+			t.Children = append(t.Children, node(in))
+		}
+		return t
+	}
+	return node(p.Root)
+}
+
+// Features are what a combiner sees of one judged pair.
+type Features struct {
+	Scores     Scores
+	Label      Label
+	Components comparison
+}
+
+// Combiner maps features to a score in [0, 1]. The GMN plugs in here.
+type Combiner interface {
+	Combine(Features) float64
+}
+
+// LogisticCombiner is σ(bias + Σ wᵢ·xᵢ) over the component scores.
+type LogisticCombiner struct {
+	Bias, ESM, RelPM, ASTTE, GMN float64
+}
+
+// Combine implements Combiner.
+func (c LogisticCombiner) Combine(f Features) float64 {
+	z := c.Bias + c.ESM*f.Scores.ESM + c.RelPM*f.Scores.RelPM + c.ASTTE*f.Scores.ASTTE + c.GMN*f.Scores.GMN
+	return 1 / (1 + math.Exp(-z))
+}
+
+// DefaultCombiner weighs the structural scores; fit by logistic
+// regression on the shared Spider pairs (see README, "Scores").
+var DefaultCombiner Combiner = LogisticCombiner{Bias: -6, ESM: 4, RelPM: 3, ASTTE: 2}
