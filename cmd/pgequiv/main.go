@@ -26,6 +26,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"plan":  runPlan,
 	"check": runCheck,
 	"cases": runCases,
+	"eval":  runEval,
 }
 
 func usage(w io.Writer) {
@@ -35,6 +36,7 @@ commands:
   plan    print the normalized logical plan of a query, or plan a dataset
   check   judge whether a candidate query is equivalent to a reference
   cases   run a curated case file (../shared/equivalence/cases.yaml format)
+  eval    judge a labelled dataset (JSONL) and report AUC, precision, recall
 
 Run 'pgequiv <command> -h' for the flags of a command.`)
 }

@@ -1,0 +1,198 @@
+// Package evaluation runs the judge over a labelled dataset in parallel
+// and summarizes how well its verdicts and scores agree with the labels.
+package evaluation
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/equivalence/metrics"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+// Result is the judge's outcome for one pair.
+type Result struct {
+	Pair    dataset.Pair
+	Verdict equivalence.Verdict
+	// Err is set when the reference could not be planned.
+	Err error
+}
+
+// Schemas loads <dir>/<db>.sql once per database and dialect.
+type Schemas struct {
+	Dir   string
+	mu    sync.Mutex
+	cache map[string]*catalog.Schema
+}
+
+// Get returns the schema of db under dialect d.
+func (s *Schemas) Get(db string, d catalog.Dialect) (*catalog.Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := db + "/" + d.String()
+	if sc, ok := s.cache[key]; ok {
+		return sc, nil
+	}
+	ddl, err := os.ReadFile(filepath.Join(s.Dir, db+".sql"))
+	if err != nil {
+		return nil, fmt.Errorf("schema of db %q: %w", db, err)
+	}
+	sc, err := catalog.LoadDDL(string(ddl), d)
+	if err != nil {
+		return nil, fmt.Errorf("schema of db %q: %w", db, err)
+	}
+	if s.cache == nil {
+		s.cache = map[string]*catalog.Schema{}
+	}
+	s.cache[key] = sc
+	return sc, nil
+}
+
+// Options configure a run.
+type Options struct {
+	Judge   equivalence.Options
+	Workers int // 0: all cores
+	// Progress is told of each finished pair; may be nil.
+	Progress func()
+}
+
+// Run judges every pair, using Workers goroutines. Results keep the
+// pairs' order.
+func Run(ctx context.Context, pairs []dataset.Pair, schemas *Schemas, opts Options) ([]Result, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	results := make([]Result, len(pairs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	errCh := make(chan error, 1)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := pairs[i]
+				results[i].Pair = p
+				d, err := catalog.ParseDialect(p.Dialect)
+				if err == nil {
+					var s *catalog.Schema
+					if s, err = schemas.Get(p.DB, d); err != nil {
+						select {
+						case errCh <- err:
+						default:
+						}
+						continue
+					}
+					results[i].Verdict, err = equivalence.Judge(ctx, s, p.Reference, p.Candidate, opts.Judge)
+				}
+				results[i].Err = err
+				if opts.Progress != nil {
+					opts.Progress()
+				}
+			}
+		}()
+	}
+	for i := range pairs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errCh:
+		return nil, err
+	default:
+	}
+	return results, ctx.Err()
+}
+
+// Summary holds the metrics of a run.
+type Summary struct {
+	Pairs             int
+	AUC               float64
+	Spearman, Kendall float64
+	// Confusion of proved (equivalent or under assumptions) vs the rest.
+	Confusion metrics.Confusion
+	// ProvedEquivalentOnly counts only the plain equivalent label.
+	EquivalentPrecision float64
+	BySource            []metrics.GroupStats
+	Failures            []Result // reference failed to plan
+	Elapsed             time.Duration
+	Curve               metrics.Curve
+}
+
+// Summarize computes the metrics of results.
+func Summarize(results []Result) (*Summary, error) {
+	s := &Summary{Pairs: len(results)}
+	var scores, labels []float64
+	var bl []bool
+	var samples []metrics.Sample
+	var eqConf metrics.Confusion
+	for _, r := range results {
+		if r.Err != nil {
+			s.Failures = append(s.Failures, r)
+		}
+		score := r.Verdict.Score
+		if math.IsNaN(score) {
+			score = 0
+		}
+		actual := r.Pair.Label == 1
+		proved := r.Verdict.Label.Proved()
+		scores = append(scores, score)
+		labels = append(labels, float64(r.Pair.Label))
+		bl = append(bl, actual)
+		s.Confusion.Add(proved, actual)
+		eqConf.Add(r.Verdict.Label == equivalence.Equivalent, actual)
+		samples = append(samples, metrics.Sample{Group: r.Pair.Source, Score: score, Predicted: proved, Actual: actual})
+	}
+	var err error
+	if s.AUC, err = metrics.AUC(scores, bl); err != nil {
+		return nil, err
+	}
+	if s.Curve, err = metrics.ROC(scores, bl); err != nil {
+		return nil, err
+	}
+	s.Spearman, _ = metrics.Spearman(scores, labels)
+	s.Kendall, _ = metrics.KendallTauB(scores, labels)
+	s.EquivalentPrecision = eqConf.Precision()
+	if s.BySource, err = metrics.ByGroup(samples); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Print writes the summary for people; its last line is the one-line
+// figure scripts read.
+func (s *Summary) Print(w io.Writer) {
+	c := s.Confusion
+	fmt.Fprintf(w, "pairs: %d   reference planning failures: %d   time: %s (%.0f pairs/s)\n", s.Pairs, len(s.Failures), s.Elapsed.Round(time.Millisecond), float64(s.Pairs)/s.Elapsed.Seconds())
+	fmt.Fprintf(w, "ROC AUC %.4f   Spearman %.4f   Kendall tau-b %.4f\n", s.AUC, s.Spearman, s.Kendall)
+	fmt.Fprintf(w, "verdict (proved = equivalent or under assumptions) vs label:\n")
+	fmt.Fprintf(w, "                 label 1   label 0\n")
+	fmt.Fprintf(w, "  proved         %7d   %7d\n", c.TP, c.FP)
+	fmt.Fprintf(w, "  not proved     %7d   %7d\n", c.FN, c.TN)
+	fmt.Fprintf(w, "precision of proved %.3f   recall of proved %.3f   precision of 'equivalent' %.3f\n", c.Precision(), c.Recall(), s.EquivalentPrecision)
+	groups := append([]metrics.GroupStats(nil), s.BySource...)
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Group < groups[j].Group })
+	fmt.Fprintf(w, "by source:\n")
+	for _, g := range groups {
+		fmt.Fprintf(w, "  %-10s pairs %4d  AUC %.4f  precision %.3f  recall %.3f\n", g.Group, g.Confusion.N(), g.AUC, g.Confusion.Precision(), g.Confusion.Recall())
+	}
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "planning failure %s: %v\n", f.Pair.ID, f.Err)
+	}
+	fmt.Fprintf(w, "AUC=%.4f precision_equivalent=%.3f recall_equivalent=%.3f pairs=%d\n", s.AUC, c.Precision(), c.Recall(), s.Pairs)
+}
