@@ -43,6 +43,13 @@ func extract(p *plan.Plan) components {
 				if k.Desc {
 					s += " desc"
 				}
+				if k.NullsFirst != k.Desc {
+					if k.NullsFirst {
+						s += " nulls first"
+					} else {
+						s += " nulls last"
+					}
+				}
 				keys = append(keys, s)
 			}
 			c["order by"] = append(c["order by"], strings.Join(keys, ", "))
