@@ -242,7 +242,7 @@ func provedDifferent(ref, cand *plan.Plan) bool {
 	}
 	la, lb := strings.TrimSpace(a[diff]), strings.TrimSpace(b[diff])
 	node := nodeAtLine(ref.Root, diff-boolToInt(ref.Ordered))
-	if node == nil || !inRootChain(ref.Root, node) || plan.Derive(node.Inputs[0], ref.Meta).AtMostOneRow() {
+	if node == nil || (node.Op != plan.OpLimit && node.Op != plan.OpSort) || !inRootChain(ref.Root, node) || plan.Derive(node.Inputs[0], ref.Meta).AtMostOneRow() {
 		return false
 	}
 	switch {

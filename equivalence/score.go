@@ -12,7 +12,7 @@ import (
 // relPMAlpha weighs a node's own match against its children's, relPMBeta
 // weighs recall of the reference over precision.
 const (
-	relPMAlpha = 0.6
+	relPMAlpha = 0.1
 	relPMBeta  = 2.0
 )
 
@@ -225,6 +225,8 @@ func (c LogisticCombiner) Combine(f Features) float64 {
 	return 1 / (1 + math.Exp(-z))
 }
 
-// DefaultCombiner weighs the structural scores; fit by logistic
-// regression on the shared Spider pairs (see README, "Scores").
-var DefaultCombiner Combiner = LogisticCombiner{Bias: -6, ESM: 4, RelPM: 3, ASTTE: 2}
+// DefaultCombiner weighs the structural scores. The weights are a
+// logistic regression fit on the shared Spider pairs; fit on four
+// db-grouped folds and scored on the fifth, the judge's score reached a
+// pooled AUC of 0.938 (README, "Scores").
+var DefaultCombiner Combiner = LogisticCombiner{Bias: -6.97, ESM: 10.97, RelPM: 0.45, ASTTE: -2.57}
