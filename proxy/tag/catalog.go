@@ -1,0 +1,219 @@
+package tag
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"gopkg.in/yaml.v3"
+)
+
+// Entry is one reference in a catalog.
+type Entry struct {
+	// ID names the entry for pgequiv_ref_id tags and SET pgequiv.reference_id.
+	ID string `yaml:"id"`
+	// Match, when set, is a query as the application sends it; a query
+	// with the same pg_query fingerprint (constants and layout aside) is
+	// judged against Reference without any tag.
+	Match string `yaml:"match"`
+	// Fingerprint is a pg_query fingerprint to match instead of Match.
+	Fingerprint string `yaml:"fingerprint"`
+	// Reference is the SQL the query must mean.
+	Reference string `yaml:"reference"`
+	// Mode overrides the proxy's mode for this entry: annotate, log or
+	// enforce.
+	Mode string `yaml:"mode"`
+	// Database restricts the entry to one database.
+	Database string `yaml:"database"`
+}
+
+// Catalog maps ids and query fingerprints to references.
+type Catalog struct {
+	byID map[string]*Entry
+	byFP map[string]*Entry
+}
+
+type catalogFile struct {
+	References []Entry `yaml:"references"`
+}
+
+// LoadCatalog reads a catalog file; see ParseCatalog.
+func LoadCatalog(path string) (*Catalog, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tag: catalog: %w", err)
+	}
+	c, err := ParseCatalog(b)
+	if err != nil {
+		return nil, fmt.Errorf("tag: catalog %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseCatalog parses a catalog: a YAML document with a `references` list
+// of entries (id, match or fingerprint, reference, mode, database).
+// Unknown keys are errors.
+func ParseCatalog(b []byte) (*Catalog, error) {
+	var f catalogFile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, err
+	}
+	c := &Catalog{byID: map[string]*Entry{}, byFP: map[string]*Entry{}}
+	for i := range f.References {
+		e := &f.References[i]
+		where := fmt.Sprintf("references[%d]", i)
+		if e.ID != "" {
+			where += " (" + e.ID + ")"
+		}
+		if e.Reference == "" {
+			return nil, fmt.Errorf("%s: reference is required", where)
+		}
+		if _, err := pg.Parse(e.Reference); err != nil {
+			return nil, fmt.Errorf("%s: reference does not parse: %w", where, err)
+		}
+		switch e.Mode {
+		case "", "annotate", "log", "enforce":
+		default:
+			return nil, fmt.Errorf("%s: mode %q is not annotate, log or enforce", where, e.Mode)
+		}
+		if e.ID == "" && e.Match == "" && e.Fingerprint == "" {
+			return nil, fmt.Errorf("%s: needs an id, a match query or a fingerprint", where)
+		}
+		if e.ID != "" {
+			if _, dup := c.byID[e.ID]; dup {
+				return nil, fmt.Errorf("%s: duplicate id", where)
+			}
+			c.byID[e.ID] = e
+		}
+		fp := e.Fingerprint
+		if e.Match != "" {
+			var err error
+			if fp, err = pg.Fingerprint(e.Match); err != nil {
+				return nil, fmt.Errorf("%s: match does not parse: %w", where, err)
+			}
+			if e.Fingerprint != "" && e.Fingerprint != fp {
+				return nil, fmt.Errorf("%s: fingerprint %s does not match the match query's %s", where, e.Fingerprint, fp)
+			}
+		}
+		if fp != "" {
+			if _, dup := c.byFP[fp]; dup {
+				return nil, fmt.Errorf("%s: another entry matches the same query fingerprint %s", where, fp)
+			}
+			c.byFP[fp] = e
+		}
+	}
+	return c, nil
+}
+
+// ByID returns the entry with id.
+func (c *Catalog) ByID(id string) (*Entry, bool) {
+	if c == nil {
+		return nil, false
+	}
+	e, ok := c.byID[id]
+	return e, ok
+}
+
+// Match returns the entry whose fingerprint equals sql's.
+func (c *Catalog) Match(sql string) (*Entry, bool) {
+	if c == nil || len(c.byFP) == 0 {
+		return nil, false
+	}
+	fp, err := pg.Fingerprint(sql)
+	if err != nil {
+		return nil, false
+	}
+	e, ok := c.byFP[fp]
+	return e, ok
+}
+
+// Len counts entries.
+func (c *Catalog) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.byID) + len(c.byFP)
+}
+
+// ErrUnknownID is returned for a tag naming an id the catalog lacks.
+var ErrUnknownID = errors.New("unknown reference id")
+
+// Source says where a query's reference came from.
+type Source string
+
+// Sources.
+const (
+	FromComment      Source = "comment"
+	FromSession      Source = "session"
+	FromCatalogMatch Source = "catalog"
+)
+
+// Reference is what a query is to be judged against.
+type Reference struct {
+	SQL    string
+	ID     string
+	Mode   string // from the catalog entry; empty: the proxy's default
+	Source Source
+}
+
+// Session holds a connection's pgequiv settings.
+type Session struct {
+	Reference   string
+	ReferenceID string
+}
+
+// Apply updates the session with a SET/RESET command.
+func (s *Session) Apply(cmd SessionCommand) {
+	switch {
+	case cmd.All:
+		*s = Session{}
+	case cmd.Name == SettingReference && cmd.Reset:
+		s.Reference = ""
+	case cmd.Name == SettingReference:
+		s.Reference = cmd.Value
+	case cmd.Name == SettingReferenceID && cmd.Reset:
+		s.ReferenceID = ""
+	case cmd.Name == SettingReferenceID:
+		s.ReferenceID = cmd.Value
+	}
+}
+
+// Resolve finds the reference for sql: its comment first, then the
+// session's settings, then a catalog match by fingerprint. ok is false for
+// an untagged query. An id that the catalog lacks is an error.
+func Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
+	if cm, found, cerr := FindComment(sql); cerr != nil {
+		return ref, false, cerr
+	} else if found {
+		if v, has := cm.Get(KeyRef); has {
+			return Reference{SQL: v, Source: FromComment}, true, nil
+		}
+		if id, has := cm.Get(KeyRefID); has {
+			return byID(c, id, FromComment)
+		}
+	}
+	if s != nil {
+		if s.Reference != "" {
+			return Reference{SQL: s.Reference, Source: FromSession}, true, nil
+		}
+		if s.ReferenceID != "" {
+			return byID(c, s.ReferenceID, FromSession)
+		}
+	}
+	if e, found := c.Match(sql); found {
+		return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: FromCatalogMatch}, true, nil
+	}
+	return ref, false, nil
+}
+
+func byID(c *Catalog, id string, src Source) (Reference, bool, error) {
+	e, ok := c.ByID(id)
+	if !ok {
+		return Reference{}, false, fmt.Errorf("tag: %w %q", ErrUnknownID, id)
+	}
+	return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: src}, true, nil
+}

@@ -1,0 +1,205 @@
+// Package tag finds the reference a query is tagged with: a sqlcommenter
+// comment (pgequiv_ref, pgequiv_ref_id), a session setting
+// (SET pgequiv.reference / pgequiv.reference_id), or a catalog entry
+// matched by id or by the query's pg_query fingerprint.
+package tag
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Keys of sqlcommenter comments that pgequiv reads. Other keys
+// (traceparent, ...) are left alone.
+const (
+	KeyRef   = "pgequiv_ref"
+	KeyRefID = "pgequiv_ref_id"
+)
+
+// ErrMalformed marks a pgequiv comment that could not be read.
+var ErrMalformed = errors.New("malformed sqlcommenter comment")
+
+// Comment is a parsed sqlcommenter comment.
+type Comment struct {
+	// Pairs are the comment's key/value pairs, decoded, in order.
+	Pairs []KV
+	// Start and End delimit the comment (/* through */) in the query.
+	Start, End int
+}
+
+// KV is one key='value' pair.
+type KV struct{ Key, Value string }
+
+// Get returns the value of key.
+func (c *Comment) Get(key string) (string, bool) {
+	for _, kv := range c.Pairs {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return "", false
+}
+
+// FindComment returns the sqlcommenter comment of sql: the last block
+// comment outside string literals and quoted names whose body is a list of
+// key='value' pairs. ok is false when there is none. A comment that names a
+// pgequiv key but cannot be decoded is an error naming the offset.
+func FindComment(sql string) (c *Comment, ok bool, err error) {
+	for _, span := range blockComments(sql) {
+		body := sql[span[0]+2 : span[1]-2]
+		pairs, perr := parsePairs(body)
+		if perr != nil {
+			if strings.Contains(body, KeyRef) {
+				err = fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, span[0], perr)
+			}
+			continue
+		}
+		c, ok, err = &Comment{Pairs: pairs, Start: span[0], End: span[1]}, true, nil
+	}
+	return c, ok, err
+}
+
+// blockComments lists the [start, end) spans of /* */ comments outside
+// string literals, quoted identifiers and dollar-quoted strings.
+func blockComments(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '\'' || s[i] == '"':
+			q := s[i]
+			i++
+			for i < len(s) {
+				if s[i] == q {
+					if i+1 < len(s) && s[i+1] == q {
+						i += 2
+						continue
+					}
+					break
+				}
+				i++
+			}
+			i++
+		case s[i] == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case s[i] == '$':
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			if j < len(s) && s[j] == '$' {
+				delim := s[i : j+1]
+				if end := strings.Index(s[j+1:], delim); end >= 0 {
+					i = j + 1 + end + len(delim)
+					continue
+				}
+				return out
+			}
+			i++
+		case s[i] == '/' && i+1 < len(s) && s[i+1] == '*':
+			// PostgreSQL block comments nest.
+			depth, j := 1, i+2
+			for j < len(s) && depth > 0 {
+				switch {
+				case s[j] == '/' && j+1 < len(s) && s[j+1] == '*':
+					depth++
+					j += 2
+				case s[j] == '*' && j+1 < len(s) && s[j+1] == '/':
+					depth--
+					j += 2
+				default:
+					j++
+				}
+			}
+			if depth == 0 {
+				out = append(out, [2]int{i, j})
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// parsePairs reads key='value'(,key='value')* as sqlcommenter writes it:
+// keys and values URL-encoded, quotes inside values escaped with a
+// backslash.
+func parsePairs(body string) ([]KV, error) {
+	s := strings.TrimSpace(body)
+	if s == "" {
+		return nil, errors.New("empty comment")
+	}
+	var out []KV
+	for len(s) > 0 {
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 {
+			return nil, errors.New("want key='value'")
+		}
+		key, err := url.PathUnescape(strings.TrimSpace(s[:eq]))
+		if err != nil {
+			return nil, fmt.Errorf("key %q: %w", s[:eq], err)
+		}
+		s = strings.TrimLeft(s[eq+1:], " ")
+		if len(s) == 0 || s[0] != '\'' {
+			return nil, fmt.Errorf("value of %q is not quoted", key)
+		}
+		var raw strings.Builder
+		i := 1
+		closed := false
+		for ; i < len(s); i++ {
+			if s[i] == '\\' && i+1 < len(s) {
+				raw.WriteByte(s[i+1])
+				i++
+				continue
+			}
+			if s[i] == '\'' {
+				closed = true
+				break
+			}
+			raw.WriteByte(s[i])
+		}
+		if !closed {
+			return nil, fmt.Errorf("value of %q is not terminated", key)
+		}
+		val, err := url.PathUnescape(raw.String())
+		if err != nil {
+			return nil, fmt.Errorf("value of %q: %w", key, err)
+		}
+		out = append(out, KV{Key: key, Value: val})
+		s = strings.TrimSpace(s[i+1:])
+		if len(s) > 0 {
+			if s[0] != ',' {
+				return nil, fmt.Errorf("want ',' after the value of %q", key)
+			}
+			s = strings.TrimSpace(s[1:])
+		}
+	}
+	return out, nil
+}
+
+// Encode writes a sqlcommenter comment for pairs, sorted as given: the
+// form clients produce, used by tests and tools.
+func Encode(pairs ...KV) string {
+	var b strings.Builder
+	b.WriteString("/*")
+	for i, kv := range pairs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(escape(kv.Key))
+		b.WriteString("='")
+		b.WriteString(strings.ReplaceAll(escape(kv.Value), "'", `\'`))
+		b.WriteByte('\'')
+	}
+	b.WriteString("*/")
+	return b.String()
+}
+
+func escape(s string) string {
+	// url.PathEscape leaves ' alone and escapes what sqlcommenter needs.
+	return strings.ReplaceAll(url.PathEscape(s), "*", "%2A")
+}
