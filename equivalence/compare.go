@@ -130,8 +130,9 @@ func subKindName(k plan.SubKind) string {
 
 // compare finds component differences and whether they prove the
 // queries different.
-func compare(ref, cand *plan.Plan) comparison {
-	cmp := comparison{ref: extract(ref), cand: extract(cand)}
+func compare(refQ, candQ *prepared) comparison {
+	ref, cand := refQ.p, candQ.p
+	cmp := comparison{ref: refQ.comps, cand: candQ.comps}
 	for _, comp := range componentOrder {
 		r, c := cmp.ref[comp], cmp.cand[comp]
 		if len(r) == 0 && len(c) == 0 {

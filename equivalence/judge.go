@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/equivalence/treeedit"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -114,15 +115,34 @@ const maxRuleRounds = 4
 // Judge decides whether candidate means the same as reference under s.
 // An error means the reference itself could not be planned or ctx ended;
 // a candidate that cannot be planned yields an unknown verdict saying why.
+// Judge keeps nothing between calls; a Judger caches prepared references.
 func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options) (Verdict, error) {
+	return judge(ctx, s, reference, candidate, opts, nil)
+}
+
+func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, refs *refCache) (Verdict, error) {
 	start := time.Now()
 	var v Verdict
-	ref, err := planner.Plan(ctx, s, reference, planner.Options{})
-	if err != nil {
-		return v, fmt.Errorf("reference: %w", err)
+	var ref *prepared
+	if refs != nil {
+		ref = refs.get(s, reference, opts)
 	}
-	cand, err := planner.Plan(ctx, s, candidate, planner.Options{})
+	if ref == nil {
+		p, err := planner.Plan(ctx, s, reference, planner.Options{})
+		if err != nil {
+			return v, fmt.Errorf("reference: %w", err)
+		}
+		if ref, err = prepare(ctx, s, p, opts, p.Ordered); err != nil {
+			return v, err
+		}
+		if refs != nil {
+			refs.add(s, reference, opts, ref)
+		}
+	}
 	v.Timings.Plan = time.Since(start)
+	t := time.Now()
+	cp, err := planner.Plan(ctx, s, candidate, planner.Options{})
+	v.Timings.Plan += time.Since(t)
 	if err != nil {
 		if ctx.Err() != nil {
 			return v, ctx.Err()
@@ -137,66 +157,89 @@ func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		v.Timings.Total = time.Since(start)
 		return v, nil
 	}
-	return judgePlans(ctx, s, ref, cand, opts, start, v)
+	t = time.Now()
+	cand, err := prepare(ctx, s, cp, opts, ref.p.Ordered)
+	if err != nil {
+		return v, err
+	}
+	v.Timings.Rules = time.Since(t)
+	return verdictOf(ref, cand, opts, start, v), nil
 }
 
-// judgePlans continues Judge on planned queries; the plans are rewritten.
-func judgePlans(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts Options, start time.Time, v Verdict) (Verdict, error) {
-	t := time.Now()
+// prepared is a query ready for comparison: planned, rewritten by the
+// ESM+ rules, with the structures comparison and scoring read. It is
+// read-only once built, so a cached reference serves concurrent judges.
+type prepared struct {
+	p           *plan.Plan
+	rules       []string
+	assumptions []Assumption
+	fp          string
+	comps       components
+	rel         *relNode
+	ast         *treeedit.Node
+}
+
+// prepare rewrites p with the ESM+ rules and applies the order and column
+// policies; refOrdered says whether the reference has a top-level ORDER BY.
+func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options, refOrdered bool) (*prepared, error) {
 	trust := s.Dialect == catalog.Postgres
 	if opts.TrustForeignKeys != nil {
 		trust = *opts.TrustForeignKeys
 	}
-	rules := map[string]bool{}
-	var ruleOrder []string
+	q := &prepared{p: p}
+	seen := map[string]bool{}
 	addRule := func(name string) {
-		if !rules[name] {
-			rules[name] = true
-			ruleOrder = append(ruleOrder, name)
+		if !seen[name] {
+			seen[name] = true
+			q.rules = append(q.rules, name)
 		}
 	}
-	for _, r := range ref.Rules {
+	for _, r := range p.Rules {
 		addRule(r)
 	}
-	for _, r := range cand.Rules {
-		addRule(r)
-	}
-	var assumptions [2][]Assumption
-	for i, p := range []*plan.Plan{ref, cand} {
-		i := i
-		rc := &ruleCtx{p: p, schema: s, trustFK: trust, fired: addRule, assume: func(a Assumption) { assumptions[i] = append(assumptions[i], a) }}
-		for round := 0; round < maxRuleRounds; round++ {
-			if err := ctx.Err(); err != nil {
-				return v, err
-			}
-			if !applyRules(rc) {
-				break
-			}
-			if _, err := norm.Normalize(p); err != nil {
-				return v, err
-			}
-			for _, r := range p.Rules {
-				addRule(r)
-			}
+	rc := &ruleCtx{p: p, schema: s, trustFK: trust, fired: addRule, assume: func(a Assumption) { q.assumptions = append(q.assumptions, a) }}
+	for round := 0; round < maxRuleRounds; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !applyRules(rc) {
+			break
+		}
+		if _, err := norm.Normalize(p); err != nil {
+			return nil, err
+		}
+		for _, r := range p.Rules {
+			addRule(r)
 		}
 	}
-	for _, p := range []*plan.Plan{ref, cand} {
-		applyOrderPolicy(p, ref.Ordered)
-		if opts.ColumnOrder == ColumnOrderIgnore {
-			sortOutputColumns(p)
-		}
+	applyOrderPolicy(p, refOrdered)
+	if opts.ColumnOrder == ColumnOrderIgnore {
+		sortOutputColumns(p)
 	}
-	v.Timings.Rules = time.Since(t)
+	q.fp = p.Fingerprint()
+	q.comps = extract(p)
+	q.rel = relTree(p)
+	q.ast = astTree(p)
+	return q, nil
+}
 
-	t = time.Now()
-	v.Rules = ruleOrder
-	v.ReferenceFingerprint, v.CandidateFingerprint = ref.Fingerprint(), cand.Fingerprint()
+// verdictOf compares two prepared queries.
+func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict) Verdict {
+	t := time.Now()
+	seen := map[string]bool{}
+	for _, r := range append(append([]string(nil), ref.rules...), cand.rules...) {
+		if !seen[r] {
+			seen[r] = true
+			v.Rules = append(v.Rules, r)
+		}
+	}
+	v.ReferenceFingerprint, v.CandidateFingerprint = ref.fp, cand.fp
 	cmp := compare(ref, cand)
 	v.Differences = cmp.differences
 	switch {
-	case v.ReferenceFingerprint == v.CandidateFingerprint:
-		// Assumptions made on only one side are what the proof rests on.
-		v.Assumptions = mergeAssumptions(assumptions[0], assumptions[1])
+	case ref.fp == cand.fp:
+		// Assumptions made on either side are what the proof rests on.
+		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
 		v.Label = Equivalent
 		if len(v.Assumptions) > 0 {
 			v.Label = EquivalentUnderAssumptions
@@ -210,7 +253,7 @@ func judgePlans(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, op
 	v.Timings.Compare = time.Since(t)
 
 	t = time.Now()
-	v.Scores = scorePlans(ref, cand, cmp)
+	v.Scores = scorePrepared(ref, cand, cmp)
 	combiner := opts.Combiner
 	if combiner == nil {
 		combiner = DefaultCombiner
@@ -238,7 +281,7 @@ func judgePlans(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, op
 	}
 	v.Timings.Score = time.Since(t)
 	v.Timings.Total = time.Since(start)
-	return v, nil
+	return v
 }
 
 func mergeAssumptions(a, b []Assumption) []Assumption {

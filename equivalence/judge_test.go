@@ -356,3 +356,82 @@ func BenchmarkJudgeSpider(b *testing.B) {
 	slices.Sort(durations)
 	b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "median-ns/pair")
 }
+
+func TestJudgerCachesReferences(t *testing.T) {
+	j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := exampleSchema(t, catalog.Postgres)
+	ref := "SELECT name FROM dogs WHERE age > 3 ORDER BY name"
+	cands := []string{"SELECT d.name FROM dogs d WHERE 3 < d.age ORDER BY 1", "SELECT name FROM dogs WHERE age >= 3 ORDER BY name", "SELECT name FROM dogs WHERE age > 3"}
+	// Concurrent judges share one prepared reference and agree with Judge.
+	done := make(chan error, len(cands)*4)
+	for r := 0; r < 4; r++ {
+		for _, c := range cands {
+			go func(c string) {
+				got, err := j.Judge(context.Background(), s, ref, c, equivalence.Options{})
+				if err != nil {
+					done <- err
+					return
+				}
+				want, _ := equivalence.Judge(context.Background(), s, ref, c, equivalence.Options{})
+				if got.Label != want.Label || got.Score != want.Score || got.CandidateFingerprint != want.CandidateFingerprint {
+					done <- fmt.Errorf("%q: cached verdict %s differs from %s", c, got.Summary(), want.Summary())
+					return
+				}
+				done <- nil
+			}(c)
+		}
+	}
+	for i := 0; i < len(cands)*4; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	st := j.CacheStats()
+	if st.Entries != 1 || st.Hits == 0 {
+		t.Errorf("cache stats %+v: want one entry and hits", st)
+	}
+	// A different policy prepares the reference differently.
+	if _, err := j.Judge(context.Background(), s, ref, cands[0], equivalence.Options{ColumnOrder: equivalence.ColumnOrderIgnore}); err != nil {
+		t.Fatal(err)
+	}
+	if st := j.CacheStats(); st.Entries != 2 {
+		t.Errorf("entries %d after a second policy, want 2", st.Entries)
+	}
+}
+
+// BenchmarkJudgeWarmReference judges Spider pairs whose reference is
+// already prepared in a Judger's cache, against the same pairs cold.
+func BenchmarkJudgeWarmReference(b *testing.B) {
+	pairs, err := dataset.ReadPairsFile(filepath.Join(sharedDir, "data/spider_pair_dev.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	schemas := &evaluation.Schemas{Dir: filepath.Join(sharedDir, "data/schemas")}
+	j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 4096})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range pairs {
+		s, err := schemas.Get(p.DB, catalog.SQLite)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, equivalence.Options{})
+	}
+	durations := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := pairs[i%len(pairs)]
+		s, _ := schemas.Get(p.DB, catalog.SQLite)
+		start := time.Now()
+		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, equivalence.Options{})
+		durations = append(durations, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "median-ns/pair")
+}

@@ -16,19 +16,19 @@ const (
 	relPMBeta  = 2.0
 )
 
-func scorePlans(ref, cand *plan.Plan, cmp comparison) Scores {
+func scorePrepared(ref, cand *prepared, cmp comparison) Scores {
 	var s Scores
 	if cmp.total > 0 {
 		s.ESM = cmp.matched / cmp.total
 	}
-	rt, ct := relTree(ref), relTree(cand)
+	rt, ct := ref.rel, cand.rel
 	recall := relMatch(rt, ct)
 	precision := relMatch(ct, rt)
 	if recall+precision > 0 {
 		b2 := relPMBeta * relPMBeta
 		s.RelPM = (1 + b2) * precision * recall / (b2*precision + recall)
 	}
-	s.ASTTE = math.Max(0, treeedit.Similarity(astTree(ref), astTree(cand)))
+	s.ASTTE = math.Max(0, treeedit.Similarity(ref.ast, cand.ast))
 	return s
 }
 
