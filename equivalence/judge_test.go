@@ -92,6 +92,10 @@ func TestESMRules(t *testing.T) {
 		{name: "null-ignoring-agg/grouped", ref: "SELECT owner_id, MAX(weight) FROM dogs GROUP BY owner_id", cand: "SELECT owner_id, MAX(weight) FROM dogs WHERE weight IS NOT NULL GROUP BY owner_id", rule: equivalence.RuleNullIgnoringAgg, label: u},
 		{name: "distinct-join-to-semi", ref: "SELECT DISTINCT o.first_name FROM owners AS o JOIN dogs AS d ON o.owner_id = d.owner_id", cand: "SELECT DISTINCT first_name FROM owners WHERE EXISTS (SELECT 1 FROM dogs WHERE dogs.owner_id = owners.owner_id)", rule: equivalence.RuleDistinctJoinToSemi, fires: true, label: eq},
 		{name: "distinct-join-to-semi/no-distinct", ref: "SELECT o.first_name FROM owners AS o JOIN dogs AS d ON o.owner_id = d.owner_id", cand: "SELECT first_name FROM owners WHERE EXISTS (SELECT 1 FROM dogs WHERE dogs.owner_id = owners.owner_id)", rule: equivalence.RuleDistinctJoinToSemi, label: u},
+		{name: "agg-distinct/key", ref: "SELECT COUNT(*) FROM dogs", cand: "SELECT COUNT(DISTINCT dog_id) FROM dogs", rule: equivalence.RuleAggDistinctOnKey, fires: true, label: eq},
+		{name: "agg-distinct/max", ref: "SELECT MAX(age) FROM dogs", cand: "SELECT MAX(DISTINCT age) FROM dogs", rule: equivalence.RuleAggDistinctOnKey, fires: true, label: eq},
+		{name: "agg-distinct/not-key", ref: "SELECT COUNT(age) FROM dogs", cand: "SELECT COUNT(DISTINCT age) FROM dogs", rule: equivalence.RuleAggDistinctOnKey, label: u},
+		{name: "agg-distinct/fan-out", ref: "SELECT COUNT(dogs.dog_id) FROM dogs JOIN treatments ON treatments.dog_id = dogs.dog_id", cand: "SELECT COUNT(DISTINCT dogs.dog_id) FROM dogs JOIN treatments ON treatments.dog_id = dogs.dog_id", rule: equivalence.RuleAggDistinctOnKey, label: u},
 		{name: "nulls-order/sqlite", ref: "SELECT name FROM dogs ORDER BY dog_id", cand: "SELECT name FROM dogs ORDER BY dog_id NULLS LAST", rule: equivalence.RuleNullsOrderNotNull, fires: true, label: eq, dialect: catalog.SQLite},
 		{name: "nulls-order/nullable", ref: "SELECT name FROM dogs ORDER BY age", cand: "SELECT name FROM dogs ORDER BY age NULLS FIRST", rule: equivalence.RuleNullsOrderNotNull, label: equivalence.NotEquivalent},
 	}

@@ -29,6 +29,7 @@ const (
 	RuleNullIgnoringAgg    = "is-not-null-under-null-ignoring-aggregate"
 	RuleNullsOrderNotNull  = "nulls-order-of-not-null-key"
 	RuleDistinctJoinToSemi = "distinct-join-to-semi-join"
+	RuleAggDistinctOnKey   = "aggregate-distinct-redundant"
 )
 
 // ruleCtx carries what a rule may consult and where it reports.
@@ -49,6 +50,7 @@ type esmRule struct {
 
 var esmRules = []esmRule{
 	{RuleNullsOrderNotNull, nullsOrderNotNull},
+	{RuleAggDistinctOnKey, aggDistinctRedundant},
 	{RuleCountStarNotNull, countStarNotNull},
 	{RuleIsNotNullDropped, isNotNullRedundant},
 	{RuleNullIgnoringAgg, isNotNullUnderNullIgnoringAgg},
@@ -833,4 +835,39 @@ func distinctJoinToSemi(r *ruleCtx, slot **plan.Node) bool {
 		return true
 	}
 	return false
+}
+
+// aggDistinctRedundant: MAX(DISTINCT c) ⇒ MAX(c) and MIN likewise, always;
+// COUNT/SUM/AVG(DISTINCT c) ⇒ without DISTINCT when c alone is a key of
+// the aggregate's input, so its values are already distinct.
+func aggDistinctRedundant(r *ruleCtx, slot **plan.Node) bool {
+	n := *slot
+	if n.Op != plan.OpAggregate {
+		return false
+	}
+	var props *plan.Props
+	fired := false
+	for _, a := range n.Aggs {
+		e := a.Expr
+		if !e.Distinct || len(e.Args) != 1 {
+			continue
+		}
+		switch e.Name {
+		case "max", "min":
+			e.Distinct = false
+			fired = true
+		case "count", "sum", "avg":
+			if e.Args[0].Kind != plan.ColRef {
+				continue
+			}
+			if props == nil {
+				props = r.props(n.Inputs[0])
+			}
+			if props.HasKeyWithin(plan.MakeColSet(e.Args[0].Col)) {
+				e.Distinct = false
+				fired = true
+			}
+		}
+	}
+	return fired
 }

@@ -159,6 +159,7 @@ func init() {
 		{RuleOuterToInner, outerToInner},
 		{RuleLeftJoinIsNull, leftJoinIsNullToAnti},
 		{RuleFilterPastOuter, pushFilterPastOuterJoin},
+		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin},
 		{RuleFilterIntoJoin, filterIntoJoin},
 		{RuleFlattenInnerJoin, flattenInnerJoin},
 		{RulePushJoinPredicate, pushJoinPredicate},

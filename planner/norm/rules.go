@@ -673,3 +673,27 @@ func (z *normalizer) readsOutside(stop *plan.Node, extra []*plan.Expr, cols plan
 	walk(z.p.Root)
 	return found
 }
+
+// pushFilterIntoSemiJoin: Filter(SemiJoin(a, b, p), q) ⇒
+// Filter(SemiJoin(Filter(a, q1), b, p), q2) where q1 are the conjuncts that
+// read only a; likewise for anti joins. Whether a row of a survives q does
+// not depend on its matches in b.
+func pushFilterIntoSemiJoin(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
+	if n.Op != plan.OpFilter || n.Inputs[0].Op != plan.OpJoin || (n.Inputs[0].Join != plan.SemiJoin && n.Inputs[0].Join != plan.AntiJoin) {
+		return n, false
+	}
+	j := n.Inputs[0]
+	left := j.Inputs[0].OutColSet()
+	var keep []*plan.Expr
+	fired := false
+	for _, p := range n.Preds {
+		if cols := p.Cols(); cols.Intersects(left) && !p.HasSubquery() {
+			j.Inputs[0] = addFilter(j.Inputs[0], p)
+			fired = true
+			continue
+		}
+		keep = append(keep, p)
+	}
+	n.Preds = keep
+	return n, fired
+}

@@ -44,6 +44,7 @@ const (
 	RuleFilterPastDistinct = "push-filter-past-distinct"
 	RuleExpandIsDistinct   = "expand-is-distinct-from"
 	RuleIntegerBound       = "integer-strict-bound"
+	RuleFilterIntoSemiJoin = "push-filter-into-semi-join"
 )
 
 // expandIsDistinct: a IS DISTINCT FROM c ⇒ (a <> c OR a IS NULL) and
