@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -88,6 +90,9 @@ func (c *conn) relayAuthRequest(frame, body []byte) error {
 		expectAnswer = false
 	case authCleartextPassword, authMD5Password, authSASLContinue:
 	case authSASL:
+		if c.channelBindingMatches() {
+			break // the client can bind to the upstream's certificate itself
+		}
 		var err error
 		if frame, err = withoutChannelBinding(body); err != nil {
 			c.writeFatal(pgCodeProtocolViolation, "pgequiv: "+err.Error())
@@ -122,9 +127,33 @@ func (c *conn) relayAuthRequest(frame, body []byte) error {
 	return c.upW.Flush()
 }
 
+// channelBindingMatches reports whether SCRAM channel binding
+// (tls-server-end-point, a hash of the server certificate) computed by the
+// client against the proxy gives the same data the upstream expects: both
+// legs are TLS and the proxy presents the upstream's own certificate.
+func (c *conn) channelBindingMatches() bool {
+	up, ok := c.upstream.(*tls.Conn)
+	if !ok || c.opts.ClientTLS == nil || len(c.opts.ClientTLS.Certificates) == 0 {
+		return false
+	}
+	if _, ok := c.client.(*tls.Conn); !ok {
+		return false
+	}
+	peer := up.ConnectionState().PeerCertificates
+	own := c.opts.ClientTLS.Certificates[0].Certificate
+	return len(peer) > 0 && len(own) > 0 && bytes.Equal(peer[0].Raw, own[0])
+}
+
 // withoutChannelBinding re-encodes an AuthenticationSASL body without the
 // -PLUS mechanisms: channel binding ties SCRAM to one TLS channel, and the
 // client's channel (to the proxy) is not the upstream's.
+//
+// Limitation: a client on TLS that supports channel binding then answers
+// with the gs2 flag "y" ("I could bind, the server cannot"), which a TLS
+// upstream rightly rejects as a downgrade; the flag is covered by the SCRAM
+// proof, so the proxy cannot change it. Such clients must use
+// channel_binding=disable, or the proxy must present the upstream's
+// certificate (see channelBindingMatches), or one leg must be plain.
 func withoutChannelBinding(body []byte) ([]byte, error) {
 	var m pgproto3.AuthenticationSASL
 	if err := m.Decode(body); err != nil {

@@ -70,6 +70,9 @@ type Cluster struct {
 	// CACertPEM is the PEM of the server's self-signed certificate
 	// (nil without Options.TLS).
 	CACertPEM []byte
+	// KeyPEM is the PEM of the certificate's private key, for tests that
+	// need to present the server's own certificate.
+	KeyPEM []byte
 
 	cmd     *exec.Cmd
 	exited  chan struct{}
@@ -309,7 +312,7 @@ log_min_messages = warning
 		if err := os.WriteFile(filepath.Join(dataDir, "server.key"), keyPEM, 0o600); err != nil {
 			return err
 		}
-		c.CACertPEM = certPEM
+		c.CACertPEM, c.KeyPEM = certPEM, keyPEM
 		conf += "ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n"
 	}
 	f, err := os.OpenFile(filepath.Join(dataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
