@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,6 +36,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+var leakChecked sync.Map // testing.TB → true
 
 // testProxy is a running Server on a loopback port.
 type testProxy struct {
@@ -66,6 +69,14 @@ func startProxy(t testing.TB, opts Options, knobs ...testingKnobs) *testProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The leak check is registered once per test, before any server's
+	// cleanup, so it runs after all of them.
+	if _, loaded := leakChecked.LoadOrStore(t, true); !loaded {
+		t.Cleanup(func() {
+			leakChecked.Delete(t)
+			checkNoLeaks(t)
+		})
+	}
 	p := &testProxy{Server: s, Host: "127.0.0.1", ends: make(chan connEnd, 4096)}
 	k := testingKnobs{}
 	if len(knobs) > 0 {
@@ -94,7 +105,6 @@ func startProxy(t testing.TB, opts Options, knobs ...testingKnobs) *testProxy {
 		if err := <-served; !errors.Is(err, ErrServerClosed) {
 			t.Errorf("Serve returned %v, want ErrServerClosed", err)
 		}
-		checkNoLeaks(t)
 	})
 	return p
 }
