@@ -10,6 +10,10 @@ import (
 // Frames up to this size are handed out without copying.
 const DefaultBufferSize = 32 * 1024
 
+// keepBufferCap is the largest overflow buffer a Reader keeps after a
+// smaller message follows.
+const keepBufferCap = 1 << 20
+
 // Reader reads framed (typed) messages from a stream. It peeks at each
 // header, so a frame can be forwarded raw (Forward) or handed out whole
 // (Next) without decoding the messages the caller does not inspect.
@@ -68,6 +72,9 @@ func (r *Reader) Next() ([]byte, error) {
 		return nil, err
 	}
 	if n <= r.br.Size() {
+		if cap(r.buf) > keepBufferCap {
+			r.buf = nil // do not hold on to one huge message's memory
+		}
 		frame, err := r.br.Peek(n)
 		if err != nil {
 			return nil, unexpectedEOF(err)

@@ -118,7 +118,7 @@ func (c *conn) relayAuthRequest(frame, body []byte) error {
 	}
 	if answer[0] != protocol.TypePassword {
 		err := fmt.Errorf("expected a password message, got %q", answer[0])
-		c.writeFatal(pgCodeProtocolViolation, "pgequiv: "+err.Error())
+		c.writeViolation(err)
 		return &Error{Code: CodeClientProtocol, Err: err}
 	}
 	if _, err := c.upW.Write(answer); err != nil {

@@ -72,6 +72,8 @@ type conn struct {
 	// Owned by the upstream→client goroutine.
 	zRecv    uint64 // ReadyForQuery messages seen
 	sawError bool   // an ErrorResponse since the last ReadyForQuery
+
+	terminated atomic.Bool // the client sent Terminate
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
@@ -165,7 +167,7 @@ func (c *conn) run() (err error) {
 	c.setConns(client, nil)
 	if err != nil {
 		if protocol.IsProtocolViolation(err) || errors.Is(err, protocol.ErrUnsupported) {
-			c.writeFatal(pgCodeProtocolViolation, err.Error())
+			c.writeViolation(err)
 			return &Error{Code: CodeClientProtocol, Err: err}
 		}
 		return &Error{Code: CodeClientRead, Err: err}
@@ -263,11 +265,13 @@ func (c *conn) relay() error {
 	wg.Wait()
 	switch code := CodeOf(err); {
 	case code == CodeClientProtocol:
-		c.writeFatal(pgCodeProtocolViolation, err.Error())
+		c.writeViolation(err)
 	case code == CodeShutdown:
 		c.writeFatal(pgCodeAdminShutdown, "terminating connection because pgequiv is shutting down")
 	case code == CodeClientRead && errors.Is(err, io.EOF):
-		return nil // the client hung up, usually after Terminate
+		return nil // the client hung up
+	case c.terminated.Load() && errors.Is(err, io.EOF):
+		return nil // the upstream closed after the client's Terminate
 	}
 	return err
 }
@@ -279,15 +283,19 @@ func (c *conn) clientStep() error {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
 	switch typ {
-	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeBind,
-		protocol.TypeExecute, protocol.TypeClose, protocol.TypeSync:
-		frame, err := c.clR.Next()
-		if err != nil {
-			return classify(err, CodeClientRead, CodeClientProtocol)
+	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeSync:
+		return c.handleNext(typ)
+	case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
+		// Decoded only for debug logging; otherwise streamed, so large
+		// Bind parameters are never held whole.
+		if !c.discarding && c.debug() {
+			return c.handleNext(typ)
 		}
-		return c.handleFrontend(typ, frame)
 	case protocol.TypeFunctionCall:
 		c.zSent++
+	case protocol.TypeTerminate:
+		// The upstream closes after Terminate; that EOF is a clean end.
+		c.terminated.Store(true)
 	}
 	w := io.Writer(c.upW)
 	if c.discarding {
@@ -297,6 +305,15 @@ func (c *conn) clientStep() error {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
 	return nil
+}
+
+// handleNext reads the whole next message and hands it to handleFrontend.
+func (c *conn) handleNext(typ byte) error {
+	frame, err := c.clR.Next()
+	if err != nil {
+		return classify(err, CodeClientRead, CodeClientProtocol)
+	}
+	return c.handleFrontend(typ, frame)
 }
 
 // upstreamStep forwards one message from the upstream to the client,
@@ -354,6 +371,33 @@ func (c *conn) writeFatal(code, msg string) {
 	_ = c.client.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = c.client.Write(b)
 }
+
+// writeViolation reports a client's protocol violation and lingers so the
+// client can read the report.
+func (c *conn) writeViolation(err error) {
+	c.writeFatal(pgCodeProtocolViolation, err.Error())
+	c.lingerClose()
+}
+
+// lingerClose ends the client's side after a final error message: it
+// closes the write half (the client sees the error, then EOF) and discards
+// what the client is still sending for a short while. Closing with unread
+// input would make the kernel send a reset, which can destroy the error
+// message before the client reads it.
+func (c *conn) lingerClose() {
+	cw, ok := c.client.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	_ = c.client.SetReadDeadline(time.Now().Add(lingerTimeout))
+	_, _ = io.CopyN(io.Discard, c.client, lingerMaxBytes)
+}
+
+// Bounds of lingerClose.
+const (
+	lingerTimeout  = 2 * time.Second
+	lingerMaxBytes = 256 << 20
+)
 
 func (c *conn) logEnd(err error) {
 	switch {

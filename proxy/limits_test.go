@@ -130,6 +130,7 @@ func TestOversizedAndMalformedMessages(t *testing.T) {
 			if _, err := fe.Receive(); err == nil {
 				t.Fatal("connection still open after a protocol violation")
 			}
+			c.Close() // as a client does on EOF; ends the proxy's linger
 			if err := p.waitConnEnd(t, ctx); CodeOf(err) != CodeClientProtocol {
 				t.Fatalf("connection end %v, want client_protocol", err)
 			}
