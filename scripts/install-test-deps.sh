@@ -28,7 +28,23 @@ have pgbouncer || missing+=(pgbouncer)
 have node || missing+=(nodejs)
 have npm || missing+=(npm)
 
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# install_node_client installs test/node's npm dependencies (node-postgres)
+# when they are missing. A failure (no network) is reported, not fatal: the
+# node test then skips.
+install_node_client() {
+	local dir="$root/test/node"
+	[ -f "$dir/package.json" ] || return 0
+	[ -d "$dir/node_modules/pg" ] && return 0
+	have npm || return 0
+	echo "install-test-deps: npm ci in test/node"
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) ||
+		echo "install-test-deps: npm ci failed; the node-postgres test will skip" >&2
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
+	install_node_client
 	echo "install-test-deps: all test dependencies present"
 	exit 0
 fi
@@ -52,6 +68,7 @@ $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs
 
-# Debian's postgresql package starts a system cluster; the tests start their
-# own throwaway clusters and do not need it, but leave it alone if it exists.
+# Debian's postgresql package may start a system cluster; the tests start
+# their own throwaway clusters and do not need it, but leave it alone.
+install_node_client
 echo "install-test-deps: done"
