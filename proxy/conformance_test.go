@@ -141,7 +141,7 @@ var conformanceScripts = []confScript{
 
 // transcript runs a script on a fresh connection to host:port and returns
 // one normalized line per backend message, startup included.
-func transcript(t *testing.T, ctx context.Context, port int, s confScript) []string {
+func transcript(t *testing.T, ctx context.Context, port int, s confScript, version uint32) []string {
 	t.Helper()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
@@ -157,7 +157,7 @@ func transcript(t *testing.T, ctx context.Context, port int, s confScript) []str
 	record := func(m pgproto3.BackendMessage) {
 		out = append(out, normalize(m))
 	}
-	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: version, Parameters: map[string]string{
 		"user": pgtest.SuperUser, "database": pgtest.Database, "application_name": "conf", "client_encoding": "UTF8"}})
 	all := append([]confStep{{}}, s.steps...) // step 0: startup, until ReadyForQuery
 	for i, st := range all {
@@ -225,7 +225,7 @@ func TestConformance(t *testing.T) {
 	}
 	for _, s := range conformanceScripts {
 		t.Run(s.name, func(t *testing.T) {
-			want := transcript(t, ctx, pg.Port, s)
+			want := transcript(t, ctx, pg.Port, s, pgproto3.ProtocolVersion30)
 			joined := strings.Join(want, "\n")
 			for _, sub := range confContains[s.name] {
 				if !strings.Contains(joined, sub) {
@@ -233,7 +233,7 @@ func TestConformance(t *testing.T) {
 				}
 			}
 			for name, p := range proxies {
-				got := transcript(t, ctx, p.Port, s)
+				got := transcript(t, ctx, p.Port, s, pgproto3.ProtocolVersion30)
 				if d := diffLines(want, got); d != "" {
 					t.Errorf("through proxy (%s) differs from direct:\n%s", name, d)
 				}
@@ -257,4 +257,19 @@ func diffLines(want, got []string) string {
 		}
 	}
 	return ""
+}
+
+// TestConformanceProtocol32 starts with protocol 3.2: the upstream answers
+// with NegotiateProtocolVersion (PostgreSQL < 18) or a longer
+// BackendKeyData (18+), and either must reach the client as it would
+// directly.
+func TestConformanceProtocol32(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	p := startProxy(t, upstreamOpts())
+	s := confScript{"protocol 3.2", steps(msgs(q("SELECT 1")))}
+	want := transcript(t, ctx, pg.Port, s, pgproto3.ProtocolVersion32)
+	got := transcript(t, ctx, p.Port, s, pgproto3.ProtocolVersion32)
+	if d := diffLines(want, got); d != "" {
+		t.Fatalf("through proxy differs from direct:\n%s", d)
+	}
 }
