@@ -29,6 +29,20 @@ const (
 	stateClosed
 )
 
+func (s connState) String() string {
+	switch s {
+	case stateStartup:
+		return "startup"
+	case stateAuth:
+		return "auth"
+	case stateRelay:
+		return "relay"
+	case stateClosed:
+		return "closed"
+	}
+	return "unknown"
+}
+
 var timeZero time.Time
 
 // conn is one client connection and its upstream connection.
@@ -67,7 +81,6 @@ type conn struct {
 	bind       protocol.Bind
 	execute    protocol.Execute
 	close      protocol.Close
-	sync       protocol.Sync
 
 	// Owned by the upstream→client goroutine.
 	zRecv    uint64 // ReadyForQuery messages seen
@@ -146,8 +159,10 @@ func (c *conn) bufSize() int {
 // cancel request or a client that terminated normally).
 func (c *conn) run() (err error) {
 	defer func() {
+		// Log the state the connection ended in, before Close marks it.
+		state := connState(c.state.Load())
 		c.Close()
-		c.logEnd(err)
+		c.logEnd(state, err)
 	}()
 	// An abort during startup shows as a deadline error; report the reason.
 	defer func() {
@@ -399,14 +414,14 @@ const (
 	lingerMaxBytes = 256 << 20
 )
 
-func (c *conn) logEnd(err error) {
+func (c *conn) logEnd(state connState, err error) {
 	switch {
 	case err == nil || IsClientGone(err):
-		c.log.Debug("connection closed", "err", err)
+		c.log.Debug("connection closed", "state", state.String(), "err", err)
 	case CodeOf(err) == CodeAuthFailed || CodeOf(err) == CodeShutdown:
-		c.log.Info("connection closed", "reason", CodeOf(err).String(), "err", err)
+		c.log.Info("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
 	default:
-		c.log.Warn("connection closed", "reason", CodeOf(err).String(), "err", err)
+		c.log.Warn("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
 	}
 }
 

@@ -20,6 +20,9 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 	body := protocol.Body(frame)
 	switch typ {
 	case protocol.TypeQuery:
+		if c.discarding {
+			return nil // PostgreSQL ignores everything up to Sync after an error
+		}
 		c.zSent++ // a Query always ends with one ReadyForQuery
 		if c.query.Decode(body) != nil {
 			break
