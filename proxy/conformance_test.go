@@ -87,6 +87,7 @@ var conformanceScripts = []confScript{
 		&pgproto3.Close{ObjectType: 'S', Name: "s1"}, syncMsg,
 		bind("", "s1", "c"), execute("", 0), syncMsg))},
 	{"bind before parse", steps(msgs(bind("", "nope"), execute("", 0), syncMsg), msgs(q("SELECT 'alive'")))},
+	{"query ignored until sync after error", steps(msgs(parse("", "SELEKT"), q("SELECT 'ignored'"), bind("", ""), syncMsg), msgs(q("SELECT 'seen'")))},
 	{"execute without bind", steps(msgs(execute("", 0), syncMsg))},
 	{"describe missing portal", steps(msgs(&pgproto3.Describe{ObjectType: 'P', Name: "missing"}, syncMsg))},
 	{"close missing statement", steps(msgs(&pgproto3.Close{ObjectType: 'S', Name: "missing"}, syncMsg))},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -180,4 +181,55 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestObserverRefusedParseDiscardsUntilSync: after a refused Parse the
+// proxy drops everything up to Sync, including a simple Query, exactly as
+// PostgreSQL does after an error, and answers with one error and one
+// ReadyForQuery.
+func TestObserverRefusedParseDiscardsUntilSync(t *testing.T) {
+	obs := &scriptObserver{}
+	opts := upstreamOpts()
+	opts.Observer = obs
+	p := startProxy(t, opts)
+	ctx := testCtx(t, 30*time.Second)
+	_, fe := rawStartup(t, ctx, p)
+	fe.Send(&pgproto3.Parse{Query: "SELECT 'forbidden'"})
+	fe.Send(&pgproto3.Query{String: "SELECT 'ignored'"})
+	fe.Send(&pgproto3.Bind{})
+	fe.Send(&pgproto3.Execute{})
+	fe.Send(&pgproto3.Sync{})
+	fe.Send(&pgproto3.Query{String: "SELECT 'seen'"})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for len(got) < 8 {
+		msg, err := fe.Receive()
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		switch m := msg.(type) {
+		case *pgproto3.ErrorResponse:
+			got = append(got, "E "+m.Code)
+		case *pgproto3.ReadyForQuery:
+			got = append(got, "Z")
+		case *pgproto3.DataRow:
+			got = append(got, "D "+string(m.Values[0]))
+		default:
+			got = append(got, fmt.Sprintf("%T", m)[len("*pgproto3."):])
+		}
+		if len(got) >= 2 && got[len(got)-1] == "Z" && contains(got, "D seen") {
+			break
+		}
+	}
+	want := []string{"E 42501", "Z", "RowDescription", "D seen", "CommandComplete", "Z"}
+	if !equalStrings(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if contains(obs.seen, "SELECT 'ignored'") {
+		t.Fatalf("observer saw a discarded query: %q", obs.seen)
+	}
 }
