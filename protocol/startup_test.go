@@ -68,11 +68,7 @@ func (r *infiniteReader) Read(p []byte) (int, error) {
 }
 
 func TestAcceptNegotiation(t *testing.T) {
-	certPEM, keyPEM, err := pgtest.SelfSignedCert()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	serverTLS, err := pgtest.ServerTLSConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +79,7 @@ func TestAcceptNegotiation(t *testing.T) {
 		server, client := net.Pipe()
 		cfg := AcceptConfig{}
 		if withTLS {
-			cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+			cfg.TLS = serverTLS
 		}
 		type result struct {
 			conn net.Conn

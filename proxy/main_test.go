@@ -162,15 +162,11 @@ func caPool(t testing.TB) *x509.CertPool {
 }
 
 func proxyTLSConfig(t testing.TB) *tls.Config {
-	certPEM, keyPEM, err := pgtest.SelfSignedCert()
+	cfg, err := pgtest.ServerTLSConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}}
+	return cfg
 }
 
 // waitConnEnd returns the final error of the next connection to end.

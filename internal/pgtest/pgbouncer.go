@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,9 +35,7 @@ type PgBouncer struct {
 	Port int
 	Dir  string
 
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	waitErr error
+	proc proc
 }
 
 // ErrNoPgBouncer is returned when pgbouncer is not installed.
@@ -97,7 +94,7 @@ func StartPgBouncer(opts PgBouncerOptions) (b *PgBouncer, err error) {
 	if err != nil {
 		return nil, err
 	}
-	b = &PgBouncer{Host: "127.0.0.1", Dir: dir, exited: make(chan struct{})}
+	b = &PgBouncer{Host: "127.0.0.1", Dir: dir}
 	defer func() {
 		if err != nil {
 			_ = b.Stop()
@@ -144,20 +141,9 @@ ignore_startup_parameters = extra_float_digits
 		return b, err
 	}
 	cmd := as.command(nil, bin, filepath.Join(dir, "pgbouncer.ini"))
-	out, err := os.Create(filepath.Join(dir, "stdout.log"))
-	if err != nil {
+	if err := b.proc.start("pgbouncer", cmd, filepath.Join(dir, "stdout.log")); err != nil {
 		return b, err
 	}
-	defer out.Close()
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return b, fmt.Errorf("pgtest: start pgbouncer: %w", err)
-	}
-	b.cmd = cmd
-	go func() {
-		b.waitErr = cmd.Wait()
-		close(b.exited)
-	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -172,10 +158,8 @@ ignore_startup_parameters = extra_float_digits
 			return b, nil
 		}
 		select {
-		case <-b.exited:
-			logs, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
-			so, _ := os.ReadFile(filepath.Join(dir, "stdout.log"))
-			return b, fmt.Errorf("pgtest: pgbouncer exited: %v\n%s%s", b.waitErr, so, logs)
+		case <-b.proc.exited:
+			return b, fmt.Errorf("pgtest: pgbouncer exited: %v\n%s", b.proc.waitErr, readLogs(dir, "stdout.log", "pgbouncer.log"))
 		case <-ctx.Done():
 			return b, fmt.Errorf("pgtest: pgbouncer not ready: %v", err)
 		case <-tick.C:
@@ -185,26 +169,5 @@ ignore_startup_parameters = extra_float_digits
 
 // Stop terminates pgbouncer and removes its directory.
 func (b *PgBouncer) Stop() error {
-	var err error
-	if b.cmd != nil && b.cmd.Process != nil {
-		select {
-		case <-b.exited:
-		default:
-			_ = b.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-b.exited:
-			case <-time.After(10 * time.Second):
-				_ = b.cmd.Process.Kill()
-				<-b.exited
-				err = errors.New("pgtest: pgbouncer did not stop in 10s; killed")
-			}
-		}
-	}
-	if b.Dir != "" {
-		if rmErr := os.RemoveAll(b.Dir); rmErr != nil && err == nil {
-			err = rmErr
-		}
-		b.Dir = ""
-	}
-	return err
+	return b.proc.stop(10*time.Second, &b.Dir)
 }

@@ -74,9 +74,7 @@ type Cluster struct {
 	// need to present the server's own certificate.
 	KeyPEM []byte
 
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	waitErr error
+	proc proc
 }
 
 // ErrNotFound is returned when no PostgreSQL server binaries can be found.
@@ -221,7 +219,7 @@ func Start(opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: temp dir: %w", err)
 	}
-	c = &Cluster{Host: "127.0.0.1", Dir: dir, BinDir: binDir, exited: make(chan struct{})}
+	c = &Cluster{Host: "127.0.0.1", Dir: dir, BinDir: binDir}
 	defer func() {
 		if err != nil {
 			_ = c.Stop()
@@ -253,22 +251,10 @@ func Start(opts Options) (c *Cluster, err error) {
 		return c, fmt.Errorf("pgtest: chown %s: %w", dir, err)
 	}
 
-	logFile, err := os.Create(filepath.Join(dir, "postgres.log"))
-	if err != nil {
+	cmd := as.command(nil, filepath.Join(binDir, "postgres"), "-D", dataDir)
+	if err := c.proc.start("postgres", cmd, filepath.Join(dir, "postgres.log")); err != nil {
 		return c, err
 	}
-	defer logFile.Close()
-	cmd := as.command(nil, filepath.Join(binDir, "postgres"), "-D", dataDir)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
-		return c, fmt.Errorf("pgtest: start postgres: %w", err)
-	}
-	c.cmd = cmd
-	go func() {
-		c.waitErr = cmd.Wait()
-		close(c.exited)
-	}()
 
 	if err := c.waitReady(ctx); err != nil {
 		return c, fmt.Errorf("%w\n%s", err, c.Log())
@@ -350,8 +336,8 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 		}
 		lastErr = err
 		select {
-		case <-c.exited:
-			return fmt.Errorf("pgtest: postgres exited during start: %v", c.waitErr)
+		case <-c.proc.exited:
+			return fmt.Errorf("pgtest: postgres exited during start: %v", c.proc.waitErr)
 		case <-ctx.Done():
 			return fmt.Errorf("pgtest: postgres not ready: %w (last error: %v)", ctx.Err(), lastErr)
 		case <-tick.C:
@@ -400,33 +386,14 @@ func ConnString(host string, port int, user, password string) string {
 
 // Log returns the server log so far.
 func (c *Cluster) Log() string {
-	b, _ := os.ReadFile(filepath.Join(c.Dir, "postgres.log"))
-	return string(b)
+	if c.Dir == "" {
+		return ""
+	}
+	return readLogs(c.Dir, "postgres.log")
 }
 
 // Stop shuts the server down (fast shutdown, then SIGKILL after 30s) and
 // removes the cluster directory. It is safe to call more than once.
 func (c *Cluster) Stop() error {
-	var err error
-	if c.cmd != nil && c.cmd.Process != nil {
-		select {
-		case <-c.exited:
-		default:
-			_ = c.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-c.exited:
-			case <-time.After(30 * time.Second):
-				_ = c.cmd.Process.Kill()
-				<-c.exited
-				err = errors.New("pgtest: postgres did not stop in 30s; killed")
-			}
-		}
-	}
-	if c.Dir != "" {
-		if rmErr := os.RemoveAll(c.Dir); rmErr != nil && err == nil {
-			err = rmErr
-		}
-		c.Dir = ""
-	}
-	return err
+	return c.proc.stop(30*time.Second, &c.Dir)
 }
