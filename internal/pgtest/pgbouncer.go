@@ -86,11 +86,7 @@ func StartPgBouncer(opts PgBouncerOptions) (b *PgBouncer, err error) {
 	if err != nil {
 		return nil, err
 	}
-	base := ""
-	if as != nil {
-		base = "/tmp"
-	}
-	dir, err := os.MkdirTemp(base, "pgbouncer-")
+	dir, err := as.tempDir("pgbouncer-")
 	if err != nil {
 		return nil, err
 	}

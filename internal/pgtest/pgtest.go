@@ -177,6 +177,25 @@ func (r *runAs) command(ctx context.Context, name string, args ...string) *exec.
 	return cmd
 }
 
+// tempDir creates a private temporary directory owned by the run-as user.
+// Under root it is made in /tmp, because the postgres OS user may not be
+// able to reach a TMPDIR below /root.
+func (r *runAs) tempDir(pattern string) (string, error) {
+	base := ""
+	if r != nil {
+		base = "/tmp"
+	}
+	dir, err := os.MkdirTemp(base, pattern)
+	if err != nil {
+		return "", fmt.Errorf("pgtest: temp dir: %w", err)
+	}
+	if err := r.chown(dir); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("pgtest: chown %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
 func (r *runAs) chown(root string) error {
 	if r == nil {
 		return nil
@@ -209,15 +228,9 @@ func Start(opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// The postgres OS user must be able to reach the directory, so under
-	// root avoid a TMPDIR below /root.
-	base := ""
-	if as != nil {
-		base = "/tmp"
-	}
-	dir, err := os.MkdirTemp(base, "pgtest-")
+	dir, err := as.tempDir("pgtest-")
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: temp dir: %w", err)
+		return nil, err
 	}
 	c = &Cluster{Host: "127.0.0.1", Dir: dir, BinDir: binDir}
 	defer func() {
@@ -225,12 +238,6 @@ func Start(opts Options) (c *Cluster, err error) {
 			_ = c.Stop()
 		}
 	}()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return c, err
-	}
-	if err := as.chown(dir); err != nil {
-		return c, fmt.Errorf("pgtest: chown %s: %w", dir, err)
-	}
 
 	dataDir := filepath.Join(dir, "data")
 	initdb := as.command(ctx, filepath.Join(binDir, "initdb"),
