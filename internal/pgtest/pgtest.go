@@ -246,30 +246,45 @@ func Start(opts Options) (c *Cluster, err error) {
 		return c, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
 
-	port, err := freePort()
-	if err != nil {
-		return c, err
-	}
-	c.Port = port
-	if err := c.writeConfig(opts); err != nil {
-		return c, err
-	}
-	if err := as.chown(dir); err != nil {
-		return c, fmt.Errorf("pgtest: chown %s: %w", dir, err)
-	}
-
-	cmd := as.command(nil, filepath.Join(binDir, "postgres"), "-D", dataDir)
-	if err := c.proc.start("postgres", cmd, filepath.Join(dir, "postgres.log")); err != nil {
-		return c, err
-	}
-
-	if err := c.waitReady(ctx); err != nil {
-		return c, fmt.Errorf("%w\n%s", err, c.Log())
+	// Another process may take the free port before postgres binds it;
+	// then start again on a new port.
+	for attempt := 1; ; attempt++ {
+		err := c.startServer(ctx, as, opts)
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "could not bind") {
+			return c, err
+		}
 	}
 	if err := c.createRoles(ctx); err != nil {
 		return c, err
 	}
 	return c, nil
+}
+
+// startServer picks a port, writes the configuration and starts postgres,
+// waiting until it accepts connections.
+func (c *Cluster) startServer(ctx context.Context, as *runAs, opts Options) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	c.Port = port
+	if err := c.writeConfig(opts); err != nil {
+		return err
+	}
+	if err := as.chown(c.Dir); err != nil {
+		return fmt.Errorf("pgtest: chown %s: %w", c.Dir, err)
+	}
+	cmd := as.command(nil, filepath.Join(c.BinDir, "postgres"), "-D", filepath.Join(c.Dir, "data"))
+	if err := c.proc.start("postgres", cmd, filepath.Join(c.Dir, "postgres.log")); err != nil {
+		return err
+	}
+	if err := c.waitReady(ctx); err != nil {
+		return fmt.Errorf("%w\n%s", err, c.Log())
+	}
+	return nil
 }
 
 func freePort() (int, error) {
