@@ -19,7 +19,8 @@ import (
 	"github.com/pgequiv/pgequiv/protocol"
 )
 
-// rawStartup opens a raw connection to the proxy and completes trust
+// rawStartup opens a raw connection to p's address (the proxy, or the
+// cluster in a testProxy holding its port) and completes trust
 // authentication as the superuser, returning a pgproto3 Frontend on it.
 func rawStartup(t testing.TB, ctx context.Context, p *testProxy) (net.Conn, *pgproto3.Frontend) {
 	t.Helper()
