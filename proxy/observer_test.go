@@ -233,3 +233,29 @@ func TestObserverRefusedParseDiscardsUntilSync(t *testing.T) {
 		t.Fatalf("observer saw a discarded query: %q", obs.seen)
 	}
 }
+
+type panickyObserver struct{}
+
+func (panickyObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Verdict {
+	if bytes.Contains(ev.SQL, []byte("boom")) {
+		panic("observer bug")
+	}
+	return Verdict{}
+}
+
+// TestObserverPanicFailsOpen: an observer panic is contained; the
+// statement runs and the proxy keeps serving.
+func TestObserverPanicFailsOpen(t *testing.T) {
+	opts := upstreamOpts()
+	opts.Observer = panickyObserver{}
+	p := startProxy(t, opts)
+	ctx := testCtx(t, 30*time.Second)
+	conn := p.connect(t, ctx, pgtest.SuperUser, "")
+	var s string
+	if err := conn.QueryRow(ctx, "SELECT 'boom'").Scan(&s); err != nil || s != "boom" {
+		t.Fatalf("query with panicking observer: %q, %v", s, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT 'after'").Scan(&s); err != nil || s != "after" {
+		t.Fatalf("after panic: %q, %v", s, err)
+	}
+}
