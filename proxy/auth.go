@@ -25,7 +25,8 @@ const (
 // authenticate sends the startup message upstream and relays the
 // authentication exchange unchanged until the first ReadyForQuery, except
 // that BackendKeyData is replaced by the proxy's own key and SASL channel
-// binding mechanisms are not offered.
+// binding mechanisms are hidden unless the binding would verify (see
+// channelBindingMatches).
 func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 	b, err := startup.Encode(nil)
 	if err != nil {

@@ -278,6 +278,9 @@ func (c *conn) relay() error {
 	_ = c.upstream.SetDeadline(now)
 	_ = c.client.SetDeadline(now)
 	wg.Wait()
+	// The final FATAL goes straight to the client socket. If the upstream
+	// goroutine was cut off mid-frame the client's stream is already broken
+	// and the message is best effort; at frame boundaries it is exact.
 	switch code := CodeOf(err); {
 	case code == CodeClientProtocol:
 		c.writeViolation(err)
