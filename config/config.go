@@ -1,0 +1,208 @@
+// Package config loads and validates pgequiv's proxy.yaml.
+//
+// Parsing is strict: an unknown key anywhere is an error naming the key and
+// its line. Absent keys take the defaults of Default. Some settings can be
+// overridden from the environment (see Env*), so that addresses and file
+// paths need not be written into the file.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole proxy.yaml.
+type Config struct {
+	// Listen is the client-facing address, host:port.
+	Listen   string   `yaml:"listen"`
+	Upstream Upstream `yaml:"upstream"`
+	// TLS is the certificate offered to clients; both or neither.
+	TLS TLS `yaml:"tls"`
+	// MaxMessageSize bounds each client message ("64MiB", or bytes).
+	MaxMessageSize ByteSize `yaml:"max_message_size"`
+	// ShutdownTimeout is how long shutdown waits for clients to leave.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// StartupTimeout bounds each client's startup and authentication.
+	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `yaml:"log_level"`
+
+	// The judge's settings: validated here, used once the judge is wired.
+
+	// Mode is off, observe (add a notice) or enforce (refuse).
+	Mode string `yaml:"mode"`
+	// VerdictTimeout bounds one judgement.
+	VerdictTimeout time.Duration `yaml:"verdict_timeout"`
+	// Schemas are SQL files with the schema(s) queries run against.
+	Schemas []string `yaml:"schemas"`
+	// Catalog is a catalog file for the judge.
+	Catalog string `yaml:"catalog"`
+}
+
+// Upstream is the PostgreSQL server behind the proxy.
+type Upstream struct {
+	Address string `yaml:"address"`
+	// TLSMode is disable, prefer, require or verify-full.
+	TLSMode string `yaml:"tls_mode"`
+	// CAFile holds PEM roots for verify-full; empty means system roots.
+	CAFile string `yaml:"ca_file"`
+	// ServerName is verified under verify-full instead of the address host.
+	ServerName     string        `yaml:"server_name"`
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
+}
+
+// TLS names a certificate and key file, PEM encoded.
+type TLS struct {
+	Cert string `yaml:"cert"`
+	Key  string `yaml:"key"`
+}
+
+// Environment variables that override the file.
+const (
+	EnvListen          = "PGEQUIV_LISTEN"
+	EnvUpstream        = "PGEQUIV_UPSTREAM"
+	EnvUpstreamTLSMode = "PGEQUIV_UPSTREAM_TLS_MODE"
+	EnvUpstreamCAFile  = "PGEQUIV_UPSTREAM_CA_FILE"
+	EnvTLSCert         = "PGEQUIV_TLS_CERT"
+	EnvTLSKey          = "PGEQUIV_TLS_KEY"
+)
+
+// Default returns the configuration used for keys the file leaves out.
+func Default() Config {
+	return Config{
+		Listen: "127.0.0.1:6432",
+		Upstream: Upstream{
+			TLSMode:        "prefer",
+			ConnectTimeout: 10 * time.Second,
+		},
+		MaxMessageSize:  64 << 20,
+		ShutdownTimeout: 30 * time.Second,
+		StartupTimeout:  60 * time.Second,
+		LogLevel:        "info",
+		Mode:            "off",
+		VerdictTimeout:  2 * time.Second,
+	}
+}
+
+// Load reads, parses, applies environment overrides from getenv (nil means
+// none) and validates the file at path.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if getenv != nil {
+		cfg.applyEnv(getenv)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse decodes one YAML document strictly over Default. It does not
+// validate; Load does.
+func Parse(data []byte) (*Config, error) {
+	cfg := Default()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more than one YAML document")
+	}
+	return &cfg, nil
+}
+
+func (c *Config) applyEnv(getenv func(string) string) {
+	for env, dst := range map[string]*string{
+		EnvListen:          &c.Listen,
+		EnvUpstream:        &c.Upstream.Address,
+		EnvUpstreamTLSMode: &c.Upstream.TLSMode,
+		EnvUpstreamCAFile:  &c.Upstream.CAFile,
+		EnvTLSCert:         &c.TLS.Cert,
+		EnvTLSKey:          &c.TLS.Key,
+	} {
+		if v := getenv(env); v != "" {
+			*dst = v
+		}
+	}
+}
+
+// Validate checks every field and returns all problems at once.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		bad("listen: %q is not host:port", c.Listen)
+	}
+	switch {
+	case c.Upstream.Address == "":
+		bad("upstream.address: required (or set %s)", EnvUpstream)
+	default:
+		if _, _, err := net.SplitHostPort(c.Upstream.Address); err != nil {
+			bad("upstream.address: %q is not host:port", c.Upstream.Address)
+		}
+	}
+	switch c.Upstream.TLSMode {
+	case "disable", "prefer", "require", "verify-full":
+	default:
+		bad("upstream.tls_mode: %q is not one of disable, prefer, require, verify-full", c.Upstream.TLSMode)
+	}
+	if c.Upstream.CAFile != "" && c.Upstream.TLSMode != "verify-full" {
+		bad("upstream.ca_file: only used with tls_mode verify-full")
+	}
+	if c.Upstream.ConnectTimeout <= 0 {
+		bad("upstream.connect_timeout: must be positive")
+	}
+	if (c.TLS.Cert == "") != (c.TLS.Key == "") {
+		bad("tls: cert and key must be given together")
+	}
+	if c.MaxMessageSize < 1<<10 || c.MaxMessageSize > 1<<30 {
+		bad("max_message_size: %d is outside 1KiB..1GiB", c.MaxMessageSize)
+	}
+	if c.ShutdownTimeout < 0 {
+		bad("shutdown_timeout: must not be negative")
+	}
+	if c.StartupTimeout <= 0 {
+		bad("startup_timeout: must be positive")
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log_level: %q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	switch c.Mode {
+	case "off":
+	case "observe", "enforce":
+		if len(c.Schemas) == 0 && c.Catalog == "" {
+			bad("mode %s: needs schemas or catalog", c.Mode)
+		}
+	default:
+		bad("mode: %q is not one of off, observe, enforce", c.Mode)
+	}
+	if c.VerdictTimeout <= 0 {
+		bad("verdict_timeout: must be positive")
+	}
+	for i, s := range c.Schemas {
+		if strings.TrimSpace(s) == "" {
+			bad("schemas[%d]: empty path", i)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,127 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGoodFiles(t *testing.T) {
+	files, _ := filepath.Glob("testdata/good/*.yaml")
+	if len(files) < 3 {
+		t.Fatalf("only %d good files", len(files))
+	}
+	for _, f := range files {
+		if _, err := Load(f, nil); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	files, _ := filepath.Glob("testdata/bad/*.yaml")
+	if len(files) < 10 {
+		t.Fatalf("only %d bad files", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		want, ok := strings.CutPrefix(first, "# error: ")
+		if !ok {
+			t.Fatalf("%s: first line must be '# error: <substring>'", f)
+		}
+		_, err = Load(f, nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", f, err, want)
+		}
+	}
+}
+
+func TestDefaultsAndFullFile(t *testing.T) {
+	c, err := Load("testdata/good/minimal.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Default()
+	if c.Listen != d.Listen || c.Upstream.TLSMode != "prefer" || c.MaxMessageSize != 64<<20 ||
+		c.ShutdownTimeout != 30*time.Second || c.Mode != "off" || c.LogLevel != "info" {
+		t.Fatalf("defaults not applied: %+v", c)
+	}
+	c, err = Load("testdata/good/full.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "0.0.0.0:7432" || c.Upstream.ServerName != "db.example.com" || c.Upstream.ConnectTimeout != 3*time.Second ||
+		c.MaxMessageSize != 16<<20 || c.StartupTimeout != 20*time.Second || c.VerdictTimeout != 500*time.Millisecond {
+		t.Fatalf("full file misread: %+v", c)
+	}
+}
+
+func TestEnvOverrides(t *testing.T) {
+	env := map[string]string{
+		EnvListen:          "127.0.0.1:9999",
+		EnvUpstream:        "10.0.0.1:5432",
+		EnvUpstreamTLSMode: "require",
+	}
+	c, err := Load("testdata/bad/missing-upstream.yaml", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatalf("env should supply the missing upstream: %v", err)
+	}
+	if c.Listen != "127.0.0.1:9999" || c.Upstream.Address != "10.0.0.1:5432" || c.Upstream.TLSMode != "require" {
+		t.Fatalf("env not applied: %+v", c)
+	}
+	// An invalid override is caught by validation.
+	env[EnvUpstreamTLSMode] = "sometimes"
+	if _, err := Load("testdata/good/minimal.yaml", func(k string) string { return env[k] }); err == nil {
+		t.Fatal("invalid env override accepted")
+	}
+}
+
+func TestValidateReportsAllProblems(t *testing.T) {
+	c := Default()
+	c.Listen = "nope"
+	c.LogLevel = "loud"
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	for _, want := range []string{"listen:", "upstream.address: required", "log_level:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]ByteSize{"0": 0, "1024": 1024, "1KiB": 1024, "10 MB": 10e6, "64MiB": 64 << 20, "1GiB": 1 << 30, "7B": 7} {
+		got, err := ParseByteSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "MiB", "-1", "1.5MiB", "1TiB", "99999999999999999GiB"} {
+		if _, err := ParseByteSize(in); err == nil {
+			t.Errorf("ParseByteSize(%q) accepted", in)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*/*.yaml")
+	for _, file := range files {
+		data, _ := os.ReadFile(file)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data)
+		if err != nil {
+			return
+		}
+		_ = c.Validate() // must not panic
+	})
+}

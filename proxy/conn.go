@@ -1,0 +1,460 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pgequiv/pgequiv/protocol"
+)
+
+// connState is the lifecycle state of a proxied connection.
+type connState int32
+
+const (
+	// stateStartup: reading the startup packet, TLS, dialing upstream.
+	stateStartup connState = iota
+	// stateAuth: relaying authentication until the first ReadyForQuery.
+	stateAuth
+	// stateRelay: forwarding frames in both directions.
+	stateRelay
+	// stateClosed: Close has run; nothing more is read or written.
+	stateClosed
+)
+
+func (s connState) String() string {
+	switch s {
+	case stateStartup:
+		return "startup"
+	case stateAuth:
+		return "auth"
+	case stateRelay:
+		return "relay"
+	case stateClosed:
+		return "closed"
+	}
+	return "unknown"
+}
+
+var timeZero time.Time
+
+// conn is one client connection and its upstream connection.
+//
+// It has one context, cancelled by Close; errCh (size 1) keeps the first
+// error of either relay goroutine or of abort; Close is idempotent.
+type conn struct {
+	s      *Server
+	id     uint64
+	opts   Options
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	errCh  chan error
+	state  atomic.Int32
+
+	closeOnce sync.Once
+	connMu    sync.Mutex // guards client and upstream while they change during startup
+	client    net.Conn   // after TLS
+	upstream  net.Conn
+
+	clR, upR *protocol.Reader
+	clW, upW *bufio.Writer
+
+	session  Session
+	proxyPID uint32 // registered cancel key; 0 if none
+
+	inj injector
+
+	// Owned by the client→upstream goroutine.
+	zSent      uint64 // messages sent upstream that end with ReadyForQuery
+	discarding bool   // a refused Parse: drop messages until Sync
+	event      QueryEvent
+	query      protocol.Query
+	parse      protocol.Parse
+	bind       protocol.Bind
+	execute    protocol.Execute
+	close      protocol.Close
+
+	// Owned by the upstream→client goroutine.
+	zRecv    uint64 // ReadyForQuery messages seen
+	sawError bool   // an ErrorResponse since the last ReadyForQuery
+
+	terminated atomic.Bool // the client sent Terminate
+}
+
+func newConn(s *Server, raw net.Conn) *conn {
+	id := s.nextID.Add(1)
+	opts := s.Options()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &conn{
+		s: s, id: id, opts: opts, ctx: ctx, cancel: cancel,
+		errCh:  make(chan error, 1),
+		client: raw,
+		log:    opts.Logger.With("conn", id, "client", raw.RemoteAddr().String()),
+	}
+	c.session.ConnID = id
+	c.event.Session = &c.session
+	return c
+}
+
+// sendErr records err as the connection's error unless one is recorded.
+func (c *conn) sendErr(err error) {
+	select {
+	case c.errCh <- err:
+	default:
+	}
+}
+
+// abort ends the connection from outside: it records err and interrupts
+// any blocked I/O. The connection's own goroutine then tears down.
+func (c *conn) abort(err error) {
+	c.sendErr(err)
+	c.cancel()
+	now := time.Now()
+	c.connMu.Lock()
+	if c.client != nil {
+		_ = c.client.SetDeadline(now)
+	}
+	if c.upstream != nil {
+		_ = c.upstream.SetDeadline(now)
+	}
+	c.connMu.Unlock()
+}
+
+// Close releases everything; it is idempotent.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.state.Store(int32(stateClosed))
+		c.cancel()
+		if c.proxyPID != 0 {
+			c.s.cancels.unregister(c.proxyPID)
+		}
+		c.connMu.Lock()
+		if c.client != nil {
+			c.client.Close()
+		}
+		if c.upstream != nil {
+			c.upstream.Close()
+		}
+		c.connMu.Unlock()
+	})
+	return nil
+}
+
+func (c *conn) bufSize() int {
+	if n := c.s.knobs.bufferSize; n > 0 {
+		return n
+	}
+	return protocol.DefaultBufferSize
+}
+
+// run serves the connection to the end and returns why it ended (nil for a
+// cancel request or a client that terminated normally).
+func (c *conn) run() (err error) {
+	defer func() {
+		// Log the state the connection ended in, before Close marks it.
+		state := connState(c.state.Load())
+		c.Close()
+		c.logEnd(state, err)
+	}()
+	// An abort during startup shows as a deadline error; report the reason.
+	defer func() {
+		if err != nil {
+			select {
+			case first := <-c.errCh:
+				if CodeOf(first) == CodeShutdown {
+					err = first
+				}
+			default:
+			}
+		}
+	}()
+
+	_ = c.client.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+	client, msg, err := protocol.Accept(c.ctx, c.client, protocol.AcceptConfig{TLS: c.opts.ClientTLS})
+	c.setConns(client, nil)
+	if err != nil {
+		if protocol.IsProtocolViolation(err) || errors.Is(err, protocol.ErrUnsupported) {
+			c.writeViolation(err)
+			return &Error{Code: CodeClientProtocol, Err: err}
+		}
+		return &Error{Code: CodeClientRead, Err: err}
+	}
+	switch m := msg.(type) {
+	case *pgproto3.CancelRequest:
+		found, err := c.s.forwardCancel(c.ctx, m)
+		c.log.Debug("cancel request", "found", found, "err", err)
+		return err
+	case *pgproto3.StartupMessage:
+		return c.serve(m)
+	}
+	return newErrorf(CodeClientProtocol, "unexpected startup message %T", msg)
+}
+
+func (c *conn) setConns(client, upstream net.Conn) {
+	c.connMu.Lock()
+	if client != nil {
+		c.client = client
+	}
+	if upstream != nil {
+		c.upstream = upstream
+	}
+	c.connMu.Unlock()
+}
+
+func (c *conn) serve(startup *pgproto3.StartupMessage) error {
+	c.session.User = startup.Parameters["user"]
+	c.session.Database = startup.Parameters["database"]
+	if c.session.Database == "" {
+		c.session.Database = c.session.User
+	}
+	c.session.ApplicationName = startup.Parameters["application_name"]
+	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
+
+	up, err := dialUpstream(c.ctx, c.opts.Upstream)
+	if err != nil {
+		c.writeFatal(pgCodeConnectionFailure, "pgequiv: cannot reach the upstream server")
+		return err
+	}
+	c.setConns(nil, up)
+	if c.ctx.Err() != nil { // aborted while dialing
+		return &Error{Code: CodeShutdown, Err: c.ctx.Err()}
+	}
+	_ = up.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+
+	n := c.bufSize()
+	c.clW = bufio.NewWriterSize(sideWriter{c.client, CodeClientWrite}, n)
+	c.upW = bufio.NewWriterSize(sideWriter{up, CodeBackendWrite}, n)
+	// Each reader flushes the writer going the other way before it blocks,
+	// so frames are batched while data keeps arriving and never held back
+	// while the peer waits.
+	c.clR = protocol.NewReader(flushingReader{c.client, c.upW}, n, c.opts.MaxMessageSize)
+	c.upR = protocol.NewReader(flushingReader{up, c.clW}, n, 0)
+
+	c.state.Store(int32(stateAuth))
+	if err := c.authenticate(startup); err != nil {
+		return err
+	}
+	_ = c.client.SetDeadline(timeZero)
+	_ = up.SetDeadline(timeZero)
+	c.state.Store(int32(stateRelay))
+	c.log.Debug("relaying")
+	return c.relay()
+}
+
+// relay runs both forwarding goroutines until the first error, then stops
+// both and tears down.
+func (c *conn) relay() error {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for {
+			if err := c.clientStep(); err != nil {
+				c.sendErr(err)
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for {
+			if err := c.upstreamStep(); err != nil {
+				c.sendErr(err)
+				return
+			}
+		}
+	}()
+	err := <-c.errCh
+	// Interrupt whichever goroutine is still blocked.
+	now := time.Now()
+	_ = c.upstream.SetDeadline(now)
+	_ = c.client.SetDeadline(now)
+	wg.Wait()
+	// The final FATAL goes straight to the client socket. If the upstream
+	// goroutine was cut off mid-frame the client's stream is already broken
+	// and the message is best effort; at frame boundaries it is exact.
+	switch code := CodeOf(err); {
+	case code == CodeClientProtocol:
+		c.writeViolation(err)
+	case code == CodeShutdown:
+		c.writeFatal(pgCodeAdminShutdown, "terminating connection because pgequiv is shutting down")
+	case code == CodeClientRead && errors.Is(err, io.EOF):
+		return nil // the client hung up
+	case c.terminated.Load() && errors.Is(err, io.EOF):
+		return nil // the upstream closed after the client's Terminate
+	}
+	return err
+}
+
+// clientStep forwards one message from the client to the upstream.
+func (c *conn) clientStep() error {
+	typ, _, err := c.clR.PeekHeader()
+	if err != nil {
+		return classify(err, CodeClientRead, CodeClientProtocol)
+	}
+	switch typ {
+	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeSync:
+		return c.handleNext(typ)
+	case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
+		// Decoded only for debug logging; otherwise streamed, so large
+		// Bind parameters are never held whole.
+		if !c.discarding && c.debug() {
+			return c.handleNext(typ)
+		}
+	case protocol.TypeFunctionCall:
+		c.zSent++
+	case protocol.TypeTerminate:
+		// The upstream closes after Terminate; that EOF is a clean end.
+		c.terminated.Store(true)
+	}
+	w := io.Writer(c.upW)
+	if c.discarding {
+		w = io.Discard
+	}
+	if _, err := c.clR.Forward(w); err != nil {
+		return classify(err, CodeClientRead, CodeClientProtocol)
+	}
+	return nil
+}
+
+// handleNext reads the whole next message and hands it to handleFrontend.
+func (c *conn) handleNext(typ byte) error {
+	frame, err := c.clR.Next()
+	if err != nil {
+		return classify(err, CodeClientRead, CodeClientProtocol)
+	}
+	return c.handleFrontend(typ, frame)
+}
+
+// upstreamStep forwards one message from the upstream to the client,
+// adding injected messages before ReadyForQuery.
+func (c *conn) upstreamStep() error {
+	typ, _, err := c.upR.PeekHeader()
+	if err != nil {
+		return classify(err, CodeBackendRead, CodeBackendProtocol)
+	}
+	switch typ {
+	case protocol.TypeErrorResponse:
+		c.sawError = true
+	case protocol.TypeReadyForQuery:
+		c.zRecv++
+		if c.inj.pending.Load() > 0 {
+			if err := c.inj.flush(c.clW, c.zRecv, c.sawError); err != nil {
+				return err
+			}
+		}
+		c.sawError = false
+	}
+	if _, err := c.upR.Forward(c.clW); err != nil {
+		return classify(err, CodeBackendRead, CodeBackendProtocol)
+	}
+	return nil
+}
+
+// classify turns a read-side error into an *Error: protocol violations get
+// protoCode, other errors readCode; errors already classified (write errors
+// from the other side's writer) are kept.
+func classify(err error, readCode, protoCode ErrorCode) error {
+	if CodeOf(err) != CodeNone {
+		return err
+	}
+	if protocol.IsProtocolViolation(err) {
+		return &Error{Code: protoCode, Err: err}
+	}
+	return &Error{Code: readCode, Err: err}
+}
+
+// SQLSTATEs the proxy itself reports.
+const (
+	pgCodeProtocolViolation = "08P01"
+	pgCodeConnectionFailure = "08006"
+	pgCodeAdminShutdown     = "57P01"
+)
+
+// writeFatal sends a FATAL ErrorResponse straight to the client, bounded by
+// a short write deadline. Errors are ignored: the connection is ending.
+func (c *conn) writeFatal(code, msg string) {
+	b, err := (&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: code, Message: msg}).Encode(nil)
+	if err != nil {
+		return
+	}
+	_ = c.client.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = c.client.Write(b)
+}
+
+// writeViolation reports a client's protocol violation and lingers so the
+// client can read the report.
+func (c *conn) writeViolation(err error) {
+	c.writeFatal(pgCodeProtocolViolation, err.Error())
+	c.lingerClose()
+}
+
+// lingerClose ends the client's side after a final error message: it
+// closes the write half (the client sees the error, then EOF) and discards
+// what the client is still sending for a short while. Closing with unread
+// input would make the kernel send a reset, which can destroy the error
+// message before the client reads it.
+func (c *conn) lingerClose() {
+	cw, ok := c.client.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	_ = c.client.SetReadDeadline(time.Now().Add(lingerTimeout))
+	_, _ = io.CopyN(io.Discard, c.client, lingerMaxBytes)
+}
+
+// Bounds of lingerClose.
+const (
+	lingerTimeout  = 2 * time.Second
+	lingerMaxBytes = 256 << 20
+)
+
+func (c *conn) logEnd(state connState, err error) {
+	switch {
+	case err == nil || IsClientGone(err):
+		c.log.Debug("connection closed", "state", state.String(), "err", err)
+	case CodeOf(err) == CodeAuthFailed || CodeOf(err) == CodeShutdown:
+		c.log.Info("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
+	default:
+		c.log.Warn("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
+	}
+}
+
+// sideWriter tags write errors with the side they happened on.
+type sideWriter struct {
+	w    io.Writer
+	code ErrorCode
+}
+
+func (s sideWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		return n, &Error{Code: s.code, Err: err}
+	}
+	return n, nil
+}
+
+// flushingReader flushes w before every read from r. A bufio.Reader reads
+// from it only when its buffer runs short, so output is flushed exactly
+// when the input side might block.
+type flushingReader struct {
+	r io.Reader
+	w *bufio.Writer
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	if f.w.Buffered() > 0 {
+		if err := f.w.Flush(); err != nil {
+			return 0, err
+		}
+	}
+	return f.r.Read(p)
+}

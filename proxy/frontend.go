@@ -1,0 +1,96 @@
+package proxy
+
+import (
+	"log/slog"
+
+	"github.com/pgequiv/pgequiv/protocol"
+)
+
+// syncFrame stands in upstream for a refused simple Query: it yields the
+// ReadyForQuery the client expects, without running anything.
+var syncFrame = (&protocol.Sync{}).Encode(nil)
+
+// handleFrontend inspects one of the decoded frontend messages and forwards
+// it (or not). frame is valid only during the call.
+//
+// A message that fails to decode is forwarded unchanged: the upstream
+// reports the error exactly as it would without the proxy. Only Query and
+// Parse are shown to the observer.
+func (c *conn) handleFrontend(typ byte, frame []byte) error {
+	body := protocol.Body(frame)
+	switch typ {
+	case protocol.TypeQuery:
+		if c.discarding {
+			return nil // PostgreSQL ignores everything up to Sync after an error
+		}
+		c.zSent++ // a Query always ends with one ReadyForQuery
+		if c.query.Decode(body) != nil {
+			break
+		}
+		v := c.observe(KindQuery, nil, c.query.SQL)
+		c.injectNotice(v, c.zSent)
+		if v.Refuse != nil {
+			c.injectRefusal(v, c.zSent)
+			_, err := c.upW.Write(syncFrame)
+			return err
+		}
+	case protocol.TypeParse:
+		if c.discarding {
+			return nil
+		}
+		if c.parse.Decode(body) != nil {
+			break
+		}
+		// The batch's ReadyForQuery comes after the next Sync.
+		v := c.observe(KindParse, c.parse.Name, c.parse.SQL)
+		c.injectNotice(v, c.zSent+1)
+		if v.Refuse != nil {
+			c.injectRefusal(v, c.zSent+1)
+			c.discarding = true
+			return nil
+		}
+	case protocol.TypeSync:
+		c.discarding = false
+		c.zSent++
+	case protocol.TypeBind:
+		if c.discarding {
+			return nil
+		}
+		if c.debug() && c.bind.Decode(body) == nil {
+			c.log.Debug("bind", "portal", string(c.bind.Portal), "statement", string(c.bind.Statement), "params", c.bind.NumParams)
+		}
+	case protocol.TypeExecute:
+		if c.discarding {
+			return nil
+		}
+		if c.debug() && c.execute.Decode(body) == nil {
+			c.log.Debug("execute", "portal", string(c.execute.Portal), "max_rows", c.execute.MaxRows)
+		}
+	case protocol.TypeClose:
+		if c.discarding {
+			return nil
+		}
+		if c.debug() && c.close.Decode(body) == nil {
+			c.log.Debug("close", "type", string(c.close.ObjectType), "name", string(c.close.Name))
+		}
+	}
+	_, err := c.upW.Write(frame)
+	return err
+}
+
+func (c *conn) debug() bool { return c.log.Enabled(c.ctx, slog.LevelDebug) }
+
+// observe shows a statement to the observer. A panicking observer does not
+// take the proxy down: the panic is logged and the statement is forwarded
+// (fail open), since the observer only judges and never relays.
+func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Verdict) {
+	c.event.Kind, c.event.Statement, c.event.SQL = kind, stmt, sql
+	defer func() {
+		c.event.Statement, c.event.SQL = nil, nil // do not keep the frame alive
+		if r := recover(); r != nil {
+			c.log.Error("query observer panicked; statement forwarded", "panic", r)
+			v = Verdict{}
+		}
+	}()
+	return c.opts.Observer.ObserveQuery(c.ctx, &c.event)
+}

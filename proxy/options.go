@@ -1,0 +1,104 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// TLSMode is how the proxy secures its connection to the upstream, with
+// libpq's sslmode meanings.
+type TLSMode string
+
+// Upstream TLS modes.
+const (
+	// TLSDisable never asks for TLS.
+	TLSDisable TLSMode = "disable"
+	// TLSPrefer uses TLS if the server offers it, without verification.
+	TLSPrefer TLSMode = "prefer"
+	// TLSRequire insists on TLS, without verification.
+	TLSRequire TLSMode = "require"
+	// TLSVerifyFull insists on TLS and verifies the chain and host name.
+	TLSVerifyFull TLSMode = "verify-full"
+)
+
+// Valid reports whether m is one of the defined modes.
+func (m TLSMode) Valid() bool {
+	switch m {
+	case TLSDisable, TLSPrefer, TLSRequire, TLSVerifyFull:
+		return true
+	}
+	return false
+}
+
+// Upstream is the PostgreSQL server the proxy relays to.
+type Upstream struct {
+	// Address is host:port.
+	Address string
+	// TLSMode defaults to TLSPrefer.
+	TLSMode TLSMode
+	// RootCAs verifies the server under TLSVerifyFull; nil means the
+	// system roots.
+	RootCAs *x509.CertPool
+	// ServerName overrides the name verified under TLSVerifyFull; default
+	// is the host part of Address.
+	ServerName string
+	// ConnectTimeout bounds dialing and the TLS handshake; default 10s.
+	ConnectTimeout time.Duration
+}
+
+// Options configures a Server. Options are copied when a connection starts;
+// Server.Reload changes them for later connections.
+type Options struct {
+	Upstream Upstream
+	// ClientTLS, if set, is offered to clients that send SSLRequest.
+	ClientTLS *tls.Config
+	// MaxMessageSize bounds the length of every message from a client;
+	// default DefaultMaxMessageSize. Larger messages end the connection
+	// with a protocol_violation error.
+	MaxMessageSize int
+	// StartupTimeout bounds the whole startup and authentication phase;
+	// default 60s.
+	StartupTimeout time.Duration
+	// Observer sees statements; default NopObserver.
+	Observer QueryObserver
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultMaxMessageSize is the default Options.MaxMessageSize.
+const DefaultMaxMessageSize = 64 << 20
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Upstream.Address == "" {
+		return o, fmt.Errorf("proxy: no upstream address")
+	}
+	if _, _, err := net.SplitHostPort(o.Upstream.Address); err != nil {
+		return o, fmt.Errorf("proxy: upstream address: %w", err)
+	}
+	if o.Upstream.TLSMode == "" {
+		o.Upstream.TLSMode = TLSPrefer
+	}
+	if !o.Upstream.TLSMode.Valid() {
+		return o, fmt.Errorf("proxy: unknown upstream TLS mode %q", o.Upstream.TLSMode)
+	}
+	if o.Upstream.ConnectTimeout <= 0 {
+		o.Upstream.ConnectTimeout = 10 * time.Second
+	}
+	if o.MaxMessageSize <= 0 {
+		o.MaxMessageSize = DefaultMaxMessageSize
+	}
+	if o.StartupTimeout <= 0 {
+		o.StartupTimeout = 60 * time.Second
+	}
+	if o.Observer == nil {
+		o.Observer = NopObserver{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o, nil
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# install-test-deps.sh installs what the pgequiv test suite needs on a fresh
+# Debian/Ubuntu machine: a PostgreSQL server and client (initdb, postgres,
+# psql), pgbench (postgresql-contrib), pgbouncer and Node.js with npm.
+#
+# It is idempotent: when everything is already present it only checks and
+# exits (no apt-get update). Run it as root, or with sudo available.
+set -euo pipefail
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# pg_bin_has NAME: true when NAME is in PATH or in any /usr/lib/postgresql/*/bin.
+pg_bin_has() {
+	have "$1" && return 0
+	local d
+	for d in /usr/lib/postgresql/*/bin; do
+		[ -x "$d/$1" ] && return 0
+	done
+	return 1
+}
+
+missing=()
+pg_bin_has initdb || missing+=(postgresql)
+pg_bin_has postgres || missing+=(postgresql)
+have psql || missing+=(postgresql-client)
+pg_bin_has pgbench || missing+=(postgresql-contrib)
+have pgbouncer || missing+=(pgbouncer)
+have node || missing+=(nodejs)
+have npm || missing+=(npm)
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# install_node_client installs test/node's npm dependencies (node-postgres)
+# when they are missing. A failure (no network) is reported, not fatal: the
+# node test then skips.
+install_node_client() {
+	local dir="$root/test/node"
+	[ -f "$dir/package.json" ] || return 0
+	[ -d "$dir/node_modules/pg" ] && return 0
+	have npm || return 0
+	echo "install-test-deps: npm ci in test/node"
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) ||
+		echo "install-test-deps: npm ci failed; the node-postgres test will skip" >&2
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+	install_node_client
+	echo "install-test-deps: all test dependencies present"
+	exit 0
+fi
+
+# De-duplicate while keeping order.
+pkgs=$(printf '%s\n' "${missing[@]}" | awk '!seen[$0]++' | tr '\n' ' ')
+echo "install-test-deps: installing: $pkgs"
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	if have sudo; then
+		SUDO="sudo"
+	else
+		echo "install-test-deps: need root or sudo to install: $pkgs" >&2
+		exit 1
+	fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $pkgs
+
+# Debian's postgresql package may start a system cluster; the tests start
+# their own throwaway clusters and do not need it, but leave it alone.
+install_node_client
+echo "install-test-deps: done"
