@@ -27,6 +27,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"check": runCheck,
 	"cases": runCases,
 	"eval":  runEval,
+	"serve": func(ctx context.Context, args []string, _, _ io.Writer) error { return runServe(ctx, args) },
 }
 
 func usage(w io.Writer) {
@@ -37,6 +38,7 @@ commands:
   check   judge whether a candidate query is equivalent to a reference
   cases   run a curated case file (../shared/equivalence/cases.yaml format)
   eval    judge a labelled dataset (JSONL) and report AUC, precision, recall
+  serve   run the PostgreSQL wire-protocol proxy (pgequiv serve --config proxy.yaml)
 
 Run 'pgequiv <command> -h' for the flags of a command.`)
 }
