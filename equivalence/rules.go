@@ -677,7 +677,7 @@ func fkJoinElimination(r *ruleCtx, slot **plan.Node) bool {
 				continue
 			}
 			for _, fk := range child.Table.ForeignKeys {
-				if !r.schema.NameEqual(fk.RefTable, parent.Table.Name) {
+				if !r.schema.NameEqual(fk.RefTable, parent.Table.Name) || !refersToKey(parent.Table, fk.RefColumns) {
 					continue
 				}
 				// Every fk column equated with its referenced column.
@@ -870,4 +870,27 @@ func aggDistinctRedundant(r *ruleCtx, slot **plan.Node) bool {
 		}
 	}
 	return fired
+}
+
+// refersToKey reports whether cols contain a key of t (unique and not
+// null), so each foreign key value matches at most one row. PostgreSQL
+// demands this of a foreign key; schemas written for other engines may
+// not.
+func refersToKey(t *catalog.Table, cols []int) bool {
+	in := map[int]bool{}
+	for _, c := range cols {
+		in[c] = true
+	}
+	for _, k := range t.Keys() {
+		all := true
+		for _, o := range k {
+			if !in[o] {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
