@@ -33,9 +33,49 @@ func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node,
 		}
 	}
 	if len(subst) > 0 {
+		if z.slotsName(n, subst) {
+			return n, false // a GROUP BY key or set operand would lose its definition
+		}
 		z.substituteOutside(n, subst)
 	}
 	return n.Inputs[0], true
+}
+
+// slotsName reports whether a GroupBy or SetCols entry outside stop's
+// subtree names one of m's columns. Those slots hold column IDs, not
+// expressions, so substituteOutside cannot put a definition there.
+func (z *normalizer) slotsName(stop *plan.Node, m map[plan.ColumnID]*plan.Expr) bool {
+	found := false
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		if n == nil || n == stop || found {
+			return
+		}
+		for _, g := range n.GroupBy {
+			if _, ok := m[g]; ok {
+				found = true
+			}
+		}
+		for _, cols := range n.SetCols {
+			for _, c := range cols {
+				if _, ok := m[c]; ok {
+					found = true
+				}
+			}
+		}
+		n.Exprs(func(s **plan.Expr) {
+			plan.Walk(*s, func(x *plan.Expr) {
+				if x.Kind == plan.Subquery {
+					walk(x.Sub)
+				}
+			})
+		})
+		for _, in := range n.Inputs {
+			walk(in)
+		}
+	}
+	walk(z.p.Root)
+	return found
 }
 
 // substituteOutside replaces references to the mapped columns everywhere

@@ -3,6 +3,8 @@ package norm
 import (
 	"math/big"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -147,7 +149,7 @@ func flattenAndOr(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) 
 			}
 			return
 		}
-		k := key(a)
+		k := dedupKey(a, key)
 		if seen[k] {
 			fired = true
 			return
@@ -165,6 +167,21 @@ func flattenAndOr(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) 
 		return e, false
 	}
 	return plan.NewOp(e.Name, catalog.Bool, args...), true
+}
+
+// dedupKey extends the canonical key with the IDs of the columns e reads.
+// The canonical key leaves out instance numbers, so a.x = 1 and b.x = 1 over
+// two instances of one table share it, yet they are different predicates.
+func dedupKey(e *plan.Expr, key func(*plan.Expr) string) string {
+	var b strings.Builder
+	b.WriteString(key(e))
+	plan.WalkDeep(e, func(x *plan.Expr) {
+		if x.Kind == plan.ColRef {
+			b.WriteByte(' ')
+			b.WriteString(strconv.Itoa(int(x.Col)))
+		}
+	})
+	return b.String()
 }
 
 var flipped = map[string]string{plan.OpEq: plan.OpEq, plan.OpNe: plan.OpNe, plan.OpLt: plan.OpGt, plan.OpGt: plan.OpLt,

@@ -1,0 +1,36 @@
+package norm_test
+
+import "testing"
+
+// TestSelfJoinConjunctsNotDeduplicated: the canonical sort key omits
+// instance numbers, so a.age = 1 and b.age = 1 of a self-join look alike
+// to it; dropping one as a duplicate changes the result.
+func TestSelfJoinConjunctsNotDeduplicated(t *testing.T) {
+	runFingerprintPairs(t, []fingerprintPair{
+		{"and", "SELECT a.name FROM dogs a JOIN dogs b ON a.dog_id < b.dog_id WHERE a.age = 1 AND b.age = 1",
+			"SELECT a.name FROM dogs a JOIN dogs b ON a.dog_id < b.dog_id WHERE a.age = 1", false},
+		{"or", "SELECT a.name FROM dogs a JOIN dogs b ON a.dog_id < b.dog_id WHERE a.age = 1 OR b.age = 1",
+			"SELECT a.name FROM dogs a JOIN dogs b ON a.dog_id < b.dog_id WHERE a.age = 1", false},
+		{"real-duplicate", "SELECT a.name FROM dogs a JOIN dogs b ON a.dog_id < b.dog_id WHERE a.age = 1 AND a.age = 1",
+			"SELECT a.name FROM dogs a JOIN dogs b ON a.dog_id < b.dog_id WHERE a.age = 1", true},
+	})
+}
+
+// TestComputedColumnsKeptForGroupByAndSetOps: GROUP BY keys and set
+// operation inputs name columns by ID, not by expression, so removing the
+// projection that computes them loses their definition.
+func TestComputedColumnsKeptForGroupByAndSetOps(t *testing.T) {
+	runFingerprintPairs(t, []fingerprintPair{
+		{"group-by-expression", "SELECT count(*) FROM dogs GROUP BY age + 1", "SELECT count(*) FROM dogs GROUP BY age + 2", false},
+		{"union-expression", "SELECT age + 1 FROM dogs UNION SELECT owner_id FROM owners",
+			"SELECT age + 2 FROM dogs UNION SELECT owner_id FROM owners", false},
+		{"union-expression-right", "SELECT owner_id FROM owners EXCEPT SELECT age * 2 FROM dogs",
+			"SELECT owner_id FROM owners EXCEPT SELECT age * 3 FROM dogs", false},
+		{"group-by-same-expression", "SELECT count(*) FROM dogs GROUP BY age + 1", "SELECT count(*) AS n FROM dogs d GROUP BY d.age + 1", true},
+	})
+	s := testSchema(t)
+	p := normalized(t, s, "SELECT count(*) FROM dogs GROUP BY age + 1")
+	if c := p.Canonical(); !contains(c, "(t1.age + 1)") || contains(c, "col.") {
+		t.Errorf("group key lost its definition:\n%s", c)
+	}
+}
