@@ -34,3 +34,12 @@ func TestComputedColumnsKeptForGroupByAndSetOps(t *testing.T) {
 		t.Errorf("group key lost its definition:\n%s", c)
 	}
 }
+
+// TestRowNullTestNotNegated: NOT (ROW(a, b) IS NULL) holds for a row with
+// one NULL field, ROW(a, b) IS NOT NULL does not.
+func TestRowNullTestNotNegated(t *testing.T) {
+	runFingerprintPairs(t, []fingerprintPair{
+		{"row", "SELECT name FROM dogs WHERE NOT ((age, name) IS NULL)", "SELECT name FROM dogs WHERE (age, name) IS NOT NULL", false},
+		{"scalar", "SELECT name FROM dogs WHERE NOT (age IS NULL)", "SELECT name FROM dogs WHERE age IS NOT NULL", true},
+	})
+}

@@ -121,6 +121,10 @@ func pushNot(e *plan.Expr) (*plan.Expr, bool) {
 			args = append(args, n)
 		}
 		return plan.NewOp(op, catalog.Bool, args...), true
+	case (x.IsOp(plan.OpIsNull) || x.IsOp(plan.OpIsNotNull)) && x.Args[0].Kind == plan.Tuple:
+		// ROW(1, NULL) is neither NULL nor NOT NULL: for rows the two
+		// tests are not each other's negation.
+		return e, false
 	case x.Kind == plan.Op:
 		if n, ok := negated[x.Name]; ok {
 			return plan.NewOp(n, catalog.Bool, x.Args...), true

@@ -100,6 +100,7 @@ func TestPushNot(t *testing.T) {
 	v := newScalarEnv()
 	gt := op(plan.OpGt, v.col(v.ai), intc("3"))
 	like := op(plan.OpLike, v.col(v.as), textc("a%"))
+	tuple := &plan.Expr{Kind: plan.Tuple, Args: []*plan.Expr{v.col(v.ai), v.col(v.as)}, Typ: catalog.Unknown, Pos: -1}
 	runScalar(t, v, pushNot, []scalarCase{
 		{"comparison", op(plan.OpNot, gt), true, "(t1.i <= 3)"},
 		{"like", op(plan.OpNot, like), true, "(t1.s not like 'a%')"},
@@ -112,6 +113,10 @@ func TestPushNot(t *testing.T) {
 		{"constant", op(plan.OpNot, plan.NewBool(true)), true, "false"},
 		// NOT NULL stays NULL; there is nothing to push into.
 		{"null-constant", op(plan.OpNot, plan.NewNull(catalog.Bool)), false, ""},
+		// NOT (ROW(a, b) IS NULL) is true for ROW(1, NULL) while
+		// ROW(1, NULL) IS NOT NULL is false: no rewrite for rows.
+		{"row-is-null", op(plan.OpNot, op(plan.OpIsNull, tuple)), false, ""},
+		{"row-is-not-null", op(plan.OpNot, op(plan.OpIsNotNull, tuple.Copy())), false, ""},
 		{"function", op(plan.OpNot, &plan.Expr{Kind: plan.Func, Name: "f", Typ: catalog.Bool, Pos: -1}), false, ""},
 		{"not-a-not", gt.Copy(), false, ""},
 	})
