@@ -50,8 +50,7 @@ func rewriteSQLite(src string) (string, []int32) {
 			// A preceding INNER must go too: INNER CROSS JOIN is not SQL.
 			out := b.String()
 			trimmed := strings.TrimRight(out, " \t\r\n")
-			if strings.HasSuffix(strings.ToLower(trimmed), "inner") {
-				cut := len(trimmed) - len("inner")
+			if cut := len(trimmed) - len("inner"); cut >= 0 && strings.EqualFold(trimmed[cut:], "inner") && (cut == 0 || !isWordByte(trimmed[cut-1])) {
 				b.Reset()
 				b.WriteString(out[:cut])
 				pos = pos[:cut]
@@ -62,6 +61,11 @@ func rewriteSQLite(src string) (string, []int32) {
 		emit(t.text, t.pos)
 	}
 	return b.String(), pos
+}
+
+// isWordByte reports whether c can continue an identifier.
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 func nextNonSpace(toks []token, i int) int {
