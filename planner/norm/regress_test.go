@@ -43,3 +43,27 @@ func TestRowNullTestNotNegated(t *testing.T) {
 		{"scalar", "SELECT name FROM dogs WHERE NOT (age IS NULL)", "SELECT name FROM dogs WHERE age IS NOT NULL", true},
 	})
 }
+
+// TestCanonicalTellsProducersApart: computed columns print as their
+// definitions, and set operation and VALUES columns by position, so the
+// outputs of two aggregates (count(*)), two window nodes, two set
+// operations or two VALUES lists read alike; swapping them in a condition
+// gave one fingerprint for different queries.
+func TestCanonicalTellsProducersApart(t *testing.T) {
+	const agg = "(SELECT owner_id, count(*) c FROM dogs GROUP BY owner_id)"
+	const win = "(SELECT owner_id, row_number() OVER () c FROM dogs)"
+	const un = "(SELECT owner_id c FROM owners UNION SELECT dog_id FROM dogs)"
+	const val = "(VALUES (1), (2)) AS"
+	runFingerprintPairs(t, []fingerprintPair{
+		{"aggregates", "SELECT x.c FROM " + agg + " x JOIN " + agg + " y ON x.c < y.c",
+			"SELECT x.c FROM " + agg + " x JOIN " + agg + " y ON y.c < x.c", false},
+		{"windows", "SELECT x.c FROM " + win + " x JOIN " + win + " y ON x.c < y.c",
+			"SELECT x.c FROM " + win + " x JOIN " + win + " y ON y.c < x.c", false},
+		{"set-operations", "SELECT x.c FROM " + un + " x JOIN " + un + " y ON x.c < y.c",
+			"SELECT x.c FROM " + un + " x JOIN " + un + " y ON y.c < x.c", false},
+		{"values", "SELECT x.c FROM " + val + " x(c) JOIN " + val + " y(c) ON x.c < y.c",
+			"SELECT x.c FROM " + val + " x(c) JOIN " + val + " y(c) ON y.c < x.c", false},
+		{"still-equal", "SELECT x.c FROM " + agg + " x JOIN " + agg + " y ON x.c < y.c",
+			"SELECT p.c FROM " + agg + " p JOIN " + agg + " q ON p.c < q.c", true},
+	})
+}
