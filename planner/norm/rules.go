@@ -358,7 +358,7 @@ func reduceGroupBy(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
 		return n, false
 	}
 	props := plan.Derive(n.Inputs[0], z.p.Meta)
-	fm := plan.NewFormatter(z.p.Meta, z.p.Root, true)
+	fm := z.formatter()
 	// Try to drop the column with the largest canonical key first, so the
 	// survivor does not depend on the order keys were written in.
 	best := -1
@@ -449,7 +449,7 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 	if len(props.Equiv) == 0 {
 		return n, false
 	}
-	fm := plan.NewFormatter(z.p.Meta, z.p.Root, true)
+	fm := z.formatter()
 	rep := map[plan.ColumnID]plan.ColumnID{}
 	for _, e := range props.Equiv {
 		members := e.Ordered()
