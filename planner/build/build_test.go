@@ -34,6 +34,11 @@ func TestRewriteSQLite(t *testing.T) {
 		// An alias that merely ends in "inner" is not the INNER keyword.
 		{"SELECT * FROM a dinner JOIN b", "SELECT * FROM a dinner CROSS JOIN b"},
 		{"SELECT * FROM a AS inner_ JOIN b", "SELECT * FROM a AS inner_ CROSS JOIN b"},
+		// SQLite outer joins without a condition pair every row: ON true.
+		{"SELECT * FROM a LEFT JOIN b", "SELECT * FROM a LEFT JOIN b ON true"},
+		{"SELECT * FROM a LEFT OUTER JOIN b bb WHERE x = 1", "SELECT * FROM a LEFT OUTER JOIN b bb  ON true WHERE x = 1"},
+		{"SELECT * FROM a left join b JOIN c ON a.x = c.x", "SELECT * FROM a left join b  ON true JOIN c ON a.x = c.x"},
+		{"SELECT * FROM a LEFT JOIN b ON a.x = b.x", "SELECT * FROM a LEFT JOIN b ON a.x = b.x"},
 	}
 	for _, tc := range tests {
 		got, pos := rewriteSQLite(tc.in)
@@ -90,6 +95,8 @@ func TestSQLiteSurfaceSyntaxPlansLikePostgres(t *testing.T) {
 		{"SELECT name FROM dogs LIMIT 2, 5", "SELECT name FROM dogs LIMIT 5 OFFSET 2"},
 		{"SELECT d.name FROM dogs d JOIN owners o WHERE d.owner_id = o.owner_id", "SELECT d.name FROM dogs d CROSS JOIN owners o WHERE d.owner_id = o.owner_id"},
 		{"SELECT dinner.name FROM dogs dinner JOIN owners", "SELECT dinner.name FROM dogs dinner CROSS JOIN owners"},
+		{"SELECT o.first_name, d.name FROM owners o LEFT JOIN dogs d", "SELECT o.first_name, d.name FROM owners o LEFT JOIN dogs d ON true"},
+		{"SELECT o.first_name FROM owners o LEFT JOIN dogs d WHERE o.city = 'x'", "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON true WHERE o.city = 'x'"},
 		{"SELECT NAME FROM DOGS WHERE Dogs.AGE > 1", "SELECT name FROM dogs WHERE dogs.age > 1"},
 		// A double-quoted word that names no column is a string.
 		{`SELECT name FROM dogs WHERE name = "Rex"`, "SELECT name FROM dogs WHERE name = 'Rex'"},
