@@ -211,7 +211,16 @@ func hasQual(b *builder, s *scope, qual string) bool {
 }
 
 func (b *builder) quotedAt(loc int32) bool {
-	return loc >= 0 && int(loc) < len(b.text) && b.text[loc] == '"'
+	if loc < 0 || int(loc) >= len(b.text) || b.text[loc] != '"' {
+		return false
+	}
+	// The SQLite rewrite turns `name` into "name"; only a double quote as
+	// written makes a string.
+	if b.posMap != nil && int(loc) < len(b.posMap) {
+		src := int(b.posMap[loc])
+		return src < len(b.src) && b.src[src] == '"'
+	}
+	return true
 }
 
 func (b *builder) constant(c *pg.A_Const) *plan.Expr {

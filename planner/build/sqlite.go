@@ -9,7 +9,8 @@ import (
 //
 //   - `ident` (backtick identifiers) becomes "ident";
 //   - LIMIT a, b becomes LIMIT b OFFSET a;
-//   - JOIN t without ON/USING becomes CROSS JOIN t;
+//   - JOIN t without ON/USING becomes CROSS JOIN t, and LEFT/RIGHT/FULL
+//     JOIN t without one becomes LEFT/RIGHT/FULL JOIN t ON true;
 //   - == becomes =.
 //
 // It returns the new text and, for each byte of it, the offset of the
@@ -26,8 +27,12 @@ func rewriteSQLite(src string) (string, []int32) {
 			pos = append(pos, int32(from))
 		}
 	}
+	onAt := -1 // token before which an outer join's missing ON goes
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if i == onAt {
+			emit(" ON true ", t.pos)
+		}
 		switch {
 		case t.kind == tokBacktick:
 			inner := strings.ReplaceAll(t.text[1:len(t.text)-1], `"`, `""`)
@@ -46,12 +51,21 @@ func rewriteSQLite(src string) (string, []int32) {
 				i = l
 				continue
 			}
-		case t.isWord("join") && joinLacksCondition(toks, i):
+		case t.isWord("join"):
+			end, lacks := joinLacksCondition(toks, i)
+			if !lacks {
+				break
+			}
+			if p := prevNonSpace(toks, i-1); p >= 0 && (toks[p].isWord("left") || toks[p].isWord("right") || toks[p].isWord("full") || toks[p].isWord("outer")) {
+				// SQLite joins every pair, keeping the outer join's
+				// null-extension: ON true. OUTER CROSS JOIN is not SQL.
+				onAt = end
+				break
+			}
 			// A preceding INNER must go too: INNER CROSS JOIN is not SQL.
 			out := b.String()
 			trimmed := strings.TrimRight(out, " \t\r\n")
-			if strings.HasSuffix(strings.ToLower(trimmed), "inner") {
-				cut := len(trimmed) - len("inner")
+			if cut := len(trimmed) - len("inner"); cut >= 0 && strings.EqualFold(trimmed[cut:], "inner") && (cut == 0 || !isWordByte(trimmed[cut-1])) {
 				b.Reset()
 				b.WriteString(out[:cut])
 				pos = pos[:cut]
@@ -61,7 +75,22 @@ func rewriteSQLite(src string) (string, []int32) {
 		}
 		emit(t.text, t.pos)
 	}
+	if onAt == len(toks) && len(src) > 0 {
+		emit(" ON true", len(src)-1)
+	}
 	return b.String(), pos
+}
+
+func prevNonSpace(toks []token, i int) int {
+	for i >= 0 && (toks[i].kind == tokSpace || toks[i].kind == tokComment) {
+		i--
+	}
+	return i
+}
+
+// isWordByte reports whether c can continue an identifier.
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 func nextNonSpace(toks []token, i int) int {
@@ -73,20 +102,21 @@ func nextNonSpace(toks []token, i int) int {
 
 // joinLacksCondition reports whether the JOIN at toks[i] joins a plain
 // table reference (with optional alias) that is not followed by ON or
-// USING. Natural and cross joins need no condition.
-func joinLacksCondition(toks []token, i int) bool {
+// USING, and returns the index of the token after that reference. Natural
+// and cross joins need no condition.
+func joinLacksCondition(toks []token, i int) (int, bool) {
 	for j := i - 1; j >= 0; j-- {
 		if toks[j].kind == tokSpace || toks[j].kind == tokComment {
 			continue
 		}
 		if toks[j].isWord("cross") || toks[j].isWord("natural") {
-			return false
+			return 0, false
 		}
 		break
 	}
 	j := nextNonSpace(toks, i+1)
 	if j >= len(toks) || toks[j].kind == tokPunct {
-		return false // a parenthesized join or subquery: leave it to the parser
+		return 0, false // a parenthesized join or subquery: leave it to the parser
 	}
 	j = nextNonSpace(toks, j+1)
 	if j < len(toks) && toks[j].text == "." { // schema.table
@@ -99,9 +129,9 @@ func joinLacksCondition(toks []token, i int) bool {
 		j = nextNonSpace(toks, j+1)
 	}
 	if j >= len(toks) {
-		return true
+		return j, true
 	}
-	return !(toks[j].isWord("on") || toks[j].isWord("using"))
+	return j, !(toks[j].isWord("on") || toks[j].isWord("using"))
 }
 
 var clauseWords = map[string]bool{

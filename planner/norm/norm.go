@@ -36,9 +36,24 @@ type normalizer struct {
 	fired   map[string]bool
 	order   []string
 	changed bool
+	// fm is the anonymous formatter for sort keys, built from the plan as
+	// it was when the last rule fired. Only rules change the plan (and
+	// every change fires one), so fire drops it and it is rebuilt on the
+	// next use; until then a new formatter would collect the same
+	// definitions.
+	fm *plan.Formatter
+}
+
+// formatter returns the anonymous formatter for the current plan.
+func (z *normalizer) formatter() *plan.Formatter {
+	if z.fm == nil {
+		z.fm = plan.NewFormatter(z.p.Meta, z.p.Root, true)
+	}
+	return z.fm
 }
 
 func (z *normalizer) fire(rule string) {
+	z.fm = nil
 	z.changed = true
 	if !z.fired[rule] {
 		z.fired[rule] = true
@@ -49,11 +64,11 @@ func (z *normalizer) fire(rule string) {
 // key is the canonical sort key of an expression: its text without
 // instance numbers, so it does not depend on the order tables were seen.
 func (z *normalizer) key(e *plan.Expr) string {
-	return plan.NewFormatter(z.p.Meta, z.p.Root, true).Expr(e)
+	return z.formatter().Expr(e)
 }
 
 func (z *normalizer) nodeKey(n *plan.Node) string {
-	return plan.NewFormatter(z.p.Meta, z.p.Root, true).Node(n)
+	return z.formatter().Node(n)
 }
 
 // scalar normalizes an expression bottom-up to a fixpoint of the scalar
@@ -224,7 +239,7 @@ func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
 		}
 	}
 	if n.Op == plan.OpAggregate && len(n.GroupBy) > 1 {
-		f := plan.NewFormatter(z.p.Meta, z.p.Root, true)
+		f := z.formatter()
 		sort.SliceStable(n.GroupBy, func(i, j int) bool { return f.Col(n.GroupBy[i]) < f.Col(n.GroupBy[j]) })
 	}
 	return n

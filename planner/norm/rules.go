@@ -33,9 +33,49 @@ func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node,
 		}
 	}
 	if len(subst) > 0 {
+		if z.slotsName(n, subst) {
+			return n, false // a GROUP BY key or set operand would lose its definition
+		}
 		z.substituteOutside(n, subst)
 	}
 	return n.Inputs[0], true
+}
+
+// slotsName reports whether a GroupBy or SetCols entry outside stop's
+// subtree names one of m's columns. Those slots hold column IDs, not
+// expressions, so substituteOutside cannot put a definition there.
+func (z *normalizer) slotsName(stop *plan.Node, m map[plan.ColumnID]*plan.Expr) bool {
+	found := false
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		if n == nil || n == stop || found {
+			return
+		}
+		for _, g := range n.GroupBy {
+			if _, ok := m[g]; ok {
+				found = true
+			}
+		}
+		for _, cols := range n.SetCols {
+			for _, c := range cols {
+				if _, ok := m[c]; ok {
+					found = true
+				}
+			}
+		}
+		n.Exprs(func(s **plan.Expr) {
+			plan.Walk(*s, func(x *plan.Expr) {
+				if x.Kind == plan.Subquery {
+					walk(x.Sub)
+				}
+			})
+		})
+		for _, in := range n.Inputs {
+			walk(in)
+		}
+	}
+	walk(z.p.Root)
+	return found
 }
 
 // substituteOutside replaces references to the mapped columns everywhere
@@ -318,7 +358,7 @@ func reduceGroupBy(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
 		return n, false
 	}
 	props := plan.Derive(n.Inputs[0], z.p.Meta)
-	fm := plan.NewFormatter(z.p.Meta, z.p.Root, true)
+	fm := z.formatter()
 	// Try to drop the column with the largest canonical key first, so the
 	// survivor does not depend on the order keys were written in.
 	best := -1
@@ -409,7 +449,7 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 	if len(props.Equiv) == 0 {
 		return n, false
 	}
-	fm := plan.NewFormatter(z.p.Meta, z.p.Root, true)
+	fm := z.formatter()
 	rep := map[plan.ColumnID]plan.ColumnID{}
 	for _, e := range props.Equiv {
 		members := e.Ordered()

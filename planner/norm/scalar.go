@@ -3,6 +3,8 @@ package norm
 import (
 	"math/big"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -162,6 +164,10 @@ func pushNot(e *plan.Expr) (*plan.Expr, bool) {
 			args = append(args, n)
 		}
 		return plan.NewOp(op, catalog.Bool, args...), true
+	case (x.IsOp(plan.OpIsNull) || x.IsOp(plan.OpIsNotNull)) && x.Args[0].Kind == plan.Tuple:
+		// ROW(1, NULL) is neither NULL nor NOT NULL: for rows the two
+		// tests are not each other's negation.
+		return e, false
 	case x.Kind == plan.Op:
 		if n, ok := negated[x.Name]; ok {
 			return plan.NewOp(n, catalog.Bool, x.Args...), true
@@ -190,7 +196,7 @@ func flattenAndOr(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) 
 			}
 			return
 		}
-		k := key(a)
+		k := dedupKey(a, key)
 		if seen[k] {
 			fired = true
 			return
@@ -208,6 +214,21 @@ func flattenAndOr(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) 
 		return e, false
 	}
 	return plan.NewOp(e.Name, catalog.Bool, args...), true
+}
+
+// dedupKey extends the canonical key with the IDs of the columns e reads.
+// The canonical key leaves out instance numbers, so a.x = 1 and b.x = 1 over
+// two instances of one table share it, yet they are different predicates.
+func dedupKey(e *plan.Expr, key func(*plan.Expr) string) string {
+	var b strings.Builder
+	b.WriteString(key(e))
+	plan.WalkDeep(e, func(x *plan.Expr) {
+		if x.Kind == plan.ColRef {
+			b.WriteByte(' ')
+			b.WriteString(strconv.Itoa(int(x.Col)))
+		}
+	})
+	return b.String()
 }
 
 var flipped = map[string]string{plan.OpEq: plan.OpEq, plan.OpNe: plan.OpNe, plan.OpLt: plan.OpGt, plan.OpGt: plan.OpLt,

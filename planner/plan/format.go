@@ -23,14 +23,74 @@ type Formatter struct {
 	labels    map[ColumnID]string
 	inst      map[int]int
 	next      int
+	// Columns of aggregates, window nodes, set operations and VALUES lists
+	// are named by definition or position, which two such nodes can share
+	// (count(*) of two aggregates). producer numbers those nodes in
+	// collection order; qual holds the number for each column whose name
+	// another node's column shares, and Col appends it as #n.
+	producer map[*Node]int
+	produced []ColumnID
+	from     map[ColumnID]int
+	qual     map[ColumnID]int
 }
 
 // NewFormatter prepares a formatter for plans over meta; root supplies
 // the definitions of computed columns.
 func NewFormatter(meta *Metadata, root *Node, anonymous bool) *Formatter {
-	f := &Formatter{meta: meta, Anonymous: anonymous, defs: map[ColumnID]*Expr{}, labels: map[ColumnID]string{}, inst: map[int]int{}}
+	f := &Formatter{meta: meta, Anonymous: anonymous, defs: map[ColumnID]*Expr{}, labels: map[ColumnID]string{}, inst: map[int]int{},
+		producer: map[*Node]int{}, from: map[ColumnID]int{}}
 	f.collect(root)
+	if !anonymous {
+		f.qualifyShared()
+	}
 	return f
+}
+
+// produce records that x makes column c, whose name may be shared.
+func (f *Formatter) produce(x *Node, c ColumnID) {
+	if _, done := f.from[c]; done {
+		return
+	}
+	k, ok := f.producer[x]
+	if !ok {
+		k = len(f.producer) + 1
+		f.producer[x] = k
+	}
+	f.from[c] = k
+	f.produced = append(f.produced, c)
+}
+
+// qualifyShared finds produced columns whose names, rendered with one
+// numbering of instances, coincide with a column of another node.
+func (f *Formatter) qualifyShared() {
+	scratch := &Formatter{meta: f.meta, defs: f.defs, labels: f.labels, inst: map[int]int{}}
+	byName := map[string][]ColumnID{}
+	var names []string
+	for _, c := range f.produced {
+		n := scratch.Col(c)
+		if _, ok := byName[n]; !ok {
+			names = append(names, n)
+		}
+		byName[n] = append(byName[n], c)
+	}
+	for _, n := range names {
+		cols := byName[n]
+		shared := false
+		for _, c := range cols[1:] {
+			if f.from[c] != f.from[cols[0]] {
+				shared = true
+			}
+		}
+		if !shared {
+			continue
+		}
+		if f.qual == nil {
+			f.qual = map[ColumnID]int{}
+		}
+		for _, c := range cols {
+			f.qual[c] = f.from[c]
+		}
+	}
 }
 
 // collect records computed-column definitions of the whole plan,
@@ -46,14 +106,19 @@ func (f *Formatter) collect(n *Node) {
 		for _, p := range x.Proj {
 			if int(p.ID) < len(f.meta.Columns) && f.meta.Columns[p.ID].Instance < 0 && !(p.Expr.Kind == ColRef && p.Expr.Col == p.ID) {
 				f.defs[p.ID] = p.Expr
+				if x.Op == OpWindow {
+					f.produce(x, p.ID)
+				}
 			}
 		}
 		for _, a := range x.Aggs {
 			f.defs[a.ID] = a.Expr
+			f.produce(x, a.ID)
 		}
 		if x.Op == OpSetOp || x.Op == OpValues {
 			for i, c := range x.Cols {
 				f.labels[c] = x.Op.String() + ".c" + strconv.Itoa(i+1)
+				f.produce(x, c)
 			}
 		}
 		x.Exprs(func(s **Expr) {
@@ -83,10 +148,10 @@ func (f *Formatter) instName(i int) string {
 // Col renders a column reference.
 func (f *Formatter) Col(id ColumnID) string {
 	if d, ok := f.defs[id]; ok {
-		return f.Expr(d)
+		return f.Expr(d) + f.qualSuffix(id)
 	}
 	if l, ok := f.labels[id]; ok {
-		return l
+		return l + f.qualSuffix(id)
 	}
 	if int(id) < 0 || int(id) >= len(f.meta.Columns) {
 		return "?col" + strconv.Itoa(int(id))
@@ -96,6 +161,13 @@ func (f *Formatter) Col(id ColumnID) string {
 		return f.instName(m.Instance) + "." + quoteIdent(m.Name)
 	}
 	return "col." + quoteIdent(m.Name)
+}
+
+func (f *Formatter) qualSuffix(id ColumnID) string {
+	if q, ok := f.qual[id]; ok {
+		return "#" + strconv.Itoa(q)
+	}
+	return ""
 }
 
 func quoteIdent(s string) string {
