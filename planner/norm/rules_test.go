@@ -26,7 +26,7 @@ func TestRuleRemovePassthroughProject(t *testing.T) {
 	runRuleCases(t, norm.RuleRemoveProject, []ruleCase{
 		{name: "derived-table", sql: "SELECT x.name FROM (SELECT name, age FROM dogs) x", fire: true},
 		{name: "derived-computed", sql: "SELECT x.a FROM (SELECT age + 1 AS a FROM dogs) x WHERE x.a > 3", fire: true,
-			has: []string{"((t1.age + 1) > 3)"}},
+			has: []string{"((t1.age + 1) >= 4)"}},
 		{name: "root-kept", sql: "SELECT name FROM dogs", fire: false, has: []string{"project t1.name"}},
 		{name: "distinct-input-kept", sql: "SELECT DISTINCT x.name FROM (SELECT name, age FROM dogs) x", fire: true, has: []string{"distinct\n  project t1.name"}},
 		{name: "subquery-column-not-duplicated", sql: "SELECT x.c FROM (SELECT (SELECT count(*) FROM owners) AS c FROM dogs) x WHERE x.c > 1", fire: false},
@@ -37,7 +37,7 @@ func TestRuleRemovePassthroughProject(t *testing.T) {
 func TestRuleMergeFilters(t *testing.T) {
 	runRuleCases(t, norm.RuleMergeFilters, []ruleCase{
 		{name: "nested-where", sql: "SELECT x.name FROM (SELECT name, age FROM dogs WHERE age > 1) x WHERE x.name = 'a'", fire: true,
-			has: []string{"filter (t1.age > 1), (t1.name = 'a')"}},
+			has: []string{"filter (t1.age >= 2), (t1.name = 'a')"}},
 		{name: "single", sql: "SELECT name FROM dogs WHERE age > 1", fire: false},
 		{name: "true-filter-dropped", sql: "SELECT name FROM dogs WHERE 1 = 1", fire: true, hasNot: []string{"filter"}},
 	})
@@ -133,9 +133,9 @@ func TestRuleFlattenInnerJoin(t *testing.T) {
 func TestRulePushJoinPredicate(t *testing.T) {
 	runRuleCases(t, norm.RulePushJoinPredicate, []ruleCase{
 		{name: "inner-either-side", sql: "SELECT d.name FROM dogs d JOIN owners o ON d.owner_id = o.owner_id AND o.city = 'Oslo' AND d.age > 2", fire: true,
-			has: []string{"filter (t1.age > 2)", "filter (t2.city = 'Oslo')"}},
+			has: []string{"filter (t1.age >= 3)", "filter (t2.city = 'Oslo')"}},
 		{name: "left-null-side", sql: "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id AND d.age > 2", fire: true,
-			has: []string{"join left on (t2.owner_id = t1.owner_id)\n    scan owners as t1\n    filter (t2.age > 2)"}},
+			has: []string{"join left on (t2.owner_id = t1.owner_id)\n    scan owners as t1\n    filter (t2.age >= 3)"}},
 		{name: "left-preserved-side-stays", sql: "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id AND o.city = 'Oslo'", fire: false,
 			has: []string{"(t1.city = 'Oslo')"}, hasNot: []string{"filter"}},
 		{name: "two-sides-stays", sql: "SELECT d.name FROM dogs d JOIN owners o ON d.owner_id = o.owner_id", fire: false},
@@ -154,7 +154,7 @@ func TestRuleHavingToWhere(t *testing.T) {
 	runRuleCases(t, norm.RuleHavingToWhere, []ruleCase{
 		{name: "group-column", sql: "SELECT city, count(*) FROM owners GROUP BY city HAVING city = 'Oslo'", fire: true,
 			has: []string{"aggregate group by (t1.city), count(*)\n    filter (t1.city = 'Oslo')"}},
-		{name: "aggregate-stays", sql: "SELECT city, count(*) FROM owners GROUP BY city HAVING count(*) > 1", fire: false, has: []string{"filter (count(*) > 1)\n    aggregate"}},
+		{name: "aggregate-stays", sql: "SELECT city, count(*) FROM owners GROUP BY city HAVING count(*) > 1", fire: false, has: []string{"filter (count(*) >= 2)\n    aggregate"}},
 		{name: "mixed-stays", sql: "SELECT city, count(*) FROM owners GROUP BY city HAVING city = 'Oslo' OR count(*) > 1", fire: false},
 		{name: "no-group-by", sql: "SELECT count(*) FROM owners HAVING 1 = 1 AND count(*) >= 0", fire: false},
 		{name: "no-group-by-constant", sql: "SELECT count(*) FROM owners HAVING false", fire: false, has: []string{"filter false\n    aggregate group by ()"}},
@@ -313,4 +313,35 @@ func TestRuleSortJoinInputsAndCommutativeOperands(t *testing.T) {
 	if !fired(p, norm.RuleSortCommutative) {
 		t.Errorf("sort-commutative-operands did not fire: %v", p.Rules)
 	}
+}
+
+func TestRuleExpandIsDistinct(t *testing.T) {
+	runRuleCases(t, norm.RuleExpandIsDistinct, []ruleCase{
+		{name: "distinct-from-literal", sql: "SELECT name FROM dogs WHERE age IS DISTINCT FROM 3", fire: true,
+			has: []string{"((t1.age <> 3) or (t1.age is null))"}},
+		{name: "not-distinct-from-literal", sql: "SELECT name FROM dogs WHERE age IS NOT DISTINCT FROM 3", fire: true,
+			has: []string{"(t1.age = 3), (t1.age is not null)"}},
+		{name: "null-literal-stays", sql: "SELECT name FROM dogs WHERE age IS DISTINCT FROM NULL", fire: false},
+		{name: "two-columns-stay", sql: "SELECT name FROM dogs WHERE age IS DISTINCT FROM weight", fire: false},
+	})
+}
+
+func TestRuleIntegerBound(t *testing.T) {
+	runRuleCases(t, norm.RuleIntegerBound, []ruleCase{
+		{name: "int-greater", sql: "SELECT name FROM dogs WHERE age > 3", fire: true, has: []string{"(t1.age >= 4)"}},
+		{name: "int-less", sql: "SELECT name FROM dogs WHERE age < 3", fire: true, has: []string{"(t1.age <= 2)"}},
+		{name: "count", sql: "SELECT owner_id FROM dogs GROUP BY owner_id HAVING COUNT(*) > 2", fire: true, has: []string{"(count(*) >= 3)"}},
+		{name: "numeric-stays", sql: "SELECT name FROM dogs WHERE weight > 3", fire: false, has: []string{"(t1.weight > 3"}},
+		{name: "non-strict-stays", sql: "SELECT name FROM dogs WHERE age >= 3", fire: false},
+	})
+}
+
+func TestRulePushFilterIntoSemiJoin(t *testing.T) {
+	runRuleCases(t, norm.RuleFilterIntoSemiJoin, []ruleCase{
+		{name: "left-only-into-anti", sql: "SELECT first_name FROM owners WHERE city = 'Oslo' AND owner_id NOT IN (SELECT owner_id FROM dogs)", fire: true,
+			has: []string{"join anti on (t2.owner_id = t1.owner_id)\n    filter (t1.city = 'Oslo')\n      scan owners as t1"}},
+		{name: "left-only-into-semi", sql: "SELECT first_name FROM owners WHERE city = 'Oslo' AND EXISTS (SELECT 1 FROM dogs WHERE dogs.owner_id = owners.owner_id)", fire: true,
+			has: []string{"join semi on (t2.owner_id = t1.owner_id)\n    filter (t1.city = 'Oslo')"}},
+		{name: "no-semi-join", sql: "SELECT first_name FROM owners WHERE city = 'Oslo'", fire: false},
+	})
 }

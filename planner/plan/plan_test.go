@@ -329,7 +329,7 @@ func TestCanonicalAndFingerprint(t *testing.T) {
 		t.Error("ordered and unordered share a fingerprint")
 	}
 	j := plan1("SELECT x FROM a WHERE x > 1").JSONTree()
-	if j.Op != "project" || j.Detail != "t1.x" || len(j.Inputs) != 1 || j.Inputs[0].Op != "filter" || j.Inputs[0].Detail != "(t1.x > 1)" {
+	if j.Op != "project" || j.Detail != "t1.x" || len(j.Inputs) != 1 || j.Inputs[0].Op != "filter" || j.Inputs[0].Detail != "(t1.x >= 2)" {
 		t.Errorf("JSONTree: %+v %+v", j, j.Inputs[0])
 	}
 	if e := plan1("SELECT x AS xx, n FROM a").Explain(); e[:len("output: xx, n\n")] != "output: xx, n\n" {
