@@ -175,7 +175,11 @@ func splitStatements(sql string) []string {
 	return out
 }
 
-// maxParam returns the highest $n parameter in sql (0 if none).
+// maxParams is the most parameters a Bind can carry (int16 count).
+const maxParams = 65535
+
+// maxParam returns the highest $n parameter in sql (0 if none), at most
+// maxParams+1.
 func maxParam(sql string) int {
 	if !strings.Contains(sql, "$") {
 		return 0
@@ -191,7 +195,7 @@ func maxParam(sql string) int {
 		}
 		v := 0
 		for _, ch := range sql[t.Start+1 : t.End] {
-			v = 10*v + int(ch-'0')
+			v = min(10*v+int(ch-'0'), maxParams+1) // no overflow; Bind then fails
 		}
 		n = max(n, v)
 	}
