@@ -82,25 +82,29 @@ func (c *conn) run() {
 		c.mu.Unlock()
 	}()
 	err := c.serve()
+	var pe *pgError
 	switch {
 	case c.aborted.Load():
 		c.writeFatal(errorf(codeAdminShutdown, "terminating connection because pgequiv is shutting down"))
 	case err == nil:
-	case protocol.IsProtocolViolation(err) || errors.Is(err, protocol.ErrUnsupported) || isBodyTooLong(err):
+	case errors.As(err, &pe):
+		c.writeFatal(pe)
+		c.log.Debug("connection ended with an error", "err", err)
+	case isGone(err):
+		c.log.Debug("connection closed", "err", err)
+	default:
+		// Malformed, oversized or unknown messages (protocol and pgproto3
+		// errors alike): the stream cannot be trusted any more.
 		c.writeFatal(errorf(codeProtocolViolation, "%v", err))
 		c.log.Warn("protocol violation", "err", err)
-	default:
-		var pe *pgError
-		if errors.As(err, &pe) {
-			c.writeFatal(pe)
-		}
-		c.log.Debug("connection closed", "err", err)
 	}
 }
 
-func isBodyTooLong(err error) bool {
-	var e *pgproto3.ExceededMaxBodyLenErr
-	return errors.As(err, &e)
+// isGone reports whether err means the client went away or the socket
+// failed, rather than a bad message.
+func isGone(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
 // writeFatal sends a FATAL ErrorResponse straight to the socket.

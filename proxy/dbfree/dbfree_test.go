@@ -324,42 +324,64 @@ func TestPassword(t *testing.T) {
 	}
 }
 
-// TestOversizedMessage: a message over the limit ends only that connection
-// with FATAL 08P01.
-func TestOversizedMessage(t *testing.T) {
+// TestBadMessages: an oversized, unknown or badly framed message ends
+// only that connection, with FATAL 08P01.
+func TestBadMessages(t *testing.T) {
 	s := startServer(t, Options{MaxMessageSize: 1024})
 	ctx := testCtx(t)
 	good := s.connect(t, ctx, pgx.QueryExecModeCacheStatement)
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+	}{
+		{"oversized", mustEncode(t, &pgproto3.Query{String: "SELECT '" + strings.Repeat("x", 4096) + "'"})},
+		{"unknown type", []byte{'!', 0, 0, 0, 4}},
+		{"length below 4", []byte{'Q', 0, 0, 0, 2}},
+		{"bind without body", []byte{'B', 0, 0, 0, 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nc, err := net.Dial("tcp", s.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(10 * time.Second))
+			fe := pgproto3.NewFrontend(nc, nc)
+			fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "x"}})
+			if err := fe.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := nc.Write(tc.frame); err != nil {
+				t.Fatal(err)
+			}
+			var fatal *pgproto3.ErrorResponse
+			for fatal == nil {
+				msg, err := fe.Receive()
+				if err != nil {
+					t.Fatalf("before the error: %v", err)
+				}
+				fatal, _ = msg.(*pgproto3.ErrorResponse)
+			}
+			if fatal.Severity != "FATAL" || fatal.Code != codeProtocolViolation {
+				t.Fatalf("got %+v", fatal)
+			}
+			if _, err := fe.Receive(); err == nil {
+				t.Fatal("connection open after the violation")
+			}
+			if _, err := scanVerdict(good.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)", countStar, countOwner)); err != nil {
+				t.Fatalf("other connection: %v", err)
+			}
+		})
+	}
+}
 
-	nc, err := net.Dial("tcp", s.addr)
+func mustEncode(t testing.TB, m pgproto3.FrontendMessage) []byte {
+	t.Helper()
+	b, err := m.Encode(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	fe := pgproto3.NewFrontend(nc, nc)
-	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "x"}})
-	fe.Send(&pgproto3.Query{String: "SELECT '" + strings.Repeat("x", 4096) + "'"})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	var fatal *pgproto3.ErrorResponse
-	for fatal == nil {
-		msg, err := fe.Receive()
-		if err != nil {
-			t.Fatalf("before the error: %v", err)
-		}
-		fatal, _ = msg.(*pgproto3.ErrorResponse)
-	}
-	if fatal.Severity != "FATAL" || fatal.Code != codeProtocolViolation {
-		t.Fatalf("got %+v", fatal)
-	}
-	if _, err := fe.Receive(); err == nil {
-		t.Fatal("connection open after the violation")
-	}
-	if _, err := scanVerdict(good.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)", countStar, countOwner)); err != nil {
-		t.Fatalf("other connection: %v", err)
-	}
+	return b
 }
 
 // TestShutdownEndsIdleClients: Shutdown past its deadline ends idle
