@@ -65,4 +65,3 @@ func TestLibPQDriver(t *testing.T) {
 		t.Fatalf("lib/pq untagged: %v", err)
 	}
 }
-
