@@ -10,9 +10,10 @@ import (
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
-// LoadSchema reads the schemas files (PostgreSQL DDL, concatenated in
-// order) into one schema; with none it is the bundled example schema.
-func (c *Config) LoadSchema() (*catalog.Schema, error) {
+// dbfreeSchema reads the schemas files (PostgreSQL DDL, concatenated in
+// order; paths relative to the working directory) into one schema; with
+// none it is the bundled example schema.
+func (c *Config) dbfreeSchema() (*catalog.Schema, error) {
 	ddl := catalog.ExampleDDL()
 	if len(c.Schemas) > 0 {
 		var b strings.Builder
@@ -41,7 +42,7 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 	if err != nil {
 		return dbfree.Options{}, err
 	}
-	s, err := c.LoadSchema()
+	s, err := c.dbfreeSchema()
 	if err != nil {
 		return dbfree.Options{}, err
 	}

@@ -37,8 +37,8 @@ func TestShippedProxyYAML(t *testing.T) {
 	if !c.Upstream.None || c.Listen != "127.0.0.1:6432" || len(c.Schemas) != 0 || c.Password != "" {
 		t.Fatalf("shipped proxy.yaml: %+v", c)
 	}
-	s, err := c.LoadSchema()
-	if err != nil || s.Table("dogs") == nil {
-		t.Fatalf("example schema: %v", err)
+	o, err := c.DBFreeOptions()
+	if err != nil || o.Schema.Table("dogs") == nil || o.Password != "" || o.Catalog != nil {
+		t.Fatalf("database-free options: %+v, %v", o, err)
 	}
 }
