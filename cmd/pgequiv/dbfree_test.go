@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,5 +111,86 @@ func TestShippedConfigPgx(t *testing.T) {
 		Scan(&label, &score, &assumptions, &rules, &differences)
 	if err != nil || label != "equivalent" || score < 0.5 || !strings.Contains(rules, "count-star-not-null") {
 		t.Fatalf("pgx: %q %v %q %v", label, score, rules, err)
+	}
+}
+
+// TestDatabaseFreeReload: SIGHUP re-reads the file for new connections;
+// an invalid file, or one that switches to relaying, keeps the running
+// config.
+func TestDatabaseFreeReload(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proxy.yaml")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withPassword := func(pw string) string {
+		return "listen: 127.0.0.1:0\nupstream: none\npassword: " + pw + "\nshutdown_timeout: 1s\nlog_level: error\n"
+	}
+	write(withPassword("first"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	addrCh := make(chan net.Addr, 1)
+	reloads := make(chan error, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(runCtx, []string{"--config", path}, serveEnv{
+			reload: hup, getenv: func(string) string { return "" }, stderr: io.Discard,
+			listening: func(a net.Addr) { addrCh <- a },
+			reloaded:  func(err error) { reloads <- err },
+		})
+	}()
+	var port int
+	select {
+	case a := <-addrCh:
+		port = a.(*net.TCPAddr).Port
+	case err := <-done:
+		t.Fatalf("serve exited: %v", err)
+	}
+	login := func(pw string) error {
+		conn, err := pgx.Connect(ctx, pgtest.ConnString("127.0.0.1", port, "u", pw))
+		if err != nil {
+			return err
+		}
+		var label string
+		err = conn.QueryRow(ctx, "SELECT label FROM pgequiv.check('SELECT 1', 'SELECT 1')").Scan(&label)
+		conn.Close(ctx)
+		return err
+	}
+	if err := login("first"); err != nil {
+		t.Fatalf("first password: %v", err)
+	}
+	write(withPassword("second"))
+	hup <- os.Interrupt
+	if err := <-reloads; err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if err := login("second"); err != nil {
+		t.Fatalf("second password after reload: %v", err)
+	}
+	if err := login("first"); err == nil {
+		t.Fatal("old password accepted after reload")
+	}
+	for _, bad := range []string{
+		withPassword("third") + "bogus_key: 1\n",
+		"listen: 127.0.0.1:0\nupstream:\n  address: 127.0.0.1:5432\n",
+		withPassword("third") + "schemas: [/nonexistent/schema.sql]\n",
+	} {
+		write(bad)
+		hup <- os.Interrupt
+		if err := <-reloads; err == nil {
+			t.Fatalf("reload of %q succeeded", bad)
+		}
+		if err := login("second"); err != nil {
+			t.Fatalf("running config not kept after a failed reload: %v", err)
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 }
