@@ -45,10 +45,16 @@ type Config struct {
 	Schemas []string `yaml:"schemas"`
 	// Catalog is a catalog file for the judge.
 	Catalog string `yaml:"catalog"`
+	// Password is what clients must give in database-free mode (SCRAM);
+	// empty means trust. Unused when relaying to an upstream.
+	Password string `yaml:"password"`
 }
 
 // Upstream is the PostgreSQL server behind the proxy.
 type Upstream struct {
+	// None is set by "upstream: none": no server, pgequiv answers
+	// pgequiv.check(...) and tagged queries itself (database-free mode).
+	None    bool   `yaml:"-"`
 	Address string `yaml:"address"`
 	// TLSMode is disable, prefer, require or verify-full.
 	TLSMode string `yaml:"tls_mode"`
@@ -73,6 +79,7 @@ const (
 	EnvUpstreamCAFile  = "PGEQUIV_UPSTREAM_CA_FILE"
 	EnvTLSCert         = "PGEQUIV_TLS_CERT"
 	EnvTLSKey          = "PGEQUIV_TLS_KEY"
+	EnvPassword        = "PGEQUIV_PASSWORD"
 )
 
 // Default returns the configuration used for keys the file leaves out.
@@ -136,10 +143,17 @@ func (c *Config) applyEnv(getenv func(string) string) {
 		EnvUpstreamCAFile:  &c.Upstream.CAFile,
 		EnvTLSCert:         &c.TLS.Cert,
 		EnvTLSKey:          &c.TLS.Key,
+		EnvPassword:        &c.Password,
 	} {
 		if v := getenv(env); v != "" {
 			*dst = v
 		}
+	}
+	switch a := c.Upstream.Address; {
+	case a == UpstreamNone:
+		c.Upstream.None, c.Upstream.Address = true, ""
+	case a != "": // an address from the environment overrides "upstream: none"
+		c.Upstream.None = false
 	}
 }
 
@@ -152,6 +166,7 @@ func (c *Config) Validate() error {
 		bad("listen: %q is not host:port", c.Listen)
 	}
 	switch {
+	case c.Upstream.None:
 	case c.Upstream.Address == "":
 		bad("upstream.address: required (or set %s)", EnvUpstream)
 	default:

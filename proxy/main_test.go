@@ -24,7 +24,7 @@ import (
 var pg *pgtest.Cluster
 
 func TestMain(m *testing.M) {
-	c, err := pgtest.Start(pgtest.Options{TLS: true, MaxConnections: 400})
+	c, err := pgtest.Start(pgtest.Options{TLS: true, MaxConnections: 600})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

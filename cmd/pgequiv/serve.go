@@ -56,6 +56,9 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Upstream.None {
+		return serveDatabaseFree(ctx, *path, cfg, env)
+	}
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
 	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))

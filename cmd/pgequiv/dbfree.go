@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+
+	"go.opentelemetry.io/otel"
+
+	"github.com/pgequiv/pgequiv/config"
+	"github.com/pgequiv/pgequiv/proxy/dbfree"
+)
+
+// serveDatabaseFree is serve for "upstream: none": pgequiv answers
+// clients itself (see package dbfree), with the same signal handling.
+func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env serveEnv) error {
+	level := new(slog.LevelVar)
+	level.Set(cfg.SlogLevel())
+	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
+	opts, err := cfg.DBFreeOptions()
+	if err != nil {
+		return err
+	}
+	opts.Logger = logger
+	srv, err := dbfree.New(opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("pgequiv listening in database-free mode", "addr", ln.Addr().String(),
+		"schemas", len(cfg.Schemas), "tables", len(opts.Schema.Tables), "password", cfg.Password != "")
+	if env.listening != nil {
+		env.listening(ln.Addr())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	meter := otel.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")
+	reloadOK, _ := meter.Int64Counter("pgequiv.config.reloads")
+	reloadFailed, _ := meter.Int64Counter("pgequiv.config.reload_failures")
+
+	for {
+		select {
+		case err := <-served:
+			return fmt.Errorf("serve: %w", err)
+		case <-env.reload:
+			// Parse and validate the whole new file, schemas included,
+			// before applying any of it.
+			next, err := config.Load(path, env.getenv)
+			if err == nil && !next.Upstream.None {
+				err = errors.New("switching between database-free mode and an upstream needs a restart")
+			}
+			var nextOpts dbfree.Options
+			if err == nil {
+				nextOpts, err = next.DBFreeOptions()
+			}
+			if err == nil {
+				nextOpts.Logger = logger
+				err = srv.Reload(nextOpts)
+			}
+			if err != nil {
+				reloadFailed.Add(ctx, 1)
+				logger.Error("config reload failed; keeping the running config", "err", err)
+			} else {
+				reloadOK.Add(ctx, 1)
+				level.Set(next.SlogLevel())
+				cfg = next
+				logger.Info("config reloaded")
+			}
+			if env.reloaded != nil {
+				env.reloaded(err)
+			}
+		case <-ctx.Done():
+			logger.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+			sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+			err := srv.Shutdown(sctx)
+			cancel()
+			if serr := <-served; !errors.Is(serr, dbfree.ErrServerClosed) {
+				return fmt.Errorf("serve: %w", serr)
+			}
+			if err != nil {
+				logger.Warn("clients still connected at the shutdown timeout were disconnected")
+			}
+			return nil
+		}
+	}
+}

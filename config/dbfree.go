@@ -1,0 +1,63 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/dbfree"
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+// dbfreeSchema reads the schemas files (PostgreSQL DDL, concatenated in
+// order; paths relative to the working directory) into one schema; with
+// none it is the bundled example schema.
+func (c *Config) dbfreeSchema() (*catalog.Schema, error) {
+	ddl := catalog.ExampleDDL()
+	if len(c.Schemas) > 0 {
+		var b strings.Builder
+		for _, path := range c.Schemas {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("config: schemas: %w", err)
+			}
+			b.Write(data)
+			b.WriteString("\n;\n")
+		}
+		ddl = b.String()
+	}
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		return nil, fmt.Errorf("config: schemas %s: %w", strings.Join(c.Schemas, ", "), err)
+	}
+	return s, nil
+}
+
+// DBFreeOptions builds the options of database-free mode (upstream: none),
+// reading the schema, catalog and certificate files. Errors here count as
+// invalid config.
+func (c *Config) DBFreeOptions() (dbfree.Options, error) {
+	po, err := c.ProxyOptions()
+	if err != nil {
+		return dbfree.Options{}, err
+	}
+	s, err := c.dbfreeSchema()
+	if err != nil {
+		return dbfree.Options{}, err
+	}
+	o := dbfree.Options{
+		Schema:         s,
+		Password:       c.Password,
+		ClientTLS:      po.ClientTLS,
+		MaxMessageSize: int(c.MaxMessageSize),
+		StartupTimeout: c.StartupTimeout,
+		VerdictTimeout: c.VerdictTimeout,
+	}
+	if c.Catalog != "" {
+		if o.Catalog, err = tag.LoadCatalog(c.Catalog); err != nil {
+			return dbfree.Options{}, fmt.Errorf("config: catalog: %w", err)
+		}
+	}
+	return o, nil
+}

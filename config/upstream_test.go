@@ -1,0 +1,77 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestUpstreamNone(t *testing.T) {
+	c, err := Load("testdata/good/database-free.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Upstream.None || c.Upstream.Address != "" || c.Password != "secret" || len(c.Schemas) != 1 {
+		t.Fatalf("database-free config: %+v", c)
+	}
+	// The environment can switch either way.
+	env := func(vals map[string]string) func(string) string { return func(k string) string { return vals[k] } }
+	c, err = Load("testdata/good/database-free.yaml", env(map[string]string{EnvUpstream: "db:5432"}))
+	if err != nil || c.Upstream.None || c.Upstream.Address != "db:5432" {
+		t.Fatalf("PGEQUIV_UPSTREAM over upstream: none: %+v, %v", c, err)
+	}
+	c, err = Load("testdata/good/minimal.yaml", env(map[string]string{EnvUpstream: UpstreamNone}))
+	if err != nil || !c.Upstream.None {
+		t.Fatalf("PGEQUIV_UPSTREAM=none: %+v, %v", c, err)
+	}
+	// Strictness survives the custom unmarshaler.
+	if _, err := Parse([]byte("upstream:\n  address: a:1\n  bogus: 1\n")); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Fatalf("unknown nested key: %v", err)
+	}
+}
+
+func TestShippedProxyYAML(t *testing.T) {
+	c, err := Load("../proxy.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Upstream.None || c.Listen != "127.0.0.1:6432" || len(c.Schemas) != 0 || c.Password != "" {
+		t.Fatalf("shipped proxy.yaml: %+v", c)
+	}
+	o, err := c.DBFreeOptions()
+	if err != nil || o.Schema.Table("dogs") == nil || o.Password != "" || o.Catalog != nil {
+		t.Fatalf("database-free options: %+v, %v", o, err)
+	}
+}
+
+func TestDBFreeSchemasFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.sql")
+	b := filepath.Join(dir, "b.sql")
+	if err := os.WriteFile(a, []byte("CREATE TABLE parent (id int PRIMARY KEY)"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("CREATE TABLE child (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES parent(id));"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse([]byte("upstream: none\nschemas: [" + a + ", " + b + "]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.DBFreeOptions()
+	if err != nil || o.Schema.Table("parent") == nil || o.Schema.Table("child") == nil || o.Schema.Table("dogs") != nil {
+		t.Fatalf("schemas from files: %v", err)
+	}
+	c.Schemas = []string{filepath.Join(dir, "missing.sql")}
+	if _, err := c.DBFreeOptions(); err == nil || !strings.Contains(err.Error(), "missing.sql") {
+		t.Fatalf("missing schema file: %v", err)
+	}
+	if err := os.WriteFile(a, []byte("CREATE TABLE ("), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.Schemas = []string{a}
+	if _, err := c.DBFreeOptions(); err == nil {
+		t.Fatal("bad DDL accepted")
+	}
+}

@@ -1,0 +1,61 @@
+package dbfree
+
+import (
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+// Options configures a Server. They are copied when a connection starts;
+// Server.Reload changes them for later connections.
+type Options struct {
+	// Schema is what queries are judged against; required.
+	Schema *catalog.Schema
+	// Judge holds the judge's policies.
+	Judge equivalence.Options
+	// Catalog resolves pgequiv_ref_id tags and fingerprint matches; may be
+	// nil.
+	Catalog *tag.Catalog
+	// Password, if set, is required from every client (SCRAM-SHA-256);
+	// empty means trust.
+	Password string
+	// ClientTLS, if set, is offered to clients that send SSLRequest.
+	ClientTLS *tls.Config
+	// MaxMessageSize bounds each client message; default 64 MiB.
+	MaxMessageSize int
+	// StartupTimeout bounds startup and authentication; default 60s.
+	StartupTimeout time.Duration
+	// VerdictTimeout bounds one judgement; default 2s.
+	VerdictTimeout time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// ServerVersion is the server_version reported to clients: clients such as
+// psql pick their catalog queries by it, and pgequiv speaks the protocol
+// and SQL grammar of PostgreSQL 16 (pg_query).
+const ServerVersion = "16.0 (pgequiv database-free)"
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Schema == nil {
+		return o, errors.New("dbfree: no schema")
+	}
+	if o.MaxMessageSize <= 0 {
+		o.MaxMessageSize = 64 << 20
+	}
+	if o.StartupTimeout <= 0 {
+		o.StartupTimeout = 60 * time.Second
+	}
+	if o.VerdictTimeout <= 0 {
+		o.VerdictTimeout = 2 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o, nil
+}

@@ -1,0 +1,160 @@
+package dbfree
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+)
+
+// Type OIDs of the verdict row's columns.
+const (
+	oidText   = 25
+	oidFloat8 = 701
+)
+
+// column is one column of the verdict row.
+type column struct {
+	name string
+	oid  uint32
+	size int16
+}
+
+// columns are pgequiv.check's result columns, in order.
+var columns = []column{
+	{"label", oidText, -1},
+	{"score", oidFloat8, 8},
+	{"assumptions", oidText, -1},
+	{"rules", oidText, -1},
+	{"differences", oidText, -1},
+}
+
+func columnIndex(name string) int {
+	for i, c := range columns {
+		if c.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func columnNames() string {
+	names := make([]string, len(columns))
+	for i, c := range columns {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// rowDescription describes cols with the result format codes of a Bind
+// (none: all text; one: for all; else one per column).
+func rowDescription(cols []int, formats []int16) *pgproto3.RowDescription {
+	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
+	for i, ci := range cols {
+		c := columns[ci]
+		rd.Fields[i] = pgproto3.FieldDescription{
+			Name: []byte(c.name), DataTypeOID: c.oid, DataTypeSize: c.size,
+			TypeModifier: -1, Format: formatOf(formats, i),
+		}
+	}
+	return rd
+}
+
+func formatOf(formats []int16, i int) int16 {
+	switch len(formats) {
+	case 0:
+		return 0
+	case 1:
+		return formats[0]
+	}
+	return formats[i]
+}
+
+// dataRow encodes v's columns cols in the given formats. Text columns are
+// the same in text and binary format.
+func dataRow(v equivalence.Verdict, cols []int, formats []int16) *pgproto3.DataRow {
+	row := &pgproto3.DataRow{Values: make([][]byte, len(cols))}
+	for i, ci := range cols {
+		var val []byte
+		switch columns[ci].name {
+		case "label":
+			val = []byte(v.Label)
+		case "score":
+			if formatOf(formats, i) == 1 {
+				val = binary.BigEndian.AppendUint64(nil, math.Float64bits(v.Score))
+			} else {
+				val = strconv.AppendFloat(nil, v.Score, 'g', -1, 64)
+			}
+		case "assumptions":
+			val = []byte(joinStrings(v.Assumptions, "; "))
+		case "rules":
+			val = []byte(strings.Join(v.Rules, ", "))
+		case "differences":
+			val = []byte(joinStrings(v.Differences, "; "))
+		}
+		row.Values[i] = val
+	}
+	return row
+}
+
+func joinStrings[T fmt.Stringer](xs []T, sep string) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(x.String())
+	}
+	return b.String()
+}
+
+// SQLSTATEs the endpoint reports.
+const (
+	codeFeatureNotSupported = "0A000"
+	codeInvalidParameter    = "22023"
+	codeUndefinedFunction   = "42883"
+	codeUndefinedColumn     = "42703"
+	codeUndefinedParameter  = "42P02"
+	codeUndefinedPStatement = "26000"
+	codeUndefinedCursor     = "34000"
+	codeDuplicatePStatement = "42P05"
+	codeProtocolViolation   = "08P01"
+	codeSyntaxError         = "42601"
+	codeQueryCanceled       = "57014"
+	codeInvalidPassword     = "28P01"
+	codeAdminShutdown       = "57P01"
+	codeInvalidBinary       = "22P03"
+)
+
+// pgError is an error reported to the client as an ErrorResponse.
+type pgError struct {
+	code   string
+	msg    string
+	detail string
+	hint   string
+}
+
+func (e *pgError) Error() string { return e.msg }
+
+func errorf(code, format string, args ...any) *pgError {
+	return &pgError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// errNotAnswerable is the answer to every statement that is neither a
+// pgequiv.check call nor tagged.
+func errNotAnswerable() *pgError {
+	return &pgError{
+		code: codeFeatureNotSupported,
+		msg:  "pgequiv: database-free mode answers only pgequiv.check(...) and tagged queries",
+		hint: "Run SELECT * FROM pgequiv.check('<reference>', '<candidate>'), or tag a query with /*pgequiv_ref='<reference>'*/.",
+	}
+}
+
+func (e *pgError) response(severity string) *pgproto3.ErrorResponse {
+	return &pgproto3.ErrorResponse{Severity: severity, SeverityUnlocalized: severity, Code: e.code, Message: e.msg, Detail: e.detail, Hint: e.hint}
+}

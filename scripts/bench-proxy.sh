@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Benchmarks the pgequiv relay against a direct connection and PgBouncer.
+#
+# Starts, on loopback, a throwaway PostgreSQL (initdb/postgres, as the
+# postgres OS user when run as root), `pgequiv serve` relaying to it, and
+# PgBouncer (session pooling) in front of it, then runs
+#   pgbench -S -j 2 -T $BENCH_T    (select-only, untagged)
+# at 1, 8 and 64 clients against each, with -M simple and -M prepared.
+# Per-transaction latencies come from pgbench -l (sampled, see
+# BENCH_SAMPLING) and give p50/p99. Also measured: the proxy's RSS with 500
+# idle connections (scripts/idleconns), and, when the relay has an
+# annotate mode, the p50 latency a tagged query adds over an untagged one
+# with a warm reference cache.
+#
+# Prints a table and then JSON (the last line of stdout is the JSON).
+#
+# Environment:
+#   BENCH_T=20          seconds per pgbench run
+#   BENCH_SCALE=1       pgbench scale factor
+#   BENCH_CLIENTS="1 8 64"
+#   BENCH_SAMPLING=0.1  fraction of transactions logged for percentiles
+#   BENCH_IDLE=500      idle connections for the RSS measurement
+#   BENCH_KEEP=1        keep the work directory (logs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+T=${BENCH_T:-20}
+SCALE=${BENCH_SCALE:-1}
+CLIENTS=${BENCH_CLIENTS:-"1 8 64"}
+SAMPLING=${BENCH_SAMPLING:-0.1}
+IDLE=${BENCH_IDLE:-500}
+
+die() { echo "bench-proxy: $*" >&2; exit 1; }
+
+bindir=""
+if command -v initdb >/dev/null && command -v postgres >/dev/null; then
+  bindir=$(dirname "$(readlink -f "$(command -v initdb)")")
+else
+  bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+fi
+[ -x "$bindir/initdb" ] || die "PostgreSQL server binaries not found; run scripts/install-test-deps.sh"
+PGBENCH=$(command -v pgbench || echo "$bindir/pgbench")
+PSQL=$(command -v psql || echo "$bindir/psql")
+PGBOUNCER=$(command -v pgbouncer || ls /usr/sbin/pgbouncer 2>/dev/null || true)
+[ -x "$PGBENCH" ] || die "pgbench not found"
+[ -n "$PGBOUNCER" ] || die "pgbouncer not found (apt-get install pgbouncer)"
+
+# as_pg runs a command as the postgres OS user when we are root
+# (PostgreSQL and PgBouncer refuse to run as root).
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  local p
+  for p in $(shuf -i 20000-60000 -n 100); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+  done
+  die "no free port"
+}
+
+# wait_port waits (bounded) until something accepts on the port.
+wait_port() {
+  local i
+  for i in $(seq 1 300); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  die "nothing listening on port $1 ($2)"
+}
+
+work=$(mktemp -d /tmp/bench-proxy.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  if [ -f "$work/pgbouncer.pid" ]; then kill "$(cat "$work/pgbouncer.pid")" 2>/dev/null || true; fi
+  if [ -f "$work/data/postmaster.pid" ]; then as_pg "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true; fi
+  if [ -z "${BENCH_KEEP:-}" ]; then rm -rf "$work"; else echo "bench-proxy: kept $work" >&2; fi
+}
+trap cleanup EXIT
+
+PGPORT_=$(free_port); PROXYPORT=$(free_port); BOUNCERPORT=$(free_port); ANNPORT=$(free_port)
+[ "$(id -u)" = 0 ] && chown postgres: "$work"
+
+echo "== starting PostgreSQL ($bindir) on $PGPORT_" >&2
+as_pg "$bindir/initdb" -D "$work/data" -U postgres -A trust -E UTF8 --no-locale --no-sync >"$work/initdb.log" 2>&1
+cat >>"$work/data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $PGPORT_
+unix_socket_directories = '$work'
+max_connections = $((2 * IDLE + 100))
+shared_buffers = 128MB
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+EOF
+as_pg "$bindir/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w start >/dev/null
+wait_port "$PGPORT_" postgres
+
+echo "== pgbench -i -s $SCALE" >&2
+PGSSLMODE=disable "$PGBENCH" -i -s "$SCALE" -q -h 127.0.0.1 -p "$PGPORT_" -U postgres postgres >"$work/init.log" 2>&1
+
+echo "== building and starting pgequiv on $PROXYPORT" >&2
+go build -o "$work/pgequiv" ./cmd/pgequiv
+go build -o "$work/idleconns" ./scripts/idleconns
+cat >"$work/proxy.yaml" <<EOF
+listen: 127.0.0.1:$PROXYPORT
+upstream:
+  address: 127.0.0.1:$PGPORT_
+  tls_mode: disable
+log_level: warn
+EOF
+"$work/pgequiv" serve --config "$work/proxy.yaml" 2>"$work/pgequiv.log" &
+PROXYPID=$!; pids+=("$PROXYPID")
+wait_port "$PROXYPORT" pgequiv
+
+echo "== starting PgBouncer (session pooling) on $BOUNCERPORT" >&2
+echo '"postgres" ""' >"$work/userlist.txt"  # trust still needs the user listed
+cat >"$work/pgbouncer.ini" <<EOF
+[databases]
+postgres = host=127.0.0.1 port=$PGPORT_ dbname=postgres
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $BOUNCERPORT
+unix_socket_dir =
+auth_type = trust
+auth_file = $work/userlist.txt
+pool_mode = session
+default_pool_size = $((IDLE + 50))
+max_client_conn = $((IDLE + 100))
+logfile = $work/pgbouncer.log
+pidfile = $work/pgbouncer.pid
+server_tls_sslmode = disable
+ignore_startup_parameters = extra_float_digits
+EOF
+[ "$(id -u)" = 0 ] && chown postgres: "$work"/userlist.txt "$work"/pgbouncer.ini
+as_pg "$PGBOUNCER" "$work/pgbouncer.ini" >"$work/pgbouncer.out" 2>&1 &
+BOUNCERPID=$!; pids+=("$BOUNCERPID")
+wait_port "$BOUNCERPORT" pgbouncer
+
+port_of() {
+  case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;; esac
+}
+
+# bench TARGET MODE CLIENTS [extra pgbench args...]: prints "tps p50_ms p99_ms".
+bench() {
+  local target=$1 mode=$2 c=$3; shift 3
+  local j=$(( c < 2 ? c : 2 ))
+  local dir="$work/runs/${target}_${mode}_${c}_$RANDOM"
+  mkdir -p "$dir"
+  local out
+  out=$(cd "$dir" && PGSSLMODE=disable "$PGBENCH" -n -j "$j" -c "$c" -T "$T" -M "$mode" \
+    -l --sampling-rate="$SAMPLING" --log-prefix="$dir/txlog" "$@" \
+    -h 127.0.0.1 -p "$(port_of "$target")" -U postgres postgres 2>&1) || die "pgbench $target -M $mode -c $c failed: $out"
+  echo "$out" >"$dir/pgbench.out"
+  local tps
+  tps=$(echo "$out" | awk '/^tps = / {print $3; exit}')
+  # Column 3 of pgbench's per-transaction log is the latency in µs.
+  cat "$dir"/txlog.* | awk '{print $3}' | sort -n >"$dir/latencies"
+  local n p50 p99
+  n=$(wc -l <"$dir/latencies")
+  [ "$n" -gt 0 ] || die "no latencies logged for $target -M $mode -c $c"
+  p50=$(awk -v n="$n" 'NR == int((n-1)*0.50)+1 {printf "%.3f", $1/1000; exit}' "$dir/latencies")
+  p99=$(awk -v n="$n" 'NR == int((n-1)*0.99)+1 {printf "%.3f", $1/1000; exit}' "$dir/latencies")
+  echo "$tps $p50 $p99"
+}
+
+echo "== warm-up" >&2
+PGSSLMODE=disable "$PGBENCH" -n -S -c 4 -j 2 -T 2 -h 127.0.0.1 -p "$PGPORT_" -U postgres postgres >/dev/null 2>&1
+
+declare -A TPS P50 P99
+for mode in simple prepared; do
+  for c in $CLIENTS; do
+    for target in direct pgequiv pgbouncer; do
+      echo "== pgbench -S -M $mode -c $c -T $T: $target" >&2
+      res=$(bench "$target" "$mode" "$c" -S)
+      read -r tps p50 p99 <<<"$res"
+      TPS[$target,$mode,$c]=$tps; P50[$target,$mode,$c]=$p50; P99[$target,$mode,$c]=$p99
+    done
+  done
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
+
+echo "== RSS with $IDLE idle connections" >&2
+RSS_PGEQUIV=$("$work/idleconns" -addr "127.0.0.1:$PROXYPORT" -n "$IDLE" -pid "$PROXYPID")
+RSS_PGBOUNCER=$("$work/idleconns" -addr "127.0.0.1:$BOUNCERPORT" -n "$IDLE" -pid "$(cat "$work/pgbouncer.pid")" || echo null)
+
+# Tagged queries in annotate mode, warm reference cache: needs the relay's
+# annotate mode (mode: annotate); skipped with a message when this build's
+# config does not accept it.
+ANNOTATE_JSON='{"status":"skipped","reason":"not run"}'
+cat >"$work/pgbench-schema.sql" <<'EOF'
+CREATE TABLE pgbench_branches (bid int PRIMARY KEY, bbalance int, filler char(88));
+CREATE TABLE pgbench_tellers (tid int PRIMARY KEY, bid int REFERENCES pgbench_branches, tbalance int, filler char(84));
+CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int REFERENCES pgbench_branches, abalance int, filler char(84));
+CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22));
+EOF
+cat >"$work/annotate.yaml" <<EOF
+listen: 127.0.0.1:$ANNPORT
+upstream:
+  address: 127.0.0.1:$PGPORT_
+  tls_mode: disable
+log_level: warn
+mode: annotate
+schemas: [$work/pgbench-schema.sql]
+EOF
+"$work/pgequiv" serve --config "$work/annotate.yaml" 2>"$work/annotate.log" &
+ANNPID=$!; pids+=("$ANNPID")
+ann_started=""
+for i in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$ANNPORT") 2>/dev/null; then ann_started=1; break; fi
+  kill -0 "$ANNPID" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -n "$ann_started" ]; then
+  ref='SELECT%20abalance%20FROM%20pgbench_accounts%20WHERE%20aid%20%3D%201'
+  printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
+  printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
+  echo "== annotate mode: untagged vs tagged, 1 client" >&2
+  res=$(bench annotate simple 1 -f "$work/untagged.sql"); read -r u_tps u_p50 u_p99 <<<"$res"
+  res=$(bench annotate simple 1 -f "$work/tagged.sql"); read -r t_tps t_p50 t_p99 <<<"$res"
+  added=$(awk -v a="$t_p50" -v b="$u_p50" 'BEGIN { printf "%.3f", a - b }')
+  ANNOTATE_JSON=$(printf '{"status":"measured","clients":1,"untagged_tps":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s,"untagged_p99_ms":%s,"tagged_p99_ms":%s}' \
+    "$u_tps" "$t_tps" "$u_p50" "$t_p50" "$added" "$u_p99" "$t_p99")
+else
+  kill "$ANNPID" 2>/dev/null || true
+  reason=$(tr -d '"\\' <"$work/annotate.log" | tr '\n\t' '  ' | cut -c1-300)
+  echo "== annotate mode: skipped: this pgequiv does not run 'mode: annotate' ($reason)" >&2
+  ANNOTATE_JSON=$(printf '{"status":"skipped","reason":"mode: annotate not available in this build: %s"}' "$reason")
+fi
+
+# Table.
+echo
+printf '%-9s %-5s %-9s %12s %9s %9s %14s\n' mode conns target tps p50_ms p99_ms ratio_vs_direct
+for mode in simple prepared; do
+  for c in $CLIENTS; do
+    for target in direct pgequiv pgbouncer; do
+      printf '%-9s %-5s %-9s %12.1f %9s %9s %14s\n' "$mode" "$c" "$target" "${TPS[$target,$mode,$c]}" \
+        "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}" "$(ratio "${TPS[$target,$mode,$c]}" "${TPS[direct,$mode,$c]}")"
+    done
+  done
+done
+echo "RSS, $IDLE idle connections: pgequiv $RSS_PGEQUIV; pgbouncer $RSS_PGBOUNCER"
+echo "annotate: $ANNOTATE_JSON"
+echo
+
+# JSON (last line).
+runs=""
+for mode in simple prepared; do
+  for c in $CLIENTS; do
+    for target in direct pgequiv pgbouncer; do
+      runs+=$(printf '{"target":"%s","mode":"%s","clients":%s,"tps":%s,"p50_ms":%s,"p99_ms":%s},' \
+        "$target" "$mode" "$c" "${TPS[$target,$mode,$c]}" "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}")
+    done
+  done
+done
+ratios=""
+for mode in simple prepared; do
+  ratios+="\"$mode\":{"
+  for c in $CLIENTS; do
+    ratios+=$(printf '"%s":{"pgequiv_direct":%s,"pgbouncer_direct":%s,"pgequiv_pgbouncer":%s},' "$c" \
+      "$(ratio "${TPS[pgequiv,$mode,$c]}" "${TPS[direct,$mode,$c]}")" \
+      "$(ratio "${TPS[pgbouncer,$mode,$c]}" "${TPS[direct,$mode,$c]}")" \
+      "$(ratio "${TPS[pgequiv,$mode,$c]}" "${TPS[pgbouncer,$mode,$c]}")")
+  done
+  ratios="${ratios%,}},"
+done
+vs8="null"; vs8p="null"
+if [ -n "${TPS[pgequiv,simple,8]:-}" ]; then
+  vs8=$(ratio "${TPS[pgequiv,simple,8]}" "${TPS[pgbouncer,simple,8]}")
+  vs8p=$(ratio "${TPS[pgequiv,prepared,8]}" "${TPS[pgbouncer,prepared,8]}")
+fi
+printf '{"benchmark":"pgbench -S -j 2 -T %s","scale":%s,"cores":%s,"sampling_rate":%s,"runs":[%s],"ratios":{%s},"pgequiv_vs_pgbouncer":%s,"pgequiv_vs_pgbouncer_prepared":%s,"rss_idle":{"pgequiv":%s,"pgbouncer":%s},"annotate_tagged":%s}\n' \
+  "$T" "$SCALE" "$(nproc)" "$SAMPLING" "${runs%,}" "${ratios%,}" "$vs8" "$vs8p" "$RSS_PGEQUIV" "$RSS_PGBOUNCER" "$ANNOTATE_JSON"

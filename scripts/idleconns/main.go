@@ -1,0 +1,120 @@
+// Command idleconns opens N idle PostgreSQL connections to an address and
+// reports the resident memory of a process (the proxy) before and after,
+// as JSON. scripts/bench-proxy.sh uses it for "RSS with 500 idle
+// connections":
+//
+//	go run ./scripts/idleconns -addr 127.0.0.1:6432 -n 500 -pid 1234
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:6432", "host:port to connect to")
+	n := flag.Int("n", 500, "number of idle connections")
+	pid := flag.Int("pid", 0, "process whose RSS to report (required)")
+	user := flag.String("user", "postgres", "user name")
+	db := flag.String("db", "postgres", "database")
+	settle := flag.Duration("settle", time.Second, "wait this long with all connections open before reading RSS")
+	flag.Parse()
+	if err := run(*addr, *n, *pid, *user, *db, *settle); err != nil {
+		fmt.Fprintln(os.Stderr, "idleconns:", err)
+		os.Exit(1)
+	}
+}
+
+type report struct {
+	Conns       int `json:"conns"`
+	RSSBeforeKB int `json:"rss_before_kb"`
+	RSSAfterKB  int `json:"rss_after_kb"`
+	PerConnKB   int `json:"per_conn_kb"`
+}
+
+func run(addr string, n, pid int, user, db string, settle time.Duration) error {
+	if pid <= 0 {
+		return errors.New("-pid is required")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	before, err := rssKB(pid)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	connStr := fmt.Sprintf("host=%s port=%s user=%s dbname=%s sslmode=disable connect_timeout=30", host, port, user, db)
+	conns := make([]*pgconn.PgConn, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32) // bounded concurrent startups
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c, err := pgconn.Connect(ctx, connStr)
+			if err != nil {
+				errs <- err
+				return
+			}
+			conns[i] = c
+		}()
+	}
+	wg.Wait()
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close(context.Background())
+			}
+		}
+	}()
+	close(errs)
+	if err := <-errs; err != nil {
+		return fmt.Errorf("connecting: %w", err)
+	}
+	// Every connection does one round trip, so all are past startup.
+	for _, c := range conns {
+		if _, err := c.Exec(ctx, "SELECT 1").ReadAll(); err != nil {
+			return err
+		}
+	}
+	time.Sleep(settle) // let the process's memory settle; this is a measurement, not synchronization
+	after, err := rssKB(pid)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(report{Conns: n, RSSBeforeKB: before, RSSAfterKB: after, PerConnKB: (after - before) / n})
+}
+
+// rssKB reads VmRSS from /proc/PID/status.
+func rssKB(pid int) (int, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
+			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
