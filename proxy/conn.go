@@ -133,6 +133,7 @@ func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.state.Store(int32(stateClosed))
 		c.cancel()
+		c.inj.close()
 		if c.proxyPID != 0 {
 			c.s.cancels.unregister(c.proxyPID)
 		}
@@ -347,7 +348,7 @@ func (c *conn) upstreamStep() error {
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
 		if c.inj.pending.Load() > 0 {
-			if err := c.inj.flush(c.clW, c.zRecv, c.sawError); err != nil {
+			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err
 			}
 		}

@@ -217,3 +217,7 @@ func byID(c *Catalog, id string, src Source) (Reference, bool, error) {
 	}
 	return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: src}, true, nil
 }
+
+// HasMatches reports whether some entry matches queries by fingerprint,
+// so that untagged queries must be fingerprinted to find out.
+func (c *Catalog) HasMatches() bool { return c != nil && len(c.byFP) > 0 }
