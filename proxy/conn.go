@@ -67,8 +67,10 @@ type conn struct {
 	clR, upR *protocol.Reader
 	clW, upW *bufio.Writer
 
-	session  Session
-	proxyPID uint32 // registered cancel key; 0 if none
+	session    Session
+	remoteAddr string
+	since      time.Time
+	proxyPID   uint32 // registered cancel key; 0 if none
 
 	inj injector
 
@@ -96,8 +98,8 @@ func newConn(s *Server, raw net.Conn) *conn {
 	c := &conn{
 		s: s, id: id, opts: opts, ctx: ctx, cancel: cancel,
 		errCh:  make(chan error, 1),
-		client: raw,
-		log:    opts.Logger.With("conn", id, "client", raw.RemoteAddr().String()),
+		client: raw, remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
+		log: opts.Logger.With("conn", id, "client", raw.RemoteAddr().String()),
 	}
 	c.session.ConnID = id
 	c.event.Session = &c.session
@@ -218,6 +220,9 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	}
 	c.session.ApplicationName = startup.Parameters["application_name"]
 	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
+	if a := c.opts.Admin; a != nil && c.session.Database == a.Database {
+		return c.serveAdmin(startup)
+	}
 
 	up, err := dialUpstream(c.ctx, c.opts.Upstream)
 	if err != nil {
