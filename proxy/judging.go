@@ -135,6 +135,8 @@ type Judging struct {
 	ring    verdictRing
 	wg      sync.WaitGroup // background judgements
 
+	knobs judgingKnobs
+
 	tracer   trace.Tracer
 	verdicts metric.Int64Counter
 	latency  metric.Float64Histogram
@@ -232,7 +234,11 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		return Verdict{} // untagged: the common case stays cheap
 	}
 	text := string(sql)
-	if mentions {
+	if st.tags != (tag.Session{}) && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
+		st.tags = tag.Session{} // DISCARD ALL resets settings as RESET ALL does
+		return Verdict{}
+	}
+	if mentions || st.tags != (tag.Session{}) && startsWithWord(sql, "reset") {
 		if cmd, ok := tag.ParseSessionCommand(text); ok {
 			st.tags.Apply(cmd)
 			j.stats.sessionCommands.Add(1)
@@ -268,7 +274,9 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		out := j.run(ctx, job)
 		return j.enforce(job, out)
 	case ModeAnnotate:
-		d := NewDeferred(job.deadline)
+		// The proxy waits a little past the judge's own deadline, so a
+		// judgement that gives up in time still reports that it did.
+		d := NewDeferred(job.deadline.Add(deferredGrace))
 		j.background(job, func(out judgeOutcome) {
 			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary()}
 			if d.Deliver(n) {
@@ -289,6 +297,10 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		return Verdict{}
 	}
 }
+
+// deferredGrace is how much longer than the verdict timeout the proxy
+// holds a ReadyForQuery for an annotate-mode notice.
+const deferredGrace = 50 * time.Millisecond
 
 // judgeJob is one tagged query to judge.
 type judgeJob struct {
@@ -369,6 +381,9 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	if job.tagErr != nil {
 		out.err = job.tagErr
 		return out
+	}
+	if f := j.knobs.beforeJudge; f != nil {
+		f(ctx)
 	}
 	schema, err := j.schemas.get(ctx, &job.set.Schemas, job.sess.Database)
 	if err == nil {
@@ -532,9 +547,8 @@ func multiStatement(sql string) bool {
 // isDDL reports whether sql starts (after blanks and comments) with
 // CREATE, ALTER or DROP: statements that can change the schema.
 func isDDL(sql []byte) bool {
-	s := skipBlanks(sql)
 	for _, kw := range [...]string{"create", "alter", "drop"} {
-		if len(s) > len(kw) && bytes.EqualFold(s[:len(kw)], []byte(kw)) && !isIdentByte(s[len(kw)]) {
+		if startsWithWord(sql, kw) {
 			return true
 		}
 	}
@@ -550,11 +564,18 @@ func isQuery(sql []byte) bool {
 		return true
 	}
 	for _, kw := range [...]string{"select", "with", "values", "table", "insert", "update", "delete", "merge"} {
-		if len(s) >= len(kw) && bytes.EqualFold(s[:len(kw)], []byte(kw)) && (len(s) == len(kw) || !isIdentByte(s[len(kw)])) {
+		if startsWithWord(s, kw) {
 			return true
 		}
 	}
 	return false
+}
+
+// startsWithWord reports whether sql starts, after blanks and comments,
+// with the keyword kw (lower case), ignoring case.
+func startsWithWord(sql []byte, kw string) bool {
+	s := skipBlanks(sql)
+	return len(s) >= len(kw) && bytes.EqualFold(s[:len(kw)], []byte(kw)) && (len(s) == len(kw) || !isIdentByte(s[len(kw)]))
 }
 
 func skipBlanks(s []byte) []byte {
