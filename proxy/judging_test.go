@@ -139,7 +139,9 @@ references:
 `
 )
 
-func withComment(sql, ref string) string { return sql + " " + tag.Encode(tag.KV{Key: tag.KeyRef, Value: ref}) }
+func withComment(sql, ref string) string {
+	return sql + " " + tag.Encode(tag.KV{Key: tag.KeyRef, Value: ref})
+}
 
 // connectNotices connects to db through the proxy and collects notices.
 func (e *judgeEnv) connectNotices(t testing.TB, ctx context.Context, db string) (*pgx.Conn, func() []string) {
