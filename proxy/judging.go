@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,6 +135,7 @@ type Judging struct {
 	stats   judgeStats
 	ring    verdictRing
 	wg      sync.WaitGroup // background judgements
+	sem     chan struct{}  // bounds judgements running at once
 
 	knobs judgingKnobs
 
@@ -162,7 +164,8 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	}
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
-	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, tracer: o.TracerProvider.Tracer(scope)}
+	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, tracer: o.TracerProvider.Tracer(scope),
+		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
 		return nil, err
@@ -380,6 +383,15 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	}()
 	if job.tagErr != nil {
 		out.err = job.tagErr
+		return out
+	}
+	// Judging is CPU-bound: beyond a few per core, judgements queue (within
+	// their deadline) rather than slow each other down.
+	select {
+	case j.sem <- struct{}{}:
+		defer func() { <-j.sem }()
+	case <-ctx.Done():
+		out.err, out.timedOut = fmt.Errorf("waiting for a free judge: %w", ctx.Err()), true
 		return out
 	}
 	if f := j.knobs.beforeJudge; f != nil {

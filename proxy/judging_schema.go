@@ -121,7 +121,10 @@ func (c *schemaCache) load(e *schemaEntry, in Introspection, db string) {
 	c.stats.introspections.Add(1)
 	if err != nil {
 		c.stats.introspectionFailures.Add(1)
-		c.log.Warn("pgequiv: schema introspection failed", "database", db, "err", err)
+		c.log.Warn("pgequiv: schema introspection failed", "database", db, "err", err, "partial", s != nil)
+		if s != nil {
+			err = nil // tables without the views are still worth judging with
+		}
 	} else {
 		c.log.Debug("pgequiv: schema introspected", "database", db, "tables", strings.Count(ddl, "CREATE "), "took", time.Since(start))
 	}
@@ -162,11 +165,18 @@ func Introspect(ctx context.Context, in Introspection, db string) (*catalog.Sche
 		return nil, "", err
 	}
 	defer conn.Close(context.Background())
-	ddl, err := introspectDDL(ctx, conn)
+	tables, views, err := introspectDDL(ctx, conn)
 	if err != nil {
 		return nil, "", fmt.Errorf("introspect %s: %w", db, err)
 	}
+	ddl := tables + views
 	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil && views != "" {
+		// A view the loader cannot take should not cost the tables.
+		if st, terr := catalog.LoadDDL(tables, catalog.Postgres); terr == nil {
+			return st, tables, fmt.Errorf("introspect %s: views left out: %w", db, err)
+		}
+	}
 	if err != nil {
 		return nil, ddl, fmt.Errorf("introspect %s: %w", db, err)
 	}
@@ -251,11 +261,11 @@ WHERE i.indrelid = ANY($1) AND i.indisunique AND NOT i.indisprimary AND i.indpre
   AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
 ORDER BY i.indexrelid`
 
-// introspectDDL builds DDL text for the visible relations.
-func introspectDDL(ctx context.Context, conn *pgx.Conn) (string, error) {
+// introspectDDL builds DDL text for the visible tables and views.
+func introspectDDL(ctx context.Context, conn *pgx.Conn) (tables, views string, err error) {
 	rows, err := conn.Query(ctx, relsQuery)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var rels []*introRel
 	byOID := map[uint32]*introRel{}
@@ -264,17 +274,17 @@ func introspectDDL(ctx context.Context, conn *pgx.Conn) (string, error) {
 		r := &introRel{}
 		if err := rows.Scan(&r.oid, &r.name, &r.kind, &r.viewDef); err != nil {
 			rows.Close()
-			return "", err
+			return "", "", err
 		}
 		rels = append(rels, r)
 		byOID[r.oid] = r
 		oids = append(oids, r.oid)
 	}
 	if err := rows.Err(); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if len(rels) == 0 {
-		return "", nil
+		return "", "", nil
 	}
 	if err := scanPairs(ctx, conn, colsQuery, oids, func(oid uint32, vals []any) {
 		r := byOID[oid]
@@ -286,19 +296,19 @@ func introspectDDL(ctx context.Context, conn *pgx.Conn) (string, error) {
 		}
 		r.colDefs = append(r.colDefs, def)
 	}, new(string), new(string), new(bool)); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := scanPairs(ctx, conn, consQuery, oids, func(oid uint32, vals []any) {
 		byOID[oid].cons = append(byOID[oid].cons, vals[0].(string))
 	}, new(string)); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := scanPairs(ctx, conn, indexesQuery, oids, func(oid uint32, vals []any) {
 		byOID[oid].indexes = append(byOID[oid].indexes, vals[0].(string))
 	}, new(string)); err != nil {
-		return "", err
+		return "", "", err
 	}
-	var b strings.Builder
+	var b, v strings.Builder
 	for _, r := range rels {
 		if r.kind == "v" {
 			continue
@@ -315,9 +325,9 @@ func introspectDDL(ctx context.Context, conn *pgx.Conn) (string, error) {
 			continue
 		}
 		def := strings.TrimRight(strings.TrimSpace(r.viewDef), ";")
-		b.WriteString("CREATE VIEW " + quoteIdent(r.name) + " (" + strings.Join(r.cols, ", ") + ") AS\n" + def + ";\n")
+		v.WriteString("CREATE VIEW " + quoteIdent(r.name) + " (" + strings.Join(r.cols, ", ") + ") AS\n" + def + ";\n")
 	}
-	return b.String(), nil
+	return b.String(), v.String(), nil
 }
 
 // scanPairs runs q with the oids and calls f with each row's first
