@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -389,6 +390,22 @@ func TestJudgeEnforce(t *testing.T) {
 	if st := statMap(e.j); st["refusals"] != 4 || st["not_equivalent"] != 2 || st["equivalent"] != 2 {
 		t.Errorf("stats %v", st)
 	}
+
+	// Equivalent only if treatments is not empty: refused unless that
+	// assumption kind is accepted.
+	maxRef, topCand := "SELECT max(cost) FROM treatments", "SELECT cost FROM treatments ORDER BY cost DESC LIMIT 1"
+	_, err = conn.Exec(ctx, withComment(topCand, maxRef))
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateNotEquivalent || !strings.Contains(pgErr.Message, "treatments is not empty") {
+		t.Fatalf("assumption not accepted: %v", err)
+	}
+	set.Options.AcceptAssumptions = []equivalence.AssumptionKind{equivalence.AssumeNonEmpty}
+	if err := e.j.Reload(set); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, withComment(topCand, maxRef)); err != nil {
+		t.Fatalf("assumption accepted: %v", err)
+	}
 }
 
 func statMap(j *Judging) map[string]uint64 {
@@ -580,6 +597,21 @@ INSERT INTO pets VALUES (1, 1, 't1');`); err != nil {
 	if st := statMap(e.j); st["introspections"] < 2 || st["introspection_failures"] != 0 {
 		t.Fatalf("stats %v", st)
 	}
+	// With a refresh interval every use past it reads the schema again.
+	before := statMap(e.j)["introspections"]
+	set.Schemas.RefreshInterval = time.Nanosecond
+	if err := e.j.Reload(set); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notices()
+	if got := statMap(e.j)["introspections"]; got != before+2 {
+		t.Fatalf("%d introspections after two uses past the interval, want %d", got, before+2)
+	}
 	// A database without a schema source says so.
 	e.j.Reload(JudgeSettings{Mode: ModeAnnotate})
 	if _, err := conn.Exec(ctx, q); err != nil {
@@ -636,6 +668,21 @@ func TestAdminConsole(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("admin output lacks %q:\n%s", want, out)
 		}
+	}
+	// pgx: the extended protocol is refused with 0A000, the connection
+	// stays usable, and the simple protocol works.
+	admin, err := pgx.Connect(ctx, dbConnString(e.Host, e.Port, pgtest.SuperUser, "console-pw", "pgequiv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var pgErr *pgconn.PgError
+	if _, err := admin.PgConn().Prepare(ctx, "", "SHOW STATS", nil); !errors.As(err, &pgErr) || pgErr.Code != "0A000" {
+		t.Fatalf("extended protocol on the console: %v", err)
+	}
+	var name, value string
+	if err := admin.QueryRow(ctx, "SHOW STATS", pgx.QueryExecModeSimpleProtocol).Scan(&name, &value); err != nil || name != "tagged" || value != "1" {
+		t.Fatalf("first stat %s=%s, %v", name, value, err)
 	}
 	mu.Lock()
 	if reloads != 1 {
