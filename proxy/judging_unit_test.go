@@ -12,11 +12,11 @@ import (
 
 func TestRedactLiterals(t *testing.T) {
 	for in, want := range map[string]string{
-		"SELECT name FROM dogs WHERE name = 'Rex' AND age > 5":       "SELECT name FROM dogs WHERE name = ? AND age > ?",
+		"SELECT name FROM dogs WHERE name = 'Rex' AND age > 5":        "SELECT name FROM dogs WHERE name = ? AND age > ?",
 		"SELECT 1.5, E'a\\'b', x'ff', $$dollar$$ /*pgequiv_ref='x'*/": "SELECT ?, ?, ?, ?",
-		"where: (dogs.age >= 6) vs (dogs.age >= 7)":                    "where: (dogs.age >= ?) vs (dogs.age >= ?)",
-		"SELECT a -- note 'x'\nFROM t":                                 "SELECT a\nFROM t",
-		"SELECT $1 FROM t":                                             "SELECT $1 FROM t",
+		"where: (dogs.age >= 6) vs (dogs.age >= 7)":                   "where: (dogs.age >= ?) vs (dogs.age >= ?)",
+		"SELECT a -- note 'x'\nFROM t":                                "SELECT a\nFROM t",
+		"SELECT $1 FROM t":                                            "SELECT $1 FROM t",
 	} {
 		if got := redactLiterals(in); got != want {
 			t.Errorf("redactLiterals(%q) = %q, want %q", in, got, want)
