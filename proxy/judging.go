@@ -262,6 +262,12 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		// A session setting applies to queries, not to BEGIN, SET, ...
 		return Verdict{}
 	}
+	if err == nil && ref.Database != "" && ref.Database != ev.Session.Database {
+		if ref.Source == tag.FromCatalogMatch {
+			return Verdict{} // the entry is for another database
+		}
+		err = fmt.Errorf("reference %q is for database %q", ref.ID, ref.Database)
+	}
 	job := &judgeJob{
 		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: text, mode: set.Mode, tagErr: err,
 	}
@@ -452,6 +458,8 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		Summary: summary, Query: j.redactSQL(set, job.candidate),
 	})
 	if action != "logged" {
+		j.log.Debug("pgequiv verdict", "conn", job.sess.ConnID, "reference_id", job.ref.ID, "mode", job.mode,
+			"label", out.label(), "action", action, "latency", out.latency)
 		return
 	}
 	diffs := make([]string, 0, len(out.v.Differences))

@@ -708,3 +708,52 @@ func TestAdminConsole(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeCatalogEntryModes: a catalog entry's mode overrides the global
+// one, and an entry for another database does not apply.
+func TestJudgeCatalogEntryModes(t *testing.T) {
+	set := annotateSettings(t)
+	cat, err := tag.ParseCatalog([]byte(`
+references:
+  - id: strict
+    reference: SELECT count(*) FROM dogs WHERE age > 5
+    mode: enforce
+  - id: elsewhere
+    match: SELECT count(owner_id) FROM dogs WHERE age > 5
+    reference: SELECT 1
+    database: shop
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Catalog = cat
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	conn, notices := e.connectNotices(t, ctx, kennelDB)
+	strict := tag.Encode(tag.KV{Key: tag.KeyRefID, Value: "strict"})
+	_, err = conn.Exec(ctx, "SELECT count(*), 1 FROM dogs WHERE age > 5 "+strict)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateNotEquivalent || !strings.Contains(pgErr.Detail, "reference id: strict") {
+		t.Fatalf("entry in enforce mode under a global annotate: %v", err)
+	}
+	if _, err := conn.Exec(ctx, countOwner+" "+strict); err != nil {
+		t.Fatalf("equivalent query refused: %v", err)
+	}
+	if ns := notices(); len(ns) != 0 {
+		t.Fatalf("enforce entry sent notices %q", ns)
+	}
+	// The match entry is for database shop: nothing happens in kennel,
+	// and naming it by id there is an error the notice reports.
+	if _, err := conn.Exec(ctx, countOwner); err != nil {
+		t.Fatal(err)
+	}
+	if ns := notices(); len(ns) != 0 {
+		t.Fatalf("another database's entry applied: %q", ns)
+	}
+	if _, err := conn.Exec(ctx, countOwner+" "+tag.Encode(tag.KV{Key: tag.KeyRefID, Value: "elsewhere"})); err != nil {
+		t.Fatal(err)
+	}
+	if ns := notices(); len(ns) != 1 || !strings.Contains(ns[0], `is for database "shop"`) {
+		t.Fatalf("notices %q", ns)
+	}
+}
