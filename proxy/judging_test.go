@@ -110,7 +110,15 @@ func startJudgeProxy(t testing.TB, set JudgeSettings, o JudgingOptions, edit ...
 		t.Fatal(err)
 	}
 	e.j = j
-	t.Cleanup(j.Wait) // runs after the server's cleanup below
+	// Cleanups run last-in first-out: the server closes, then background
+	// judgements are waited for, then the leak check runs.
+	if _, loaded := leakChecked.LoadOrStore(t, true); !loaded {
+		t.Cleanup(func() {
+			leakChecked.Delete(t)
+			checkNoLeaks(t)
+		})
+	}
+	t.Cleanup(j.Wait)
 	opts := upstreamOpts()
 	opts.Observer = j
 	for _, f := range edit {
