@@ -166,7 +166,7 @@ func TestJudgeSettings(t *testing.T) {
 		t.Fatalf("missing DDL file: %v", err)
 	}
 	c.Schema.Databases = nil
-	c.Catalog = "../judge/kennel.sql" // not a catalog
+	c.Catalog = "../../../planner/catalog/example.sql" // not a catalog
 	if _, err := c.JudgeSettings(proxy.Upstream{}); err == nil || !strings.Contains(err.Error(), "catalog") {
 		t.Fatalf("bad catalog: %v", err)
 	}
