@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	pgq "github.com/pganalyze/pg_query_go/v5"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -258,8 +256,12 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		return Verdict{} // documented: only single statements are judged
 	}
 	ref, ok, err := tag.Resolve(text, &st.tags, set.Catalog)
-	if err == nil && (!ok || ref.Source == tag.FromSession && !isQuery(sql)) {
-		// A session setting applies to queries, not to BEGIN, SET, ...
+	if err == nil && !ok {
+		return Verdict{}
+	}
+	if !isQuery(sql) && (err == nil && ref.Source == tag.FromSession || err != nil && !mentions) {
+		// A session setting (even a broken one) applies to queries, not
+		// to BEGIN, SET, SHOW, ...
 		return Verdict{}
 	}
 	if err == nil && ref.Database != "" && ref.Database != ev.Session.Database {
@@ -492,286 +494,4 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		attrs = append(attrs, slog.String("error", j.redact(set, out.err.Error())))
 	}
 	j.vlog.LogAttrs(context.Background(), slog.LevelInfo, "pgequiv verdict", attrs...)
-}
-
-func (j *Judging) redact(set *JudgeSettings, s string) string {
-	if set.LogLiterals {
-		return s
-	}
-	return redactLiterals(s)
-}
-
-func (j *Judging) redactSQL(set *JudgeSettings, sql string) string {
-	if set.LogLiterals {
-		return sql
-	}
-	return redactLiterals(sql)
-}
-
-// redactLiterals replaces string and number literals with ? and drops
-// comments (which may carry a reference with its literals). Text the
-// scanner cannot read is withheld entirely.
-func redactLiterals(s string) string {
-	res, err := pgq.Scan(s)
-	if err != nil {
-		return "<redacted>"
-	}
-	var b strings.Builder
-	last := 0
-	for _, t := range res.Tokens {
-		start, end := int(t.Start), int(t.End)
-		if start < last || end > len(s) {
-			return "<redacted>"
-		}
-		switch t.Token {
-		case pgq.Token_SCONST, pgq.Token_USCONST, pgq.Token_BCONST, pgq.Token_XCONST, pgq.Token_ICONST, pgq.Token_FCONST:
-			b.WriteString(s[last:start])
-			b.WriteByte('?')
-			last = end
-		case pgq.Token_C_COMMENT, pgq.Token_SQL_COMMENT:
-			b.WriteString(strings.TrimRight(s[last:start], " "))
-			last = end
-		}
-	}
-	b.WriteString(s[last:])
-	return strings.TrimSpace(b.String())
-}
-
-func queryFingerprint(sql string) string {
-	fp, err := pgq.Fingerprint(sql)
-	if err != nil {
-		return ""
-	}
-	return fp
-}
-
-// multiStatement reports whether sql holds more than one statement.
-func multiStatement(sql string) bool {
-	i := strings.IndexByte(sql, ';')
-	if i < 0 || strings.TrimSpace(sql[i+1:]) == "" {
-		return false
-	}
-	parts, err := pgq.SplitWithScanner(sql, true)
-	if err != nil {
-		return false
-	}
-	n := 0
-	for _, p := range parts {
-		if strings.TrimSpace(p) != "" {
-			n++
-		}
-	}
-	return n > 1
-}
-
-// isDDL reports whether sql starts (after blanks and comments) with
-// CREATE, ALTER or DROP: statements that can change the schema.
-func isDDL(sql []byte) bool {
-	for _, kw := range [...]string{"create", "alter", "drop"} {
-		if startsWithWord(sql, kw) {
-			return true
-		}
-	}
-	return false
-}
-
-// isQuery reports whether sql starts with a keyword of a query or data
-// change: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE or a
-// parenthesis.
-func isQuery(sql []byte) bool {
-	s := skipBlanks(sql)
-	if len(s) > 0 && s[0] == '(' {
-		return true
-	}
-	for _, kw := range [...]string{"select", "with", "values", "table", "insert", "update", "delete", "merge"} {
-		if startsWithWord(s, kw) {
-			return true
-		}
-	}
-	return false
-}
-
-// startsWithWord reports whether sql starts, after blanks and comments,
-// with the keyword kw (lower case), ignoring case.
-func startsWithWord(sql []byte, kw string) bool {
-	s := skipBlanks(sql)
-	return len(s) >= len(kw) && bytes.EqualFold(s[:len(kw)], []byte(kw)) && (len(s) == len(kw) || !isIdentByte(s[len(kw)]))
-}
-
-func skipBlanks(s []byte) []byte {
-	for {
-		s = bytes.TrimLeft(s, " \t\r\n\f")
-		switch {
-		case bytes.HasPrefix(s, []byte("--")):
-			i := bytes.IndexByte(s, '\n')
-			if i < 0 {
-				return nil
-			}
-			s = s[i+1:]
-		case bytes.HasPrefix(s, []byte("/*")):
-			i := bytes.Index(s, []byte("*/"))
-			if i < 0 {
-				return nil
-			}
-			s = s[i+2:]
-		default:
-			return s
-		}
-	}
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// containsFold reports whether s contains the lower-case ASCII word w,
-// ignoring ASCII case, without allocating.
-func containsFold(s []byte, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for ; j < len(w); j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[j] {
-				break
-			}
-		}
-		if j == len(w) {
-			return true
-		}
-	}
-	return false
-}
-
-// judgeStats are the admin console's counters.
-type judgeStats struct {
-	tagged, sessionCommands, refusals, timeouts, late atomic.Uint64
-	equivalent, underAssumptions, notEquivalent       atomic.Uint64
-	unknown, errors                                   atomic.Uint64
-	introspections, introspectionFailures             atomic.Uint64
-}
-
-func (s *judgeStats) count(label string) {
-	switch equivalence.Label(label) {
-	case equivalence.Equivalent:
-		s.equivalent.Add(1)
-	case equivalence.EquivalentUnderAssumptions:
-		s.underAssumptions.Add(1)
-	case equivalence.NotEquivalent:
-		s.notEquivalent.Add(1)
-	case equivalence.Unknown:
-		s.unknown.Add(1)
-	default:
-		if label == "error" {
-			s.errors.Add(1)
-		}
-	}
-}
-
-// JudgeStat is one named counter.
-type JudgeStat struct {
-	Name  string
-	Value uint64
-}
-
-// Stats returns the counters, including the judge's reference cache.
-func (j *Judging) Stats() []JudgeStat {
-	c := j.judger.CacheStats()
-	s := &j.stats
-	return []JudgeStat{
-		{"tagged", s.tagged.Load()},
-		{"equivalent", s.equivalent.Load()},
-		{"equivalent_under_assumptions", s.underAssumptions.Load()},
-		{"not_equivalent", s.notEquivalent.Load()},
-		{"unknown", s.unknown.Load()},
-		{"errors", s.errors.Load()},
-		{"timeouts", s.timeouts.Load()},
-		{"late", s.late.Load()},
-		{"refusals", s.refusals.Load()},
-		{"session_commands", s.sessionCommands.Load()},
-		{"introspections", s.introspections.Load()},
-		{"introspection_failures", s.introspectionFailures.Load()},
-		{"cache_hits", c.Hits},
-		{"cache_misses", c.Misses},
-		{"cache_evictions", c.Evictions},
-		{"cache_entries", uint64(c.Entries)},
-	}
-}
-
-// VerdictRecord is one judged query as the admin console lists it.
-type VerdictRecord struct {
-	Time        time.Time
-	ConnID      uint64
-	User        string
-	Database    string
-	ReferenceID string
-	Source      string
-	Mode        string
-	Label       string
-	Score       float64
-	// Action: forwarded, refused, annotated, late or logged.
-	Action  string
-	Latency time.Duration
-	Summary string // literals redacted unless log.literals
-	Query   string // likewise
-}
-
-// verdictRing keeps the most recent verdicts.
-type verdictRing struct {
-	mu   sync.Mutex
-	buf  []VerdictRecord
-	next int
-	full bool
-}
-
-func (r *verdictRing) resize(n int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if n == len(r.buf) {
-		return
-	}
-	old := r.recentLocked()
-	r.buf, r.next, r.full = make([]VerdictRecord, n), 0, false
-	for i := min(n, len(old)) - 1; i >= 0; i-- {
-		r.addLocked(old[i]) // oldest kept first
-	}
-}
-
-func (r *verdictRing) add(v VerdictRecord) {
-	r.mu.Lock()
-	r.addLocked(v)
-	r.mu.Unlock()
-}
-
-func (r *verdictRing) addLocked(v VerdictRecord) {
-	if len(r.buf) == 0 {
-		return
-	}
-	r.buf[r.next] = v
-	r.next = (r.next + 1) % len(r.buf)
-	if r.next == 0 {
-		r.full = true
-	}
-}
-
-// recentLocked returns the records, newest first.
-func (r *verdictRing) recentLocked() []VerdictRecord {
-	n := r.next
-	if r.full {
-		n = len(r.buf)
-	}
-	out := make([]VerdictRecord, 0, n)
-	for i := 1; i <= n; i++ {
-		out = append(out, r.buf[(r.next-i+len(r.buf))%len(r.buf)])
-	}
-	return out
-}
-
-// RecentVerdicts returns the remembered verdicts, newest first.
-func (j *Judging) RecentVerdicts() []VerdictRecord {
-	j.ring.mu.Lock()
-	defer j.ring.mu.Unlock()
-	return j.ring.recentLocked()
 }

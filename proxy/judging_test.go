@@ -348,6 +348,17 @@ func TestJudgeSessionSettings(t *testing.T) {
 	if got := statMap(e.j)["session_commands"]; got != 5 {
 		t.Errorf("%d session commands, want 5 (SET, RESET, SET, RESET ALL, extended SET)", got)
 	}
+	notices()
+	// An id the catalog lacks: queries report it, other statements are
+	// left alone.
+	exec("RESET pgequiv.reference", simple)
+	exec("SET pgequiv.reference_id = 'nope'", simple)
+	exec("BEGIN", simple)
+	exec(countOwner, simple)
+	exec("ROLLBACK", simple)
+	if ns := notices(); len(ns) != 1 || !strings.Contains(ns[0], `unknown reference id "nope"`) {
+		t.Fatalf("notices with an unknown id: %q", ns)
+	}
 }
 
 // TestJudgeEnforce: refused statements get the documented SQLSTATE and
