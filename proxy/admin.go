@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"fmt"
@@ -233,7 +234,7 @@ func (s *Server) Clients() []ClientInfo {
 		out = append(out, ClientInfo{ConnID: c.id, User: c.session.User, Database: c.session.Database,
 			ApplicationName: c.session.ApplicationName, Addr: c.remoteAddr, State: st.String(), Since: c.since})
 	}
-	slices.SortFunc(out, func(a, b ClientInfo) int { return int(a.ConnID - b.ConnID) })
+	slices.SortFunc(out, func(a, b ClientInfo) int { return cmp.Compare(a.ConnID, b.ConnID) })
 	return out
 }
 
