@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -407,11 +408,31 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	}
 	schema, err := j.schemas.get(ctx, &job.set.Schemas, job.sess.Database)
 	if err == nil {
-		out.v, err = j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
+		out.v, err = j.judge(ctx, schema, job)
 	}
 	out.err = err
 	out.timedOut = err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded))
 	return out
+}
+
+// ErrJudgePanicked reports a judgement that panicked; the query is
+// treated as not judgeable, and the proxy goes on.
+var ErrJudgePanicked = errors.New("the judge failed unexpectedly")
+
+// judge runs the judge, containing a panic: judgements run on background
+// goroutines, where one would end the process.
+func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (v equivalence.Verdict, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			j.log.Error("pgequiv: judge panicked", "panic", r, "conn", job.sess.ConnID, "reference_id", job.ref.ID,
+				"query", redactLiterals(job.candidate))
+			v, err = equivalence.Verdict{}, ErrJudgePanicked
+		}
+	}()
+	if f := j.knobs.judge; f != nil {
+		f()
+	}
+	return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
 }
 
 // enforce turns an outcome into forwarding or a refusal.

@@ -2,12 +2,14 @@ package proxy
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 func TestRedactLiterals(t *testing.T) {
@@ -140,4 +142,68 @@ func TestJudgingUntaggedAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Fatalf("%v allocations per untagged query", n)
 	}
+}
+
+// TestJudgingContainsPanics: a judge that panics on a background
+// goroutine does not end the process; the outcome is an error.
+func TestJudgingContainsPanics(t *testing.T) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []JudgeMode{ModeLog, ModeAnnotate, ModeEnforce} {
+		j, err := NewJudging(JudgeSettings{Mode: mode, EnforceUnknown: true, Schemas: SchemaSettings{Default: s}},
+			JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.setTestingKnobs(judgingKnobs{judge: func() { panic("boom") }})
+		ev := &QueryEvent{Kind: KindQuery, SQL: []byte("SELECT 1 /*pgequiv_ref='SELECT%201'*/"), Session: &Session{}}
+		v := j.ObserveQuery(context.Background(), ev)
+		j.Wait()
+		if mode == ModeEnforce && (v.Refuse == nil || v.Refuse.Code != SQLStateUnverified) {
+			t.Errorf("enforce: %+v", v)
+		}
+		if got := statMap(j)["errors"]; got != 1 {
+			t.Errorf("%s: %d errors", mode, got)
+		}
+	}
+}
+
+// FuzzJudgingObserve: any statement text, tagged or not, gets an answer
+// without a panic (enforce mode judges on the calling goroutine).
+func FuzzJudgingObserve(f *testing.F) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		f.Fatal(err)
+	}
+	cat, err := tag.ParseCatalog([]byte("references:\n  - id: a\n    match: SELECT name FROM dogs WHERE age > 1\n    reference: SELECT name FROM dogs WHERE 1 < age\n"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	j, err := NewJudging(JudgeSettings{Mode: ModeEnforce, EnforceUnknown: true, Catalog: cat, Schemas: SchemaSettings{Default: s}},
+		JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{
+		"SELECT name FROM dogs WHERE age > 3",
+		"SELECT count(owner_id) FROM dogs /*pgequiv_ref='SELECT%20count(*)%20FROM%20dogs'*/",
+		"SET pgequiv.reference = 'SELECT 1'", "RESET ALL", "DISCARD ALL", "SELECT 1; SELECT 2",
+		"SELECT 1 /*pgequiv_ref_id='a'*/", "/*pgequiv_ref='%zz'*/ SELECT", "CREATE TABLE x (a int)",
+	} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	f.Fuzz(func(t *testing.T, sql string, parse bool) {
+		kind := KindQuery
+		if parse {
+			kind = KindParse
+		}
+		sess := &Session{Database: "d"}
+		for range 2 { // the second sees the first's session settings
+			j.ObserveQuery(context.Background(), &QueryEvent{Kind: kind, SQL: []byte(sql), Session: sess})
+		}
+		_ = redactLiterals(sql)
+	})
 }
