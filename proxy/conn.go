@@ -101,6 +101,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 		client: raw, remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
 		log: opts.Logger.With("conn", id, "client", raw.RemoteAddr().String()),
 	}
+	c.inj = newInjector()
 	c.session.ConnID = id
 	c.event.Session = &c.session
 	return c
@@ -279,7 +280,9 @@ func (c *conn) relay() error {
 		}
 	}()
 	err := <-c.errCh
-	// Interrupt whichever goroutine is still blocked.
+	// Interrupt whichever goroutine is still blocked: in I/O, in a
+	// synchronous judgement, or waiting for a deferred notice.
+	c.cancel()
 	now := time.Now()
 	_ = c.upstream.SetDeadline(now)
 	_ = c.client.SetDeadline(now)
@@ -320,6 +323,9 @@ func (c *conn) clientStep() error {
 	case protocol.TypeTerminate:
 		// The upstream closes after Terminate; that EOF is a clean end.
 		c.terminated.Store(true)
+		// The client reads nothing more: stop holding ReadyForQuery
+		// for notices.
+		c.inj.close()
 	}
 	w := io.Writer(c.upW)
 	if c.discarding {

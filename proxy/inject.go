@@ -29,8 +29,11 @@ type injector struct {
 	mu      sync.Mutex
 	items   []injection
 	closed  bool
-	due     []injection // scratch, owned by the upstream goroutine
+	stop    chan struct{} // closed by close: ends waits for deferred notices
+	due     []injection   // scratch, owned by the upstream goroutine
 }
+
+func newInjector() injector { return injector{stop: make(chan struct{})} }
 
 func (q *injector) add(in injection) {
 	q.mu.Lock()
@@ -46,10 +49,14 @@ func (q *injector) add(in injection) {
 	q.mu.Unlock()
 }
 
-// close abandons every deferred notice still queued; later adds are
-// dropped. Called when the connection ends.
+// close abandons every deferred notice still queued or waited for; later
+// adds are dropped. Called when the client sends Terminate (it reads
+// nothing more) and when the connection ends. Idempotent.
 func (q *injector) close() {
 	q.mu.Lock()
+	if !q.closed && q.stop != nil {
+		close(q.stop)
+	}
 	q.closed = true
 	for _, in := range q.items {
 		if in.deferred != nil {
@@ -61,7 +68,8 @@ func (q *injector) close() {
 
 // flush writes, in order, the injections due before ReadyForQuery number
 // zRecv. It waits for deferred notices outside the lock, so the client
-// goroutine can keep queueing meanwhile; stop ends such waits.
+// goroutine can keep queueing meanwhile; stop (the connection's end) and
+// close end such waits.
 func (q *injector) flush(w *bufio.Writer, zRecv uint64, sawError bool, stop <-chan struct{}) error {
 	q.mu.Lock()
 	due := q.due[:0]
@@ -82,7 +90,7 @@ func (q *injector) flush(w *bufio.Writer, zRecv uint64, sawError bool, stop <-ch
 	for _, in := range due {
 		frame := in.frame
 		if in.deferred != nil {
-			n := in.deferred.wait(stop)
+			n := in.deferred.wait(stop, q.stop)
 			if n == nil || err != nil {
 				continue
 			}

@@ -776,3 +776,36 @@ references:
 		t.Fatalf("notices %q", ns)
 	}
 }
+
+// TestJudgeClientLeavesDuringDeferredNotice: a client that gives up on a
+// query while the proxy holds its ReadyForQuery for a notice (pgconn sends
+// a CancelRequest, then Terminate, and waits 15s for the server to close)
+// does not keep the connection alive until the verdict timeout.
+func TestJudgeClientLeavesDuringDeferredNotice(t *testing.T) {
+	set := annotateSettings(t)
+	set.VerdictTimeout = time.Minute
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	release := make(chan struct{})
+	defer close(release)
+	defer e.j.setTestingKnobs(judgingKnobs{beforeJudge: func(context.Context) { <-release }})()
+	ctx := testCtx(t, 60*time.Second)
+	conn, err := pgconn.Connect(ctx, dbConnString(e.Host, e.Port, pgtest.SuperUser, "", kennelDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	qctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := conn.Exec(qctx, withComment(countOwner, countStar)).ReadAll(); err == nil {
+		t.Fatal("the query returned before its notice was ready")
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer wcancel()
+	for e.ActiveConns() > 0 { // each end is reported after the count drops
+		e.waitConnEnd(t, wctx)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("connection ended after %v, after the client's Terminate", took)
+	}
+}

@@ -115,8 +115,8 @@ func (d *Deferred) Deliver(n *pgproto3.NoticeResponse) bool {
 func (d *Deferred) abandon() { d.state.CompareAndSwap(deferredPending, deferredAbandoned) }
 
 // wait returns the delivered notice, or nil once the deadline passes or
-// stop closes.
-func (d *Deferred) wait(stop <-chan struct{}) *pgproto3.NoticeResponse {
+// either stop channel closes (a nil one never does).
+func (d *Deferred) wait(stop, stop2 <-chan struct{}) *pgproto3.NoticeResponse {
 	if wait := time.Until(d.deadline); wait > 0 {
 		t := time.NewTimer(wait)
 		defer t.Stop()
@@ -125,6 +125,7 @@ func (d *Deferred) wait(stop <-chan struct{}) *pgproto3.NoticeResponse {
 			return n
 		case <-t.C:
 		case <-stop:
+		case <-stop2:
 		}
 	}
 	if d.state.CompareAndSwap(deferredPending, deferredAbandoned) {
