@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,9 +133,13 @@ func (r *verdictRing) recentLocked() []VerdictRecord {
 	return out
 }
 
-// RecentVerdicts returns the remembered verdicts, newest first.
+// RecentVerdicts returns the remembered verdicts, newest query first.
+// They are recorded as judgements end, which need not be the order the
+// queries arrived in.
 func (j *Judging) RecentVerdicts() []VerdictRecord {
 	j.ring.mu.Lock()
-	defer j.ring.mu.Unlock()
-	return j.ring.recentLocked()
+	out := j.ring.recentLocked()
+	j.ring.mu.Unlock()
+	slices.SortStableFunc(out, func(a, b VerdictRecord) int { return b.Time.Compare(a.Time) })
+	return out
 }

@@ -510,7 +510,7 @@ func TestJudgeVerdictTimeout(t *testing.T) {
 	set.VerdictTimeout = 100 * time.Millisecond
 	e := startJudgeProxy(t, set, JudgingOptions{})
 	release := make(chan struct{})
-	defer e.j.setTestingKnobs(judgingKnobs{beforeJudge: func(context.Context) { <-release }})()
+	e.j.setTestingKnobs(judgingKnobs{beforeJudge: func(context.Context) { <-release }})
 	ctx := testCtx(t, 60*time.Second)
 	conn, notices := e.connectNotices(t, ctx, kennelDB)
 	start := time.Now()
@@ -786,8 +786,8 @@ func TestJudgeClientLeavesDuringDeferredNotice(t *testing.T) {
 	set.VerdictTimeout = time.Minute
 	e := startJudgeProxy(t, set, JudgingOptions{})
 	release := make(chan struct{})
-	defer close(release)
-	defer e.j.setTestingKnobs(judgingKnobs{beforeJudge: func(context.Context) { <-release }})()
+	defer close(release) // the judgement ends; the cleanup waits for it
+	e.j.setTestingKnobs(judgingKnobs{beforeJudge: func(context.Context) { <-release }})
 	ctx := testCtx(t, 60*time.Second)
 	conn, err := pgconn.Connect(ctx, dbConnString(e.Host, e.Port, pgtest.SuperUser, "", kennelDB))
 	if err != nil {
