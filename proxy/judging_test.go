@@ -555,6 +555,9 @@ func TestJudgeIntrospectedSchema(t *testing.T) {
 	setupKennel(t)
 	ctx := testCtx(t, 60*time.Second)
 	admin := connectDirect(t, ctx)
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS intro WITH (FORCE)"); err != nil { // -count > 1
+		t.Fatal(err)
+	}
 	if _, err := admin.Exec(ctx, "CREATE DATABASE intro"); err != nil {
 		t.Fatal(err)
 	}
