@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,19 +36,77 @@ type Config struct {
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
 
-	// The judge's settings: validated here, used once the judge is wired.
+	// The judge's settings (see docs/proxy.md).
 
-	// Mode is off, observe (add a notice) or enforce (refuse).
+	// Mode is off, annotate (a NOTICE with the verdict), log (a JSON line
+	// per verdict) or enforce (refuse what is not proved equivalent).
 	Mode string `yaml:"mode"`
 	// VerdictTimeout bounds one judgement.
 	VerdictTimeout time.Duration `yaml:"verdict_timeout"`
-	// Schemas are SQL files with the schema(s) queries run against.
-	Schemas []string `yaml:"schemas"`
-	// Catalog is a catalog file for the judge.
+	// EnforceUnknown makes enforce mode refuse unknown verdicts (and
+	// timeouts and queries that cannot be judged) too.
+	EnforceUnknown bool `yaml:"enforce_unknown"`
+	// AcceptAssumptions lists assumption kinds under which a proof counts
+	// as a pass in enforce mode: non_empty, foreign_key_holds,
+	// primary_key_not_null.
+	AcceptAssumptions []string `yaml:"accept_assumptions"`
+	// Log configures the verdict log.
+	Log Log `yaml:"log"`
+	// Schema says where each database's schema comes from.
+	Schema Schema `yaml:"schema"`
+	// Catalog is a reference catalog file (see proxy/tag).
 	Catalog string `yaml:"catalog"`
 	// Password is what clients must give in database-free mode (SCRAM);
 	// empty means trust. Unused when relaying to an upstream.
 	Password string `yaml:"password"`
+	// Admin configures the admin console.
+	Admin Admin `yaml:"admin"`
+
+	// dir is the config file's directory; relative paths are read from it.
+	dir string
+}
+
+// Log configures verdict logging.
+type Log struct {
+	// Literals keeps string and number literals in logged SQL and
+	// differences; by default they are replaced with ?.
+	Literals bool `yaml:"literals"`
+}
+
+// Schema says where the schema of each database comes from: DDL files,
+// else introspection of the upstream's catalog.
+type Schema struct {
+	// Files are DDL files for every database not in Databases.
+	Files []string `yaml:"files"`
+	// Databases maps a database name to its own DDL files.
+	Databases map[string][]string `yaml:"databases"`
+	// Introspect reads the schema of databases without files from the
+	// upstream.
+	Introspect Introspect `yaml:"introspect"`
+	// RefreshInterval re-reads an introspected schema this long after it
+	// was read (on next use); 0 means only after DDL or a reload.
+	RefreshInterval time.Duration `yaml:"refresh_interval"`
+}
+
+// Introspect is the role the proxy reads pg_catalog as.
+type Introspect struct {
+	// User enables introspection; empty turns it off.
+	User string `yaml:"user"`
+	// Password (or PGEQUIV_INTROSPECT_PASSWORD).
+	Password string        `yaml:"password"`
+	Timeout  time.Duration `yaml:"timeout"`
+}
+
+// Admin configures the admin console on the virtual database pgequiv.
+type Admin struct {
+	// Users may connect; empty disables the console.
+	Users []string `yaml:"users"`
+	// Auth is password (cleartext password check) or trust.
+	Auth string `yaml:"auth"`
+	// Password (or PGEQUIV_ADMIN_PASSWORD) for auth: password.
+	Password string `yaml:"password"`
+	// RecentVerdicts bounds SHOW VERDICTS.
+	RecentVerdicts int `yaml:"recent_verdicts"`
 }
 
 // Upstream is the PostgreSQL server behind the proxy.
@@ -80,6 +139,10 @@ const (
 	EnvTLSCert         = "PGEQUIV_TLS_CERT"
 	EnvTLSKey          = "PGEQUIV_TLS_KEY"
 	EnvPassword        = "PGEQUIV_PASSWORD"
+	// EnvIntrospectPassword is schema.introspect.password.
+	EnvIntrospectPassword = "PGEQUIV_INTROSPECT_PASSWORD"
+	// EnvAdminPassword is admin.password.
+	EnvAdminPassword = "PGEQUIV_ADMIN_PASSWORD"
 )
 
 // Default returns the configuration used for keys the file leaves out.
@@ -96,6 +159,11 @@ func Default() Config {
 		LogLevel:        "info",
 		Mode:            "off",
 		VerdictTimeout:  2 * time.Second,
+		Schema: Schema{
+			Introspect:      Introspect{Timeout: 10 * time.Second},
+			RefreshInterval: 5 * time.Minute,
+		},
+		Admin: Admin{Auth: "password", RecentVerdicts: 256},
 	}
 }
 
@@ -110,6 +178,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	cfg.dir = filepath.Dir(path)
 	if getenv != nil {
 		cfg.applyEnv(getenv)
 	}
@@ -137,13 +206,15 @@ func Parse(data []byte) (*Config, error) {
 
 func (c *Config) applyEnv(getenv func(string) string) {
 	for env, dst := range map[string]*string{
-		EnvListen:          &c.Listen,
-		EnvUpstream:        &c.Upstream.Address,
-		EnvUpstreamTLSMode: &c.Upstream.TLSMode,
-		EnvUpstreamCAFile:  &c.Upstream.CAFile,
-		EnvTLSCert:         &c.TLS.Cert,
-		EnvTLSKey:          &c.TLS.Key,
-		EnvPassword:        &c.Password,
+		EnvListen:             &c.Listen,
+		EnvUpstream:           &c.Upstream.Address,
+		EnvUpstreamTLSMode:    &c.Upstream.TLSMode,
+		EnvUpstreamCAFile:     &c.Upstream.CAFile,
+		EnvTLSCert:            &c.TLS.Cert,
+		EnvTLSKey:             &c.TLS.Key,
+		EnvIntrospectPassword: &c.Schema.Introspect.Password,
+		EnvAdminPassword:      &c.Admin.Password,
+		EnvPassword:           &c.Password,
 	} {
 		if v := getenv(env); v != "" {
 			*dst = v
@@ -204,20 +275,63 @@ func (c *Config) Validate() error {
 	}
 	switch c.Mode {
 	case "off":
-	case "observe", "enforce":
-		if len(c.Schemas) == 0 && c.Catalog == "" {
-			bad("mode %s: needs schemas or catalog", c.Mode)
+	case "annotate", "log", "enforce":
+		if len(c.Schema.Files) == 0 && len(c.Schema.Databases) == 0 && c.Schema.Introspect.User == "" {
+			bad("mode %s: needs schema.files, schema.databases or schema.introspect.user", c.Mode)
 		}
 	default:
-		bad("mode: %q is not one of off, observe, enforce", c.Mode)
+		bad("mode: %q is not one of off, annotate, log, enforce", c.Mode)
 	}
 	if c.VerdictTimeout <= 0 {
 		bad("verdict_timeout: must be positive")
 	}
-	for i, s := range c.Schemas {
-		if strings.TrimSpace(s) == "" {
-			bad("schemas[%d]: empty path", i)
+	for i, a := range c.AcceptAssumptions {
+		switch a {
+		case "non_empty", "foreign_key_holds", "primary_key_not_null":
+		default:
+			bad("accept_assumptions[%d]: %q is not one of non_empty, foreign_key_holds, primary_key_not_null", i, a)
 		}
+	}
+	for i, s := range c.Schema.Files {
+		if strings.TrimSpace(s) == "" {
+			bad("schema.files[%d]: empty path", i)
+		}
+	}
+	for db, files := range c.Schema.Databases {
+		if db == "" {
+			bad("schema.databases: empty database name")
+		}
+		if len(files) == 0 {
+			bad("schema.databases.%s: no files", db)
+		}
+		for i, s := range files {
+			if strings.TrimSpace(s) == "" {
+				bad("schema.databases.%s[%d]: empty path", db, i)
+			}
+		}
+	}
+	if c.Schema.Introspect.Timeout <= 0 {
+		bad("schema.introspect.timeout: must be positive")
+	}
+	if c.Schema.RefreshInterval < 0 {
+		bad("schema.refresh_interval: must not be negative")
+	}
+	switch c.Admin.Auth {
+	case "trust":
+	case "password":
+		if len(c.Admin.Users) > 0 && c.Admin.Password == "" {
+			bad("admin.password: required with auth password (or set %s, or auth: trust)", EnvAdminPassword)
+		}
+	default:
+		bad("admin.auth: %q is not one of password, trust", c.Admin.Auth)
+	}
+	for i, u := range c.Admin.Users {
+		if u == "" {
+			bad("admin.users[%d]: empty user name", i)
+		}
+	}
+	if c.Admin.RecentVerdicts <= 0 || c.Admin.RecentVerdicts > 1<<20 {
+		bad("admin.recent_verdicts: %d is outside 1..1048576", c.Admin.RecentVerdicts)
 	}
 	return errors.Join(errs...)
 }

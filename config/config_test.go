@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/pgequiv/pgequiv/proxy"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,4 +125,59 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = c.Validate() // must not panic
 	})
+}
+
+func TestJudgeSettings(t *testing.T) {
+	c, err := Load("testdata/good/judge.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.JudgeSettings(proxy.Upstream{Address: c.Upstream.Address})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode != proxy.ModeAnnotate || s.VerdictTimeout != time.Second || !s.EnforceUnknown || !s.LogLiterals ||
+		len(s.Options.AcceptAssumptions) != 2 || s.RecentVerdicts != 50 {
+		t.Fatalf("settings %+v", s)
+	}
+	if s.Schemas.Default == nil || s.Schemas.Default.Table("dogs") == nil || s.Schemas.ByDatabase["shop"] == nil {
+		t.Fatalf("schemas not loaded: %+v", s.Schemas)
+	}
+	if in := s.Schemas.Introspect; in == nil || in.User != "pgequiv_introspect" || in.Password != "secret" || in.Timeout != 3*time.Second {
+		t.Fatalf("introspection %+v", in)
+	}
+	if _, ok := s.Catalog.ByID("old-dogs"); !ok {
+		t.Fatal("catalog not loaded")
+	}
+	a := c.AdminOptions(&proxy.Console{})
+	if a == nil || a.Password != "console-secret" || len(a.Users) != 2 {
+		t.Fatalf("admin %+v", a)
+	}
+	for _, kv := range c.Settings() {
+		if strings.Contains(kv[1], "secret") {
+			t.Errorf("SHOW CONFIG shows a secret: %v", kv)
+		}
+	}
+
+	// Missing files are errors at this stage (so a reload keeps the old
+	// config).
+	c.Schema.Databases["shop"] = []string{"../judge/missing.sql"}
+	if _, err := c.JudgeSettings(proxy.Upstream{}); err == nil || !strings.Contains(err.Error(), "schema.databases.shop") {
+		t.Fatalf("missing DDL file: %v", err)
+	}
+	c.Schema.Databases = nil
+	c.Catalog = "../../../planner/catalog/example.sql" // not a catalog
+	if _, err := c.JudgeSettings(proxy.Upstream{}); err == nil || !strings.Contains(err.Error(), "catalog") {
+		t.Fatalf("bad catalog: %v", err)
+	}
+
+	c, err = Load("testdata/good/introspect-only.yaml", func(k string) string {
+		return map[string]string{EnvIntrospectPassword: "from-env"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.JudgeSettings(proxy.Upstream{}); err != nil || s.Schemas.Introspect.Password != "from-env" || c.AdminOptions(nil).Password != "" {
+		t.Fatalf("introspect-only: %+v, %v", s, err)
+	}
 }

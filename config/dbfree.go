@@ -10,15 +10,15 @@ import (
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
-// dbfreeSchema reads the schemas files (PostgreSQL DDL, concatenated in
-// order; paths relative to the working directory) into one schema; with
-// none it is the bundled example schema.
+// dbfreeSchema reads schema.files (PostgreSQL DDL, concatenated in order;
+// paths relative to proxy.yaml) into one schema; with none it is the
+// bundled example schema.
 func (c *Config) dbfreeSchema() (*catalog.Schema, error) {
 	ddl := catalog.ExampleDDL()
-	if len(c.Schemas) > 0 {
+	if len(c.Schema.Files) > 0 {
 		var b strings.Builder
-		for _, path := range c.Schemas {
-			data, err := os.ReadFile(path)
+		for _, path := range c.Schema.Files {
+			data, err := os.ReadFile(c.path(path))
 			if err != nil {
 				return nil, fmt.Errorf("config: schemas: %w", err)
 			}
@@ -29,7 +29,7 @@ func (c *Config) dbfreeSchema() (*catalog.Schema, error) {
 	}
 	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
 	if err != nil {
-		return nil, fmt.Errorf("config: schemas %s: %w", strings.Join(c.Schemas, ", "), err)
+		return nil, fmt.Errorf("config: schema.files %s: %w", strings.Join(c.Schema.Files, ", "), err)
 	}
 	return s, nil
 }
@@ -55,7 +55,7 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		VerdictTimeout: c.VerdictTimeout,
 	}
 	if c.Catalog != "" {
-		if o.Catalog, err = tag.LoadCatalog(c.Catalog); err != nil {
+		if o.Catalog, err = tag.LoadCatalog(c.path(c.Catalog)); err != nil {
 			return dbfree.Options{}, fmt.Errorf("config: catalog: %w", err)
 		}
 	}

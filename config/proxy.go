@@ -6,8 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // SlogLevel returns the log level as a slog.Level.
@@ -49,4 +56,139 @@ func (c *Config) ProxyOptions() (proxy.Options, error) {
 		o.ClientTLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	return o, nil
+}
+
+// path resolves a path from the file against the file's directory.
+func (c *Config) path(p string) string {
+	if filepath.IsAbs(p) || c.dir == "" {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// loadDDL reads and loads the concatenation of files.
+func (c *Config) loadDDL(what string, files []string) (*catalog.Schema, error) {
+	var ddl strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(c.path(f))
+		if err != nil {
+			return nil, fmt.Errorf("config: %s: %w", what, err)
+		}
+		ddl.Write(b)
+		ddl.WriteString("\n;\n")
+	}
+	s, err := catalog.LoadDDL(ddl.String(), catalog.Postgres)
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", what, err)
+	}
+	return s, nil
+}
+
+// JudgeSettings builds the judging observer's settings, reading the
+// schema and catalog files. up is the proxy's upstream, which
+// introspection connects to. Errors here count as invalid config.
+func (c *Config) JudgeSettings(up proxy.Upstream) (proxy.JudgeSettings, error) {
+	s := proxy.JudgeSettings{
+		Mode:           proxy.JudgeMode(c.Mode),
+		VerdictTimeout: c.VerdictTimeout,
+		EnforceUnknown: c.EnforceUnknown,
+		LogLiterals:    c.Log.Literals,
+		RecentVerdicts: c.Admin.RecentVerdicts,
+		Schemas:        proxy.SchemaSettings{RefreshInterval: c.Schema.RefreshInterval},
+	}
+	for _, a := range c.AcceptAssumptions {
+		s.Options.AcceptAssumptions = append(s.Options.AcceptAssumptions, equivalence.AssumptionKind(a))
+	}
+	if len(c.Schema.Files) > 0 {
+		def, err := c.loadDDL("schema.files", c.Schema.Files)
+		if err != nil {
+			return s, err
+		}
+		s.Schemas.Default = def
+	}
+	if len(c.Schema.Databases) > 0 {
+		s.Schemas.ByDatabase = map[string]*catalog.Schema{}
+		for db, files := range c.Schema.Databases {
+			schema, err := c.loadDDL("schema.databases."+db, files)
+			if err != nil {
+				return s, err
+			}
+			s.Schemas.ByDatabase[db] = schema
+		}
+	}
+	if in := c.Schema.Introspect; in.User != "" {
+		s.Schemas.Introspect = &proxy.Introspection{Upstream: up, User: in.User, Password: in.Password, Timeout: in.Timeout}
+	}
+	if c.Catalog != "" {
+		cat, err := tag.LoadCatalog(c.path(c.Catalog))
+		if err != nil {
+			return s, fmt.Errorf("config: catalog: %w", err)
+		}
+		s.Catalog = cat
+	}
+	return s, nil
+}
+
+// AdminOptions returns the admin console's options with console, or nil
+// when no admin users are configured.
+func (c *Config) AdminOptions(console proxy.AdminConsole) *proxy.AdminOptions {
+	if len(c.Admin.Users) == 0 {
+		return nil
+	}
+	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console}
+	if c.Admin.Auth == "password" {
+		a.Password = c.Admin.Password
+	}
+	return a
+}
+
+// Settings lists every setting as key/value pairs for the admin console's
+// SHOW CONFIG; passwords are hidden.
+func (c *Config) Settings() [][2]string {
+	hide := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return "(hidden)"
+	}
+	list := func(l []string) string { return strings.Join(l, ",") }
+	out := [][2]string{
+		{"listen", c.Listen},
+		{"upstream.address", c.Upstream.Address},
+		{"upstream.tls_mode", c.Upstream.TLSMode},
+		{"upstream.ca_file", c.Upstream.CAFile},
+		{"upstream.server_name", c.Upstream.ServerName},
+		{"upstream.connect_timeout", c.Upstream.ConnectTimeout.String()},
+		{"tls.cert", c.TLS.Cert},
+		{"tls.key", c.TLS.Key},
+		{"max_message_size", strconv.FormatInt(int64(c.MaxMessageSize), 10)},
+		{"shutdown_timeout", c.ShutdownTimeout.String()},
+		{"startup_timeout", c.StartupTimeout.String()},
+		{"log_level", c.LogLevel},
+		{"mode", c.Mode},
+		{"verdict_timeout", c.VerdictTimeout.String()},
+		{"enforce_unknown", strconv.FormatBool(c.EnforceUnknown)},
+		{"accept_assumptions", list(c.AcceptAssumptions)},
+		{"log.literals", strconv.FormatBool(c.Log.Literals)},
+		{"schema.files", list(c.Schema.Files)},
+	}
+	dbs := make([]string, 0, len(c.Schema.Databases))
+	for db := range c.Schema.Databases {
+		dbs = append(dbs, db)
+	}
+	sort.Strings(dbs)
+	for _, db := range dbs {
+		out = append(out, [2]string{"schema.databases." + db, list(c.Schema.Databases[db])})
+	}
+	return append(out, [][2]string{
+		{"schema.introspect.user", c.Schema.Introspect.User},
+		{"schema.introspect.password", hide(c.Schema.Introspect.Password)},
+		{"schema.introspect.timeout", c.Schema.Introspect.Timeout.String()},
+		{"schema.refresh_interval", c.Schema.RefreshInterval.String()},
+		{"catalog", c.Catalog},
+		{"admin.users", list(c.Admin.Users)},
+		{"admin.auth", c.Admin.Auth},
+		{"admin.password", hide(c.Admin.Password)},
+		{"admin.recent_verdicts", strconv.Itoa(c.Admin.RecentVerdicts)},
+	}...)
 }

@@ -12,7 +12,7 @@ func TestUpstreamNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Upstream.None || c.Upstream.Address != "" || c.Password != "secret" || len(c.Schemas) != 1 {
+	if !c.Upstream.None || c.Upstream.Address != "" || c.Password != "secret" || len(c.Schema.Files) != 1 {
 		t.Fatalf("database-free config: %+v", c)
 	}
 	// The environment can switch either way.
@@ -36,7 +36,7 @@ func TestShippedProxyYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Upstream.None || c.Listen != "127.0.0.1:6432" || len(c.Schemas) != 0 || c.Password != "" {
+	if !c.Upstream.None || c.Listen != "127.0.0.1:6432" || len(c.Schema.Files) != 0 || c.Password != "" {
 		t.Fatalf("shipped proxy.yaml: %+v", c)
 	}
 	o, err := c.DBFreeOptions()
@@ -55,7 +55,7 @@ func TestDBFreeSchemasFromFiles(t *testing.T) {
 	if err := os.WriteFile(b, []byte("CREATE TABLE child (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES parent(id));"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Parse([]byte("upstream: none\nschemas: [" + a + ", " + b + "]\n"))
+	c, err := Parse([]byte("upstream: none\nschema:\n  files: [" + a + ", " + b + "]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +63,14 @@ func TestDBFreeSchemasFromFiles(t *testing.T) {
 	if err != nil || o.Schema.Table("parent") == nil || o.Schema.Table("child") == nil || o.Schema.Table("dogs") != nil {
 		t.Fatalf("schemas from files: %v", err)
 	}
-	c.Schemas = []string{filepath.Join(dir, "missing.sql")}
+	c.Schema.Files = []string{filepath.Join(dir, "missing.sql")}
 	if _, err := c.DBFreeOptions(); err == nil || !strings.Contains(err.Error(), "missing.sql") {
 		t.Fatalf("missing schema file: %v", err)
 	}
 	if err := os.WriteFile(a, []byte("CREATE TABLE ("), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.Schemas = []string{a}
+	c.Schema.Files = []string{a}
 	if _, err := c.DBFreeOptions(); err == nil {
 		t.Fatal("bad DDL accepted")
 	}

@@ -67,8 +67,10 @@ type conn struct {
 	clR, upR *protocol.Reader
 	clW, upW *bufio.Writer
 
-	session  Session
-	proxyPID uint32 // registered cancel key; 0 if none
+	session    Session
+	remoteAddr string
+	since      time.Time
+	proxyPID   uint32 // registered cancel key; 0 if none
 
 	inj injector
 
@@ -96,9 +98,10 @@ func newConn(s *Server, raw net.Conn) *conn {
 	c := &conn{
 		s: s, id: id, opts: opts, ctx: ctx, cancel: cancel,
 		errCh:  make(chan error, 1),
-		client: raw,
-		log:    opts.Logger.With("conn", id, "client", raw.RemoteAddr().String()),
+		client: raw, remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
+		log: opts.Logger.With("conn", id, "client", raw.RemoteAddr().String()),
 	}
+	c.inj = newInjector()
 	c.session.ConnID = id
 	c.event.Session = &c.session
 	return c
@@ -133,6 +136,7 @@ func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.state.Store(int32(stateClosed))
 		c.cancel()
+		c.inj.close()
 		if c.proxyPID != 0 {
 			c.s.cancels.unregister(c.proxyPID)
 		}
@@ -217,6 +221,9 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	}
 	c.session.ApplicationName = startup.Parameters["application_name"]
 	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
+	if a := c.opts.Admin; a != nil && c.session.Database == a.Database {
+		return c.serveAdmin(startup)
+	}
 
 	up, err := dialUpstream(c.ctx, c.opts.Upstream)
 	if err != nil {
@@ -273,7 +280,9 @@ func (c *conn) relay() error {
 		}
 	}()
 	err := <-c.errCh
-	// Interrupt whichever goroutine is still blocked.
+	// Interrupt whichever goroutine is still blocked: in I/O, in a
+	// synchronous judgement, or waiting for a deferred notice.
+	c.cancel()
 	now := time.Now()
 	_ = c.upstream.SetDeadline(now)
 	_ = c.client.SetDeadline(now)
@@ -314,6 +323,9 @@ func (c *conn) clientStep() error {
 	case protocol.TypeTerminate:
 		// The upstream closes after Terminate; that EOF is a clean end.
 		c.terminated.Store(true)
+		// The client reads nothing more: stop holding ReadyForQuery
+		// for notices.
+		c.inj.close()
 	}
 	w := io.Writer(c.upW)
 	if c.discarding {
@@ -347,7 +359,7 @@ func (c *conn) upstreamStep() error {
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
 		if c.inj.pending.Load() > 0 {
-			if err := c.inj.flush(c.clW, c.zRecv, c.sawError); err != nil {
+			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err
 			}
 		}

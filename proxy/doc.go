@@ -16,6 +16,10 @@
 // the matching ReadyForQuery or refuse the statement with an ErrorResponse.
 // Everything else, including large results, streams through fixed buffers.
 //
+// Judging is the observer that judges tagged queries (annotate, log or
+// enforce mode; see docs/proxy.md). A client connecting to the virtual
+// database of AdminOptions gets the admin console instead of the upstream.
+//
 // # Buffer ownership
 //
 // QueryEvent.SQL and QueryEvent.Statement alias the connection's read

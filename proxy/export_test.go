@@ -7,3 +7,11 @@ func (s *Server) setTestingKnobs(k testingKnobs) (restore func()) {
 	s.knobs = k
 	return func() { s.knobs = old }
 }
+
+// setTestingKnobs installs knobs on j and returns a function restoring the
+// previous ones. Call it before the first query.
+func (j *Judging) setTestingKnobs(k judgingKnobs) (restore func()) {
+	old := j.knobs
+	j.knobs = k
+	return func() { j.knobs = old }
+}

@@ -6,8 +6,9 @@ import (
 	"github.com/pgequiv/pgequiv/protocol"
 )
 
-// syncFrame stands in upstream for a refused simple Query: it yields the
-// ReadyForQuery the client expects, without running anything.
+// syncFrame stands in upstream for a refused or answered simple Query: it
+// yields the ReadyForQuery the client expects (with the right transaction
+// status), without running anything.
 var syncFrame = (&protocol.Sync{}).Encode(nil)
 
 // handleFrontend inspects one of the decoded frontend messages and forwards
@@ -29,8 +30,12 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 		}
 		v := c.observe(KindQuery, nil, c.query.SQL)
 		c.injectNotice(v, c.zSent)
-		if v.Refuse != nil {
-			c.injectRefusal(v, c.zSent)
+		if v.Refuse != nil || v.Answer != nil {
+			if v.Refuse != nil {
+				c.injectRefusal(v, c.zSent)
+			} else {
+				c.injectAnswer(v, c.zSent)
+			}
 			_, err := c.upW.Write(syncFrame)
 			return err
 		}

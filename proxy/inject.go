@@ -13,6 +13,9 @@ import (
 type injection struct {
 	seq   uint64
 	frame []byte
+	// deferred, if set, stands for a notice still being worked out; the
+	// upstream goroutine waits for it (until its deadline) when it is due.
+	deferred *Deferred
 	// refusal marks an ErrorResponse standing for a refused statement; it
 	// is dropped if the upstream already reported an error in that batch,
 	// because PostgreSQL reports only the first error of a batch.
@@ -25,53 +28,126 @@ type injector struct {
 	pending atomic.Int32
 	mu      sync.Mutex
 	items   []injection
+	closed  bool
+	stop    chan struct{} // closed by close: ends waits for deferred notices
+	due     []injection   // scratch, owned by the upstream goroutine
 }
+
+func newInjector() injector { return injector{stop: make(chan struct{})} }
 
 func (q *injector) add(in injection) {
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		if in.deferred != nil {
+			in.deferred.abandon()
+		}
+		return
+	}
 	q.items = append(q.items, in)
 	q.pending.Add(1)
 	q.mu.Unlock()
 }
 
-// flush writes, in order, the injections due before ReadyForQuery number
-// zRecv.
-func (q *injector) flush(w *bufio.Writer, zRecv uint64, sawError bool) error {
+// close abandons every deferred notice still queued or waited for; later
+// adds are dropped. Called when the client sends Terminate (it reads
+// nothing more) and when the connection ends. Idempotent.
+func (q *injector) close() {
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	if !q.closed && q.stop != nil {
+		close(q.stop)
+	}
+	q.closed = true
+	for _, in := range q.items {
+		if in.deferred != nil {
+			in.deferred.abandon()
+		}
+	}
+	q.mu.Unlock()
+}
+
+// flush writes, in order, the injections due before ReadyForQuery number
+// zRecv. It waits for deferred notices outside the lock, so the client
+// goroutine can keep queueing meanwhile; stop (the connection's end) and
+// close end such waits.
+func (q *injector) flush(w *bufio.Writer, zRecv uint64, sawError bool, stop <-chan struct{}) error {
+	q.mu.Lock()
+	due := q.due[:0]
 	keep := q.items[:0]
-	var err error
 	for _, in := range q.items {
 		if in.seq > zRecv {
 			keep = append(keep, in)
-			continue
+		} else {
+			due = append(due, in)
 		}
-		q.pending.Add(-1)
-		if err != nil || in.refusal && sawError {
-			continue
-		}
-		_, err = w.Write(in.frame)
 	}
 	clear(q.items[len(keep):])
 	q.items = keep
+	q.pending.Add(-int32(len(due)))
+	q.mu.Unlock()
+
+	var err error
+	for _, in := range due {
+		frame := in.frame
+		if in.deferred != nil {
+			n := in.deferred.wait(stop, q.stop)
+			if n == nil || err != nil {
+				continue
+			}
+			frame = encodeNotice(n)
+		}
+		if err != nil || frame == nil || in.refusal && sawError {
+			continue
+		}
+		_, err = w.Write(frame)
+	}
+	clear(due)
+	q.due = due[:0]
 	return err
 }
 
+// encodeNotice encodes n with Severity NOTICE and SQLSTATE 00000 unless
+// set; nil if it cannot be encoded.
+func encodeNotice(n *pgproto3.NoticeResponse) []byte {
+	m := *n
+	if m.Severity == "" {
+		m.Severity, m.SeverityUnlocalized = "NOTICE", "NOTICE"
+	}
+	if m.Code == "" {
+		m.Code = "00000"
+	}
+	frame, err := m.Encode(nil)
+	if err != nil {
+		return nil
+	}
+	return frame
+}
+
 func (c *conn) injectNotice(v Verdict, seq uint64) {
+	if v.Later != nil {
+		c.inj.add(injection{seq: seq, deferred: v.Later})
+	}
 	if v.Notice == nil {
 		return
 	}
-	n := *v.Notice
-	if n.Severity == "" {
-		n.Severity, n.SeverityUnlocalized = "NOTICE", "NOTICE"
-	}
-	if n.Code == "" {
-		n.Code = "00000"
-	}
-	frame, err := n.Encode(nil)
-	if err != nil {
-		c.log.Warn("observer notice not encodable", "err", err)
+	frame := encodeNotice(v.Notice)
+	if frame == nil {
+		c.log.Warn("observer notice not encodable")
 		return
+	}
+	c.inj.add(injection{seq: seq, frame: frame})
+}
+
+// injectAnswer queues the messages answering a simple Query in the
+// upstream's place.
+func (c *conn) injectAnswer(v Verdict, seq uint64) {
+	var frame []byte
+	for _, m := range v.Answer {
+		var err error
+		if frame, err = m.Encode(frame); err != nil {
+			c.log.Warn("observer answer not encodable", "err", err)
+			return
+		}
 	}
 	c.inj.add(injection{seq: seq, frame: frame})
 }

@@ -1,5 +1,7 @@
 package proxy
 
+import "context"
+
 // testingKnobs holds hooks that only tests set (through export_test.go).
 type testingKnobs struct {
 	// bufferSize overrides the per-direction read/write buffer size.
@@ -7,4 +9,13 @@ type testingKnobs struct {
 	// onConnEnd is called with each connection's final error (nil for a
 	// clean end) after it is closed.
 	onConnEnd func(id uint64, err error)
+}
+
+// judgingKnobs holds Judging hooks that only tests set.
+type judgingKnobs struct {
+	// beforeJudge runs at the start of each judgement, within its
+	// deadline (ctx).
+	beforeJudge func(ctx context.Context)
+	// judge runs just before the judge itself, inside its panic guard.
+	judge func()
 }

@@ -163,7 +163,8 @@ func checkNoLeaks(t testing.TB) {
 }
 
 // proxyGoroutines returns the stacks of live goroutines started by the
-// proxy package.
+// proxy package: connections, servers, background judgements and schema
+// loads.
 func proxyGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
@@ -173,7 +174,8 @@ func proxyGoroutines() []string {
 		if strings.Contains(s, "runtime.goexit1(") {
 			continue // exiting
 		}
-		if strings.Contains(s, "pgequiv/proxy.(*conn)") || strings.Contains(s, "pgequiv/proxy.(*Server)") {
+		if strings.Contains(s, "pgequiv/proxy.(*conn)") || strings.Contains(s, "pgequiv/proxy.(*Server)") ||
+			strings.Contains(s, "pgequiv/proxy.(*Judging)") || strings.Contains(s, "pgequiv/proxy.(*schemaCache)") {
 			out = append(out, s)
 		}
 	}

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 )
@@ -17,13 +19,18 @@ const (
 	KindParse
 )
 
-// Session describes the client connection a query arrives on. It is fixed
-// after startup.
+// Session describes the client connection a query arrives on. Its exported
+// fields are fixed after startup.
 type Session struct {
 	ConnID          uint64
 	User            string
 	Database        string
 	ApplicationName string
+
+	// judge is the judging observer's per-connection state; it is only
+	// touched from ObserveQuery, which never runs concurrently for one
+	// connection.
+	judge *judgeConnState
 }
 
 // QueryEvent is one statement text sent by a client.
@@ -43,11 +50,20 @@ type Verdict struct {
 	// Notice, if set, is sent to the client just before the ReadyForQuery
 	// that ends the statement's batch. Its Severity defaults to NOTICE.
 	Notice *pgproto3.NoticeResponse
+	// Later, if set, is a notice the observer is still working out while
+	// the statement runs; the proxy waits for it, until its deadline, just
+	// before the ReadyForQuery that ends the statement's batch.
+	Later *Deferred
 	// Refuse, if set, keeps the statement from the upstream; the client
 	// gets this ErrorResponse instead (Severity defaults to ERROR). For a
 	// Parse, the rest of the batch up to Sync is discarded as PostgreSQL
 	// does after an error. The upstream transaction is not aborted.
 	Refuse *pgproto3.ErrorResponse
+	// Answer, if set for a simple Query, answers it in the upstream's
+	// place: the client gets these messages (CommandComplete, ...) and
+	// then the ReadyForQuery, and nothing runs upstream. Ignored for Parse,
+	// which is forwarded.
+	Answer []pgproto3.BackendMessage
 }
 
 // QueryObserver sees the SQL text of every Query and Parse message before it
@@ -62,3 +78,61 @@ type NopObserver struct{}
 
 // ObserveQuery implements QueryObserver.
 func (NopObserver) ObserveQuery(context.Context, *QueryEvent) Verdict { return Verdict{} }
+
+// Deferred is a notice an observer delivers after ObserveQuery returned
+// (see Verdict.Later). Exactly one of Deliver succeeding or the proxy
+// giving up happens: if Deliver reports false, the client never sees the
+// notice and the observer must account for it (log it).
+type Deferred struct {
+	deadline time.Time
+	ch       chan *pgproto3.NoticeResponse // size 1
+	state    atomic.Int32                  // deferredPending, ...Delivered, ...Abandoned
+}
+
+const (
+	deferredPending int32 = iota
+	deferredDelivered
+	deferredAbandoned
+)
+
+// NewDeferred returns a Deferred the proxy waits for until deadline.
+func NewDeferred(deadline time.Time) *Deferred {
+	return &Deferred{deadline: deadline, ch: make(chan *pgproto3.NoticeResponse, 1)}
+}
+
+// Deliver hands over the notice (nil: nothing to add). It never blocks. It
+// reports false if the proxy has already sent the ReadyForQuery without it
+// or the connection ended.
+func (d *Deferred) Deliver(n *pgproto3.NoticeResponse) bool {
+	if !d.state.CompareAndSwap(deferredPending, deferredDelivered) {
+		return false
+	}
+	d.ch <- n
+	return true
+}
+
+// abandon gives up on the notice; a later Deliver reports false.
+func (d *Deferred) abandon() { d.state.CompareAndSwap(deferredPending, deferredAbandoned) }
+
+// wait returns the delivered notice, or nil once the deadline passes or
+// either stop channel closes (a nil one never does).
+func (d *Deferred) wait(stop, stop2 <-chan struct{}) *pgproto3.NoticeResponse {
+	if wait := time.Until(d.deadline); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case n := <-d.ch:
+			return n
+		case <-t.C:
+		case <-stop:
+		case <-stop2:
+		}
+	}
+	if d.state.CompareAndSwap(deferredPending, deferredAbandoned) {
+		return nil
+	}
+	if d.state.Load() == deferredDelivered {
+		return <-d.ch // delivered just now; the send has happened or is about to
+	}
+	return nil
+}

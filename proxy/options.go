@@ -65,6 +65,8 @@ type Options struct {
 	StartupTimeout time.Duration
 	// Observer sees statements; default NopObserver.
 	Observer QueryObserver
+	// Admin, if set, enables the admin console.
+	Admin *AdminOptions
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -99,6 +101,16 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Admin != nil {
+		a := *o.Admin
+		if a.Database == "" {
+			a.Database = "pgequiv"
+		}
+		if a.Console == nil {
+			return o, fmt.Errorf("proxy: admin console without a Console")
+		}
+		o.Admin = &a
 	}
 	return o, nil
 }

@@ -206,7 +206,8 @@ upstream:
   tls_mode: disable
 log_level: warn
 mode: annotate
-schemas: [$work/pgbench-schema.sql]
+schema:
+  files: [$work/pgbench-schema.sql]
 EOF
 "$work/pgequiv" serve --config "$work/annotate.yaml" 2>"$work/annotate.log" &
 ANNPID=$!; pids+=("$ANNPID")

@@ -33,7 +33,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 		return fmt.Errorf("serve: %w", err)
 	}
 	logger.Info("pgequiv listening in database-free mode", "addr", ln.Addr().String(),
-		"schemas", len(cfg.Schemas), "tables", len(opts.Schema.Tables), "password", cfg.Password != "")
+		"schema_files", len(cfg.Schema.Files), "tables", len(opts.Schema.Tables), "password", cfg.Password != "")
 	if env.listening != nil {
 		env.listening(ln.Addr())
 	}

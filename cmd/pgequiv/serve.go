@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"go.opentelemetry.io/otel"
@@ -52,19 +53,57 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
 	}
 
-	cfg, opts, err := loadConfig(*path, env.getenv)
+	l, err := loadConfig(*path, env.getenv)
 	if err != nil {
 		return err
 	}
+	cfg := l.cfg
 	if cfg.Upstream.None {
 		return serveDatabaseFree(ctx, *path, cfg, env)
 	}
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
 	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
-	opts.Logger = logger
 
-	srv, err := proxy.New(opts)
+	// One judging observer lives across reloads, keeping its counters,
+	// recent verdicts and caches; reloads replace its settings.
+	judging, err := proxy.NewJudging(l.judge, proxy.JudgingOptions{
+		Logger:     logger,
+		VerdictLog: slog.New(slog.NewJSONHandler(env.stderr, nil)),
+	})
+	if err != nil {
+		return err
+	}
+	defer judging.Wait()
+	var current atomic.Pointer[config.Config]
+	current.Store(cfg)
+	reloadReq := make(chan chan error)
+	console := &proxy.Console{
+		Judging: judging,
+		Config:  func() [][2]string { return current.Load().Settings() },
+		Reload: func(ctx context.Context) error {
+			res := make(chan error, 1)
+			select {
+			case reloadReq <- res:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case err := <-res:
+				return err
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+	}
+	wire := func(l *loaded) {
+		l.opts.Logger = logger
+		l.opts.Observer = judging
+		l.opts.Admin = l.cfg.AdminOptions(console)
+	}
+	wire(l)
+
+	srv, err := proxy.New(l.opts)
 	if err != nil {
 		return err
 	}
@@ -72,7 +111,8 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	logger.Info("pgequiv proxy listening", "addr", ln.Addr().String(), "upstream", cfg.Upstream.Address, "tls_mode", cfg.Upstream.TLSMode)
+	logger.Info("pgequiv proxy listening", "addr", ln.Addr().String(), "upstream", cfg.Upstream.Address,
+		"tls_mode", cfg.Upstream.TLSMode, "mode", cfg.Mode, "admin_console", len(cfg.Admin.Users) > 0)
 	if env.listening != nil {
 		env.listening(ln.Addr())
 	}
@@ -83,32 +123,44 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	reloadOK, _ := meter.Int64Counter("pgequiv.config.reloads")
 	reloadFailed, _ := meter.Int64Counter("pgequiv.config.reload_failures")
 
+	// reload parses and validates the whole new file, and reads every file
+	// it names, before applying any of it.
+	reload := func() error {
+		next, err := loadConfig(*path, env.getenv)
+		if err == nil {
+			wire(next)
+			err = srv.Reload(next.opts)
+		}
+		if err == nil {
+			err = judging.Reload(next.judge) // validated above; forgets introspected schemas
+		}
+		if err != nil {
+			reloadFailed.Add(ctx, 1)
+			logger.Error("config reload failed; keeping the running config", "err", err)
+		} else {
+			reloadOK.Add(ctx, 1)
+			if next.cfg.Listen != cfg.Listen {
+				logger.Warn("listen address change needs a restart; still listening on the old one", "old", cfg.Listen, "new", next.cfg.Listen)
+			}
+			level.Set(next.cfg.SlogLevel())
+			cfg = next.cfg
+			current.Store(cfg)
+			logger.Info("config reloaded")
+		}
+		if env.reloaded != nil {
+			env.reloaded(err)
+		}
+		return err
+	}
+
 	for {
 		select {
 		case err := <-served:
 			return fmt.Errorf("serve: %w", err)
 		case <-env.reload:
-			// Parse and validate the whole new file before applying any of it.
-			next, nextOpts, err := loadConfig(*path, env.getenv)
-			if err == nil {
-				nextOpts.Logger = logger
-				err = srv.Reload(nextOpts)
-			}
-			if err != nil {
-				reloadFailed.Add(ctx, 1)
-				logger.Error("config reload failed; keeping the running config", "err", err)
-			} else {
-				reloadOK.Add(ctx, 1)
-				if next.Listen != cfg.Listen {
-					logger.Warn("listen address change needs a restart; still listening on the old one", "old", cfg.Listen, "new", next.Listen)
-				}
-				level.Set(next.SlogLevel())
-				cfg = next
-				logger.Info("config reloaded")
-			}
-			if env.reloaded != nil {
-				env.reloaded(err)
-			}
+			_ = reload()
+		case res := <-reloadReq:
+			res <- reload()
 		case <-ctx.Done():
 			logger.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 			sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
@@ -125,17 +177,28 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	}
 }
 
+// loaded is a validated configuration with everything built from it.
+type loaded struct {
+	cfg   *config.Config
+	opts  proxy.Options
+	judge proxy.JudgeSettings
+}
+
 // loadConfig loads and validates the file and builds the proxy options
-// (which reads the certificate files), so that every error is found before
-// anything is applied.
-func loadConfig(path string, getenv func(string) string) (*config.Config, proxy.Options, error) {
+// and judge settings (which reads the certificate, schema and catalog
+// files), so that every error is found before anything is applied.
+func loadConfig(path string, getenv func(string) string) (*loaded, error) {
 	cfg, err := config.Load(path, getenv)
 	if err != nil {
-		return nil, proxy.Options{}, err
+		return nil, err
 	}
 	opts, err := cfg.ProxyOptions()
 	if err != nil {
-		return nil, proxy.Options{}, err
+		return nil, err
 	}
-	return cfg, opts, nil
+	judge, err := cfg.JudgeSettings(opts.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{cfg: cfg, opts: opts, judge: judge}, nil
 }

@@ -177,3 +177,119 @@ func TestRunServeSignals(t *testing.T) {
 		t.Fatalf("session after shutdown: %v, want admin_shutdown", err)
 	}
 }
+
+// TestServeJudge wires the judge and the admin console from proxy.yaml:
+// annotate mode with a DDL file, then RELOAD from the console into
+// enforce mode.
+func TestServeJudge(t *testing.T) {
+	pg := pgtest.New(t, pgtest.Options{})
+	dir := t.TempDir()
+	ddl := "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);"
+	if err := os.WriteFile(filepath.Join(dir, "schema.sql"), []byte(ddl), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "proxy.yaml")
+	write := func(mode string) {
+		t.Helper()
+		body := fmt.Sprintf("listen: 127.0.0.1:0\nupstream:\n  address: %s\n  tls_mode: disable\nlog_level: error\nshutdown_timeout: 5s\n"+
+			"mode: %s\nschema:\n  files: [schema.sql]\nadmin:\n  users: [%s]\n  auth: trust\n", pg.Addr(), mode, pgtest.SuperUser)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("annotate")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	addrCh := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(runCtx, []string{"--config", path}, serveEnv{
+			getenv: func(string) string { return "" }, stderr: io.Discard,
+			listening: func(a net.Addr) { addrCh <- a },
+		})
+	}()
+	var port int
+	select {
+	case a := <-addrCh:
+		port = a.(*net.TCPAddr).Port
+	case err := <-done:
+		t.Fatalf("serve exited: %v", err)
+	}
+	direct, err := pgconn.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close(ctx)
+	if _, err := direct.Exec(ctx, ddl+"INSERT INTO t VALUES (1, 10);").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+
+	var notices []string
+	cfg, err := pgconn.ParseConfig(pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n.Message) }
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SET pgequiv.reference = 'SELECT count(*) FROM t'").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT count(v) FROM t").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || !strings.HasPrefix(notices[0], "pgequiv: equivalent") {
+		t.Fatalf("notices %q", notices)
+	}
+
+	adminConn, err := pgconn.Connect(ctx, pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, "")+" dbname=pgequiv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adminConn.Close(ctx)
+	show := func(sql string) string {
+		t.Helper()
+		res, err := adminConn.Exec(ctx, sql).ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var b strings.Builder
+		for _, r := range res {
+			for _, row := range r.Rows {
+				for _, v := range row {
+					b.Write(v)
+					b.WriteByte('|')
+				}
+				b.WriteByte('\n')
+			}
+		}
+		return b.String()
+	}
+	if out := show("SHOW CONFIG"); !strings.Contains(out, "mode|annotate|") {
+		t.Fatalf("SHOW CONFIG:\n%s", out)
+	}
+	write("enforce")
+	show("RELOAD")
+	if out := show("SHOW CONFIG"); !strings.Contains(out, "mode|enforce|") {
+		t.Fatalf("SHOW CONFIG after RELOAD:\n%s", out)
+	}
+	_, err = conn.Exec(ctx, "SELECT count(v), 2 FROM t").ReadAll()
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "PGQ01" {
+		t.Fatalf("after RELOAD into enforce: %v", err)
+	}
+	if out := show("SHOW STATS"); !strings.Contains(out, "refusals|1|") || !strings.Contains(out, "tagged|2|") {
+		t.Fatalf("SHOW STATS:\n%s", out)
+	}
+	conn.Close(ctx)
+	adminConn.Close(ctx)
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+}

@@ -158,6 +158,8 @@ type Reference struct {
 	ID     string
 	Mode   string // from the catalog entry; empty: the proxy's default
 	Source Source
+	// Database is the catalog entry's database restriction, if any.
+	Database string
 }
 
 // Session holds a connection's pgequiv settings.
@@ -205,7 +207,7 @@ func Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err er
 		}
 	}
 	if e, found := c.Match(sql); found {
-		return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: FromCatalogMatch}, true, nil
+		return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: FromCatalogMatch, Database: e.Database}, true, nil
 	}
 	return ref, false, nil
 }
@@ -215,5 +217,9 @@ func byID(c *Catalog, id string, src Source) (Reference, bool, error) {
 	if !ok {
 		return Reference{}, false, fmt.Errorf("tag: %w %q", ErrUnknownID, id)
 	}
-	return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: src}, true, nil
+	return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: src, Database: e.Database}, true, nil
 }
+
+// HasMatches reports whether some entry matches queries by fingerprint,
+// so that untagged queries must be fingerprinted to find out.
+func (c *Catalog) HasMatches() bool { return c != nil && len(c.byFP) > 0 }

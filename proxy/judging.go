@@ -1,0 +1,518 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+// JudgeMode is what the proxy does with a tagged query.
+type JudgeMode string
+
+// Judge modes.
+const (
+	// ModeOff: nothing is judged; pgequiv settings reach the server.
+	ModeOff JudgeMode = "off"
+	// ModeAnnotate forwards at once and judges alongside; the verdict is a
+	// NOTICE before the statement's ReadyForQuery.
+	ModeAnnotate JudgeMode = "annotate"
+	// ModeLog forwards at once; each verdict is a JSON log line.
+	ModeLog JudgeMode = "log"
+	// ModeEnforce judges first and refuses what does not pass.
+	ModeEnforce JudgeMode = "enforce"
+)
+
+// Valid reports whether m is one of the modes.
+func (m JudgeMode) Valid() bool {
+	switch m {
+	case ModeOff, ModeAnnotate, ModeLog, ModeEnforce:
+		return true
+	}
+	return false
+}
+
+// SQLSTATEs of enforce-mode refusals (class PG: implementation-defined).
+const (
+	// SQLStateNotEquivalent refuses a query judged not_equivalent (or
+	// equivalent only under assumptions that are not accepted).
+	SQLStateNotEquivalent = "PGQ01"
+	// SQLStateUnverified refuses a query whose equivalence could not be
+	// established (unknown, timed out, or not judgeable) when
+	// enforce_unknown is set.
+	SQLStateUnverified = "PGQ02"
+)
+
+// JudgeSettings configure a Judging observer; Judging.Reload replaces
+// them as a whole.
+type JudgeSettings struct {
+	// Mode is the default for tagged queries; a catalog entry's own mode
+	// overrides it. ModeOff turns judging off altogether.
+	Mode JudgeMode
+	// VerdictTimeout bounds one judgement (default 2s). In annotate mode
+	// the ReadyForQuery waits at most this long after the query arrived.
+	VerdictTimeout time.Duration
+	// EnforceUnknown refuses, in enforce mode, queries whose verdict is
+	// unknown, timed out or failed.
+	EnforceUnknown bool
+	// Options are the judge's options; Options.AcceptAssumptions decides
+	// which equivalent_under_assumptions verdicts pass.
+	Options equivalence.Options
+	// LogLiterals keeps literals in logged SQL and differences.
+	LogLiterals bool
+	// Catalog holds references by id and by fingerprint; may be nil.
+	Catalog *tag.Catalog
+	// Schemas says where each database's schema comes from.
+	Schemas SchemaSettings
+	// RecentVerdicts bounds the admin console's verdict list (default 256).
+	RecentVerdicts int
+}
+
+func (s JudgeSettings) withDefaults() (JudgeSettings, error) {
+	if s.Mode == "" {
+		s.Mode = ModeOff
+	}
+	if !s.Mode.Valid() {
+		return s, fmt.Errorf("proxy: unknown judge mode %q", s.Mode)
+	}
+	if s.VerdictTimeout <= 0 {
+		s.VerdictTimeout = 2 * time.Second
+	}
+	if s.RecentVerdicts <= 0 {
+		s.RecentVerdicts = 256
+	}
+	if s.Schemas.Introspect != nil && s.Schemas.Introspect.Timeout <= 0 {
+		in := *s.Schemas.Introspect
+		in.Timeout = 10 * time.Second
+		s.Schemas.Introspect = &in
+	}
+	return s, nil
+}
+
+// JudgingOptions are a Judging observer's fixed dependencies.
+type JudgingOptions struct {
+	// Logger gets operational messages (late verdicts, schema errors);
+	// default slog.Default().
+	Logger *slog.Logger
+	// VerdictLog gets one JSON line per verdict in log mode; default a
+	// JSON handler on stderr.
+	VerdictLog *slog.Logger
+	// TracerProvider and MeterProvider default to the otel globals.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	// JudgerOptions size the judge's reference cache.
+	JudgerOptions equivalence.JudgerOptions
+}
+
+// Judging is the QueryObserver that judges tagged queries: it consumes
+// SET/RESET of pgequiv settings, resolves each query's reference
+// (comment, session setting, catalog match), judges it against the
+// database's schema and annotates, logs or enforces the verdict.
+type Judging struct {
+	judger  *equivalence.Judger
+	set     atomic.Pointer[JudgeSettings]
+	log     *slog.Logger
+	vlog    *slog.Logger
+	schemas *schemaCache
+	stats   judgeStats
+	ring    verdictRing
+	wg      sync.WaitGroup // background judgements
+	sem     chan struct{}  // bounds judgements running at once
+
+	knobs judgingKnobs
+
+	tracer   trace.Tracer
+	verdicts metric.Int64Counter
+	latency  metric.Float64Histogram
+}
+
+// NewJudging returns a Judging observer with settings s.
+func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
+	judger, err := equivalence.NewJudger(o.JudgerOptions)
+	if err != nil {
+		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.VerdictLog == nil {
+		o.VerdictLog = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	if o.TracerProvider == nil {
+		o.TracerProvider = otel.GetTracerProvider()
+	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = otel.GetMeterProvider()
+	}
+	const scope = "github.com/pgequiv/pgequiv/proxy"
+	meter := o.MeterProvider.Meter(scope)
+	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, tracer: o.TracerProvider.Tracer(scope),
+		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	j.schemas = newSchemaCache(j.log, &j.stats)
+	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
+		return nil, err
+	}
+	if j.latency, err = meter.Float64Histogram("pgequiv.judge.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time to judge a tagged query, including schema loading")); err != nil {
+		return nil, err
+	}
+	if err := j.Reload(s); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Reload replaces the settings for every connection from its next
+// statement on, and forgets introspected schemas so they are read again.
+func (j *Judging) Reload(s JudgeSettings) error {
+	s, err := s.withDefaults()
+	if err != nil {
+		return err
+	}
+	j.ring.resize(s.RecentVerdicts)
+	j.set.Store(&s)
+	j.schemas.invalidateAll()
+	return nil
+}
+
+// Settings returns the settings in force.
+func (j *Judging) Settings() JudgeSettings { return *j.set.Load() }
+
+// Wait blocks until background judgements and schema loads have ended;
+// each is bounded by its timeout.
+func (j *Judging) Wait() {
+	j.wg.Wait()
+	j.schemas.wait()
+}
+
+// judgeConnState is a connection's judging state.
+type judgeConnState struct {
+	tags tag.Session
+	// ddl: the connection sent DDL; its next statement refreshes the
+	// schema again (the DDL has run by then).
+	ddl bool
+}
+
+// ObserveQuery implements QueryObserver.
+func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
+	set := j.set.Load()
+	if set.Mode == ModeOff {
+		return Verdict{}
+	}
+	st := ev.Session.judge
+	if st == nil {
+		st = &judgeConnState{}
+		ev.Session.judge = st
+	}
+	sql := ev.SQL
+	if st.ddl {
+		st.ddl = false
+		j.schemas.invalidate(ev.Session.Database)
+	}
+	if isDDL(sql) {
+		st.ddl = true
+		j.schemas.invalidate(ev.Session.Database)
+		return Verdict{}
+	}
+	mentions := containsFold(sql, "pgequiv")
+	if !mentions && st.tags == (tag.Session{}) && !set.Catalog.HasMatches() {
+		return Verdict{} // untagged: the common case stays cheap
+	}
+	text := string(sql)
+	if st.tags != (tag.Session{}) && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
+		st.tags = tag.Session{} // DISCARD ALL resets settings as RESET ALL does
+		return Verdict{}
+	}
+	if mentions || st.tags != (tag.Session{}) && startsWithWord(sql, "reset") {
+		if cmd, ok := tag.ParseSessionCommand(text); ok {
+			st.tags.Apply(cmd)
+			j.stats.sessionCommands.Add(1)
+			if cmd.All || ev.Kind == KindParse {
+				// RESET ALL must reach the server; in the extended
+				// protocol the server accepts pgequiv.* as a
+				// placeholder setting and answers for us.
+				return Verdict{}
+			}
+			return Verdict{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}
+		}
+	}
+	if multiStatement(text) {
+		return Verdict{} // documented: only single statements are judged
+	}
+	ref, ok, err := tag.Resolve(text, &st.tags, set.Catalog)
+	if err == nil && !ok {
+		return Verdict{}
+	}
+	if !isQuery(sql) && (err == nil && ref.Source == tag.FromSession || err != nil && !mentions) {
+		// A session setting (even a broken one) applies to queries, not
+		// to BEGIN, SET, SHOW, ...
+		return Verdict{}
+	}
+	if err == nil && ref.Database != "" && ref.Database != ev.Session.Database {
+		if ref.Source == tag.FromCatalogMatch {
+			return Verdict{} // the entry is for another database
+		}
+		err = fmt.Errorf("reference %q is for database %q", ref.ID, ref.Database)
+	}
+	job := &judgeJob{
+		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: text, mode: set.Mode, tagErr: err,
+	}
+	job.sess.judge = nil
+	if ref.Mode != "" {
+		job.mode = JudgeMode(ref.Mode)
+	}
+	job.deadline = job.start.Add(set.VerdictTimeout)
+	j.stats.tagged.Add(1)
+
+	switch job.mode {
+	case ModeEnforce:
+		out := j.run(ctx, job)
+		return j.enforce(job, out)
+	case ModeAnnotate:
+		// The proxy waits a little past the judge's own deadline, so a
+		// judgement that gives up in time still reports that it did.
+		d := NewDeferred(job.deadline.Add(deferredGrace))
+		j.background(job, func(out judgeOutcome) {
+			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary()}
+			if d.Deliver(n) {
+				j.record(job, out, "annotated")
+				return
+			}
+			j.stats.late.Add(1)
+			j.record(job, out, "late")
+			j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
+				"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", j.redact(job.set, out.summary()),
+				"latency", out.latency)
+		})
+		return Verdict{Later: d}
+	default: // ModeLog
+		j.background(job, func(out judgeOutcome) {
+			j.record(job, out, "logged")
+		})
+		return Verdict{}
+	}
+}
+
+// deferredGrace is how much longer than the verdict timeout the proxy
+// holds a ReadyForQuery for an annotate-mode notice.
+const deferredGrace = 50 * time.Millisecond
+
+// judgeJob is one tagged query to judge.
+type judgeJob struct {
+	start, deadline time.Time
+	set             *JudgeSettings
+	sess            Session
+	ref             tag.Reference
+	candidate       string
+	mode            JudgeMode
+	tagErr          error // the tag could not be resolved
+}
+
+// judgeOutcome is a judgement's result.
+type judgeOutcome struct {
+	v        equivalence.Verdict
+	err      error
+	timedOut bool
+	latency  time.Duration
+}
+
+func (o judgeOutcome) label() string {
+	switch {
+	case o.timedOut:
+		return "timeout"
+	case o.err != nil:
+		return "error"
+	}
+	return string(o.v.Label)
+}
+
+func (o judgeOutcome) summary() string {
+	switch {
+	case o.timedOut:
+		return "no verdict in time (" + o.err.Error() + ")"
+	case o.err != nil:
+		return "cannot judge: " + o.err.Error()
+	}
+	return o.v.Summary()
+}
+
+// background judges job on its own goroutine, bounded by the deadline,
+// and hands the outcome to done.
+func (j *Judging) background(job *judgeJob, done func(judgeOutcome)) {
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		done(j.run(context.Background(), job))
+	}()
+}
+
+// run judges job within its deadline. ctx carries the caller's
+// cancellation only; its values are not used.
+func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
+	ctx, cancel := context.WithDeadline(ctx, job.deadline)
+	defer cancel()
+	ctx, span := j.tracer.Start(ctx, "pgequiv.judge", trace.WithAttributes(
+		attribute.String("pgequiv.reference_id", job.ref.ID),
+		attribute.String("pgequiv.reference_source", string(job.ref.Source)),
+		attribute.String("pgequiv.mode", string(job.mode)),
+		attribute.String("db.namespace", job.sess.Database),
+	))
+	defer func() {
+		out.latency = time.Since(job.start)
+		label := out.label()
+		span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
+		if out.err != nil {
+			span.SetStatus(codes.Error, out.err.Error())
+		}
+		span.End()
+		attrs := metric.WithAttributes(attribute.String("label", label), attribute.String("mode", string(job.mode)))
+		j.verdicts.Add(context.Background(), 1, attrs)
+		j.latency.Record(context.Background(), out.latency.Seconds(), attrs)
+		j.stats.count(label)
+		if out.timedOut {
+			j.stats.timeouts.Add(1)
+		}
+	}()
+	if job.tagErr != nil {
+		out.err = job.tagErr
+		return out
+	}
+	// Judging is CPU-bound: beyond a few per core, judgements queue (within
+	// their deadline) rather than slow each other down.
+	select {
+	case j.sem <- struct{}{}:
+		defer func() { <-j.sem }()
+	case <-ctx.Done():
+		out.err, out.timedOut = fmt.Errorf("waiting for a free judge: %w", ctx.Err()), true
+		return out
+	}
+	if f := j.knobs.beforeJudge; f != nil {
+		f(ctx)
+	}
+	schema, err := j.schemas.get(ctx, &job.set.Schemas, job.sess.Database)
+	if err == nil {
+		out.v, err = j.judge(ctx, schema, job)
+	}
+	out.err = err
+	out.timedOut = err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded))
+	return out
+}
+
+// ErrJudgePanicked reports a judgement that panicked; the query is
+// treated as not judgeable, and the proxy goes on.
+var ErrJudgePanicked = errors.New("the judge failed unexpectedly")
+
+// judge runs the judge, containing a panic: judgements run on background
+// goroutines, where one would end the process.
+func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (v equivalence.Verdict, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			j.log.Error("pgequiv: judge panicked", "panic", r, "conn", job.sess.ConnID, "reference_id", job.ref.ID,
+				"query", redactLiterals(job.candidate))
+			v, err = equivalence.Verdict{}, ErrJudgePanicked
+		}
+	}()
+	if f := j.knobs.judge; f != nil {
+		f()
+	}
+	return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
+}
+
+// enforce turns an outcome into forwarding or a refusal.
+func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
+	pass := out.err == nil && job.set.Options.Passes(out.v)
+	code := SQLStateNotEquivalent
+	if !pass && (out.err != nil || out.v.Label == equivalence.Unknown) {
+		code = SQLStateUnverified
+		pass = !job.set.EnforceUnknown
+	}
+	if pass {
+		j.record(job, out, "forwarded")
+		return Verdict{}
+	}
+	j.stats.refusals.Add(1)
+	j.record(job, out, "refused")
+	e := &pgproto3.ErrorResponse{
+		Code:    code,
+		Message: "pgequiv: query refused: " + out.summary(),
+	}
+	if job.ref.ID != "" {
+		e.Detail = "reference id: " + job.ref.ID
+	}
+	var lines []string
+	for _, d := range out.v.Differences {
+		lines = append(lines, d.String())
+	}
+	if len(lines) > 0 {
+		if e.Detail != "" {
+			e.Detail += "\n"
+		}
+		e.Detail += "differences:\n" + strings.Join(lines, "\n")
+	}
+	e.Hint = "The statement did not run. Its reference is: " + job.ref.SQL
+	return Verdict{Refuse: e}
+}
+
+// record counts, remembers and, in log mode, logs one verdict.
+func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
+	set := job.set
+	summary := j.redact(set, out.summary())
+	j.ring.add(VerdictRecord{
+		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
+		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
+		Label: out.label(), Score: out.v.Score, Action: action, Latency: out.latency,
+		Summary: summary, Query: j.redactSQL(set, job.candidate),
+	})
+	if action != "logged" {
+		j.log.Debug("pgequiv verdict", "conn", job.sess.ConnID, "reference_id", job.ref.ID, "mode", job.mode,
+			"label", out.label(), "action", action, "latency", out.latency)
+		return
+	}
+	diffs := make([]string, 0, len(out.v.Differences))
+	for _, d := range out.v.Differences {
+		diffs = append(diffs, j.redact(set, d.String()))
+	}
+	assumptions := make([]string, 0, len(out.v.Assumptions))
+	for _, a := range out.v.Assumptions {
+		assumptions = append(assumptions, a.String())
+	}
+	attrs := []slog.Attr{
+		slog.Uint64("conn", job.sess.ConnID),
+		slog.String("user", job.sess.User),
+		slog.String("database", job.sess.Database),
+		slog.String("reference_id", job.ref.ID),
+		slog.String("reference_source", string(job.ref.Source)),
+		slog.String("query_fingerprint", queryFingerprint(job.candidate)),
+		slog.String("reference_fingerprint", out.v.ReferenceFingerprint),
+		slog.String("candidate_fingerprint", out.v.CandidateFingerprint),
+		slog.String("label", out.label()),
+		slog.Float64("score", out.v.Score),
+		slog.Any("rules", out.v.Rules),
+		slog.Any("assumptions", assumptions),
+		slog.Any("differences", diffs),
+		slog.Float64("latency_ms", float64(out.latency.Microseconds())/1000),
+		slog.String("query", j.redactSQL(set, job.candidate)),
+		slog.String("reference", j.redactSQL(set, job.ref.SQL)),
+	}
+	if out.err != nil {
+		attrs = append(attrs, slog.String("error", j.redact(set, out.err.Error())))
+	}
+	j.vlog.LogAttrs(context.Background(), slog.LevelInfo, "pgequiv verdict", attrs...)
+}

@@ -1,0 +1,159 @@
+package proxy
+
+import (
+	"bytes"
+	"strings"
+
+	pgq "github.com/pganalyze/pg_query_go/v5"
+)
+
+func (j *Judging) redact(set *JudgeSettings, s string) string {
+	if set.LogLiterals {
+		return s
+	}
+	return redactLiterals(s)
+}
+
+func (j *Judging) redactSQL(set *JudgeSettings, sql string) string {
+	if set.LogLiterals {
+		return sql
+	}
+	return redactLiterals(sql)
+}
+
+// redactLiterals replaces string and number literals with ? and drops
+// comments (which may carry a reference with its literals). Text the
+// scanner cannot read is withheld entirely.
+func redactLiterals(s string) string {
+	res, err := pgq.Scan(s)
+	if err != nil {
+		return "<redacted>"
+	}
+	var b strings.Builder
+	last := 0
+	for _, t := range res.Tokens {
+		start, end := int(t.Start), int(t.End)
+		if start < last || end > len(s) {
+			return "<redacted>"
+		}
+		switch t.Token {
+		case pgq.Token_SCONST, pgq.Token_USCONST, pgq.Token_BCONST, pgq.Token_XCONST, pgq.Token_ICONST, pgq.Token_FCONST:
+			b.WriteString(s[last:start])
+			b.WriteByte('?')
+			last = end
+		case pgq.Token_C_COMMENT, pgq.Token_SQL_COMMENT:
+			b.WriteString(strings.TrimRight(s[last:start], " "))
+			last = end
+		}
+	}
+	b.WriteString(s[last:])
+	return strings.TrimSpace(b.String())
+}
+
+func queryFingerprint(sql string) string {
+	fp, err := pgq.Fingerprint(sql)
+	if err != nil {
+		return ""
+	}
+	return fp
+}
+
+// multiStatement reports whether sql holds more than one statement.
+func multiStatement(sql string) bool {
+	i := strings.IndexByte(sql, ';')
+	if i < 0 || strings.TrimSpace(sql[i+1:]) == "" {
+		return false
+	}
+	parts, err := pgq.SplitWithScanner(sql, true)
+	if err != nil {
+		return false
+	}
+	n := 0
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// isDDL reports whether sql starts (after blanks and comments) with
+// CREATE, ALTER or DROP: statements that can change the schema.
+func isDDL(sql []byte) bool {
+	for _, kw := range [...]string{"create", "alter", "drop"} {
+		if startsWithWord(sql, kw) {
+			return true
+		}
+	}
+	return false
+}
+
+// isQuery reports whether sql starts with a keyword of a query or data
+// change: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE or a
+// parenthesis.
+func isQuery(sql []byte) bool {
+	s := skipBlanks(sql)
+	if len(s) > 0 && s[0] == '(' {
+		return true
+	}
+	for _, kw := range [...]string{"select", "with", "values", "table", "insert", "update", "delete", "merge"} {
+		if startsWithWord(s, kw) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithWord reports whether sql starts, after blanks and comments,
+// with the keyword kw (lower case), ignoring case.
+func startsWithWord(sql []byte, kw string) bool {
+	s := skipBlanks(sql)
+	return len(s) >= len(kw) && bytes.EqualFold(s[:len(kw)], []byte(kw)) && (len(s) == len(kw) || !isIdentByte(s[len(kw)]))
+}
+
+func skipBlanks(s []byte) []byte {
+	for {
+		s = bytes.TrimLeft(s, " \t\r\n\f")
+		switch {
+		case bytes.HasPrefix(s, []byte("--")):
+			i := bytes.IndexByte(s, '\n')
+			if i < 0 {
+				return nil
+			}
+			s = s[i+1:]
+		case bytes.HasPrefix(s, []byte("/*")):
+			i := bytes.Index(s, []byte("*/"))
+			if i < 0 {
+				return nil
+			}
+			s = s[i+2:]
+		default:
+			return s
+		}
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w,
+// ignoring ASCII case, without allocating.
+func containsFold(s []byte, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}

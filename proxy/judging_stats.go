@@ -1,0 +1,145 @@
+package proxy
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+)
+
+// judgeStats are the admin console's counters.
+type judgeStats struct {
+	tagged, sessionCommands, refusals, timeouts, late atomic.Uint64
+	equivalent, underAssumptions, notEquivalent       atomic.Uint64
+	unknown, errors                                   atomic.Uint64
+	introspections, introspectionFailures             atomic.Uint64
+}
+
+func (s *judgeStats) count(label string) {
+	switch equivalence.Label(label) {
+	case equivalence.Equivalent:
+		s.equivalent.Add(1)
+	case equivalence.EquivalentUnderAssumptions:
+		s.underAssumptions.Add(1)
+	case equivalence.NotEquivalent:
+		s.notEquivalent.Add(1)
+	case equivalence.Unknown:
+		s.unknown.Add(1)
+	default:
+		if label == "error" {
+			s.errors.Add(1)
+		}
+	}
+}
+
+// JudgeStat is one named counter.
+type JudgeStat struct {
+	Name  string
+	Value uint64
+}
+
+// Stats returns the counters, including the judge's reference cache.
+func (j *Judging) Stats() []JudgeStat {
+	c := j.judger.CacheStats()
+	s := &j.stats
+	return []JudgeStat{
+		{"tagged", s.tagged.Load()},
+		{"equivalent", s.equivalent.Load()},
+		{"equivalent_under_assumptions", s.underAssumptions.Load()},
+		{"not_equivalent", s.notEquivalent.Load()},
+		{"unknown", s.unknown.Load()},
+		{"errors", s.errors.Load()},
+		{"timeouts", s.timeouts.Load()},
+		{"late", s.late.Load()},
+		{"refusals", s.refusals.Load()},
+		{"session_commands", s.sessionCommands.Load()},
+		{"introspections", s.introspections.Load()},
+		{"introspection_failures", s.introspectionFailures.Load()},
+		{"cache_hits", c.Hits},
+		{"cache_misses", c.Misses},
+		{"cache_evictions", c.Evictions},
+		{"cache_entries", uint64(c.Entries)},
+	}
+}
+
+// VerdictRecord is one judged query as the admin console lists it.
+type VerdictRecord struct {
+	Time        time.Time
+	ConnID      uint64
+	User        string
+	Database    string
+	ReferenceID string
+	Source      string
+	Mode        string
+	Label       string
+	Score       float64
+	// Action: forwarded, refused, annotated, late or logged.
+	Action  string
+	Latency time.Duration
+	Summary string // literals redacted unless log.literals
+	Query   string // likewise
+}
+
+// verdictRing keeps the most recent verdicts.
+type verdictRing struct {
+	mu   sync.Mutex
+	buf  []VerdictRecord
+	next int
+	full bool
+}
+
+func (r *verdictRing) resize(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n == len(r.buf) {
+		return
+	}
+	old := r.recentLocked()
+	r.buf, r.next, r.full = make([]VerdictRecord, n), 0, false
+	for i := min(n, len(old)) - 1; i >= 0; i-- {
+		r.addLocked(old[i]) // oldest kept first
+	}
+}
+
+func (r *verdictRing) add(v VerdictRecord) {
+	r.mu.Lock()
+	r.addLocked(v)
+	r.mu.Unlock()
+}
+
+func (r *verdictRing) addLocked(v VerdictRecord) {
+	if len(r.buf) == 0 {
+		return
+	}
+	r.buf[r.next] = v
+	r.next = (r.next + 1) % len(r.buf)
+	if r.next == 0 {
+		r.full = true
+	}
+}
+
+// recentLocked returns the records, newest first.
+func (r *verdictRing) recentLocked() []VerdictRecord {
+	n := r.next
+	if r.full {
+		n = len(r.buf)
+	}
+	out := make([]VerdictRecord, 0, n)
+	for i := 1; i <= n; i++ {
+		out = append(out, r.buf[(r.next-i+len(r.buf))%len(r.buf)])
+	}
+	return out
+}
+
+// RecentVerdicts returns the remembered verdicts, newest query first.
+// They are recorded as judgements end, which need not be the order the
+// queries arrived in.
+func (j *Judging) RecentVerdicts() []VerdictRecord {
+	j.ring.mu.Lock()
+	out := j.ring.recentLocked()
+	j.ring.mu.Unlock()
+	slices.SortStableFunc(out, func(a, b VerdictRecord) int { return b.Time.Compare(a.Time) })
+	return out
+}

@@ -1,0 +1,214 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+func TestRedactLiterals(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT name FROM dogs WHERE name = 'Rex' AND age > 5":        "SELECT name FROM dogs WHERE name = ? AND age > ?",
+		"SELECT 1.5, E'a\\'b', x'ff', $$dollar$$ /*pgequiv_ref='x'*/": "SELECT ?, ?, ?, ?",
+		"where: (dogs.age >= 6) vs (dogs.age >= 7)":                   "where: (dogs.age >= ?) vs (dogs.age >= ?)",
+		"SELECT a -- note 'x'\nFROM t":                                "SELECT a\nFROM t",
+		"SELECT $1 FROM t":                                            "SELECT $1 FROM t",
+	} {
+		if got := redactLiterals(in); got != want {
+			t.Errorf("redactLiterals(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := redactLiterals("SELECT 'unterminated"); got != "<redacted>" {
+		t.Errorf("unscannable text: %q", got)
+	}
+}
+
+func TestStatementClassifiers(t *testing.T) {
+	for _, tc := range []struct {
+		sql        string
+		ddl, query bool
+	}{
+		{"CREATE TABLE t (a int)", true, false},
+		{"  /* c */ -- x\n alter table t add b int", true, false},
+		{"DROP VIEW v", true, false},
+		{"created_at", false, false},
+		{"SELECT 1", false, true},
+		{"with x as (select 1) select * from x", false, true},
+		{"(SELECT 1) UNION (SELECT 2)", false, true},
+		{"insert into t values (1)", false, true},
+		{"BEGIN", false, false},
+		{"selective", false, false},
+		{"", false, false},
+	} {
+		if got := isDDL([]byte(tc.sql)); got != tc.ddl {
+			t.Errorf("isDDL(%q) = %v", tc.sql, got)
+		}
+		if got := isQuery([]byte(tc.sql)); got != tc.query {
+			t.Errorf("isQuery(%q) = %v", tc.sql, got)
+		}
+	}
+	if !multiStatement("SELECT 1; SELECT 2") || multiStatement("SELECT ';'; ") || multiStatement("SELECT 1;") {
+		t.Error("multiStatement")
+	}
+	if !containsFold([]byte("SET PGEQUIV.reference"), "pgequiv") || containsFold([]byte("pgequi"), "pgequiv") {
+		t.Error("containsFold")
+	}
+}
+
+func TestVerdictRing(t *testing.T) {
+	var r verdictRing
+	r.resize(3)
+	for i := range 5 {
+		r.add(VerdictRecord{ConnID: uint64(i)})
+	}
+	ids := func() string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		s := ""
+		for _, v := range r.recentLocked() {
+			s += strconv.FormatUint(v.ConnID, 10)
+		}
+		return s
+	}
+	if got := ids(); got != "432" {
+		t.Fatalf("newest first: %q", got)
+	}
+	r.resize(2) // keeps the newest
+	if got := ids(); got != "43" {
+		t.Fatalf("after shrinking: %q", got)
+	}
+	r.resize(4)
+	r.add(VerdictRecord{ConnID: 5})
+	if got := ids(); got != "543" {
+		t.Fatalf("after growing: %q", got)
+	}
+}
+
+func TestDeferred(t *testing.T) {
+	stop := make(chan struct{})
+	d := NewDeferred(time.Now().Add(time.Minute))
+	n := &pgproto3.NoticeResponse{Message: "m"}
+	if !d.Deliver(n) || d.Deliver(n) {
+		t.Fatal("first Deliver must succeed, the second fail")
+	}
+	if got := d.wait(stop, nil); got != n {
+		t.Fatalf("wait = %v", got)
+	}
+	d = NewDeferred(time.Now()) // already past its deadline
+	if got := d.wait(stop, nil); got != nil {
+		t.Fatalf("expired wait = %v", got)
+	}
+	if d.Deliver(n) {
+		t.Fatal("Deliver after the proxy gave up must report false")
+	}
+	d = NewDeferred(time.Now().Add(time.Minute))
+	close(stop)
+	if got := d.wait(stop, nil); got != nil || d.Deliver(n) {
+		t.Fatal("a stopped wait abandons the notice")
+	}
+	q := newInjector()
+	d = NewDeferred(time.Now().Add(time.Minute))
+	q.add(injection{seq: 1, deferred: d})
+	q.close()
+	q.close()
+	if d.Deliver(n) {
+		t.Fatal("closing the connection abandons queued notices")
+	}
+	d = NewDeferred(time.Now().Add(time.Minute))
+	if got := d.wait(nil, q.stop); got != nil || d.Deliver(n) {
+		t.Fatal("a closed injector ends waits")
+	}
+}
+
+// TestJudgingUntaggedAllocs: an untagged query costs the observer no
+// allocation.
+func TestJudgingUntaggedAllocs(t *testing.T) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewJudging(JudgeSettings{Mode: ModeAnnotate, Schemas: SchemaSettings{Default: s}}, JudgingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &QueryEvent{Kind: KindQuery, SQL: []byte("SELECT name FROM dogs WHERE age > 5 /* app='x' */"), Session: &Session{Database: "d"}}
+	ctx := context.Background()
+	j.ObserveQuery(ctx, ev)
+	if n := testing.AllocsPerRun(100, func() {
+		if v := j.ObserveQuery(ctx, ev); v.Notice != nil || v.Later != nil || v.Refuse != nil || v.Answer != nil {
+			t.Fatal("untagged query got a verdict")
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per untagged query", n)
+	}
+}
+
+// TestJudgingContainsPanics: a judge that panics on a background
+// goroutine does not end the process; the outcome is an error.
+func TestJudgingContainsPanics(t *testing.T) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []JudgeMode{ModeLog, ModeAnnotate, ModeEnforce} {
+		j, err := NewJudging(JudgeSettings{Mode: mode, EnforceUnknown: true, Schemas: SchemaSettings{Default: s}},
+			JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.setTestingKnobs(judgingKnobs{judge: func() { panic("boom") }})
+		ev := &QueryEvent{Kind: KindQuery, SQL: []byte("SELECT 1 /*pgequiv_ref='SELECT%201'*/"), Session: &Session{}}
+		v := j.ObserveQuery(context.Background(), ev)
+		j.Wait()
+		if mode == ModeEnforce && (v.Refuse == nil || v.Refuse.Code != SQLStateUnverified) {
+			t.Errorf("enforce: %+v", v)
+		}
+		if got := statMap(j)["errors"]; got != 1 {
+			t.Errorf("%s: %d errors", mode, got)
+		}
+	}
+}
+
+// FuzzJudgingObserve: any statement text, tagged or not, gets an answer
+// without a panic (enforce mode judges on the calling goroutine).
+func FuzzJudgingObserve(f *testing.F) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		f.Fatal(err)
+	}
+	cat, err := tag.ParseCatalog([]byte("references:\n  - id: a\n    match: SELECT name FROM dogs WHERE age > 1\n    reference: SELECT name FROM dogs WHERE 1 < age\n"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	j, err := NewJudging(JudgeSettings{Mode: ModeEnforce, EnforceUnknown: true, Catalog: cat, Schemas: SchemaSettings{Default: s}},
+		JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{
+		"SELECT name FROM dogs WHERE age > 3",
+		"SELECT count(owner_id) FROM dogs /*pgequiv_ref='SELECT%20count(*)%20FROM%20dogs'*/",
+		"SET pgequiv.reference = 'SELECT 1'", "RESET ALL", "DISCARD ALL", "SELECT 1; SELECT 2",
+		"SELECT 1 /*pgequiv_ref_id='a'*/", "/*pgequiv_ref='%zz'*/ SELECT", "CREATE TABLE x (a int)",
+	} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	f.Fuzz(func(t *testing.T, sql string, parse bool) {
+		kind := KindQuery
+		if parse {
+			kind = KindParse
+		}
+		sess := &Session{Database: "d"}
+		for range 2 { // the second sees the first's session settings
+			j.ObserveQuery(context.Background(), &QueryEvent{Kind: kind, SQL: []byte(sql), Session: sess})
+		}
+		_ = redactLiterals(sql)
+	})
+}
