@@ -81,43 +81,7 @@ func (z *normalizer) slotsName(stop *plan.Node, m map[plan.ColumnID]*plan.Expr) 
 // substituteOutside replaces references to the mapped columns everywhere
 // in the plan except inside stop's subtree.
 func (z *normalizer) substituteOutside(stop *plan.Node, m map[plan.ColumnID]*plan.Expr) {
-	var walkNode func(n *plan.Node)
-	var rw func(e *plan.Expr) *plan.Expr
-	rw = func(e *plan.Expr) *plan.Expr {
-		return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
-			if x.Kind == plan.Subquery {
-				walkNode(x.Sub)
-			}
-			if x.Kind == plan.ColRef {
-				if r, ok := m[x.Col]; ok {
-					return r.Copy()
-				}
-			}
-			return x
-		})
-	}
-	walkNode = func(n *plan.Node) {
-		if n == nil || n == stop {
-			return
-		}
-		n.Exprs(func(s **plan.Expr) { *s = rw(*s) })
-		for i, g := range n.GroupBy {
-			if r, ok := m[g]; ok && r.Kind == plan.ColRef {
-				n.GroupBy[i] = r.Col
-			}
-		}
-		for i, cols := range n.SetCols {
-			for j, c := range cols {
-				if r, ok := m[c]; ok && r.Kind == plan.ColRef {
-					n.SetCols[i][j] = r.Col
-				}
-			}
-		}
-		for _, in := range n.Inputs {
-			walkNode(in)
-		}
-	}
-	walkNode(z.p.Root)
+	plan.ReplaceColsOutside(z.p.Root, stop, m)
 }
 
 // mergeFilters: Filter(Filter(x, q), p) ⇒ Filter(x, p AND q); a Filter
