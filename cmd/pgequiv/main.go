@@ -23,7 +23,8 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"plan": runPlan,
+	"plan":  runPlan,
+	"train": runTrain,
 }
 
 func usage(w io.Writer) {
@@ -31,6 +32,7 @@ func usage(w io.Writer) {
 
 commands:
   plan    print the normalized logical plan of a query, or plan a dataset
+  train   train and cross-validate the graph matching network
 
 Run 'pgequiv <command> -h' for the flags of a command.`)
 }
