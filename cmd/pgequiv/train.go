@@ -81,13 +81,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stdout, "cross-validation (%d folds, db-grouped, encoder %s, seed %d):\n", *cv, enc, *seed)
 		for _, f := range res.Folds {
-			fmt.Fprintf(stdout, "  fold %d: AUC %.4f  test %4d pairs  train %4d real + %d derived  %s  dbs %v\n",
-				f.Fold, f.AUC, f.Test, f.Train, f.History.TrainPairs-f.Train, f.History.Duration.Round(time.Second), f.TestDBs)
+			fmt.Fprintf(stdout, "  fold %d: AUC %.4f  score %s/pair  test %4d pairs  train %4d real + %d derived  %s  dbs %v\n",
+				f.Fold, f.AUC, f.MedianScore.Round(time.Microsecond), f.Test, f.Train, f.History.TrainPairs-f.Train, f.History.Duration.Round(time.Second), f.TestDBs)
 			curves = append(curves,
 				pipeline.NamedSeries{Name: fmt.Sprintf("fold %d loss", f.Fold), Panel: 0, Y: f.History.EpochLoss},
 				pipeline.NamedSeries{Name: fmt.Sprintf("fold %d AUC", f.Fold), Panel: 1, Y: f.History.EpochAUC})
 		}
-		fmt.Fprintf(stdout, "  mean AUC %.4f  (%s)\n", res.MeanAUC, res.Duration.Round(time.Second))
+		fmt.Fprintf(stdout, "  mean AUC %.4f  median score %s/pair (1 goroutine)  (%s)\n",
+			res.MeanAUC, res.MedianScore.Round(time.Microsecond), res.Duration.Round(time.Second))
 		fmt.Fprintf(stdout, "  derived pairs, fold 1: %s\n", pipeline.FormatCounts(res.Folds[0].History.Counts))
 	}
 	if *out != "" {

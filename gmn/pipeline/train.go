@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -246,6 +247,24 @@ func Evaluate(m *gmn.Model, items []Item, workers int) (float64, []float64, erro
 	return auc, scores, err
 }
 
+// MedianScoreTime scores the items one at a time on the calling goroutine
+// and returns the median time per pair, seeds included.
+func MedianScoreTime(m *gmn.Model, items []Item) (time.Duration, error) {
+	if len(items) == 0 {
+		return 0, ErrNoData
+	}
+	d := make([]time.Duration, len(items))
+	for i, it := range items {
+		st := time.Now()
+		if _, err := m.Score(it.A.G, it.B.G, plangraph.Seeds(it.A, it.B)); err != nil {
+			return 0, err
+		}
+		d[i] = time.Since(st)
+	}
+	slices.Sort(d)
+	return d[len(d)/2], nil
+}
+
 // FoldResult is one cross-validation fold.
 type FoldResult struct {
 	Fold    int
@@ -253,14 +272,19 @@ type FoldResult struct {
 	Train   int // real training pairs
 	Test    int // held-out pairs
 	AUC     float64
-	History *History
+	// MedianScore is the median time to score one held-out pair on one
+	// goroutine (programs already built).
+	MedianScore time.Duration
+	History     *History
 }
 
 // CVResult is a cross-validation run.
 type CVResult struct {
-	Folds    []FoldResult
-	MeanAUC  float64
-	Duration time.Duration
+	Folds   []FoldResult
+	MeanAUC float64
+	// MedianScore is the median over folds of FoldResult.MedianScore.
+	MedianScore time.Duration
+	Duration    time.Duration
 }
 
 // CrossValidate runs db-grouped k-fold cross-validation: no database has
@@ -297,10 +321,21 @@ func CrossValidate(ctx context.Context, c *Corpus, k int, opts Options) (*CVResu
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		log("fold %d: AUC %.4f", f+1, auc)
-		res.Folds = append(res.Folds, FoldResult{Fold: f + 1, TestDBs: dbs, Train: len(train), Test: len(test), AUC: auc, History: h})
+		med, err := MedianScoreTime(m, test)
+		if err != nil {
+			return nil, fmt.Errorf("fold %d: %w", f+1, err)
+		}
+		log("fold %d: AUC %.4f, median score %s/pair", f+1, auc, med)
+		res.Folds = append(res.Folds, FoldResult{Fold: f + 1, TestDBs: dbs, Train: len(train), Test: len(test),
+			AUC: auc, MedianScore: med, History: h})
 		res.MeanAUC += auc / float64(k)
 	}
+	meds := make([]time.Duration, len(res.Folds))
+	for i, f := range res.Folds {
+		meds[i] = f.MedianScore
+	}
+	slices.Sort(meds)
+	res.MedianScore = meds[len(meds)/2]
 	res.Duration = time.Since(start)
 	return res, nil
 }
