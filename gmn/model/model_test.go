@@ -3,11 +3,13 @@ package model_test
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/pgequiv/pgequiv/gmn"
 	"github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/gmn/pipeline"
 	"github.com/pgequiv/pgequiv/gmn/plangraph"
@@ -111,5 +113,49 @@ func BenchmarkSpiderPairs(b *testing.B) {
 		}
 		b.ReportMetric(median(cold), "ms-median-cold")
 		b.ReportMetric(median(warm), "ms-median-warm")
+	}
+}
+
+// BenchmarkEncoderSpeed compares the content encoders' scoring time on the
+// Spider pairs (programs built, one goroutine), alternating the two models
+// pair by pair so both see the same machine load. Timing does not depend
+// on the weights, so untrained models of the shipped shape are used.
+func BenchmarkEncoderSpeed(b *testing.B) {
+	const data = "../../../shared/data/spider_pair_dev.jsonl"
+	if _, err := os.Stat(data); err != nil {
+		b.Skip("shared data not found")
+	}
+	c, err := pipeline.LoadCorpus(context.Background(), data, "../../../shared/data/schemas")
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := model.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ms [2]*gmn.Model
+	for i, enc := range []gmn.EncoderKind{gmn.EncoderNGram, gmn.EncoderCNN} {
+		cfg := base.Config()
+		cfg.Encoder = enc
+		if ms[i], err = gmn.New(cfg, rand.New(rand.NewPCG(1, 2))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		var d [2][]time.Duration
+		for _, it := range c.Items {
+			seeds := plangraph.Seeds(it.A, it.B)
+			for i, m := range ms {
+				st := time.Now()
+				if _, err := m.Score(it.A.G, it.B.G, seeds); err != nil {
+					b.Fatal(err)
+				}
+				d[i] = append(d[i], time.Since(st))
+			}
+		}
+		for i, name := range []string{"ngram", "cnn"} {
+			slices.Sort(d[i])
+			b.ReportMetric(float64(d[i][len(d[i])/2].Nanoseconds())/1e6, "ms-median-"+name)
+		}
 	}
 }
