@@ -28,7 +28,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	encoder := fs.String("encoder", "ngram", "content encoder: ngram or cnn")
 	hidden := fs.Int("hidden", 32, "node state width")
 	steps := fs.Int("steps", 3, "propagation steps")
-	perQuery := fs.Int("synth", 2, "synthetic rewrites of each kind (equivalent, not) per query")
+	perQuery := fs.Int("synth", 1, "synthetic rewrites of each kind (equivalent, not) per query")
 	noSynth := fs.Bool("no-synth", false, "train on the real pairs only")
 	realRepeat := fs.Int("real-repeat", 2, "times each real pair appears per epoch")
 	workers := fs.Int("workers", runtime.NumCPU(), "goroutines")

@@ -579,8 +579,8 @@ func literalPools(qs []*Query) map[string]map[catalog.Type][]string {
 
 // SynthOptions bound synthetic generation.
 type SynthOptions struct {
-	// PerQuery is how many rewrites of each kind (equivalent, not) to try
-	// per query (default 2).
+	// PerQuery is how many rewrites of each kind (equivalent, not) to keep
+	// per query (default 1).
 	PerQuery int
 }
 
@@ -591,7 +591,7 @@ type SynthOptions struct {
 // Only qs is read, so pairs from train-fold queries never see test data.
 func Synthesize(qs []*Query, opts SynthOptions, rng *rand.Rand) (items []Item, counts map[string]int) {
 	if opts.PerQuery == 0 {
-		opts.PerQuery = 2
+		opts.PerQuery = 1
 	}
 	pools := literalPools(qs)
 	counts = map[string]int{}
