@@ -5,6 +5,7 @@
 //
 //	pgequiv plan [flags] SQL          print the normalized plan of a query
 //	pgequiv plan --dataset FILE.jsonl plan every query of a labelled dataset
+//	pgequiv train [--cv 5] [--out W]  train the graph matching network
 package main
 
 import (
