@@ -5,6 +5,7 @@
 //
 //	pgequiv plan [flags] SQL          print the normalized plan of a query
 //	pgequiv plan --dataset FILE.jsonl plan every query of a labelled dataset
+//	pgequiv train [--cv 5] [--out W]  train the graph matching network
 package main
 
 import (
@@ -28,6 +29,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"cases": runCases,
 	"eval":  runEval,
 	"serve": func(ctx context.Context, args []string, _, _ io.Writer) error { return runServe(ctx, args) },
+	"train": runTrain,
 }
 
 func usage(w io.Writer) {
@@ -39,6 +41,7 @@ commands:
   cases   run a curated case file (../shared/equivalence/cases.yaml format)
   eval    judge a labelled dataset (JSONL) and report AUC, precision, recall
   serve   run the PostgreSQL wire-protocol proxy (pgequiv serve --config proxy.yaml)
+  train   train and cross-validate the graph matching network
 
 Run 'pgequiv <command> -h' for the flags of a command.`)
 }
