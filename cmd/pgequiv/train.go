@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/pgequiv/pgequiv/gmn"
@@ -32,6 +35,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	noSynth := fs.Bool("no-synth", false, "train on the real pairs only")
 	realRepeat := fs.Int("real-repeat", 2, "times each real pair appears per epoch")
 	workers := fs.Int("workers", runtime.NumCPU(), "goroutines")
+	oof := fs.String("oof", "", "with --cv: write each pair's out-of-fold score as JSON lines {id, score}")
 	cv := fs.Int("cv", 0, "run k-fold db-grouped cross-validation (k ≥ 2; --cv 5) instead of writing a model")
 	out := fs.String("out", "", "write the trained weights to this file")
 	plotFile := fs.String("plot", "", "write loss and AUC curves to this PNG")
@@ -90,6 +94,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "  mean AUC %.4f  median score %s/pair (1 goroutine)  (%s)\n",
 			res.MeanAUC, res.MedianScore.Round(time.Microsecond), res.Duration.Round(time.Second))
 		fmt.Fprintf(stdout, "  derived pairs, fold 1: %s\n", pipeline.FormatCounts(res.Folds[0].History.Counts))
+		if *oof != "" {
+			if err := writeOutOfFold(*oof, res.OutOfFold); err != nil {
+				return err
+			}
+		}
 	}
 	if *out != "" {
 		m, h, err := pipeline.Fit(ctx, c.Items, c.Queries, nil, opts)
@@ -117,4 +126,25 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return nil
+}
+
+func writeOutOfFold(path string, scores map[string]float64) error {
+	ids := make([]string, 0, len(scores))
+	for id := range scores {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		line, err := json.Marshal(struct {
+			ID    string  `json:"id"`
+			Score float64 `json:"score"`
+		}{id, scores[id]})
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

@@ -40,6 +40,8 @@ type Item struct {
 	// Kind names where the pair comes from: "real", or the synthetic
 	// rewrite that produced B from A.
 	Kind string
+	// ID is the dataset row id of a real pair.
+	ID string
 }
 
 // Example returns the gmn training example of it.
@@ -132,7 +134,7 @@ func Plan(ctx context.Context, pairs []dataset.Pair, ddl func(db string) (string
 			c.Skipped++
 			continue
 		}
-		c.Items = append(c.Items, Item{A: a.Prog, B: b.Prog, Label: float64(pr.Label), DB: pr.DB, Kind: "real"})
+		c.Items = append(c.Items, Item{A: a.Prog, B: b.Prog, Label: float64(pr.Label), DB: pr.DB, Kind: "real", ID: pr.ID})
 	}
 	if len(c.Items) == 0 {
 		return nil, ErrNoData

@@ -285,6 +285,9 @@ type CVResult struct {
 	// MedianScore is the median over folds of FoldResult.MedianScore.
 	MedianScore time.Duration
 	Duration    time.Duration
+	// OutOfFold maps each real pair's id to the score of the fold model
+	// that never saw its database: what a combiner is fit on.
+	OutOfFold map[string]float64
 }
 
 // CrossValidate runs db-grouped k-fold cross-validation: no database has
@@ -296,7 +299,7 @@ func CrossValidate(ctx context.Context, c *Corpus, k int, opts Options) (*CVResu
 	if err != nil {
 		return nil, err
 	}
-	res := &CVResult{}
+	res := &CVResult{OutOfFold: map[string]float64{}}
 	log := opts.Log
 	if log == nil {
 		log = func(string, ...any) {}
@@ -317,9 +320,14 @@ func CrossValidate(ctx context.Context, c *Corpus, k int, opts Options) (*CVResu
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		auc, _, err := Evaluate(m, test, o.withDefaults().Workers)
+		auc, scores, err := Evaluate(m, test, o.withDefaults().Workers)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", f+1, err)
+		}
+		for i, it := range test {
+			if it.ID != "" {
+				res.OutOfFold[it.ID] = scores[i]
+			}
 		}
 		med, err := MedianScoreTime(m, test)
 		if err != nil {
