@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence/treeedit"
+	"github.com/pgequiv/pgequiv/gmn"
+	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
+	"github.com/pgequiv/pgequiv/gmn/plangraph"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -37,8 +40,12 @@ type Options struct {
 	// likely different by Score; 0 means 0.5.
 	LikelyThreshold float64
 	// Combiner turns component scores into Score; nil means the built-in
-	// logistic combiner.
+	// logistic combiner (GMNCombiner when GMN is set).
 	Combiner Combiner
+	// GMN, when set, adds the graph matching network's similarity to the
+	// scores (gmn/model.Default() is the shipped model). It costs about a
+	// millisecond per pair, so it is off by default.
+	GMN *gmn.Model
 }
 
 // SetPolicy sets one option from its key=value form, as the CLI and case
@@ -177,6 +184,7 @@ type prepared struct {
 	comps       components
 	rel         *relNode
 	ast         *treeedit.Node
+	prog        *plangraph.Program // the GMN's graph, when Options.GMN is set
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column
@@ -187,6 +195,15 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 		trust = *opts.TrustForeignKeys
 	}
 	q := &prepared{p: p}
+	if opts.GMN != nil {
+		// The network was trained on normalized plans before the ESM+
+		// rewrites; score the same form.
+		prog, err := plangraph.BuildProgram(p)
+		if err != nil {
+			return nil, fmt.Errorf("gmn graph: %w", err)
+		}
+		q.prog = prog
+	}
 	seen := map[string]bool{}
 	addRule := func(name string) {
 		if !seen[name] {
@@ -257,6 +274,14 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict) Ve
 	combiner := opts.Combiner
 	if combiner == nil {
 		combiner = DefaultCombiner
+	}
+	if opts.GMN != nil && ref.prog != nil && cand.prog != nil {
+		if g, err := gmnmodel.Score(opts.GMN, ref.prog, cand.prog); err == nil {
+			v.Scores.GMN = g
+			if opts.Combiner == nil {
+				combiner = GMNCombiner
+			}
+		}
 	}
 	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label, Components: cmp})
 	v.Score = v.Scores.Combined

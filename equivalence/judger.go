@@ -63,7 +63,7 @@ func (r *refCache) key(s *catalog.Schema, sql string, o Options) cache.PlanKey {
 	return cache.PlanKey{
 		Schema:  cache.FingerprintOf([]byte(s.Fingerprint())),
 		Dialect: s.Dialect.String(),
-		Plan:    cache.FingerprintOf([]byte(o.ColumnOrder + "\x00" + trust + "\x00" + sql)),
+		Plan:    cache.FingerprintOf([]byte(o.ColumnOrder + "\x00" + trust + "\x00" + fmt.Sprint(o.GMN != nil) + "\x00" + sql)),
 	}
 }
 

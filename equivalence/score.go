@@ -230,3 +230,8 @@ func (c LogisticCombiner) Combine(f Features) float64 {
 // db-grouped folds and scored on the fifth, the judge's score reached a
 // pooled AUC of 0.938 (README, "Scores").
 var DefaultCombiner Combiner = LogisticCombiner{Bias: -6.97, ESM: 10.97, RelPM: 0.45, ASTTE: -2.57}
+
+// GMNCombiner adds the graph matching network's similarity; used when
+// Options.GMN is set. Fit like DefaultCombiner, on out-of-fold GMN scores
+// (README, "Scores").
+var GMNCombiner Combiner = LogisticCombiner{Bias: -6.97, ESM: 10.97, RelPM: 0.45, ASTTE: -2.57}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -41,6 +42,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	schemaFile := fs.String("schema", "", "PostgreSQL DDL file (default: the bundled example schema)")
 	dialect := fs.String("dialect", "postgres", "SQL dialect: postgres or sqlite")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON")
+	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score (about 1 ms a pair)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable): column_order, trust_foreign_keys, accept_assumptions, likely_threshold")
 	fs.Usage = func() {
@@ -59,6 +61,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var opts equivalence.Options
+	if *useGMN {
+		m, err := gmnmodel.Default()
+		if err != nil {
+			return err
+		}
+		opts.GMN = m
+	}
 	for _, p := range policies {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
@@ -93,7 +102,11 @@ func printVerdict(w io.Writer, v equivalence.Verdict) {
 		label += " (" + v.Likely + ")"
 	}
 	fmt.Fprintf(w, "verdict:     %s\n", label)
-	fmt.Fprintf(w, "score:       %.3f  (esm %.2f, relpm %.2f, ast-te %.2f)\n", v.Score, v.Scores.ESM, v.Scores.RelPM, v.Scores.ASTTE)
+	fmt.Fprintf(w, "score:       %.3f  (esm %.2f, relpm %.2f, ast-te %.2f", v.Score, v.Scores.ESM, v.Scores.RelPM, v.Scores.ASTTE)
+	if v.Scores.GMN > 0 {
+		fmt.Fprintf(w, ", gmn %.2f", v.Scores.GMN)
+	}
+	fmt.Fprintln(w, ")")
 	for i, a := range v.Assumptions {
 		if i == 0 {
 			fmt.Fprintf(w, "assumptions: %s\n", a)

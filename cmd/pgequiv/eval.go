@@ -15,6 +15,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence/evaluation"
 	"github.com/pgequiv/pgequiv/equivalence/metrics"
 	"github.com/pgequiv/pgequiv/equivalence/progress"
+	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -24,6 +25,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "", "write one JSON line per pair: id, label, score, verdict")
 	plot := fs.String("plot", "", "draw the ROC curve to this PNG file")
 	workers := fs.Int("workers", 0, "parallel judges (default: all cores)")
+	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score (about 1 ms a pair)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable)")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
@@ -35,6 +37,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		*schemasDir = filepath.Join(filepath.Dir(file), "schemas")
 	}
 	var opts equivalence.Options
+	if *useGMN {
+		m, err := gmnmodel.Default()
+		if err != nil {
+			return err
+		}
+		opts.GMN = m
+	}
 	for _, p := range policies {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
