@@ -15,10 +15,27 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/evaluation"
+	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var (
+	update  = flag.Bool("update", false, "rewrite golden files")
+	withGMN = flag.Bool("gmn", false, "benchmarks: add the shipped GMN's score to every verdict")
+)
+
+// benchOptions are the judge options benchmarks use.
+func benchOptions(b *testing.B) equivalence.Options {
+	var o equivalence.Options
+	if *withGMN {
+		m, err := gmnmodel.Default()
+		if err != nil {
+			b.Fatal(err)
+		}
+		o.GMN = m
+	}
+	return o
+}
 
 const sharedDir = "../../shared"
 
@@ -346,6 +363,7 @@ func BenchmarkJudgeSpider(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	opts := benchOptions(b)
 	durations := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -353,7 +371,7 @@ func BenchmarkJudgeSpider(b *testing.B) {
 		p := pairs[i%len(pairs)]
 		s, _ := schemas.Get(p.DB, catalog.SQLite)
 		start := time.Now()
-		_, _ = equivalence.Judge(context.Background(), s, p.Reference, p.Candidate, equivalence.Options{})
+		_, _ = equivalence.Judge(context.Background(), s, p.Reference, p.Candidate, opts)
 		durations = append(durations, time.Since(start))
 	}
 	b.StopTimer()
@@ -418,12 +436,13 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	opts := benchOptions(b)
 	for _, p := range pairs {
 		s, err := schemas.Get(p.DB, catalog.SQLite)
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, equivalence.Options{})
+		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, opts)
 	}
 	durations := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
@@ -432,7 +451,7 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 		p := pairs[i%len(pairs)]
 		s, _ := schemas.Get(p.DB, catalog.SQLite)
 		start := time.Now()
-		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, equivalence.Options{})
+		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, opts)
 		durations = append(durations, time.Since(start))
 	}
 	b.StopTimer()
