@@ -36,6 +36,29 @@ func loadSchema(file, dialect string) (*catalog.Schema, error) {
 	return catalog.LoadDDL(ddl, d)
 }
 
+// judgeOptions builds judge options from --policy key=value flags and
+// --gmn.
+func judgeOptions(policies policyFlags, useGMN bool) (equivalence.Options, error) {
+	var opts equivalence.Options
+	if useGMN {
+		m, err := gmnmodel.Default()
+		if err != nil {
+			return opts, err
+		}
+		opts.GMN = m
+	}
+	for _, p := range policies {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return opts, fmt.Errorf("--policy %q: want key=value", p)
+		}
+		if err := opts.SetPolicy(k, v); err != nil {
+			return opts, err
+		}
+	}
+	return opts, nil
+}
+
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -60,22 +83,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var opts equivalence.Options
-	if *useGMN {
-		m, err := gmnmodel.Default()
-		if err != nil {
-			return err
-		}
-		opts.GMN = m
-	}
-	for _, p := range policies {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			return fmt.Errorf("--policy %q: want key=value", p)
-		}
-		if err := opts.SetPolicy(k, v); err != nil {
-			return err
-		}
+	opts, err := judgeOptions(policies, *useGMN)
+	if err != nil {
+		return err
 	}
 	v, err := equivalence.Judge(ctx, s, fs.Arg(0), fs.Arg(1), opts)
 	if err != nil {

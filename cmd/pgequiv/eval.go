@@ -7,15 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/evaluation"
 	"github.com/pgequiv/pgequiv/equivalence/metrics"
 	"github.com/pgequiv/pgequiv/equivalence/progress"
-	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -36,22 +33,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *schemasDir == "" {
 		*schemasDir = filepath.Join(filepath.Dir(file), "schemas")
 	}
-	var opts equivalence.Options
-	if *useGMN {
-		m, err := gmnmodel.Default()
-		if err != nil {
-			return err
-		}
-		opts.GMN = m
-	}
-	for _, p := range policies {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			return fmt.Errorf("--policy %q: want key=value", p)
-		}
-		if err := opts.SetPolicy(k, v); err != nil {
-			return err
-		}
+	opts, err := judgeOptions(policies, *useGMN)
+	if err != nil {
+		return err
 	}
 	pairs, err := dataset.ReadPairsFile(file)
 	if err != nil {
