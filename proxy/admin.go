@@ -223,10 +223,8 @@ type ClientInfo struct {
 
 // Clients lists the connections past startup, oldest first.
 func (s *Server) Clients() []ClientInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []ClientInfo
-	for c := range s.conns {
+	for _, c := range s.conns.Snapshot() {
 		st := connState(c.state.Load())
 		if st != stateRelay {
 			continue // the session is filled in before the relay state is stored

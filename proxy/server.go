@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pgequiv/pgequiv/proxy/connset"
 )
 
 // Server relays client connections to one upstream PostgreSQL server.
@@ -17,16 +18,14 @@ type Server struct {
 
 	cancels cancelRegistry
 
-	mu        sync.Mutex
-	listeners map[net.Listener]struct{}
-	conns     map[*conn]struct{}
-	closing   bool
-	connWG    sync.WaitGroup
+	conns *connset.Set[*conn]
 }
 
 // New returns a Server with opts (see Options for defaults).
 func New(opts Options) (*Server, error) {
-	s := &Server{listeners: make(map[net.Listener]struct{}), conns: make(map[*conn]struct{})}
+	s := &Server{conns: connset.New(func(c *conn) {
+		c.abort(&Error{Code: CodeShutdown, Err: errors.New("server shutting down")})
+	})}
 	if err := s.Reload(opts); err != nil {
 		return nil, err
 	}
@@ -50,26 +49,16 @@ func (s *Server) Options() Options { return *s.opts.Load() }
 // Serve accepts connections on ln until Shutdown or Close, and then returns
 // ErrServerClosed. It closes ln when it returns.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	if s.closing {
-		s.mu.Unlock()
-		ln.Close()
+	if !s.conns.AddListener(ln) {
 		return ErrServerClosed
 	}
-	s.listeners[ln] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.listeners, ln)
-		s.mu.Unlock()
-		ln.Close()
-	}()
+	defer s.conns.RemoveListener(ln)
 
 	var backoff time.Duration
 	for {
 		raw, err := ln.Accept()
 		if err != nil {
-			if s.isClosing() {
+			if s.conns.Closing() {
 				return ErrServerClosed
 			}
 			var ne net.Error
@@ -83,88 +72,32 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		backoff = 0
 		c := newConn(s, raw)
-		s.mu.Lock()
-		if s.closing {
-			s.mu.Unlock()
+		if !s.conns.Add(c) {
 			raw.Close()
 			return ErrServerClosed
 		}
-		s.conns[c] = struct{}{}
-		s.connWG.Add(1)
-		s.mu.Unlock()
 		go s.serveConn(c)
 	}
 }
 
 func (s *Server) serveConn(c *conn) {
-	defer s.connWG.Done()
 	err := c.run()
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
+	s.conns.Done(c)
 	if f := s.knobs.onConnEnd; f != nil {
 		f(c.id, err)
 	}
 }
 
-func (s *Server) isClosing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closing
-}
-
 // ActiveConns returns the number of connections being served.
-func (s *Server) ActiveConns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
+func (s *Server) ActiveConns() int { return s.conns.Len() }
 
 // Shutdown stops accepting, waits for connections to end on their own until
 // ctx is done, then ends the rest with an admin_shutdown error. It returns
 // ctx.Err() if connections had to be ended.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopAccepting()
-	done := make(chan struct{})
-	go func() {
-		s.connWG.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-	}
-	s.abortAll()
-	<-done
-	return ctx.Err()
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.conns.Shutdown(ctx) }
 
 // Close stops accepting and ends all connections at once.
 func (s *Server) Close() error {
-	s.stopAccepting()
-	s.abortAll()
-	s.connWG.Wait()
+	s.conns.Close()
 	return nil
-}
-
-func (s *Server) stopAccepting() {
-	s.mu.Lock()
-	s.closing = true
-	for ln := range s.listeners {
-		ln.Close()
-	}
-	s.mu.Unlock()
-}
-
-func (s *Server) abortAll() {
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.abort(&Error{Code: CodeShutdown, Err: errors.New("server shutting down")})
-	}
 }

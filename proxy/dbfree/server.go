@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/proxy/connset"
 )
 
 // ErrServerClosed is returned by Serve after Shutdown or Close.
@@ -20,11 +20,7 @@ type Server struct {
 	judger *equivalence.Judger
 	nextID atomic.Uint32
 
-	mu        sync.Mutex
-	listeners map[net.Listener]struct{}
-	conns     map[*conn]struct{}
-	closing   bool
-	connWG    sync.WaitGroup
+	conns *connset.Set[*conn]
 }
 
 // settings are Options with what is derived from them.
@@ -39,7 +35,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{judger: j, listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{}}
+	s := &Server{judger: j, conns: connset.New(func(c *conn) { c.abort() })}
 	if err := s.Reload(opts); err != nil {
 		return nil, err
 	}
@@ -70,25 +66,15 @@ func (s *Server) Judger() *equivalence.Judger { return s.judger }
 // Serve accepts connections on ln until Shutdown or Close, then returns
 // ErrServerClosed. It closes ln when it returns.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	if s.closing {
-		s.mu.Unlock()
-		ln.Close()
+	if !s.conns.AddListener(ln) {
 		return ErrServerClosed
 	}
-	s.listeners[ln] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.listeners, ln)
-		s.mu.Unlock()
-		ln.Close()
-	}()
+	defer s.conns.RemoveListener(ln)
 	var backoff time.Duration
 	for {
 		raw, err := ln.Accept()
 		if err != nil {
-			if s.isClosing() {
+			if s.conns.Closing() {
 				return ErrServerClosed
 			}
 			var ne net.Error
@@ -101,79 +87,27 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		backoff = 0
 		c := newConn(s, raw)
-		s.mu.Lock()
-		if s.closing {
-			s.mu.Unlock()
+		if !s.conns.Add(c) {
 			raw.Close()
 			return ErrServerClosed
 		}
-		s.conns[c] = struct{}{}
-		s.connWG.Add(1)
-		s.mu.Unlock()
 		go func() {
-			defer s.connWG.Done()
+			defer s.conns.Done(c)
 			c.run()
-			s.mu.Lock()
-			delete(s.conns, c)
-			s.mu.Unlock()
 		}()
 	}
 }
 
-func (s *Server) isClosing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closing
-}
-
 // ActiveConns returns the number of connections being served.
-func (s *Server) ActiveConns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
+func (s *Server) ActiveConns() int { return s.conns.Len() }
 
 // Shutdown stops accepting, waits for connections to end until ctx is
 // done, then ends the rest with an admin_shutdown error and returns
 // ctx.Err().
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopAccepting()
-	done := make(chan struct{})
-	go func() {
-		s.connWG.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-	}
-	s.abortAll()
-	<-done
-	return ctx.Err()
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.conns.Shutdown(ctx) }
 
 // Close stops accepting and ends all connections at once.
 func (s *Server) Close() error {
-	s.stopAccepting()
-	s.abortAll()
-	s.connWG.Wait()
+	s.conns.Close()
 	return nil
-}
-
-func (s *Server) stopAccepting() {
-	s.mu.Lock()
-	s.closing = true
-	for ln := range s.listeners {
-		ln.Close()
-	}
-	s.mu.Unlock()
-}
-
-func (s *Server) abortAll() {
-	s.mu.Lock()
-	for c := range s.conns {
-		c.abort()
-	}
-	s.mu.Unlock()
 }
