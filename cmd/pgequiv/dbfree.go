@@ -76,17 +76,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 				env.reloaded(err)
 			}
 		case <-ctx.Done():
-			logger.Info("shutting down", "timeout", cfg.ShutdownTimeout)
-			sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-			err := srv.Shutdown(sctx)
-			cancel()
-			if serr := <-served; !errors.Is(serr, dbfree.ErrServerClosed) {
-				return fmt.Errorf("serve: %w", serr)
-			}
-			if err != nil {
-				logger.Warn("clients still connected at the shutdown timeout were disconnected")
-			}
-			return nil
+			return drain(logger, srv, served, cfg.ShutdownTimeout, dbfree.ErrServerClosed)
 		}
 	}
 }

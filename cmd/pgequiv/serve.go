@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"go.opentelemetry.io/otel"
 
@@ -162,19 +163,25 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 		case res := <-reloadReq:
 			res <- reload()
 		case <-ctx.Done():
-			logger.Info("shutting down", "timeout", cfg.ShutdownTimeout)
-			sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-			err := srv.Shutdown(sctx)
-			cancel()
-			if serr := <-served; !errors.Is(serr, proxy.ErrServerClosed) {
-				return fmt.Errorf("serve: %w", serr)
-			}
-			if err != nil {
-				logger.Warn("clients still connected at the shutdown timeout were disconnected")
-			}
-			return nil
+			return drain(logger, srv, served, cfg.ShutdownTimeout, proxy.ErrServerClosed)
 		}
 	}
+}
+
+// drain shuts srv down, giving clients up to timeout to finish, and waits
+// for Serve (which reports through served) to return closed.
+func drain(logger *slog.Logger, srv interface{ Shutdown(context.Context) error }, served <-chan error, timeout time.Duration, closed error) error {
+	logger.Info("shutting down", "timeout", timeout)
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
+	err := srv.Shutdown(sctx)
+	cancel()
+	if serr := <-served; !errors.Is(serr, closed) {
+		return fmt.Errorf("serve: %w", serr)
+	}
+	if err != nil {
+		logger.Warn("clients still connected at the shutdown timeout were disconnected")
+	}
+	return nil
 }
 
 // loaded is a validated configuration with everything built from it.
