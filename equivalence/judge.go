@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/cache"
 	"github.com/pgequiv/pgequiv/equivalence/treeedit"
 	"github.com/pgequiv/pgequiv/gmn"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
@@ -127,12 +128,14 @@ func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 	return judge(ctx, s, reference, candidate, opts, nil)
 }
 
-func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, refs *refCache) (Verdict, error) {
+func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) (Verdict, error) {
 	start := time.Now()
 	var v Verdict
 	var ref *prepared
-	if refs != nil {
-		ref = refs.get(s, reference, opts)
+	var refKey cache.PlanKey
+	if j != nil {
+		refKey = j.queries.key(s, roleReference, reference, opts)
+		ref = j.queries.get(refKey)
 	}
 	if ref == nil {
 		p, err := planner.Plan(ctx, s, reference, planner.Options{})
@@ -142,35 +145,50 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		if ref, err = prepare(ctx, s, p, opts, p.Ordered); err != nil {
 			return v, err
 		}
-		if refs != nil {
-			refs.add(s, reference, opts, ref)
+		if j != nil {
+			j.queries.add(refKey, ref)
 		}
 	}
 	v.Timings.Plan = time.Since(start)
-	t := time.Now()
-	cp, err := planner.Plan(ctx, s, candidate, planner.Options{})
-	v.Timings.Plan += time.Since(t)
-	if err != nil {
-		if ctx.Err() != nil {
-			return v, ctx.Err()
+
+	var cand *prepared
+	var candKey cache.PlanKey
+	if j != nil {
+		role := roleCandidate
+		if ref.p.Ordered {
+			role = roleOrderedCandidate
 		}
-		v.Label = Unknown
-		what := "does not plan"
-		if errors.Is(err, build.ErrUnsupported) {
-			what = "uses unsupported syntax"
+		candKey = j.queries.key(s, role, candidate, opts)
+		cand = j.queries.get(candKey)
+	}
+	if cand == nil {
+		t := time.Now()
+		cp, err := planner.Plan(ctx, s, candidate, planner.Options{})
+		v.Timings.Plan += time.Since(t)
+		if err != nil {
+			if ctx.Err() != nil {
+				return v, ctx.Err()
+			}
+			v.Label = Unknown
+			what := "does not plan"
+			if errors.Is(err, build.ErrUnsupported) {
+				what = "uses unsupported syntax"
+			}
+			v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}
+			v.Likely = "likely different"
+			v.Timings.Total = time.Since(start)
+			return v, nil
 		}
-		v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}
-		v.Likely = "likely different"
-		v.Timings.Total = time.Since(start)
-		return v, nil
+		t = time.Now()
+		if cand, err = prepare(ctx, s, cp, opts, ref.p.Ordered); err != nil {
+			return v, err
+		}
+		v.Timings.Rules = time.Since(t)
+		if j != nil {
+			j.queries.add(candKey, cand)
+		}
 	}
-	t = time.Now()
-	cand, err := prepare(ctx, s, cp, opts, ref.p.Ordered)
-	if err != nil {
-		return v, err
-	}
-	v.Timings.Rules = time.Since(t)
-	return verdictOf(ref, cand, opts, start, v), nil
+	return verdictOf(ref, cand, opts, start, v, j), nil
 }
 
 // prepared is a query ready for comparison: planned, rewritten by the
@@ -184,7 +202,8 @@ type prepared struct {
 	comps       components
 	rel         *relNode
 	ast         *treeedit.Node
-	prog        *plangraph.Program // the GMN's graph, when Options.GMN is set
+	emb         *gmnmodel.Embedded // the GMN's graph and node embeddings, when Options.GMN is set
+	key         *cache.PlanKey     // set once the query is in a Judger's cache
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column
@@ -202,7 +221,9 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 		if err != nil {
 			return nil, fmt.Errorf("gmn graph: %w", err)
 		}
-		q.prog = prog
+		if q.emb, err = gmnmodel.Embed(opts.GMN, prog); err != nil {
+			return nil, fmt.Errorf("gmn embeddings: %w", err)
+		}
 	}
 	seen := map[string]bool{}
 	addRule := func(name string) {
@@ -240,8 +261,14 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	return q, nil
 }
 
-// verdictOf compares two prepared queries.
-func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict) Verdict {
+// scoreGMN runs the graph matching network on two prepared queries.
+func scoreGMN(m *gmn.Model, ref, cand *prepared) (float64, error) {
+	return gmnmodel.ScoreEmbedded(m, ref.emb, cand.emb)
+}
+
+// verdictOf compares two prepared queries; j, when not nil, supplies
+// cached GMN pair similarities.
+func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j *Judger) Verdict {
 	t := time.Now()
 	seen := map[string]bool{}
 	for _, r := range append(append([]string(nil), ref.rules...), cand.rules...) {
@@ -275,8 +302,8 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict) Ve
 	if combiner == nil {
 		combiner = DefaultCombiner
 	}
-	if opts.GMN != nil && ref.prog != nil && cand.prog != nil {
-		if g, err := gmnmodel.Score(opts.GMN, ref.prog, cand.prog); err == nil {
+	if opts.GMN != nil && ref.emb != nil && cand.emb != nil {
+		if g, err := j.gmnScore(opts.GMN, ref, cand); err == nil {
 			v.Scores.GMN = g
 			if opts.Combiner == nil {
 				combiner = GMNCombiner

@@ -379,15 +379,16 @@ func BenchmarkJudgeSpider(b *testing.B) {
 	b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "median-ns/pair")
 }
 
-func TestJudgerCachesReferences(t *testing.T) {
-	j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 8})
+func TestJudgerCachesQueries(t *testing.T) {
+	j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := exampleSchema(t, catalog.Postgres)
 	ref := "SELECT name FROM dogs WHERE age > 3 ORDER BY name"
 	cands := []string{"SELECT d.name FROM dogs d WHERE 3 < d.age ORDER BY 1", "SELECT name FROM dogs WHERE age >= 3 ORDER BY name", "SELECT name FROM dogs WHERE age > 3"}
-	// Concurrent judges share one prepared reference and agree with Judge.
+	// Concurrent judges share one prepared reference and one prepared
+	// candidate each, and agree with Judge.
 	done := make(chan error, len(cands)*4)
 	for r := 0; r < 4; r++ {
 		for _, c := range cands {
@@ -412,51 +413,158 @@ func TestJudgerCachesReferences(t *testing.T) {
 		}
 	}
 	st := j.CacheStats()
-	if st.Entries != 1 || st.Hits == 0 {
-		t.Errorf("cache stats %+v: want one entry and hits", st)
+	if st.Entries != 1+len(cands) || st.Hits == 0 {
+		t.Errorf("cache stats %+v: want %d entries (the reference and each candidate) and hits", st, 1+len(cands))
 	}
-	// A different policy prepares the reference differently.
+	// A different policy prepares both sides differently.
 	if _, err := j.Judge(context.Background(), s, ref, cands[0], equivalence.Options{ColumnOrder: equivalence.ColumnOrderIgnore}); err != nil {
 		t.Fatal(err)
 	}
-	if st := j.CacheStats(); st.Entries != 2 {
-		t.Errorf("entries %d after a second policy, want 2", st.Entries)
+	if st := j.CacheStats(); st.Entries != 3+len(cands) {
+		t.Errorf("entries %d after a second policy, want %d", st.Entries, 3+len(cands))
 	}
 }
 
-// BenchmarkJudgeWarmReference judges Spider pairs whose reference is
-// already prepared in a Judger's cache, against the same pairs cold.
+// A candidate is prepared against its reference's ordering: its ORDER BY
+// is dropped under an unordered reference and kept under an ordered one,
+// so the cache must not hand one form to the other.
+func TestJudgerCandidateDependsOnReferenceOrder(t *testing.T) {
+	j, err := equivalence.NewJudger(equivalence.JudgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := exampleSchema(t, catalog.Postgres)
+	cand := "SELECT name FROM dogs ORDER BY name DESC"
+	for _, ref := range []string{"SELECT name FROM dogs", "SELECT name FROM dogs ORDER BY name", "SELECT name FROM dogs"} {
+		got, err := j.Judge(context.Background(), s, ref, cand, equivalence.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := equivalence.Judge(context.Background(), s, ref, cand, equivalence.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Label != want.Label || got.Score != want.Score {
+			t.Errorf("ref %q: cached %s, uncached %s", ref, got.Summary(), want.Summary())
+		}
+	}
+}
+
+// With the GMN, a pair judged again takes its similarity from the pair
+// cache, and the verdict is the one Judge gives.
+func TestJudgerCachesGMNPairs(t *testing.T) {
+	m, err := gmnmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := equivalence.NewJudger(equivalence.JudgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := exampleSchema(t, catalog.Postgres)
+	opts := equivalence.Options{GMN: m}
+	ref, cand := "SELECT name FROM dogs WHERE age > 3", "SELECT name FROM dogs WHERE age > 4"
+	want, err := equivalence.Judge(context.Background(), s, ref, cand, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Scores.GMN == 0 {
+		t.Fatalf("no GMN score: %+v", want.Scores)
+	}
+	for i := 0; i < 3; i++ {
+		got, err := j.Judge(context.Background(), s, ref, cand, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Label != want.Label || got.Score != want.Score || got.Scores != want.Scores {
+			t.Fatalf("round %d: cached %s %+v, uncached %s %+v", i, got.Summary(), got.Scores, want.Summary(), want.Scores)
+		}
+	}
+	st := j.Stats()
+	if st.Pairs.Misses != 1 || st.Pairs.Hits != 2 || st.Queries.Entries != 2 {
+		t.Errorf("stats %+v: want one pair computed, two pair hits, two queries cached", st)
+	}
+}
+
+// BenchmarkJudgeWarmReference times Judge end to end on every Spider pair
+// in three cache states, side by side in one run (one goroutine):
+//
+//   - cold: Judge, nothing cached (both queries parsed, planned,
+//     rewritten and, with -gmn, embedded; the pair scored);
+//   - warm-ref: a Judger whose cache holds the reference (warmed by
+//     judging the reference against itself) but not the candidate;
+//   - warm: the same Judger once the pair has been judged, as when an
+//     application sends a tagged query again: both queries' artifacts and
+//     the GMN pair similarity are cached; the rules, comparison and scores
+//     still run;
+//   - warm-nopair: both queries' artifacts cached but no pair cache
+//     (JudgerOptions.MaxPairs < 0), so the GMN propagation runs.
+//
+// It reports each median and the cold/warm ratios. A candidate text that
+// recurs in the set is already cached when warm-ref reaches it again.
 func BenchmarkJudgeWarmReference(b *testing.B) {
 	pairs, err := dataset.ReadPairsFile(filepath.Join(sharedDir, "data/spider_pair_dev.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	schemas := &evaluation.Schemas{Dir: filepath.Join(sharedDir, "data/schemas")}
-	j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 4096})
-	if err != nil {
-		b.Fatal(err)
-	}
 	opts := benchOptions(b)
-	for _, p := range pairs {
-		s, err := schemas.Get(p.DB, catalog.SQLite)
+	ctx := context.Background()
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Nanoseconds())
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 8192, MaxBytes: 1 << 30})
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, opts)
+		noPairs, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 8192, MaxBytes: 1 << 30, MaxPairs: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range pairs {
+			s, err := schemas.Get(p.DB, catalog.SQLite)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = j.Judge(ctx, s, p.Reference, p.Reference, opts)
+			_, _ = noPairs.Judge(ctx, s, p.Reference, p.Candidate, opts)
+		}
+		b.StartTimer()
+		var cold, warmRef, warm, warmNoPair []time.Duration
+		for _, p := range pairs {
+			s, _ := schemas.Get(p.DB, catalog.SQLite)
+			start := time.Now()
+			_, _ = equivalence.Judge(ctx, s, p.Reference, p.Candidate, opts)
+			cold = append(cold, time.Since(start))
+			start = time.Now()
+			_, _ = j.Judge(ctx, s, p.Reference, p.Candidate, opts)
+			warmRef = append(warmRef, time.Since(start))
+		}
+		// A second pass, so that each warm call finds the processor
+		// caches as a repeat visit would, not fresh from the same pair.
+		for _, p := range pairs {
+			s, _ := schemas.Get(p.DB, catalog.SQLite)
+			start := time.Now()
+			_, _ = j.Judge(ctx, s, p.Reference, p.Candidate, opts)
+			warm = append(warm, time.Since(start))
+			start = time.Now()
+			_, _ = noPairs.Judge(ctx, s, p.Reference, p.Candidate, opts)
+			warmNoPair = append(warmNoPair, time.Since(start))
+		}
+		c, r, w := median(cold), median(warmRef), median(warm)
+		b.ReportMetric(median(warmNoPair), "warm-nopair-median-ns")
+		b.ReportMetric(c/median(warmNoPair), "cold/warm-nopair")
+		b.ReportMetric(c, "cold-median-ns")
+		b.ReportMetric(r, "warmref-median-ns")
+		b.ReportMetric(w, "warm-median-ns")
+		b.ReportMetric(c/r, "cold/warmref")
+		b.ReportMetric(c/w, "cold/warm")
 	}
-	durations := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		p := pairs[i%len(pairs)]
-		s, _ := schemas.Get(p.DB, catalog.SQLite)
-		start := time.Now()
-		_, _ = j.Judge(context.Background(), s, p.Reference, p.Candidate, opts)
-		durations = append(durations, time.Since(start))
-	}
-	b.StopTimer()
-	slices.Sort(durations)
-	b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "median-ns/pair")
 }
 
 // TestFKEliminationNeedsReferencedKey: a foreign key to columns that are

@@ -5,24 +5,46 @@ import (
 	"fmt"
 
 	"github.com/pgequiv/pgequiv/cache"
+	"github.com/pgequiv/pgequiv/gmn"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
-// Judger judges pairs like Judge and keeps prepared references in a
-// bounded LRU, so a reference judged against many candidates (the proxy's
-// case) is planned and rewritten once. It is safe for concurrent use.
+// Judger judges pairs like Judge and keeps per-query artifacts in bounded
+// LRUs, so a query judged again (a reference against many candidates, the
+// proxy's case, or a candidate the application sends repeatedly) is
+// planned, rewritten and encoded once. It is safe for concurrent use.
+//
+// Two caches:
+//   - queries: each side's prepared query (normalized and ESM+-rewritten
+//     plan, comparison structures, and with Options.GMN the program graph
+//     and its standalone node embeddings), keyed by schema fingerprint,
+//     dialect and the query text with the options that change preparation;
+//   - pairs: the GMN similarity of two cached queries, the one
+//     pair-dependent part of a verdict that costs more than the rule
+//     comparison (cross-graph attention cannot be computed per query).
+//
+// Every verdict is still derived afresh from the two prepared queries:
+// the rules and scores run on each call.
 type Judger struct {
-	refs *refCache
+	queries *queryCache
+	pairs   *cache.Cache[pairKey, float64]
 }
 
-// JudgerOptions bound the reference cache.
+// JudgerOptions bound the caches.
 type JudgerOptions struct {
-	MaxEntries int   // 0: 4096
-	MaxBytes   int64 // approximate; 0: 64 MiB
+	MaxEntries int   // prepared queries; 0: 4096
+	MaxBytes   int64 // approximate, prepared queries; 0: 64 MiB
+	MaxPairs   int   // cached GMN pair similarities; 0: 16384; negative: none
 }
 
-// NewJudger returns a Judger with an empty cache.
+// JudgerStats are the counters of a Judger's caches.
+type JudgerStats struct {
+	Queries cache.Stats // prepared references and candidates
+	Pairs   cache.Stats // GMN pair similarities
+}
+
+// NewJudger returns a Judger with empty caches.
 func NewJudger(o JudgerOptions) (*Judger, error) {
 	if o.MaxEntries == 0 {
 		o.MaxEntries = 4096
@@ -30,50 +52,107 @@ func NewJudger(o JudgerOptions) (*Judger, error) {
 	if o.MaxBytes == 0 {
 		o.MaxBytes = 64 << 20
 	}
+	if o.MaxPairs == 0 {
+		o.MaxPairs = 16384
+	}
 	c, err := cache.New[cache.PlanKey, *prepared](cache.Options[cache.PlanKey, *prepared]{
 		MaxEntries: o.MaxEntries,
 		MaxBytes:   o.MaxBytes,
 		SizeFunc:   func(_ cache.PlanKey, p *prepared) int64 { return p.approxBytes() },
 	})
 	if err != nil {
-		return nil, fmt.Errorf("equivalence: reference cache: %w", err)
+		return nil, fmt.Errorf("equivalence: query cache: %w", err)
 	}
-	return &Judger{refs: &refCache{c: c}}, nil
+	j := &Judger{queries: &queryCache{c: c}}
+	if o.MaxPairs > 0 {
+		if j.pairs, err = cache.New[pairKey, float64](cache.Options[pairKey, float64]{MaxEntries: o.MaxPairs}); err != nil {
+			return nil, fmt.Errorf("equivalence: pair cache: %w", err)
+		}
+	}
+	return j, nil
 }
 
-// Judge is Judge with the reference taken from, or added to, the cache.
+// Judge is Judge with both queries' artifacts taken from, or added to, the
+// cache.
 func (j *Judger) Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options) (Verdict, error) {
-	return judge(ctx, s, reference, candidate, opts, j.refs)
+	return judge(ctx, s, reference, candidate, opts, j)
 }
 
-// CacheStats reports the reference cache's counters.
-func (j *Judger) CacheStats() cache.Stats { return j.refs.c.Stats() }
+// CacheStats reports the prepared-query cache's counters.
+func (j *Judger) CacheStats() cache.Stats { return j.queries.c.Stats() }
 
-type refCache struct {
+// Stats reports the counters of both caches.
+func (j *Judger) Stats() JudgerStats {
+	st := JudgerStats{Queries: j.queries.c.Stats()}
+	if j.pairs != nil {
+		st.Pairs = j.pairs.Stats()
+	}
+	return st
+}
+
+// gmnScore returns the GMN similarity of two prepared queries, from the
+// pair cache when both are cached.
+func (j *Judger) gmnScore(m *gmn.Model, ref, cand *prepared) (float64, error) {
+	if j == nil || j.pairs == nil || ref.key == nil || cand.key == nil {
+		return scoreGMN(m, ref, cand)
+	}
+	k := pairKey{ref: *ref.key, cand: *cand.key}
+	if s, ok := j.pairs.Get(k); ok {
+		return s, nil
+	}
+	s, err := scoreGMN(m, ref, cand)
+	if err == nil {
+		j.pairs.Add(k, s)
+	}
+	return s, err
+}
+
+// pairKey identifies a pair of cached queries. The GMN is symmetric, but
+// the keys of a reference and a candidate differ anyway (a candidate's
+// preparation depends on the reference), so order is kept.
+type pairKey struct{ ref, cand cache.PlanKey }
+
+type queryCache struct {
 	c *cache.Cache[cache.PlanKey, *prepared]
 }
 
-// key identifies a prepared reference: the schema, the dialect, and the
-// reference text with the options that change how it is prepared.
-func (r *refCache) key(s *catalog.Schema, sql string, o Options) cache.PlanKey {
+// Roles of a cached query: a candidate is prepared against the
+// reference's ordering (a top-level ORDER BY only counts when the
+// reference has one), so the reference's orderedness is part of its key.
+const (
+	roleReference        = "ref"
+	roleCandidate        = "cand"
+	roleOrderedCandidate = "cand-ordered"
+)
+
+// key identifies a prepared query: the schema, the dialect, its role, and
+// its text with the options that change how it is prepared.
+func (r *queryCache) key(s *catalog.Schema, role, sql string, o Options) cache.PlanKey {
 	trust := "default"
 	if o.TrustForeignKeys != nil {
 		trust = fmt.Sprint(*o.TrustForeignKeys)
 	}
+	gmnID := "none"
+	if o.GMN != nil {
+		gmnID = fmt.Sprintf("%p", o.GMN)
+	}
 	return cache.PlanKey{
 		Schema:  cache.FingerprintOf([]byte(s.Fingerprint())),
 		Dialect: s.Dialect.String(),
-		Plan:    cache.FingerprintOf([]byte(o.ColumnOrder + "\x00" + trust + "\x00" + fmt.Sprint(o.GMN != nil) + "\x00" + sql)),
+		Plan:    cache.FingerprintOf([]byte(role + "\x00" + string(o.ColumnOrder) + "\x00" + trust + "\x00" + gmnID + "\x00" + sql)),
 	}
 }
 
-func (r *refCache) get(s *catalog.Schema, sql string, o Options) *prepared {
-	p, _ := r.c.Get(r.key(s, sql, o))
+func (r *queryCache) get(k cache.PlanKey) *prepared {
+	p, _ := r.c.Get(k)
 	return p
 }
 
-func (r *refCache) add(s *catalog.Schema, sql string, o Options, p *prepared) {
-	r.c.Add(r.key(s, sql, o), p)
+// add caches p under k and records k in p, which marks p as cached for the
+// pair cache. p must not be shared yet.
+func (r *queryCache) add(k cache.PlanKey, p *prepared) {
+	p.key = &k
+	r.c.Add(k, p)
 }
 
 // approxBytes estimates the memory a prepared query holds; plans of
@@ -81,5 +160,9 @@ func (r *refCache) add(s *catalog.Schema, sql string, o Options, p *prepared) {
 func (p *prepared) approxBytes() int64 {
 	nodes := 0
 	p.p.Root.WalkNodes(func(_ *plan.Node) { nodes++ })
-	return int64(4096 + 2048*nodes + 256*len(p.p.Meta.Columns))
+	n := int64(4096 + 2048*nodes + 256*len(p.p.Meta.Columns))
+	if p.emb != nil {
+		n += p.emb.E.Bytes() + 512*int64(len(p.emb.Prog.G.Nodes))
+	}
+	return n
 }

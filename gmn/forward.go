@@ -28,14 +28,27 @@ func (m *Model) encodeContent(t *ad.Tape, p *pairInput) *ad.Node {
 	}
 }
 
+// initialStates returns the n×Hidden input node states h⁰: the operator
+// type embedding plus, for content nodes, the string encoding. Each row
+// depends on its own node only, which is what lets Embed cache them.
+func (m *Model) initialStates(t *ad.Tape, p *pairInput) *ad.Node {
+	h := t.GatherRows(t.Param(m.typeEmb), p.types)
+	if len(p.content) > 0 {
+		h = t.Add(h, t.ScatterSumRows(m.encodeContent(t, p), p.content, p.n))
+	}
+	return h
+}
+
 // forward runs the network on a prepared pair and returns the 2×GraphDim
 // matrix of graph vectors (row 0: first graph, row 1: second).
 func (m *Model) forward(t *ad.Tape, p *pairInput) *ad.Node {
 	cfg := m.cfg
 	n, n1 := p.n, p.n1
-	h := t.GatherRows(t.Param(m.typeEmb), p.types)
-	if len(p.content) > 0 {
-		h = t.Add(h, t.ScatterSumRows(m.encodeContent(t, p), p.content, n))
+	var h *ad.Node
+	if p.h0 != nil {
+		h = t.ConstData(n, cfg.Hidden, p.h0)
+	} else {
+		h = m.initialStates(t, p)
 	}
 	pos := t.Tanh(m.posIn.apply(t, t.ConstData(n, cfg.PosSteps, p.pe)))
 	// Edge-type part of the first message layer: one row per edge type.

@@ -31,6 +31,13 @@ type pairInput struct {
 	inDeg                   []float64 // messages received per node
 	pe                      []float64 // n×PosSteps, row-major
 	pw                      graph.PosWorkspace
+
+	// h0, when set, holds precomputed input node states (n×Hidden,
+	// row-major) and forward skips the encoders.
+	h0 []float64
+	// skipEncoders leaves the content-encoder inputs empty (set when h0
+	// will be supplied).
+	skipEncoders bool
 }
 
 func (p *pairInput) reset() {
@@ -42,6 +49,8 @@ func (p *pairInput) reset() {
 	p.msgDst, p.msgSrc, p.msgType = p.msgDst[:0], p.msgSrc[:0], p.msgType[:0]
 	p.inDeg = p.inDeg[:0]
 	p.pe = p.pe[:0]
+	p.h0 = nil
+	p.skipEncoders = false
 }
 
 // gramHash is FNV-1a over the gram's bytes, seeded with its length.
@@ -118,7 +127,7 @@ func (m *Model) addGraph(p *pairInput, g *graph.Graph, off, id int) {
 	for i, nd := range g.Nodes {
 		p.types = append(p.types, nd.Type)
 		p.graphID = append(p.graphID, id)
-		if nd.Kind != graph.Content {
+		if nd.Kind != graph.Content || p.skipEncoders {
 			continue
 		}
 		seg := len(p.content)
@@ -141,6 +150,12 @@ func (m *Model) addGraph(p *pairInput, g *graph.Graph, off, id int) {
 // prepare fills p from a pair. typeLimit bounds the type ids (NumTypes for
 // public input, NumTypes+1 when masked graphs are allowed).
 func (m *Model) prepare(p *pairInput, a, b *graph.Graph, seeds []graph.Pair, typeLimit int) error {
+	return m.prepareInput(p, a, b, seeds, typeLimit, true)
+}
+
+// prepareInput is prepare; without encode, the content-encoder inputs are
+// left out because the caller supplies the input node states (h0).
+func (m *Model) prepareInput(p *pairInput, a, b *graph.Graph, seeds []graph.Pair, typeLimit int, encode bool) error {
 	if err := a.Validate(typeLimit); err != nil {
 		return fmt.Errorf("%w: first graph: %w", ErrGraph, err)
 	}
@@ -148,6 +163,7 @@ func (m *Model) prepare(p *pairInput, a, b *graph.Graph, seeds []graph.Pair, typ
 		return fmt.Errorf("%w: second graph: %w", ErrGraph, err)
 	}
 	p.reset()
+	p.skipEncoders = !encode
 	p.n1, p.n = len(a.Nodes), len(a.Nodes)+len(b.Nodes)
 	if k := p.n * m.cfg.PosSteps; cap(p.pe) < k {
 		p.pe = make([]float64, k)

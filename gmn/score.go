@@ -13,6 +13,7 @@ import (
 type scratch struct {
 	tape *ad.Tape
 	in   pairInput
+	h0   []float64 // backing store for in.h0
 }
 
 // Score returns the similarity exp(−‖h_a − h_b‖²/τ) ∈ (0, 1] of two graphs.

@@ -63,3 +63,25 @@ func ScorePlans(m *gmn.Model, a, b *plan.Plan) (float64, error) {
 	}
 	return Score(m, pa, pb)
 }
+
+// Embedded is a program with its standalone node embeddings: the
+// per-query GMN artifact worth caching (see gmn.Embeddings).
+type Embedded struct {
+	Prog *plangraph.Program
+	E    *gmn.Embeddings
+}
+
+// Embed computes prog's standalone node embeddings under m.
+func Embed(m *gmn.Model, prog *plangraph.Program) (*Embedded, error) {
+	e, err := m.Embed(prog.G)
+	if err != nil {
+		return nil, err
+	}
+	return &Embedded{Prog: prog, E: e}, nil
+}
+
+// ScoreEmbedded is Score on embedded programs; it runs only the
+// pair-dependent part of the network.
+func ScoreEmbedded(m *gmn.Model, a, b *Embedded) (float64, error) {
+	return m.ScoreEmbedded(a.E, b.E, plangraph.Seeds(a.Prog, b.Prog))
+}

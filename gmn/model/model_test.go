@@ -74,7 +74,8 @@ func TestDefaultScoresPlans(t *testing.T) {
 // BenchmarkSpiderPairs times every pair of the shared Spider-pair dev set
 // one at a time with the shipped model and reports the median per pair:
 // cold builds both programs from the (already planned) plans and scores;
-// warm scores cached programs. It reports wall time and the thread's CPU
+// warm scores cached programs; embedded scores cached programs with their
+// standalone node embeddings (model.ScoreEmbedded). It reports wall time and the thread's CPU
 // time (which other processes on a shared machine do not inflate). Run
 // single-core with -cpu 1 -benchtime 1x.
 func BenchmarkSpiderPairs(b *testing.B) {
@@ -94,6 +95,14 @@ func BenchmarkSpiderPairs(b *testing.B) {
 	for _, q := range c.Queries {
 		plans[q.Prog] = q
 	}
+	embedded := make(map[*plangraph.Program]*model.Embedded, len(c.Queries))
+	for _, q := range c.Queries {
+		e, err := model.Embed(m, q.Prog)
+		if err != nil {
+			b.Fatal(err)
+		}
+		embedded[q.Prog] = e
+	}
 	median := func(d []time.Duration) float64 {
 		slices.Sort(d)
 		return float64(d[len(d)/2].Nanoseconds()) / 1e6
@@ -101,7 +110,7 @@ func BenchmarkSpiderPairs(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for b.Loop() {
-		var cold, warm, coldCPU, warmCPU []time.Duration
+		var cold, warm, emb, coldCPU, warmCPU, embCPU []time.Duration
 		for _, it := range c.Items {
 			st, cpu := time.Now(), threadCPU()
 			if _, err := model.ScorePlans(m, plans[it.A].Plan, plans[it.B].Plan); err != nil {
@@ -115,11 +124,20 @@ func BenchmarkSpiderPairs(b *testing.B) {
 			}
 			warm = append(warm, time.Since(st))
 			warmCPU = append(warmCPU, threadCPU()-cpu)
+			ea, eb := embedded[it.A], embedded[it.B]
+			st, cpu = time.Now(), threadCPU()
+			if _, err := model.ScoreEmbedded(m, ea, eb); err != nil {
+				b.Fatal(err)
+			}
+			emb = append(emb, time.Since(st))
+			embCPU = append(embCPU, threadCPU()-cpu)
 		}
 		b.ReportMetric(median(cold), "ms-median-cold")
 		b.ReportMetric(median(warm), "ms-median-warm")
+		b.ReportMetric(median(emb), "ms-median-embedded")
 		b.ReportMetric(median(coldCPU), "cpu-ms-median-cold")
 		b.ReportMetric(median(warmCPU), "cpu-ms-median-warm")
+		b.ReportMetric(median(embCPU), "cpu-ms-median-embedded")
 	}
 }
 
