@@ -50,6 +50,11 @@ type Config struct {
 	// as a pass in enforce mode: non_empty, foreign_key_holds,
 	// primary_key_not_null.
 	AcceptAssumptions []string `yaml:"accept_assumptions"`
+	// GMN adds the shipped graph matching network's similarity to every
+	// verdict's score (gmn/MODEL_CARD.md). Proved labels stay rule-decided;
+	// the network ranks unknown verdicts as likely equivalent or not. It
+	// costs about 1 ms of CPU per pair not judged before.
+	GMN bool `yaml:"gmn"`
 	// Log configures the verdict log.
 	Log Log `yaml:"log"`
 	// Schema says where each database's schema comes from.

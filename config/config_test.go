@@ -137,7 +137,7 @@ func TestJudgeSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Mode != proxy.ModeAnnotate || s.VerdictTimeout != time.Second || !s.EnforceUnknown || !s.LogLiterals ||
-		len(s.Options.AcceptAssumptions) != 2 || s.RecentVerdicts != 50 {
+		len(s.Options.AcceptAssumptions) != 2 || s.RecentVerdicts != 50 || s.Options.GMN == nil {
 		t.Fatalf("settings %+v", s)
 	}
 	if s.Schemas.Default == nil || s.Schemas.Default.Table("dogs") == nil || s.Schemas.ByDatabase["shop"] == nil {

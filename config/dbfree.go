@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/dbfree"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -53,6 +54,11 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		MaxMessageSize: int(c.MaxMessageSize),
 		StartupTimeout: c.StartupTimeout,
 		VerdictTimeout: c.VerdictTimeout,
+	}
+	if c.GMN {
+		if o.Judge.GMN, err = gmnmodel.Default(); err != nil {
+			return dbfree.Options{}, fmt.Errorf("config: gmn: %w", err)
+		}
 	}
 	if c.Catalog != "" {
 		if o.Catalog, err = tag.LoadCatalog(c.path(c.Catalog)); err != nil {

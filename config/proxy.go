@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -99,6 +100,13 @@ func (c *Config) JudgeSettings(up proxy.Upstream) (proxy.JudgeSettings, error) {
 	for _, a := range c.AcceptAssumptions {
 		s.Options.AcceptAssumptions = append(s.Options.AcceptAssumptions, equivalence.AssumptionKind(a))
 	}
+	if c.GMN {
+		m, err := gmnmodel.Default()
+		if err != nil {
+			return s, fmt.Errorf("config: gmn: %w", err)
+		}
+		s.Options.GMN = m
+	}
 	if len(c.Schema.Files) > 0 {
 		def, err := c.loadDDL("schema.files", c.Schema.Files)
 		if err != nil {
@@ -169,6 +177,7 @@ func (c *Config) Settings() [][2]string {
 		{"verdict_timeout", c.VerdictTimeout.String()},
 		{"enforce_unknown", strconv.FormatBool(c.EnforceUnknown)},
 		{"accept_assumptions", list(c.AcceptAssumptions)},
+		{"gmn", strconv.FormatBool(c.GMN)},
 		{"log.literals", strconv.FormatBool(c.Log.Literals)},
 		{"schema.files", list(c.Schema.Files)},
 	}

@@ -40,9 +40,11 @@ type JudgeStat struct {
 	Value uint64
 }
 
-// Stats returns the counters, including the judge's reference cache.
+// Stats returns the counters, including the judge's query and GMN pair
+// caches.
 func (j *Judging) Stats() []JudgeStat {
-	c := j.judger.CacheStats()
+	js := j.judger.Stats()
+	c := js.Queries
 	s := &j.stats
 	return []JudgeStat{
 		{"tagged", s.tagged.Load()},
@@ -61,6 +63,8 @@ func (j *Judging) Stats() []JudgeStat {
 		{"cache_misses", c.Misses},
 		{"cache_evictions", c.Evictions},
 		{"cache_entries", uint64(c.Entries)},
+		{"pair_cache_hits", js.Pairs.Hits},
+		{"pair_cache_misses", js.Pairs.Misses},
 	}
 }
 
