@@ -173,6 +173,11 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 		metric.WithDescription("Time to judge a tagged query, including schema loading")); err != nil {
 		return nil, err
 	}
+	if _, err = meter.Int64ObservableCounter("pgequiv.judge.cache.events",
+		metric.WithDescription("Judge cache lookups and evictions, by cache (queries: prepared references and candidates; pairs: GMN similarities) and event (hit, miss, eviction)"),
+		metric.WithInt64Callback(j.observeCaches)); err != nil {
+		return nil, err
+	}
 	if err := j.Reload(s); err != nil {
 		return nil, err
 	}

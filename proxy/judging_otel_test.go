@@ -21,6 +21,34 @@ type recorder struct {
 	spans    []*recSpan
 	counts   map[string]int64     // "instrument label" → sum
 	observed map[string][]float64 // histogram values by instrument
+	gauges   []metric.Int64Callback
+}
+
+// collect runs the observable instruments' callbacks and returns the
+// values by "cache event" attributes.
+func (r *recorder) collect(t *testing.T) map[string]int64 {
+	r.mu.Lock()
+	cbs := append([]metric.Int64Callback(nil), r.gauges...)
+	r.mu.Unlock()
+	obs := &recObserver{values: map[string]int64{}}
+	for _, cb := range cbs {
+		if err := cb(context.Background(), obs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return obs.values
+}
+
+type recObserver struct {
+	metric.Int64Observer
+	values map[string]int64
+}
+
+func (o *recObserver) Observe(v int64, opts ...metric.ObserveOption) {
+	set := metric.NewObserveConfig(opts).Attributes()
+	c, _ := set.Value("cache")
+	e, _ := set.Value("event")
+	o.values[c.AsString()+" "+e.AsString()] = v
 }
 
 func newRecorder() *recorder {
@@ -88,6 +116,14 @@ func (m recMeter) Float64Histogram(name string, _ ...metric.Float64HistogramOpti
 	return recHistogram{r: m.r, name: name}, nil
 }
 
+func (m recMeter) Int64ObservableCounter(_ string, opts ...metric.Int64ObservableCounterOption) (metric.Int64ObservableCounter, error) {
+	cfg := metric.NewInt64ObservableCounterConfig(opts...)
+	m.r.mu.Lock()
+	m.r.gauges = append(m.r.gauges, cfg.Callbacks()...)
+	m.r.mu.Unlock()
+	return mnoop.Int64ObservableCounter{}, nil
+}
+
 type recCounter struct {
 	mnoop.Int64Counter
 	r    *recorder
@@ -148,4 +184,11 @@ func TestJudgeTelemetry(t *testing.T) {
 	if h := rec.observed["pgequiv.judge.duration"]; len(h) != 2 || h[0] <= 0 {
 		t.Errorf("latency histogram %v", h)
 	}
+	rec.mu.Unlock()
+	// One reference, two candidates: each prepared once, the reference
+	// found again for the second candidate.
+	if c := rec.collect(t); c["queries miss"] != 3 || c["queries hit"] != 1 || c["pairs miss"] != 0 {
+		t.Errorf("cache events %v", c)
+	}
+	rec.mu.Lock()
 }

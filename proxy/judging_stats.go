@@ -1,12 +1,16 @@
 package proxy
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/pgequiv/pgequiv/cache"
 	"github.com/pgequiv/pgequiv/equivalence"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 )
 
 // judgeStats are the admin console's counters.
@@ -146,4 +150,22 @@ func (j *Judging) RecentVerdicts() []VerdictRecord {
 	j.ring.mu.Unlock()
 	slices.SortStableFunc(out, func(a, b VerdictRecord) int { return b.Time.Compare(a.Time) })
 	return out
+}
+
+// observeCaches reports the judge's cache counters to an otel observable
+// counter.
+func (j *Judging) observeCaches(_ context.Context, o metric.Int64Observer) error {
+	st := j.judger.Stats()
+	for _, c := range []struct {
+		name string
+		s    cache.Stats
+	}{{"queries", st.Queries}, {"pairs", st.Pairs}} {
+		for _, e := range []struct {
+			event string
+			n     uint64
+		}{{"hit", c.s.Hits}, {"miss", c.s.Misses}, {"eviction", c.s.Evictions}} {
+			o.Observe(int64(e.n), metric.WithAttributes(attribute.String("cache", c.name), attribute.String("event", e.event)))
+		}
+	}
+	return nil
 }
