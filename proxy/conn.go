@@ -88,6 +88,10 @@ type conn struct {
 	zRecv    uint64 // ReadyForQuery messages seen
 	sawError bool   // an ErrorResponse since the last ReadyForQuery
 
+	// clSkip and upSkip are the rest of a frame the fast relay had begun
+	// to forward when it handed the connection over (see resume).
+	clSkip, upSkip int
+
 	terminated atomic.Bool // the client sent Terminate
 }
 
@@ -256,13 +260,28 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	return c.relay()
 }
 
-// relay runs both forwarding goroutines until the first error, then stops
-// both and tears down.
+// relay forwards on the fast relay while it can, then on two goroutines
+// until the first error, and tears down.
 func (c *conn) relay() error {
+	if filter, ok := c.fastFilter(); ok {
+		if ended, err := c.relayFast(filter); ended {
+			c.sendErr(err)
+			err = <-c.errCh // an abort's reason wins, as below
+			c.cancel()
+			return c.endRelay(err)
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
+		if n := c.clSkip; n > 0 {
+			c.clSkip = 0
+			if err := c.clR.ForwardRaw(c.upW, n); err != nil {
+				c.sendErr(classify(err, CodeClientRead, CodeClientProtocol))
+				return
+			}
+		}
 		for {
 			if err := c.clientStep(); err != nil {
 				c.sendErr(err)
@@ -272,6 +291,13 @@ func (c *conn) relay() error {
 	}()
 	go func() {
 		defer wg.Done()
+		if n := c.upSkip; n > 0 {
+			c.upSkip = 0
+			if err := c.upR.ForwardRaw(c.clW, n); err != nil {
+				c.sendErr(classify(err, CodeBackendRead, CodeBackendProtocol))
+				return
+			}
+		}
 		for {
 			if err := c.upstreamStep(); err != nil {
 				c.sendErr(err)
@@ -287,6 +313,12 @@ func (c *conn) relay() error {
 	_ = c.upstream.SetDeadline(now)
 	_ = c.client.SetDeadline(now)
 	wg.Wait()
+	return c.endRelay(err)
+}
+
+// endRelay reports err, the first error of the relay, to the client where
+// the goroutine relay would, and returns the connection's final error.
+func (c *conn) endRelay(err error) error {
 	// The final FATAL goes straight to the client socket. If the upstream
 	// goroutine was cut off mid-frame the client's stream is already broken
 	// and the message is best effort; at frame boundaries it is exact.

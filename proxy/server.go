@@ -19,6 +19,8 @@ type Server struct {
 	cancels cancelRegistry
 
 	conns *connset.Set[*conn]
+
+	fast fastLoops // the fast relay's event loops
 }
 
 // New returns a Server with opts (see Options for defaults).
