@@ -43,7 +43,33 @@ type fastLoop struct {
 	// Owned by the loop goroutine.
 	byFD   []*fastConn // connection by socket fd
 	events []syscall.EpollEvent
-	dirty  bool // a connection was released since the last exit check
+	dirty  bool     // a connection was released since the last exit check
+	free   [][]byte // buffers no connection holds
+}
+
+// maxFreeBufs bounds a loop's free list. A connection holds a buffer only
+// between a read and the end of the write it feeds, unless its reader is
+// slow, so a few buffers serve many connections.
+const maxFreeBufs = 64
+
+// getBuf returns a buffer of size bytes.
+func (l *fastLoop) getBuf(size int) []byte {
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		if len(b) == size {
+			return b
+		}
+	}
+	return make([]byte, size)
+}
+
+// putBuf gives b back to the free list.
+func (l *fastLoop) putBuf(b []byte) {
+	if len(l.free) < maxFreeBufs {
+		l.free = append(l.free, b)
+	}
 }
 
 // fastCmd is a command for a loop: register fc, or end it (abort).
@@ -87,8 +113,8 @@ func (p *fastLoops) register(fc *fastConn) error {
 	l.conns++
 	fc.loop = l
 	l.cmds = append(l.cmds, fastCmd{fc: fc})
-	p.mu.Unlock()
 	l.wake()
+	p.mu.Unlock()
 	return nil
 }
 
@@ -122,11 +148,13 @@ func (fc *fastConn) abort() {
 		return // the loop ended, so fc was released already
 	}
 	l.cmds = append(l.cmds, fastCmd{fc: fc, abort: true})
-	l.pool.mu.Unlock()
 	l.wake()
+	l.pool.mu.Unlock()
 }
 
-// wake interrupts the loop's epoll_wait.
+// wake interrupts the loop's epoll_wait. Call it with pool.mu held: the
+// loop closes the eventfd under it when it ends, and a write after that
+// could hit another file that took the descriptor number.
 func (l *fastLoop) wake() {
 	one := uint64(1)
 	// EAGAIN means the counter is saturated: the loop is woken anyway.

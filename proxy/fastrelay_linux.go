@@ -19,10 +19,11 @@ import (
 // its loop's goroutine until release sends the fastEnd; from then on by
 // the connection's goroutine.
 type fastConn struct {
-	c      *conn
-	loop   *fastLoop
-	filter StatementFilter // nil: statements need no inspection
-	maxMsg int             // bound on client message lengths
+	c       *conn
+	loop    *fastLoop
+	filter  StatementFilter // nil: statements need no inspection
+	maxMsg  int             // bound on client message lengths
+	bufSize int             // of each direction's buffer
 
 	cl fastDir // client to upstream
 	up fastDir // upstream to client
@@ -32,7 +33,8 @@ type fastConn struct {
 }
 
 // fastDir is one direction: bytes read from fd wait in buf until written
-// to the other direction's fd.
+// to the other direction's fd. buf is taken from the loop's free list for a
+// read and given back once empty, so an idle connection holds no buffer.
 //
 // buf[start:fwd] is framed and counted, to be written; buf[fwd:end] is read
 // but not yet framed (a partial header, or a statement waiting to be whole
@@ -74,11 +76,10 @@ func (c *conn) relayFast(filter StatementFilter) (ended bool, err error) {
 		c.log.Debug("fast relay unavailable", "err", err)
 		return false, nil
 	}
-	n := c.bufSize()
 	fc := &fastConn{
-		c: c, filter: filter, maxMsg: c.opts.MaxMessageSize, done: make(chan fastEnd, 1),
-		cl: fastDir{fd: cfd, buf: make([]byte, n), readCode: CodeClientRead, writeCode: CodeBackendWrite},
-		up: fastDir{fd: ufd, buf: make([]byte, n), readCode: CodeBackendRead, writeCode: CodeClientWrite, upstream: true},
+		c: c, filter: filter, maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(), done: make(chan fastEnd, 1),
+		cl: fastDir{fd: cfd, readCode: CodeClientRead, writeCode: CodeBackendWrite},
+		up: fastDir{fd: ufd, readCode: CodeBackendRead, writeCode: CodeClientWrite, upstream: true},
 	}
 	if err := c.s.fast.register(fc); err != nil {
 		syscall.Close(cfd)
@@ -217,6 +218,9 @@ func socketError(fd int) error {
 // read does one read from d's source, frames what came and writes what
 // can be forwarded.
 func (fc *fastConn) read(d *fastDir) {
+	if d.buf == nil {
+		d.buf = fc.loop.getBuf(fc.bufSize)
+	}
 	if d.end == len(d.buf) {
 		// frame never leaves the buffer full without something to
 		// write; hand the connection over rather than misread a
@@ -227,7 +231,12 @@ func (fc *fastConn) read(d *fastDir) {
 	n, errno := sysRead(d.fd, d.buf[d.end:])
 	switch {
 	case errno == syscall.EAGAIN || errno == syscall.EINTR:
-		return // level-triggered: it will be reported again
+		// Level-triggered: it will be reported again.
+		if d.end == 0 {
+			fc.loop.putBuf(d.buf)
+			d.buf = nil
+		}
+		return
 	case errno != 0:
 		fc.release(fastEnd{err: &Error{Code: d.readCode, Err: os.NewSyscallError("read", errno)}})
 		return
@@ -272,10 +281,19 @@ func (fc *fastConn) flush(d *fastDir) bool {
 		}
 		d.start += n
 	}
-	if d.start == d.fwd && d.start > 0 {
-		// Everything framed is out: move the unframed rest to the front.
-		d.end = copy(d.buf, d.buf[d.fwd:d.end])
-		d.start, d.fwd = 0, 0
+	if d.start == d.fwd {
+		switch {
+		case d.end == d.fwd && d.buf != nil:
+			// Empty: the buffer goes back to the loop.
+			fc.loop.putBuf(d.buf)
+			d.buf = nil
+			d.start, d.fwd, d.end = 0, 0, 0
+		case d.start > 0:
+			// Everything framed is out: move the unframed rest to the
+			// front.
+			d.end = copy(d.buf, d.buf[d.fwd:d.end])
+			d.start, d.fwd = 0, 0
+		}
 	}
 	// Read a source only while none of its bytes wait; watch a
 	// destination for room only while bytes wait for it.
