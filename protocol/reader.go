@@ -37,6 +37,15 @@ func NewReader(r io.Reader, bufSize, maxMessageSize int) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, bufSize), max: maxMessageSize}
 }
 
+// Reset makes r read from src, discarding buffered data, and keeps its
+// buffer, so that Readers can be pooled.
+func (r *Reader) Reset(src io.Reader) {
+	r.br.Reset(src)
+	if cap(r.buf) > keepBufferCap {
+		r.buf = nil
+	}
+}
+
 // SetMaxMessageSize changes the bound on the length field (0: none).
 func (r *Reader) SetMaxMessageSize(n int) { r.max = n }
 

@@ -88,6 +88,21 @@ func TestReaderErrors(t *testing.T) {
 	}
 }
 
+func TestReaderReset(t *testing.T) {
+	a, b := frame('Q', []byte("a\x00")), frame('Q', []byte("b\x00"))
+	r := NewReader(bytes.NewReader(append(append([]byte(nil), a...), a...)), 4096, 0)
+	if got, err := r.Next(); err != nil || !bytes.Equal(got, a) {
+		t.Fatalf("Next = %q, %v", got, err)
+	}
+	r.Reset(bytes.NewReader(b)) // the second a, buffered, is dropped
+	if got, err := r.Next(); err != nil || !bytes.Equal(got, b) {
+		t.Fatalf("Next after Reset = %q, %v; want %q", got, err, b)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("Next at end = %v, want io.EOF", err)
+	}
+}
+
 func TestReaderForwardRaw(t *testing.T) {
 	small := frame('Z', []byte("I"))
 	big := frame('D', bytes.Repeat([]byte("x"), 10_000)) // larger than the buffer

@@ -66,6 +66,7 @@ type conn struct {
 
 	clR, upR *protocol.Reader
 	clW, upW *bufio.Writer
+	bufs     *relayBufs // where clR, upR, clW and upW come from
 
 	session    Session
 	remoteAddr string
@@ -240,14 +241,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	}
 	_ = up.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
 
-	n := c.bufSize()
-	c.clW = bufio.NewWriterSize(sideWriter{c.client, CodeClientWrite}, n)
-	c.upW = bufio.NewWriterSize(sideWriter{up, CodeBackendWrite}, n)
-	// Each reader flushes the writer going the other way before it blocks,
-	// so frames are batched while data keeps arriving and never held back
-	// while the peer waits.
-	c.clR = protocol.NewReader(flushingReader{c.client, c.upW}, n, c.opts.MaxMessageSize)
-	c.upR = protocol.NewReader(flushingReader{up, c.clW}, n, 0)
+	c.wireRelay(c.client, up, nil, nil)
 
 	c.state.Store(int32(stateAuth))
 	if err := c.authenticate(startup); err != nil {

@@ -1,13 +1,10 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"net"
-
-	"github.com/pgequiv/pgequiv/protocol"
 )
 
 // The fast relay (fastrelay_linux.go) relays plain-TCP connections on a few
@@ -74,18 +71,15 @@ type fastHandback struct {
 }
 
 // resume sets up the goroutine relay on the state the fast relay left.
-// The pending bytes fit the new writers' buffers (they come from buffers of
-// the same size), so nothing is written here, where a write could block
-// while nobody reads the other side.
+// The pending bytes go into the writers' buffers, not to the sockets: a
+// write here could block while nobody reads the other side. They fit: the
+// fast relay's buffers and these writers' are both c.bufSize() bytes, and
+// the writers are empty.
 func (c *conn) resume(h *fastHandback) {
 	c.setConns(h.client, h.upstream)
-	n := c.bufSize()
-	c.clW = bufio.NewWriterSize(sideWriter{h.client, CodeClientWrite}, max(n, len(h.upPending)))
-	c.upW = bufio.NewWriterSize(sideWriter{h.upstream, CodeBackendWrite}, max(n, len(h.clPending)))
+	c.wireRelay(h.client, h.upstream, h.clHeld, h.upHeld)
 	_, _ = c.upW.Write(h.clPending) // buffered: cannot fail
 	_, _ = c.clW.Write(h.upPending)
-	c.clR = protocol.NewReader(flushingReader{withPrefix(h.clHeld, h.client), c.upW}, n, c.opts.MaxMessageSize)
-	c.upR = protocol.NewReader(flushingReader{withPrefix(h.upHeld, h.upstream), c.clW}, n, 0)
 	c.clSkip, c.upSkip = h.clSkip, h.upSkip
 }
 

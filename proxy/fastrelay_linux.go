@@ -94,9 +94,9 @@ func (c *conn) relayFast(filter StatementFilter) (ended bool, err error) {
 	c.client.Close()
 	c.upstream.Close()
 	c.connMu.Unlock()
-	// Nothing reads or writes through these while the loop relays (they
-	// are empty: see fastFilter); resume makes new ones if needed.
-	c.clR, c.upR, c.clW, c.upW = nil, nil, nil, nil
+	// The goroutine relay's buffers are empty (see fastFilter) and
+	// unused while the loop relays; resume takes some again if needed.
+	c.unwireRelay()
 
 	var end fastEnd
 	select {
