@@ -35,6 +35,10 @@ type Config struct {
 	StartupTimeout time.Duration `yaml:"startup_timeout"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
+	// FastRelay relays connections without TLS on shared event loops
+	// (Linux) until a statement needs the judge; false keeps every
+	// connection on its own goroutines.
+	FastRelay bool `yaml:"fast_relay"`
 
 	// The judge's settings (see docs/proxy.md).
 
@@ -162,6 +166,7 @@ func Default() Config {
 		ShutdownTimeout: 30 * time.Second,
 		StartupTimeout:  60 * time.Second,
 		LogLevel:        "info",
+		FastRelay:       true,
 		Mode:            "off",
 		VerdictTimeout:  2 * time.Second,
 		Schema: Schema{

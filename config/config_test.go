@@ -50,7 +50,7 @@ func TestDefaultsAndFullFile(t *testing.T) {
 	}
 	d := Default()
 	if c.Listen != d.Listen || c.Upstream.TLSMode != "prefer" || c.MaxMessageSize != 64<<20 ||
-		c.ShutdownTimeout != 30*time.Second || c.Mode != "off" || c.LogLevel != "info" {
+		c.ShutdownTimeout != 30*time.Second || c.Mode != "off" || c.LogLevel != "info" || !c.FastRelay {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
 	c, err = Load("testdata/good/full.yaml", nil)
@@ -58,7 +58,8 @@ func TestDefaultsAndFullFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != "0.0.0.0:7432" || c.Upstream.ServerName != "db.example.com" || c.Upstream.ConnectTimeout != 3*time.Second ||
-		c.MaxMessageSize != 16<<20 || c.StartupTimeout != 20*time.Second || c.VerdictTimeout != 500*time.Millisecond {
+		c.MaxMessageSize != 16<<20 || c.StartupTimeout != 20*time.Second || c.VerdictTimeout != 500*time.Millisecond ||
+		c.FastRelay {
 		t.Fatalf("full file misread: %+v", c)
 	}
 }

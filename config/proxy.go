@@ -35,8 +35,9 @@ func (c *Config) ProxyOptions() (proxy.Options, error) {
 			ServerName:     c.Upstream.ServerName,
 			ConnectTimeout: c.Upstream.ConnectTimeout,
 		},
-		MaxMessageSize: int(c.MaxMessageSize),
-		StartupTimeout: c.StartupTimeout,
+		MaxMessageSize:   int(c.MaxMessageSize),
+		StartupTimeout:   c.StartupTimeout,
+		DisableFastRelay: !c.FastRelay,
 	}
 	if c.Upstream.CAFile != "" {
 		pem, err := os.ReadFile(c.Upstream.CAFile)
@@ -173,6 +174,7 @@ func (c *Config) Settings() [][2]string {
 		{"shutdown_timeout", c.ShutdownTimeout.String()},
 		{"startup_timeout", c.StartupTimeout.String()},
 		{"log_level", c.LogLevel},
+		{"fast_relay", strconv.FormatBool(c.FastRelay)},
 		{"mode", c.Mode},
 		{"verdict_timeout", c.VerdictTimeout.String()},
 		{"enforce_unknown", strconv.FormatBool(c.EnforceUnknown)},

@@ -37,6 +37,15 @@ func NewReader(r io.Reader, bufSize, maxMessageSize int) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, bufSize), max: maxMessageSize}
 }
 
+// Reset makes r read from src, discarding buffered data, and keeps its
+// buffer, so that Readers can be pooled.
+func (r *Reader) Reset(src io.Reader) {
+	r.br.Reset(src)
+	if cap(r.buf) > keepBufferCap {
+		r.buf = nil
+	}
+}
+
 // SetMaxMessageSize changes the bound on the length field (0: none).
 func (r *Reader) SetMaxMessageSize(n int) { r.max = n }
 
@@ -113,6 +122,30 @@ func (r *Reader) Forward(w io.Writer) (byte, error) {
 		n -= chunk
 	}
 	return typ, nil
+}
+
+// ForwardRaw copies the next n bytes to w without looking for a header:
+// they are the rest of a frame whose start was forwarded by other means
+// (the proxy's event-loop relay hands a stream over mid-frame), so that
+// PeekHeader then starts at the next frame. It streams in chunks of at most
+// the buffer size.
+func (r *Reader) ForwardRaw(w io.Writer, n int) error {
+	for n > 0 {
+		// Pass on what has arrived rather than wait for a full chunk.
+		if r.br.Buffered() == 0 {
+			if _, err := r.br.Peek(1); err != nil {
+				return unexpectedEOF(err)
+			}
+		}
+		chunk := min(n, r.br.Buffered())
+		b, _ := r.br.Peek(chunk) // cannot fail: chunk bytes are buffered
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		_, _ = r.br.Discard(chunk)
+		n -= chunk
+	}
+	return nil
 }
 
 func unexpectedEOF(err error) error {

@@ -88,6 +88,57 @@ func TestReaderErrors(t *testing.T) {
 	}
 }
 
+func TestReaderReset(t *testing.T) {
+	a, b := frame('Q', []byte("a\x00")), frame('Q', []byte("b\x00"))
+	r := NewReader(bytes.NewReader(append(append([]byte(nil), a...), a...)), 4096, 0)
+	if got, err := r.Next(); err != nil || !bytes.Equal(got, a) {
+		t.Fatalf("Next = %q, %v", got, err)
+	}
+	r.Reset(bytes.NewReader(b)) // the second a, buffered, is dropped
+	if got, err := r.Next(); err != nil || !bytes.Equal(got, b) {
+		t.Fatalf("Next after Reset = %q, %v; want %q", got, err, b)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("Next at end = %v, want io.EOF", err)
+	}
+}
+
+func TestReaderForwardRaw(t *testing.T) {
+	small := frame('Z', []byte("I"))
+	big := frame('D', bytes.Repeat([]byte("x"), 10_000)) // larger than the buffer
+	tests := []struct {
+		name   string
+		stream []byte
+		skip   int
+		want   error
+	}{
+		{"rest of a small frame", append(append([]byte(nil), small[2:]...), small...), len(small) - 2, nil},
+		{"rest of a frame larger than the buffer", append(append([]byte(nil), big[7:]...), small...), len(big) - 7, nil},
+		{"nothing to skip", small, 0, nil},
+		{"stream ends inside the rest", big[7:100], len(big) - 7, io.ErrUnexpectedEOF},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader(bytes.NewReader(tc.stream), 4096, 0)
+			var out bytes.Buffer
+			err := r.ForwardRaw(&out, tc.skip)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("ForwardRaw error = %v, want %v", err, tc.want)
+			}
+			if err != nil {
+				return
+			}
+			if !bytes.Equal(out.Bytes(), tc.stream[:tc.skip]) {
+				t.Fatalf("ForwardRaw copied %d bytes, want the first %d of the stream", out.Len(), tc.skip)
+			}
+			// The reader is now at a frame boundary.
+			if got, err := r.Next(); err != nil || !bytes.Equal(got, small) {
+				t.Fatalf("Next after ForwardRaw = %q, %v; want %q", got, err, small)
+			}
+		})
+	}
+}
+
 // loopReader replays the same bytes forever without allocating.
 type loopReader struct {
 	data []byte

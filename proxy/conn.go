@@ -66,6 +66,7 @@ type conn struct {
 
 	clR, upR *protocol.Reader
 	clW, upW *bufio.Writer
+	bufs     *relayBufs // where clR, upR, clW and upW come from
 
 	session    Session
 	remoteAddr string
@@ -87,6 +88,10 @@ type conn struct {
 	// Owned by the upstream→client goroutine.
 	zRecv    uint64 // ReadyForQuery messages seen
 	sawError bool   // an ErrorResponse since the last ReadyForQuery
+
+	// clSkip and upSkip are the rest of a frame the fast relay had begun
+	// to forward when it handed the connection over (see resume).
+	clSkip, upSkip int
 
 	terminated atomic.Bool // the client sent Terminate
 }
@@ -236,14 +241,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	}
 	_ = up.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
 
-	n := c.bufSize()
-	c.clW = bufio.NewWriterSize(sideWriter{c.client, CodeClientWrite}, n)
-	c.upW = bufio.NewWriterSize(sideWriter{up, CodeBackendWrite}, n)
-	// Each reader flushes the writer going the other way before it blocks,
-	// so frames are batched while data keeps arriving and never held back
-	// while the peer waits.
-	c.clR = protocol.NewReader(flushingReader{c.client, c.upW}, n, c.opts.MaxMessageSize)
-	c.upR = protocol.NewReader(flushingReader{up, c.clW}, n, 0)
+	c.wireRelay(c.client, up, nil, nil)
 
 	c.state.Store(int32(stateAuth))
 	if err := c.authenticate(startup); err != nil {
@@ -256,13 +254,28 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	return c.relay()
 }
 
-// relay runs both forwarding goroutines until the first error, then stops
-// both and tears down.
+// relay forwards on the fast relay while it can, then on two goroutines
+// until the first error, and tears down.
 func (c *conn) relay() error {
+	if filter, ok := c.fastFilter(); ok {
+		if ended, err := c.relayFast(filter); ended {
+			c.sendErr(err)
+			err = <-c.errCh // an abort's reason wins, as below
+			c.cancel()
+			return c.endRelay(err)
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
+		if n := c.clSkip; n > 0 {
+			c.clSkip = 0
+			if err := c.clR.ForwardRaw(c.upW, n); err != nil {
+				c.sendErr(classify(err, CodeClientRead, CodeClientProtocol))
+				return
+			}
+		}
 		for {
 			if err := c.clientStep(); err != nil {
 				c.sendErr(err)
@@ -272,6 +285,13 @@ func (c *conn) relay() error {
 	}()
 	go func() {
 		defer wg.Done()
+		if n := c.upSkip; n > 0 {
+			c.upSkip = 0
+			if err := c.upR.ForwardRaw(c.clW, n); err != nil {
+				c.sendErr(classify(err, CodeBackendRead, CodeBackendProtocol))
+				return
+			}
+		}
 		for {
 			if err := c.upstreamStep(); err != nil {
 				c.sendErr(err)
@@ -287,6 +307,12 @@ func (c *conn) relay() error {
 	_ = c.upstream.SetDeadline(now)
 	_ = c.client.SetDeadline(now)
 	wg.Wait()
+	return c.endRelay(err)
+}
+
+// endRelay reports err, the first error of the relay, to the client where
+// the goroutine relay would, and returns the connection's final error.
+func (c *conn) endRelay(err error) error {
 	// The final FATAL goes straight to the client socket. If the upstream
 	// goroutine was cut off mid-frame the client's stream is already broken
 	// and the message is best effort; at frame boundaries it is exact.

@@ -16,6 +16,14 @@
 // the matching ReadyForQuery or refuse the statement with an ErrorResponse.
 // Everything else, including large results, streams through fixed buffers.
 //
+// On Linux a connection with no TLS on either side starts instead on the
+// fast relay: a few shared epoll event loops that frame both streams
+// (headers only) and forward them, as PgBouncer does, without a goroutine
+// per direction. The first client message that needs more (a statement the
+// observer must see, per its StatementFilter; a message to log at debug
+// level; a malformed or oversized frame) moves the connection to the
+// goroutine relay for good, with the bytes the loop holds.
+//
 // Judging is the observer that judges tagged queries (annotate, log or
 // enforce mode; see docs/proxy.md). A client connecting to the virtual
 // database of AdminOptions gets the admin console instead of the upstream.

@@ -315,6 +315,21 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	}
 }
 
+// NeedsObservation implements StatementFilter. It mirrors the cheap early
+// returns of ObserveQuery: with judging off, or for an untagged non-DDL
+// statement on a connection without pgequiv settings, pending schema
+// refresh or catalog fingerprint matches, ObserveQuery does nothing.
+func (j *Judging) NeedsObservation(sess *Session, _ QueryKind, sql []byte) bool {
+	set := j.set.Load()
+	if set.Mode == ModeOff {
+		return false
+	}
+	if st := sess.judge; st != nil && (st.ddl || st.tags != (tag.Session{})) {
+		return true
+	}
+	return isDDL(sql) || containsFold(sql, "pgequiv") || set.Catalog.HasMatches()
+}
+
 // deferredGrace is how much longer than the verdict timeout the proxy
 // holds a ReadyForQuery for an annotate-mode notice.
 const deferredGrace = 50 * time.Millisecond

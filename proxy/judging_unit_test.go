@@ -212,3 +212,66 @@ func FuzzJudgingObserve(f *testing.F) {
 		_ = redactLiterals(sql)
 	})
 }
+
+// TestJudgingNeedsObservation: the filter the fast relay uses says a
+// statement needs no observation only when ObserveQuery would return the
+// zero Verdict and leave the session's judging state as it was.
+func TestJudgingNeedsObservation(t *testing.T) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := tag.ParseCatalog([]byte("references:\n  - id: a\n    match: SELECT name FROM dogs WHERE age > 1\n    reference: SELECT name FROM dogs WHERE 1 < age\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		sql  string
+		want bool
+	}
+	for _, tc := range []struct {
+		name    string
+		mode    JudgeMode
+		catalog *tag.Catalog
+		steps   []step
+	}{
+		{"judging off", ModeOff, cat, []step{{"SELECT 1 /*pgequiv_ref='SELECT%201'*/", false}, {"CREATE TABLE x (a int)", false}}},
+		{"untagged", ModeLog, nil, []step{{"SELECT name FROM dogs", false}, {"select 2", false}}},
+		{"tagged", ModeLog, nil, []step{{"SELECT 1 /*pgequiv_ref='SELECT%201'*/", true}, {"SELECT 2", false}}},
+		{"mention in any case", ModeLog, nil, []step{{"select 1 -- PgEquiv", true}}},
+		{"DDL and the statement after", ModeLog, nil, []step{{"CREATE TABLE x (a int)", true}, {"SELECT 1", true}, {"SELECT 2", false}}},
+		{"session setting until reset", ModeLog, nil, []step{
+			{"SET pgequiv.reference = 'SELECT 1'", true}, {"SELECT 1", true}, {"RESET ALL", true}, {"SELECT 1", false}}},
+		{"catalog matches by fingerprint", ModeLog, cat, []step{{"SELECT 1", true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := NewJudging(JudgeSettings{Mode: tc.mode, Catalog: tc.catalog, Schemas: SchemaSettings{Default: s}},
+				JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Wait()
+			sess := &Session{Database: "d"}
+			for _, st := range tc.steps {
+				sql := []byte(st.sql)
+				if got := j.NeedsObservation(sess, KindQuery, sql); got != st.want {
+					t.Fatalf("NeedsObservation(%q) = %v, want %v", st.sql, got, st.want)
+				}
+				var before judgeConnState
+				if sess.judge != nil {
+					before = *sess.judge
+				}
+				v := j.ObserveQuery(context.Background(), &QueryEvent{Kind: KindQuery, SQL: sql, Session: sess})
+				if st.want {
+					continue
+				}
+				if v.Notice != nil || v.Later != nil || v.Refuse != nil || v.Answer != nil {
+					t.Fatalf("%q: filtered out, but ObserveQuery returned %+v", st.sql, v)
+				}
+				if sess.judge != nil && *sess.judge != before {
+					t.Fatalf("%q: filtered out, but ObserveQuery changed the session from %+v to %+v", st.sql, before, *sess.judge)
+				}
+			}
+		})
+	}
+}

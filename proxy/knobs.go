@@ -9,6 +9,9 @@ type testingKnobs struct {
 	// onConnEnd is called with each connection's final error (nil for a
 	// clean end) after it is closed.
 	onConnEnd func(id uint64, err error)
+	// onFastRelayEnd is called when a connection leaves the fast relay,
+	// with demoted true if it goes on on the goroutine relay.
+	onFastRelayEnd func(id uint64, demoted bool)
 }
 
 // judgingKnobs holds Judging hooks that only tests set.

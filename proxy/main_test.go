@@ -163,8 +163,8 @@ func checkNoLeaks(t testing.TB) {
 }
 
 // proxyGoroutines returns the stacks of live goroutines started by the
-// proxy package: connections, servers, background judgements and schema
-// loads.
+// proxy package: connections, servers, fast relay loops, background
+// judgements and schema loads.
 func proxyGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
@@ -175,7 +175,8 @@ func proxyGoroutines() []string {
 			continue // exiting
 		}
 		if strings.Contains(s, "pgequiv/proxy.(*conn)") || strings.Contains(s, "pgequiv/proxy.(*Server)") ||
-			strings.Contains(s, "pgequiv/proxy.(*Judging)") || strings.Contains(s, "pgequiv/proxy.(*schemaCache)") {
+			strings.Contains(s, "pgequiv/proxy.(*Judging)") || strings.Contains(s, "pgequiv/proxy.(*schemaCache)") ||
+			strings.Contains(s, "pgequiv/proxy.(*fastLoop)") {
 			out = append(out, s)
 		}
 	}

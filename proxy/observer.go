@@ -73,11 +73,30 @@ type QueryObserver interface {
 	ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict
 }
 
+// StatementFilter is an optional QueryObserver method set for observers
+// that can tell cheaply, from a statement's text alone, that ObserveQuery
+// would return the zero Verdict and change no state. The fast relay (Linux,
+// no TLS on either side) forwards such statements without calling
+// ObserveQuery; the first statement that needs observing moves the
+// connection to the regular relay for good. An observer without it keeps
+// its connections on the regular relay.
+type StatementFilter interface {
+	// NeedsObservation reports whether ObserveQuery must see the
+	// statement. It runs on an event loop shared by many connections, so
+	// it must be quick and must not block; it must not keep sql. Calls for
+	// one session never run concurrently with each other or with
+	// ObserveQuery.
+	NeedsObservation(sess *Session, kind QueryKind, sql []byte) bool
+}
+
 // NopObserver forwards everything unchanged.
 type NopObserver struct{}
 
 // ObserveQuery implements QueryObserver.
 func (NopObserver) ObserveQuery(context.Context, *QueryEvent) Verdict { return Verdict{} }
+
+// NeedsObservation implements StatementFilter: no statement needs it.
+func (NopObserver) NeedsObservation(*Session, QueryKind, []byte) bool { return false }
 
 // Deferred is a notice an observer delivers after ObserveQuery returned
 // (see Verdict.Later). Exactly one of Deliver succeeding or the proxy

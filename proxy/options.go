@@ -69,6 +69,11 @@ type Options struct {
 	Admin *AdminOptions
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// DisableFastRelay keeps every connection on the goroutine relay. By
+	// default, on Linux, connections without TLS on either side are
+	// relayed on a few shared event loops until a statement needs the
+	// observer (see StatementFilter).
+	DisableFastRelay bool
 }
 
 // DefaultMaxMessageSize is the default Options.MaxMessageSize.

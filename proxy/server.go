@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,9 @@ type Server struct {
 	cancels cancelRegistry
 
 	conns *connset.Set[*conn]
+
+	fast fastLoops // the fast relay's event loops
+	bufs sync.Pool // of *relayBufs
 }
 
 // New returns a Server with opts (see Options for defaults).

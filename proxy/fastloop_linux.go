@@ -1,0 +1,312 @@
+//go:build linux
+
+package proxy
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// fastLoops is a server's pool of event loops for the fast relay. A loop
+// starts with its first connection and ends with its last, so an idle
+// server holds no goroutine, thread or epoll instance. The zero value is
+// ready to use.
+type fastLoops struct {
+	mu    sync.Mutex
+	loops []*fastLoop // nil: that slot's loop is not running
+}
+
+// fastLoop is one event loop: one goroutine, one epoll instance with
+// level-triggered interest in both sockets of each of its connections, and
+// an eventfd that wakes it for commands.
+//
+// Sockets are watched level-triggered, and each readiness event gets one
+// read: a request/response exchange then costs one read and one write per
+// direction, with no read that ends in EAGAIN, where the goroutine relay
+// reads until EAGAIN to park in the Go netpoller.
+type fastLoop struct {
+	pool   *fastLoops
+	slot   int
+	epfd   int
+	wakefd int
+
+	// Guarded by pool.mu.
+	conns int       // connections registered and not yet released
+	cmds  []fastCmd // commands for the loop, in order
+	spare []fastCmd // the previous command slice, reused
+	exit  bool      // the loop has left its slot; abort drops commands
+
+	// Owned by the loop goroutine.
+	byFD   []*fastConn // connection by socket fd
+	events []syscall.EpollEvent
+	dirty  bool     // a connection was released since the last exit check
+	free   [][]byte // buffers no connection holds
+}
+
+// maxFreeBufs bounds a loop's free list. A connection holds a buffer only
+// between a read and the end of the write it feeds, unless its reader is
+// slow, so a few buffers serve many connections.
+const maxFreeBufs = 64
+
+// getBuf returns a buffer of size bytes.
+func (l *fastLoop) getBuf(size int) []byte {
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		if len(b) == size {
+			return b
+		}
+	}
+	return make([]byte, size)
+}
+
+// putBuf gives b back to the free list.
+func (l *fastLoop) putBuf(b []byte) {
+	if len(l.free) < maxFreeBufs {
+		l.free = append(l.free, b)
+	}
+}
+
+// fastCmd is a command for a loop: register fc, or end it (abort).
+type fastCmd struct {
+	fc    *fastConn
+	abort bool
+}
+
+// maxFastLoops is how many loops a server runs at most: half the
+// processors (at least one), since each connection also keeps a client
+// and a PostgreSQL backend busy, as PgBouncer's single thread assumes.
+func maxFastLoops() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// register hands fc to the least loaded loop, starting one if a slot is
+// free. Once it returns nil, fc.done will receive exactly one fastEnd.
+func (p *fastLoops) register(fc *fastConn) error {
+	p.mu.Lock()
+	if len(p.loops) == 0 {
+		p.loops = make([]*fastLoop, maxFastLoops())
+	}
+	var l *fastLoop
+	for i, cand := range p.loops {
+		if cand == nil {
+			nl, err := newFastLoop(p, i)
+			if err != nil {
+				if l != nil {
+					break // use a running loop instead
+				}
+				p.mu.Unlock()
+				return err
+			}
+			p.loops[i] = nl
+			go nl.run()
+			l = nl
+			break
+		}
+		if l == nil || cand.conns < l.conns {
+			l = cand
+		}
+	}
+	l.conns++
+	fc.loop = l
+	l.cmds = append(l.cmds, fastCmd{fc: fc})
+	l.wake()
+	p.mu.Unlock()
+	return nil
+}
+
+func newFastLoop(p *fastLoops, slot int) (*fastLoop, error) {
+	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("fast relay: epoll_create1: %w", err)
+	}
+	r, _, errno := syscall.RawSyscall(syscall.SYS_EVENTFD2, 0, syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if errno != 0 {
+		syscall.Close(epfd)
+		return nil, fmt.Errorf("fast relay: eventfd: %w", errno)
+	}
+	wakefd := int(r)
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(wakefd)}
+	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
+		syscall.Close(epfd)
+		syscall.Close(wakefd)
+		return nil, fmt.Errorf("fast relay: epoll_ctl eventfd: %w", err)
+	}
+	return &fastLoop{pool: p, slot: slot, epfd: epfd, wakefd: wakefd, events: make([]syscall.EpollEvent, 128)}, nil
+}
+
+// abort asks fc's loop to end fc; fc.done receives the end unless it has
+// already ended.
+func (fc *fastConn) abort() {
+	l := fc.loop
+	l.pool.mu.Lock()
+	if l.exit {
+		l.pool.mu.Unlock()
+		return // the loop ended, so fc was released already
+	}
+	l.cmds = append(l.cmds, fastCmd{fc: fc, abort: true})
+	l.wake()
+	l.pool.mu.Unlock()
+}
+
+// wake interrupts the loop's epoll_wait. Call it with pool.mu held: the
+// loop closes the eventfd under it when it ends, and a write after that
+// could hit another file that took the descriptor number.
+func (l *fastLoop) wake() {
+	one := uint64(1)
+	// EAGAIN means the counter is saturated: the loop is woken anyway.
+	_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(l.wakefd), uintptr(unsafe.Pointer(&one)), 8)
+}
+
+// run is the loop goroutine. It deliberately does not lock its OS thread:
+// it blocks only in epoll_wait, so it keeps its thread anyway, and a locked
+// thread would make every wait on pool.mu a thread handoff.
+func (l *fastLoop) run() {
+	for {
+		n := l.wait()
+		woken := false
+		for i := range n {
+			ev := &l.events[i]
+			fd := int(ev.Fd)
+			if fd == l.wakefd {
+				woken = true
+				continue
+			}
+			// A stale event for a released connection finds nil here;
+			// one for a reused fd number finds its new connection, for
+			// which a spurious readiness is harmless (EAGAIN).
+			if fd < len(l.byFD) && l.byFD[fd] != nil {
+				l.byFD[fd].onEvent(fd, ev.Events)
+			}
+		}
+		// Commands run after the batch, so that a connection registered
+		// now cannot receive an event meant for a released one.
+		if (woken || l.dirty) && l.runCommands(woken) {
+			return
+		}
+	}
+}
+
+// wait returns the number of ready events. It polls without blocking
+// first: under load events are usually waiting, and a raw call skips the
+// scheduler's bookkeeping for a system call that may block.
+func (l *fastLoop) wait() int {
+	r, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+		uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+	if errno == 0 && r > 0 {
+		return int(r)
+	}
+	for {
+		n, err := syscall.EpollWait(l.epfd, l.events, -1)
+		if err == nil {
+			return n
+		}
+		// EINTR only: the arguments are valid, so nothing else can fail.
+	}
+}
+
+// runCommands drains the eventfd if woken and runs the queued commands. It
+// reports whether the loop has ended, which it does when it has no
+// connection left.
+func (l *fastLoop) runCommands(woken bool) (ended bool) {
+	if woken {
+		var buf [8]byte
+		_, _, _ = syscall.RawSyscall(syscall.SYS_READ, uintptr(l.wakefd), uintptr(unsafe.Pointer(&buf[0])), 8)
+	}
+	l.dirty = false
+
+	p := l.pool
+	p.mu.Lock()
+	cmds := l.cmds
+	l.cmds = l.spare[:0]
+	p.mu.Unlock()
+	for _, cmd := range cmds {
+		switch {
+		case cmd.abort:
+			if !cmd.fc.released {
+				cmd.fc.release(fastEnd{err: errFastAborted})
+			}
+		default:
+			l.add(cmd.fc)
+		}
+	}
+	clear(cmds)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l.spare = cmds[:0]
+	if l.conns > 0 || len(l.cmds) > 0 {
+		return false
+	}
+	l.exit = true
+	p.loops[l.slot] = nil
+	syscall.Close(l.epfd)
+	syscall.Close(l.wakefd)
+	return true
+}
+
+// add starts relaying fc. If its sockets cannot be watched, fc is handed
+// back at once to the goroutine relay, which needs no epoll.
+func (l *fastLoop) add(fc *fastConn) {
+	for _, fd := range [2]int{fc.cl.fd, fc.up.fd} {
+		if fd >= len(l.byFD) {
+			l.byFD = append(l.byFD, make([]*fastConn, fd+1-len(l.byFD)+64)...)
+		}
+	}
+	fc.cl.interest, fc.up.interest = syscall.EPOLLIN, syscall.EPOLLIN
+	for _, fd := range [2]int{fc.cl.fd, fc.up.fd} {
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}
+		if err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			fc.release(fastEnd{demoted: true, reason: "epoll_ctl: " + err.Error()})
+			return
+		}
+		l.byFD[fd] = fc
+	}
+}
+
+// setInterest changes the events watched on d's source socket.
+func (l *fastLoop) setInterest(d *fastDir, want uint32) error {
+	if d.interest == want {
+		return nil
+	}
+	ev := syscall.EpollEvent{Events: want, Fd: int32(d.fd)}
+	if err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_MOD, d.fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	d.interest = want
+	return nil
+}
+
+// forget stops watching fd; it is not closed.
+func (l *fastLoop) forget(fd int) {
+	if fd < len(l.byFD) && l.byFD[fd] != nil {
+		_ = syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_DEL, fd, nil)
+		l.byFD[fd] = nil
+	}
+}
+
+// released is called once per connection the loop gives up.
+func (l *fastLoop) released() {
+	l.pool.mu.Lock()
+	l.conns--
+	l.pool.mu.Unlock()
+	l.dirty = true // the loop may end after this batch
+}
+
+// sysRead reads from a non-blocking socket. Raw: it never blocks, so the
+// scheduler need not know.
+func sysRead(fd int, p []byte) (int, syscall.Errno) {
+	r, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	return int(r), errno
+}
+
+// sysSend writes to a non-blocking socket; MSG_NOSIGNAL turns a write to a
+// closed peer into EPIPE without a SIGPIPE.
+func sysSend(fd int, p []byte) (int, syscall.Errno) {
+	r, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
+		syscall.MSG_NOSIGNAL, 0, 0)
+	return int(r), errno
+}
