@@ -5,7 +5,10 @@
 # postgres OS user when run as root), `pgequiv serve` relaying to it, and
 # PgBouncer (session pooling) in front of it, then runs
 #   pgbench -S -j 2 -T $BENCH_T    (select-only, untagged)
-# at 1, 8 and 64 clients against each, with -M simple and -M prepared.
+# at 1, 8 and 64 clients against each, with -M simple and -M prepared,
+# in BENCH_ROUNDS rounds whose target order rotates (the machine's noise
+# moves single runs by ±10%), reporting mean TPS, p50/p99 over all rounds,
+# and each relay's process CPU time per transaction.
 # Per-transaction latencies come from pgbench -l (sampled, see
 # BENCH_SAMPLING) and give p50/p99. Also measured: the proxy's RSS with 500
 # idle connections (scripts/idleconns), and, when the relay has an
@@ -16,6 +19,7 @@
 #
 # Environment:
 #   BENCH_T=20          seconds per pgbench run
+#   BENCH_ROUNDS=3      rounds per (mode, clients) cell, target order rotated
 #   BENCH_SCALE=1       pgbench scale factor
 #   BENCH_CLIENTS="1 8 64"
 #   BENCH_SAMPLING=0.1  fraction of transactions logged for percentiles
@@ -25,6 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 T=${BENCH_T:-20}
+ROUNDS=${BENCH_ROUNDS:-3}
 SCALE=${BENCH_SCALE:-1}
 CLIENTS=${BENCH_CLIENTS:-"1 8 64"}
 SAMPLING=${BENCH_SAMPLING:-0.1}
@@ -145,41 +150,99 @@ port_of() {
   case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;; esac
 }
 
-# bench TARGET MODE CLIENTS [extra pgbench args...]: prints "tps p50_ms p99_ms".
-bench() {
+# pid_of TARGET: the process whose CPU time is charged to the target
+# (empty for direct: the server's own cost is not a relay's).
+pid_of() {
+  case $1 in pgequiv) echo "$PROXYPID" ;; pgbouncer) cat "$work/pgbouncer.pid" ;; annotate) echo "$ANNPID" ;; esac
+}
+
+# cpu_ticks PID: user+system CPU time of PID in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICK_US=$(awk -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.6f", 1e6 / hz }')
+
+# bench_once TARGET MODE CLIENTS [extra pgbench args...]: one pgbench run;
+# appends its sampled latencies (µs) to $work/lat/TARGET_MODE_CLIENTS and
+# prints "tps transactions cpu_ticks" (cpu_ticks empty for direct).
+bench_once() {
   local target=$1 mode=$2 c=$3; shift 3
   local j=$(( c < 2 ? c : 2 ))
   local dir="$work/runs/${target}_${mode}_${c}_$RANDOM"
-  mkdir -p "$dir"
-  local out
+  mkdir -p "$dir" "$work/lat"
+  local pid t0="" t1="" out
+  pid=$(pid_of "$target")
+  [ -n "$pid" ] && t0=$(cpu_ticks "$pid")
   out=$(cd "$dir" && PGSSLMODE=disable "$PGBENCH" -n -j "$j" -c "$c" -T "$T" -M "$mode" \
     -l --sampling-rate="$SAMPLING" --log-prefix="$dir/txlog" "$@" \
     -h 127.0.0.1 -p "$(port_of "$target")" -U postgres postgres 2>&1) || die "pgbench $target -M $mode -c $c failed: $out"
+  [ -n "$pid" ] && t1=$(cpu_ticks "$pid")
   echo "$out" >"$dir/pgbench.out"
-  local tps
+  local tps tx
   tps=$(echo "$out" | awk '/^tps = / {print $3; exit}')
+  tx=$(echo "$out" | awk '/number of transactions actually processed/ {split($NF, a, "/"); print a[1]; exit}')
   # Column 3 of pgbench's per-transaction log is the latency in µs.
-  cat "$dir"/txlog.* | awk '{print $3}' | sort -n >"$dir/latencies"
-  local n p50 p99
-  n=$(wc -l <"$dir/latencies")
-  [ "$n" -gt 0 ] || die "no latencies logged for $target -M $mode -c $c"
-  p50=$(awk -v n="$n" 'NR == int((n-1)*0.50)+1 {printf "%.3f", $1/1000; exit}' "$dir/latencies")
-  p99=$(awk -v n="$n" 'NR == int((n-1)*0.99)+1 {printf "%.3f", $1/1000; exit}' "$dir/latencies")
-  echo "$tps $p50 $p99"
+  cat "$dir"/txlog.* | awk '{print $3}' >>"$work/lat/${target}_${mode}_${c}"
+  local ticks=""
+  [ -n "$pid" ] && ticks=$((t1 - t0))
+  echo "$tps $tx $ticks"
+}
+
+# percentiles TARGET MODE CLIENTS: prints "p50_ms p99_ms" over every
+# round's sampled latencies.
+percentiles() {
+  local f="$work/lat/$1_$2_$3"
+  sort -n "$f" -o "$f"
+  local n
+  n=$(wc -l <"$f")
+  [ "$n" -gt 0 ] || die "no latencies logged for $1 -M $2 -c $3"
+  awk -v n="$n" 'NR == int((n-1)*0.50)+1 {p50 = $1} NR == int((n-1)*0.99)+1 {p99 = $1} END {printf "%.3f %.3f", p50/1000, p99/1000}' "$f"
+}
+
+# bench TARGET MODE CLIENTS [extra pgbench args...]: one run, for the
+# annotate measurement; prints "tps p50_ms p99_ms".
+bench() {
+  local target=$1 mode=$2 c=$3; shift 3
+  local res tps
+  rm -f "$work/lat/${target}_${mode}_${c}"
+  res=$(bench_once "$target" "$mode" "$c" "$@")
+  tps=${res%% *}
+  echo "$tps $(percentiles "$target" "$mode" "$c")"
 }
 
 echo "== warm-up" >&2
 PGSSLMODE=disable "$PGBENCH" -n -S -c 4 -j 2 -T 2 -h 127.0.0.1 -p "$PGPORT_" -U postgres postgres >/dev/null 2>&1
 
-declare -A TPS P50 P99
+# Each (mode, clients) cell runs ROUNDS rounds; round r starts the
+# rotation direct, pgequiv, pgbouncer at position r, so no target always
+# runs first or right after another. TPS is the mean over rounds; CPU per
+# transaction is the relay process's CPU time over all its transactions.
+declare -A TPS P50 P99 CPU TPSR
+targets=(direct pgequiv pgbouncer)
 for mode in simple prepared; do
   for c in $CLIENTS; do
-    for target in direct pgequiv pgbouncer; do
-      echo "== pgbench -S -M $mode -c $c -T $T: $target" >&2
-      res=$(bench "$target" "$mode" "$c" -S)
-      read -r tps p50 p99 <<<"$res"
-      TPS[$target,$mode,$c]=$tps; P50[$target,$mode,$c]=$p50; P99[$target,$mode,$c]=$p99
+    declare -A sum_tps=() sum_tx=() sum_ticks=() list=()
+    for ((r = 0; r < ROUNDS; r++)); do
+      for ((k = 0; k < 3; k++)); do
+        target=${targets[$(((r + k) % 3))]}
+        echo "== pgbench -S -M $mode -c $c -T $T: $target (round $((r + 1))/$ROUNDS)" >&2
+        read -r tps tx ticks <<<"$(bench_once "$target" "$mode" "$c" -S)"
+        sum_tps[$target]=$(awk -v a="${sum_tps[$target]:-0}" -v b="$tps" 'BEGIN { printf "%.6f", a + b }')
+        sum_tx[$target]=$(( ${sum_tx[$target]:-0} + tx ))
+        [ -n "$ticks" ] && sum_ticks[$target]=$(( ${sum_ticks[$target]:-0} + ticks ))
+        list[$target]+="$(printf '%.1f' "$tps"),"
+      done
     done
+    for target in "${targets[@]}"; do
+      TPS[$target,$mode,$c]=$(awk -v a="${sum_tps[$target]}" -v n="$ROUNDS" 'BEGIN { printf "%.1f", a / n }')
+      TPSR[$target,$mode,$c]="[${list[$target]%,}]"
+      read -r p50 p99 <<<"$(percentiles "$target" "$mode" "$c")"
+      P50[$target,$mode,$c]=$p50; P99[$target,$mode,$c]=$p99
+      if [ -n "${sum_ticks[$target]:-}" ]; then
+        CPU[$target,$mode,$c]=$(awk -v t="${sum_ticks[$target]}" -v us="$TICK_US" -v n="${sum_tx[$target]}" 'BEGIN { printf "%.2f", t * us / n }')
+      else
+        CPU[$target,$mode,$c]=null
+      fi
+    done
+    unset sum_tps sum_tx sum_ticks list
   done
 done
 
@@ -236,12 +299,13 @@ fi
 
 # Table.
 echo
-printf '%-9s %-5s %-9s %12s %9s %9s %14s\n' mode conns target tps p50_ms p99_ms ratio_vs_direct
+printf '%-9s %-5s %-9s %12s %9s %9s %14s %12s  %s\n' mode conns target tps p50_ms p99_ms ratio_vs_direct cpu_us_per_tx tps_by_round
 for mode in simple prepared; do
   for c in $CLIENTS; do
     for target in direct pgequiv pgbouncer; do
-      printf '%-9s %-5s %-9s %12.1f %9s %9s %14s\n' "$mode" "$c" "$target" "${TPS[$target,$mode,$c]}" \
-        "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}" "$(ratio "${TPS[$target,$mode,$c]}" "${TPS[direct,$mode,$c]}")"
+      printf '%-9s %-5s %-9s %12.1f %9s %9s %14s %12s  %s\n' "$mode" "$c" "$target" "${TPS[$target,$mode,$c]}" \
+        "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}" "$(ratio "${TPS[$target,$mode,$c]}" "${TPS[direct,$mode,$c]}")" \
+        "${CPU[$target,$mode,$c]}" "${TPSR[$target,$mode,$c]}"
     done
   done
 done
@@ -254,8 +318,8 @@ runs=""
 for mode in simple prepared; do
   for c in $CLIENTS; do
     for target in direct pgequiv pgbouncer; do
-      runs+=$(printf '{"target":"%s","mode":"%s","clients":%s,"tps":%s,"p50_ms":%s,"p99_ms":%s},' \
-        "$target" "$mode" "$c" "${TPS[$target,$mode,$c]}" "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}")
+      runs+=$(printf '{"target":"%s","mode":"%s","clients":%s,"tps":%s,"tps_by_round":%s,"p50_ms":%s,"p99_ms":%s,"cpu_us_per_tx":%s},' \
+        "$target" "$mode" "$c" "${TPS[$target,$mode,$c]}" "${TPSR[$target,$mode,$c]}" "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}" "${CPU[$target,$mode,$c]}")
     done
   done
 done
@@ -275,5 +339,5 @@ if [ -n "${TPS[pgequiv,simple,8]:-}" ]; then
   vs8=$(ratio "${TPS[pgequiv,simple,8]}" "${TPS[pgbouncer,simple,8]}")
   vs8p=$(ratio "${TPS[pgequiv,prepared,8]}" "${TPS[pgbouncer,prepared,8]}")
 fi
-printf '{"benchmark":"pgbench -S -j 2 -T %s","scale":%s,"cores":%s,"sampling_rate":%s,"runs":[%s],"ratios":{%s},"pgequiv_vs_pgbouncer":%s,"pgequiv_vs_pgbouncer_prepared":%s,"rss_idle":{"pgequiv":%s,"pgbouncer":%s},"annotate_tagged":%s}\n' \
-  "$T" "$SCALE" "$(nproc)" "$SAMPLING" "${runs%,}" "${ratios%,}" "$vs8" "$vs8p" "$RSS_PGEQUIV" "$RSS_PGBOUNCER" "$ANNOTATE_JSON"
+printf '{"benchmark":"pgbench -S -j 2 -T %s","rounds":%s,"scale":%s,"cores":%s,"sampling_rate":%s,"runs":[%s],"ratios":{%s},"pgequiv_vs_pgbouncer":%s,"pgequiv_vs_pgbouncer_prepared":%s,"rss_idle":{"pgequiv":%s,"pgbouncer":%s},"annotate_tagged":%s}\n' \
+  "$T" "$ROUNDS" "$SCALE" "$(nproc)" "$SAMPLING" "${runs%,}" "${ratios%,}" "$vs8" "$vs8p" "$RSS_PGEQUIV" "$RSS_PGBOUNCER" "$ANNOTATE_JSON"
