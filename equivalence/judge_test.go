@@ -536,25 +536,22 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 		}
 		b.StartTimer()
 		var cold, warmRef, warm, warmNoPair []time.Duration
-		for _, p := range pairs {
+		type judgeFunc func(context.Context, *catalog.Schema, string, string, equivalence.Options) (equivalence.Verdict, error)
+		timed := func(judge judgeFunc, p dataset.Pair) time.Duration {
 			s, _ := schemas.Get(p.DB, catalog.SQLite)
 			start := time.Now()
-			_, _ = equivalence.Judge(ctx, s, p.Reference, p.Candidate, opts)
-			cold = append(cold, time.Since(start))
-			start = time.Now()
-			_, _ = j.Judge(ctx, s, p.Reference, p.Candidate, opts)
-			warmRef = append(warmRef, time.Since(start))
+			_, _ = judge(ctx, s, p.Reference, p.Candidate, opts)
+			return time.Since(start)
+		}
+		for _, p := range pairs {
+			cold = append(cold, timed(equivalence.Judge, p))
+			warmRef = append(warmRef, timed(j.Judge, p))
 		}
 		// A second pass, so that each warm call finds the processor
 		// caches as a repeat visit would, not fresh from the same pair.
 		for _, p := range pairs {
-			s, _ := schemas.Get(p.DB, catalog.SQLite)
-			start := time.Now()
-			_, _ = j.Judge(ctx, s, p.Reference, p.Candidate, opts)
-			warm = append(warm, time.Since(start))
-			start = time.Now()
-			_, _ = noPairs.Judge(ctx, s, p.Reference, p.Candidate, opts)
-			warmNoPair = append(warmNoPair, time.Since(start))
+			warm = append(warm, timed(j.Judge, p))
+			warmNoPair = append(warmNoPair, timed(noPairs.Judge, p))
 		}
 		c, r, w := median(cold), median(warmRef), median(warm)
 		b.ReportMetric(median(warmNoPair), "warm-nopair-median-ns")

@@ -24,6 +24,7 @@ func (l *loopReader) Read(p []byte) (int, error) {
 }
 
 func encodeAll(t testing.TB, msgs ...interface{ Encode([]byte) ([]byte, error) }) []byte {
+	t.Helper()
 	var b []byte
 	for _, m := range msgs {
 		var err error

@@ -390,16 +390,7 @@ func (e *fuzzRelayEnv) loopsEnded(ctx context.Context) error {
 // (demoted or not) and end by a deadline with a classified error, its loop
 // must end, and a well-formed connection must then still get its answer.
 func FuzzFastRelay(f *testing.F) {
-	enc := func(msgs ...interface{ Encode([]byte) ([]byte, error) }) []byte {
-		var b []byte
-		for _, m := range msgs {
-			var err error
-			if b, err = m.Encode(b); err != nil {
-				f.Fatal(err)
-			}
-		}
-		return b
-	}
+	enc := func(msgs ...interface{ Encode([]byte) ([]byte, error) }) []byte { return encodeAll(f, msgs...) }
 	result := enc(&pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{{Name: []byte("n"), DataTypeOID: 23, DataTypeSize: 4, TypeModifier: -1}}},
 		&pgproto3.DataRow{Values: [][]byte{[]byte("1")}}, &pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")},
 		&pgproto3.ReadyForQuery{TxStatus: 'I'})

@@ -111,18 +111,6 @@ func rawFakeClient(t *testing.T, ctx context.Context, p *testProxy) net.Conn {
 	}
 }
 
-func encodeMsgs(t *testing.T, msgs ...interface{ Encode([]byte) ([]byte, error) }) []byte {
-	t.Helper()
-	var b []byte
-	for _, m := range msgs {
-		var err error
-		if b, err = m.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
-
 // TestFastRelayDemotesMidStream: a statement for the observer arrives,
 // between two others, while the upstream is halfway through a large row.
 // The goroutine relay takes over with the rest of the row, the statement
@@ -133,7 +121,7 @@ func encodeMsgs(t *testing.T, msgs ...interface{ Encode([]byte) ([]byte, error) 
 func TestFastRelayDemotesMidStream(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	ends := make(fastEnds, 4)
-	row := encodeMsgs(t, &pgproto3.DataRow{Values: [][]byte{bytes.Repeat([]byte("r"), 100_000)}})
+	row := encodeAll(t, &pgproto3.DataRow{Values: [][]byte{bytes.Repeat([]byte("r"), 100_000)}})
 	const sent = 1000 // of row, before the statement for the observer
 	resume := make(chan struct{})
 	upstreamGot := make(chan []string, 1)
@@ -181,7 +169,7 @@ func TestFastRelayDemotesMidStream(t *testing.T) {
 	p := startProxy(t, opts, k)
 	c := rawFakeClient(t, ctx, p)
 
-	if _, err := c.Write(encodeMsgs(t, &pgproto3.Query{String: "select big"})); err != nil {
+	if _, err := c.Write(encodeAll(t, &pgproto3.Query{String: "select big"})); err != nil {
 		t.Fatal(err)
 	}
 	first := make([]byte, sent)
@@ -190,7 +178,7 @@ func TestFastRelayDemotesMidStream(t *testing.T) {
 	}
 	// In one write, so one read: the first is framed, the second stops
 	// the fast relay, the third waits in its buffer.
-	if _, err := c.Write(encodeMsgs(t, &pgproto3.Query{String: "select 2"},
+	if _, err := c.Write(encodeAll(t, &pgproto3.Query{String: "select 2"},
 		&pgproto3.Query{String: "select 3 -- observe me"}, &pgproto3.Query{String: "select 4"})); err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +320,7 @@ func TestFastRelayBackpressure(t *testing.T) {
 			})
 			p := startProxy(t, fakeOpts(addr), ends.knobs())
 			c := rawFakeClient(t, ctx, p)
-			if _, err := c.Write(encodeMsgs(t, &pgproto3.Flush{})); err != nil {
+			if _, err := c.Write(encodeAll(t, &pgproto3.Flush{})); err != nil {
 				t.Fatal(err)
 			}
 			var err error
