@@ -311,7 +311,17 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j 
 		}
 	}
 	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label, Components: cmp})
+	band(&v, opts)
+	v.Timings.Score = time.Since(t)
+	v.Timings.Total = time.Since(start)
+	return v
+}
+
+// band places the combined score in its label's band and, for unknown
+// verdicts, says which way the score leans.
+func band(v *Verdict, opts Options) {
 	v.Score = v.Scores.Combined
+	v.Likely = ""
 	switch v.Label {
 	case Equivalent:
 		v.Score = 0.95 + 0.05*v.Score
@@ -331,8 +341,25 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j 
 			v.Likely = "likely different"
 		}
 	}
-	v.Timings.Score = time.Since(t)
-	v.Timings.Total = time.Since(start)
+}
+
+// RescoreGMN returns v as if the judge had scored it with a GMN similarity
+// of gmnScore: the label, rules and differences stay; the combined score
+// is recomputed with GMNCombiner (or opts.Combiner) and banded again. It
+// lets a cross-validation score each pair with a model that did not see it
+// (`pgequiv eval --gmn-scores`). v must come from a judge that planned
+// both queries (a candidate that does not plan has no scores to combine).
+func RescoreGMN(v Verdict, gmnScore float64, opts Options) Verdict {
+	if v.Label == Unknown && v.Scores == (Scores{}) {
+		return v
+	}
+	combiner := opts.Combiner
+	if combiner == nil {
+		combiner = GMNCombiner
+	}
+	v.Scores.GMN = gmnScore
+	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label})
+	band(&v, opts)
 	return v
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -581,5 +582,30 @@ CREATE TABLE child (id integer PRIMARY KEY, code integer NOT NULL REFERENCES par
 	}
 	if v.Label.Proved() || slices.Contains(v.Rules, equivalence.RuleFKJoinElimination) {
 		t.Errorf("join through a non-key foreign key was eliminated: %s", v.Summary())
+	}
+}
+
+// RescoreGMN on a structural verdict with the GMN's similarity gives the
+// verdict the judge gives with the GMN.
+func TestRescoreGMNMatchesJudge(t *testing.T) {
+	m, err := gmnmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := exampleSchema(t, catalog.Postgres)
+	ref := "SELECT name FROM dogs WHERE age > 3"
+	for _, cand := range []string{"SELECT name FROM dogs WHERE 3 < age", "SELECT name FROM dogs WHERE age > 4", "SELECT count(*) FROM dogs", "SELECT name FROM nowhere"} {
+		withGMN, err := equivalence.Judge(context.Background(), s, ref, cand, equivalence.Options{GMN: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := equivalence.Judge(context.Background(), s, ref, cand, equivalence.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := equivalence.RescoreGMN(plain, withGMN.Scores.GMN, equivalence.Options{})
+		if got.Label != withGMN.Label || math.Abs(got.Score-withGMN.Score) > 1e-12 || got.Likely != withGMN.Likely {
+			t.Errorf("%q: rescored %s (%g), judged with GMN %s (%g)", cand, got.Summary(), got.Score, withGMN.Summary(), withGMN.Score)
+		}
 	}
 }

@@ -2,17 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/evaluation"
 	"github.com/pgequiv/pgequiv/equivalence/metrics"
 	"github.com/pgequiv/pgequiv/equivalence/progress"
+	"github.com/pgequiv/pgequiv/gmn/pipeline"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -23,6 +27,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	plot := fs.String("plot", "", "draw the ROC curve to this PNG file")
 	workers := fs.Int("workers", 0, "parallel judges (default: all cores)")
 	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score (about 1 ms a pair)")
+	gmnScores := fs.String("gmn-scores", "", "use these GMN scores (JSON lines {id, score}, as `pgequiv train --cv --oof` writes) instead of a model")
+	folds := fs.Int("folds", 0, "also report AUC per db-grouped fold (the folds of `pgequiv train --cv K`)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable)")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
@@ -33,9 +39,19 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *schemasDir == "" {
 		*schemasDir = filepath.Join(filepath.Dir(file), "schemas")
 	}
+	if *useGMN && *gmnScores != "" {
+		fmt.Fprintln(stderr, "eval: --gmn and --gmn-scores exclude each other")
+		return exitError{2}
+	}
 	opts, err := judgeOptions(policies, *useGMN)
 	if err != nil {
 		return err
+	}
+	var precomputed map[string]float64
+	if *gmnScores != "" {
+		if precomputed, err = readGMNScores(*gmnScores); err != nil {
+			return err
+		}
 	}
 	pairs, err := dataset.ReadPairsFile(file)
 	if err != nil {
@@ -49,6 +65,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	elapsed := time.Since(start)
+	if precomputed != nil {
+		for i, r := range results {
+			g, ok := precomputed[r.Pair.ID]
+			if !ok {
+				return fmt.Errorf("eval: --gmn-scores %s has no score for pair %q", *gmnScores, r.Pair.ID)
+			}
+			if r.Err == nil {
+				results[i].Verdict = equivalence.RescoreGMN(r.Verdict, g, opts)
+			}
+		}
+	}
 	if *out != "" {
 		f, err := os.Create(*out)
 		if err != nil {
@@ -84,5 +111,62 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	sum.Print(stdout)
+	if *folds > 0 {
+		return printFoldAUCs(stdout, results, *folds)
+	}
+	return nil
+}
+
+// readGMNScores reads JSON lines {"id": ..., "score": ...}.
+func readGMNScores(path string) (map[string]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: --gmn-scores: %w", err)
+	}
+	out := map[string]float64{}
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var rec struct {
+			ID    string   `json:"id"`
+			Score *float64 `json:"score"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.ID == "" || rec.Score == nil {
+			return nil, fmt.Errorf("eval: --gmn-scores %s line %d: want {\"id\": ..., \"score\": ...}", path, i+1)
+		}
+		out[rec.ID] = *rec.Score
+	}
+	return out, nil
+}
+
+// printFoldAUCs prints the AUC of each db-grouped fold and their mean.
+func printFoldAUCs(w io.Writer, results []evaluation.Result, k int) error {
+	dbs := make([]string, len(results))
+	for i, r := range results {
+		dbs[i] = r.Pair.DB
+	}
+	fold, err := pipeline.DBFolds(dbs, k)
+	if err != nil {
+		return err
+	}
+	var sum float64
+	for f := 0; f < k; f++ {
+		var scores []float64
+		var labels []bool
+		for _, r := range results {
+			if fold[r.Pair.DB] == f {
+				scores = append(scores, r.Verdict.Score)
+				labels = append(labels, r.Pair.Label == 1)
+			}
+		}
+		auc, err := metrics.AUC(scores, labels)
+		if err != nil {
+			return fmt.Errorf("eval: fold %d: %w", f+1, err)
+		}
+		sum += auc
+		fmt.Fprintf(w, "fold %d: AUC %.4f (%d pairs)\n", f+1, auc, len(scores))
+	}
+	fmt.Fprintf(w, "db-grouped %d-fold mean AUC %.4f\n", k, sum/float64(k))
 	return nil
 }

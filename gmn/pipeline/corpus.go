@@ -155,17 +155,32 @@ func (c *Corpus) DBs() []string {
 }
 
 // Folds assigns each database to one of k folds, balancing the number of
-// pairs: databases in decreasing order of pair count (ties by name) go to
-// the fold with the fewest pairs so far (ties to the lowest index). The
-// result does not depend on any seed.
+// pairs (see DBFolds).
 func (c *Corpus) Folds(k int) (map[string]int, error) {
-	dbs := c.DBs()
+	dbs := make([]string, len(c.Items))
+	for i, it := range c.Items {
+		dbs[i] = it.DB
+	}
+	return DBFolds(dbs, k)
+}
+
+// DBFolds assigns each database to one of k folds given the database of
+// every pair, balancing the number of pairs: databases in decreasing
+// order of pair count (ties by name) go to the fold with the fewest pairs
+// so far (ties to the lowest index). The result does not depend on any
+// seed, so `pgequiv train --cv` and `pgequiv eval --folds` agree.
+func DBFolds(pairDBs []string, k int) (map[string]int, error) {
+	n := map[string]int{}
+	for _, db := range pairDBs {
+		n[db]++
+	}
+	dbs := make([]string, 0, len(n))
+	for db := range n {
+		dbs = append(dbs, db)
+	}
+	slices.Sort(dbs)
 	if k < 2 || k > len(dbs) {
 		return nil, fmt.Errorf("pipeline: %d folds over %d databases", k, len(dbs))
-	}
-	n := map[string]int{}
-	for _, it := range c.Items {
-		n[it.DB]++
 	}
 	slices.SortStableFunc(dbs, func(a, b string) int { return n[b] - n[a] })
 	size := make([]int, k)
