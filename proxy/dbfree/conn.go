@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -29,6 +31,9 @@ type conn struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	aborted atomic.Bool
+	// refused: the server was full when the connection came; it is told
+	// so after its startup message and closed.
+	refused bool
 
 	mu  sync.Mutex // guards net while TLS replaces it
 	net net.Conn
@@ -38,20 +43,9 @@ type conn struct {
 	stmts    map[string]*prepared
 	portals  map[string]*portal
 	skipping bool // an error in an extended-protocol batch: drop until Sync
-}
-
-// prepared is a parsed statement (Parse).
-type prepared struct {
-	st        *statement
-	paramOIDs []uint32
-}
-
-// portal is a bound statement (Bind).
-type portal struct {
-	st      *statement
-	params  [][]byte
-	formats []int16
-	done    bool
+	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
+	// by MaxPreparedBytes.
+	held int
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
@@ -123,7 +117,11 @@ func (c *conn) writeFatal(e *pgError) {
 // serve runs startup, authentication and the message loop. It returns nil
 // when the client terminates or hangs up.
 func (c *conn) serve() error {
-	_ = c.net.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+	timeout := c.opts.StartupTimeout
+	if c.refused {
+		timeout = min(timeout, refuseTimeout)
+	}
+	_ = c.net.SetDeadline(time.Now().Add(timeout))
 	nc, msg, err := protocol.Accept(c.ctx, c.net, protocol.AcceptConfig{TLS: c.opts.ClientTLS})
 	c.mu.Lock()
 	c.net = nc
@@ -135,7 +133,13 @@ func (c *conn) serve() error {
 	if !ok {
 		return nil // a CancelRequest: judgements are bounded by verdict_timeout; nothing to cancel
 	}
-	c.be = pgproto3.NewBackend(nc, nc)
+	if c.refused {
+		c.log.Warn("connection refused: max_client_conn reached", "max_client_conn", c.opts.MaxClientConn)
+		return &pgError{code: codeTooManyConnections, msg: "sorry, too many clients already",
+			detail: fmt.Sprintf("pgequiv serves at most max_client_conn = %d connections at once.", c.opts.MaxClientConn)}
+	}
+	fr := newFramer(c, nc, c.opts.MaxMessageSize)
+	c.be = pgproto3.NewBackend(fr, nc)
 	c.be.SetMaxBodyLen(c.opts.MaxMessageSize)
 	user := startup.Parameters["user"]
 	if user == "" {
@@ -153,6 +157,7 @@ func (c *conn) serve() error {
 		return err
 	}
 	_ = nc.SetDeadline(time.Time{})
+	fr.arm(c.opts.ClientIdleTimeout, c.opts.ClientReadTimeout)
 	return c.loop()
 }
 
@@ -283,7 +288,7 @@ func (c *conn) loop() error {
 			c.extended(c.close(m))
 		case *pgproto3.Sync:
 			c.skipping = false
-			clear(c.portals) // the implicit transaction ends
+			c.closePortals() // the implicit transaction ends
 			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 			err = c.be.Flush()
 		case *pgproto3.Flush:
@@ -392,6 +397,12 @@ func (c *conn) reference(st *statement) (tag.Reference, *pgError) {
 	if err != nil {
 		return r, &pgError{code: codeInvalidParameter, msg: "pgequiv: " + err.Error()}
 	}
+	if ok {
+		// A tag value is URL-decoded, so %00 can put a NUL in it.
+		if err := sqltext.CheckNUL("the reference", r.SQL); err != nil {
+			return r, nulError(err)
+		}
+	}
 	if !ok {
 		e := errNotAnswerable()
 		if st.parseErr != nil {
@@ -414,6 +425,10 @@ func allColumns() []int {
 
 func argValue(a arg, params [][]byte) (string, *pgError) {
 	if a.param == 0 {
+		// pg_query refuses escaped NULs in literals; checked all the same.
+		if err := sqltext.CheckNUL("a string literal", a.literal); err != nil {
+			return "", nulError(err)
+		}
 		return a.literal, nil
 	}
 	if a.param > len(params) || params[a.param-1] == nil {
@@ -422,168 +437,15 @@ func argValue(a arg, params [][]byte) (string, *pgError) {
 		}
 		return "", errorf(codeUndefinedParameter, "there is no parameter $%d", a.param)
 	}
-	return string(params[a.param-1]), nil
+	v := string(params[a.param-1])
+	if err := sqltext.CheckNUL(fmt.Sprintf("parameter $%d", a.param), v); err != nil {
+		return "", nulError(err)
+	}
+	return v, nil
 }
 
-func (c *conn) parse(m *pgproto3.Parse) *pgError {
-	if c.skipping {
-		return nil
-	}
-	if _, dup := c.stmts[m.Name]; dup && m.Name != "" {
-		return errorf(codeDuplicatePStatement, "prepared statement %q already exists", m.Name)
-	}
-	st, err := analyze(m.Query)
-	if err != nil {
-		return err
-	}
-	if st.multi {
-		return errorf(codeSyntaxError, "cannot insert multiple commands into a prepared statement")
-	}
-	if st.kind == kindOther {
-		// Refuse untagged statements at once, as a server refuses a
-		// statement that does not plan.
-		if _, err := c.reference(st); err != nil {
-			return err
-		}
-	}
-	c.stmts[m.Name] = &prepared{st: st, paramOIDs: append([]uint32(nil), m.ParameterOIDs...)}
-	c.be.Send(&pgproto3.ParseComplete{})
-	return nil
-}
-
-// numParams is how many parameters a Bind must supply.
-func (p *prepared) numParams() int { return max(p.st.nParams, len(p.paramOIDs)) }
-
-func (p *prepared) cols() []int {
-	switch p.st.kind {
-	case kindCheck:
-		return p.st.cols
-	case kindOther:
-		return allColumns()
-	}
-	return nil
-}
-
-func (c *conn) bind(m *pgproto3.Bind) *pgError {
-	if c.skipping {
-		return nil
-	}
-	p, ok := c.stmts[m.PreparedStatement]
-	if !ok {
-		return errorf(codeUndefinedPStatement, "prepared statement %q does not exist", m.PreparedStatement)
-	}
-	if n := p.numParams(); len(m.Parameters) != n {
-		return errorf(codeProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d", len(m.Parameters), m.PreparedStatement, n)
-	}
-	if _, dup := c.portals[m.DestinationPortal]; dup && m.DestinationPortal != "" {
-		return errorf("42P03", "cursor %q already exists", m.DestinationPortal)
-	}
-	cols := p.cols()
-	if n := len(m.ResultFormatCodes); n > 1 && n != len(cols) {
-		return errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, len(cols))
-	}
-	for _, f := range m.ResultFormatCodes {
-		if f != 0 && f != 1 {
-			return errorf(codeProtocolViolation, "unsupported format code: %d", f)
-		}
-	}
-	// The message is valid only until the next Receive: copy.
-	params := make([][]byte, len(m.Parameters))
-	for i, v := range m.Parameters {
-		if v != nil {
-			params[i] = append([]byte{}, v...)
-		}
-	}
-	c.portals[m.DestinationPortal] = &portal{st: p.st, params: params, formats: append([]int16(nil), m.ResultFormatCodes...)}
-	c.be.Send(&pgproto3.BindComplete{})
-	return nil
-}
-
-func (c *conn) describe(m *pgproto3.Describe) *pgError {
-	if c.skipping {
-		return nil
-	}
-	switch m.ObjectType {
-	case 'S':
-		p, ok := c.stmts[m.Name]
-		if !ok {
-			return errorf(codeUndefinedPStatement, "prepared statement %q does not exist", m.Name)
-		}
-		oids := make([]uint32, p.numParams())
-		for i := range oids {
-			oids[i] = oidText
-			if i < len(p.paramOIDs) && p.paramOIDs[i] != 0 {
-				oids[i] = p.paramOIDs[i]
-			}
-		}
-		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: oids})
-		c.sendRowDescription(p.cols(), nil)
-	case 'P':
-		pt, ok := c.portals[m.Name]
-		if !ok {
-			return errorf(codeUndefinedCursor, "portal %q does not exist", m.Name)
-		}
-		c.sendRowDescription((&prepared{st: pt.st}).cols(), pt.formats)
-	default:
-		return errorf(codeProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
-	}
-	return nil
-}
-
-func (c *conn) sendRowDescription(cols []int, formats []int16) {
-	if cols == nil {
-		c.be.Send(&pgproto3.NoData{})
-		return
-	}
-	c.be.Send(rowDescription(cols, formats))
-}
-
-func (c *conn) execute(m *pgproto3.Execute) *pgError {
-	if c.skipping {
-		return nil
-	}
-	pt, ok := c.portals[m.Portal]
-	if !ok {
-		return errorf(codeUndefinedCursor, "portal %q does not exist", m.Portal)
-	}
-	switch pt.st.kind {
-	case kindEmpty:
-		c.be.Send(&pgproto3.EmptyQueryResponse{})
-		return nil
-	case kindSession:
-		if !pt.done {
-			c.session.Apply(pt.st.session)
-		}
-		pt.done = true
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.session.Tag)})
-		return nil
-	}
-	if pt.done { // the row was already returned
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")})
-		return nil
-	}
-	v, cols, err := c.verdict(pt.st, pt.params)
-	if err != nil {
-		return err
-	}
-	pt.done = true
-	c.be.Send(dataRow(v, cols, pt.formats))
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
-	return nil
-}
-
-func (c *conn) close(m *pgproto3.Close) *pgError {
-	if c.skipping {
-		return nil
-	}
-	switch m.ObjectType {
-	case 'S':
-		delete(c.stmts, m.Name)
-	case 'P':
-		delete(c.portals, m.Name)
-	default:
-		return errorf(codeProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType)
-	}
-	c.be.Send(&pgproto3.CloseComplete{})
-	return nil
+// nulError refuses a text with a NUL byte: the judge's parser would read
+// it only up to the NUL and judge the prefix.
+func nulError(err error) *pgError {
+	return &pgError{code: sqltext.SQLState, msg: "pgequiv: " + err.Error(), hint: "A query text cannot contain NUL bytes; PostgreSQL refuses them too."}
 }

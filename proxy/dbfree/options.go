@@ -32,6 +32,26 @@ type Options struct {
 	StartupTimeout time.Duration
 	// VerdictTimeout bounds one judgement; default 2s.
 	VerdictTimeout time.Duration
+	// MaxClientConn bounds the connections served at once, startup
+	// included; default DefaultMaxClientConn. A client over the limit gets
+	// FATAL 53300 after its startup message.
+	MaxClientConn int
+	// ClientIdleTimeout ends, with FATAL 57P05, a connection whose client
+	// sends nothing for this long after startup; default
+	// DefaultClientIdleTimeout, negative for none.
+	ClientIdleTimeout time.Duration
+	// ClientReadTimeout bounds how long a message may take to arrive once
+	// its first byte has; default DefaultClientReadTimeout, negative for
+	// none.
+	ClientReadTimeout time.Duration
+	// MaxPreparedStatements bounds a connection's named prepared
+	// statements, and separately its open portals; default
+	// DefaultMaxPreparedStatements.
+	MaxPreparedStatements int
+	// MaxPreparedBytes bounds the bytes a connection's prepared statements
+	// and portals hold (statement texts and bound parameters); default
+	// DefaultMaxPreparedBytes.
+	MaxPreparedBytes int
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -40,6 +60,16 @@ type Options struct {
 // psql pick their catalog queries by it, and pgequiv speaks the protocol
 // and SQL grammar of PostgreSQL 16 (pg_query).
 const ServerVersion = "16.0 (pgequiv database-free)"
+
+// Defaults of the connection bounds (see Options and docs/database-free.md
+// for why these values).
+const (
+	DefaultMaxClientConn         = 1000
+	DefaultClientIdleTimeout     = time.Hour
+	DefaultClientReadTimeout     = time.Minute
+	DefaultMaxPreparedStatements = 10000
+	DefaultMaxPreparedBytes      = 64 << 20
+)
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Schema == nil {
@@ -53,6 +83,21 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.VerdictTimeout <= 0 {
 		o.VerdictTimeout = 2 * time.Second
+	}
+	if o.MaxClientConn <= 0 {
+		o.MaxClientConn = DefaultMaxClientConn
+	}
+	if o.ClientIdleTimeout == 0 {
+		o.ClientIdleTimeout = DefaultClientIdleTimeout
+	}
+	if o.ClientReadTimeout == 0 {
+		o.ClientReadTimeout = DefaultClientReadTimeout
+	}
+	if o.MaxPreparedStatements <= 0 {
+		o.MaxPreparedStatements = DefaultMaxPreparedStatements
+	}
+	if o.MaxPreparedBytes <= 0 {
+		o.MaxPreparedBytes = DefaultMaxPreparedBytes
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -21,7 +21,19 @@ type Server struct {
 	nextID atomic.Uint32
 
 	conns *connset.Set[*conn]
+	// refusing counts the connections in conns that are over
+	// MaxClientConn and only being told so.
+	refusing atomic.Int32
 }
+
+// Connections over MaxClientConn are answered as PostgreSQL answers them,
+// with FATAL 53300 after the startup message (TLS included, so that the
+// client can read it). At most maxRefusing are answered at once, each
+// within refuseTimeout; beyond that they are closed without a word.
+const (
+	maxRefusing   = 64
+	refuseTimeout = 5 * time.Second
+)
 
 // settings are Options with what is derived from them.
 type settings struct {
@@ -87,19 +99,31 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		backoff = 0
 		c := newConn(s, raw)
+		if s.ActiveConns() >= c.opts.MaxClientConn {
+			if s.refusing.Load() >= maxRefusing {
+				raw.Close()
+				continue
+			}
+			c.refused = true
+			s.refusing.Add(1)
+		}
 		if !s.conns.Add(c) {
 			raw.Close()
 			return ErrServerClosed
 		}
 		go func() {
 			defer s.conns.Done(c)
+			if c.refused {
+				defer s.refusing.Add(-1)
+			}
 			c.run()
 		}()
 	}
 }
 
-// ActiveConns returns the number of connections being served.
-func (s *Server) ActiveConns() int { return s.conns.Len() }
+// ActiveConns returns the number of connections being served, not
+// counting those being refused for being over MaxClientConn.
+func (s *Server) ActiveConns() int { return s.conns.Len() - int(s.refusing.Load()) }
 
 // Shutdown stops accepting, waits for connections to end until ctx is
 // done, then ends the rest with an admin_shutdown error and returns

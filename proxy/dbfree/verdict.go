@@ -129,6 +129,9 @@ const (
 	codeInvalidPassword     = "28P01"
 	codeAdminShutdown       = "57P01"
 	codeInvalidBinary       = "22P03"
+	codeIdleSessionTimeout  = "57P05"
+	codeTooManyConnections  = "53300"
+	codeConfigLimitExceeded = "53400"
 )
 
 // pgError is an error reported to the client as an ErrorResponse.
