@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -276,6 +277,11 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		}
 		err = fmt.Errorf("reference %q is for database %q", ref.ID, ref.Database)
 	}
+	if err == nil {
+		// A tag value is URL-decoded, so %00 puts a NUL in the reference;
+		// the judge's parser would read only up to it.
+		err = sqltext.CheckNUL("the reference", ref.SQL)
+	}
 	job := &judgeJob{
 		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: text, mode: set.Mode, tagErr: err,
 	}
@@ -486,7 +492,9 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 		}
 		e.Detail += "differences:\n" + strings.Join(lines, "\n")
 	}
-	e.Hint = "The statement did not run. Its reference is: " + job.ref.SQL
+	// ErrorResponse fields are C strings: a NUL would end the field early
+	// and desynchronise the client.
+	e.Hint = "The statement did not run. Its reference is: " + strings.ReplaceAll(job.ref.SQL, "\x00", `\x00`)
 	return Verdict{Refuse: e}
 }
 

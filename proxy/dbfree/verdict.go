@@ -159,5 +159,13 @@ func errNotAnswerable() *pgError {
 }
 
 func (e *pgError) response(severity string) *pgproto3.ErrorResponse {
-	return &pgproto3.ErrorResponse{Severity: severity, SeverityUnlocalized: severity, Code: e.code, Message: e.msg, Detail: e.detail, Hint: e.hint}
+	return &pgproto3.ErrorResponse{Severity: severity, SeverityUnlocalized: severity, Code: e.code,
+		Message: cString(e.msg), Detail: cString(e.detail), Hint: cString(e.hint)}
+}
+
+// cString makes s safe for a C-string message field: a NUL (from a
+// client's text quoted in a message) would end the field early and
+// desynchronise the client.
+func cString(s string) string {
+	return strings.ReplaceAll(s, "\x00", `\x00`)
 }
