@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -60,6 +63,14 @@ func judgeOptions(policies policyFlags, useGMN bool) (equivalence.Options, error
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return check(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// defaultCheckTimeout is verdict_timeout's default, so that the CLI and
+// the proxy give a query the same budget.
+const defaultCheckTimeout = 2 * time.Second
+
+func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	schemaFile := fs.String("schema", "", "PostgreSQL DDL file (default: the bundled example schema)")
@@ -68,8 +79,15 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score (about 1 ms a pair)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable): column_order, trust_foreign_keys, accept_assumptions, likely_threshold")
+	timeout := fs.Duration("timeout", defaultCheckTimeout, "budget for the judgement (0: none); past it, exit 2")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pgequiv check [flags] REFERENCE CANDIDATE\n\nExit status: 0 equivalent (or under accepted assumptions), 1 not, 2 error.")
+		fmt.Fprintln(stderr, `usage: pgequiv check [flags] REFERENCE CANDIDATE
+
+Each query is SQL text, @FILE to read it from FILE, or - to read it from
+standard input (one of the two at most).
+
+Exit status: 0 equivalent (or under accepted assumptions), 1 not, 2 error
+or no verdict within --timeout.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -79,6 +97,20 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return exitError{2}
 	}
+	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
+		return errors.New("only one query can be read from standard input (-)")
+	}
+	if *timeout < 0 {
+		return errors.New("--timeout must not be negative")
+	}
+	ref, err := queryArg("reference", fs.Arg(0), stdin)
+	if err != nil {
+		return err
+	}
+	cand, err := queryArg("candidate", fs.Arg(1), stdin)
+	if err != nil {
+		return err
+	}
 	s, err := loadSchema(*schemaFile, *dialect)
 	if err != nil {
 		return err
@@ -87,7 +119,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	v, err := equivalence.Judge(ctx, s, fs.Arg(0), fs.Arg(1), opts)
+	v, err := judgeWithin(ctx, *timeout, s, ref, cand, opts)
 	if err != nil {
 		return err
 	}
@@ -104,6 +136,69 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return exitError{1}
 	}
 	return nil
+}
+
+// queryArg reads a query argument: SQL text, @FILE or - (standard input).
+// A query that does not fit in one argument (a 100,000-item IN-list) is
+// read from a file.
+func queryArg(what, arg string, stdin io.Reader) (string, error) {
+	var text string
+	switch {
+	case arg == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", fmt.Errorf("reading the %s from standard input: %w", what, err)
+		}
+		text, what = string(b), "the "+what+" (standard input)"
+	case strings.HasPrefix(arg, "@"):
+		b, err := os.ReadFile(arg[1:])
+		if err != nil {
+			return "", fmt.Errorf("reading the %s from %s: %w", what, arg, err)
+		}
+		text, what = string(b), "the "+what+" ("+arg[1:]+")"
+	default:
+		text, what = arg, "the "+what
+	}
+	// The parser reads C strings: a NUL would cut the query short.
+	if err := sqltext.CheckNUL(what, text); err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// errNoVerdict is a judgement that did not end within --timeout.
+var errNoVerdict = errors.New("no verdict within --timeout")
+
+// judgeWithin judges ref and cand within timeout (0: none). The CLI
+// returns at the deadline even if the judge is still working: the
+// process is about to exit, and the judge stops at its next context check.
+func judgeWithin(ctx context.Context, timeout time.Duration, s *catalog.Schema, ref, cand string, opts equivalence.Options) (equivalence.Verdict, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	type result struct {
+		v   equivalence.Verdict
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := equivalence.Judge(ctx, s, ref, cand, opts)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && errors.Is(r.err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return r.v, fmt.Errorf("%w (%v)", errNoVerdict, timeout)
+		}
+		return r.v, r.err
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return equivalence.Verdict{}, fmt.Errorf("%w (%v)", errNoVerdict, timeout)
+		}
+		return equivalence.Verdict{}, ctx.Err()
+	}
 }
 
 func printVerdict(w io.Writer, v equivalence.Verdict) {
