@@ -33,6 +33,23 @@ type Config struct {
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	// StartupTimeout bounds each client's startup and authentication.
 	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// MaxClientConn bounds the client connections served at once (both
+	// modes); a client over it gets FATAL 53300 "sorry, too many clients
+	// already".
+	MaxClientConn int `yaml:"max_client_conn"`
+	// ClientIdleTimeout ends, with FATAL 57P05, a database-free connection
+	// whose client sends nothing for this long after startup; 0 means
+	// never.
+	ClientIdleTimeout time.Duration `yaml:"client_idle_timeout"`
+	// ClientReadTimeout bounds how long a message to a database-free
+	// endpoint may take to arrive once it has started; 0 means no bound.
+	ClientReadTimeout time.Duration `yaml:"client_read_timeout"`
+	// MaxPreparedStatements bounds a database-free connection's named
+	// prepared statements, and separately its open portals.
+	MaxPreparedStatements int `yaml:"max_prepared_statements"`
+	// MaxPreparedBytes bounds what a database-free connection's prepared
+	// statements and portals hold (texts and bound parameters).
+	MaxPreparedBytes ByteSize `yaml:"max_prepared_bytes"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
 	// FastRelay relays connections without TLS on shared event loops
@@ -165,10 +182,16 @@ func Default() Config {
 		MaxMessageSize:  64 << 20,
 		ShutdownTimeout: 30 * time.Second,
 		StartupTimeout:  60 * time.Second,
-		LogLevel:        "info",
-		FastRelay:       true,
-		Mode:            "off",
-		VerdictTimeout:  2 * time.Second,
+		// See docs/database-free.md for why these bounds.
+		MaxClientConn:         1000,
+		ClientIdleTimeout:     time.Hour,
+		ClientReadTimeout:     time.Minute,
+		MaxPreparedStatements: 10000,
+		MaxPreparedBytes:      64 << 20,
+		LogLevel:              "info",
+		FastRelay:             true,
+		Mode:                  "off",
+		VerdictTimeout:        2 * time.Second,
 		Schema: Schema{
 			Introspect:      Introspect{Timeout: 10 * time.Second},
 			RefreshInterval: 5 * time.Minute,
@@ -277,6 +300,21 @@ func (c *Config) Validate() error {
 	}
 	if c.StartupTimeout <= 0 {
 		bad("startup_timeout: must be positive")
+	}
+	if c.MaxClientConn < 1 || c.MaxClientConn > 1<<20 {
+		bad("max_client_conn: %d is outside 1..1048576", c.MaxClientConn)
+	}
+	if c.ClientIdleTimeout < 0 {
+		bad("client_idle_timeout: must not be negative (0 turns it off)")
+	}
+	if c.ClientReadTimeout < 0 {
+		bad("client_read_timeout: must not be negative (0 turns it off)")
+	}
+	if c.MaxPreparedStatements < 1 || c.MaxPreparedStatements > 1<<20 {
+		bad("max_prepared_statements: %d is outside 1..1048576", c.MaxPreparedStatements)
+	}
+	if c.MaxPreparedBytes < 1<<10 || c.MaxPreparedBytes > 1<<30 {
+		bad("max_prepared_bytes: %d is outside 1KiB..1GiB", c.MaxPreparedBytes)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

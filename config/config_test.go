@@ -182,3 +182,34 @@ func TestJudgeSettings(t *testing.T) {
 		t.Fatalf("introspect-only: %+v, %v", s, err)
 	}
 }
+
+// TestConnectionBounds: the connection bounds reach both modes' options;
+// in the file 0 turns a timeout off, which dbfree spells as negative.
+func TestConnectionBounds(t *testing.T) {
+	d := Default()
+	if d.MaxClientConn != 1000 || d.ClientIdleTimeout != time.Hour || d.ClientReadTimeout != time.Minute ||
+		d.MaxPreparedStatements != 10000 || d.MaxPreparedBytes != 64<<20 {
+		t.Fatalf("defaults: %+v", d)
+	}
+	c, err := Parse([]byte("upstream: none\nmax_client_conn: 50\nclient_idle_timeout: 0s\nclient_read_timeout: 5s\nmax_prepared_statements: 7\nmax_prepared_bytes: 1MiB\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.applyEnv(func(string) string { return "" })
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.DBFreeOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.MaxClientConn != 50 || o.ClientIdleTimeout >= 0 || o.ClientReadTimeout != 5*time.Second ||
+		o.MaxPreparedStatements != 7 || o.MaxPreparedBytes != 1<<20 {
+		t.Fatalf("dbfree options: %+v", o)
+	}
+	c.Upstream.None, c.Upstream.Address = false, "127.0.0.1:5432"
+	po, err := c.ProxyOptions()
+	if err != nil || po.MaxClientConn != 50 {
+		t.Fatalf("proxy options: %+v, %v", po.MaxClientConn, err)
+	}
+}

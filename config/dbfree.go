@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -54,6 +55,12 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		MaxMessageSize: int(c.MaxMessageSize),
 		StartupTimeout: c.StartupTimeout,
 		VerdictTimeout: c.VerdictTimeout,
+
+		MaxClientConn:         c.MaxClientConn,
+		ClientIdleTimeout:     offIfZero(c.ClientIdleTimeout),
+		ClientReadTimeout:     offIfZero(c.ClientReadTimeout),
+		MaxPreparedStatements: c.MaxPreparedStatements,
+		MaxPreparedBytes:      int(c.MaxPreparedBytes),
 	}
 	if c.GMN {
 		if o.Judge.GMN, err = gmnmodel.Default(); err != nil {
@@ -66,4 +73,13 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// offIfZero maps the file's 0 (off) to dbfree's negative (off); dbfree's 0
+// means its default.
+func offIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -37,6 +37,7 @@ func (c *Config) ProxyOptions() (proxy.Options, error) {
 		},
 		MaxMessageSize:   int(c.MaxMessageSize),
 		StartupTimeout:   c.StartupTimeout,
+		MaxClientConn:    c.MaxClientConn,
 		DisableFastRelay: !c.FastRelay,
 	}
 	if c.Upstream.CAFile != "" {
@@ -173,6 +174,11 @@ func (c *Config) Settings() [][2]string {
 		{"max_message_size", strconv.FormatInt(int64(c.MaxMessageSize), 10)},
 		{"shutdown_timeout", c.ShutdownTimeout.String()},
 		{"startup_timeout", c.StartupTimeout.String()},
+		{"max_client_conn", strconv.Itoa(c.MaxClientConn)},
+		{"client_idle_timeout", c.ClientIdleTimeout.String()},
+		{"client_read_timeout", c.ClientReadTimeout.String()},
+		{"max_prepared_statements", strconv.Itoa(c.MaxPreparedStatements)},
+		{"max_prepared_bytes", strconv.FormatInt(int64(c.MaxPreparedBytes), 10)},
 		{"log_level", c.LogLevel},
 		{"fast_relay", strconv.FormatBool(c.FastRelay)},
 		{"mode", c.Mode},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -58,6 +59,9 @@ type conn struct {
 	cancel context.CancelFunc
 	errCh  chan error
 	state  atomic.Int32
+	// refused: the server was full when the connection came; it is told
+	// so after its startup message and closed.
+	refused bool
 
 	closeOnce sync.Once
 	connMu    sync.Mutex // guards client and upstream while they change during startup
@@ -186,7 +190,11 @@ func (c *conn) run() (err error) {
 		}
 	}()
 
-	_ = c.client.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+	timeout := c.opts.StartupTimeout
+	if c.refused {
+		timeout = min(timeout, refuseTimeout)
+	}
+	_ = c.client.SetDeadline(time.Now().Add(timeout))
 	client, msg, err := protocol.Accept(c.ctx, c.client, protocol.AcceptConfig{TLS: c.opts.ClientTLS})
 	c.setConns(client, nil)
 	if err != nil {
@@ -202,6 +210,10 @@ func (c *conn) run() (err error) {
 		c.log.Debug("cancel request", "found", found, "err", err)
 		return err
 	case *pgproto3.StartupMessage:
+		if c.refused {
+			c.writeFatal(pgCodeTooManyConnections, "sorry, too many clients already")
+			return &Error{Code: CodeTooManyClients, Err: fmt.Errorf("max_client_conn %d reached", c.opts.MaxClientConn)}
+		}
 		return c.serve(m)
 	}
 	return newErrorf(CodeClientProtocol, "unexpected startup message %T", msg)
@@ -415,6 +427,8 @@ const (
 	pgCodeProtocolViolation = "08P01"
 	pgCodeConnectionFailure = "08006"
 	pgCodeAdminShutdown     = "57P01"
+	// pgCodeTooManyConnections is too_many_connections.
+	pgCodeTooManyConnections = "53300"
 )
 
 // writeFatal sends a FATAL ErrorResponse straight to the client, bounded by

@@ -34,6 +34,9 @@ const (
 	CodeUnsupportedAuth
 	// CodeShutdown: the proxy is shutting down.
 	CodeShutdown
+	// CodeTooManyClients: the proxy already served MaxClientConn
+	// connections.
+	CodeTooManyClients
 )
 
 func (c ErrorCode) String() string {
@@ -60,6 +63,8 @@ func (c ErrorCode) String() string {
 		return "unsupported_auth"
 	case CodeShutdown:
 		return "shutdown"
+	case CodeTooManyClients:
+		return "too_many_clients"
 	}
 	return fmt.Sprintf("ErrorCode(%d)", int(c))
 }

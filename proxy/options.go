@@ -63,6 +63,10 @@ type Options struct {
 	// StartupTimeout bounds the whole startup and authentication phase;
 	// default 60s.
 	StartupTimeout time.Duration
+	// MaxClientConn bounds the connections served at once, startup
+	// included; default DefaultMaxClientConn. A client over the limit gets
+	// FATAL 53300 after its startup message; the others are unaffected.
+	MaxClientConn int
 	// Observer sees statements; default NopObserver.
 	Observer QueryObserver
 	// Admin, if set, enables the admin console.
@@ -78,6 +82,9 @@ type Options struct {
 
 // DefaultMaxMessageSize is the default Options.MaxMessageSize.
 const DefaultMaxMessageSize = 64 << 20
+
+// DefaultMaxClientConn is the default Options.MaxClientConn.
+const DefaultMaxClientConn = 1000
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Upstream.Address == "" {
@@ -100,6 +107,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StartupTimeout <= 0 {
 		o.StartupTimeout = 60 * time.Second
+	}
+	if o.MaxClientConn <= 0 {
+		o.MaxClientConn = DefaultMaxClientConn
 	}
 	if o.Observer == nil {
 		o.Observer = NopObserver{}

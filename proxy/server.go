@@ -20,6 +20,9 @@ type Server struct {
 	cancels cancelRegistry
 
 	conns *connset.Set[*conn]
+	// refusing counts the connections in conns that are over
+	// MaxClientConn and only being told so.
+	refusing atomic.Int32
 
 	fast fastLoops // the fast relay's event loops
 	bufs sync.Pool // of *relayBufs
@@ -76,6 +79,14 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		backoff = 0
 		c := newConn(s, raw)
+		if s.ActiveConns() >= c.opts.MaxClientConn {
+			if s.refusing.Load() >= maxRefusing {
+				raw.Close()
+				continue
+			}
+			c.refused = true
+			s.refusing.Add(1)
+		}
 		if !s.conns.Add(c) {
 			raw.Close()
 			return ErrServerClosed
@@ -84,16 +95,29 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
+// Connections over MaxClientConn are answered as PostgreSQL answers them,
+// with FATAL 53300 after the startup message (TLS included, so that the
+// client can read it). At most maxRefusing are answered at once, each
+// within refuseTimeout; beyond that they are closed without a word.
+const (
+	maxRefusing   = 64
+	refuseTimeout = 5 * time.Second
+)
+
 func (s *Server) serveConn(c *conn) {
 	err := c.run()
+	if c.refused {
+		s.refusing.Add(-1) // before Done: never counts fewer than are served
+	}
 	s.conns.Done(c)
 	if f := s.knobs.onConnEnd; f != nil {
 		f(c.id, err)
 	}
 }
 
-// ActiveConns returns the number of connections being served.
-func (s *Server) ActiveConns() int { return s.conns.Len() }
+// ActiveConns returns the number of connections being served, not
+// counting those being refused for being over MaxClientConn.
+func (s *Server) ActiveConns() int { return s.conns.Len() - int(s.refusing.Load()) }
 
 // Shutdown stops accepting, waits for connections to end on their own until
 // ctx is done, then ends the rest with an admin_shutdown error. It returns
