@@ -251,4 +251,3 @@ func TestManyPreparedStatementsBounded(t *testing.T) {
 		t.Fatalf("%d prepared, %d refused; want 1000 and %d", ok, refused, n-1000)
 	}
 }
-

@@ -82,4 +82,3 @@ func frame(typ byte, body string) []byte {
 	n := len(body) + 4
 	return append([]byte{typ, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}, body...)
 }
-
