@@ -235,12 +235,16 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	for _, r := range p.Rules {
 		addRule(r)
 	}
-	rc := &ruleCtx{p: p, schema: s, trustFK: trust, fired: addRule, assume: func(a Assumption) { q.assumptions = append(q.assumptions, a) }}
+	rc := &ruleCtx{ctx: ctx, p: p, schema: s, trustFK: trust, fired: addRule, assume: func(a Assumption) { q.assumptions = append(q.assumptions, a) }}
 	for round := 0; round < maxRuleRounds; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !applyRules(rc) {
+		fired, err := applyRules(rc)
+		if err != nil {
+			return nil, err
+		}
+		if !fired {
 			break
 		}
 		if _, err := norm.Normalize(p); err != nil {

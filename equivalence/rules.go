@@ -1,6 +1,8 @@
 package equivalence
 
 import (
+	"context"
+
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -34,12 +36,21 @@ const (
 
 // ruleCtx carries what a rule may consult and where it reports.
 type ruleCtx struct {
+	ctx     context.Context
 	p       *plan.Plan
 	schema  *catalog.Schema
 	trustFK bool
 	fired   func(string)
 	assume  func(Assumption)
+	// visited counts nodes visited, so the context is polled every
+	// ctxPollNodes nodes rather than on each.
+	visited int
 }
+
+// ctxPollNodes is how many nodes a rule round visits between context
+// polls: a node costs microseconds, so polling this often keeps a round
+// well inside the 20 ms slack a judgement's deadline allows.
+const ctxPollNodes = 64
 
 func (r *ruleCtx) props(n *plan.Node) *plan.Props { return plan.Derive(n, r.p.Meta) }
 
@@ -66,12 +77,26 @@ var esmRules = []esmRule{
 	{RuleDistinctJoinToSemi, distinctJoinToSemi},
 }
 
+// afterRule, when set (by tests), is called after every rule that fires,
+// with the plan as the rule left it.
+var afterRule func(p *plan.Plan, rule string)
+
 // applyRules runs every rule over every node (subquery plans included)
-// once; it reports whether any fired.
-func applyRules(r *ruleCtx) bool {
+// once; it reports whether any fired. It stops with ctx's error when ctx
+// ends.
+func applyRules(r *ruleCtx) (bool, error) {
 	any := false
+	var err error
 	var visit func(slot **plan.Node)
 	visit = func(slot **plan.Node) {
+		if err != nil {
+			return
+		}
+		if r.visited++; r.visited%ctxPollNodes == 0 {
+			if err = r.ctx.Err(); err != nil {
+				return
+			}
+		}
 		n := *slot
 		for i := range n.Inputs {
 			visit(&n.Inputs[i])
@@ -83,15 +108,21 @@ func applyRules(r *ruleCtx) bool {
 				}
 			})
 		})
+		if err != nil {
+			return
+		}
 		for _, rule := range esmRules {
 			if rule.apply(r, slot) {
 				r.fired(rule.name)
 				any = true
+				if afterRule != nil {
+					afterRule(r.p, rule.name)
+				}
 			}
 		}
 	}
 	visit(&r.p.Root)
-	return any
+	return any, err
 }
 
 // nullsOrderNotNull: where a sort key can never be NULL, NULLS FIRST/LAST
@@ -355,11 +386,18 @@ func orderLimitToMax(r *ruleCtx, slot **plan.Node) bool {
 	if k.Desc {
 		name = "max"
 	}
-	typ := r.p.Meta.Col(c).Type
+	cm := *r.p.Meta.Col(c)
+	typ := cm.Type
 	id := r.p.Meta.AddColumn(plan.ColumnMeta{Name: name, Type: typ, Instance: -1, Ordinal: -1})
+	// The projection's output gets a fresh id: keeping c while defining it
+	// as #id, with id := max(#c) reading x's c, would make c its own
+	// definition (a cycle every renderer recurses on forever). Readers of
+	// the projection's c above n move to the new id.
+	out := r.p.Meta.AddColumn(plan.ColumnMeta{Name: cm.Name, Type: typ, Instance: -1, Ordinal: -1})
+	plan.ReplaceColsOutside(r.p.Root, n, map[plan.ColumnID]*plan.Expr{c: plan.NewCol(out, typ)})
 	agg := &plan.Node{Op: plan.OpAggregate, Inputs: []*plan.Node{x}, Aggs: []plan.ProjItem{{ID: id, Expr: &plan.Expr{Kind: plan.Agg, Name: name, Typ: typ, Args: []*plan.Expr{plan.NewCol(c, typ)}, Pos: -1}}}}
 	n.Inputs[0] = agg
-	n.Proj[0].Expr = plan.NewCol(id, typ)
+	n.Proj[0] = plan.ProjItem{ID: out, Expr: plan.NewCol(id, typ)}
 	r.assume(Assumption{Kind: AssumeNonEmpty, Subject: relationName(x)})
 	return true
 }
