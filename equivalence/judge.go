@@ -45,8 +45,13 @@ type Options struct {
 	Combiner Combiner
 	// GMN, when set, adds the graph matching network's similarity to the
 	// scores (gmn/model.Default() is the shipped model). It costs about a
-	// millisecond per pair, so it is off by default.
+	// millisecond per pair, so it is off by default. Plans above
+	// gmnMaxPlanSize are scored without it (Verdict.Notes says so).
 	GMN *gmn.Model
+	// MaxQueryBytes bounds the length of either query: a longer one gets
+	// an unknown verdict saying it is too large to judge. 0 means
+	// DefaultMaxQueryBytes; negative means no limit.
+	MaxQueryBytes int
 }
 
 // SetPolicy sets one option from its key=value form, as the CLI and case
@@ -131,6 +136,9 @@ func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) (Verdict, error) {
 	start := time.Now()
 	var v Verdict
+	if tl, ok := tooLargeInput(reference, candidate, opts); ok {
+		return finishTooLarge(tl, start), nil
+	}
 	var ref *prepared
 	var refKey cache.PlanKey
 	if j != nil {
@@ -140,10 +148,16 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 	if ref == nil {
 		p, err := planner.Plan(ctx, s, reference, planner.Options{})
 		if err != nil {
+			if ctx.Err() != nil {
+				return v, stopped(ctx.Err())
+			}
+			if isTooLarge(err) {
+				return finishTooLarge(Difference{Component: ComponentTooLarge, Reference: err.Error()}, start), nil
+			}
 			return v, fmt.Errorf("reference: %w", err)
 		}
 		if ref, err = prepare(ctx, s, p, opts, p.Ordered); err != nil {
-			return v, err
+			return v, stopped(err)
 		}
 		if j != nil {
 			j.queries.add(refKey, ref)
@@ -167,7 +181,10 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		v.Timings.Plan += time.Since(t)
 		if err != nil {
 			if ctx.Err() != nil {
-				return v, ctx.Err()
+				return v, stopped(ctx.Err())
+			}
+			if isTooLarge(err) {
+				return finishTooLarge(Difference{Component: ComponentTooLarge, Candidate: err.Error()}, start), nil
 			}
 			v.Label = Unknown
 			what := "does not plan"
@@ -181,14 +198,18 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		}
 		t = time.Now()
 		if cand, err = prepare(ctx, s, cp, opts, ref.p.Ordered); err != nil {
-			return v, err
+			return v, stopped(err)
 		}
 		v.Timings.Rules = time.Since(t)
 		if j != nil {
 			j.queries.add(candKey, cand)
 		}
 	}
-	return verdictOf(ref, cand, opts, start, v, j), nil
+	v, err := verdictOf(ctx, ref, cand, opts, start, v, j)
+	if err != nil {
+		return v, stopped(err)
+	}
+	return v, nil
 }
 
 // prepared is a query ready for comparison: planned, rewritten by the
@@ -199,6 +220,8 @@ type prepared struct {
 	rules       []string
 	assumptions []Assumption
 	fp          string
+	canon       string // the canonical text fp hashes; provedDifferent reads it
+	notes       []string
 	comps       components
 	rel         *relNode
 	ast         *treeedit.Node
@@ -216,13 +239,21 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	q := &prepared{p: p}
 	if opts.GMN != nil {
 		// The network was trained on normalized plans before the ESM+
-		// rewrites; score the same form.
-		prog, err := plangraph.BuildProgram(p)
-		if err != nil {
-			return nil, fmt.Errorf("gmn graph: %w", err)
-		}
-		if q.emb, err = gmnmodel.Embed(opts.GMN, prog); err != nil {
-			return nil, fmt.Errorf("gmn embeddings: %w", err)
+		// rewrites; score the same form. Its cross-graph attention costs
+		// the product of the two graphs' sizes, so large plans go without.
+		if size := planSize(p.Root, gmnMaxPlanSize); size > gmnMaxPlanSize {
+			q.notes = append(q.notes, fmt.Sprintf("gmn skipped: the plan has over %d nodes and expressions", gmnMaxPlanSize))
+		} else {
+			prog, err := plangraph.BuildProgram(p)
+			if err != nil {
+				return nil, fmt.Errorf("gmn graph: %w", err)
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if q.emb, err = gmnmodel.Embed(opts.GMN, prog); err != nil {
+				return nil, fmt.Errorf("gmn embeddings: %w", err)
+			}
 		}
 	}
 	seen := map[string]bool{}
@@ -258,11 +289,21 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	if opts.ColumnOrder == ColumnOrderIgnore {
 		sortOutputColumns(p)
 	}
-	q.fp = p.Fingerprint()
-	q.comps = extract(p)
-	q.rel = relTree(p)
-	q.ast = astTree(p)
-	return q, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q.canon = p.Canonical()
+	q.fp = fingerprint(q.canon)
+	// One formatter serves the three structures: each NewFormatter walks
+	// the whole plan.
+	f := plan.NewFormatter(p.Meta, p.Root, true)
+	q.comps = extract(p, f)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q.rel = relTree(p, f)
+	q.ast = astTree(p, f)
+	return q, ctx.Err()
 }
 
 // scoreGMN runs the graph matching network on two prepared queries.
@@ -272,7 +313,7 @@ func scoreGMN(m *gmn.Model, ref, cand *prepared) (float64, error) {
 
 // verdictOf compares two prepared queries; j, when not nil, supplies
 // cached GMN pair similarities.
-func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j *Judger) Verdict {
+func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start time.Time, v Verdict, j *Judger) (Verdict, error) {
 	t := time.Now()
 	seen := map[string]bool{}
 	for _, r := range append(append([]string(nil), ref.rules...), cand.rules...) {
@@ -299,9 +340,18 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j 
 		v.Label = Unknown
 	}
 	v.Timings.Compare = time.Since(t)
+	v.Notes = append(append([]string(nil), ref.notes...), cand.notes...)
+	if err := ctx.Err(); err != nil {
+		return v, err
+	}
 
 	t = time.Now()
-	v.Scores = scorePrepared(ref, cand, cmp)
+	scores, notes, err := scorePrepared(ctx, ref, cand, cmp)
+	if err != nil {
+		return v, err
+	}
+	v.Scores = scores
+	v.Notes = append(v.Notes, notes...)
 	combiner := opts.Combiner
 	if combiner == nil {
 		combiner = DefaultCombiner
@@ -318,7 +368,7 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j 
 	band(&v, opts)
 	v.Timings.Score = time.Since(t)
 	v.Timings.Total = time.Since(start)
-	return v
+	return v, ctx.Err()
 }
 
 // band places the combined score in its label's band and, for unknown
