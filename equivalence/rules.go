@@ -45,6 +45,22 @@ type ruleCtx struct {
 	// visited counts nodes visited, so the context is polled every
 	// ctxPollNodes nodes rather than on each.
 	visited int
+	// formatters caches one formatter per mode (index 1: anonymous) until
+	// a rule fires: building one walks the whole plan, too much to do at
+	// every node, and a rule that fires may add definitions it lacks.
+	formatters [2]*plan.Formatter
+}
+
+// formatter returns a formatter of the current plan.
+func (r *ruleCtx) formatter(anonymous bool) *plan.Formatter {
+	i := 0
+	if anonymous {
+		i = 1
+	}
+	if r.formatters[i] == nil {
+		r.formatters[i] = plan.NewFormatter(r.p.Meta, r.p.Root, anonymous)
+	}
+	return r.formatters[i]
 }
 
 // ctxPollNodes is how many nodes a rule round visits between context
@@ -87,6 +103,8 @@ var afterRule func(p *plan.Plan, rule string)
 func applyRules(r *ruleCtx) (bool, error) {
 	any := false
 	var err error
+	// Normalization between rounds rewrites the plan.
+	r.formatters = [2]*plan.Formatter{}
 	var visit func(slot **plan.Node)
 	visit = func(slot **plan.Node) {
 		if err != nil {
@@ -113,6 +131,7 @@ func applyRules(r *ruleCtx) (bool, error) {
 		}
 		for _, rule := range esmRules {
 			if rule.apply(r, slot) {
+				r.formatters = [2]*plan.Formatter{}
 				r.fired(rule.name)
 				any = true
 				if afterRule != nil {
@@ -341,7 +360,7 @@ func sameConjuncts(r *ruleCtx, a, b []*plan.Expr) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	f := plan.NewFormatter(r.p.Meta, r.p.Root, true)
+	f := r.formatter(true)
 	count := map[string]int{}
 	for _, e := range a {
 		count[f.Expr(e)]++
@@ -453,7 +472,7 @@ func setOpToPredicate(kind plan.SetKind) func(r *ruleCtx, slot **plan.Node) bool
 			return plan.NewCol(c, r.p.Meta.Col(c).Type)
 		}
 		// The same columns, in the same order, on both sides.
-		f := plan.NewFormatter(r.p.Meta, r.p.Root, false)
+		f := r.formatter(false)
 		var outCols plan.ColSet
 		left := make([]*plan.Expr, len(n.Cols))
 		for i := range n.Cols {
@@ -511,7 +530,13 @@ func selfUnion(r *ruleCtx, slot **plan.Node) bool {
 	if n.Op != plan.OpSetOp || n.Set != plan.Union || n.All {
 		return false
 	}
-	f := plan.NewFormatter(r.p.Meta, r.p.Root, true)
+	// Rendering both inputs costs their size; a chain of n UNIONs would
+	// render O(n²). Inputs of different shapes cannot render alike, and
+	// comparing shapes in lockstep stops at the smaller input.
+	if !sameShape(n.Inputs[0], n.Inputs[1]) {
+		return false
+	}
+	f := r.formatter(true)
 	if f.Node(n.Inputs[0]) != f.Node(n.Inputs[1]) {
 		return false
 	}
@@ -528,6 +553,25 @@ func selfUnion(r *ruleCtx, slot **plan.Node) bool {
 		inner.Proj = append(inner.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(n.SetCols[0][i], r.p.Meta.Col(c).Type)})
 	}
 	*slot = out
+	return true
+}
+
+// sameShape reports whether a and b have the same operators, tables and
+// numbers of inputs and expressions, node by node: a necessary condition
+// for their canonical forms to be equal. It visits at most the smaller
+// tree's nodes.
+func sameShape(a, b *plan.Node) bool {
+	if a.Op != b.Op || a.Table != b.Table || a.Join != b.Join || a.Set != b.Set || a.All != b.All ||
+		len(a.Inputs) != len(b.Inputs) || len(a.Preds) != len(b.Preds) || len(a.Proj) != len(b.Proj) ||
+		len(a.Aggs) != len(b.Aggs) || len(a.GroupBy) != len(b.GroupBy) || len(a.Keys) != len(b.Keys) ||
+		len(a.Rows) != len(b.Rows) || len(a.Cols) != len(b.Cols) {
+		return false
+	}
+	for i := range a.Inputs {
+		if !sameShape(a.Inputs[i], b.Inputs[i]) {
+			return false
+		}
+	}
 	return true
 }
 
