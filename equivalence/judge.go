@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -340,7 +341,11 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		v.Label = Unknown
 	}
 	v.Timings.Compare = time.Since(t)
-	v.Notes = append(append([]string(nil), ref.notes...), cand.notes...)
+	for _, n := range append(append([]string(nil), ref.notes...), cand.notes...) {
+		if !slices.Contains(v.Notes, n) {
+			v.Notes = append(v.Notes, n)
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return v, err
 	}
@@ -355,6 +360,9 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 	combiner := opts.Combiner
 	if combiner == nil {
 		combiner = DefaultCombiner
+	}
+	if err := ctx.Err(); err != nil {
+		return v, err
 	}
 	if opts.GMN != nil && ref.emb != nil && cand.emb != nil {
 		if g, err := j.gmnScore(opts.GMN, ref, cand); err == nil {

@@ -2,13 +2,16 @@ package equivalence_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -70,6 +73,125 @@ func TestOrderLimitToMaxNoCycle(t *testing.T) {
 			}
 			if got := slices.Contains(v.Rules, equivalence.RuleOrderLimitToMax); got != tc.fires {
 				t.Errorf("%s fired = %v, want %v (rules %v)", equivalence.RuleOrderLimitToMax, got, tc.fires, v.Rules)
+			}
+		})
+	}
+}
+
+// TestMaxQueryBytes: a query over the size limit gets an unknown verdict
+// naming it, never an error; a negative limit means none.
+func TestMaxQueryBytes(t *testing.T) {
+	s := exampleSchema(t, catalog.Postgres)
+	small := "SELECT name FROM dogs"
+	big := inList(200_000) // about 1.5 MB, over the default limit
+	cases := []struct {
+		name      string
+		ref, cand string
+		limit     int
+		refMsg    string // substring of Difference.Reference; "" for none
+		candMsg   string
+		judged    bool
+	}{
+		{"default limit, candidate", small, big, 0, "", "candidate query is 1488927 bytes, over the limit of 1048576", false},
+		{"default limit, reference", big, small, 0, "reference query is 1488927 bytes, over the limit of 1048576", "", false},
+		{"both over a small limit", small, small + " WHERE age > 1", 10, "reference query is 21 bytes, over the limit of 10", "candidate query is 35 bytes, over the limit of 10", false},
+		{"at the limit", small, small, len(small), "", "", true},
+		{"unlimited", inList(2000), inList(2000), -1, "", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := equivalence.Judge(context.Background(), s, tc.ref, tc.cand, equivalence.Options{MaxQueryBytes: tc.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.judged {
+				if v.Label != equivalence.Equivalent {
+					t.Errorf("label %s, want equivalent: %s", v.Label, v.Summary())
+				}
+				return
+			}
+			if v.Label != equivalence.Unknown || len(v.Differences) != 1 || v.Differences[0].Component != equivalence.ComponentTooLarge {
+				t.Fatalf("got %s", v.Summary())
+			}
+			d := v.Differences[0]
+			if (tc.refMsg == "") != (d.Reference == "") || !strings.Contains(d.Reference, tc.refMsg) {
+				t.Errorf("reference part %q, want %q", d.Reference, tc.refMsg)
+			}
+			if (tc.candMsg == "") != (d.Candidate == "") || !strings.Contains(d.Candidate, tc.candMsg) {
+				t.Errorf("candidate part %q, want %q", d.Candidate, tc.candMsg)
+			}
+		})
+	}
+}
+
+// TestJudgeStopsWithContext: an ended context stops the judgement with
+// its error, wrapped, and promptly.
+func TestJudgeStopsWithContext(t *testing.T) {
+	s := exampleSchema(t, catalog.Postgres)
+	cases := []struct {
+		name      string
+		ref, cand string
+	}{
+		{"small", "SELECT name FROM dogs", "SELECT name FROM dogs WHERE age > 1"},
+		{"union chain", unionChain(500), unionChain(500) + " UNION SELECT name FROM dogs"},
+		{"in-list", inList(5000), inList(5000, 5000)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := equivalence.Judge(ctx, s, tc.ref, tc.cand, equivalence.Options{})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			// A deadline that passes mid-judgement: the judge's own stages
+			// poll the context; the total is the planner's share plus a
+			// slack far under the uninterrupted time.
+			ctx, cancel = context.WithTimeout(context.Background(), 5*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err = equivalence.Judge(ctx, s, tc.ref, tc.cand, equivalence.Options{})
+			el := time.Since(start)
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want nil or context.DeadlineExceeded", err)
+			}
+			t.Logf("stopped after %v: %v", el, err)
+			if el > 2*time.Second {
+				t.Errorf("took %v past a 5 ms deadline", el)
+			}
+		})
+	}
+}
+
+// TestGMNSkippedForLargePlans: the GMN is left out, with a note, for
+// plans beyond its size bound, so a large pair stays fast.
+func TestGMNSkippedForLargePlans(t *testing.T) {
+	s := exampleSchema(t, catalog.Postgres)
+	m, err := gmnmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name      string
+		ref, cand string
+		skipped   bool
+	}{
+		{"small", "SELECT name FROM dogs", "SELECT name FROM dogs WHERE age > 1", false},
+		{"large", inList(3000), inList(3000, 3000), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			v, err := equivalence.Judge(context.Background(), s, tc.ref, tc.cand, equivalence.Options{GMN: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := slices.ContainsFunc(v.Notes, func(n string) bool { return strings.HasPrefix(n, "gmn skipped") })
+			if noted != tc.skipped || (v.Scores.GMN == 0) != tc.skipped {
+				t.Errorf("gmn score %v, notes %v; want skipped %v", v.Scores.GMN, v.Notes, tc.skipped)
+			}
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("took %v", el)
 			}
 		})
 	}
