@@ -3,7 +3,6 @@ package equivalence
 import (
 	"context"
 	"math"
-	"strings"
 
 	"github.com/pgequiv/pgequiv/equivalence/treeedit"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -55,6 +54,7 @@ func scorePrepared(ctx context.Context, ref, cand *prepared, cmp comparison) (Sc
 type relNode struct {
 	op       plan.NodeOp
 	tokens   map[string]int
+	total    int // the sum of tokens' counts
 	children []*relNode
 }
 
@@ -65,7 +65,8 @@ func relTree(p *plan.Plan, f *plan.Formatter) *relNode {
 	conv = func(n *plan.Node) *relNode {
 		line := f.Node(&plan.Node{Op: n.Op, Table: n.Table, Preds: n.Preds, Join: n.Join, Proj: n.Proj, GroupBy: n.GroupBy,
 			Aggs: n.Aggs, Keys: n.Keys, Limit: n.Limit, Offset: n.Offset, Set: n.Set, All: n.All, Rows: n.Rows, Cols: n.Cols})
-		r := &relNode{op: n.Op, tokens: tokenize(line)}
+		r := &relNode{op: n.Op}
+		r.tokens, r.total = tokenize(line)
 		for _, in := range n.Inputs {
 			r.children = append(r.children, conv(in))
 		}
@@ -82,28 +83,45 @@ func relTree(p *plan.Plan, f *plan.Formatter) *relNode {
 	return conv(p.Root)
 }
 
-func tokenize(s string) map[string]int {
+// tokenize counts the tokens of s, split at spaces, parentheses, commas
+// and braces, and returns their total.
+func tokenize(s string) (map[string]int, int) {
 	m := map[string]int{}
-	for _, t := range strings.FieldsFunc(s, func(r rune) bool {
-		return r == ' ' || r == '(' || r == ')' || r == ',' || r == '{' || r == '}'
-	}) {
-		m[t]++
-	}
-	return m
-}
-
-func tokenSim(a, b map[string]int) float64 {
-	inter, union := 0, 0
-	for k, x := range a {
-		y := b[k]
-		inter += min(x, y)
-		union += max(x, y)
-	}
-	for k, y := range b {
-		if _, ok := a[k]; !ok {
-			union += y
+	total := 0
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		sep := i == len(s)
+		if !sep {
+			switch s[i] {
+			case ' ', '(', ')', ',', '{', '}':
+				sep = true
+			}
+		}
+		switch {
+		case sep && start >= 0:
+			m[s[start:i]]++
+			total++
+			start = -1
+		case !sep && start < 0:
+			start = i
 		}
 	}
+	return m, total
+}
+
+// tokenSim is the weighted Jaccard similarity of two token multisets,
+// Σ min / Σ max, read from the smaller one: Σ max = |a| + |b| − Σ min.
+func tokenSim(a, b map[string]int, totalA, totalB int) float64 {
+	if len(b) < len(a) {
+		a, b = b, a
+	}
+	inter := 0
+	for k, x := range a {
+		if y, ok := b[k]; ok {
+			inter += min(x, y)
+		}
+	}
+	union := totalA + totalB - inter
 	if union == 0 {
 		return 1
 	}
@@ -127,6 +145,26 @@ type relMatcher struct {
 	work, poll int
 	positional bool // an approximation was made
 	err        error
+	sims       map[[2]*relNode]float64 // similarities of large nodes
+}
+
+// sim is tokenSim of two nodes, kept for the match in the other
+// direction (recall and precision compare the same pairs).
+func (m *relMatcher) sim(a, b *relNode) float64 {
+	if len(a.tokens) < 64 && len(b.tokens) < 64 {
+		return tokenSim(a.tokens, b.tokens, a.total, b.total)
+	}
+	k := [2]*relNode{a, b}
+	if s, ok := m.sims[k]; ok {
+		return s
+	}
+	s := tokenSim(a.tokens, b.tokens, a.total, b.total)
+	if m.sims == nil {
+		m.sims = map[[2]*relNode]float64{}
+	}
+	m.sims[k] = s
+	m.sims[[2]*relNode{b, a}] = s
+	return s
 }
 
 // match scores how well tree b covers tree a: a node's score is
@@ -136,7 +174,7 @@ func (m *relMatcher) match(a, b *relNode) float64 {
 	if m.err != nil {
 		return 0
 	}
-	m.work += 1 + len(a.tokens) + len(b.tokens)
+	m.work += 1 + min(len(a.tokens), len(b.tokens))
 	if m.work-m.poll >= relPMPoll {
 		m.poll = m.work
 		if m.err = m.ctx.Err(); m.err != nil {
@@ -145,7 +183,7 @@ func (m *relMatcher) match(a, b *relNode) float64 {
 	}
 	self := 0.0
 	if a.op == b.op {
-		self = tokenSim(a.tokens, b.tokens)
+		self = m.sim(a, b)
 	}
 	if len(a.children) == 0 {
 		if len(b.children) == 0 {
