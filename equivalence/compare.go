@@ -222,7 +222,7 @@ func provedDifferent(refQ, candQ *prepared) bool {
 	if len(ref.Root.OutCols()) != len(cand.Root.OutCols()) {
 		return true
 	}
-	refMany := !plan.Derive(ref.Root, ref.Meta).AtMostOneRow()
+	refMany := !atMostOneRow(ref.Root, ref.Meta)
 	if ref.Ordered && !cand.Ordered && refMany {
 		return true
 	}
@@ -244,7 +244,7 @@ func provedDifferent(refQ, candQ *prepared) bool {
 	}
 	la, lb := strings.TrimSpace(a[diff]), strings.TrimSpace(b[diff])
 	node := nodeAtLine(ref.Root, diff-boolToInt(ref.Ordered))
-	if node == nil || (node.Op != plan.OpLimit && node.Op != plan.OpSort) || !inRootChain(ref.Root, node) || plan.Derive(node.Inputs[0], ref.Meta).AtMostOneRow() {
+	if node == nil || (node.Op != plan.OpLimit && node.Op != plan.OpSort) || !inRootChain(ref.Root, node) || atMostOneRow(node.Inputs[0], ref.Meta) {
 		return false
 	}
 	switch {

@@ -442,7 +442,8 @@ func mergeAssumptions(a, b []Assumption) []Assumption {
 // has none (row order then does not count, and a candidate's extra
 // ORDER BY is harmless), and marks a plan of at most one row unordered.
 func applyOrderPolicy(p *plan.Plan, refOrdered bool) {
-	if plan.Derive(p.Root, p.Meta).AtMostOneRow() {
+	dropVacuousSorts(p)
+	if atMostOneRow(p.Root, p.Meta) {
 		p.Ordered = false
 	}
 	if refOrdered && p.Ordered {

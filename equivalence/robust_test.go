@@ -196,3 +196,39 @@ func TestGMNSkippedForLargePlans(t *testing.T) {
 		})
 	}
 }
+
+// TestVacuousOrderBy: a top-level ORDER BY orders nothing when the result
+// has at most one row (a key equated with a constant, an always-false
+// filter) or its keys are constants; such pairs were proved
+// not_equivalent. Orders that do count still do.
+func TestVacuousOrderBy(t *testing.T) {
+	s := exampleSchema(t, catalog.Postgres)
+	eq, ne := equivalence.Equivalent, equivalence.NotEquivalent
+	cases := []struct {
+		ref, cand string
+		label     equivalence.Label
+	}{
+		{"SELECT name FROM dogs WHERE dog_id = 1 ORDER BY age", "SELECT name FROM dogs WHERE dog_id = 1", eq},
+		{"SELECT name FROM dogs WHERE false ORDER BY age", "SELECT name FROM dogs WHERE false", eq},
+		{"SELECT name FROM dogs ORDER BY 'a'", "SELECT name FROM dogs", eq},
+		{"SELECT name FROM dogs ORDER BY 1 + 1", "SELECT name FROM dogs", eq},
+		{"SELECT name FROM dogs ORDER BY 'a', age", "SELECT name FROM dogs ORDER BY age", eq},
+		{"SELECT name FROM dogs WHERE dog_id = 1 ORDER BY age LIMIT 2", "SELECT name FROM dogs WHERE dog_id = 1 ORDER BY age DESC LIMIT 2", eq},
+		{"SELECT name FROM dogs WHERE dog_id = 1 AND age > 2 ORDER BY name", "SELECT name FROM dogs WHERE age > 2 AND dog_id = 1", eq},
+		// Not a key, or a real sort key: the order still counts.
+		{"SELECT name FROM dogs WHERE age = 1 ORDER BY name", "SELECT name FROM dogs WHERE age = 1", ne},
+		{"SELECT name FROM dogs ORDER BY age", "SELECT name FROM dogs ORDER BY 'a'", ne},
+		{"SELECT name FROM dogs WHERE dog_id > 1 ORDER BY age", "SELECT name FROM dogs WHERE dog_id > 1", ne},
+	}
+	for _, tc := range cases {
+		t.Run(tc.ref+" vs "+tc.cand, func(t *testing.T) {
+			v, err := equivalence.Judge(context.Background(), s, tc.ref, tc.cand, equivalence.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Label != tc.label {
+				t.Errorf("label %s, want %s: %s", v.Label, tc.label, v.Summary())
+			}
+		})
+	}
+}
