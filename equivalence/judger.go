@@ -160,7 +160,7 @@ func (r *queryCache) add(k cache.PlanKey, p *prepared) {
 func (p *prepared) approxBytes() int64 {
 	nodes := 0
 	p.p.Root.WalkNodes(func(_ *plan.Node) { nodes++ })
-	n := int64(4096 + 2048*nodes + 256*len(p.p.Meta.Columns))
+	n := int64(4096 + 2048*nodes + 256*len(p.p.Meta.Columns) + 2*len(p.canon))
 	if p.emb != nil {
 		n += p.emb.E.Bytes() + 512*int64(len(p.emb.Prog.G.Nodes))
 	}
