@@ -308,8 +308,8 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 }
 
 // scoreGMN runs the graph matching network on two prepared queries.
-func scoreGMN(m *gmn.Model, ref, cand *prepared) (float64, error) {
-	return gmnmodel.ScoreEmbedded(m, ref.emb, cand.emb)
+func scoreGMN(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
+	return gmnmodel.ScoreEmbeddedContext(ctx, m, ref.emb, cand.emb)
 }
 
 // verdictOf compares two prepared queries; j, when not nil, supplies
@@ -365,7 +365,11 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		return v, err
 	}
 	if opts.GMN != nil && ref.emb != nil && cand.emb != nil {
-		if g, err := j.gmnScore(opts.GMN, ref, cand); err == nil {
+		g, err := j.gmnScore(ctx, opts.GMN, ref, cand)
+		if ctx.Err() != nil {
+			return v, ctx.Err()
+		}
+		if err == nil {
 			v.Scores.GMN = g
 			if opts.Combiner == nil {
 				combiner = GMNCombiner
