@@ -72,6 +72,7 @@ type Calculator struct {
 	MaxCells int
 	MaxWork  int64
 	t1, t2   flat
+	n1, n2   int // the sizes of the trees of the last call
 	// td[i*n2+j] is the distance between the subtrees rooted at postorder
 	// nodes i and j (0-based); fd is the forest-distance scratch matrix with
 	// one extra row and column for the empty forest.
@@ -85,11 +86,6 @@ type flat struct {
 	labels   []string
 	lml      []int32
 	keyroots []int32
-	// work is the sum of subtree sizes over keyroots that are not leaves,
-	// leaves the number of keyroots that are: the exact algorithm makes
-	// t1.work·t2.work forest cells plus a row per leaf keyroot.
-	work   int64
-	leaves int64
 }
 
 // Default limits: 4 Mi cells is 32 MiB of matrices, and 2^27 cell updates
@@ -133,16 +129,18 @@ func (c *Calculator) Distance(a, b *Node) int {
 // DistanceContext is Distance, reporting whether the result is exact and
 // stopping with ctx's error when ctx ends.
 func (c *Calculator) DistanceContext(ctx context.Context, a, b *Node) (Result, error) {
-	c.t1.reset(a)
-	c.t2.reset(b)
-	n1, n2 := len(c.t1.labels), len(c.t2.labels)
+	// Sizes and work first, from a walk that stores nothing: trees over
+	// the limits are never flattened.
+	var s1, s2 treeStats
+	s1.walk(a, true)
+	s2.walk(b, true)
+	n1, n2 := s1.size, s2.size
+	c.n1, c.n2 = n1, n2
 	switch {
 	case n1 == 0:
 		return Result{n2 * c.costs.Insert, true}, nil
 	case n2 == 0:
 		return Result{n1 * c.costs.Delete, true}, nil
-	case c.t1.same(&c.t2):
-		return Result{0, true}, nil
 	}
 	maxCells, maxWork := int64(c.MaxCells), c.MaxWork
 	if maxCells == 0 {
@@ -152,9 +150,17 @@ func (c *Calculator) DistanceContext(ctx context.Context, a, b *Node) (Result, e
 		maxWork = DefaultMaxWork
 	}
 	cells := int64(n1) * int64(n2)
-	work := c.t1.work*c.t2.work + c.t1.leaves*int64(n2) + c.t2.leaves*int64(n1)
+	work := s1.work*s2.work + s1.leaves*int64(n2) + s2.leaves*int64(n1)
 	if (maxCells > 0 && cells > maxCells) || (maxWork > 0 && work > maxWork) {
-		return Result{c.bound(), false}, nil
+		if equal(a, b) {
+			return Result{0, true}, nil
+		}
+		return Result{c.boundOf(a, b, n1, n2), false}, nil
+	}
+	c.t1.reset(a)
+	c.t2.reset(b)
+	if c.t1.same(&c.t2) {
+		return Result{0, true}, nil
 	}
 	c.td = grow(c.td, n1*n2)
 	c.fd = grow(c.fd, (n1+1)*(n2+1))
@@ -211,23 +217,39 @@ func (c *Calculator) DistanceContext(ctx context.Context, a, b *Node) (Result, e
 // common count, or at min(|a|, |b|). It is exact when one tree's labels are
 // the other's with nodes only added (a list with one more item).
 func (c *Calculator) Bound(a, b *Node) int {
-	c.t1.reset(a)
-	c.t2.reset(b)
-	return c.bound()
+	return c.boundOf(a, b, a.Size(), b.Size())
 }
 
-func (c *Calculator) bound() int {
-	n1, n2 := len(c.t1.labels), len(c.t2.labels)
-	count := make(map[string]int, n1)
-	for _, l := range c.t1.labels {
-		count[l]++
+// boundOf is Bound for trees of n1 and n2 nodes.
+func (c *Calculator) boundOf(a, b *Node, n1, n2 int) int {
+	count := make(map[string]int, min(n1, 1<<20))
+	var add func(n *Node)
+	add = func(n *Node) {
+		count[n.Label]++
+		for _, ch := range n.Children {
+			if ch != nil {
+				add(ch)
+			}
+		}
 	}
 	common := 0
-	for _, l := range c.t2.labels {
-		if count[l] > 0 {
-			count[l]--
+	var take func(n *Node)
+	take = func(n *Node) {
+		if count[n.Label] > 0 {
+			count[n.Label]--
 			common++
 		}
+		for _, ch := range n.Children {
+			if ch != nil {
+				take(ch)
+			}
+		}
+	}
+	if a != nil {
+		add(a)
+	}
+	if b != nil {
+		take(b)
 	}
 	cost := func(m int) int {
 		d := c.costs.Delete*(n1-m) + c.costs.Insert*(n2-m)
@@ -282,7 +304,7 @@ func (c *Calculator) SimilarityContext(ctx context.Context, a, b *Node) (float64
 	if err != nil {
 		return 0, false, err
 	}
-	m := max(len(c.t1.labels), len(c.t2.labels))
+	m := max(c.n1, c.n2)
 	if m == 0 {
 		return 1, true, nil
 	}
@@ -356,20 +378,70 @@ func (c *Calculator) treeDist(i, j int) {
 	}
 }
 
+// treeStats are what the limits need of a tree, gathered without
+// flattening it: its size; work, the sum of subtree sizes over keyroots
+// that are not leaves, and leaves, the number of keyroots that are. The
+// exact algorithm fills work₁·work₂ forest cells plus a row per leaf
+// keyroot.
+type treeStats struct {
+	size         int
+	work, leaves int64
+}
+
+// walk adds n's subtree and returns its size; keyroot as in flat.visit.
+func (s *treeStats) walk(n *Node, keyroot bool) int {
+	if n == nil {
+		return 0
+	}
+	size, first := 1, true
+	for _, ch := range n.Children {
+		if ch == nil {
+			continue
+		}
+		size += s.walk(ch, !first)
+		first = false
+	}
+	s.size++
+	if keyroot {
+		if size == 1 {
+			s.leaves++
+		} else {
+			s.work += int64(size)
+		}
+	}
+	return size
+}
+
+// equal reports whether a and b are the same tree (nil children skipped).
+func equal(a, b *Node) bool {
+	if a.Label != b.Label {
+		return false
+	}
+	i, j := 0, 0
+	for {
+		for i < len(a.Children) && a.Children[i] == nil {
+			i++
+		}
+		for j < len(b.Children) && b.Children[j] == nil {
+			j++
+		}
+		if i == len(a.Children) || j == len(b.Children) {
+			return i == len(a.Children) && j == len(b.Children)
+		}
+		if !equal(a.Children[i], b.Children[j]) {
+			return false
+		}
+		i++
+		j++
+	}
+}
+
 func (f *flat) reset(root *Node) {
 	f.labels = f.labels[:0]
 	f.lml = f.lml[:0]
 	f.keyroots = f.keyroots[:0]
-	f.work, f.leaves = 0, 0
 	if root != nil {
 		f.visit(root, true)
-	}
-	for _, k := range f.keyroots {
-		if f.lml[k] == k {
-			f.leaves++
-		} else {
-			f.work += int64(k - f.lml[k] + 1)
-		}
 	}
 }
 
