@@ -25,9 +25,10 @@ type comparison struct {
 	matched, total float64
 }
 
-func extract(p *plan.Plan) components {
+// extract reads p's components, rendered by f (an anonymous formatter of
+// p).
+func extract(p *plan.Plan, f *plan.Formatter) components {
 	c := components{}
-	f := plan.NewFormatter(p.Meta, p.Root, true)
 	root := p.Root
 	// The root chain: what the query returns and in which order.
 	for n := root; n != nil; {
@@ -131,7 +132,6 @@ func subKindName(k plan.SubKind) string {
 // compare finds component differences and whether they prove the
 // queries different.
 func compare(refQ, candQ *prepared) comparison {
-	ref, cand := refQ.p, candQ.p
 	cmp := comparison{ref: refQ.comps, cand: candQ.comps}
 	for _, comp := range componentOrder {
 		r, c := cmp.ref[comp], cmp.cand[comp]
@@ -160,7 +160,7 @@ func compare(refQ, candQ *prepared) comparison {
 			}
 		}
 	}
-	cmp.provedDifferent = provedDifferent(ref, cand)
+	cmp.provedDifferent = provedDifferent(refQ, candQ)
 	return cmp
 }
 
@@ -217,15 +217,16 @@ func jaccard(a, b []string) float64 {
 // always exposes: a different number of output columns; a required row
 // order the candidate does not give; or plans identical except for one
 // LIMIT value or one sort direction over input that can have two rows.
-func provedDifferent(ref, cand *plan.Plan) bool {
+func provedDifferent(refQ, candQ *prepared) bool {
+	ref, cand := refQ.p, candQ.p
 	if len(ref.Root.OutCols()) != len(cand.Root.OutCols()) {
 		return true
 	}
-	refMany := !plan.Derive(ref.Root, ref.Meta).AtMostOneRow()
+	refMany := !atMostOneRow(ref.Root, ref.Meta)
 	if ref.Ordered && !cand.Ordered && refMany {
 		return true
 	}
-	a, b := strings.Split(ref.Canonical(), "\n"), strings.Split(cand.Canonical(), "\n")
+	a, b := strings.Split(refQ.canon, "\n"), strings.Split(candQ.canon, "\n")
 	if len(a) != len(b) {
 		return false
 	}
@@ -243,7 +244,7 @@ func provedDifferent(ref, cand *plan.Plan) bool {
 	}
 	la, lb := strings.TrimSpace(a[diff]), strings.TrimSpace(b[diff])
 	node := nodeAtLine(ref.Root, diff-boolToInt(ref.Ordered))
-	if node == nil || (node.Op != plan.OpLimit && node.Op != plan.OpSort) || !inRootChain(ref.Root, node) || plan.Derive(node.Inputs[0], ref.Meta).AtMostOneRow() {
+	if node == nil || (node.Op != plan.OpLimit && node.Op != plan.OpSort) || !inRootChain(ref.Root, node) || atMostOneRow(node.Inputs[0], ref.Meta) {
 		return false
 	}
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,8 +46,13 @@ type Options struct {
 	Combiner Combiner
 	// GMN, when set, adds the graph matching network's similarity to the
 	// scores (gmn/model.Default() is the shipped model). It costs about a
-	// millisecond per pair, so it is off by default.
+	// millisecond per pair, so it is off by default. Plans above
+	// gmnMaxPlanSize are scored without it (Verdict.Notes says so).
 	GMN *gmn.Model
+	// MaxQueryBytes bounds the length of either query: a longer one gets
+	// an unknown verdict saying it is too large to judge. 0 means
+	// DefaultMaxQueryBytes; negative means no limit.
+	MaxQueryBytes int
 }
 
 // SetPolicy sets one option from its key=value form, as the CLI and case
@@ -131,6 +137,9 @@ func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) (Verdict, error) {
 	start := time.Now()
 	var v Verdict
+	if tl, ok := tooLargeInput(reference, candidate, opts); ok {
+		return finishTooLarge(tl, start), nil
+	}
 	var ref *prepared
 	var refKey cache.PlanKey
 	if j != nil {
@@ -140,10 +149,16 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 	if ref == nil {
 		p, err := planner.Plan(ctx, s, reference, planner.Options{})
 		if err != nil {
+			if ctx.Err() != nil {
+				return v, stopped(ctx.Err())
+			}
+			if isTooLarge(err) {
+				return finishTooLarge(Difference{Component: ComponentTooLarge, Reference: err.Error()}, start), nil
+			}
 			return v, fmt.Errorf("reference: %w", err)
 		}
 		if ref, err = prepare(ctx, s, p, opts, p.Ordered); err != nil {
-			return v, err
+			return v, stopped(err)
 		}
 		if j != nil {
 			j.queries.add(refKey, ref)
@@ -167,7 +182,10 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		v.Timings.Plan += time.Since(t)
 		if err != nil {
 			if ctx.Err() != nil {
-				return v, ctx.Err()
+				return v, stopped(ctx.Err())
+			}
+			if isTooLarge(err) {
+				return finishTooLarge(Difference{Component: ComponentTooLarge, Candidate: err.Error()}, start), nil
 			}
 			v.Label = Unknown
 			what := "does not plan"
@@ -181,14 +199,18 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		}
 		t = time.Now()
 		if cand, err = prepare(ctx, s, cp, opts, ref.p.Ordered); err != nil {
-			return v, err
+			return v, stopped(err)
 		}
 		v.Timings.Rules = time.Since(t)
 		if j != nil {
 			j.queries.add(candKey, cand)
 		}
 	}
-	return verdictOf(ref, cand, opts, start, v, j), nil
+	v, err := verdictOf(ctx, ref, cand, opts, start, v, j)
+	if err != nil {
+		return v, stopped(err)
+	}
+	return v, nil
 }
 
 // prepared is a query ready for comparison: planned, rewritten by the
@@ -199,6 +221,8 @@ type prepared struct {
 	rules       []string
 	assumptions []Assumption
 	fp          string
+	canon       string // the canonical text fp hashes; provedDifferent reads it
+	notes       []string
 	comps       components
 	rel         *relNode
 	ast         *treeedit.Node
@@ -216,13 +240,21 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	q := &prepared{p: p}
 	if opts.GMN != nil {
 		// The network was trained on normalized plans before the ESM+
-		// rewrites; score the same form.
-		prog, err := plangraph.BuildProgram(p)
-		if err != nil {
-			return nil, fmt.Errorf("gmn graph: %w", err)
-		}
-		if q.emb, err = gmnmodel.Embed(opts.GMN, prog); err != nil {
-			return nil, fmt.Errorf("gmn embeddings: %w", err)
+		// rewrites; score the same form. Its cross-graph attention costs
+		// the product of the two graphs' sizes, so large plans go without.
+		if size := planSize(p.Root, gmnMaxPlanSize); size > gmnMaxPlanSize {
+			q.notes = append(q.notes, fmt.Sprintf("gmn skipped: the plan has over %d nodes and expressions", gmnMaxPlanSize))
+		} else {
+			prog, err := plangraph.BuildProgram(p)
+			if err != nil {
+				return nil, fmt.Errorf("gmn graph: %w", err)
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if q.emb, err = gmnmodel.Embed(opts.GMN, prog); err != nil {
+				return nil, fmt.Errorf("gmn embeddings: %w", err)
+			}
 		}
 	}
 	seen := map[string]bool{}
@@ -235,12 +267,16 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	for _, r := range p.Rules {
 		addRule(r)
 	}
-	rc := &ruleCtx{p: p, schema: s, trustFK: trust, fired: addRule, assume: func(a Assumption) { q.assumptions = append(q.assumptions, a) }}
+	rc := &ruleCtx{ctx: ctx, p: p, schema: s, trustFK: trust, fired: addRule, assume: func(a Assumption) { q.assumptions = append(q.assumptions, a) }}
 	for round := 0; round < maxRuleRounds; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !applyRules(rc) {
+		fired, err := applyRules(rc)
+		if err != nil {
+			return nil, err
+		}
+		if !fired {
 			break
 		}
 		if _, err := norm.Normalize(p); err != nil {
@@ -254,21 +290,31 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	if opts.ColumnOrder == ColumnOrderIgnore {
 		sortOutputColumns(p)
 	}
-	q.fp = p.Fingerprint()
-	q.comps = extract(p)
-	q.rel = relTree(p)
-	q.ast = astTree(p)
-	return q, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q.canon = p.Canonical()
+	q.fp = fingerprint(q.canon)
+	// One formatter serves the three structures: each NewFormatter walks
+	// the whole plan.
+	f := plan.NewFormatter(p.Meta, p.Root, true)
+	q.comps = extract(p, f)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q.rel = relTree(p, f)
+	q.ast = astTree(p, f)
+	return q, ctx.Err()
 }
 
 // scoreGMN runs the graph matching network on two prepared queries.
-func scoreGMN(m *gmn.Model, ref, cand *prepared) (float64, error) {
-	return gmnmodel.ScoreEmbedded(m, ref.emb, cand.emb)
+func scoreGMN(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
+	return gmnmodel.ScoreEmbeddedContext(ctx, m, ref.emb, cand.emb)
 }
 
 // verdictOf compares two prepared queries; j, when not nil, supplies
 // cached GMN pair similarities.
-func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j *Judger) Verdict {
+func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start time.Time, v Verdict, j *Judger) (Verdict, error) {
 	t := time.Now()
 	seen := map[string]bool{}
 	for _, r := range append(append([]string(nil), ref.rules...), cand.rules...) {
@@ -295,15 +341,35 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j 
 		v.Label = Unknown
 	}
 	v.Timings.Compare = time.Since(t)
+	for _, n := range append(append([]string(nil), ref.notes...), cand.notes...) {
+		if !slices.Contains(v.Notes, n) {
+			v.Notes = append(v.Notes, n)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return v, err
+	}
 
 	t = time.Now()
-	v.Scores = scorePrepared(ref, cand, cmp)
+	scores, notes, err := scorePrepared(ctx, ref, cand, cmp)
+	if err != nil {
+		return v, err
+	}
+	v.Scores = scores
+	v.Notes = append(v.Notes, notes...)
 	combiner := opts.Combiner
 	if combiner == nil {
 		combiner = DefaultCombiner
 	}
+	if err := ctx.Err(); err != nil {
+		return v, err
+	}
 	if opts.GMN != nil && ref.emb != nil && cand.emb != nil {
-		if g, err := j.gmnScore(opts.GMN, ref, cand); err == nil {
+		g, err := j.gmnScore(ctx, opts.GMN, ref, cand)
+		if ctx.Err() != nil {
+			return v, ctx.Err()
+		}
+		if err == nil {
 			v.Scores.GMN = g
 			if opts.Combiner == nil {
 				combiner = GMNCombiner
@@ -314,7 +380,7 @@ func verdictOf(ref, cand *prepared, opts Options, start time.Time, v Verdict, j 
 	band(&v, opts)
 	v.Timings.Score = time.Since(t)
 	v.Timings.Total = time.Since(start)
-	return v
+	return v, ctx.Err()
 }
 
 // band places the combined score in its label's band and, for unknown
@@ -380,7 +446,8 @@ func mergeAssumptions(a, b []Assumption) []Assumption {
 // has none (row order then does not count, and a candidate's extra
 // ORDER BY is harmless), and marks a plan of at most one row unordered.
 func applyOrderPolicy(p *plan.Plan, refOrdered bool) {
-	if plan.Derive(p.Root, p.Meta).AtMostOneRow() {
+	dropVacuousSorts(p)
+	if atMostOneRow(p.Root, p.Meta) {
 		p.Ordered = false
 	}
 	if refOrdered && p.Ordered {

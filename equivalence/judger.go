@@ -92,15 +92,15 @@ func (j *Judger) Stats() JudgerStats {
 
 // gmnScore returns the GMN similarity of two prepared queries, from the
 // pair cache when both are cached.
-func (j *Judger) gmnScore(m *gmn.Model, ref, cand *prepared) (float64, error) {
+func (j *Judger) gmnScore(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
 	if j == nil || j.pairs == nil || ref.key == nil || cand.key == nil {
-		return scoreGMN(m, ref, cand)
+		return scoreGMN(ctx, m, ref, cand)
 	}
 	k := pairKey{ref: *ref.key, cand: *cand.key}
 	if s, ok := j.pairs.Get(k); ok {
 		return s, nil
 	}
-	s, err := scoreGMN(m, ref, cand)
+	s, err := scoreGMN(ctx, m, ref, cand)
 	if err == nil {
 		j.pairs.Add(k, s)
 	}
@@ -160,7 +160,7 @@ func (r *queryCache) add(k cache.PlanKey, p *prepared) {
 func (p *prepared) approxBytes() int64 {
 	nodes := 0
 	p.p.Root.WalkNodes(func(_ *plan.Node) { nodes++ })
-	n := int64(4096 + 2048*nodes + 256*len(p.p.Meta.Columns))
+	n := int64(4096 + 2048*nodes + 256*len(p.p.Meta.Columns) + 2*len(p.canon))
 	if p.emb != nil {
 		n += p.emb.E.Bytes() + 512*int64(len(p.emb.Prog.G.Nodes))
 	}

@@ -113,9 +113,12 @@ type Verdict struct {
 	Differences []Difference `json:"differences,omitempty"`
 	Scores      Scores       `json:"scores"`
 	// ReferenceFingerprint and CandidateFingerprint hash the final plans.
-	ReferenceFingerprint string  `json:"reference_fingerprint,omitempty"`
-	CandidateFingerprint string  `json:"candidate_fingerprint,omitempty"`
-	Timings              Timings `json:"timings"`
+	ReferenceFingerprint string `json:"reference_fingerprint,omitempty"`
+	CandidateFingerprint string `json:"candidate_fingerprint,omitempty"`
+	// Notes say where the judge did less than usual to stay within its
+	// bounds (a score approximated or left out for a large plan).
+	Notes   []string `json:"notes,omitempty"`
+	Timings Timings  `json:"timings"`
 }
 
 // Summary is a one-line human form, as the proxy's NOTICE shows it.

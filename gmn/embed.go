@@ -1,6 +1,7 @@
 package gmn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -60,6 +61,12 @@ func (m *Model) Embed(g *graph.Graph) (*Embeddings, error) {
 // only the pair-dependent propagation and readout run. It returns the same
 // similarity as Score on the embedded graphs (up to rounding).
 func (m *Model) ScoreEmbedded(a, b *Embeddings, seeds []graph.Pair) (float64, error) {
+	return m.ScoreEmbeddedContext(context.Background(), a, b, seeds)
+}
+
+// ScoreEmbeddedContext is ScoreEmbedded, stopping with ctx's error when
+// ctx ends (polled before each propagation step).
+func (m *Model) ScoreEmbeddedContext(ctx context.Context, a, b *Embeddings, seeds []graph.Pair) (float64, error) {
 	if a.model != m || b.model != m {
 		return 0, ErrForeignEmbeddings
 	}
@@ -72,7 +79,13 @@ func (m *Model) ScoreEmbedded(a, b *Embeddings, seeds []graph.Pair) (float64, er
 	p.h0 = append(append(sc.h0[:0], a.h0...), b.h0...)
 	sc.h0 = p.h0
 	sc.tape.Reset()
-	d2 := pairDist(sc.tape, m.forward(sc.tape, p)).Scalar()
+	p.ctx, p.err = ctx, nil
+	vecs := m.forward(sc.tape, p)
+	p.ctx = nil // the scratch is reused by calls that pass no context
+	if p.err != nil {
+		return 0, p.err
+	}
+	d2 := pairDist(sc.tape, vecs).Scalar()
 	if math.IsNaN(d2) || math.IsInf(d2, 0) {
 		return 0, ErrNonFinite
 	}

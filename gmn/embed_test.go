@@ -1,6 +1,7 @@
 package gmn
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -73,5 +74,46 @@ func TestScoreEmbeddedRejectsForeignEmbeddings(t *testing.T) {
 	bad.AddNode(graph.Node{Kind: graph.Computing, Type: testTypes + 5})
 	if _, err := m1.Embed(bad); !errors.Is(err, ErrGraph) {
 		t.Fatalf("Embed(bad type) err = %v, want ErrGraph", err)
+	}
+}
+
+// ScoreEmbeddedContext stops at a propagation step once its context has
+// ended, and with a live context scores as ScoreEmbedded does; the pooled
+// scratch keeps no context for the next call.
+func TestScoreEmbeddedContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	m, err := New(Config{NumTypes: testTypes}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := randomPlan(20, rng), randomPlan(25, rng)
+	ea, err := m.Embed(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := m.Embed(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := graph.ContentSeeds(a, b)
+	want, err := m.ScoreEmbedded(ea, eb, seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.ScoreEmbeddedContext(ctx, ea, eb, seeds); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: err = %v, want context.Canceled", err)
+	}
+	for _, c := range []context.Context{context.Background(), nil} {
+		var got float64
+		if c == nil {
+			got, err = m.ScoreEmbedded(ea, eb, seeds)
+		} else {
+			got, err = m.ScoreEmbeddedContext(c, ea, eb, seeds)
+		}
+		if err != nil || got != want {
+			t.Fatalf("after a cancelled call: %v, %v; want %v", got, err, want)
+		}
 	}
 }

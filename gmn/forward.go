@@ -55,6 +55,11 @@ func (m *Model) forward(t *ad.Tape, p *pairInput) *ad.Node {
 	edge := t.MatMul(t.Param(m.edgeEmb), t.Param(m.msgEdge))
 	invSqrtD := 1 / math.Sqrt(float64(cfg.Hidden))
 	for step := 0; step < cfg.Steps; step++ {
+		if p.ctx != nil {
+			if p.err = p.ctx.Err(); p.err != nil {
+				break
+			}
+		}
 		// Inner messages m_v = Σ_u f(h_v, h_u, e_uv) with the two-layer MLP
 		// f(x) = relu(x·W1 + b1)·W2 + b2. The first layer is split by input
 		// block so it runs on node matrices, and the sum is taken before the

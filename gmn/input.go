@@ -1,6 +1,7 @@
 package gmn
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/pgequiv/pgequiv/gmn/graph"
@@ -38,6 +39,10 @@ type pairInput struct {
 	// skipEncoders leaves the content-encoder inputs empty (set when h0
 	// will be supplied).
 	skipEncoders bool
+	// ctx, when set, is polled before each propagation step; forward
+	// stops early and records its error in err.
+	ctx context.Context
+	err error
 }
 
 func (p *pairInput) reset() {
@@ -51,6 +56,7 @@ func (p *pairInput) reset() {
 	p.pe = p.pe[:0]
 	p.h0 = nil
 	p.skipEncoders = false
+	p.ctx, p.err = nil, nil
 }
 
 // gramHash is FNV-1a over the gram's bytes, seeded with its length.

@@ -14,6 +14,7 @@ package model
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"fmt"
 	"sync"
@@ -84,4 +85,10 @@ func Embed(m *gmn.Model, prog *plangraph.Program) (*Embedded, error) {
 // pair-dependent part of the network.
 func ScoreEmbedded(m *gmn.Model, a, b *Embedded) (float64, error) {
 	return m.ScoreEmbedded(a.E, b.E, plangraph.Seeds(a.Prog, b.Prog))
+}
+
+// ScoreEmbeddedContext is ScoreEmbedded, stopping with ctx's error when
+// ctx ends.
+func ScoreEmbeddedContext(ctx context.Context, m *gmn.Model, a, b *Embedded) (float64, error) {
+	return m.ScoreEmbeddedContext(ctx, a.E, b.E, plangraph.Seeds(a.Prog, b.Prog))
 }
