@@ -47,8 +47,8 @@ var faultHooks = &judgepool.WorkerHooks{BeforeJudge: func(_, candidate string) {
 		var keep [][]byte
 		for range 1 << 10 {
 			b := make([]byte, 8<<20)
-			for i := range b {
-				b[i] = 1
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1 // touch each page so that it is resident
 			}
 			keep = append(keep, b)
 		}
