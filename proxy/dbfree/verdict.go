@@ -129,6 +129,7 @@ const (
 	codeInvalidPassword     = "28P01"
 	codeAdminShutdown       = "57P01"
 	codeInvalidBinary       = "22P03"
+	codeInternalError       = "XX000"
 )
 
 // pgError is an error reported to the client as an ErrorResponse.
