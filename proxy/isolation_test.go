@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -262,4 +263,62 @@ func TestIsolationFatalJudge(t *testing.T) {
 	if err := dbfreeAttacker.QueryRow(ctx, "SELECT label FROM pgequiv.check($1, $2)", countStar, countOwner).Scan(&label); err != nil || label != "equivalent" {
 		t.Errorf("database-free after the faults: %q, %v", label, err)
 	}
+}
+
+// BenchmarkIsolationAnnotate measures the p50 latency a tagged query adds
+// over an untagged one through the relay in annotate mode with a warm
+// reference cache, with judge_isolation none (in-process) and process (a
+// pool of workers), interleaved in one run so that both see the same
+// machine:
+//
+//	go test -run '^$' -bench IsolationAnnotate -benchtime 3000x ./proxy
+//
+// It reports p50 latencies in µs: untagged, tagged per isolation, and
+// the added p50 per isolation (goal ≤ 1000 µs).
+func BenchmarkIsolationAnnotate(b *testing.B) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pool := startTestJudgePool(b, 2, quiet)
+	set := annotateSettings(b)
+	local := startJudgeProxy(b, set, JudgingOptions{})
+	isolated := startJudgeProxy(b, set, JudgingOptions{Judger: pool})
+	ctx := testCtx(b, time.Hour)
+	connLocal, noticesLocal := local.connectNotices(b, ctx, kennelDB)
+	connIso, noticesIso := isolated.connectNotices(b, ctx, kennelDB)
+	untagged := countOwner
+	tagged := withComment(countOwner, countStar)
+	run := func(conn *pgx.Conn, sql string) time.Duration {
+		start := time.Now()
+		var n int64
+		if err := conn.QueryRow(ctx, sql, pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	// Warm the caches (and check that verdicts arrive).
+	for _, c := range []struct {
+		conn    *pgx.Conn
+		notices func() []string
+	}{{connLocal, noticesLocal}, {connIso, noticesIso}} {
+		run(c.conn, tagged)
+		if ns := c.notices(); len(ns) != 1 || !strings.HasPrefix(ns[0], equivNotice) {
+			b.Fatalf("notices %q", ns)
+		}
+	}
+	var lu, ll, li []time.Duration
+	for b.Loop() {
+		lu = append(lu, run(connLocal, untagged))
+		ll = append(ll, run(connLocal, tagged))
+		li = append(li, run(connIso, tagged))
+	}
+	p50 := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Nanoseconds()) / 1e3
+	}
+	u, l, i := p50(lu), p50(ll), p50(li)
+	b.ReportMetric(u, "untagged-p50-µs")
+	b.ReportMetric(l, "tagged-none-p50-µs")
+	b.ReportMetric(i, "tagged-process-p50-µs")
+	b.ReportMetric(l-u, "added-none-p50-µs")
+	b.ReportMetric(i-u, "added-process-p50-µs")
+	b.ReportMetric(0, "ns/op") // the op is three queries; the p50s are the figures
 }
