@@ -62,4 +62,3 @@ func BenchmarkCodec(b *testing.B) {
 		}
 	})
 }
-
