@@ -56,6 +56,10 @@ func ServeWorker(in io.Reader, out io.Writer, logger *slog.Logger, hooks *Worker
 		// A soft limit: the GC works harder near it. The supervisor kills
 		// the worker if its resident size still exceeds the limit.
 		debug.SetMemoryLimit(init.MemoryLimit)
+		// Unbounded recursion then fails fast (a fatal stack overflow,
+		// which costs one verdict) instead of growing toward the default
+		// 1 GB stack first.
+		debug.SetMaxStack(int(max(64<<20, init.MemoryLimit/4)))
 	}
 	judger, err := equivalence.NewJudger(init.Judger)
 	if err != nil {
