@@ -247,6 +247,19 @@ func (p *Pool) await(w *worker, id uint64, hard time.Time) (equivalence.Verdict,
 			p.release(w)
 			return p.result(r)
 		case <-pr.done:
+			select {
+			case r := <-pr.resp:
+				// It answered, then exited: the answer counts; the worker
+				// is started again.
+				pr.wait()
+				p.log.Warn("judge worker exited after answering; restarting it", "worker", w.idx, "pid", pr.pid, "exit", errString(pr.exitErr))
+				p.restart(w)
+				if r.ID != id {
+					return equivalence.Verdict{}, fmt.Errorf("%w: it answered out of turn", ErrWorkerDied)
+				}
+				return p.result(r)
+			default:
+			}
 			pr.wait()
 			p.deaths.Add(1)
 			p.m.deaths.Add(context.Background(), 1)
