@@ -76,6 +76,16 @@ type Config struct {
 	// the network ranks unknown verdicts as likely equivalent or not. It
 	// costs about 1 ms of CPU per pair not judged before.
 	GMN bool `yaml:"gmn"`
+	// JudgeIsolation is process (default: judgements run in supervised
+	// worker processes, so that a fatal error in the judge costs one
+	// verdict and not the proxy) or none (in the proxy's own process).
+	JudgeIsolation string `yaml:"judge_isolation"`
+	// JudgeWorkers is the number of judge worker processes, which also
+	// bounds concurrent judgements; 0 means the number of CPUs.
+	JudgeWorkers int `yaml:"judge_workers"`
+	// JudgeMemoryLimit bounds each judge worker's resident memory; a worker
+	// over it is killed and its verdict is an error.
+	JudgeMemoryLimit ByteSize `yaml:"judge_memory_limit"`
 	// Log configures the verdict log.
 	Log Log `yaml:"log"`
 	// Schema says where each database's schema comes from.
@@ -192,6 +202,8 @@ func Default() Config {
 		FastRelay:             true,
 		Mode:                  "off",
 		VerdictTimeout:        2 * time.Second,
+		JudgeIsolation:        "process",
+		JudgeMemoryLimit:      1 << 30,
 		Schema: Schema{
 			Introspect:      Introspect{Timeout: 10 * time.Second},
 			RefreshInterval: 5 * time.Minute,
@@ -332,6 +344,17 @@ func (c *Config) Validate() error {
 	}
 	if c.VerdictTimeout <= 0 {
 		bad("verdict_timeout: must be positive")
+	}
+	switch c.JudgeIsolation {
+	case "process", "none":
+	default:
+		bad("judge_isolation: %q is not one of process, none", c.JudgeIsolation)
+	}
+	if c.JudgeWorkers < 0 || c.JudgeWorkers > 1024 {
+		bad("judge_workers: %d is outside 0..1024 (0: the number of CPUs)", c.JudgeWorkers)
+	}
+	if c.JudgeMemoryLimit < 64<<20 || c.JudgeMemoryLimit > 1<<40 {
+		bad("judge_memory_limit: %d is outside 64MiB..1TiB", c.JudgeMemoryLimit)
 	}
 	for i, a := range c.AcceptAssumptions {
 		switch a {

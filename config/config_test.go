@@ -213,3 +213,35 @@ func TestConnectionBounds(t *testing.T) {
 		t.Fatalf("proxy options: %+v, %v", po.MaxClientConn, err)
 	}
 }
+
+func TestIsolationKeys(t *testing.T) {
+	d := Default()
+	if d.JudgeIsolation != "process" || d.JudgeWorkers != 0 || d.JudgeMemoryLimit != 1<<30 {
+		t.Fatalf("isolation defaults: %q %d %d", d.JudgeIsolation, d.JudgeWorkers, d.JudgeMemoryLimit)
+	}
+	c, err := Load("testdata/good/isolation.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.JudgeIsolation != "none" || c.JudgeWorkers != 4 || c.JudgeMemoryLimit != 256<<20 {
+		t.Fatalf("isolation keys: %q %d %d", c.JudgeIsolation, c.JudgeWorkers, c.JudgeMemoryLimit)
+	}
+	if o := c.JudgePoolOptions(nil); o.Workers != 4 || o.MemoryLimit != 256<<20 {
+		t.Errorf("pool options %+v", o)
+	}
+	next := *c
+	if c.IsolationChanged(&next) {
+		t.Error("unchanged isolation reported as changed")
+	}
+	next.JudgeWorkers = 2
+	if !c.IsolationChanged(&next) {
+		t.Error("judge_workers change not reported")
+	}
+	got := map[string]string{}
+	for _, kv := range c.Settings() {
+		got[kv[0]] = kv[1]
+	}
+	if got["judge_isolation"] != "none" || got["judge_workers"] != "4" || got["judge_memory_limit"] != "268435456" {
+		t.Errorf("SHOW CONFIG isolation rows: %v", got)
+	}
+}

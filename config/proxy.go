@@ -186,6 +186,9 @@ func (c *Config) Settings() [][2]string {
 		{"enforce_unknown", strconv.FormatBool(c.EnforceUnknown)},
 		{"accept_assumptions", list(c.AcceptAssumptions)},
 		{"gmn", strconv.FormatBool(c.GMN)},
+		{"judge_isolation", c.JudgeIsolation},
+		{"judge_workers", strconv.Itoa(c.JudgeWorkers)},
+		{"judge_memory_limit", strconv.FormatInt(int64(c.JudgeMemoryLimit), 10)},
 		{"log.literals", strconv.FormatBool(c.Log.Literals)},
 		{"schema.files", list(c.Schema.Files)},
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -118,8 +120,13 @@ type JudgingOptions struct {
 	// TracerProvider and MeterProvider default to the otel globals.
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
-	// JudgerOptions size the judge's reference cache.
+	// JudgerOptions size the judge's reference cache when Judger is nil.
 	JudgerOptions equivalence.JudgerOptions
+	// Judger judges; nil means in-process (judgepool.Local), which a Go
+	// fatal error in the judge would end along with the proxy. A
+	// judgepool.Pool isolates judgements in worker processes. The caller
+	// closes it after the observer's last Wait.
+	Judger judgepool.Judger
 }
 
 // Judging is the QueryObserver that judges tagged queries: it consumes
@@ -127,7 +134,7 @@ type JudgingOptions struct {
 // (comment, session setting, catalog match), judges it against the
 // database's schema and annotates, logs or enforces the verdict.
 type Judging struct {
-	judger  *equivalence.Judger
+	judger  judgepool.Judger
 	set     atomic.Pointer[JudgeSettings]
 	log     *slog.Logger
 	vlog    *slog.Logger
@@ -146,12 +153,16 @@ type Judging struct {
 
 // NewJudging returns a Judging observer with settings s.
 func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
-	judger, err := equivalence.NewJudger(o.JudgerOptions)
-	if err != nil {
-		return nil, err
-	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	judger := o.Judger
+	if judger == nil {
+		local, err := judgepool.NewLocal(judgepool.LocalOptions{Judger: o.JudgerOptions, Logger: o.Logger, MeterProvider: o.MeterProvider})
+		if err != nil {
+			return nil, err
+		}
+		judger = local
 	}
 	if o.VerdictLog == nil {
 		o.VerdictLog = slog.New(slog.NewJSONHandler(os.Stderr, nil))
@@ -167,6 +178,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, tracer: o.TracerProvider.Tracer(scope),
 		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	j.schemas = newSchemaCache(j.log, &j.stats)
+	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
 		return nil, err
 	}
@@ -443,15 +455,17 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 
 // ErrJudgePanicked reports a judgement that panicked; the query is
 // treated as not judgeable, and the proxy goes on.
-var ErrJudgePanicked = errors.New("the judge failed unexpectedly")
+var ErrJudgePanicked = judgepool.ErrPanicked
 
 // judge runs the judge, containing a panic: judgements run on background
-// goroutines, where one would end the process.
+// goroutines, where one would end the process. (The judger has its own
+// guard, in-process or in its worker; this one covers what runs here.)
 func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (v equivalence.Verdict, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			j.log.Error("pgequiv: judge panicked", "panic", r, "conn", job.sess.ConnID, "reference_id", job.ref.ID,
-				"query", redactLiterals(job.candidate))
+			j.stats.panics.Add(1)
+			j.log.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()), "conn", job.sess.ConnID,
+				"reference_id", job.ref.ID, "query", redactLiterals(job.candidate))
 			v, err = equivalence.Verdict{}, ErrJudgePanicked
 		}
 	}()

@@ -19,6 +19,7 @@ type judgeStats struct {
 	equivalent, underAssumptions, notEquivalent       atomic.Uint64
 	unknown, errors                                   atomic.Uint64
 	introspections, introspectionFailures             atomic.Uint64
+	panics                                            atomic.Uint64 // recovered here, outside the judger
 }
 
 func (s *judgeStats) count(label string) {
@@ -48,6 +49,7 @@ type JudgeStat struct {
 // caches.
 func (j *Judging) Stats() []JudgeStat {
 	js := j.judger.Stats()
+	sup := j.judger.Supervision()
 	c := js.Queries
 	s := &j.stats
 	return []JudgeStat{
@@ -69,6 +71,13 @@ func (j *Judging) Stats() []JudgeStat {
 		{"cache_entries", uint64(c.Entries)},
 		{"pair_cache_hits", js.Pairs.Hits},
 		{"pair_cache_misses", js.Pairs.Misses},
+		{"judge_workers", uint64(sup.Workers)},
+		{"judge_worker_restarts", sup.Restarts},
+		{"judge_worker_deaths", sup.Deaths},
+		{"judge_worker_deadline_kills", sup.DeadlineKills},
+		{"judge_worker_memory_kills", sup.MemoryKills},
+		{"judge_worker_start_failures", sup.StartFailures},
+		{"judge_panics", sup.Panics + s.panics.Load()},
 	}
 }
 

@@ -24,6 +24,9 @@ import (
 var pg *pgtest.Cluster
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envJudgeWorker) == "1" {
+		runTestJudgeWorker() // this binary is a judge worker of isolation_test.go
+	}
 	c, err := pgtest.Start(pgtest.Options{TLS: true, MaxConnections: 600})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -13,7 +13,7 @@
 # BENCH_SAMPLING) and give p50/p99. Also measured: the proxy's RSS with 500
 # idle connections (scripts/idleconns), and, when the relay has an
 # annotate mode, the p50 latency a tagged query adds over an untagged one
-# with a warm reference cache.
+# with a warm reference cache, with judge_isolation process and none.
 #
 # Prints a table and then JSON (the last line of stdout is the JSON).
 #
@@ -252,50 +252,59 @@ echo "== RSS with $IDLE idle connections" >&2
 RSS_PGEQUIV=$("$work/idleconns" -addr "127.0.0.1:$PROXYPORT" -n "$IDLE" -pid "$PROXYPID")
 RSS_PGBOUNCER=$("$work/idleconns" -addr "127.0.0.1:$BOUNCERPORT" -n "$IDLE" -pid "$(cat "$work/pgbouncer.pid")" || echo null)
 
-# Tagged queries in annotate mode, warm reference cache: needs the relay's
-# annotate mode (mode: annotate); skipped with a message when this build's
-# config does not accept it.
-ANNOTATE_JSON='{"status":"skipped","reason":"not run"}'
+# Tagged queries in annotate mode, warm reference cache, with the judge in
+# worker processes (judge_isolation: process, the default) and in-process
+# (none), one after the other in this run: needs the relay's annotate mode
+# (mode: annotate); skipped with a message when this build's config does
+# not accept it.
 cat >"$work/pgbench-schema.sql" <<'EOF'
 CREATE TABLE pgbench_branches (bid int PRIMARY KEY, bbalance int, filler char(88));
 CREATE TABLE pgbench_tellers (tid int PRIMARY KEY, bid int REFERENCES pgbench_branches, tbalance int, filler char(84));
 CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int REFERENCES pgbench_branches, abalance int, filler char(84));
 CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22));
 EOF
-cat >"$work/annotate.yaml" <<EOF
+ref='SELECT%20abalance%20FROM%20pgbench_accounts%20WHERE%20aid%20%3D%201'
+printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
+printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
+declare -A ANNOTATE
+for iso in process none; do
+  ANNOTATE[$iso]='{"status":"skipped","reason":"not run"}'
+  cat >"$work/annotate-$iso.yaml" <<EOF
 listen: 127.0.0.1:$ANNPORT
 upstream:
   address: 127.0.0.1:$PGPORT_
   tls_mode: disable
 log_level: warn
 mode: annotate
+judge_isolation: $iso
 schema:
   files: [$work/pgbench-schema.sql]
 EOF
-"$work/pgequiv" serve --config "$work/annotate.yaml" 2>"$work/annotate.log" &
-ANNPID=$!; pids+=("$ANNPID")
-ann_started=""
-for i in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$ANNPORT") 2>/dev/null; then ann_started=1; break; fi
-  kill -0 "$ANNPID" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -n "$ann_started" ]; then
-  ref='SELECT%20abalance%20FROM%20pgbench_accounts%20WHERE%20aid%20%3D%201'
-  printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
-  printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
-  echo "== annotate mode: untagged vs tagged, 1 client" >&2
-  res=$(bench annotate simple 1 -f "$work/untagged.sql"); read -r u_tps u_p50 u_p99 <<<"$res"
-  res=$(bench annotate simple 1 -f "$work/tagged.sql"); read -r t_tps t_p50 t_p99 <<<"$res"
-  added=$(awk -v a="$t_p50" -v b="$u_p50" 'BEGIN { printf "%.3f", a - b }')
-  ANNOTATE_JSON=$(printf '{"status":"measured","clients":1,"untagged_tps":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s,"untagged_p99_ms":%s,"tagged_p99_ms":%s}' \
-    "$u_tps" "$t_tps" "$u_p50" "$t_p50" "$added" "$u_p99" "$t_p99")
-else
+  "$work/pgequiv" serve --config "$work/annotate-$iso.yaml" 2>"$work/annotate-$iso.log" &
+  ANNPID=$!; pids+=("$ANNPID")
+  ann_started=""
+  for i in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$ANNPORT") 2>/dev/null; then ann_started=1; break; fi
+    kill -0 "$ANNPID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -n "$ann_started" ]; then
+    echo "== annotate mode, judge_isolation $iso: untagged vs tagged, 1 client" >&2
+    res=$(bench annotate simple 1 -f "$work/untagged.sql"); read -r u_tps u_p50 u_p99 <<<"$res"
+    res=$(bench annotate simple 1 -f "$work/tagged.sql"); read -r t_tps t_p50 t_p99 <<<"$res"
+    added=$(awk -v a="$t_p50" -v b="$u_p50" 'BEGIN { printf "%.3f", a - b }')
+    ANNOTATE[$iso]=$(printf '{"status":"measured","judge_isolation":"%s","clients":1,"untagged_tps":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s,"untagged_p99_ms":%s,"tagged_p99_ms":%s}' \
+      "$iso" "$u_tps" "$t_tps" "$u_p50" "$t_p50" "$added" "$u_p99" "$t_p99")
+  else
+    reason=$(tr -d '"\\' <"$work/annotate-$iso.log" | tr '\n\t' '  ' | cut -c1-300)
+    echo "== annotate mode, judge_isolation $iso: skipped: this pgequiv does not run it ($reason)" >&2
+    ANNOTATE[$iso]=$(printf '{"status":"skipped","reason":"mode: annotate with judge_isolation %s not available in this build: %s"}' "$iso" "$reason")
+  fi
   kill "$ANNPID" 2>/dev/null || true
-  reason=$(tr -d '"\\' <"$work/annotate.log" | tr '\n\t' '  ' | cut -c1-300)
-  echo "== annotate mode: skipped: this pgequiv does not run 'mode: annotate' ($reason)" >&2
-  ANNOTATE_JSON=$(printf '{"status":"skipped","reason":"mode: annotate not available in this build: %s"}' "$reason")
-fi
+  wait "$ANNPID" 2>/dev/null || true
+done
+ANNOTATE_JSON=${ANNOTATE[process]}
+ANNOTATE_NONE_JSON=${ANNOTATE[none]}
 
 # Table.
 echo
@@ -310,7 +319,8 @@ for mode in simple prepared; do
   done
 done
 echo "RSS, $IDLE idle connections: pgequiv $RSS_PGEQUIV; pgbouncer $RSS_PGBOUNCER"
-echo "annotate: $ANNOTATE_JSON"
+echo "annotate (judge_isolation process): $ANNOTATE_JSON"
+echo "annotate (judge_isolation none): $ANNOTATE_NONE_JSON"
 echo
 
 # JSON (last line).
@@ -339,5 +349,5 @@ if [ -n "${TPS[pgequiv,simple,8]:-}" ]; then
   vs8=$(ratio "${TPS[pgequiv,simple,8]}" "${TPS[pgbouncer,simple,8]}")
   vs8p=$(ratio "${TPS[pgequiv,prepared,8]}" "${TPS[pgbouncer,prepared,8]}")
 fi
-printf '{"benchmark":"pgbench -S -j 2 -T %s","rounds":%s,"scale":%s,"cores":%s,"sampling_rate":%s,"runs":[%s],"ratios":{%s},"pgequiv_vs_pgbouncer":%s,"pgequiv_vs_pgbouncer_prepared":%s,"rss_idle":{"pgequiv":%s,"pgbouncer":%s},"annotate_tagged":%s}\n' \
-  "$T" "$ROUNDS" "$SCALE" "$(nproc)" "$SAMPLING" "${runs%,}" "${ratios%,}" "$vs8" "$vs8p" "$RSS_PGEQUIV" "$RSS_PGBOUNCER" "$ANNOTATE_JSON"
+printf '{"benchmark":"pgbench -S -j 2 -T %s","rounds":%s,"scale":%s,"cores":%s,"sampling_rate":%s,"runs":[%s],"ratios":{%s},"pgequiv_vs_pgbouncer":%s,"pgequiv_vs_pgbouncer_prepared":%s,"rss_idle":{"pgequiv":%s,"pgbouncer":%s},"annotate_tagged":%s,"annotate_tagged_none":%s}\n' \
+  "$T" "$ROUNDS" "$SCALE" "$(nproc)" "$SAMPLING" "${runs%,}" "${ratios%,}" "$vs8" "$vs8p" "$RSS_PGEQUIV" "$RSS_PGBOUNCER" "$ANNOTATE_JSON" "$ANNOTATE_NONE_JSON"

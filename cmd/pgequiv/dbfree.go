@@ -24,6 +24,14 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 		return err
 	}
 	opts.Logger = logger
+	// The judge is also the bound on concurrent judgements; it is closed
+	// after the server has drained.
+	judger, err := cfg.Judger(logger)
+	if err != nil {
+		return err
+	}
+	defer judger.Close()
+	opts.Judger = judger
 	srv, err := dbfree.New(opts)
 	if err != nil {
 		return err
@@ -68,6 +76,9 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 				logger.Error("config reload failed; keeping the running config", "err", err)
 			} else {
 				reloadOK.Add(ctx, 1)
+				if cfg.IsolationChanged(next) {
+					logger.Warn("judge_isolation, judge_workers and judge_memory_limit changes need a restart; the running judge is kept")
+				}
 				level.Set(next.SlogLevel())
 				cfg = next
 				logger.Info("config reloaded")

@@ -194,3 +194,28 @@ func TestDatabaseFreeReload(t *testing.T) {
 		t.Fatalf("serve: %v", err)
 	}
 }
+
+// TestServeStopsJudgeWorkers: the shipped config judges in worker
+// processes (judge_isolation: process), and shutting down leaves none.
+func TestServeStopsJudgeWorkers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	t.Run("serve", func(t *testing.T) {
+		port := startShippedConfig(t, ctx)
+		conn, err := pgx.Connect(ctx, pgtest.ConnString("127.0.0.1", port, "anyone", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var label string
+		if err := conn.QueryRow(ctx, "SELECT label FROM pgequiv.check('SELECT COUNT(*) FROM dogs', 'SELECT COUNT(owner_id) FROM dogs')").Scan(&label); err != nil || label != "equivalent" {
+			t.Fatalf("check: %q %v", label, err)
+		}
+		if n := len(childWorkers(t)); n == 0 {
+			t.Fatal("no judge-worker child process while serving")
+		}
+	})
+	if pids := childWorkers(t); len(pids) != 0 {
+		t.Fatalf("judge workers left after shutdown: %v", pids)
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/pgequiv/pgequiv/proxy/judgepool"
 )
 
 // exitError carries a process exit code through the subcommand.
@@ -30,6 +32,9 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"eval":  runEval,
 	"serve": func(ctx context.Context, args []string, _, _ io.Writer) error { return runServe(ctx, args) },
 	"train": runTrain,
+	// judge-worker is hidden: serve runs its own binary with it for each
+	// judge worker process (see proxy/judgepool).
+	"judge-worker": func(context.Context, []string, io.Writer, io.Writer) error { return judgepool.RunWorker(nil) },
 }
 
 func usage(w io.Writer) {

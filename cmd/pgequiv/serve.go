@@ -66,11 +66,19 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	level.Set(cfg.SlogLevel())
 	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
 
+	// The judge (worker processes under judge_isolation: process) is
+	// closed last, after background judgements have ended.
+	judger, err := cfg.Judger(logger)
+	if err != nil {
+		return err
+	}
+	defer judger.Close()
 	// One judging observer lives across reloads, keeping its counters,
 	// recent verdicts and caches; reloads replace its settings.
 	judging, err := proxy.NewJudging(l.judge, proxy.JudgingOptions{
 		Logger:     logger,
 		VerdictLog: slog.New(slog.NewJSONHandler(env.stderr, nil)),
+		Judger:     judger,
 	})
 	if err != nil {
 		return err
@@ -142,6 +150,9 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 			reloadOK.Add(ctx, 1)
 			if next.cfg.Listen != cfg.Listen {
 				logger.Warn("listen address change needs a restart; still listening on the old one", "old", cfg.Listen, "new", next.cfg.Listen)
+			}
+			if cfg.IsolationChanged(next.cfg) {
+				logger.Warn("judge_isolation, judge_workers and judge_memory_limit changes need a restart; the running judge is kept")
 			}
 			level.Set(next.cfg.SlogLevel())
 			cfg = next.cfg

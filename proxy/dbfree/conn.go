@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -380,14 +382,32 @@ func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []i
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.VerdictTimeout)
 	defer cancel()
-	v, err := c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
+	v, err := c.judge(ctx, ref, cand)
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
 			return v, nil, errorf(codeQueryCanceled, "pgequiv: no verdict within verdict_timeout (%v)", c.opts.VerdictTimeout)
+		case errors.Is(err, judgepool.ErrWorkerDied) || errors.Is(err, judgepool.ErrMemoryLimit) || errors.Is(err, judgepool.ErrPanicked):
+			// The judge failed, not the query: the connection goes on.
+			return v, nil, &pgError{code: codeInternalError, msg: "pgequiv: the judge failed on this query", detail: err.Error()}
 		}
 		return v, nil, &pgError{code: codeInvalidParameter, msg: "pgequiv: the reference cannot be judged", detail: err.Error()}
 	}
 	return v, cols, nil
+}
+
+// judge runs the judge with a panic guard: the connection's goroutine
+// must not end the process (the judger has its own guard; this covers
+// any Judger).
+func (c *conn) judge(ctx context.Context, ref, cand string) (v equivalence.Verdict, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.panics.Add(1)
+			c.opts.Logger.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()))
+			v, err = equivalence.Verdict{}, fmt.Errorf("%w: %v", judgepool.ErrPanicked, r)
+		}
+	}()
+	return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
 }
 
 // reference resolves the reference of a statement that is not a check

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -54,6 +55,11 @@ type Options struct {
 	MaxPreparedBytes int
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Judger judges; read by New only (Reload keeps the server's). nil
+	// means in-process (judgepool.Local); a judgepool.Pool isolates each
+	// judgement in a worker process and bounds how many run at once. The
+	// caller closes it after the server has shut down.
+	Judger judgepool.Judger
 }
 
 // ServerVersion is the server_version reported to clients: clients such as

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/proxy/connset"
+	"github.com/pgequiv/pgequiv/proxy/judgepool"
 )
 
 // ErrServerClosed is returned by Serve after Shutdown or Close.
@@ -17,8 +17,9 @@ var ErrServerClosed = errors.New("dbfree: server closed")
 // Server answers PostgreSQL clients without a database behind it.
 type Server struct {
 	cur    atomic.Pointer[settings]
-	judger *equivalence.Judger
+	judger judgepool.Judger
 	nextID atomic.Uint32
+	panics atomic.Uint64 // recovered on connection goroutines
 
 	conns *connset.Set[*conn]
 	// refusing counts the connections in conns that are over
@@ -41,11 +42,16 @@ type settings struct {
 	secret *scramSecret // nil: trust
 }
 
-// New returns a Server with opts (see Options for defaults).
+// New returns a Server with opts (see Options for defaults). It judges
+// with opts.Judger, or in-process when that is nil; later Reloads keep it.
 func New(opts Options) (*Server, error) {
-	j, err := equivalence.NewJudger(equivalence.JudgerOptions{})
-	if err != nil {
-		return nil, err
+	j := opts.Judger
+	if j == nil {
+		local, err := judgepool.NewLocal(judgepool.LocalOptions{Logger: opts.Logger})
+		if err != nil {
+			return nil, err
+		}
+		j = local
 	}
 	s := &Server{judger: j, conns: connset.New(func(c *conn) { c.abort() })}
 	if err := s.Reload(opts); err != nil {
@@ -73,7 +79,11 @@ func (s *Server) Reload(opts Options) error {
 
 // Judger returns the server's judge, whose cache statistics show how often
 // references were reused.
-func (s *Server) Judger() *equivalence.Judger { return s.judger }
+func (s *Server) Judger() judgepool.Judger { return s.judger }
+
+// JudgePanics returns how many judgements panicked, in the judger or
+// around it; each was answered with an error and the server went on.
+func (s *Server) JudgePanics() uint64 { return s.panics.Load() + s.judger.Supervision().Panics }
 
 // Serve accepts connections on ln until Shutdown or Close, then returns
 // ErrServerClosed. It closes ln when it returns.

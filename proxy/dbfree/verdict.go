@@ -132,6 +132,7 @@ const (
 	codeIdleSessionTimeout  = "57P05"
 	codeTooManyConnections  = "53300"
 	codeConfigLimitExceeded = "53400"
+	codeInternalError       = "XX000"
 )
 
 // pgError is an error reported to the client as an ErrorResponse.
