@@ -40,6 +40,7 @@ func (p *Pool) startProc(idx int) (*proc, error) {
 	cmd := exec.Command(p.o.Command[0], p.o.Command[1:]...)
 	cmd.Env = append(os.Environ(), p.o.Env...)
 	cmd.Stderr = &lineLogger{log: p.log, worker: idx}
+	dieWithParent(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("judgepool: worker %d: %w", idx, err)

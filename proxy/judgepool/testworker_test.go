@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(envHost) == "1" {
+		os.Exit(runHost())
+	}
 	os.Exit(m.Run())
 }
 
