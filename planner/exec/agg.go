@@ -1,0 +1,278 @@
+package exec
+
+import (
+	"math/big"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// aggregate groups rows by GroupBy (NULLs form one group) in order of
+// first appearance. Without grouping columns it yields exactly one row,
+// even over no input, as SQL's scalar aggregation does.
+func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
+	in, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	gidx := make([]int, len(n.GroupBy))
+	for i, c := range n.GroupBy {
+		j, ok := in.idx[c]
+		if !ok {
+			return nil, cannot("grouping column %d missing from input", c)
+		}
+		gidx[i] = j
+	}
+	var order []string
+	groups := map[string][][]Value{}
+	for _, row := range in.rows {
+		key := make([]Value, len(gidx))
+		for i, j := range gidx {
+			key[i] = row[j]
+		}
+		k := rowKey(key)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], row)
+	}
+	if len(n.GroupBy) == 0 && len(order) == 0 {
+		order = append(order, rowKey(nil))
+		groups[order[0]] = nil
+	}
+	out := newRel(n.OutCols())
+	for _, k := range order {
+		rows := groups[k]
+		vals := make([]Value, 0, len(gidx)+len(n.Aggs))
+		for _, j := range gidx {
+			vals = append(vals, rows[0][j])
+		}
+		for _, a := range n.Aggs {
+			v, err := x.aggCall(a.Expr, in, rows, outer)
+			if err != nil {
+				return nil, err
+			}
+			vals = append(vals, v)
+		}
+		out.rows = append(out.rows, vals)
+	}
+	return out, nil
+}
+
+// aggCall evaluates one aggregate over the rows of a group: FILTER keeps
+// rows where it is TRUE, NULL arguments are skipped (except by count(*)),
+// DISTINCT keeps one of each value.
+func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (Value, error) {
+	if a.Kind != plan.Agg {
+		return Null, cannot("aggregate output of kind %d", a.Kind)
+	}
+	var vals []Value
+	count := 0
+	seen := map[string]bool{}
+	for _, row := range rows {
+		e := &env{r: in, row: row, outer: outer}
+		if a.Filter != nil {
+			ok, err := x.where([]*plan.Expr{a.Filter}, e)
+			if err != nil {
+				return Null, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		if a.Star {
+			count++
+			continue
+		}
+		if len(a.Args) != 1 {
+			return Null, cannot("aggregate %s of %d arguments", a.Name, len(a.Args))
+		}
+		v, err := x.eval(a.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		if v.IsNull() {
+			continue
+		}
+		if a.Distinct {
+			if seen[v.Key()] {
+				continue
+			}
+			seen[v.Key()] = true
+		}
+		vals = append(vals, v)
+	}
+	if a.Star {
+		return Int(int64(count)), nil
+	}
+	return reduce(a.Name, vals)
+}
+
+// reduce folds the non-NULL argument values of one aggregate.
+func reduce(name string, vals []Value) (Value, error) {
+	switch name {
+	case "count":
+		return Int(int64(len(vals))), nil
+	case "sum", "avg":
+		if len(vals) == 0 {
+			return Null, nil
+		}
+		sum := vals[0]
+		if sum.K == KInt && name == "sum" {
+			// sum(integer) is bigint or numeric in PostgreSQL; summing
+			// exactly and failing only beyond int64 matches both.
+			sum = toNumeric(sum)
+		}
+		for _, v := range vals[1:] {
+			var err error
+			if sum, err = arith("+", sum, v); err != nil {
+				return Null, err
+			}
+		}
+		if name == "sum" {
+			if vals[0].K == KInt {
+				if !sum.R.IsInt() || !sum.R.Num().IsInt64() {
+					return Null, queryErr("bigint out of range")
+				}
+				return Int(sum.R.Num().Int64()), nil
+			}
+			return sum, nil
+		}
+		if sum.K == KFloat {
+			return Float(sum.F / float64(len(vals))), nil
+		}
+		if !isNumber(sum.K) {
+			return Null, cannot("avg of %s", kindName(sum.K))
+		}
+		return numDiv(toNumeric(sum), NumericRat(new(big.Rat).SetInt64(int64(len(vals))), 0))
+	case "min", "max", "any_value":
+		if len(vals) == 0 {
+			return Null, nil
+		}
+		best := vals[0]
+		for _, v := range vals[1:] {
+			c, err := Compare(v, best)
+			if err != nil {
+				return Null, err
+			}
+			if name == "any_value" && c != 0 {
+				// The planner only introduces any_value where the value is
+				// determined; differing values mean an arbitrary choice.
+				return Null, cannot("any_value over differing values")
+			}
+			if (name == "max" && c > 0) || (name == "min" && c < 0) {
+				best = v
+			}
+		}
+		return best, nil
+	case "bool_and", "every", "bool_or":
+		if len(vals) == 0 {
+			return Null, nil
+		}
+		want := name == "bool_or"
+		for _, v := range vals {
+			if v.K != KBool {
+				return Null, cannot("%s of %s", name, kindName(v.K))
+			}
+			if v.B == want {
+				return Bool(want), nil
+			}
+		}
+		return Bool(!want), nil
+	}
+	return Null, cannot("aggregate %s", name)
+}
+
+// window computes window functions: rows are partitioned, ordered within
+// each partition, and each function sees the default frame (the whole
+// partition without ORDER BY, else up to the current row's last peer).
+// Explicit frames and navigation functions are not modelled.
+func (x *executor) window(n *plan.Node, outer *env) (*rel, error) {
+	in, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	out := newRel(n.OutCols())
+	extra := make([][]Value, len(in.rows))
+	for i := range extra {
+		extra[i] = make([]Value, len(n.Proj))
+	}
+	for p, item := range n.Proj {
+		w := item.Expr
+		if w.Kind != plan.WinFunc || w.Value != "" {
+			return nil, cannot("window %s with a frame clause", w.Name)
+		}
+		if err := x.windowFunc(w, in, outer, func(row int, v Value) { extra[row][p] = v }); err != nil {
+			return nil, err
+		}
+	}
+	for i, row := range in.rows {
+		out.rows = append(out.rows, concatRow(row, extra[i]))
+	}
+	return out, nil
+}
+
+func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, Value)) error {
+	// Partition rows by key, keeping first-appearance order.
+	var order []string
+	parts := map[string][]int{}
+	for i, row := range in.rows {
+		e := &env{r: in, row: row, outer: outer}
+		key := make([]Value, len(w.Partition))
+		for j, p := range w.Partition {
+			v, err := x.eval(p, e)
+			if err != nil {
+				return err
+			}
+			key[j] = v
+		}
+		k := rowKey(key)
+		if _, ok := parts[k]; !ok {
+			order = append(order, k)
+		}
+		parts[k] = append(parts[k], i)
+	}
+	for _, k := range order {
+		idx := parts[k]
+		sub := newRel(in.cols)
+		for _, i := range idx {
+			sub.rows = append(sub.rows, in.rows[i])
+		}
+		perm, ties, err := x.sortRows(w.Order, sub, outer)
+		if err != nil {
+			return err
+		}
+		for pos, j := range perm {
+			// The frame ends at the last peer of the current row.
+			end := pos
+			for end+1 < len(perm) && (len(w.Order) == 0 || ties[end+1] == ties[pos]) {
+				end++
+			}
+			var v Value
+			switch w.Name {
+			case "row_number":
+				v = Int(int64(pos + 1))
+			case "rank":
+				first := pos
+				for first > 0 && ties[first-1] == ties[pos] {
+					first--
+				}
+				v = Int(int64(first + 1))
+			case "dense_rank":
+				v = Int(int64(ties[pos] + 1))
+			case "count", "sum", "avg", "min", "max":
+				frame := make([][]Value, 0, end+1)
+				for _, f := range perm[:end+1] {
+					frame = append(frame, sub.rows[f])
+				}
+				agg := &plan.Expr{Kind: plan.Agg, Name: w.Name, Args: w.Args, Star: w.Star, Distinct: w.Distinct, Filter: w.Filter}
+				if v, err = x.aggCall(agg, sub, frame, outer); err != nil {
+					return err
+				}
+			default:
+				return cannot("window function %s", w.Name)
+			}
+			set(idx[j], v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,414 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Database maps a table name (as the catalog spells it) to its rows; each
+// row holds one value per table column in table order.
+type Database map[string][][]Value
+
+// Result is a query's output: a bag of rows, in order when Ordered.
+type Result struct {
+	Rows [][]Value
+	// Ordered is true when the query has a top-level ORDER BY; Ties then
+	// numbers the rows' sort-key groups (rows with equal keys share a
+	// number), so a comparison may permute rows within a group.
+	Ordered bool
+	Ties    []int
+	// Nondeterministic is true when the result depends on choices the
+	// database makes freely: a LIMIT that cuts through rows with equal
+	// sort keys (or through unordered rows). Such results cannot be
+	// compared row for row.
+	Nondeterministic bool
+}
+
+// Execute runs p over db. ctx bounds the work: it is checked at every
+// operator, so a cancelled context stops a long evaluation.
+func Execute(ctx context.Context, p *plan.Plan, db Database) (*Result, error) {
+	x := &executor{ctx: ctx, db: db, meta: p.Meta}
+	r, err := x.node(p.Root, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := r.cols
+	res := &Result{Nondeterministic: x.nondet}
+	for _, row := range r.rows {
+		vals := make([]Value, len(out))
+		for i := range out {
+			vals[i] = row[i]
+		}
+		res.Rows = append(res.Rows, vals)
+	}
+	if p.Ordered && r.ties != nil {
+		res.Ordered, res.Ties = true, r.ties
+	}
+	return res, nil
+}
+
+type executor struct {
+	ctx    context.Context
+	db     Database
+	meta   *plan.Metadata
+	nondet bool
+	steps  int
+}
+
+// rel is a materialized intermediate result. ties is non-nil when the
+// rows come out of a Sort (see Result.Ties).
+type rel struct {
+	cols []plan.ColumnID
+	idx  map[plan.ColumnID]int
+	rows [][]Value
+	ties []int
+}
+
+func newRel(cols []plan.ColumnID) *rel {
+	r := &rel{cols: cols, idx: make(map[plan.ColumnID]int, len(cols))}
+	for i, c := range cols {
+		if _, dup := r.idx[c]; !dup {
+			r.idx[c] = i
+		}
+	}
+	return r
+}
+
+// env binds column values while an expression is evaluated: the current
+// row of a relation, then the rows of enclosing queries (for correlated
+// subqueries).
+type env struct {
+	r     *rel
+	row   []Value
+	outer *env
+}
+
+func (e *env) lookup(id plan.ColumnID) (Value, bool) {
+	for ; e != nil; e = e.outer {
+		if i, ok := e.r.idx[id]; ok {
+			return e.row[i], true
+		}
+	}
+	return Null, false
+}
+
+func (x *executor) check() error {
+	x.steps++
+	if err := x.ctx.Err(); err != nil {
+		return fmt.Errorf("exec: %w", err)
+	}
+	return nil
+}
+
+// node evaluates n with outer as the enclosing rows.
+func (x *executor) node(n *plan.Node, outer *env) (*rel, error) {
+	if err := x.check(); err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case plan.OpScan:
+		return x.scan(n)
+	case plan.OpValues:
+		return x.values(n, outer)
+	case plan.OpFilter:
+		return x.filter(n, outer)
+	case plan.OpProject:
+		return x.project(n, outer)
+	case plan.OpJoin:
+		return x.join(n, outer)
+	case plan.OpAggregate:
+		return x.aggregate(n, outer)
+	case plan.OpDistinct:
+		return x.distinct(n, outer)
+	case plan.OpSort:
+		return x.sort(n, outer)
+	case plan.OpLimit:
+		return x.limit(n, outer)
+	case plan.OpSetOp:
+		return x.setOp(n, outer)
+	case plan.OpWindow:
+		return x.window(n, outer)
+	}
+	return nil, cannot("operator %s", n.Op)
+}
+
+func (x *executor) scan(n *plan.Node) (*rel, error) {
+	if n.Table == nil {
+		return nil, cannot("scan without a table")
+	}
+	if n.Table.IsView() {
+		return nil, cannot("unexpanded view %s", n.Table.Name)
+	}
+	rows, ok := x.db[n.Table.Name]
+	if !ok {
+		return nil, cannot("table %s is not in the database", n.Table.Name)
+	}
+	r := newRel(n.Cols)
+	for _, row := range rows {
+		if len(row) != len(n.Cols) {
+			return nil, fmt.Errorf("exec: table %s: row has %d values, want %d", n.Table.Name, len(row), len(n.Cols))
+		}
+		r.rows = append(r.rows, row)
+	}
+	return r, nil
+}
+
+func (x *executor) values(n *plan.Node, outer *env) (*rel, error) {
+	r := newRel(n.Cols)
+	for _, exprs := range n.Rows {
+		if len(exprs) != len(n.Cols) {
+			return nil, cannot("VALUES row of %d expressions for %d columns", len(exprs), len(n.Cols))
+		}
+		row := make([]Value, len(exprs))
+		for i, e := range exprs {
+			v, err := x.eval(e, outer)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = v
+		}
+		r.rows = append(r.rows, row)
+	}
+	return r, nil
+}
+
+// where reports whether every predicate is TRUE (not FALSE, not NULL).
+func (x *executor) where(preds []*plan.Expr, e *env) (bool, error) {
+	for _, p := range preds {
+		v, err := x.eval(p, e)
+		if err != nil {
+			return false, err
+		}
+		if v.K != KBool || !v.B {
+			if v.K != KBool && v.K != KNull {
+				return false, cannot("predicate of kind %s", kindName(v.K))
+			}
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (x *executor) filter(n *plan.Node, outer *env) (*rel, error) {
+	in, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	out := newRel(in.cols)
+	for i, row := range in.rows {
+		ok, err := x.where(n.Preds, &env{r: in, row: row, outer: outer})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out.rows = append(out.rows, row)
+			if in.ties != nil {
+				out.ties = append(out.ties, in.ties[i])
+			}
+		}
+	}
+	if in.ties != nil && out.ties == nil {
+		out.ties = []int{}
+	}
+	return out, nil
+}
+
+func (x *executor) project(n *plan.Node, outer *env) (*rel, error) {
+	in, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	out := newRel(n.OutCols())
+	out.ties = in.ties
+	for _, row := range in.rows {
+		e := &env{r: in, row: row, outer: outer}
+		vals := make([]Value, len(n.Proj))
+		for i, p := range n.Proj {
+			if vals[i], err = x.eval(p.Expr, e); err != nil {
+				return nil, err
+			}
+		}
+		out.rows = append(out.rows, vals)
+	}
+	return out, nil
+}
+
+func (x *executor) distinct(n *plan.Node, outer *env) (*rel, error) {
+	in, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	out := newRel(in.cols)
+	seen := map[string]bool{}
+	for i, row := range in.rows {
+		k := rowKey(row)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out.rows = append(out.rows, row)
+		if in.ties != nil {
+			out.ties = append(out.ties, in.ties[i])
+		}
+	}
+	return out, nil
+}
+
+// sortCmp orders a and b by keys already evaluated into ka and kb, with
+// NULLs placed as each key says (PostgreSQL: NULLS LAST for ASC, NULLS
+// FIRST for DESC unless written otherwise).
+func sortCmp(keys []plan.SortKey, ka, kb []Value) (int, error) {
+	for i, k := range keys {
+		a, b := ka[i], kb[i]
+		var c int
+		switch {
+		case a.IsNull() && b.IsNull():
+			c = 0
+		case a.IsNull():
+			c = 1
+			if k.NullsFirst {
+				c = -1
+			}
+		case b.IsNull():
+			c = -1
+			if k.NullsFirst {
+				c = 1
+			}
+		default:
+			var err error
+			if c, err = Compare(a, b); err != nil {
+				return 0, err
+			}
+			if k.Desc {
+				c = -c
+			}
+		}
+		if c != 0 {
+			return c, nil
+		}
+	}
+	return 0, nil
+}
+
+func (x *executor) sort(n *plan.Node, outer *env) (*rel, error) {
+	in, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	perm, ties, err := x.sortRows(n.Keys, in, outer)
+	if err != nil {
+		return nil, err
+	}
+	out := newRel(in.cols)
+	out.ties = ties
+	for _, i := range perm {
+		out.rows = append(out.rows, in.rows[i])
+	}
+	return out, nil
+}
+
+// sortRows returns the stable sorted order of in's rows by keys, and for
+// each position its peer group number (equal keys share one).
+func (x *executor) sortRows(keys []plan.SortKey, in *rel, outer *env) ([]int, []int, error) {
+	kv := make([][]Value, len(in.rows))
+	perm := make([]int, len(in.rows))
+	for i, row := range in.rows {
+		perm[i] = i
+		e := &env{r: in, row: row, outer: outer}
+		kv[i] = make([]Value, len(keys))
+		for j, k := range keys {
+			v, err := x.eval(k.Expr, e)
+			if err != nil {
+				return nil, nil, err
+			}
+			kv[i][j] = v
+		}
+	}
+	var cmpErr error
+	sort.SliceStable(perm, func(a, b int) bool {
+		c, err := sortCmp(keys, kv[perm[a]], kv[perm[b]])
+		if err != nil && cmpErr == nil {
+			cmpErr = err
+		}
+		return c < 0
+	})
+	if cmpErr != nil {
+		return nil, nil, cmpErr
+	}
+	ties := make([]int, len(perm))
+	for p := 1; p < len(perm); p++ {
+		ties[p] = ties[p-1]
+		if c, _ := sortCmp(keys, kv[perm[p-1]], kv[perm[p]]); c != 0 {
+			ties[p]++
+		}
+	}
+	return perm, ties, nil
+}
+
+func (x *executor) limit(n *plan.Node, outer *env) (*rel, error) {
+	in, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	bound := func(e *plan.Expr, what string) (int64, bool, error) {
+		if e == nil {
+			return 0, false, nil
+		}
+		v, err := x.eval(e, outer)
+		if err != nil {
+			return 0, false, err
+		}
+		switch v.K {
+		case KNull:
+			return 0, false, nil
+		case KInt:
+			if v.I < 0 {
+				return 0, false, queryErr("%s must not be negative", what)
+			}
+			return v.I, true, nil
+		}
+		return 0, false, cannot("%s of kind %s", what, kindName(v.K))
+	}
+	lim, hasLim, err := bound(n.Limit, "LIMIT")
+	if err != nil {
+		return nil, err
+	}
+	off, _, err := bound(n.Offset, "OFFSET")
+	if err != nil {
+		return nil, err
+	}
+	total := int64(len(in.rows))
+	start := min(off, total)
+	end := total
+	if hasLim {
+		end = min(start+lim, total)
+	}
+	// The kept rows are determined only if no cut separates two rows the
+	// input does not order.
+	for _, cut := range []int64{start, end} {
+		if cut <= 0 || cut >= total {
+			continue
+		}
+		if in.ties == nil || in.ties[cut-1] == in.ties[cut] {
+			x.nondet = true
+		}
+	}
+	out := newRel(in.cols)
+	out.rows = in.rows[start:end]
+	if in.ties != nil {
+		out.ties = in.ties[start:end]
+	}
+	return out, nil
+}
+
+// colType is the declared type of a column, for NULL padding and casts.
+func (x *executor) colType(id plan.ColumnID) catalog.Type {
+	if int(id) < len(x.meta.Columns) {
+		return x.meta.Col(id).Type
+	}
+	return catalog.Unknown
+}

@@ -1,0 +1,449 @@
+package exec
+
+import (
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// eval computes a scalar expression in environment e.
+func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
+	switch ex.Kind {
+	case plan.ColRef:
+		v, ok := e.lookup(ex.Col)
+		if !ok {
+			return Null, cannot("column %d is not bound", ex.Col)
+		}
+		return v, nil
+	case plan.Const:
+		if ex.Null {
+			return Null, nil
+		}
+		return Parse(ex.Typ, ex.Value)
+	case plan.Op:
+		return x.op(ex, e)
+	case plan.Func:
+		return x.fn(ex, e)
+	case plan.Case:
+		return x.caseExpr(ex, e)
+	case plan.Cast:
+		v, err := x.eval(ex.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		return cast(v, ex.Typ)
+	case plan.Subquery:
+		return x.subquery(ex, e)
+	}
+	return Null, cannot("expression kind %d (%s)", ex.Kind, ex.Name)
+}
+
+// operands evaluates a binary operator's arguments. A quoted literal next
+// to a typed operand takes that operand's type, as PostgreSQL resolves an
+// untyped literal ('3' compared with an integer is the integer 3).
+func (x *executor) operands(a, b *plan.Expr, e *env) (Value, Value, error) {
+	va, err := x.eval(a, e)
+	if err != nil {
+		return Null, Null, err
+	}
+	vb, err := x.eval(b, e)
+	if err != nil {
+		return Null, Null, err
+	}
+	if va, err = adaptLiteral(a, va, b.Typ); err != nil {
+		return Null, Null, err
+	}
+	if vb, err = adaptLiteral(b, vb, a.Typ); err != nil {
+		return Null, Null, err
+	}
+	return va, vb, nil
+}
+
+func adaptLiteral(lit *plan.Expr, v Value, other catalog.Type) (Value, error) {
+	if lit.Kind != plan.Const || v.K != KText || other == catalog.Text || other == catalog.Unknown || other == catalog.Null {
+		return v, nil
+	}
+	return Parse(other, v.S)
+}
+
+func boolVal(v Value) (b, null bool, err error) {
+	switch v.K {
+	case KNull:
+		return false, true, nil
+	case KBool:
+		return v.B, false, nil
+	}
+	return false, false, cannot("boolean operator on %s", kindName(v.K))
+}
+
+// cmpOp applies a comparison with three-valued logic: NULL when either
+// side is NULL.
+func cmpOp(name string, a, b Value) (Value, error) {
+	if a.IsNull() || b.IsNull() {
+		return Null, nil
+	}
+	c, err := Compare(a, b)
+	if err != nil {
+		return Null, err
+	}
+	switch name {
+	case plan.OpEq:
+		return Bool(c == 0), nil
+	case plan.OpNe:
+		return Bool(c != 0), nil
+	case plan.OpLt:
+		return Bool(c < 0), nil
+	case plan.OpLe:
+		return Bool(c <= 0), nil
+	case plan.OpGt:
+		return Bool(c > 0), nil
+	case plan.OpGe:
+		return Bool(c >= 0), nil
+	}
+	return Null, cannot("comparison %s", name)
+}
+
+func not(v Value) Value {
+	if v.K == KBool {
+		return Bool(!v.B)
+	}
+	return v
+}
+
+func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
+	switch ex.Name {
+	case plan.OpAnd, plan.OpOr:
+		// FALSE dominates AND and TRUE dominates OR; otherwise any NULL
+		// makes the result NULL.
+		isAnd := ex.Name == plan.OpAnd
+		sawNull := false
+		for _, a := range ex.Args {
+			v, err := x.eval(a, e)
+			if err != nil {
+				return Null, err
+			}
+			b, null, err := boolVal(v)
+			if err != nil {
+				return Null, err
+			}
+			if null {
+				sawNull = true
+			} else if b != isAnd {
+				return Bool(b), nil
+			}
+		}
+		if sawNull {
+			return Null, nil
+		}
+		return Bool(isAnd), nil
+	case plan.OpNot:
+		v, err := x.eval(ex.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		if _, _, err := boolVal(v); err != nil {
+			return Null, err
+		}
+		return not(v), nil
+	case plan.OpIsNull, plan.OpIsNotNull:
+		v, err := x.eval(ex.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		if ex.Args[0].Kind == plan.Tuple {
+			return Null, cannot("IS NULL on a row")
+		}
+		return Bool(v.IsNull() == (ex.Name == plan.OpIsNull)), nil
+	case plan.OpIsTrue, plan.OpIsNotTrue, plan.OpIsFalse, plan.OpIsNotFalse:
+		v, err := x.eval(ex.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		b, null, err := boolVal(v)
+		if err != nil {
+			return Null, err
+		}
+		var r bool
+		switch ex.Name {
+		case plan.OpIsTrue:
+			r = !null && b
+		case plan.OpIsNotTrue:
+			r = null || !b
+		case plan.OpIsFalse:
+			r = !null && !b
+		default:
+			r = null || b
+		}
+		return Bool(r), nil
+	case plan.OpEq, plan.OpNe, plan.OpLt, plan.OpLe, plan.OpGt, plan.OpGe:
+		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		if err != nil {
+			return Null, err
+		}
+		return cmpOp(ex.Name, a, b)
+	case plan.OpIsDistinct, plan.OpNotDistinc:
+		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		if err != nil {
+			return Null, err
+		}
+		same := a.IsNull() && b.IsNull()
+		if !a.IsNull() && !b.IsNull() {
+			c, err := Compare(a, b)
+			if err != nil {
+				return Null, err
+			}
+			same = c == 0
+		}
+		return Bool(same == (ex.Name == plan.OpNotDistinc)), nil
+	case plan.OpLike, plan.OpNotLike, plan.OpILike, plan.OpNotILike:
+		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		if err != nil {
+			return Null, err
+		}
+		if a.IsNull() || b.IsNull() {
+			return Null, nil
+		}
+		if a.K != KText || b.K != KText {
+			return Null, cannot("LIKE on %s", kindName(a.K))
+		}
+		s, p := a.S, b.S
+		if ex.Name == plan.OpILike || ex.Name == plan.OpNotILike {
+			s, p = asciiLower(s), asciiLower(p)
+		}
+		m, err := like(s, p)
+		if err != nil {
+			return Null, err
+		}
+		return Bool(m == (ex.Name == plan.OpLike || ex.Name == plan.OpILike)), nil
+	case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpMod:
+		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		if err != nil {
+			return Null, err
+		}
+		if a.IsNull() || b.IsNull() {
+			return Null, nil
+		}
+		return arith(ex.Name, a, b)
+	case plan.OpNeg:
+		v, err := x.eval(ex.Args[0], e)
+		if err != nil || v.IsNull() {
+			return v, err
+		}
+		return negate(v)
+	case plan.OpConcat:
+		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		if err != nil {
+			return Null, err
+		}
+		if a.IsNull() || b.IsNull() {
+			return Null, nil
+		}
+		return Text(a.String() + b.String()), nil
+	case "in", "not in":
+		return x.inList(ex, e)
+	case "between", "not between", "between symmetric", "not between symmetric":
+		return x.between(ex, e)
+	}
+	return Null, cannot("operator %q", ex.Name)
+}
+
+// inList: a IN (x, y) is a = x OR a = y in three-valued logic; NOT IN is
+// its negation.
+func (x *executor) inList(ex *plan.Expr, e *env) (Value, error) {
+	terms := make([]*plan.Expr, 0, len(ex.Args)-1)
+	for _, it := range ex.Args[1:] {
+		terms = append(terms, plan.NewOp(plan.OpEq, catalog.Bool, ex.Args[0], it))
+	}
+	v, err := x.eval(plan.NewOp(plan.OpOr, catalog.Bool, terms...), e)
+	if err != nil || ex.Name == "in" {
+		return v, err
+	}
+	return not(v), nil
+}
+
+func (x *executor) between(ex *plan.Expr, e *env) (Value, error) {
+	a, lo, hi := ex.Args[0], ex.Args[1], ex.Args[2]
+	in := plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpGe, catalog.Bool, a, lo), plan.NewOp(plan.OpLe, catalog.Bool, a, hi))
+	if strings.HasSuffix(ex.Name, "symmetric") {
+		swapped := plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpGe, catalog.Bool, a, hi), plan.NewOp(plan.OpLe, catalog.Bool, a, lo))
+		in = plan.NewOp(plan.OpOr, catalog.Bool, in, swapped)
+	}
+	v, err := x.eval(in, e)
+	if err != nil || !strings.HasPrefix(ex.Name, "not") {
+		return v, err
+	}
+	return not(v), nil
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// like matches s against a LIKE pattern: % any run, _ one character,
+// backslash escapes the next character (PostgreSQL's default escape).
+func like(s, p string) (bool, error) {
+	sr, pr := []rune(s), []rune(p)
+	type tok struct {
+		r    rune
+		kind byte // 'c' literal, '%' any run, '_' one
+	}
+	var toks []tok
+	for i := 0; i < len(pr); i++ {
+		switch pr[i] {
+		case '\\':
+			if i+1 == len(pr) {
+				return false, queryErr("LIKE pattern must not end with escape character")
+			}
+			i++
+			toks = append(toks, tok{pr[i], 'c'})
+		case '%':
+			toks = append(toks, tok{kind: '%'})
+		case '_':
+			toks = append(toks, tok{kind: '_'})
+		default:
+			toks = append(toks, tok{pr[i], 'c'})
+		}
+	}
+	// m[j] reports whether the first j tokens match the prefix of s read
+	// so far; quadratic, never exponential.
+	m := make([]bool, len(toks)+1)
+	m[0] = true
+	for j := 1; j <= len(toks) && toks[j-1].kind == '%'; j++ {
+		m[j] = true
+	}
+	for _, c := range sr {
+		next := make([]bool, len(toks)+1)
+		for j := 1; j <= len(toks); j++ {
+			t := toks[j-1]
+			switch t.kind {
+			case '%':
+				next[j] = next[j-1] || m[j]
+			case '_':
+				next[j] = m[j-1]
+			default:
+				next[j] = m[j-1] && t.r == c
+			}
+		}
+		m = next
+	}
+	return m[len(toks)], nil
+}
+
+func (x *executor) caseExpr(ex *plan.Expr, e *env) (Value, error) {
+	args := ex.Args
+	var operand *plan.Expr
+	if ex.CaseHasOperand {
+		operand, args = args[0], args[1:]
+	}
+	var elseExpr *plan.Expr
+	if ex.HasElse {
+		elseExpr, args = args[len(args)-1], args[:len(args)-1]
+	}
+	for i := 0; i+1 < len(args); i += 2 {
+		cond := args[i]
+		if operand != nil {
+			cond = plan.NewOp(plan.OpEq, catalog.Bool, operand, cond)
+		}
+		v, err := x.eval(cond, e)
+		if err != nil {
+			return Null, err
+		}
+		if b, null, err := boolVal(v); err != nil {
+			return Null, err
+		} else if b && !null {
+			return x.eval(args[i+1], e)
+		}
+	}
+	if elseExpr != nil {
+		return x.eval(elseExpr, e)
+	}
+	return Null, nil
+}
+
+// subquery evaluates a subquery expression against the current row, which
+// its correlated references see through the environment chain.
+func (x *executor) subquery(ex *plan.Expr, e *env) (Value, error) {
+	r, err := x.node(ex.Sub, e)
+	if err != nil {
+		return Null, err
+	}
+	switch ex.SubKind {
+	case plan.SubExists:
+		return Bool(len(r.rows) > 0), nil
+	case plan.SubScalar:
+		switch len(r.rows) {
+		case 0:
+			return Null, nil
+		case 1:
+			if len(r.rows[0]) != 1 {
+				return Null, cannot("scalar subquery of %d columns", len(r.rows[0]))
+			}
+			return r.rows[0][0], nil
+		}
+		return Null, queryErr("more than one row returned by a subquery used as an expression")
+	case plan.SubAny, plan.SubAll:
+		return x.quantified(ex, r, e)
+	}
+	return Null, cannot("subquery kind %d", ex.SubKind)
+}
+
+// quantified evaluates a op ANY/ALL (subquery): ANY is TRUE if some row
+// compares TRUE, else NULL if some comparison was NULL, else FALSE; ALL is
+// the dual. Row comparisons support = and <> only.
+func (x *executor) quantified(ex *plan.Expr, r *rel, e *env) (Value, error) {
+	left := make([]Value, len(ex.Args))
+	for i, a := range ex.Args {
+		v, err := x.eval(a, e)
+		if err != nil {
+			return Null, err
+		}
+		left[i] = v
+	}
+	if len(left) > 1 && ex.SubOp != plan.OpEq && ex.SubOp != plan.OpNe {
+		return Null, cannot("row comparison %s with a subquery", ex.SubOp)
+	}
+	any := ex.SubKind == plan.SubAny
+	sawNull := false
+	for _, row := range r.rows {
+		if len(row) != len(left) {
+			return Null, cannot("subquery row of %d columns for %d", len(row), len(left))
+		}
+		// A row comparison ANDs (for =) or ORs (for <>) its columns in
+		// three-valued logic.
+		isEq := ex.SubOp == plan.OpEq || len(left) == 1
+		res, null := isEq, false
+		for i := range left {
+			c, err := cmpOp(ex.SubOp, left[i], row[i])
+			if err != nil {
+				return Null, err
+			}
+			switch {
+			case c.IsNull():
+				null = true
+			case len(left) == 1:
+				res = c.B
+			case c.B != isEq:
+				res = c.B
+			}
+		}
+		decided := res != isEq && len(left) > 1 // a FALSE in an AND, a TRUE in an OR
+		if null && !decided {
+			sawNull = true
+			continue
+		}
+		if res == any {
+			return Bool(any), nil
+		}
+	}
+	if sawNull {
+		return Null, nil
+	}
+	return Bool(!any), nil
+}

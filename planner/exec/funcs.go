@@ -1,0 +1,256 @@
+package exec
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// fn evaluates the scalar functions whose PostgreSQL behaviour is
+// modelled exactly; any other is ErrCannotExecute.
+func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
+	args := make([]Value, len(ex.Args))
+	// coalesce evaluates lazily: later arguments may raise errors that
+	// the database never reaches.
+	if ex.Name == "coalesce" {
+		for _, a := range ex.Args {
+			v, err := x.eval(a, e)
+			if err != nil || !v.IsNull() {
+				return v, err
+			}
+		}
+		return Null, nil
+	}
+	for i, a := range ex.Args {
+		v, err := x.eval(a, e)
+		if err != nil {
+			return Null, err
+		}
+		args[i] = v
+	}
+	switch ex.Name {
+	case "nullif":
+		if len(args) != 2 {
+			break
+		}
+		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		if err != nil {
+			return Null, err
+		}
+		eq, err := cmpOp(plan.OpEq, a, b)
+		if err != nil {
+			return Null, err
+		}
+		if eq.K == KBool && eq.B {
+			return Null, nil
+		}
+		return a, nil
+	case "greatest", "least":
+		// NULL arguments are ignored; the result is NULL only if all are.
+		var best Value
+		for _, v := range args {
+			if v.IsNull() {
+				continue
+			}
+			if best.IsNull() {
+				best = v
+				continue
+			}
+			c, err := Compare(v, best)
+			if err != nil {
+				return Null, err
+			}
+			if (ex.Name == "greatest" && c > 0) || (ex.Name == "least" && c < 0) {
+				best = v
+			}
+		}
+		return best, nil
+	case "concat":
+		var b strings.Builder
+		for _, v := range args {
+			if !v.IsNull() {
+				b.WriteString(v.String())
+			}
+		}
+		return Text(b.String()), nil
+	}
+	for _, v := range args {
+		if v.IsNull() {
+			if _, known := strictFuncs[ex.Name]; known {
+				return Null, nil
+			}
+			return Null, cannot("function %s", ex.Name)
+		}
+	}
+	f, ok := strictFuncs[ex.Name]
+	if !ok {
+		return Null, cannot("function %s", ex.Name)
+	}
+	return f(args)
+}
+
+// strictFuncs return NULL on any NULL argument (checked by the caller).
+var strictFuncs = map[string]func([]Value) (Value, error){
+	"lower": text1(asciiLower),
+	"upper": text1(func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			if 'a' <= c && c <= 'z' {
+				b[i] = c - 'a' + 'A'
+			}
+		}
+		return string(b)
+	}),
+	"length":      textLen,
+	"char_length": textLen,
+	"abs": func(a []Value) (Value, error) {
+		if len(a) != 1 {
+			return Null, cannot("abs of %d arguments", len(a))
+		}
+		v := a[0]
+		switch v.K {
+		case KInt:
+			if v.I < 0 {
+				return negate(v)
+			}
+			return v, nil
+		case KNumeric:
+			return NumericRat(new(big.Rat).Abs(v.R), v.Scale), nil
+		case KFloat:
+			return Float(math.Abs(v.F)), nil
+		}
+		return Null, cannot("abs of %s", kindName(v.K))
+	},
+	"round": func(a []Value) (Value, error) {
+		if len(a) < 1 || len(a) > 2 || a[0].K != KNumeric && a[0].K != KInt {
+			return Null, cannot("round of these arguments")
+		}
+		scale := int64(0)
+		if len(a) == 2 {
+			if a[1].K != KInt || a[1].I < 0 || a[1].I > 1000 {
+				return Null, cannot("round to this scale")
+			}
+			scale = a[1].I
+		}
+		v := toNumeric(a[0])
+		return NumericRat(roundRat(v.R, int32(scale)), int32(scale)), nil
+	},
+	"strpos": func(a []Value) (Value, error) {
+		if len(a) != 2 || a[0].K != KText || a[1].K != KText {
+			return Null, cannot("strpos of these arguments")
+		}
+		i := strings.Index(a[0].S, a[1].S)
+		if i < 0 {
+			return Int(0), nil
+		}
+		return Int(int64(utf8.RuneCountInString(a[0].S[:i]) + 1)), nil
+	},
+	"replace": func(a []Value) (Value, error) {
+		if len(a) != 3 || a[0].K != KText || a[1].K != KText || a[2].K != KText {
+			return Null, cannot("replace of these arguments")
+		}
+		if a[1].S == "" {
+			return a[0], nil
+		}
+		return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil
+	},
+	"mod": func(a []Value) (Value, error) {
+		if len(a) != 2 {
+			return Null, cannot("mod of %d arguments", len(a))
+		}
+		return arith("%", a[0], a[1])
+	},
+}
+
+func text1(f func(string) string) func([]Value) (Value, error) {
+	return func(a []Value) (Value, error) {
+		if len(a) != 1 || a[0].K != KText {
+			return Null, cannot("text function of these arguments")
+		}
+		return Text(f(a[0].S)), nil
+	}
+}
+
+func textLen(a []Value) (Value, error) {
+	if len(a) != 1 || a[0].K != KText {
+		return Null, cannot("length of these arguments")
+	}
+	return Int(int64(utf8.RuneCountInString(a[0].S))), nil
+}
+
+// cast converts v to type t as PostgreSQL's casts do: numeric and float
+// to integer round half away from zero (float: half to even), text parses
+// as input, anything becomes text in its output form.
+func cast(v Value, t catalog.Type) (Value, error) {
+	if v.IsNull() {
+		return Null, nil
+	}
+	switch t {
+	case catalog.Text:
+		return Text(v.String()), nil
+	case catalog.Int:
+		switch v.K {
+		case KInt:
+			return v, nil
+		case KNumeric:
+			r := roundRat(v.R, 0)
+			if !r.Num().IsInt64() {
+				return Null, queryErr("integer out of range")
+			}
+			return Int(r.Num().Int64()), nil
+		case KFloat:
+			f := math.RoundToEven(v.F)
+			if math.IsNaN(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+				return Null, queryErr("integer out of range")
+			}
+			return Int(int64(f)), nil
+		case KText:
+			return Parse(t, v.S)
+		case KBool:
+			return Int(b2i(v.B)), nil
+		}
+	case catalog.Numeric:
+		switch v.K {
+		case KInt, KNumeric:
+			return toNumeric(v), nil
+		case KFloat:
+			if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
+				return Null, cannot("non-finite float to numeric")
+			}
+			// float8 → numeric keeps 15 significant digits.
+			return Numeric(strconv.FormatFloat(v.F, 'g', 15, 64))
+		case KText:
+			return Parse(t, v.S)
+		}
+	case catalog.Float:
+		switch v.K {
+		case KInt, KNumeric, KFloat:
+			f, _ := v.float()
+			return Float(f), nil
+		case KText:
+			return Parse(t, v.S)
+		}
+	case catalog.Bool:
+		switch v.K {
+		case KBool:
+			return v, nil
+		case KInt:
+			return Bool(v.I != 0), nil
+		case KText:
+			return Parse(t, v.S)
+		}
+	case catalog.Date:
+		switch v.K {
+		case KDate:
+			return v, nil
+		case KText:
+			return Parse(t, v.S)
+		}
+	}
+	return Null, cannot("cast of %s to %s", kindName(v.K), t)
+}

@@ -1,0 +1,224 @@
+package exec
+
+import (
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// join evaluates every join kind. Inner joins are n-ary after
+// normalization; they are built input by input, applying each predicate
+// as soon as the inputs it reads are present, so a selective join of
+// several tables never materializes the full cross product.
+func (x *executor) join(n *plan.Node, outer *env) (*rel, error) {
+	ins := make([]*rel, len(n.Inputs))
+	for i, in := range n.Inputs {
+		r, err := x.node(in, outer)
+		if err != nil {
+			return nil, err
+		}
+		ins[i] = r
+	}
+	if n.Join == plan.InnerJoin {
+		return x.innerJoin(n.Preds, ins, outer)
+	}
+	if len(ins) != 2 {
+		return nil, cannot("%s join of %d inputs", n.Join, len(ins))
+	}
+	l, r := ins[0], ins[1]
+	switch n.Join {
+	case plan.SemiJoin, plan.AntiJoin:
+		out := newRel(l.cols)
+		for _, lrow := range l.rows {
+			matched := false
+			for _, rrow := range r.rows {
+				ok, err := x.joinMatch(n.Preds, l, r, lrow, rrow, outer)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					matched = true
+					break
+				}
+			}
+			if matched == (n.Join == plan.SemiJoin) {
+				out.rows = append(out.rows, lrow)
+			}
+		}
+		return out, nil
+	case plan.LeftJoin, plan.RightJoin, plan.FullJoin:
+		return x.outerJoin(n, l, r, outer)
+	}
+	return nil, cannot("%s join", n.Join)
+}
+
+func concatRow(a, b []Value) []Value {
+	out := make([]Value, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+func (x *executor) joinMatch(preds []*plan.Expr, l, r *rel, lrow, rrow []Value, outer *env) (bool, error) {
+	both := newRel(append(append([]plan.ColumnID(nil), l.cols...), r.cols...))
+	return x.where(preds, &env{r: both, row: concatRow(lrow, rrow), outer: outer})
+}
+
+func (x *executor) outerJoin(n *plan.Node, l, r *rel, outer *env) (*rel, error) {
+	out := newRel(append(append([]plan.ColumnID(nil), l.cols...), r.cols...))
+	rightMatched := make([]bool, len(r.rows))
+	nulls := func(k int) []Value { return make([]Value, k) }
+	for _, lrow := range l.rows {
+		matched := false
+		for j, rrow := range r.rows {
+			row := concatRow(lrow, rrow)
+			ok, err := x.where(n.Preds, &env{r: out, row: row, outer: outer})
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				matched = true
+				rightMatched[j] = true
+				out.rows = append(out.rows, row)
+			}
+		}
+		if !matched && (n.Join == plan.LeftJoin || n.Join == plan.FullJoin) {
+			out.rows = append(out.rows, concatRow(lrow, nulls(len(r.cols))))
+		}
+	}
+	if n.Join == plan.RightJoin || n.Join == plan.FullJoin {
+		for j, rrow := range r.rows {
+			if !rightMatched[j] {
+				out.rows = append(out.rows, concatRow(nulls(len(l.cols)), rrow))
+			}
+		}
+	}
+	return out, nil
+}
+
+func (x *executor) innerJoin(preds []*plan.Expr, ins []*rel, outer *env) (*rel, error) {
+	// owner[c] is the input producing column c; a predicate can run once
+	// every input it reads from this join has been added.
+	owner := map[plan.ColumnID]int{}
+	for i, in := range ins {
+		for _, c := range in.cols {
+			owner[c] = i
+		}
+	}
+	ready := make([][]*plan.Expr, len(ins))
+	for _, p := range preds {
+		last := 0
+		for _, c := range p.Cols().Ordered() {
+			if i, ok := owner[c]; ok && i > last {
+				last = i
+			}
+		}
+		ready[last] = append(ready[last], p)
+	}
+	acc := newRel(nil)
+	acc.rows = [][]Value{{}}
+	for i, in := range ins {
+		if err := x.check(); err != nil {
+			return nil, err
+		}
+		next := newRel(append(append([]plan.ColumnID(nil), acc.cols...), in.cols...))
+		for _, a := range acc.rows {
+			for _, b := range in.rows {
+				row := concatRow(a, b)
+				ok, err := x.where(ready[i], &env{r: next, row: row, outer: outer})
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					next.rows = append(next.rows, row)
+				}
+			}
+		}
+		acc = next
+	}
+	return acc, nil
+}
+
+// setOp evaluates UNION, INTERSECT and EXCEPT, with and without ALL,
+// folding more than two inputs from the left as SQL associates them.
+func (x *executor) setOp(n *plan.Node, outer *env) (*rel, error) {
+	if len(n.Inputs) < 2 || len(n.SetCols) != len(n.Inputs) {
+		return nil, cannot("set operation with %d inputs", len(n.Inputs))
+	}
+	var acc [][]Value
+	for i, in := range n.Inputs {
+		r, err := x.node(in, outer)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([][]Value, len(r.rows))
+		for j, row := range r.rows {
+			vals := make([]Value, len(n.SetCols[i]))
+			for k, c := range n.SetCols[i] {
+				idx, ok := r.idx[c]
+				if !ok {
+					return nil, cannot("set operation column %d missing from its input", c)
+				}
+				vals[k] = row[idx]
+			}
+			rows[j] = vals
+		}
+		if i == 0 {
+			acc = rows
+			continue
+		}
+		acc = combine(n.Set, n.All, acc, rows)
+	}
+	out := newRel(n.Cols)
+	out.rows = acc
+	return out, nil
+}
+
+// combine applies one set operation to two bags. Without ALL the result
+// has no duplicates; with ALL a row's multiplicity is the sum (UNION),
+// the minimum (INTERSECT) or the difference floored at zero (EXCEPT).
+func combine(kind plan.SetKind, all bool, l, r [][]Value) [][]Value {
+	rc := map[string]int{}
+	for _, row := range r {
+		rc[rowKey(row)]++
+	}
+	var out [][]Value
+	seen := map[string]bool{}
+	emit := func(row []Value) {
+		k := rowKey(row)
+		if !all {
+			if seen[k] {
+				return
+			}
+			seen[k] = true
+		}
+		out = append(out, row)
+	}
+	switch kind {
+	case plan.Union:
+		for _, row := range l {
+			emit(row)
+		}
+		for _, row := range r {
+			emit(row)
+		}
+	case plan.Intersect:
+		for _, row := range l {
+			k := rowKey(row)
+			if rc[k] > 0 {
+				if all {
+					rc[k]--
+				}
+				emit(row)
+			}
+		}
+	case plan.Except:
+		for _, row := range l {
+			k := rowKey(row)
+			if rc[k] > 0 {
+				if all {
+					rc[k]--
+				}
+				continue
+			}
+			emit(row)
+		}
+	}
+	return out
+}
