@@ -1,0 +1,248 @@
+package exec_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/rand"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// TestDifferentialPostgres runs every query of the curated cases on small
+// random databases in both the executor and a real PostgreSQL, and
+// requires the same result bags (same order where the query orders).
+// EXEC_PG_INSTANCES raises the instance count (default 5).
+func TestDifferentialPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if _, err := pgtest.FindBinDir(); err != nil {
+		t.Skip(err)
+	}
+	instances := 5
+	if s := os.Getenv("EXEC_PG_INSTANCES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("EXEC_PG_INSTANCES: %v", err)
+		}
+		instances = n
+	}
+	cf, err := dataset.ReadCasesFile("../../../shared/equivalence/cases.yaml")
+	if err != nil {
+		t.Skipf("shared cases: %v", err)
+	}
+	schema, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	type query struct {
+		sql  string
+		plan *plan.Plan
+	}
+	var queries []query
+	seen := map[string]bool{}
+	for _, c := range cf.Cases {
+		for _, sql := range []string{c.Reference, c.Candidate} {
+			if seen[sql] {
+				continue
+			}
+			seen[sql] = true
+			p, err := planner.Plan(ctx, schema, sql, planner.Options{})
+			if err != nil {
+				t.Logf("plan %q: %v", sql, err)
+				continue
+			}
+			queries = append(queries, query{sql, p})
+		}
+	}
+
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, cf.Schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+
+	var total, agree, cannot, nondet int
+	classes := map[string][]string{}
+	rng := rand.New(rand.NewSource(1))
+	for inst := 0; inst < instances; inst++ {
+		db := generate(rng, schema, inst)
+		if err := load(ctx, conn, schema, db); err != nil {
+			t.Fatalf("load instance %d: %v", inst, err)
+		}
+		for _, q := range queries {
+			got, gerr := exec.Execute(ctx, q.plan, db)
+			if errors.Is(gerr, exec.ErrCannotExecute) {
+				cannot++
+				classes["cannot execute: "+firstLine(gerr.Error())] = append(classes["cannot execute: "+firstLine(gerr.Error())], q.sql)
+				continue
+			}
+			if gerr == nil && got.Nondeterministic {
+				nondet++
+				continue
+			}
+			total++
+			want, werr := pgRows(ctx, conn, q.sql)
+			switch {
+			case gerr != nil && werr != nil:
+				agree++
+			case gerr != nil || werr != nil:
+				classes[fmt.Sprintf("error mismatch exec=%v pg=%v", gerr, werr)] = append(classes[fmt.Sprintf("error mismatch exec=%v pg=%v", gerr, werr)], q.sql)
+			default:
+				if diff := compare(q.plan, got, want); diff == "" {
+					agree++
+				} else {
+					classes[diff] = append(classes[diff], fmt.Sprintf("%s [instance %d]", q.sql, inst))
+				}
+			}
+		}
+	}
+	t.Logf("queries=%d instances=%d compared=%d agree=%d (%.2f%%) cannot-execute=%d nondeterministic=%d",
+		len(queries), instances, total, agree, 100*float64(agree)/float64(max(total, 1)), cannot, nondet)
+	keys := make([]string, 0, len(classes))
+	for k := range classes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("class %q: %d, e.g. %s", k, len(classes[k]), classes[k][0])
+		if !strings.HasPrefix(k, "cannot execute") {
+			t.Errorf("disagreement %q on %s", k, classes[k][0])
+		}
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// pgRows runs sql and returns each value in PostgreSQL's text form, with
+// nil for NULL.
+func pgRows(ctx context.Context, conn *pgx.Conn, sql string) ([][]*string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rows, err := conn.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]*string
+	for rows.Next() {
+		raw := rows.RawValues()
+		row := make([]*string, len(raw))
+		for i, b := range raw {
+			if b != nil {
+				s := string(b)
+				row[i] = &s
+			}
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
+}
+
+// canon reduces a value's text to a form that compares equal exactly when
+// the values are equal: numbers as exact rationals, floats to 12
+// significant digits (summation order may differ), booleans spelled out.
+func canon(s *string) string {
+	if s == nil {
+		return "NULL"
+	}
+	v := *s
+	switch v {
+	case "t", "true":
+		return "b:true"
+	case "f", "false":
+		return "b:false"
+	}
+	if strings.ContainsAny(v, "eE") || strings.Count(v, ".") == 1 || isInt(v) {
+		if r, ok := new(big.Rat).SetString(v); ok && !strings.ContainsAny(v, "eE") {
+			return "n:" + r.RatString()
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return "n:" + strconv.FormatFloat(f, 'g', 12, 64)
+		}
+	}
+	return "s:" + v
+}
+
+func isInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+func compare(p *plan.Plan, got *exec.Result, want [][]*string) string {
+	g := make([]string, len(got.Rows))
+	for i, row := range got.Rows {
+		parts := make([]string, len(row))
+		for j, v := range row {
+			if v.IsNull() {
+				parts[j] = "NULL"
+				continue
+			}
+			s := v.String()
+			parts[j] = canon(&s)
+		}
+		g[i] = strings.Join(parts, "|")
+	}
+	w := make([]string, len(want))
+	for i, row := range want {
+		parts := make([]string, len(row))
+		for j, v := range row {
+			parts[j] = canon(v)
+		}
+		w[i] = strings.Join(parts, "|")
+	}
+	if len(g) != len(w) {
+		return "row count differs"
+	}
+	if got.Ordered {
+		// Rows with equal sort keys may come in any order: compare each
+		// peer group as a bag.
+		for i := 0; i < len(g); {
+			j := i
+			for j < len(g) && got.Ties[j] == got.Ties[i] {
+				j++
+			}
+			if !sameBag(g[i:j], w[i:j]) {
+				return "order differs"
+			}
+			i = j
+		}
+		return ""
+	}
+	if !sameBag(g, w) {
+		return "bag differs"
+	}
+	return ""
+}
+
+func sameBag(a, b []string) bool {
+	a, b = append([]string(nil), a...), append([]string(nil), b...)
+	sort.Strings(a)
+	sort.Strings(b)
+	return strings.Join(a, "\n") == strings.Join(b, "\n")
+}
