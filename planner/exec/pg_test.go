@@ -82,7 +82,7 @@ func TestDifferentialPostgres(t *testing.T) {
 		t.Fatalf("create schema: %v", err)
 	}
 
-	var total, agree, cannot, nondet int
+	var total, agree, cannot, nondet, nonEmpty int
 	classes := map[string][]string{}
 	rng := rand.New(rand.NewSource(1))
 	for inst := 0; inst < instances; inst++ {
@@ -109,6 +109,9 @@ func TestDifferentialPostgres(t *testing.T) {
 			case gerr != nil || werr != nil:
 				classes[fmt.Sprintf("error mismatch exec=%v pg=%v", gerr, werr)] = append(classes[fmt.Sprintf("error mismatch exec=%v pg=%v", gerr, werr)], q.sql)
 			default:
+				if len(want) > 0 {
+					nonEmpty++
+				}
 				if diff := compare(q.plan, got, want); diff == "" {
 					agree++
 				} else {
@@ -117,8 +120,8 @@ func TestDifferentialPostgres(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("queries=%d instances=%d compared=%d agree=%d (%.2f%%) cannot-execute=%d nondeterministic=%d",
-		len(queries), instances, total, agree, 100*float64(agree)/float64(max(total, 1)), cannot, nondet)
+	t.Logf("queries=%d instances=%d compared=%d agree=%d (%.2f%%) cannot-execute=%d nondeterministic=%d non-empty=%d",
+		len(queries), instances, total, agree, 100*float64(agree)/float64(max(total, 1)), cannot, nondet, nonEmpty)
 	keys := make([]string, 0, len(classes))
 	for k := range classes {
 		keys = append(keys, k)
