@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,18 @@ type instance struct {
 }
 
 var lastInstance instance
+
+// typmods maps a column name to its declared type with width, read from
+// the DDL text because the catalog keeps only the type family.
+var typmods = map[string]string{}
+
+var typmodRE = regexp.MustCompile(`(?im)^\s*"?(\w+)"?\s+((?:character varying|\w+)\s*\(\s*\d+\s*(?:,\s*\d+\s*)?\))`)
+
+func readTypmods(ddl string) {
+	for _, m := range typmodRE.FindAllStringSubmatch(ddl, -1) {
+		typmods[strings.ToLower(m[1])] = strings.ReplaceAll(m[2], " ", "")
+	}
+}
 
 func tableOrder(s *catalog.Schema) []*catalog.Table {
 	var order []*catalog.Table
@@ -114,7 +127,7 @@ func genRow(rng *rand.Rand, s *catalog.Schema, t *catalog.Table, text map[string
 			}
 			continue
 		}
-		v := pool[rng.Intn(len(pool))]
+		v := fit(typmods[strings.ToLower(c.Name)], pool[rng.Intn(len(pool))])
 		row[i] = &v
 	}
 	for _, fk := range t.ForeignKeys {
@@ -211,3 +224,39 @@ func load(ctx context.Context, conn *pgx.Conn, s *catalog.Schema, _ exec.Databas
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// fit adapts a pool value to a declared width: char(n) values get exactly
+// n characters (the executor does not model blank padding), varchar(n)
+// values are cut to n, and numeric(p,s) values that would be rounded or
+// overflow become 0.
+func fit(typeSQL, v string) string {
+	t := strings.ToLower(typeSQL)
+	open := strings.IndexByte(t, '(')
+	if open < 0 {
+		return v
+	}
+	var p, sc int
+	args := strings.TrimSuffix(t[open+1:], ")")
+	if n, _ := fmt.Sscanf(args, "%d,%d", &p, &sc); n == 0 {
+		return v
+	}
+	base := strings.TrimSpace(strings.ReplaceAll(t[:open], "charactervarying", "varchar"))
+	switch base {
+	case "char", "character", "bpchar":
+		for len(v) < p {
+			v += "x"
+		}
+		return v[:p]
+	case "varchar", "character varying":
+		if len(v) > p {
+			return v[:p]
+		}
+		return v
+	case "numeric", "decimal":
+		intPart, frac, _ := strings.Cut(strings.TrimPrefix(v, "-"), ".")
+		if len(frac) > sc || len(strings.TrimLeft(intPart, "0")) > p-sc {
+			return "0"
+		}
+	}
+	return v
+}

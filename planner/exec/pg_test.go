@@ -42,44 +42,81 @@ func TestDifferentialPostgres(t *testing.T) {
 		}
 		instances = n
 	}
-	cf, err := dataset.ReadCasesFile("../../../shared/equivalence/cases.yaml")
+	const shared = "../../../shared/"
+	cf, err := dataset.ReadCasesFile(shared + "equivalence/cases.yaml")
 	if err != nil {
 		t.Skipf("shared cases: %v", err)
 	}
-	schema, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
+	type suite struct {
+		name, ddl string
+		sqls      []string
 	}
-	ctx := context.Background()
-	type query struct {
-		sql  string
-		plan *plan.Plan
-	}
-	var queries []query
-	seen := map[string]bool{}
+	suites := []suite{{name: "cases", ddl: cf.Schema}}
 	for _, c := range cf.Cases {
-		for _, sql := range []string{c.Reference, c.Candidate} {
-			if seen[sql] {
-				continue
-			}
-			seen[sql] = true
-			p, err := planner.Plan(ctx, schema, sql, planner.Options{})
-			if err != nil {
-				t.Logf("plan %q: %v", sql, err)
-				continue
-			}
-			queries = append(queries, query{sql, p})
+		suites[0].sqls = append(suites[0].sqls, c.Reference, c.Candidate)
+	}
+	for _, name := range []string{"spark", "tpcc", "tpch"} {
+		pairs, err := dataset.ReadPairsFile(shared + "data/provers/" + name + ".jsonl")
+		if err != nil || len(pairs) == 0 {
+			t.Logf("prover suite %s: %v", name, err)
+			continue
 		}
+		ddl, err := os.ReadFile(shared + "data/provers/schemas/" + pairs[0].DB + ".sql")
+		if err != nil {
+			t.Logf("prover suite %s: %v", name, err)
+			continue
+		}
+		su := suite{name: name, ddl: string(ddl)}
+		for _, p := range pairs {
+			su.sqls = append(su.sqls, p.Reference, p.Candidate)
+		}
+		suites = append(suites, su)
 	}
 
+	ctx := context.Background()
 	pg := pgtest.New(t, pgtest.Options{})
 	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, cf.Schema); err != nil {
-		t.Fatalf("create schema: %v", err)
+	for _, su := range suites {
+		t.Run(su.name, func(t *testing.T) {
+			if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE SCHEMA %s; SET search_path TO %s", su.name, su.name)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, su.ddl); err != nil {
+				t.Fatalf("create schema: %v", err)
+			}
+			differential(t, conn, su.ddl, su.sqls, instances)
+		})
+	}
+}
+
+func differential(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, instances int) {
+	ctx := context.Background()
+	readTypmods(ddl)
+	schema, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type query struct {
+		sql  string
+		plan *plan.Plan
+	}
+	var queries []query
+	seen := map[string]bool{}
+	for _, sql := range sqls {
+		if seen[sql] {
+			continue
+		}
+		seen[sql] = true
+		p, err := planner.Plan(ctx, schema, sql, planner.Options{})
+		if err != nil {
+			t.Logf("not planned: %v", err)
+			continue
+		}
+		queries = append(queries, query{sql, p})
 	}
 
 	var total, agree, cannot, nondet, nonEmpty int
@@ -94,7 +131,8 @@ func TestDifferentialPostgres(t *testing.T) {
 			got, gerr := exec.Execute(ctx, q.plan, db)
 			if errors.Is(gerr, exec.ErrCannotExecute) {
 				cannot++
-				classes["cannot execute: "+firstLine(gerr.Error())] = append(classes["cannot execute: "+firstLine(gerr.Error())], q.sql)
+				k := "cannot execute: " + firstLine(gerr.Error())
+				classes[k] = append(classes[k], q.sql)
 				continue
 			}
 			if gerr == nil && got.Nondeterministic {
@@ -107,7 +145,8 @@ func TestDifferentialPostgres(t *testing.T) {
 			case gerr != nil && werr != nil:
 				agree++
 			case gerr != nil || werr != nil:
-				classes[fmt.Sprintf("error mismatch exec=%v pg=%v", gerr, werr)] = append(classes[fmt.Sprintf("error mismatch exec=%v pg=%v", gerr, werr)], q.sql)
+				k := fmt.Sprintf("error mismatch exec=%v pg=%v", gerr, werr)
+				classes[k] = append(classes[k], q.sql)
 			default:
 				if len(want) > 0 {
 					nonEmpty++
@@ -120,8 +159,8 @@ func TestDifferentialPostgres(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("queries=%d instances=%d compared=%d agree=%d (%.2f%%) cannot-execute=%d nondeterministic=%d non-empty=%d",
-		len(queries), instances, total, agree, 100*float64(agree)/float64(max(total, 1)), cannot, nondet, nonEmpty)
+	t.Logf("queries=%d (of %d distinct) instances=%d compared=%d agree=%d (%.2f%%) cannot-execute=%d nondeterministic=%d non-empty=%d",
+		len(queries), len(seen), instances, total, agree, 100*float64(agree)/float64(max(total, 1)), cannot, nondet, nonEmpty)
 	keys := make([]string, 0, len(classes))
 	for k := range classes {
 		keys = append(keys, k)
