@@ -33,7 +33,9 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"check": runCheck,
 	"cases": runCases,
 	"eval":  runEval,
-	"serve": func(ctx context.Context, args []string, _, stderr io.Writer) error { return runServe(ctx, args, stderr) },
+	"serve": func(ctx context.Context, args []string, _, stderr io.Writer) error {
+		return runServe(ctx, args, stderr)
+	},
 	"train": runTrain,
 	"version": func(_ context.Context, _ []string, stdout, _ io.Writer) error {
 		printVersion(stdout)
