@@ -258,6 +258,14 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		st.tags = tag.Session{} // DISCARD ALL resets settings as RESET ALL does
 		return Verdict{}
 	}
+	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") {
+		// The server never saw a SET the proxy answered: the proxy answers
+		// SHOW too. (A Parse is forwarded; the server knows the settings
+		// that came in the extended protocol.)
+		if name, ok := tag.ParseShow(text); ok {
+			return Verdict{Answer: showAnswer(name, st.tags.Value(name))}
+		}
+	}
 	if mentions || st.tags != (tag.Session{}) && startsWithWord(sql, "reset") {
 		if cmd, ok := tag.ParseSessionCommand(text); ok {
 			st.tags.Apply(cmd)
