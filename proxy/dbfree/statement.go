@@ -41,8 +41,8 @@ type statement struct {
 	cand    arg
 	session tag.SessionCommand
 	show    string // kindShow: the setting's name
-	nParams int  // highest $n in the text
-	multi   bool // more than one statement
+	nParams int    // highest $n in the text
+	multi   bool   // more than one statement
 	// parseErr is pg_query's complaint for a statement that does not
 	// parse; it is reported only if the statement turns out untagged.
 	parseErr error
