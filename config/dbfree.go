@@ -22,7 +22,7 @@ func (c *Config) dbfreeSchema() (*catalog.Schema, error) {
 		for _, path := range c.Schema.Files {
 			data, err := os.ReadFile(c.path(path))
 			if err != nil {
-				return nil, fmt.Errorf("config: schemas: %w", err)
+				return nil, fmt.Errorf("config: schema.files: %w", err)
 			}
 			b.Write(data)
 			b.WriteString("\n;\n")

@@ -258,6 +258,14 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		st.tags = tag.Session{} // DISCARD ALL resets settings as RESET ALL does
 		return Verdict{}
 	}
+	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") {
+		// The server never saw a SET the proxy answered: the proxy answers
+		// SHOW too. (A Parse is forwarded; the server knows the settings
+		// that came in the extended protocol.)
+		if name, ok := tag.ParseShow(text); ok {
+			return Verdict{Answer: showAnswer(name, st.tags.Value(name))}
+		}
+	}
 	if mentions || st.tags != (tag.Session{}) && startsWithWord(sql, "reset") {
 		if cmd, ok := tag.ParseSessionCommand(text); ok {
 			st.tags.Apply(cmd)
@@ -313,7 +321,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		// judgement that gives up in time still reports that it did.
 		d := NewDeferred(job.deadline.Add(deferredGrace))
 		j.background(job, func(out judgeOutcome) {
-			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary()}
+			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
 			if d.Deliver(n) {
 				j.record(job, out, "annotated")
 				return
@@ -321,7 +329,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 			j.stats.late.Add(1)
 			j.record(job, out, "late")
 			j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
-				"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", j.redact(job.set, out.summary()),
+				"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
 				"latency", out.latency)
 		})
 		return Verdict{Later: d}
@@ -379,16 +387,6 @@ func (o judgeOutcome) label() string {
 		return "error"
 	}
 	return string(o.v.Label)
-}
-
-func (o judgeOutcome) summary() string {
-	switch {
-	case o.timedOut:
-		return "no verdict in time (" + o.err.Error() + ")"
-	case o.err != nil:
-		return "cannot judge: " + o.err.Error()
-	}
-	return o.v.Summary()
 }
 
 // background judges job on its own goroutine, bounded by the deadline,
@@ -491,7 +489,7 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 	j.record(job, out, "refused")
 	e := &pgproto3.ErrorResponse{
 		Code:    code,
-		Message: "pgequiv: query refused: " + out.summary(),
+		Message: "pgequiv: query refused: " + out.summary(keepText),
 	}
 	if job.ref.ID != "" {
 		e.Detail = "reference id: " + job.ref.ID
@@ -515,7 +513,8 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 // record counts, remembers and, in log mode, logs one verdict.
 func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	set := job.set
-	summary := j.redact(set, out.summary())
+	redact := j.redactor(set)
+	summary := out.summary(redact)
 	j.ring.add(VerdictRecord{
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
 		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
@@ -529,7 +528,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	}
 	diffs := make([]string, 0, len(out.v.Differences))
 	for _, d := range out.v.Differences {
-		diffs = append(diffs, j.redact(set, d.String()))
+		diffs = append(diffs, differenceText(d, redact))
 	}
 	assumptions := make([]string, 0, len(out.v.Assumptions))
 	for _, a := range out.v.Assumptions {
@@ -546,7 +545,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		slog.String("candidate_fingerprint", out.v.CandidateFingerprint),
 		slog.String("label", out.label()),
 		slog.Float64("score", out.v.Score),
-		slog.Any("rules", out.v.Rules),
+		slog.Any("rules", orEmpty(out.v.Rules)), // [] rather than null, as the other lists
 		slog.Any("assumptions", assumptions),
 		slog.Any("differences", diffs),
 		slog.Float64("latency_ms", float64(out.latency.Microseconds())/1000),

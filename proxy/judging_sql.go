@@ -8,17 +8,20 @@ import (
 )
 
 func (j *Judging) redact(set *JudgeSettings, s string) string {
-	if set.LogLiterals {
-		return s
-	}
-	return redactLiterals(s)
+	return j.redactor(set)(s)
 }
 
 func (j *Judging) redactSQL(set *JudgeSettings, sql string) string {
+	return j.redactor(set)(sql)
+}
+
+// redactor is what the settings make of a SQL text before it is logged or
+// remembered: kept with log.literals, else its literals hidden.
+func (j *Judging) redactor(set *JudgeSettings) func(string) string {
 	if set.LogLiterals {
-		return sql
+		return keepText
 	}
-	return redactLiterals(sql)
+	return redactLiterals
 }
 
 // redactLiterals replaces string and number literals with ? and drops

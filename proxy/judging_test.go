@@ -301,11 +301,39 @@ func TestJudgeSessionSettings(t *testing.T) {
 	if got := exec("SET pgequiv.reference = '"+countStar+"'", simple); got != "SET" {
 		t.Fatalf("SET answered %q", got)
 	}
-	// The server never saw the setting.
-	_, err := conn.Exec(ctx, "SHOW pgequiv.reference", simple)
+	// The proxy answers SHOW with the session's setting, as PostgreSQL
+	// would, one text column named after it ...
+	show := func(name string) string {
+		t.Helper()
+		rows, err := conn.Query(ctx, "SHOW "+name, simple)
+		if err != nil {
+			t.Fatalf("SHOW %s: %v", name, err)
+		}
+		var got []string
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				t.Fatalf("SHOW %s: %v", name, err)
+			}
+			got = append(got, v)
+		}
+		if err := rows.Err(); err != nil || len(got) != 1 || len(rows.FieldDescriptions()) != 1 ||
+			rows.FieldDescriptions()[0].Name != name || rows.CommandTag().String() != "SHOW" {
+			t.Fatalf("SHOW %s: %q %v %+v %q", name, got, err, rows.FieldDescriptions(), rows.CommandTag())
+		}
+		return got[0]
+	}
+	if got := show("pgequiv.reference"); got != countStar {
+		t.Fatalf("SHOW pgequiv.reference = %q, want %q", got, countStar)
+	}
+	if got := show("pgequiv.reference_id"); got != "" {
+		t.Fatalf("SHOW pgequiv.reference_id = %q, want empty", got)
+	}
+	// ... while the server never saw the setting (a Parse is forwarded).
+	res := conn.PgConn().ExecParams(ctx, "SHOW pgequiv.reference", nil, nil, nil, nil).Read()
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "42704" {
-		t.Fatalf("SHOW pgequiv.reference reached the server's setting: %v", err)
+	if !errors.As(res.Err, &pgErr) || pgErr.Code != "42704" {
+		t.Fatalf("SHOW pgequiv.reference reached the server's setting: %v", res.Err)
 	}
 	exec("BEGIN", simple) // not a query: not judged
 	exec(countOwner, simple)

@@ -126,7 +126,7 @@ or no verdict within --timeout.`)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(v); err != nil {
+		if err := enc.Encode(jsonVerdict(v)); err != nil {
 			return err
 		}
 	} else {

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence"
 )
 
 // exitCode is what run makes of a subcommand's error.
@@ -121,5 +125,35 @@ func TestCheckTimeout(t *testing.T) {
 				t.Fatalf("got %v, stdout %q; want the timeout error", err, stdout.String())
 			}
 		})
+	}
+}
+
+// TestCheckJSONLists: --json prints every list of the verdict, [] when
+// empty (never null or missing), and the score at full precision.
+func TestCheckJSONLists(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := check(context.Background(), []string{"--json", "SELECT 1", "SELECT 1"}, strings.NewReader(""), &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var v map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	for _, key := range []string{"assumptions", "rules", "differences", "notes"} {
+		if l, ok := v[key].([]any); !ok || len(l) != 0 {
+			t.Errorf("%s = %#v, want []", key, v[key])
+		}
+	}
+	if s, ok := v["score"].(float64); !ok || s == math.Round(s*1000)/1000 {
+		t.Errorf("score %v, want full precision", v["score"])
+	}
+	if v["label"] != "equivalent" || v["timings"] == nil {
+		t.Errorf("verdict fields lost: %v", v)
+	}
+	// cases --json: the same form for each case's verdict.
+	b, err := json.Marshal(caseResult{ID: "x", Verdict: equivalence.Verdict{Label: equivalence.Unknown}})
+	if err != nil || !strings.Contains(string(b), `"rules":[]`) || !strings.Contains(string(b), `"label":"unknown"`) || !strings.Contains(string(b), `"id":"x"`) {
+		t.Errorf("case result JSON %s, %v", b, err)
 	}
 }

@@ -6,6 +6,7 @@
 //	pgequiv plan [flags] SQL          print the normalized plan of a query
 //	pgequiv plan --dataset FILE.jsonl plan every query of a labelled dataset
 //	pgequiv train [--cv 5] [--out W]  train the graph matching network
+//	pgequiv version                   print the version (also --version)
 package main
 
 import (
@@ -15,6 +16,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
@@ -30,8 +33,14 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"check": runCheck,
 	"cases": runCases,
 	"eval":  runEval,
-	"serve": func(ctx context.Context, args []string, _, _ io.Writer) error { return runServe(ctx, args) },
+	"serve": func(ctx context.Context, args []string, _, stderr io.Writer) error {
+		return runServe(ctx, args, stderr)
+	},
 	"train": runTrain,
+	"version": func(_ context.Context, _ []string, stdout, _ io.Writer) error {
+		printVersion(stdout)
+		return nil
+	},
 	// judge-worker is hidden: serve runs its own binary with it for each
 	// judge worker process (see proxy/judgepool).
 	"judge-worker": func(context.Context, []string, io.Writer, io.Writer) error { return judgepool.RunWorker(nil) },
@@ -47,6 +56,7 @@ commands:
   eval    judge a labelled dataset (JSONL) and report AUC, precision, recall
   serve   run the PostgreSQL wire-protocol proxy (pgequiv serve --config proxy.yaml)
   train   train and cross-validate the graph matching network
+  version print the version, its VCS revision and the Go version
 
 Run 'pgequiv <command> -h' for the flags of a command.`)
 }
@@ -56,11 +66,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		// Asked for, usage is the output, not a complaint.
+		usage(stdout)
+		return 0
+	case "-version", "--version":
+		printVersion(stdout)
 		return 0
 	}
 	cmd, ok := commands[args[0]]
@@ -71,6 +87,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if args[0] != "judge-worker" && helpRequested(args[1:]) {
+		// Each command prints its usage to its error writer when its flags
+		// do not parse; -h alone makes them print it and nothing else.
+		_ = cmd(ctx, []string{"-h"}, stdout, stdout)
+		return 0
+	}
 	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
@@ -80,4 +102,60 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+// helpRequested reports whether a command's flags ask for help (-h,
+// -help or --help before a "--").
+func helpRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// printVersion prints the module version, the VCS revision and time the
+// binary was built from (when the build recorded them) and the Go version.
+func printVersion(w io.Writer) {
+	bi, _ := debug.ReadBuildInfo()
+	writeVersion(w, bi)
+}
+
+// writeVersion prints what bi (nil: no build information) records.
+func writeVersion(w io.Writer, bi *debug.BuildInfo) {
+	version, revision, when, modified := "(devel)", "", "", false
+	goVersion := runtime.Version()
+	if bi != nil {
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		if bi.GoVersion != "" {
+			goVersion = bi.GoVersion
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.time":
+				when = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	fmt.Fprintf(w, "pgequiv %s\n", version)
+	if revision != "" {
+		if modified {
+			revision += " (modified)"
+		}
+		fmt.Fprintf(w, "revision: %s\n", revision)
+	}
+	if when != "" {
+		fmt.Fprintf(w, "commit time: %s\n", when)
+	}
+	fmt.Fprintf(w, "go: %s %s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
 }

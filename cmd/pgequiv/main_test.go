@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +49,63 @@ func childWorkers(t *testing.T) []int {
 		}
 	}
 	return pids
+}
+
+// TestVersionAndHelp: --version and version print the build's version and
+// Go version; -h/--help on the program or any command prints usage to
+// standard output and exits 0.
+func TestVersionAndHelp(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // in standard output
+	}{
+		{[]string{"--version"}, "go: " + runtime.Version()},
+		{[]string{"-version"}, "pgequiv "},
+		{[]string{"version"}, "go: " + runtime.Version()},
+		{[]string{"--help"}, "commands:"},
+		{[]string{"-h"}, "commands:"},
+		{[]string{"serve", "--help"}, "-config"},
+		{[]string{"serve", "-h"}, "-config"},
+		{[]string{"check", "--help"}, "usage: pgequiv check"},
+		{[]string{"check", "--json", "-h"}, "usage: pgequiv check"},
+		{[]string{"plan", "-h"}, "-format"},
+		{[]string{"cases", "--help"}, "usage: pgequiv cases"},
+		{[]string{"eval", "-h"}, "usage: pgequiv eval"},
+		{[]string{"train", "-help"}, "-epochs"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tt.args, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tt.want) {
+				t.Errorf("stdout %q lacks %q", stdout.String(), tt.want)
+			}
+			if stderr.Len() != 0 {
+				t.Errorf("stderr %q, want nothing", stderr.String())
+			}
+		})
+	}
+	// Without a command it is still a usage error.
+	var stdout, stderr bytes.Buffer
+	if code := run(nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "commands:") {
+		t.Errorf("no arguments: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestWriteVersion(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "github.com/pgequiv/pgequiv", Version: "v1.2.3"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "ebf98bf"}, {Key: "vcs.time", Value: "2026-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"}}}
+	var b bytes.Buffer
+	writeVersion(&b, bi)
+	want := "pgequiv v1.2.3\nrevision: ebf98bf (modified)\ncommit time: 2026-01-02T03:04:05Z\ngo: go1.26.0 " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	writeVersion(&b, nil)
+	if !strings.HasPrefix(b.String(), "pgequiv (devel)\ngo: "+runtime.Version()) {
+		t.Errorf("without build info: %q", b.String())
+	}
 }

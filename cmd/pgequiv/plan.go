@@ -59,7 +59,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"fingerprint": p.Fingerprint(), "schema_fingerprint": s.Fingerprint(), "ordered": p.Ordered,
-			"output": p.Names, "rules": p.Rules, "plan": p.JSONTree(),
+			"output": orEmpty(p.Names), "rules": orEmpty(p.Rules), "plan": p.JSONTree(),
 		})
 	case "text":
 		fmt.Fprintln(stdout, p.Explain())

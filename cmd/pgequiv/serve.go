@@ -23,13 +23,13 @@ import (
 // runServe implements "pgequiv serve --config proxy.yaml": it runs the
 // proxy until SIGINT or SIGTERM (then shuts down gracefully, waiting up to
 // shutdown_timeout for clients) and reloads the config on SIGHUP.
-func runServe(ctx context.Context, args []string) error {
+func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serve(ctx, args, serveEnv{reload: hup, getenv: os.Getenv, stderr: os.Stderr})
+	return serve(ctx, args, serveEnv{reload: hup, getenv: os.Getenv, stderr: stderr})
 }
 
 // serveEnv is what serve takes from the process; tests supply their own.

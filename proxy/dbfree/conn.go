@@ -349,6 +349,11 @@ func (c *conn) runSimple(st *statement) *pgError {
 		c.session.Apply(st.session)
 		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.session.Tag)})
 		return nil
+	case kindShow:
+		c.be.Send(showRowDescription(st.show, nil))
+		c.be.Send(c.showRow(st.show))
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
+		return nil
 	}
 	v, cols, err := c.verdict(st, nil)
 	if err != nil {

@@ -123,9 +123,12 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 	if _, dup := c.portals[m.DestinationPortal]; dup && m.DestinationPortal != "" {
 		return errorf("42P03", "cursor %q already exists", m.DestinationPortal)
 	}
-	cols := p.cols()
-	if n := len(m.ResultFormatCodes); n > 1 && n != len(cols) {
-		return errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, len(cols))
+	ncols := len(p.cols())
+	if p.st.kind == kindShow {
+		ncols = 1
+	}
+	if n := len(m.ResultFormatCodes); n > 1 && n != ncols {
+		return errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, ncols)
 	}
 	for _, f := range m.ResultFormatCodes {
 		if f != 0 && f != 1 {
@@ -185,20 +188,24 @@ func (c *conn) describe(m *pgproto3.Describe) *pgError {
 			}
 		}
 		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: oids})
-		c.sendRowDescription(p.cols(), nil)
+		c.sendRowDescription(p.st, p.cols(), nil)
 	case 'P':
 		pt, ok := c.portals[m.Name]
 		if !ok {
 			return errorf(codeUndefinedCursor, "portal %q does not exist", m.Name)
 		}
-		c.sendRowDescription((&prepared{st: pt.st}).cols(), pt.formats)
+		c.sendRowDescription(pt.st, (&prepared{st: pt.st}).cols(), pt.formats)
 	default:
 		return errorf(codeProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
 	}
 	return nil
 }
 
-func (c *conn) sendRowDescription(cols []int, formats []int16) {
+func (c *conn) sendRowDescription(st *statement, cols []int, formats []int16) {
+	if st.kind == kindShow {
+		c.be.Send(showRowDescription(st.show, formats))
+		return
+	}
 	if cols == nil {
 		c.be.Send(&pgproto3.NoData{})
 		return
@@ -224,6 +231,13 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 		}
 		pt.done = true
 		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.session.Tag)})
+		return nil
+	case kindShow:
+		if !pt.done { // a completed portal has no more rows
+			c.be.Send(c.showRow(pt.st.show))
+		}
+		pt.done = true
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
 		return nil
 	}
 	if pt.done { // the row was already returned

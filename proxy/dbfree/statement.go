@@ -18,6 +18,8 @@ const (
 	kindCheck
 	// kindSession: SET/RESET of a pgequiv setting.
 	kindSession
+	// kindShow: SHOW of a pgequiv setting.
+	kindShow
 	// kindOther: anything else; answered with the verdict row if it is
 	// tagged (comment, session setting or catalog) when it runs, otherwise
 	// refused.
@@ -38,8 +40,9 @@ type statement struct {
 	ref     arg
 	cand    arg
 	session tag.SessionCommand
-	nParams int  // highest $n in the text
-	multi   bool // more than one statement
+	show    string // kindShow: the setting's name
+	nParams int    // highest $n in the text
+	multi   bool   // more than one statement
 	// parseErr is pg_query's complaint for a statement that does not
 	// parse; it is reported only if the statement turns out untagged.
 	parseErr error
@@ -51,6 +54,10 @@ func analyze(sql string) (*statement, *pgError) {
 	st := &statement{kind: kindOther, sql: sql, nParams: maxParam(sql)}
 	if cmd, ok := tag.ParseSessionCommand(sql); ok && !cmd.All {
 		st.kind, st.session = kindSession, cmd
+		return st, nil
+	}
+	if name, ok := tag.ParseShow(sql); ok {
+		st.kind, st.show = kindShow, name
 		return st, nil
 	}
 	tree, err := pg.Parse(sql)

@@ -1,6 +1,13 @@
 package dbfree
 
-import "testing"
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
 
 func TestAnalyze(t *testing.T) {
 	for _, tc := range []struct {
@@ -77,4 +84,41 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestScoreEncoding: the score column is numeric with three decimals, in
+// text and in binary (which pgx decodes back to the same value).
+func TestScoreEncoding(t *testing.T) {
+	m := pgtype.NewMap()
+	for _, tc := range []struct {
+		score float64
+		text  string
+	}{
+		{0.9933805563228967, "0.993"}, {0.99, "0.990"}, {1, "1.000"}, {0, "0.000"}, {0.0015022367707395506, "0.002"},
+		{0.0004, "0.000"}, {12345.6789, "12345.679"}, {-0.25, "-0.250"}, {math.NaN(), "NaN"},
+	} {
+		if got := string(scoreText(tc.score)); got != tc.text {
+			t.Errorf("text %v: %q, want %q", tc.score, got, tc.text)
+		}
+		var n pgtype.Numeric
+		if err := m.Scan(oidNumeric, pgtype.BinaryFormatCode, scoreBinary(tc.score), &n); err != nil {
+			t.Fatalf("binary %v: %v", tc.score, err)
+		}
+		if math.IsNaN(tc.score) {
+			if !n.NaN {
+				t.Errorf("binary NaN: %+v", n)
+			}
+			continue
+		}
+		f, err := n.Float64Value()
+		want, _ := strconv.ParseFloat(tc.text, 64)
+		if err != nil || f.Float64 != want {
+			t.Errorf("binary %v decodes to %v (%v), want %s", tc.score, f.Float64, err, tc.text)
+		}
+	}
+	// As PostgreSQL sends 0.990::numeric: 1 digit, weight -1, positive,
+	// 3 decimals, 9900.
+	if got, want := scoreBinary(0.99), []byte{0, 1, 0xff, 0xff, 0, 0, 0, 3, 0x26, 0xac}; !bytes.Equal(got, want) {
+		t.Errorf("0.99: % x, want % x", got, want)
+	}
 }

@@ -14,8 +14,8 @@ import (
 
 // Type OIDs of the verdict row's columns.
 const (
-	oidText   = 25
-	oidFloat8 = 701
+	oidText    = 25
+	oidNumeric = 1700
 )
 
 // column is one column of the verdict row.
@@ -28,7 +28,9 @@ type column struct {
 // columns are pgequiv.check's result columns, in order.
 var columns = []column{
 	{"label", oidText, -1},
-	{"score", oidFloat8, 8},
+	// The score is for people reading psql output: numeric with three
+	// decimals (0.990), as pgequiv check and the proxy's notices print it.
+	{"score", oidNumeric, -1},
 	{"assumptions", oidText, -1},
 	{"rules", oidText, -1},
 	{"differences", oidText, -1},
@@ -86,9 +88,9 @@ func dataRow(v equivalence.Verdict, cols []int, formats []int16) *pgproto3.DataR
 			val = []byte(v.Label)
 		case "score":
 			if formatOf(formats, i) == 1 {
-				val = binary.BigEndian.AppendUint64(nil, math.Float64bits(v.Score))
+				val = scoreBinary(v.Score)
 			} else {
-				val = strconv.AppendFloat(nil, v.Score, 'g', -1, 64)
+				val = scoreText(v.Score)
 			}
 		case "assumptions":
 			val = []byte(joinStrings(v.Assumptions, "; "))
@@ -100,6 +102,61 @@ func dataRow(v equivalence.Verdict, cols []int, formats []int16) *pgproto3.DataR
 		row.Values[i] = val
 	}
 	return row
+}
+
+// scoreDecimals is how many decimals the score column has.
+const scoreDecimals = 3
+
+// scoreMillis is the score rounded to scoreDecimals, as an integer.
+func scoreMillis(score float64) int64 { return int64(math.Round(score * 1000)) }
+
+// scoreText is the score column in text format: numeric, three decimals.
+func scoreText(score float64) []byte {
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return []byte("NaN")
+	}
+	return strconv.AppendFloat(nil, float64(scoreMillis(score))/1000, 'f', scoreDecimals, 64)
+}
+
+// scoreBinary is the score column in numeric's binary format: ndigits,
+// weight, sign, dscale, then base-10000 digits, most significant first,
+// without leading or trailing zero digits; weight is the power of 10000 of
+// the first digit.
+func scoreBinary(score float64) []byte {
+	const (
+		signPositive = 0x0000
+		signNegative = 0x4000
+		signNaN      = 0xC000
+	)
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		// No digits, weight 0, the NaN sign, no decimals.
+		return []byte{0, 0, 0, 0, signNaN >> 8, signNaN & 0xff, 0, 0}
+	}
+	m, sign := scoreMillis(score), uint16(signPositive)
+	if m < 0 {
+		m, sign = -m, signNegative
+	}
+	var digits []uint16 // integer part, then one fractional digit
+	for ip := m / 1000; ip > 0; ip /= 10000 {
+		digits = append([]uint16{uint16(ip % 10000)}, digits...)
+	}
+	weight := len(digits) - 1
+	digits = append(digits, uint16(m%1000*10)) // .990 is the digit 9900
+	for len(digits) > 0 && digits[len(digits)-1] == 0 {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		weight = 0
+	}
+	b := make([]byte, 0, 8+2*len(digits))
+	b = binary.BigEndian.AppendUint16(b, uint16(len(digits)))
+	b = binary.BigEndian.AppendUint16(b, uint16(int16(weight)))
+	b = binary.BigEndian.AppendUint16(b, sign)
+	b = binary.BigEndian.AppendUint16(b, scoreDecimals)
+	for _, d := range digits {
+		b = binary.BigEndian.AppendUint16(b, d)
+	}
+	return b
 }
 
 func joinStrings[T fmt.Stringer](xs []T, sep string) string {

@@ -75,3 +75,39 @@ func ParseSessionCommand(sql string) (cmd SessionCommand, ok bool) {
 	}
 	return cmd, false
 }
+
+// ParseShow recognizes SHOW of a pgequiv setting and returns the
+// setting's name (lower case). The proxy answers it: in relay mode the
+// server never saw a SET the proxy consumed, and in database-free mode
+// there is no server.
+func ParseShow(sql string) (name string, ok bool) {
+	trimmed := strings.TrimSpace(strings.ToLower(sql))
+	if !strings.HasPrefix(trimmed, "show") || !strings.Contains(trimmed, "pgequiv") {
+		return "", false
+	}
+	tree, err := pg.Parse(sql)
+	if err != nil || len(tree.Stmts) != 1 {
+		return "", false
+	}
+	vs := tree.Stmts[0].Stmt.GetVariableShowStmt()
+	if vs == nil {
+		return "", false
+	}
+	name = strings.ToLower(vs.Name)
+	if name != SettingReference && name != SettingReferenceID {
+		return "", false
+	}
+	return name, true
+}
+
+// Value is the current value of setting name ("" when unset, as
+// PostgreSQL shows a reset placeholder setting).
+func (s *Session) Value(name string) string {
+	switch name {
+	case SettingReference:
+		return s.Reference
+	case SettingReferenceID:
+		return s.ReferenceID
+	}
+	return ""
+}

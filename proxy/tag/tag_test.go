@@ -89,6 +89,32 @@ func TestParseSessionCommand(t *testing.T) {
 	}
 }
 
+func TestParseShow(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want string // "": not a SHOW of a pgequiv setting
+	}{
+		{"SHOW pgequiv.reference", SettingReference},
+		{"  show PGEQUIV.Reference_ID;", SettingReferenceID},
+		{`SHOW "pgequiv.reference"`, SettingReference},
+		{"SHOW search_path", ""},
+		{"SHOW pgequiv.other", ""},
+		{"SHOW ALL", ""},
+		{"SELECT 'show pgequiv.reference'", ""},
+		{"SHOW pgequiv.reference; SHOW pgequiv.reference", ""},
+	}
+	for _, tc := range tests {
+		got, ok := ParseShow(tc.sql)
+		if ok != (tc.want != "") || got != tc.want {
+			t.Errorf("%q: got %q %v, want %q", tc.sql, got, ok, tc.want)
+		}
+	}
+	s := Session{Reference: "SELECT 1"}
+	if s.Value(SettingReference) != "SELECT 1" || s.Value(SettingReferenceID) != "" {
+		t.Errorf("Value: %+v", s)
+	}
+}
+
 const catalogYAML = `
 references:
   - id: top-dogs
