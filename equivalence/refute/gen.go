@@ -1,0 +1,559 @@
+package refute
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+)
+
+// colKey names one base-table column.
+type colKey struct {
+	table string
+	ord   int
+}
+
+// generator builds small databases that satisfy a schema's declared
+// constraints. Its value pools are seeded with the literals of the two
+// queries so that predicates are both satisfied and violated.
+type generator struct {
+	s       *catalog.Schema
+	order   []*catalog.Table // parents before children (cycles broken)
+	trustFK bool
+	// lits holds, per column, the literals compared with it and their
+	// neighbours; typeLits the literals of every query constant by type.
+	lits     map[colKey][]exec.Value
+	typeLits map[catalog.Type][]exec.Value
+	// empty marks tables that can never get a row: a NOT NULL column of a
+	// type the executor cannot hold.
+	empty map[string]bool
+}
+
+// executable reports whether the executor holds values of t.
+func executable(t catalog.Type) bool {
+	switch t {
+	case catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date:
+		return true
+	}
+	return false
+}
+
+func newGenerator(s *catalog.Schema, trustFK bool, lits *literals) *generator {
+	g := &generator{s: s, order: tableOrder(s), trustFK: trustFK, lits: map[colKey][]exec.Value{},
+		typeLits: map[catalog.Type][]exec.Value{}, empty: map[string]bool{}}
+	for _, t := range g.order {
+		for _, c := range t.Columns {
+			if !executable(c.Type) && c.NotNull {
+				g.empty[t.Name] = true
+			}
+		}
+	}
+	if lits != nil {
+		for k, vs := range lits.byCol {
+			t := s.Table(k.table)
+			if t == nil || k.ord >= len(t.Columns) {
+				continue
+			}
+			g.lits[k] = fitAll(t.Columns[k.ord], vs)
+		}
+		for typ, vs := range lits.byType {
+			g.typeLits[typ] = vs
+		}
+	}
+	return g
+}
+
+// tableOrder lists the schema's base tables with every referenced table
+// before its referencing tables where the references are acyclic.
+func tableOrder(s *catalog.Schema) []*catalog.Table {
+	var order []*catalog.Table
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(t *catalog.Table)
+	visit = func(t *catalog.Table) {
+		if state[t.Name] != 0 {
+			return
+		}
+		state[t.Name] = 1
+		for _, fk := range t.ForeignKeys {
+			if p := s.Table(fk.RefTable); p != nil && p != t && !p.IsView() {
+				visit(p)
+			}
+		}
+		state[t.Name] = 2
+		order = append(order, t)
+	}
+	for _, t := range s.Tables {
+		if !t.IsView() {
+			visit(t)
+		}
+	}
+	return order
+}
+
+// basePool is the small value range every column draws from: small so
+// that joins match and duplicates occur.
+func basePool(t catalog.Type) []exec.Value {
+	switch t {
+	case catalog.Int:
+		return []exec.Value{exec.Int(0), exec.Int(1), exec.Int(2), exec.Int(3), exec.Int(-1)}
+	case catalog.Numeric:
+		return []exec.Value{num("0"), num("1"), num("2"), num("3"), num("1.5"), num("-1")}
+	case catalog.Float:
+		return []exec.Value{exec.Float(0), exec.Float(1), exec.Float(2), exec.Float(1.5)}
+	case catalog.Text:
+		return []exec.Value{exec.Text("a"), exec.Text("b"), exec.Text("A"), exec.Text("")}
+	case catalog.Bool:
+		return []exec.Value{exec.Bool(true), exec.Bool(false)}
+	case catalog.Date:
+		return []exec.Value{exec.Date(0), exec.Date(1), exec.Date(18262)}
+	}
+	return nil
+}
+
+func num(s string) exec.Value {
+	v, err := exec.Numeric(s)
+	if err != nil {
+		return exec.Null
+	}
+	return v
+}
+
+// wide draws a value from a larger range, for the random part of the
+// search.
+func wide(rng *rand.Rand, t catalog.Type) exec.Value {
+	switch t {
+	case catalog.Int:
+		return exec.Int(rng.Int64N(41) - 10)
+	case catalog.Numeric:
+		return num(strconv.FormatInt(rng.Int64N(401)-100, 10) + "." + strconv.Itoa(rng.IntN(10)))
+	case catalog.Float:
+		return exec.Float(float64(rng.Int64N(401)-100) / 4)
+	case catalog.Text:
+		const letters = "abcABC xyz%_"
+		n := rng.IntN(4)
+		var b strings.Builder
+		for range n {
+			b.WriteByte(letters[rng.IntN(len(letters))])
+		}
+		return exec.Text(b.String())
+	case catalog.Bool:
+		return exec.Bool(rng.IntN(2) == 0)
+	case catalog.Date:
+		return exec.Date(rng.Int64N(20000))
+	}
+	return exec.Null
+}
+
+// mode tunes one instance: how many rows, how often NULLs and literals.
+type mode struct {
+	maxRows  int // rows per table drawn from 0..maxRows
+	pNull    float64
+	pLit     float64
+	pDup     float64
+	pWide    float64
+	allEmpty bool
+}
+
+func modeFor(i int, rng *rand.Rand) mode {
+	switch i {
+	case 0:
+		return mode{allEmpty: true}
+	case 1:
+		return mode{maxRows: 1, pLit: 0.6}
+	case 2:
+		return mode{maxRows: 1, pNull: 0.5, pLit: 0.3}
+	}
+	m := mode{maxRows: 3, pNull: 0.15, pLit: 0.5, pDup: 0.15, pWide: 0.05}
+	switch rng.IntN(6) {
+	case 0:
+		m.maxRows = 8
+		m.pWide = 0.3
+	case 1:
+		m.maxRows = 2
+		m.pNull = 0.4
+	case 2:
+		m.pLit = 0.85
+	case 3:
+		m.pDup = 0.5
+	}
+	return m
+}
+
+// instance builds database number i of the search: deterministic in
+// (seed, i).
+func (g *generator) instance(seed uint64, i int) exec.Database {
+	rng := rand.New(rand.NewPCG(seed, uint64(i)))
+	m := modeFor(i, rng)
+	db := exec.Database{}
+	for _, t := range g.order {
+		db[t.Name] = [][]exec.Value{}
+	}
+	if m.allEmpty {
+		return db
+	}
+	for _, t := range g.order {
+		if g.empty[t.Name] {
+			continue
+		}
+		n := rng.IntN(m.maxRows + 1)
+		if m.maxRows > 3 && n > 3 && rng.IntN(2) == 0 {
+			n = rng.IntN(4)
+		}
+		for range n {
+			for try := 0; try < 8; try++ {
+				row, ok := g.row(rng, m, t, db)
+				if ok && keysHold(t, db[t.Name], row, -1) {
+					db[t.Name] = append(db[t.Name], row)
+					break
+				}
+			}
+		}
+	}
+	if g.trustFK {
+		repairFKs(g.s, db)
+	}
+	return db
+}
+
+func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Database) ([]exec.Value, bool) {
+	row := make([]exec.Value, len(t.Columns))
+	for i, c := range t.Columns {
+		row[i] = g.value(rng, m, t, i, db[t.Name])
+		if row[i].IsNull() && c.NotNull {
+			return nil, false
+		}
+	}
+	if !g.trustFK {
+		return row, true
+	}
+	for _, fk := range t.ForeignKeys {
+		nullable := true
+		for _, c := range fk.Columns {
+			nullable = nullable && !t.Columns[c].NotNull
+		}
+		parents := db[fk.RefTable]
+		ref := g.s.Table(fk.RefTable)
+		if len(parents) == 0 || (nullable && rng.Float64() < m.pNull) {
+			if !nullable {
+				return nil, false
+			}
+			for _, c := range fk.Columns {
+				row[c] = exec.Null
+			}
+			continue
+		}
+		p := parents[rng.IntN(len(parents))]
+		for j, c := range fk.Columns {
+			v, ok := convert(p[fk.RefColumns[j]], t.Columns[c], ref.Columns[fk.RefColumns[j]])
+			if !ok {
+				return nil, false
+			}
+			row[c] = v
+		}
+	}
+	return row, true
+}
+
+// value draws one column value: NULL, a duplicate of an earlier row, a
+// literal of the queries (or its neighbour), a small base value, or a
+// wider random one.
+func (g *generator) value(rng *rand.Rand, m mode, t *catalog.Table, i int, prev [][]exec.Value) exec.Value {
+	c := t.Columns[i]
+	if !executable(c.Type) {
+		return exec.Null
+	}
+	if !c.NotNull && rng.Float64() < m.pNull {
+		return exec.Null
+	}
+	if len(prev) > 0 && rng.Float64() < m.pDup {
+		if v := prev[rng.IntN(len(prev))][i]; !v.IsNull() || !c.NotNull {
+			return v
+		}
+	}
+	if lits := g.lits[colKey{t.Name, i}]; len(lits) > 0 && rng.Float64() < m.pLit {
+		return lits[rng.IntN(len(lits))]
+	}
+	if tl := g.typeLits[c.Type]; len(tl) > 0 && rng.Float64() < m.pLit/3 {
+		if v, ok := fit(c, tl[rng.IntN(len(tl))]); ok {
+			return v
+		}
+	}
+	if rng.Float64() < m.pWide {
+		if v, ok := fit(c, wide(rng, c.Type)); ok {
+			return v
+		}
+	}
+	pool := basePool(c.Type)
+	for try := 0; try < 4; try++ {
+		if v, ok := fit(c, pool[rng.IntN(len(pool))]); ok {
+			return v
+		}
+	}
+	return exec.Null
+}
+
+// convert carries a parent key value into a referencing column whose
+// declared type may differ (Spider schemas reference numeric keys from
+// text columns).
+func convert(v exec.Value, to, from catalog.Column) (exec.Value, bool) {
+	if v.IsNull() || to.Type == from.Type {
+		return v, true
+	}
+	out, err := exec.Parse(to.Type, v.String())
+	if err != nil {
+		return exec.Null, false
+	}
+	return fit(to, out)
+}
+
+// sameValue is SQL equality of two non-NULL stored values, across the
+// kinds a foreign key may join.
+func sameValue(a, b exec.Value) bool {
+	if a.IsNull() || b.IsNull() {
+		return false
+	}
+	if a.K == b.K || (isNum(a.K) && isNum(b.K)) {
+		c, err := exec.Compare(a, b)
+		return err == nil && c == 0
+	}
+	return a.String() == b.String()
+}
+
+func isNum(k exec.Kind) bool { return k == exec.KInt || k == exec.KNumeric || k == exec.KFloat }
+
+// keysHold reports whether row keeps the primary key and every UNIQUE
+// constraint against rows (skipping index skip); a NULL in a unique set
+// never conflicts.
+func keysHold(t *catalog.Table, rows [][]exec.Value, row []exec.Value, skip int) bool {
+	sets := t.Unique
+	if t.PrimaryKey != nil {
+		sets = append(append([][]int(nil), sets...), t.PrimaryKey)
+	}
+	for _, c := range t.PrimaryKey {
+		if row[c].IsNull() {
+			return false
+		}
+	}
+	for _, set := range sets {
+		for j, other := range rows {
+			if j == skip {
+				continue
+			}
+			same := true
+			for _, c := range set {
+				if !sameValue(row[c], other[c]) {
+					same = false
+					break
+				}
+			}
+			if same {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// fkHolds reports whether row's foreign key fk references an existing
+// row (MATCH SIMPLE: a NULL in any referencing column satisfies it).
+func fkHolds(db exec.Database, fk catalog.ForeignKey, row []exec.Value) bool {
+	for _, c := range fk.Columns {
+		if row[c].IsNull() {
+			return true
+		}
+	}
+	for _, p := range db[fk.RefTable] {
+		match := true
+		for j, c := range fk.Columns {
+			if !sameValue(row[c], p[fk.RefColumns[j]]) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// repairFKs restores referential integrity after rows were dropped or
+// generated out of order (reference cycles): a dangling reference
+// becomes NULL where its columns allow, else its row is dropped, until
+// nothing changes.
+func repairFKs(s *catalog.Schema, db exec.Database) {
+	for changed := true; changed; {
+		changed = false
+		for _, t := range s.Tables {
+			if t.IsView() {
+				continue
+			}
+			rows := db[t.Name]
+			kept := rows[:0]
+			for _, row := range rows {
+				ok := true
+				for _, fk := range t.ForeignKeys {
+					if fkHolds(db, fk, row) {
+						continue
+					}
+					changed = true
+					nullable := true
+					for _, c := range fk.Columns {
+						nullable = nullable && !t.Columns[c].NotNull
+					}
+					if !nullable {
+						ok = false
+						break
+					}
+					row = append([]exec.Value(nil), row...)
+					for _, c := range fk.Columns {
+						row[c] = exec.Null
+					}
+				}
+				if ok {
+					kept = append(kept, row)
+				}
+			}
+			db[t.Name] = kept
+		}
+	}
+}
+
+// validate reports the first declared constraint db violates, or "" when
+// it satisfies them all (foreign keys only when trusted).
+func validate(s *catalog.Schema, db exec.Database, trustFK bool) string {
+	for _, t := range s.Tables {
+		if t.IsView() {
+			continue
+		}
+		rows := db[t.Name]
+		for j, row := range rows {
+			for i, c := range t.Columns {
+				if row[i].IsNull() {
+					if c.NotNull {
+						return t.Name + "." + c.Name + " is NULL"
+					}
+					continue
+				}
+				if _, ok := fit(c, row[i]); !ok {
+					return t.Name + "." + c.Name + " does not fit " + c.TypeSQL
+				}
+			}
+			if !keysHold(t, rows, row, j) {
+				return t.Name + ": duplicate key"
+			}
+			if trustFK {
+				for _, fk := range t.ForeignKeys {
+					if !fkHolds(db, fk, row) {
+						return t.Name + ": dangling reference to " + fk.RefTable
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// fit adapts v to the column's declared width: char(n) values get exactly
+// n characters (the executor does not model blank padding), varchar(n)
+// values must fit, numeric(p,s) values must fit without rounding, and
+// smallint/integer values their range. ok is false when v cannot be
+// stored as is.
+func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
+	if v.IsNull() {
+		return v, true
+	}
+	want := map[catalog.Type]exec.Kind{catalog.Int: exec.KInt, catalog.Numeric: exec.KNumeric, catalog.Float: exec.KFloat,
+		catalog.Text: exec.KText, catalog.Bool: exec.KBool, catalog.Date: exec.KDate}[c.Type]
+	if v.K != want {
+		out, err := exec.Parse(c.Type, v.String())
+		if err != nil {
+			return exec.Null, false
+		}
+		v = out
+	}
+	t := strings.ToLower(strings.TrimSpace(c.TypeSQL))
+	base, args, hasArgs := strings.Cut(t, "(")
+	base = strings.TrimSpace(base)
+	var p, s int
+	if hasArgs {
+		a, b, _ := strings.Cut(strings.TrimSuffix(strings.TrimSpace(args), ")"), ",")
+		p, _ = strconv.Atoi(strings.TrimSpace(a))
+		s, _ = strconv.Atoi(strings.TrimSpace(b))
+	}
+	switch v.K {
+	case exec.KInt:
+		lim := int64(1<<63 - 1)
+		switch base {
+		case "smallint", "int2":
+			lim = 32767
+		case "integer", "int", "int4", "serial":
+			lim = 1<<31 - 1
+		}
+		if v.I > lim || v.I < -lim-1 {
+			return exec.Null, false
+		}
+	case exec.KText:
+		if !hasArgs || p <= 0 {
+			break
+		}
+		switch base {
+		case "char", "character", "bpchar", "nchar":
+			if len(v.S) == p {
+				break
+			}
+			return exec.Null, false
+		default:
+			if len(v.S) > p {
+				return exec.Null, false
+			}
+		}
+	case exec.KNumeric:
+		if !hasArgs || p <= 0 {
+			break
+		}
+		str := strings.TrimPrefix(v.String(), "-")
+		ip, frac, _ := strings.Cut(str, ".")
+		frac = strings.TrimRight(frac, "0")
+		if len(frac) > s || len(strings.TrimLeft(ip, "0")) > p-s {
+			return exec.Null, false
+		}
+	}
+	return v, true
+}
+
+// fitAll keeps the values that fit the column, padding text for
+// char(n) so that literals still reach fixed-width columns.
+func fitAll(c catalog.Column, vs []exec.Value) []exec.Value {
+	var out []exec.Value
+	seen := map[string]bool{}
+	for _, v := range vs {
+		f, ok := fit(c, v)
+		if !ok && v.K == exec.KText {
+			f, ok = fit(c, exec.Text(padTo(c, v.S)))
+		}
+		if ok && !seen[f.Key()+"|"+f.String()] {
+			seen[f.Key()+"|"+f.String()] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func padTo(c catalog.Column, s string) string {
+	t := strings.ToLower(c.TypeSQL)
+	_, args, ok := strings.Cut(t, "(")
+	if !ok {
+		return s
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.Split(args, ",")[0], ")")))
+	if err != nil || n <= 0 {
+		return s
+	}
+	for len(s) < n {
+		s += "x"
+	}
+	return s[:n]
+}

@@ -1,0 +1,184 @@
+package refute
+
+import (
+	"math/big"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// literals are the constants of the queries, per base column they are
+// compared with and per type, each with neighbours that land on either
+// side of the predicate that uses it.
+type literals struct {
+	byCol  map[colKey][]exec.Value
+	byType map[catalog.Type][]exec.Value
+}
+
+func collectLiterals(plans ...*plan.Plan) *literals {
+	l := &literals{byCol: map[colKey][]exec.Value{}, byType: map[catalog.Type][]exec.Value{}}
+	for _, p := range plans {
+		if p == nil || p.Root == nil {
+			continue
+		}
+		alias := aliases(p)
+		visit := func(e *plan.Expr) {
+			plan.WalkDeep(e, func(x *plan.Expr) { l.expr(p, alias, x) })
+		}
+		p.Root.WalkNodes(func(n *plan.Node) { n.Exprs(func(s **plan.Expr) { visit(*s) }) })
+	}
+	return l
+}
+
+// aliases maps a computed column that merely renames another (a
+// projection of a column) to that column, so that a literal compared
+// with a subquery's output still reaches the base column.
+func aliases(p *plan.Plan) map[plan.ColumnID]plan.ColumnID {
+	m := map[plan.ColumnID]plan.ColumnID{}
+	var nodes func(n *plan.Node)
+	nodes = func(n *plan.Node) {
+		n.WalkNodes(func(n *plan.Node) {
+			for _, it := range n.Proj {
+				if it.Expr != nil && it.Expr.Kind == plan.ColRef {
+					m[it.ID] = it.Expr.Col
+				}
+			}
+			for i, in := range n.SetCols {
+				if i == 0 {
+					for j, c := range in {
+						if j < len(n.Cols) {
+							m[n.Cols[j]] = c
+						}
+					}
+				}
+			}
+			n.WalkExprs(func(e *plan.Expr) {
+				plan.Walk(e, func(x *plan.Expr) {
+					if x.Kind == plan.Subquery && x.Sub != nil {
+						nodes(x.Sub)
+					}
+				})
+			})
+		})
+	}
+	nodes(p.Root)
+	return m
+}
+
+// base resolves e to the base column it reads, through casts and
+// renaming projections.
+func base(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, e *plan.Expr) (colKey, *catalog.Column, bool) {
+	for e != nil && e.Kind == plan.Cast && len(e.Args) == 1 {
+		e = e.Args[0]
+	}
+	if e == nil || e.Kind != plan.ColRef {
+		return colKey{}, nil, false
+	}
+	id := e.Col
+	for range 16 {
+		next, ok := alias[id]
+		if !ok {
+			break
+		}
+		id = next
+	}
+	if int(id) >= len(p.Meta.Columns) {
+		return colKey{}, nil, false
+	}
+	m := p.Meta.Col(id)
+	if m.Instance < 0 || m.Instance >= len(p.Meta.Instances) {
+		return colKey{}, nil, false
+	}
+	t := p.Meta.Instances[m.Instance].Table
+	if t == nil || m.Ordinal >= len(t.Columns) {
+		return colKey{}, nil, false
+	}
+	return colKey{t.Name, m.Ordinal}, &t.Columns[m.Ordinal], true
+}
+
+func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *plan.Expr) {
+	if x.Kind == plan.Const && !x.Null {
+		if v, err := exec.Parse(x.Typ, x.Value); err == nil {
+			l.byType[x.Typ] = append(l.byType[x.Typ], neighbours(v, false)...)
+		}
+		return
+	}
+	if x.Kind != plan.Op && x.Kind != plan.Func {
+		return
+	}
+	// A column compared with constants (=, <, LIKE, IN lists, BETWEEN
+	// after normalization): the constants, read as the column's type.
+	var col *catalog.Column
+	var key colKey
+	for _, a := range x.Args {
+		if k, c, ok := base(p, alias, a); ok {
+			key, col = k, c
+			break
+		}
+	}
+	if col == nil {
+		return
+	}
+	pattern := x.Name == plan.OpLike || x.Name == plan.OpNotLike || x.Name == plan.OpILike || x.Name == plan.OpNotILike
+	for _, a := range x.Args {
+		if a.Kind != plan.Const || a.Null {
+			continue
+		}
+		v, err := exec.Parse(col.Type, a.Value)
+		if err != nil {
+			continue
+		}
+		l.byCol[key] = append(l.byCol[key], neighbours(v, pattern)...)
+	}
+}
+
+// neighbours returns v and values just beside it: ±1 for numbers and
+// dates, and for text a prefix, an extension and a case change; for a
+// LIKE pattern, strings that match it and strings that just miss.
+func neighbours(v exec.Value, pattern bool) []exec.Value {
+	out := []exec.Value{v}
+	switch v.K {
+	case exec.KInt:
+		out = append(out, exec.Int(v.I-1), exec.Int(v.I+1))
+	case exec.KDate:
+		out = append(out, exec.Date(v.I-1), exec.Date(v.I+1))
+	case exec.KNumeric:
+		s := v.String()
+		for _, d := range []string{"1", "-1", "0.5", "-0.5"} {
+			if n, err := exec.Numeric(addDecimal(s, d)); err == nil {
+				out = append(out, n)
+			}
+		}
+	case exec.KFloat:
+		out = append(out, exec.Float(v.F-1), exec.Float(v.F+1), exec.Float(v.F+0.5))
+	case exec.KText:
+		s := v.S
+		if pattern {
+			match := strings.NewReplacer("%", "", "_", "a", `\`, "").Replace(s)
+			long := strings.NewReplacer("%", "zz", "_", "b", `\`, "").Replace(s)
+			out = []exec.Value{exec.Text(match), exec.Text(long), exec.Text(strings.ToUpper(match)),
+				exec.Text(strings.ToLower(long)), exec.Text(s)}
+			if len(match) > 0 {
+				out = append(out, exec.Text(match[:len(match)-1]), exec.Text("q"+match))
+			}
+			return out
+		}
+		out = append(out, exec.Text(s+"x"), exec.Text(strings.ToUpper(s)), exec.Text(strings.ToLower(s)))
+		if len(s) > 0 {
+			out = append(out, exec.Text(s[:len(s)-1]))
+		}
+	}
+	return out
+}
+
+// addDecimal adds two decimal strings exactly.
+func addDecimal(a, b string) string {
+	x, err1 := exec.Numeric(a)
+	y, err2 := exec.Numeric(b)
+	if err1 != nil || err2 != nil {
+		return a
+	}
+	return new(big.Rat).Add(x.R, y.R).FloatString(int(max(x.Scale, y.Scale)))
+}

@@ -1,0 +1,219 @@
+// Package refute searches for a small database, consistent with a
+// schema's declared constraints, on which two query plans return
+// different results. A found database is a proof that the queries are
+// not equivalent; finding none proves nothing, it only measures how hard
+// the search tried.
+//
+// Soundness is the point: a reported difference must be one PostgreSQL
+// would show on the same database. So generated databases satisfy every
+// declared constraint, results compare as bags (in order only where the
+// reference orders them, and then only across sort-key peer groups),
+// nondeterministic results are skipped, and anything the executor cannot
+// evaluate stops the search instead of being guessed.
+package refute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Options bound and tune the search. The zero value is usable.
+type Options struct {
+	// Budget bounds the search's wall-clock time; default 20 ms.
+	Budget time.Duration
+	// ShrinkBudget bounds minimization of a found counterexample on top
+	// of Budget; default 10 ms.
+	ShrinkBudget time.Duration
+	// MaxInstances bounds the number of databases tried; default 2000.
+	MaxInstances int
+	// Seed makes the search reproducible; the same seed, schema and plans
+	// try the same databases.
+	Seed uint64
+	// TrustForeignKeys makes generated databases satisfy declared foreign
+	// keys; when false they may violate them, as SQLite (which does not
+	// enforce them by default) allows.
+	TrustForeignKeys bool
+	// IgnoreColumnOrder compares rows up to one permutation of the
+	// candidate's columns, for the judge's column_order: ignore policy.
+	IgnoreColumnOrder bool
+	// Dialect selects the SQL of the counterexample's INSERT statements.
+	Dialect catalog.Dialect
+	// MaxShownRows bounds the result rows kept per side; default 5.
+	MaxShownRows int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Budget <= 0 {
+		o.Budget = 20 * time.Millisecond
+	}
+	if o.ShrinkBudget <= 0 {
+		o.ShrinkBudget = 10 * time.Millisecond
+	}
+	if o.MaxInstances <= 0 {
+		o.MaxInstances = 2000
+	}
+	if o.MaxShownRows <= 0 {
+		o.MaxShownRows = 5
+	}
+	return o
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	// Found is true when Counterexample tells the queries apart.
+	Found          bool
+	Counterexample *Counterexample
+	// Instances is the number of databases both plans ran on.
+	Instances int
+	// Skipped counts databases on which the comparison was not possible
+	// (a nondeterministic result, or a query error on either side).
+	Skipped int
+	// CannotExecute is true when the executor does not model one of the
+	// plans; Reason then says what.
+	CannotExecute bool
+	// Reason says why nothing was found, when Found is false.
+	Reason  string
+	Elapsed time.Duration
+}
+
+// Counterexample is a database on which the queries differ.
+type Counterexample struct {
+	// Inserts fill the database, parents before children, in the
+	// dialect of Options.Dialect. Tables not named are empty.
+	Inserts []string
+	// Rows is the number of rows in the database.
+	Rows int
+	// Reference and Candidate are the two results.
+	Reference, Candidate Output
+	// Database is the counterexample itself, for re-running.
+	Database exec.Database `json:"-"`
+}
+
+// Output is one query's result on the counterexample.
+type Output struct {
+	Count int        // rows in the result
+	Rows  [][]string // the first rows, NULL written as "NULL"
+}
+
+// Refute searches for a database on which ref and cand differ. The error
+// is non-nil only for a cancelled ctx or unusable input; running out of
+// budget is a Result with a Reason.
+func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts Options) (Result, error) {
+	start := time.Now()
+	if s == nil || ref == nil || cand == nil || ref.Root == nil || cand.Root == nil {
+		return Result{}, errors.New("refute: schema and both plans are required")
+	}
+	opts = opts.withDefaults()
+	g := newGenerator(s, opts.TrustForeignKeys, collectLiterals(ref, cand))
+	c := &comparer{ref: ref, cand: cand, opts: opts}
+	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
+	defer cancel()
+	var res Result
+	finish := func(r Result) (Result, error) {
+		r.Elapsed = time.Since(start)
+		return r, nil
+	}
+	for i := 0; i < opts.MaxInstances; i++ {
+		if sctx.Err() != nil {
+			break
+		}
+		db := g.instance(opts.Seed, i)
+		out, err := c.run(sctx, db)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, fmt.Errorf("refute: %w", ctx.Err())
+			}
+			if errors.Is(err, exec.ErrCannotExecute) {
+				res.CannotExecute = true
+				res.Reason = "cannot execute: " + err.Error()
+				return finish(res)
+			}
+			break // the budget ran out inside an execution
+		}
+		res.Instances++
+		switch out.kind {
+		case skip:
+			res.Skipped++
+		case differ:
+			shrinkCtx, cancelShrink := context.WithTimeout(ctx, opts.ShrinkBudget)
+			db, out = shrink(shrinkCtx, s, c, db, out, opts.TrustForeignKeys)
+			cancelShrink()
+			res.Found = true
+			res.Counterexample = c.counterexample(s, db, out)
+			return finish(res)
+		}
+	}
+	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
+	return finish(res)
+}
+
+type outcomeKind int
+
+const (
+	same outcomeKind = iota
+	differ
+	skip
+)
+
+type outcome struct {
+	kind      outcomeKind
+	ref, cand *exec.Result
+}
+
+type comparer struct {
+	ref, cand *plan.Plan
+	opts      Options
+}
+
+// run executes both plans on db and compares them. The error is
+// ErrCannotExecute or a context error; query errors are outcomes.
+func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
+	r1, err1 := exec.Execute(ctx, c.ref, db)
+	if err1 != nil && !errors.Is(err1, exec.ErrQuery) {
+		return outcome{}, err1
+	}
+	r2, err2 := exec.Execute(ctx, c.cand, db)
+	if err2 != nil && !errors.Is(err2, exec.ErrQuery) {
+		return outcome{}, err2
+	}
+	// A query error on one side only is not counted as a difference:
+	// PostgreSQL may evaluate conjuncts and join inputs in any order, so
+	// whether a division by zero is reached depends on the physical plan,
+	// and equivalent rewrites (predicate pushdown) change it.
+	if err1 != nil || err2 != nil || r1.Nondeterministic || r2.Nondeterministic {
+		return outcome{kind: skip, ref: r1, cand: r2}, nil
+	}
+	if differs(r1, r2, c.opts.IgnoreColumnOrder) {
+		return outcome{kind: differ, ref: r1, cand: r2}, nil
+	}
+	return outcome{kind: same, ref: r1, cand: r2}, nil
+}
+
+func (c *comparer) counterexample(s *catalog.Schema, db exec.Database, out outcome) *Counterexample {
+	ce := &Counterexample{Database: db, Inserts: inserts(s, db, c.opts.Dialect)}
+	for _, rows := range db {
+		ce.Rows += len(rows)
+	}
+	show := func(r *exec.Result) Output {
+		o := Output{Count: len(r.Rows)}
+		for i, row := range r.Rows {
+			if i == c.opts.MaxShownRows {
+				break
+			}
+			vals := make([]string, len(row))
+			for j, v := range row {
+				vals[j] = v.String()
+			}
+			o.Rows = append(o.Rows, vals)
+		}
+		return o
+	}
+	ce.Reference, ce.Candidate = show(out.ref), show(out.cand)
+	return ce
+}

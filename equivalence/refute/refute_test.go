@@ -1,0 +1,255 @@
+package refute
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+func exampleSchema(t *testing.T) *catalog.Schema {
+	t.Helper()
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustPlan(t *testing.T, s *catalog.Schema, sql string) *plan.Plan {
+	t.Helper()
+	p, err := planner.Plan(context.Background(), s, sql, planner.Options{})
+	if err != nil {
+		t.Fatalf("plan %q: %v", sql, err)
+	}
+	return p
+}
+
+// testOpts gives tests a generous budget so that results do not depend
+// on machine load; the instance cap keeps them deterministic.
+func testOpts() Options {
+	return Options{Budget: 5 * time.Second, ShrinkBudget: 5 * time.Second, MaxInstances: 300, TrustForeignKeys: true, Seed: 1}
+}
+
+func TestRefutesDifferentPairs(t *testing.T) {
+	s := exampleSchema(t)
+	cases := []struct {
+		ref, cand string
+		maxRows   int
+	}{
+		{"SELECT COUNT(*) FROM dogs", "SELECT COUNT(*) FROM dogs WHERE age > 5", 2},
+		{"SELECT name FROM dogs WHERE dog_id = 1", "SELECT name FROM dogs WHERE dog_id = 7", 2},
+		{"SELECT name FROM dogs WHERE name LIKE 'Re%'", "SELECT name FROM dogs WHERE name LIKE 're%'", 2},
+		{"SELECT owner_id FROM dogs", "SELECT DISTINCT owner_id FROM dogs", 3},
+		{"SELECT name FROM dogs WHERE age >= 3", "SELECT name FROM dogs WHERE age > 3", 2},
+		{"SELECT d.name FROM dogs d JOIN owners o ON d.owner_id = o.owner_id WHERE o.city = 'Oslo'",
+			"SELECT d.name FROM dogs d JOIN owners o ON d.owner_id = o.owner_id WHERE o.city <> 'Oslo'", 2},
+		{"SELECT name FROM dogs ORDER BY age", "SELECT name FROM dogs ORDER BY age DESC", 3},
+		{"SELECT AVG(age) FROM dogs", "SELECT SUM(age) / COUNT(age) FROM dogs", 3},
+		{"SELECT COUNT(age) FROM dogs", "SELECT COUNT(*) FROM dogs", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.cand, func(t *testing.T) {
+			res, err := Refute(context.Background(), s, mustPlan(t, s, c.ref), mustPlan(t, s, c.cand), testOpts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Found {
+				t.Fatalf("not refuted: %s", res.Reason)
+			}
+			ce := res.Counterexample
+			if ce.Rows > c.maxRows {
+				t.Errorf("counterexample has %d rows, want at most %d:\n%s", ce.Rows, c.maxRows, strings.Join(ce.Inserts, "\n"))
+			}
+			if msg := validate(s, ce.Database, true); msg != "" {
+				t.Errorf("counterexample violates the schema: %s", msg)
+			}
+			// The counterexample must reproduce: both plans rerun on it differ.
+			r1, err1 := exec.Execute(context.Background(), mustPlan(t, s, c.ref), ce.Database)
+			r2, err2 := exec.Execute(context.Background(), mustPlan(t, s, c.cand), ce.Database)
+			if err1 != nil || err2 != nil || !differs(r1, r2, false) {
+				t.Errorf("counterexample does not reproduce: %v %v", err1, err2)
+			}
+			if len(ce.Inserts) == 0 && ce.Rows > 0 {
+				t.Error("no INSERT statements for a non-empty database")
+			}
+		})
+	}
+}
+
+// TestNeverRefutesEquivalent is the soundness check: pairs that are
+// equivalent on every database of the schema must survive the search.
+func TestNeverRefutesEquivalent(t *testing.T) {
+	s := exampleSchema(t)
+	pairs := [][2]string{
+		{"SELECT COUNT(*) FROM dogs", "SELECT COUNT(dog_id) FROM dogs"},
+		{"SELECT d.name, o.last_name FROM dogs d JOIN owners o ON d.owner_id = o.owner_id",
+			"SELECT d.name, o.last_name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id"},
+		{"SELECT name FROM dogs WHERE age > 5 AND age < 9", "SELECT name FROM dogs WHERE age < 9 AND age > 5"},
+		{"SELECT COUNT(*) FROM dogs d JOIN owners o ON d.owner_id = o.owner_id", "SELECT COUNT(*) FROM dogs"},
+		{"SELECT name FROM dogs ORDER BY dog_id", "SELECT name FROM dogs ORDER BY dog_id ASC"},
+		{"SELECT DISTINCT dog_id FROM dogs", "SELECT dog_id FROM dogs"},
+		{"SELECT name FROM dogs WHERE age BETWEEN 2 AND 4", "SELECT name FROM dogs WHERE age >= 2 AND age <= 4"},
+		{"SELECT owner_id, COUNT(*) FROM dogs GROUP BY owner_id", "SELECT owner_id, COUNT(dog_id) FROM dogs GROUP BY owner_id"},
+	}
+	for _, p := range pairs {
+		res, err := Refute(context.Background(), s, mustPlan(t, s, p[0]), mustPlan(t, s, p[1]), testOpts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Found {
+			t.Errorf("equivalent pair refuted:\n  %s\n  %s\n%s", p[0], p[1], describe(res))
+		}
+		if res.Instances < 50 && !res.CannotExecute {
+			t.Errorf("%s: only %d instances", p[1], res.Instances)
+		}
+	}
+}
+
+func describe(res Result) string {
+	if res.Counterexample == nil {
+		return res.Reason
+	}
+	ce := res.Counterexample
+	return strings.Join(ce.Inserts, "\n") + "\nref: " + formatOut(ce.Reference) + "\ncand: " + formatOut(ce.Candidate)
+}
+
+func formatOut(o Output) string {
+	rows := make([]string, len(o.Rows))
+	for i, r := range o.Rows {
+		rows[i] = "(" + strings.Join(r, ", ") + ")"
+	}
+	return strings.Join(rows, " ") + " [" + strconv.Itoa(o.Count) + " rows]"
+}
+
+// TestCuratedCases: no case labelled equivalent is refuted, and the
+// cases labelled not_equivalent that the search refutes are counted.
+func TestCuratedCases(t *testing.T) {
+	cf, err := dataset.ReadCasesFile(filepath.Join("..", "..", "..", "shared", "equivalence", "cases.yaml"))
+	if err != nil {
+		t.Skipf("curated cases not available: %v", err)
+	}
+	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refuted, notEq, cannot int
+	for _, c := range cf.Cases {
+		ref, err1 := planner.Plan(context.Background(), s, c.Reference, planner.Options{})
+		cand, err2 := planner.Plan(context.Background(), s, c.Candidate, planner.Options{})
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		opts := testOpts()
+		opts.TrustForeignKeys = c.Policy["trust_foreign_keys"] != "false"
+		opts.IgnoreColumnOrder = c.Policy["column_order"] == "ignore"
+		res, err := Refute(context.Background(), s, ref, cand, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.CannotExecute {
+			cannot++
+		}
+		switch c.Expect {
+		case dataset.Equivalent:
+			if res.Found {
+				t.Errorf("%s (line %d) is equivalent but was refuted:\n  %s\n  %s\n%s", c.ID, c.Line, c.Reference, c.Candidate, describe(res))
+			}
+		case dataset.NotEquivalent:
+			notEq++
+			if res.Found {
+				refuted++
+			}
+		}
+	}
+	t.Logf("refuted %d of %d not_equivalent cases; %d of %d cases cannot execute", refuted, notEq, cannot, len(cf.Cases))
+}
+
+// TestGeneratorKeepsConstraints: every generated database satisfies the
+// declared keys, NOT NULL, widths and (trusted) foreign keys.
+func TestGeneratorKeepsConstraints(t *testing.T) {
+	ddl := catalog.ExampleDDL() + `
+CREATE TABLE codes (code char(3) PRIMARY KEY, label varchar(4) UNIQUE, amount numeric(4,1), parent char(3) REFERENCES codes (code));
+CREATE TABLE pairs (a integer, b integer, PRIMARY KEY (a, b), FOREIGN KEY (a) REFERENCES owners (owner_id));`
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPlan(t, s, "SELECT label FROM codes WHERE label LIKE 'ab%' AND amount > 12.5 AND code = 'XYZ'")
+	g := newGenerator(s, true, collectLiterals(p))
+	rowsSeen, nulls := 0, 0
+	for i := range 500 {
+		db := g.instance(7, i)
+		if msg := validate(s, db, true); msg != "" {
+			t.Fatalf("instance %d: %s", i, msg)
+		}
+		for _, rows := range db {
+			rowsSeen += len(rows)
+			for _, r := range rows {
+				for _, v := range r {
+					if v.IsNull() {
+						nulls++
+					}
+				}
+			}
+		}
+	}
+	if rowsSeen < 1000 || nulls == 0 {
+		t.Errorf("generator too timid: %d rows, %d NULLs in 500 databases", rowsSeen, nulls)
+	}
+	// Determinism: the same seed and index give the same database.
+	a, b := inserts(s, g.instance(3, 42), catalog.Postgres), inserts(s, g.instance(3, 42), catalog.Postgres)
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Error("generator is not deterministic")
+	}
+}
+
+func TestCannotExecute(t *testing.T) {
+	s := exampleSchema(t)
+	res, err := Refute(context.Background(), s, mustPlan(t, s, "SELECT string_agg(name, ',') FROM dogs"),
+		mustPlan(t, s, "SELECT string_agg(name, ';') FROM dogs"), testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Found || !res.CannotExecute || !strings.HasPrefix(res.Reason, "cannot execute: ") {
+		t.Errorf("got %+v, want a cannot-execute reason", res)
+	}
+}
+
+func TestDefaultBudget(t *testing.T) {
+	s := exampleSchema(t)
+	ref := mustPlan(t, s, "SELECT d.name, o.city FROM dogs d JOIN owners o ON d.owner_id = o.owner_id")
+	cand := mustPlan(t, s, "SELECT d.name, o.city FROM owners o JOIN dogs d ON d.owner_id = o.owner_id")
+	res, err := Refute(context.Background(), s, ref, cand, Options{TrustForeignKeys: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Generous bound: the default 20 ms budget plus scheduling noise.
+	if res.Elapsed > 500*time.Millisecond {
+		t.Errorf("search took %v with the default budget", res.Elapsed)
+	}
+	if res.Found {
+		t.Errorf("commuted join refuted: %s", describe(res))
+	}
+}
+
+func TestInsertsDialect(t *testing.T) {
+	s := exampleSchema(t)
+	db := exec.Database{"breeds": {{exec.Text("it's"), exec.Text("B")}}}
+	got := inserts(s, db, catalog.Postgres)
+	want := "INSERT INTO breeds (breed_code, breed_name) VALUES ('it''s', 'B');"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if literal(exec.Bool(true), catalog.SQLite) != "1" || literal(exec.Bool(true), catalog.Postgres) != "TRUE" {
+		t.Error("boolean literals by dialect")
+	}
+}

@@ -1,0 +1,155 @@
+package refute
+
+import (
+	"context"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+)
+
+// shrink minimizes a database on which the plans differ: first it drops
+// rows one at a time (with the rows that reference them, when foreign
+// keys are trusted) while the difference persists, then it simplifies
+// values toward NULL and small constants. Every accepted step keeps the
+// declared constraints, so the result is still a valid counterexample.
+// It stops when ctx is done and returns the smallest database found.
+func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Database, out outcome, trustFK bool) (exec.Database, outcome) {
+	order := tableOrder(s)
+	try := func(cand exec.Database) bool {
+		if validate(s, cand, trustFK) != "" {
+			return false
+		}
+		o, err := c.run(ctx, cand)
+		if err != nil || o.kind != differ {
+			return false
+		}
+		db, out = cand, o
+		return true
+	}
+	// Simplifying values can free rows to drop (a reference set to NULL),
+	// so the two phases alternate until neither changes anything.
+	for progress := true; progress && ctx.Err() == nil; {
+		progress = dropRows(ctx, order, db, try, s, trustFK) || simplify(ctx, order, db, try)
+	}
+	return db, out
+}
+
+// dropRows tries removing each row, children first (dropping a child
+// never breaks a reference); it reports whether any stayed removed.
+func dropRows(ctx context.Context, order []*catalog.Table, db0 exec.Database, try func(exec.Database) bool, s *catalog.Schema, trustFK bool) bool {
+	db := db0
+	moved := false
+	for changed := true; changed && ctx.Err() == nil; {
+		changed = false
+		for ti := len(order) - 1; ti >= 0 && ctx.Err() == nil; ti-- {
+			t := order[ti]
+			for r := len(db[t.Name]) - 1; r >= 0 && ctx.Err() == nil; r-- {
+				if r >= len(db[t.Name]) {
+					continue
+				}
+				cand := cloneDB(db)
+				rows := cand[t.Name]
+				cand[t.Name] = append(rows[:r:r], rows[r+1:]...)
+				if trustFK {
+					dropDangling(s, cand)
+				}
+				if try(cand) {
+					db = cand
+					changed, moved = true, true
+				}
+			}
+		}
+	}
+	return moved
+}
+
+// simplify tries simpler values cell by cell; it reports whether any
+// value changed.
+func simplify(ctx context.Context, order []*catalog.Table, db0 exec.Database, try func(exec.Database) bool) bool {
+	db := db0
+	moved := false
+	for _, t := range order {
+		for r := 0; r < len(db[t.Name]) && ctx.Err() == nil; r++ {
+			for col := range t.Columns {
+				for _, v := range simpler(t.Columns[col]) {
+					cur := db[t.Name][r][col]
+					if ctx.Err() != nil || (cur.K == v.K && cur.String() == v.String()) || (cur.IsNull() && v.IsNull()) {
+						break
+					}
+					cand := cloneDB(db)
+					row := append([]exec.Value(nil), cand[t.Name][r]...)
+					row[col] = v
+					cand[t.Name][r] = row
+					if try(cand) {
+						db = cand
+						moved = true
+						break
+					}
+				}
+			}
+		}
+	}
+	return moved
+}
+
+// simpler lists replacement values for a column, simplest first.
+func simpler(c catalog.Column) []exec.Value {
+	var out []exec.Value
+	if !c.NotNull {
+		out = append(out, exec.Null)
+	}
+	var vs []exec.Value
+	switch c.Type {
+	case catalog.Int:
+		vs = []exec.Value{exec.Int(0), exec.Int(1)}
+	case catalog.Numeric:
+		vs = []exec.Value{num("0"), num("1")}
+	case catalog.Float:
+		vs = []exec.Value{exec.Float(0), exec.Float(1)}
+	case catalog.Text:
+		vs = []exec.Value{exec.Text(""), exec.Text("a")}
+	case catalog.Bool:
+		vs = []exec.Value{exec.Bool(false), exec.Bool(true)}
+	}
+	for _, v := range vs {
+		if f, ok := fit(c, v); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dropDangling removes rows whose references no longer resolve, until
+// none remain: the cascade of dropping a referenced row.
+func dropDangling(s *catalog.Schema, db exec.Database) {
+	for changed := true; changed; {
+		changed = false
+		for _, t := range s.Tables {
+			if t.IsView() || len(t.ForeignKeys) == 0 {
+				continue
+			}
+			rows := db[t.Name]
+			kept := rows[:0:0]
+			for _, row := range rows {
+				ok := true
+				for _, fk := range t.ForeignKeys {
+					ok = ok && fkHolds(db, fk, row)
+				}
+				if ok {
+					kept = append(kept, row)
+				} else {
+					changed = true
+				}
+			}
+			db[t.Name] = kept
+		}
+	}
+}
+
+func cloneDB(db exec.Database) exec.Database {
+	out := make(exec.Database, len(db))
+	for k, rows := range db {
+		out[k] = append([][]exec.Value(nil), rows...)
+	}
+	return out
+}
