@@ -28,7 +28,8 @@ type generator struct {
 	typeLits map[catalog.Type][]exec.Value
 	// empty marks tables that can never get a row: a NOT NULL column of a
 	// type the executor cannot hold.
-	empty map[string]bool
+	empty   map[string]bool
+	noNulls bool
 }
 
 // executable reports whether the executor holds values of t.
@@ -235,7 +236,7 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 		}
 		parents := db[fk.RefTable]
 		ref := g.s.Table(fk.RefTable)
-		if len(parents) == 0 || (nullable && rng.Float64() < m.pNull) {
+		if len(parents) == 0 || (nullable && !g.noNulls && rng.Float64() < m.pNull) {
 			if !nullable {
 				return nil, false
 			}
@@ -264,7 +265,7 @@ func (g *generator) value(rng *rand.Rand, m mode, t *catalog.Table, i int, prev 
 	if !executable(c.Type) {
 		return exec.Null
 	}
-	if !c.NotNull && rng.Float64() < m.pNull {
+	if !c.NotNull && !g.noNulls && rng.Float64() < m.pNull {
 		return exec.Null
 	}
 	if len(prev) > 0 && rng.Float64() < m.pDup {

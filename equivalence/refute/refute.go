@@ -46,6 +46,10 @@ type Options struct {
 	Dialect catalog.Dialect
 	// MaxShownRows bounds the result rows kept per side; default 5.
 	MaxShownRows int
+	// noNulls generates no NULLs at all: for audits that ask which
+	// differences need NULLs (Spider declares few NOT NULLs, but its data
+	// has few NULLs). Unexported because it does not respect the schema.
+	noNulls bool
 }
 
 func (o Options) withDefaults() Options {
@@ -78,8 +82,10 @@ type Result struct {
 	// plans; Reason then says what.
 	CannotExecute bool
 	// Reason says why nothing was found, when Found is false.
-	Reason  string
-	Elapsed time.Duration
+	Reason string
+	// Elapsed is the whole search; FoundAfter the time until the first
+	// difference, before minimization.
+	Elapsed, FoundAfter time.Duration
 }
 
 // Counterexample is a database on which the queries differ.
@@ -111,6 +117,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	}
 	opts = opts.withDefaults()
 	g := newGenerator(s, opts.TrustForeignKeys, collectLiterals(ref, cand))
+	g.noNulls = opts.noNulls
 	c := &comparer{ref: ref, cand: cand, opts: opts}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
@@ -141,6 +148,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		case skip:
 			res.Skipped++
 		case differ:
+			res.FoundAfter = time.Since(start)
 			shrinkCtx, cancelShrink := context.WithTimeout(ctx, opts.ShrinkBudget)
 			db, out = shrink(shrinkCtx, s, c, db, out, opts.TrustForeignKeys)
 			cancelShrink()

@@ -29,7 +29,7 @@ func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Databas
 	// Simplifying values can free rows to drop (a reference set to NULL),
 	// so the two phases alternate until neither changes anything.
 	for progress := true; progress && ctx.Err() == nil; {
-		progress = dropRows(ctx, order, db, try, s, trustFK) || simplify(ctx, order, db, try)
+		progress = dropRows(ctx, order, db, try, s, trustFK) || simplify(ctx, order, db, try, c.opts.noNulls)
 	}
 	return db, out
 }
@@ -65,13 +65,13 @@ func dropRows(ctx context.Context, order []*catalog.Table, db0 exec.Database, tr
 
 // simplify tries simpler values cell by cell; it reports whether any
 // value changed.
-func simplify(ctx context.Context, order []*catalog.Table, db0 exec.Database, try func(exec.Database) bool) bool {
+func simplify(ctx context.Context, order []*catalog.Table, db0 exec.Database, try func(exec.Database) bool, noNulls bool) bool {
 	db := db0
 	moved := false
 	for _, t := range order {
 		for r := 0; r < len(db[t.Name]) && ctx.Err() == nil; r++ {
 			for col := range t.Columns {
-				for _, v := range simpler(t.Columns[col]) {
+				for _, v := range simpler(t.Columns[col], noNulls) {
 					cur := db[t.Name][r][col]
 					if ctx.Err() != nil || (cur.K == v.K && cur.String() == v.String()) || (cur.IsNull() && v.IsNull()) {
 						break
@@ -93,9 +93,9 @@ func simplify(ctx context.Context, order []*catalog.Table, db0 exec.Database, tr
 }
 
 // simpler lists replacement values for a column, simplest first.
-func simpler(c catalog.Column) []exec.Value {
+func simpler(c catalog.Column, noNulls bool) []exec.Value {
 	var out []exec.Value
-	if !c.NotNull {
+	if !c.NotNull && !noNulls {
 		out = append(out, exec.Null)
 	}
 	var vs []exec.Value

@@ -1,0 +1,146 @@
+package refute
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+// TestSpiderExperiment measures the refuter on the shared Spider pairs:
+//
+//	REFUTE_SPIDER=1 go test ./equivalence/refute -run SpiderExperiment -v
+//
+// REFUTE_SPIDER_FK=1 trusts declared foreign keys (SQLite does not
+// enforce them, so the default does not); REFUTE_BUDGET sets the
+// per-pair budget (default 20ms); REFUTE_SPIDER_NONULL=1 generates no
+// NULLs (an audit aid: which label-1 refutations need NULLs).
+func TestSpiderExperiment(t *testing.T) {
+	if os.Getenv("REFUTE_SPIDER") == "" {
+		t.Skip("set REFUTE_SPIDER=1 to run the Spider experiment")
+	}
+	shared := filepath.Join("..", "..", "..", "shared", "data")
+	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := 20 * time.Millisecond
+	if b := os.Getenv("REFUTE_BUDGET"); b != "" {
+		if budget, err = time.ParseDuration(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schemas := map[string]*catalog.Schema{}
+	var (
+		total, unplanned, cannot [2]int
+		refuted                  [2]int
+		times                    []time.Duration
+		label1                   []string
+		cannotReasons            = map[string]int{}
+		start                    = time.Now()
+	)
+	for _, p := range pairs {
+		s, ok := schemas[p.DB]
+		if !ok {
+			ddl, err := os.ReadFile(filepath.Join(shared, "schemas", p.DB+".sql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, err = catalog.LoadDDL(string(ddl), catalog.SQLite); err != nil {
+				t.Fatalf("%s: %v", p.DB, err)
+			}
+			schemas[p.DB] = s
+		}
+		l := p.Label
+		total[l]++
+		ref, err1 := planner.Plan(context.Background(), s, p.Reference, planner.Options{})
+		cand, err2 := planner.Plan(context.Background(), s, p.Candidate, planner.Options{})
+		if err1 != nil || err2 != nil {
+			unplanned[l]++
+			continue
+		}
+		opts := Options{Budget: budget, TrustForeignKeys: os.Getenv("REFUTE_SPIDER_FK") != "", Dialect: catalog.SQLite, Seed: 1,
+			noNulls: os.Getenv("REFUTE_SPIDER_NONULL") != ""}
+		res, err := Refute(context.Background(), s, ref, cand, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.CannotExecute {
+			cannot[l]++
+			r := res.Reason
+			if i := strings.LastIndex(r, ": "); i >= 0 {
+				r = r[i+2:]
+			}
+			if len(r) > 40 {
+				r = r[:40]
+			}
+			cannotReasons[r]++
+		}
+		if !res.Found {
+			continue
+		}
+		refuted[l]++
+		times = append(times, res.FoundAfter)
+		if l == 1 {
+			label1 = append(label1, fmt.Sprintf("%s [%s] %s\n    ref:  %s\n    cand: %s\n    db:   %s\n    ref→  %s\n    cand→ %s",
+				p.ID, p.DB, sqliteHints(p.Reference+" "+p.Candidate), oneLine(p.Reference), oneLine(p.Candidate),
+				strings.Join(res.Counterexample.Inserts, " "), formatOut(res.Counterexample.Reference), formatOut(res.Counterexample.Candidate)))
+		}
+	}
+	slices.Sort(times)
+	median := time.Duration(0)
+	if len(times) > 0 {
+		median = times[len(times)/2]
+	}
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+	t.Logf("pairs: %d label-0, %d label-1; budget %v, trusted FKs %v; wall %v", total[0], total[1], budget, os.Getenv("REFUTE_SPIDER_FK") != "", time.Since(start))
+	t.Logf("label-0 refuted: %d/%d = %.1f%% (not planned: %d, cannot execute: %d)", refuted[0], total[0], pct(refuted[0], total[0]), unplanned[0], cannot[0])
+	t.Logf("label-1 refuted: %d/%d = %.2f%% (not planned: %d, cannot execute: %d)", refuted[1], total[1], pct(refuted[1], total[1]), unplanned[1], cannot[1])
+	t.Logf("cannot execute: %d/%d = %.1f%% of all pairs", cannot[0]+cannot[1], len(pairs), pct(cannot[0]+cannot[1], len(pairs)))
+	t.Logf("median time to first difference (refuted pairs): %v; p90 %v", median, times[min(len(times)*9/10, max(len(times)-1, 0))])
+	type kv struct {
+		k string
+		n int
+	}
+	var reasons []kv
+	for k, n := range cannotReasons {
+		reasons = append(reasons, kv{k, n})
+	}
+	slices.SortFunc(reasons, func(a, b kv) int { return b.n - a.n })
+	for i, r := range reasons {
+		if i == 12 {
+			break
+		}
+		t.Logf("  cannot execute ×%d: %s", r.n, r.k)
+	}
+	for _, s := range label1 {
+		t.Logf("label-1 refuted: %s", s)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sqliteHints names the SQLite-specific semantics a pair depends on,
+// where the executor's PostgreSQL model may disagree with the labels.
+func sqliteHints(sql string) string {
+	u := strings.ToUpper(sql)
+	var h []string
+	if strings.Contains(u, " LIKE ") {
+		h = append(h, "LIKE-case")
+	}
+	if strings.Contains(u, "/") {
+		h = append(h, "division")
+	}
+	if strings.Contains(u, "AVG(") {
+		h = append(h, "avg")
+	}
+	return strings.Join(h, ",")
+}
