@@ -2,6 +2,7 @@ package refute
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -130,6 +131,15 @@ func formatOut(o Output) string {
 	return strings.Join(rows, " ") + " [" + strconv.Itoa(o.Count) + " rows]"
 }
 
+// instances is the per-pair instance count of the soundness tests:
+// REFUTE_INSTANCES raises it for a longer run.
+func instances(def int) int {
+	if v, err := strconv.Atoi(os.Getenv("REFUTE_INSTANCES")); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
 // TestCuratedCases: no case labelled equivalent is refuted, and the
 // cases labelled not_equivalent that the search refutes are counted.
 func TestCuratedCases(t *testing.T) {
@@ -149,6 +159,7 @@ func TestCuratedCases(t *testing.T) {
 			continue
 		}
 		opts := testOpts()
+		opts.MaxInstances = instances(300)
 		opts.TrustForeignKeys = c.Policy["trust_foreign_keys"] != "false"
 		opts.IgnoreColumnOrder = c.Policy["column_order"] == "ignore"
 		res, err := Refute(context.Background(), s, ref, cand, opts)
@@ -252,4 +263,53 @@ func TestInsertsDialect(t *testing.T) {
 	if literal(exec.Bool(true), catalog.SQLite) != "1" || literal(exec.Bool(true), catalog.Postgres) != "TRUE" {
 		t.Error("boolean literals by dialect")
 	}
+}
+
+// TestProverSuitesNeverRefuted is the second soundness check: every pair
+// of the prover suites was validated equivalent on PostgreSQL, so a
+// refutation is a bug in the generator, the comparison or the executor.
+// REFUTE_INSTANCES raises the instance count per pair (default 100).
+func TestProverSuitesNeverRefuted(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "data", "provers")
+	n := instances(100)
+	schemas := map[string]*catalog.Schema{}
+	var pairsRun, cannot int
+	for _, suite := range []string{"spark", "tpcc", "tpch", "spark_no_order_by", "tpcc_no_order_by", "tpch_no_order_by"} {
+		pairs, err := dataset.ReadPairsFile(filepath.Join(dir, suite+".jsonl"))
+		if err != nil {
+			t.Skipf("prover suites not available: %v", err)
+		}
+		for _, p := range pairs {
+			s, ok := schemas[p.DB]
+			if !ok {
+				ddl, err := os.ReadFile(filepath.Join(dir, "schemas", p.DB+".sql"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s, err = catalog.LoadDDL(string(ddl), catalog.Postgres); err != nil {
+					t.Fatal(err)
+				}
+				schemas[p.DB] = s
+			}
+			ref, err1 := planner.Plan(context.Background(), s, p.Reference, planner.Options{})
+			cand, err2 := planner.Plan(context.Background(), s, p.Candidate, planner.Options{})
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			opts := testOpts()
+			opts.MaxInstances = n
+			res, err := Refute(context.Background(), s, ref, cand, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pairsRun++
+			if res.CannotExecute {
+				cannot++
+			}
+			if res.Found {
+				t.Errorf("%s/%s (validated equivalent) refuted:\n  %s\n  %s\n%s", suite, p.ID, oneLine(p.Reference), oneLine(p.Candidate), describe(res))
+			}
+		}
+	}
+	t.Logf("%d prover pairs searched, %d cannot execute", pairsRun, cannot)
 }
