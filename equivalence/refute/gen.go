@@ -25,6 +25,7 @@ type generator struct {
 	// lits holds, per column, the literals compared with it and their
 	// neighbours; typeLits the literals of every query constant by type.
 	lits     map[colKey][]exec.Value
+	exact    map[colKey][]exec.Value
 	typeLits map[catalog.Type][]exec.Value
 	// empty marks tables that can never get a row: a NOT NULL column of a
 	// type the executor cannot hold.
@@ -43,7 +44,7 @@ func executable(t catalog.Type) bool {
 
 func newGenerator(s *catalog.Schema, trustFK bool, lits *literals) *generator {
 	g := &generator{s: s, order: tableOrder(s), trustFK: trustFK, lits: map[colKey][]exec.Value{},
-		typeLits: map[catalog.Type][]exec.Value{}, empty: map[string]bool{}}
+		exact: map[colKey][]exec.Value{}, typeLits: map[catalog.Type][]exec.Value{}, empty: map[string]bool{}}
 	for _, t := range g.order {
 		for _, c := range t.Columns {
 			if !executable(c.Type) && c.NotNull {
@@ -58,6 +59,7 @@ func newGenerator(s *catalog.Schema, trustFK bool, lits *literals) *generator {
 				continue
 			}
 			g.lits[k] = fitAll(t.Columns[k.ord], vs)
+			g.exact[k] = fitAll(t.Columns[k.ord], lits.exact[k])
 		}
 		for typ, vs := range lits.byType {
 			g.typeLits[typ] = vs
@@ -226,7 +228,10 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 			return nil, false
 		}
 	}
-	if !g.trustFK {
+	// Untrusted foreign keys are still followed most of the time: joins
+	// along them are what queries do, and matching rows are what make
+	// results differ.
+	if !g.trustFK && rng.IntN(5) == 0 {
 		return row, true
 	}
 	for _, fk := range t.ForeignKeys {
@@ -236,6 +241,9 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 		}
 		parents := db[fk.RefTable]
 		ref := g.s.Table(fk.RefTable)
+		if !g.trustFK && len(parents) == 0 {
+			continue
+		}
 		if len(parents) == 0 || (nullable && !g.noNulls && rng.Float64() < m.pNull) {
 			if !nullable {
 				return nil, false
@@ -249,6 +257,9 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 		for j, c := range fk.Columns {
 			v, ok := convert(p[fk.RefColumns[j]], t.Columns[c], ref.Columns[fk.RefColumns[j]])
 			if !ok {
+				if !g.trustFK {
+					continue
+				}
 				return nil, false
 			}
 			row[c] = v
@@ -272,6 +283,9 @@ func (g *generator) value(rng *rand.Rand, m mode, t *catalog.Table, i int, prev 
 		if v := prev[rng.IntN(len(prev))][i]; !v.IsNull() || !c.NotNull {
 			return v
 		}
+	}
+	if ex := g.exact[colKey{t.Name, i}]; len(ex) > 0 && rng.Float64() < m.pLit/2 {
+		return ex[rng.IntN(len(ex))]
 	}
 	if lits := g.lits[colKey{t.Name, i}]; len(lits) > 0 && rng.Float64() < m.pLit {
 		return lits[rng.IntN(len(lits))]

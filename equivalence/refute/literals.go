@@ -13,12 +13,15 @@ import (
 // compared with and per type, each with neighbours that land on either
 // side of the predicate that uses it.
 type literals struct {
+	// exact holds the literals themselves, tried more often than their
+	// neighbours so that conjunctions of equalities get satisfied.
+	exact  map[colKey][]exec.Value
 	byCol  map[colKey][]exec.Value
 	byType map[catalog.Type][]exec.Value
 }
 
 func collectLiterals(plans ...*plan.Plan) *literals {
-	l := &literals{byCol: map[colKey][]exec.Value{}, byType: map[catalog.Type][]exec.Value{}}
+	l := &literals{exact: map[colKey][]exec.Value{}, byCol: map[colKey][]exec.Value{}, byType: map[catalog.Type][]exec.Value{}}
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
 			continue
@@ -130,7 +133,9 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 		if err != nil {
 			continue
 		}
-		l.byCol[key] = append(l.byCol[key], neighbours(v, pattern)...)
+		nb := neighbours(v, pattern)
+		l.exact[key] = append(l.exact[key], nb[0])
+		l.byCol[key] = append(l.byCol[key], nb...)
 	}
 }
 

@@ -88,6 +88,9 @@ func TestSpiderExperiment(t *testing.T) {
 			cannotReasons[r]++
 		}
 		if !res.Found {
+			if l == 0 && !res.CannotExecute && os.Getenv("REFUTE_SPIDER_MISSES") != "" {
+				t.Logf("label-0 survived %d instances: %s [%s]\n    ref:  %s\n    cand: %s", res.Instances, p.ID, p.DB, oneLine(p.Reference), oneLine(p.Candidate))
+			}
 			continue
 		}
 		refuted[l]++
