@@ -6,6 +6,7 @@
 package norm
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -28,6 +29,11 @@ func Normalize(p *plan.Plan) (*plan.Plan, error) {
 	// Canonical ordering last, once the structure is final.
 	p.Root = z.canonicalOrder(p.Root)
 	p.Rules = z.order
+	if debugChecks {
+		if err := plan.CheckDefinitions(p); err != nil {
+			return nil, fmt.Errorf("normalize: %w", err)
+		}
+	}
 	return p, nil
 }
 
@@ -144,7 +150,11 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 	}
 	n.Exprs(func(s **plan.Expr) { *s = z.scalar(*s) })
 	if n.Op == plan.OpFilter || n.Op == plan.OpJoin {
-		n.Preds = splitConjuncts(n.Preds)
+		if ps, changed := splitConjuncts(n.Preds); changed {
+			// Not a rule, but the plan changed: the formatter's memoized
+			// column texts may render it.
+			n.Preds, z.fm = ps, nil
+		}
 	}
 	for _, r := range nodeRules {
 		if out, ok := r.apply(z, n, f); ok {
@@ -187,7 +197,19 @@ func init() {
 	}
 }
 
-func splitConjuncts(ps []*plan.Expr) []*plan.Expr {
+// splitConjuncts drops TRUE conjuncts and splits ANDs; it reports
+// whether that changed anything.
+func splitConjuncts(ps []*plan.Expr) ([]*plan.Expr, bool) {
+	changed := false
+	for _, p := range ps {
+		if p.IsTrue() || p.IsOp(plan.OpAnd) {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return ps, false
+	}
 	var out []*plan.Expr
 	for _, p := range ps {
 		if p.IsTrue() {
@@ -195,7 +217,7 @@ func splitConjuncts(ps []*plan.Expr) []*plan.Expr {
 		}
 		out = append(out, plan.Conjuncts(p)...)
 	}
-	return out
+	return out, true
 }
 
 // canonicalOrder sorts what is unordered: conjuncts, inner-join inputs and
@@ -217,7 +239,14 @@ func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
 		})
 	})
 	if len(n.Preds) > 1 {
-		sort.SliceStable(n.Preds, func(i, j int) bool { return z.key(n.Preds[i]) < z.key(n.Preds[j]) })
+		keys := make([]string, len(n.Preds))
+		for i, p := range n.Preds {
+			keys[i] = z.key(p)
+		}
+		if !sort.StringsAreSorted(keys) {
+			sortByKeys(n.Preds, keys)
+			z.fm = nil // not a rule, but memoized texts may show the old order
+		}
 	}
 	if n.Op == plan.OpJoin && n.Join == plan.InnerJoin && len(n.Inputs) > 1 {
 		keys := make([]string, len(n.Inputs))
@@ -240,7 +269,29 @@ func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
 	}
 	if n.Op == plan.OpAggregate && len(n.GroupBy) > 1 {
 		f := z.formatter()
-		sort.SliceStable(n.GroupBy, func(i, j int) bool { return f.Col(n.GroupBy[i]) < f.Col(n.GroupBy[j]) })
+		keys := make([]string, len(n.GroupBy))
+		for i, c := range n.GroupBy {
+			keys[i] = f.Col(c)
+		}
+		if !sort.StringsAreSorted(keys) {
+			sortByKeys(n.GroupBy, keys)
+			z.fm = nil
+		}
 	}
 	return n
+}
+
+// sortByKeys stably sorts xs by the parallel keys, computing each key
+// once rather than at every comparison.
+func sortByKeys[T any](xs []T, keys []string) {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	out := make([]T, len(xs))
+	for i, j := range idx {
+		out[i] = xs[j]
+	}
+	copy(xs, out)
 }
