@@ -48,6 +48,17 @@ type normalizer struct {
 	// next use; until then a new formatter would collect the same
 	// definitions.
 	fm *plan.Formatter
+	// dv memoizes derived properties; like fm it is valid until the plan
+	// changes, and is reset wherever fm is.
+	dv *plan.Deriver
+}
+
+// derive returns n's properties, memoized until the next change.
+func (z *normalizer) derive(n *plan.Node) *plan.Props {
+	if z.dv == nil {
+		z.dv = plan.NewDeriver(z.p.Meta)
+	}
+	return z.dv.Derive(n)
 }
 
 // formatter returns the anonymous formatter for the current plan.
@@ -59,7 +70,7 @@ func (z *normalizer) formatter() *plan.Formatter {
 }
 
 func (z *normalizer) fire(rule string) {
-	z.fm = nil
+	z.fm, z.dv = nil, nil
 	z.changed = true
 	if !z.fired[rule] {
 		z.fired[rule] = true
@@ -153,7 +164,7 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 		if ps, changed := splitConjuncts(n.Preds); changed {
 			// Not a rule, but the plan changed: the formatter's memoized
 			// column texts may render it.
-			n.Preds, z.fm = ps, nil
+			n.Preds, z.fm, z.dv = ps, nil, nil
 		}
 	}
 	for _, r := range nodeRules {
