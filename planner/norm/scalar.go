@@ -60,13 +60,41 @@ func expandIsDistinct(e *plan.Expr) (*plan.Expr, bool) {
 	if a.Kind == plan.Const {
 		a, c = c, a
 	}
-	if c.Kind != plan.Const || c.Null || a.Kind == plan.Const {
+	if c.Kind != plan.Const || c.Null || a.Kind == plan.Const || !copyable(a) {
 		return e, false
 	}
 	if e.Name == plan.OpIsDistinct {
 		return plan.NewOp(plan.OpOr, catalog.Bool, plan.NewOp(plan.OpNe, catalog.Bool, a, c), plan.NewOp(plan.OpIsNull, catalog.Bool, a.Copy())), true
 	}
 	return plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpEq, catalog.Bool, a, c), plan.NewOp(plan.OpIsNotNull, catalog.Bool, a.Copy())), true
+}
+
+// maxCopied bounds the size of an operand the expansions above repeat.
+// Each expansion mentions its operand more than once, so nesting them
+// (((a IS DISTINCT FROM 0) IS DISTINCT FROM 1) ...) doubled the
+// expression per level. Past the bound the operator stays unexpanded,
+// which is sound, only less canonical.
+const maxCopied = 24
+
+// copyable reports whether e is small enough to repeat and holds no
+// subquery, whose plan a copy would duplicate.
+func copyable(e *plan.Expr) bool {
+	n := 0
+	var count func(x *plan.Expr) bool
+	count = func(x *plan.Expr) bool {
+		n++
+		if n > maxCopied || x.Kind == plan.Subquery {
+			return false
+		}
+		ok := true
+		x.Children(func(s **plan.Expr) {
+			if ok && *s != nil {
+				ok = count(*s)
+			}
+		})
+		return ok
+	}
+	return count(e)
 }
 
 // integerBound: for an integer-typed x and integer literal c, x > c ⇒
@@ -96,6 +124,9 @@ func expandBetween(e *plan.Expr) (*plan.Expr, bool) {
 		return e, false
 	}
 	a, lo, hi := argsOf3(e)
+	if (e.Name == "between" || e.Name == "not between") && !copyable(a) {
+		return e, false
+	}
 	switch e.Name {
 	case "between":
 		return plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpGe, catalog.Bool, a, lo), plan.NewOp(plan.OpLe, catalog.Bool, a.Copy(), hi)), true
@@ -116,6 +147,9 @@ func argsOf3(e *plan.Expr) (*plan.Expr, *plan.Expr, *plan.Expr) {
 // a <> x AND a <> y. Both hold in three-valued logic.
 func expandInList(e *plan.Expr) (*plan.Expr, bool) {
 	if e.Kind != plan.Op || (e.Name != "in" && e.Name != "not in") {
+		return e, false
+	}
+	if len(e.Args) > 2 && !copyable(e.Args[0]) {
 		return e, false
 	}
 	cmp, join := plan.OpEq, plan.OpOr
