@@ -6,6 +6,7 @@
 package norm
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -18,16 +19,31 @@ const maxPasses = 8
 
 // Normalize rewrites p in place and returns it.
 func Normalize(p *plan.Plan) (*plan.Plan, error) {
-	z := &normalizer{p: p, fired: map[string]bool{}}
+	return NormalizeContext(context.Background(), p)
+}
+
+// NormalizeContext is Normalize that stops, with ctx's error, soon after
+// ctx is done: it checks between rule applications and every few hundred
+// expressions.
+func NormalizeContext(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
+	z := &normalizer{ctx: ctx, p: p, fired: map[string]bool{}}
+	if z.stopped() {
+		return nil, fmt.Errorf("normalize: %w", z.err)
+	}
 	for pass := 0; pass < maxPasses; pass++ {
 		z.changed = false
 		p.Root = z.node(p.Root, flags{keepOrder: true, keepCols: true})
-		if !z.changed {
+		if !z.changed || z.err != nil {
 			break
 		}
 	}
 	// Canonical ordering last, once the structure is final.
-	p.Root = z.canonicalOrder(p.Root)
+	if z.err == nil {
+		p.Root = z.canonicalOrder(p.Root)
+	}
+	if z.err != nil {
+		return nil, fmt.Errorf("normalize: %w", z.err)
+	}
 	p.Rules = z.order
 	if debugChecks {
 		if err := plan.CheckDefinitions(p); err != nil {
@@ -38,19 +54,45 @@ func Normalize(p *plan.Plan) (*plan.Plan, error) {
 }
 
 type normalizer struct {
+	ctx     context.Context
 	p       *plan.Plan
 	fired   map[string]bool
 	order   []string
 	changed bool
+	// err is ctx's error once it is done; every loop then unwinds.
+	err   error
+	ticks int
 	// fm is the anonymous formatter for sort keys, built from the plan as
-	// it was when the last rule fired. Only rules change the plan (and
-	// every change fires one), so fire drops it and it is rebuilt on the
-	// next use; until then a new formatter would collect the same
-	// definitions.
+	// it was when it was last reset. It memoizes the text of computed
+	// columns, so it must be reset whenever a change could alter that
+	// text: a change inside a column's definition (inDef > 0, which
+	// covers subqueries nested in one), or a rule that adds, removes or
+	// rewrites definitions (fire). Changes elsewhere (fireLocal outside
+	// definitions) leave every definition and its text as they were, so
+	// the formatter stays exact; rebuilding it after each of them cost
+	// time quadratic in the plan's size.
 	fm *plan.Formatter
-	// dv memoizes derived properties; like fm it is valid until the plan
-	// changes, and is reset wherever fm is.
+	// inDef counts the computed-column definitions (projection and
+	// aggregate items) being normalized around the current expression.
+	inDef int
+	// dv memoizes derived properties; it is reset on every change.
 	dv *plan.Deriver
+}
+
+// checkEvery is how many steps pass between looks at the context.
+const checkEvery = 256
+
+// stopped reports whether normalization must stop because ctx is done,
+// looking at ctx every checkEvery calls.
+func (z *normalizer) stopped() bool {
+	if z.err != nil {
+		return true
+	}
+	z.ticks++
+	if z.ticks%checkEvery == 1 {
+		z.err = z.ctx.Err()
+	}
+	return z.err != nil
 }
 
 // derive returns n's properties, memoized until the next change.
@@ -69,56 +111,128 @@ func (z *normalizer) formatter() *plan.Formatter {
 	return z.fm
 }
 
+// fire records a rule that may have changed definitions of computed
+// columns anywhere in the plan.
 func (z *normalizer) fire(rule string) {
-	z.fm, z.dv = nil, nil
+	z.fm = nil
+	z.fireLocal(rule)
+}
+
+// fireLocal records a rule whose change is confined to the expression or
+// node it rewrote.
+func (z *normalizer) fireLocal(rule string) {
+	if z.inDef > 0 {
+		z.fm = nil
+	}
+	z.dv = nil
 	z.changed = true
+	z.stopped()
 	if !z.fired[rule] {
 		z.fired[rule] = true
 		z.order = append(z.order, rule)
 	}
 }
 
+// touched notes a change that is not a rule.
+func (z *normalizer) touched() {
+	if z.inDef > 0 {
+		z.fm = nil
+	}
+	z.dv = nil
+}
+
+// eachExpr is n.Exprs in the same order, counting definitions in inDef.
+func (z *normalizer) eachExpr(n *plan.Node, f func(slot **plan.Expr)) {
+	for i := range n.Preds {
+		f(&n.Preds[i])
+	}
+	z.inDef++
+	for i := range n.Proj {
+		f(&n.Proj[i].Expr)
+	}
+	for i := range n.Aggs {
+		f(&n.Aggs[i].Expr)
+	}
+	z.inDef--
+	for i := range n.Keys {
+		f(&n.Keys[i].Expr)
+	}
+	if n.Limit != nil {
+		f(&n.Limit)
+	}
+	if n.Offset != nil {
+		f(&n.Offset)
+	}
+	for _, r := range n.Rows {
+		for i := range r {
+			f(&r[i])
+		}
+	}
+}
+
 // key is the canonical sort key of an expression: its text without
 // instance numbers, so it does not depend on the order tables were seen.
 func (z *normalizer) key(e *plan.Expr) string {
-	return z.formatter().Expr(e)
+	k := z.formatter().Expr(e)
+	if debugChecks {
+		z.checkFresh(k, func(f *plan.Formatter) string { return f.Expr(e) })
+	}
+	return k
 }
 
 func (z *normalizer) nodeKey(n *plan.Node) string {
-	return z.formatter().Node(n)
+	k := z.formatter().Node(n)
+	if debugChecks {
+		z.checkFresh(k, func(f *plan.Formatter) string { return f.Node(n) })
+	}
+	return k
+}
+
+// checkFresh verifies, in debug builds, that the kept formatter renders
+// as a new one would: that fm was reset wherever it had to be.
+func (z *normalizer) checkFresh(got string, render func(*plan.Formatter) string) {
+	if want := render(plan.NewFormatter(z.p.Meta, z.p.Root, true)); want != got && z.err == nil {
+		z.err = fmt.Errorf("stale sort key %q, fresh %q", got, want)
+	}
 }
 
 // scalar normalizes an expression bottom-up to a fixpoint of the scalar
 // rules, and normalizes the plans of subqueries inside it.
 func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 	return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
+		if z.stopped() {
+			return x
+		}
 		if x.Kind == plan.Subquery {
 			x.Sub = z.node(x.Sub, flags{keepCols: true})
 		}
 		for i := 0; i < 16; i++ {
 			var ok bool
+			var rule string
 			switch {
 			case func() bool { x, ok = expandBetween(x); return ok }():
-				z.fire(RuleExpandBetween)
+				rule = RuleExpandBetween
 			case func() bool { x, ok = expandInList(x); return ok }():
-				z.fire(RuleExpandInList)
+				rule = RuleExpandInList
 			case func() bool { x, ok = pushNot(x); return ok }():
-				z.fire(RulePushNot)
+				rule = RulePushNot
 			case func() bool { x, ok = foldConstants(x); return ok }():
-				z.fire(RuleFoldConstants)
+				rule = RuleFoldConstants
 			case func() bool { x, ok = coerceLiteral(x); return ok }():
-				z.fire(RuleCoerceLiteral)
+				rule = RuleCoerceLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():
-				z.fire(RuleExpandIsDistinct)
+				rule = RuleExpandIsDistinct
 			case func() bool { x, ok = flattenAndOr(x, z.key); return ok }():
-				z.fire(RuleFlattenAndOr)
+				rule = RuleFlattenAndOr
 			case func() bool { x, ok = orientComparison(x, z.key); return ok }():
-				z.fire(RuleOrientComparison)
+				rule = RuleOrientComparison
 			case func() bool { x, ok = integerBound(x); return ok }():
-				z.fire(RuleIntegerBound)
+				rule = RuleIntegerBound
 			default:
 				return x
 			}
+			// Scalar rules rewrite only the expression in hand.
+			z.fireLocal(rule)
 			// A rule may have built new children: normalize them too.
 			x.Children(func(s **plan.Expr) { *s = z.scalar(*s) })
 		}
@@ -159,17 +273,23 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 	for i, in := range n.Inputs {
 		n.Inputs[i] = z.node(in, cf)
 	}
-	n.Exprs(func(s **plan.Expr) { *s = z.scalar(*s) })
+	z.eachExpr(n, func(s **plan.Expr) { *s = z.scalar(*s) })
 	if n.Op == plan.OpFilter || n.Op == plan.OpJoin {
 		if ps, changed := splitConjuncts(n.Preds); changed {
-			// Not a rule, but the plan changed: the formatter's memoized
-			// column texts may render it.
-			n.Preds, z.fm, z.dv = ps, nil, nil
+			n.Preds = ps
+			z.touched()
 		}
 	}
 	for _, r := range nodeRules {
+		if z.stopped() {
+			return n
+		}
 		if out, ok := r.apply(z, n, f); ok {
-			z.fire(r.name)
+			if r.local {
+				z.fireLocal(r.name)
+			} else {
+				z.fire(r.name)
+			}
 			return z.node(out, f)
 		}
 	}
@@ -179,6 +299,10 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 type nodeRule struct {
 	name  string
 	apply func(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
+	// local: the rule only moves filters and operators other than
+	// Project, Aggregate and Window, so it adds, drops or rewrites no
+	// column definition.
+	local bool
 }
 
 // nodeRules are tried in order at every node after its inputs are
@@ -187,24 +311,24 @@ var nodeRules []nodeRule
 
 func init() {
 	nodeRules = []nodeRule{
-		{RuleDropSubqueryOrder, dropSubqueryOrder},
-		{RuleRemoveProject, removePassthroughProject},
-		{RuleMergeFilters, mergeFilters},
-		{RuleRightToLeft, rightToLeft},
-		{RuleSubqueryToSemi, subqueryToSemiJoin},
-		{RuleOuterToInner, outerToInner},
-		{RuleLeftJoinIsNull, leftJoinIsNullToAnti},
-		{RuleFilterPastOuter, pushFilterPastOuterJoin},
-		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin},
-		{RuleFilterIntoJoin, filterIntoJoin},
-		{RuleFlattenInnerJoin, flattenInnerJoin},
-		{RulePushJoinPredicate, pushJoinPredicate},
-		{RuleHavingToWhere, havingToWhere},
-		{RuleFilterPastDistinct, pushFilterPastDistinct},
-		{RuleGroupByToDistinct, groupByToDistinct},
-		{RuleReduceGroupBy, reduceGroupBy},
-		{RuleRemoveDistinct, removeRedundantDistinct},
-		{RuleJoinEquivalence, substituteJoinEquivalents},
+		{RuleDropSubqueryOrder, dropSubqueryOrder, true},
+		{RuleRemoveProject, removePassthroughProject, false},
+		{RuleMergeFilters, mergeFilters, true},
+		{RuleRightToLeft, rightToLeft, true},
+		{RuleSubqueryToSemi, subqueryToSemiJoin, false},
+		{RuleOuterToInner, outerToInner, true},
+		{RuleLeftJoinIsNull, leftJoinIsNullToAnti, true},
+		{RuleFilterPastOuter, pushFilterPastOuterJoin, true},
+		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin, true},
+		{RuleFilterIntoJoin, filterIntoJoin, true},
+		{RuleFlattenInnerJoin, flattenInnerJoin, true},
+		{RulePushJoinPredicate, pushJoinPredicate, true},
+		{RuleHavingToWhere, havingToWhere, true},
+		{RuleFilterPastDistinct, pushFilterPastDistinct, true},
+		{RuleGroupByToDistinct, groupByToDistinct, false},
+		{RuleReduceGroupBy, reduceGroupBy, false},
+		{RuleRemoveDistinct, removeRedundantDistinct, true},
+		{RuleJoinEquivalence, substituteJoinEquivalents, false},
 	}
 }
 
@@ -234,16 +358,22 @@ func splitConjuncts(ps []*plan.Expr) ([]*plan.Expr, bool) {
 // canonicalOrder sorts what is unordered: conjuncts, inner-join inputs and
 // grouping columns, bottom-up so children's keys are final first.
 func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
+	if z.stopped() {
+		return n
+	}
 	for i, in := range n.Inputs {
 		n.Inputs[i] = z.canonicalOrder(in)
 	}
-	n.Exprs(func(s **plan.Expr) {
+	z.eachExpr(n, func(s **plan.Expr) {
 		*s = plan.Rewrite(*s, func(x *plan.Expr) *plan.Expr {
+			if z.stopped() {
+				return x
+			}
 			if x.Kind == plan.Subquery {
 				x.Sub = z.canonicalOrder(x.Sub)
 			}
 			if y, ok := sortCommutative(x, z.key); ok {
-				z.fire(RuleSortCommutative)
+				z.fireLocal(RuleSortCommutative)
 				return y
 			}
 			return x
@@ -256,7 +386,7 @@ func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
 		}
 		if !sort.StringsAreSorted(keys) {
 			sortByKeys(n.Preds, keys)
-			z.fm = nil // not a rule, but memoized texts may show the old order
+			z.touched()
 		}
 	}
 	if n.Op == plan.OpJoin && n.Join == plan.InnerJoin && len(n.Inputs) > 1 {
@@ -275,7 +405,7 @@ func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
 				ins[i] = n.Inputs[j]
 			}
 			n.Inputs = ins
-			z.fire(RuleSortJoinInputs)
+			z.fireLocal(RuleSortJoinInputs)
 		}
 	}
 	if n.Op == plan.OpAggregate && len(n.GroupBy) > 1 {
@@ -286,7 +416,7 @@ func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
 		}
 		if !sort.StringsAreSorted(keys) {
 			sortByKeys(n.GroupBy, keys)
-			z.fm = nil
+			z.touched()
 		}
 	}
 	return n
