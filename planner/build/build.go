@@ -98,7 +98,10 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if s.Dialect == catalog.SQLite {
 		text, posMap = rewriteSQLite(sql)
 	}
-	tree, err := pg.Parse(text)
+	tree, err := parse(ctx, text)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("build: %w", ctx.Err())
+	}
 	if err != nil {
 		var pe *pgparser.Error
 		e := &Error{Msg: "syntax error: " + err.Error(), Err: err}
@@ -119,6 +122,31 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 		return nil, err
 	}
 	return root, nil
+}
+
+// parse runs the parser, returning early when ctx is done. The parser
+// cannot be interrupted, and a long query takes it hundreds of
+// milliseconds, so it runs on its own goroutine, which finishes in the
+// background and is discarded.
+func parse(ctx context.Context, text string) (*pg.ParseResult, error) {
+	if ctx.Done() == nil {
+		return pg.Parse(text)
+	}
+	type result struct {
+		tree *pg.ParseResult
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		t, err := pg.Parse(text)
+		done <- result{t, err}
+	}()
+	select {
+	case r := <-done:
+		return r.tree, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func mapPos(posMap []int32, off int, src string) int {
