@@ -173,3 +173,21 @@ func TestPlanStopsAtDeadline(t *testing.T) {
 		}
 	}
 }
+
+func benchPlan(b *testing.B, sql string) {
+	s := exampleSchema(b, catalog.Postgres)
+	b.SetBytes(int64(len(sql)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := planner.Plan(context.Background(), s, sql, planner.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Large lists must plan in time near-linear in their length (issue 9).
+func BenchmarkPlanLargeIN(b *testing.B)    { benchPlan(b, inList(100000)) }
+func BenchmarkPlanLargeOR(b *testing.B)    { benchPlan(b, orChain(10000)) }
+func BenchmarkPlanLargeAND(b *testing.B)   { benchPlan(b, andChain(10000)) }
+func BenchmarkPlanRowIN(b *testing.B)      { benchPlan(b, rowIn(20000)) }
+func BenchmarkPlanNestedIN30(b *testing.B) { benchPlan(b, nestedIn(30)) }

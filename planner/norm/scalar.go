@@ -254,15 +254,16 @@ func flattenAndOr(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) 
 // The canonical key leaves out instance numbers, so a.x = 1 and b.x = 1 over
 // two instances of one table share it, yet they are different predicates.
 func dedupKey(e *plan.Expr, key func(*plan.Expr) string) string {
-	var b strings.Builder
-	b.WriteString(key(e))
+	k := key(e)
+	buf := make([]byte, 0, len(k)+16)
+	buf = append(buf, k...)
 	plan.WalkDeep(e, func(x *plan.Expr) {
 		if x.Kind == plan.ColRef {
-			b.WriteByte(' ')
-			b.WriteString(strconv.Itoa(int(x.Col)))
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(x.Col), 10)
 		}
 	})
-	return b.String()
+	return string(buf)
 }
 
 var flipped = map[string]string{plan.OpEq: plan.OpEq, plan.OpNe: plan.OpNe, plan.OpLt: plan.OpGt, plan.OpGt: plan.OpLt,
@@ -335,7 +336,7 @@ func coerceLiteral(e *plan.Expr) (*plan.Expr, bool) {
 			continue
 		}
 		t := other.Typ
-		if t == catalog.Unknown || t == catalog.Null || t == c.Typ && !t.IsNumeric() {
+		if t == catalog.Unknown || t == catalog.Null || t == c.Typ && (!t.IsNumeric() || t == catalog.Int && canonicalInt(c.Value)) {
 			continue
 		}
 		nc, ok := build.CoerceConst(c, t)
@@ -351,6 +352,23 @@ func coerceLiteral(e *plan.Expr) (*plan.Expr, bool) {
 	return plan.NewOp(e.Name, e.Typ, args...), true
 }
 
+// canonicalInt reports whether v is an integer literal as CoerceConst
+// would write it (no sign but '-', no leading zeros, within int64), so
+// coercing it to integer changes nothing. Large lists are mostly such
+// literals; this spares building a copy of each to compare.
+func canonicalInt(v string) bool {
+	d := strings.TrimPrefix(v, "-")
+	if d == "" || len(d) > 18 || d[0] == '0' && (len(d) > 1 || len(v) > 1) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // foldConstants evaluates operators over literals and simplifies AND/OR
 // with TRUE/FALSE operands.
 func foldConstants(e *plan.Expr) (*plan.Expr, bool) {
@@ -361,20 +379,27 @@ func foldConstants(e *plan.Expr) (*plan.Expr, bool) {
 	case plan.OpAnd, plan.OpOr:
 		absorb, identity := e.IsOp(plan.OpAnd) == false, e.IsOp(plan.OpAnd)
 		// AND: FALSE absorbs, TRUE is the identity; OR the reverse.
+		// args stays nil until an operand is dropped, so the common case
+		// (nothing to fold) allocates nothing, however long the list.
 		var args []*plan.Expr
-		for _, a := range e.Args {
+		for i, a := range e.Args {
 			if a.Kind == plan.Const && !a.Null && a.Typ == catalog.Bool {
 				isTrue := a.Value == "true"
 				if isTrue == absorb {
 					return plan.NewBool(absorb), true
 				}
 				if isTrue == identity {
+					if args == nil {
+						args = append(make([]*plan.Expr, 0, len(e.Args)), e.Args[:i]...)
+					}
 					continue
 				}
 			}
-			args = append(args, a)
+			if args != nil {
+				args = append(args, a)
+			}
 		}
-		if len(args) == len(e.Args) {
+		if args == nil {
 			return e, false
 		}
 		switch len(args) {

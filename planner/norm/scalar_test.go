@@ -3,6 +3,7 @@ package norm
 import (
 	"testing"
 
+	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -244,5 +245,19 @@ func TestExpansionsBoundCopiedOperand(t *testing.T) {
 	}
 	if n := len(v.text(e)); n > 4000 {
 		t.Errorf("40 nested expansions render as %d bytes", n)
+	}
+}
+
+func TestCanonicalInt(t *testing.T) {
+	for v, want := range map[string]bool{"0": true, "7": true, "-7": true, "120": true, "-0": false, "007": false, "+1": false,
+		"": false, "-": false, "1.5": false, "1e3": false, " 1": false, "123456789012345678": true, "1234567890123456789": false} {
+		if got := canonicalInt(v); got != want {
+			t.Errorf("canonicalInt(%q) = %v", v, got)
+		}
+		if want {
+			if c, ok := build.CoerceConst(intc(v), catalog.Int); !ok || c.Value != v {
+				t.Errorf("CoerceConst(%q) = %v, %v: not canonical after all", v, c, ok)
+			}
+		}
 	}
 }

@@ -187,11 +187,21 @@ func (f *Formatter) Col(id ColumnID) string {
 	if int(id) < 0 || int(id) >= len(f.meta.Columns) {
 		return "?col" + strconv.Itoa(int(id))
 	}
-	m := f.meta.Columns[id]
-	if m.Instance >= 0 {
-		return f.instName(m.Instance) + "." + quoteIdent(m.Name)
+	if t, ok := f.text[id]; ok {
+		return t
 	}
-	return "col." + quoteIdent(m.Name)
+	m := f.meta.Columns[id]
+	var t string
+	if m.Instance >= 0 {
+		t = f.instName(m.Instance) + "." + quoteIdent(m.Name)
+	} else {
+		t = "col." + quoteIdent(m.Name)
+	}
+	if f.text == nil {
+		f.text = map[ColumnID]string{}
+	}
+	f.text[id] = t
+	return t
 }
 
 func (f *Formatter) qualSuffix(id ColumnID) string {
