@@ -27,6 +27,9 @@ func Normalize(p *plan.Plan) (*plan.Plan, error) {
 // expressions.
 func NormalizeContext(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
 	z := &normalizer{ctx: ctx, p: p, fired: map[string]bool{}}
+	// The fresh-formatter cross-check costs a walk of the plan per sort
+	// key; keep debug builds usable on large plans by checking small ones.
+	z.checkKeys = debugChecks && planSize(p.Root, maxCheckedSize) <= maxCheckedSize
 	if z.stopped() {
 		return nil, fmt.Errorf("normalize: %w", z.err)
 	}
@@ -77,6 +80,33 @@ type normalizer struct {
 	inDef int
 	// dv memoizes derived properties; it is reset on every change.
 	dv *plan.Deriver
+	// checkKeys: verify each sort key against a fresh formatter (debug
+	// builds, small plans).
+	checkKeys bool
+}
+
+// maxCheckedSize is the largest plan whose sort keys debug builds verify.
+const maxCheckedSize = 2000
+
+// planSize counts nodes and expressions under n, subqueries included,
+// stopping once past limit.
+func planSize(n *plan.Node, limit int) int {
+	size := 0
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		n.WalkNodes(func(x *plan.Node) {
+			size++
+			x.Exprs(func(s **plan.Expr) {
+				plan.Walk(*s, func(e *plan.Expr) {
+					if size++; e.Kind == plan.Subquery && size <= limit {
+						walk(e.Sub)
+					}
+				})
+			})
+		})
+	}
+	walk(n)
+	return size
 }
 
 // checkEvery is how many steps pass between looks at the context.
@@ -174,7 +204,7 @@ func (z *normalizer) eachExpr(n *plan.Node, f func(slot **plan.Expr)) {
 // instance numbers, so it does not depend on the order tables were seen.
 func (z *normalizer) key(e *plan.Expr) string {
 	k := z.formatter().Expr(e)
-	if debugChecks {
+	if z.checkKeys {
 		z.checkFresh(k, func(f *plan.Formatter) string { return f.Expr(e) })
 	}
 	return k
@@ -182,7 +212,7 @@ func (z *normalizer) key(e *plan.Expr) string {
 
 func (z *normalizer) nodeKey(n *plan.Node) string {
 	k := z.formatter().Node(n)
-	if debugChecks {
+	if z.checkKeys {
 		z.checkFresh(k, func(f *plan.Formatter) string { return f.Node(n) })
 	}
 	return k
