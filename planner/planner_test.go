@@ -17,6 +17,7 @@ import (
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -103,6 +104,9 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			fmt.Fprintf(&out, "error: %v\n\n", err)
 			continue
+		}
+		if err := plan.CheckDefinitions(p); err != nil {
+			t.Errorf("%s: %v", c.name, err)
 		}
 		fmt.Fprintf(&out, "----\n%s\nrules: %s\n\n", p.Explain(), strings.Join(p.Rules, ", "))
 		fired := map[string]bool{}
@@ -217,9 +221,13 @@ func TestSpiderCoverage(t *testing.T) {
 	for _, p := range pairs {
 		for _, q := range []string{p.Reference, p.Candidate} {
 			total++
-			if _, err := planner.Plan(context.Background(), schemas[p.DB], q, planner.Options{}); err != nil {
+			pl, err := planner.Plan(context.Background(), schemas[p.DB], q, planner.Options{})
+			if err != nil {
 				t.Logf("%s: %v", p.ID, err)
 				continue
+			}
+			if err := plan.CheckDefinitions(pl); err != nil {
+				t.Errorf("%s: %v", p.ID, err)
 			}
 			ok++
 		}

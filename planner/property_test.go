@@ -2,10 +2,12 @@ package planner_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/norm"
+	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 // TestNormalizeIsIdempotent: normalizing a normalized plan again must not
@@ -35,5 +37,32 @@ func TestNormalizeIsIdempotent(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Errorf("%d queries not at a fixpoint", bad)
+	}
+}
+
+// TestDeriverMatchesDerive: the memoizing Deriver gives every node of
+// every Spider plan the properties a fresh Derive does, asked in any
+// order (parents first here, so inputs come from the memo).
+func TestDeriverMatchesDerive(t *testing.T) {
+	pairs, schemas := loadSpider(t)
+	nodes := 0
+	for _, p := range pairs {
+		pl, err := planner.Plan(context.Background(), schemas[p.DB], p.Reference, planner.Options{})
+		if err != nil {
+			continue
+		}
+		d := plan.NewDeriver(pl.Meta)
+		pl.Root.WalkNodes(func(n *plan.Node) {
+			nodes++
+			want := plan.Derive(n, pl.Meta)
+			got := d.Derive(n)
+			got.Keys = append(got.Keys, plan.ColSet{}) // callers may change what they get
+			if got = d.Derive(n); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s: memoized %+v, fresh %+v", p.ID, n.Op, got, want)
+			}
+		})
+	}
+	if nodes < 1000 {
+		t.Errorf("only %d nodes checked", nodes)
 	}
 }

@@ -4,6 +4,7 @@
 package build
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,14 +37,71 @@ func (e *Error) Unwrap() error { return e.Err }
 // it differently from a wrong query.
 var ErrUnsupported = errors.New("unsupported syntax")
 
+// ErrTooLarge marks a query whose plan would exceed the node budget
+// (Options.MaxNodes), or whose CTE and view expansions would exceed
+// maxInlined: a verdict on it is out of reach, not a fault in it.
+var ErrTooLarge = errors.New("query too large to plan")
+
+// ErrNULByte marks SQL text containing a NUL byte. The parser stops at
+// the first NUL, so planning would silently drop the rest of the query.
+var ErrNULByte = errors.New("query contains a NUL byte")
+
+// DefaultMaxNodes is the node budget when Options.MaxNodes is 0.
+const DefaultMaxNodes = 2_000_000
+
+// maxInlined bounds the plan and expression nodes that CTE and view
+// expansion may produce in all. Each reference gets its own copy, so a
+// chain of CTEs that each read the previous one twice doubles per link;
+// the depth limit alone let 15 links build 2^15 copies.
+const maxInlined = 10_000
+
+// bytesPerNode is a generous upper bound on the text one node takes.
+const bytesPerNode = 64
+
+// Options bound building.
+type Options struct {
+	// MaxNodes bounds plan plus expression nodes: 0 means
+	// DefaultMaxNodes, negative means no bound.
+	MaxNodes int
+}
+
 // Build parses sql (one SELECT-like statement) and returns its plan, not yet
 // normalized.
 func Build(s *catalog.Schema, sql string) (*plan.Plan, error) {
+	return BuildContext(context.Background(), s, sql, Options{})
+}
+
+// BuildContext is Build that stops with ctx's error soon after ctx is
+// done, and with an error wrapping ErrTooLarge when the plan would exceed
+// opts.MaxNodes nodes.
+func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Options) (*plan.Plan, error) {
+	if i := strings.IndexByte(sql, 0); i >= 0 {
+		return nil, fmt.Errorf("build: %w at offset %d", ErrNULByte, i)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	lim := &limits{ctx: ctx, max: opts.MaxNodes}
+	switch {
+	case lim.max == 0:
+		lim.max = DefaultMaxNodes
+	case lim.max < 0:
+		lim.max = -1
+	}
+	// Refuse text far beyond the budget before the parser spends time
+	// and memory on it: even with long names and much space between
+	// them, that many bytes make more nodes than allowed.
+	if lim.max >= 0 && len(sql)/bytesPerNode > lim.max {
+		return nil, fmt.Errorf("build: query of %d bytes exceeds %d nodes: %w", len(sql), lim.max, ErrTooLarge)
+	}
 	text, posMap := sql, []int32(nil)
 	if s.Dialect == catalog.SQLite {
 		text, posMap = rewriteSQLite(sql)
 	}
-	tree, err := pg.Parse(text)
+	tree, err := parse(ctx, text)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("build: %w", ctx.Err())
+	}
 	if err != nil {
 		var pe *pgparser.Error
 		e := &Error{Msg: "syntax error: " + err.Error(), Err: err}
@@ -55,12 +113,40 @@ func Build(s *catalog.Schema, sql string) (*plan.Plan, error) {
 	if len(tree.Stmts) != 1 {
 		return nil, &Error{Msg: fmt.Sprintf("expected one statement, got %d", len(tree.Stmts))}
 	}
-	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{}}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{}, lim: lim}
 	root, err := b.buildStmt(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err
 	}
 	return root, nil
+}
+
+// parse runs the parser, returning early when ctx is done. The parser
+// cannot be interrupted, and a long query takes it hundreds of
+// milliseconds, so it runs on its own goroutine, which finishes in the
+// background and is discarded.
+func parse(ctx context.Context, text string) (*pg.ParseResult, error) {
+	if ctx.Done() == nil {
+		return pg.Parse(text)
+	}
+	type result struct {
+		tree *pg.ParseResult
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		t, err := pg.Parse(text)
+		done <- result{t, err}
+	}()
+	select {
+	case r := <-done:
+		return r.tree, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func mapPos(posMap []int32, off int, src string) int {
@@ -88,7 +174,42 @@ type builder struct {
 	posMap []int32
 	meta   *plan.Metadata
 	depth  int // view/CTE expansion depth, to stop cycles
+	lim    *limits
 }
+
+// limits are the budgets one Build shares with the builders of the views
+// it expands.
+type limits struct {
+	ctx     context.Context
+	max     int // node budget; -1: none
+	used    int
+	inlined int // nodes built inside CTE and view expansions
+}
+
+// spend accounts for n nodes about to be built, and looks at the context
+// every checkEvery nodes.
+func (b *builder) spend(n int) error {
+	l := b.lim
+	before := l.used
+	l.used += n
+	if l.max >= 0 && l.used > l.max {
+		return fmt.Errorf("build: plan exceeds %d nodes: %w", l.max, ErrTooLarge)
+	}
+	if b.depth > 0 {
+		if l.inlined += n; l.inlined > maxInlined {
+			return fmt.Errorf("build: CTE and view expansions exceed %d nodes: %w", maxInlined, ErrTooLarge)
+		}
+	}
+	if before/checkEvery != l.used/checkEvery {
+		if err := l.ctx.Err(); err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkEvery is how many nodes are built between looks at the context.
+const checkEvery = 256
 
 func (b *builder) errf(loc int32, format string, args ...any) error {
 	e := &Error{Msg: fmt.Sprintf(format, args...)}
@@ -178,6 +299,9 @@ func (b *builder) typeOf(id plan.ColumnID) catalog.Type { return b.meta.Col(id).
 // scope of an enclosing query for correlated references; inherited CTEs
 // come through it too.
 func (b *builder) buildSelect(sel *pg.SelectStmt, outer *scope, ctes map[string]*cte) (*relation, error) {
+	if err := b.spend(1); err != nil {
+		return nil, err
+	}
 	if sel.IntoClause != nil {
 		return nil, b.unsupported(-1, "SELECT INTO")
 	}

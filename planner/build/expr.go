@@ -17,6 +17,9 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 	if n == nil {
 		return nil, b.errf(-1, "missing expression")
 	}
+	if err := b.spend(1); err != nil {
+		return nil, err
+	}
 	switch v := n.Node.(type) {
 	case *pg.Node_ColumnRef:
 		return b.columnRef(v.ColumnRef, sc)
@@ -369,6 +372,9 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_IN:
 		items := a.Rexpr.GetList().GetItems()
+		if l := b.lim; l.max >= 0 && l.used+len(items) > l.max {
+			return nil, fmt.Errorf("build: IN list of %d items exceeds %d nodes: %w", len(items), l.max, ErrTooLarge)
+		}
 		args, err := b.exprs(items, sc, st)
 		if err != nil {
 			return nil, err

@@ -601,7 +601,7 @@ func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, 
 			return nil, nil, b.errf(rv.Location, "view %q: cannot parse its definition", t.Name)
 		}
 		// The view's text is PostgreSQL and its positions are its own.
-		sub := &builder{schema: b.schema, src: t.ViewSQL, text: t.ViewSQL, meta: b.meta, depth: b.depth + 1}
+		sub := &builder{schema: b.schema, src: t.ViewSQL, text: t.ViewSQL, meta: b.meta, depth: b.depth + 1, lim: b.lim}
 		rel, err := sub.buildSelect(tree.Stmts[0].Stmt.GetSelectStmt(), nil, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("plan: in view %s: %w", t.Name, err)
@@ -613,6 +613,9 @@ func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, 
 		}
 		cols, err := b.relationCols(rel, alias, colAliases)
 		return rel.node, cols, err
+	}
+	if err := b.spend(1 + len(t.Columns)); err != nil {
+		return nil, nil, err
 	}
 	inst := len(b.meta.Instances)
 	n := &plan.Node{Op: plan.OpScan, Table: t, Instance: inst}

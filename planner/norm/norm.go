@@ -6,6 +6,8 @@
 package norm
 
 import (
+	"context"
+	"fmt"
 	"sort"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -17,31 +19,118 @@ const maxPasses = 8
 
 // Normalize rewrites p in place and returns it.
 func Normalize(p *plan.Plan) (*plan.Plan, error) {
-	z := &normalizer{p: p, fired: map[string]bool{}}
+	return NormalizeContext(context.Background(), p)
+}
+
+// NormalizeContext is Normalize that stops, with ctx's error, soon after
+// ctx is done: it checks between rule applications and every few hundred
+// expressions.
+func NormalizeContext(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
+	z := &normalizer{ctx: ctx, p: p, fired: map[string]bool{}}
+	// The fresh-formatter cross-check costs a walk of the plan per sort
+	// key; keep debug builds usable on large plans by checking small ones.
+	z.checkKeys = debugChecks && planSize(p.Root, maxCheckedSize) <= maxCheckedSize
+	if z.stopped() {
+		return nil, fmt.Errorf("normalize: %w", z.err)
+	}
 	for pass := 0; pass < maxPasses; pass++ {
 		z.changed = false
 		p.Root = z.node(p.Root, flags{keepOrder: true, keepCols: true})
-		if !z.changed {
+		if !z.changed || z.err != nil {
 			break
 		}
 	}
 	// Canonical ordering last, once the structure is final.
-	p.Root = z.canonicalOrder(p.Root)
+	if z.err == nil {
+		p.Root = z.canonicalOrder(p.Root)
+	}
+	if z.err != nil {
+		return nil, fmt.Errorf("normalize: %w", z.err)
+	}
 	p.Rules = z.order
+	if debugChecks {
+		if err := plan.CheckDefinitions(p); err != nil {
+			return nil, fmt.Errorf("normalize: %w", err)
+		}
+	}
 	return p, nil
 }
 
 type normalizer struct {
+	ctx     context.Context
 	p       *plan.Plan
 	fired   map[string]bool
 	order   []string
 	changed bool
+	// err is ctx's error once it is done; every loop then unwinds.
+	err   error
+	ticks int
 	// fm is the anonymous formatter for sort keys, built from the plan as
-	// it was when the last rule fired. Only rules change the plan (and
-	// every change fires one), so fire drops it and it is rebuilt on the
-	// next use; until then a new formatter would collect the same
-	// definitions.
+	// it was when it was last reset. It memoizes the text of computed
+	// columns, so it must be reset whenever a change could alter that
+	// text: a change inside a column's definition (inDef > 0, which
+	// covers subqueries nested in one), or a rule that adds, removes or
+	// rewrites definitions (fire). Changes elsewhere (fireLocal outside
+	// definitions) leave every definition and its text as they were, so
+	// the formatter stays exact; rebuilding it after each of them cost
+	// time quadratic in the plan's size.
 	fm *plan.Formatter
+	// inDef counts the computed-column definitions (projection and
+	// aggregate items) being normalized around the current expression.
+	inDef int
+	// dv memoizes derived properties; it is reset on every change.
+	dv *plan.Deriver
+	// checkKeys: verify each sort key against a fresh formatter (debug
+	// builds, small plans).
+	checkKeys bool
+}
+
+// maxCheckedSize is the largest plan whose sort keys debug builds verify.
+const maxCheckedSize = 2000
+
+// planSize counts nodes and expressions under n, subqueries included,
+// stopping once past limit.
+func planSize(n *plan.Node, limit int) int {
+	size := 0
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		n.WalkNodes(func(x *plan.Node) {
+			size++
+			x.Exprs(func(s **plan.Expr) {
+				plan.Walk(*s, func(e *plan.Expr) {
+					if size++; e.Kind == plan.Subquery && size <= limit {
+						walk(e.Sub)
+					}
+				})
+			})
+		})
+	}
+	walk(n)
+	return size
+}
+
+// checkEvery is how many steps pass between looks at the context.
+const checkEvery = 256
+
+// stopped reports whether normalization must stop because ctx is done,
+// looking at ctx every checkEvery calls.
+func (z *normalizer) stopped() bool {
+	if z.err != nil {
+		return true
+	}
+	z.ticks++
+	if z.ticks%checkEvery == 1 {
+		z.err = z.ctx.Err()
+	}
+	return z.err != nil
+}
+
+// derive returns n's properties, memoized until the next change.
+func (z *normalizer) derive(n *plan.Node) *plan.Props {
+	if z.dv == nil {
+		z.dv = plan.NewDeriver(z.p.Meta)
+	}
+	return z.dv.Derive(n)
 }
 
 // formatter returns the anonymous formatter for the current plan.
@@ -52,56 +141,128 @@ func (z *normalizer) formatter() *plan.Formatter {
 	return z.fm
 }
 
+// fire records a rule that may have changed definitions of computed
+// columns anywhere in the plan.
 func (z *normalizer) fire(rule string) {
 	z.fm = nil
+	z.fireLocal(rule)
+}
+
+// fireLocal records a rule whose change is confined to the expression or
+// node it rewrote.
+func (z *normalizer) fireLocal(rule string) {
+	if z.inDef > 0 {
+		z.fm = nil
+	}
+	z.dv = nil
 	z.changed = true
+	z.stopped()
 	if !z.fired[rule] {
 		z.fired[rule] = true
 		z.order = append(z.order, rule)
 	}
 }
 
+// touched notes a change that is not a rule.
+func (z *normalizer) touched() {
+	if z.inDef > 0 {
+		z.fm = nil
+	}
+	z.dv = nil
+}
+
+// eachExpr is n.Exprs in the same order, counting definitions in inDef.
+func (z *normalizer) eachExpr(n *plan.Node, f func(slot **plan.Expr)) {
+	for i := range n.Preds {
+		f(&n.Preds[i])
+	}
+	z.inDef++
+	for i := range n.Proj {
+		f(&n.Proj[i].Expr)
+	}
+	for i := range n.Aggs {
+		f(&n.Aggs[i].Expr)
+	}
+	z.inDef--
+	for i := range n.Keys {
+		f(&n.Keys[i].Expr)
+	}
+	if n.Limit != nil {
+		f(&n.Limit)
+	}
+	if n.Offset != nil {
+		f(&n.Offset)
+	}
+	for _, r := range n.Rows {
+		for i := range r {
+			f(&r[i])
+		}
+	}
+}
+
 // key is the canonical sort key of an expression: its text without
 // instance numbers, so it does not depend on the order tables were seen.
 func (z *normalizer) key(e *plan.Expr) string {
-	return z.formatter().Expr(e)
+	k := z.formatter().Expr(e)
+	if z.checkKeys {
+		z.checkFresh(k, func(f *plan.Formatter) string { return f.Expr(e) })
+	}
+	return k
 }
 
 func (z *normalizer) nodeKey(n *plan.Node) string {
-	return z.formatter().Node(n)
+	k := z.formatter().Node(n)
+	if z.checkKeys {
+		z.checkFresh(k, func(f *plan.Formatter) string { return f.Node(n) })
+	}
+	return k
+}
+
+// checkFresh verifies, in debug builds, that the kept formatter renders
+// as a new one would: that fm was reset wherever it had to be.
+func (z *normalizer) checkFresh(got string, render func(*plan.Formatter) string) {
+	if want := render(plan.NewFormatter(z.p.Meta, z.p.Root, true)); want != got && z.err == nil {
+		z.err = fmt.Errorf("stale sort key %q, fresh %q", got, want)
+	}
 }
 
 // scalar normalizes an expression bottom-up to a fixpoint of the scalar
 // rules, and normalizes the plans of subqueries inside it.
 func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 	return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
+		if z.stopped() {
+			return x
+		}
 		if x.Kind == plan.Subquery {
 			x.Sub = z.node(x.Sub, flags{keepCols: true})
 		}
 		for i := 0; i < 16; i++ {
 			var ok bool
+			var rule string
 			switch {
 			case func() bool { x, ok = expandBetween(x); return ok }():
-				z.fire(RuleExpandBetween)
+				rule = RuleExpandBetween
 			case func() bool { x, ok = expandInList(x); return ok }():
-				z.fire(RuleExpandInList)
+				rule = RuleExpandInList
 			case func() bool { x, ok = pushNot(x); return ok }():
-				z.fire(RulePushNot)
+				rule = RulePushNot
 			case func() bool { x, ok = foldConstants(x); return ok }():
-				z.fire(RuleFoldConstants)
+				rule = RuleFoldConstants
 			case func() bool { x, ok = coerceLiteral(x); return ok }():
-				z.fire(RuleCoerceLiteral)
+				rule = RuleCoerceLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():
-				z.fire(RuleExpandIsDistinct)
+				rule = RuleExpandIsDistinct
 			case func() bool { x, ok = flattenAndOr(x, z.key); return ok }():
-				z.fire(RuleFlattenAndOr)
+				rule = RuleFlattenAndOr
 			case func() bool { x, ok = orientComparison(x, z.key); return ok }():
-				z.fire(RuleOrientComparison)
+				rule = RuleOrientComparison
 			case func() bool { x, ok = integerBound(x); return ok }():
-				z.fire(RuleIntegerBound)
+				rule = RuleIntegerBound
 			default:
 				return x
 			}
+			// Scalar rules rewrite only the expression in hand.
+			z.fireLocal(rule)
 			// A rule may have built new children: normalize them too.
 			x.Children(func(s **plan.Expr) { *s = z.scalar(*s) })
 		}
@@ -142,13 +303,23 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 	for i, in := range n.Inputs {
 		n.Inputs[i] = z.node(in, cf)
 	}
-	n.Exprs(func(s **plan.Expr) { *s = z.scalar(*s) })
+	z.eachExpr(n, func(s **plan.Expr) { *s = z.scalar(*s) })
 	if n.Op == plan.OpFilter || n.Op == plan.OpJoin {
-		n.Preds = splitConjuncts(n.Preds)
+		if ps, changed := splitConjuncts(n.Preds); changed {
+			n.Preds = ps
+			z.touched()
+		}
 	}
 	for _, r := range nodeRules {
+		if z.stopped() {
+			return n
+		}
 		if out, ok := r.apply(z, n, f); ok {
-			z.fire(r.name)
+			if r.local {
+				z.fireLocal(r.name)
+			} else {
+				z.fire(r.name)
+			}
 			return z.node(out, f)
 		}
 	}
@@ -158,6 +329,10 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 type nodeRule struct {
 	name  string
 	apply func(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
+	// local: the rule only moves filters and operators other than
+	// Project, Aggregate and Window, so it adds, drops or rewrites no
+	// column definition.
+	local bool
 }
 
 // nodeRules are tried in order at every node after its inputs are
@@ -166,28 +341,40 @@ var nodeRules []nodeRule
 
 func init() {
 	nodeRules = []nodeRule{
-		{RuleDropSubqueryOrder, dropSubqueryOrder},
-		{RuleRemoveProject, removePassthroughProject},
-		{RuleMergeFilters, mergeFilters},
-		{RuleRightToLeft, rightToLeft},
-		{RuleSubqueryToSemi, subqueryToSemiJoin},
-		{RuleOuterToInner, outerToInner},
-		{RuleLeftJoinIsNull, leftJoinIsNullToAnti},
-		{RuleFilterPastOuter, pushFilterPastOuterJoin},
-		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin},
-		{RuleFilterIntoJoin, filterIntoJoin},
-		{RuleFlattenInnerJoin, flattenInnerJoin},
-		{RulePushJoinPredicate, pushJoinPredicate},
-		{RuleHavingToWhere, havingToWhere},
-		{RuleFilterPastDistinct, pushFilterPastDistinct},
-		{RuleGroupByToDistinct, groupByToDistinct},
-		{RuleReduceGroupBy, reduceGroupBy},
-		{RuleRemoveDistinct, removeRedundantDistinct},
-		{RuleJoinEquivalence, substituteJoinEquivalents},
+		{RuleDropSubqueryOrder, dropSubqueryOrder, true},
+		{RuleRemoveProject, removePassthroughProject, false},
+		{RuleMergeFilters, mergeFilters, true},
+		{RuleRightToLeft, rightToLeft, true},
+		{RuleSubqueryToSemi, subqueryToSemiJoin, false},
+		{RuleOuterToInner, outerToInner, true},
+		{RuleLeftJoinIsNull, leftJoinIsNullToAnti, true},
+		{RuleFilterPastOuter, pushFilterPastOuterJoin, true},
+		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin, true},
+		{RuleFilterIntoJoin, filterIntoJoin, true},
+		{RuleFlattenInnerJoin, flattenInnerJoin, true},
+		{RulePushJoinPredicate, pushJoinPredicate, true},
+		{RuleHavingToWhere, havingToWhere, true},
+		{RuleFilterPastDistinct, pushFilterPastDistinct, true},
+		{RuleGroupByToDistinct, groupByToDistinct, false},
+		{RuleReduceGroupBy, reduceGroupBy, false},
+		{RuleRemoveDistinct, removeRedundantDistinct, true},
+		{RuleJoinEquivalence, substituteJoinEquivalents, false},
 	}
 }
 
-func splitConjuncts(ps []*plan.Expr) []*plan.Expr {
+// splitConjuncts drops TRUE conjuncts and splits ANDs; it reports
+// whether that changed anything.
+func splitConjuncts(ps []*plan.Expr) ([]*plan.Expr, bool) {
+	changed := false
+	for _, p := range ps {
+		if p.IsTrue() || p.IsOp(plan.OpAnd) {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return ps, false
+	}
 	var out []*plan.Expr
 	for _, p := range ps {
 		if p.IsTrue() {
@@ -195,29 +382,42 @@ func splitConjuncts(ps []*plan.Expr) []*plan.Expr {
 		}
 		out = append(out, plan.Conjuncts(p)...)
 	}
-	return out
+	return out, true
 }
 
 // canonicalOrder sorts what is unordered: conjuncts, inner-join inputs and
 // grouping columns, bottom-up so children's keys are final first.
 func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
+	if z.stopped() {
+		return n
+	}
 	for i, in := range n.Inputs {
 		n.Inputs[i] = z.canonicalOrder(in)
 	}
-	n.Exprs(func(s **plan.Expr) {
+	z.eachExpr(n, func(s **plan.Expr) {
 		*s = plan.Rewrite(*s, func(x *plan.Expr) *plan.Expr {
+			if z.stopped() {
+				return x
+			}
 			if x.Kind == plan.Subquery {
 				x.Sub = z.canonicalOrder(x.Sub)
 			}
 			if y, ok := sortCommutative(x, z.key); ok {
-				z.fire(RuleSortCommutative)
+				z.fireLocal(RuleSortCommutative)
 				return y
 			}
 			return x
 		})
 	})
 	if len(n.Preds) > 1 {
-		sort.SliceStable(n.Preds, func(i, j int) bool { return z.key(n.Preds[i]) < z.key(n.Preds[j]) })
+		keys := make([]string, len(n.Preds))
+		for i, p := range n.Preds {
+			keys[i] = z.key(p)
+		}
+		if !sort.StringsAreSorted(keys) {
+			sortByKeys(n.Preds, keys)
+			z.touched()
+		}
 	}
 	if n.Op == plan.OpJoin && n.Join == plan.InnerJoin && len(n.Inputs) > 1 {
 		keys := make([]string, len(n.Inputs))
@@ -235,12 +435,34 @@ func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
 				ins[i] = n.Inputs[j]
 			}
 			n.Inputs = ins
-			z.fire(RuleSortJoinInputs)
+			z.fireLocal(RuleSortJoinInputs)
 		}
 	}
 	if n.Op == plan.OpAggregate && len(n.GroupBy) > 1 {
 		f := z.formatter()
-		sort.SliceStable(n.GroupBy, func(i, j int) bool { return f.Col(n.GroupBy[i]) < f.Col(n.GroupBy[j]) })
+		keys := make([]string, len(n.GroupBy))
+		for i, c := range n.GroupBy {
+			keys[i] = f.Col(c)
+		}
+		if !sort.StringsAreSorted(keys) {
+			sortByKeys(n.GroupBy, keys)
+			z.touched()
+		}
 	}
 	return n
+}
+
+// sortByKeys stably sorts xs by the parallel keys, computing each key
+// once rather than at every comparison.
+func sortByKeys[T any](xs []T, keys []string) {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	out := make([]T, len(xs))
+	for i, j := range idx {
+		out[i] = xs[j]
+	}
+	copy(xs, out)
 }

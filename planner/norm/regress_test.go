@@ -1,6 +1,13 @@
 package norm_test
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/norm"
+)
 
 // TestSelfJoinConjunctsNotDeduplicated: the canonical sort key omits
 // instance numbers, so a.age = 1 and b.age = 1 of a self-join look alike
@@ -66,4 +73,19 @@ func TestCanonicalTellsProducersApart(t *testing.T) {
 		{"still-equal", "SELECT x.c FROM " + agg + " x JOIN " + agg + " y ON x.c < y.c",
 			"SELECT p.c FROM " + agg + " p JOIN " + agg + " q ON p.c < q.c", true},
 	})
+}
+
+// TestNormalizeContextStops: a done context stops normalization with its
+// error rather than a half-normalized plan.
+func TestNormalizeContextStops(t *testing.T) {
+	s := testSchema(t)
+	p, err := planner.Plan(context.Background(), s, "SELECT name FROM dogs WHERE age IN (1, 2, 3)", planner.Options{SkipNormalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if q, err := norm.NormalizeContext(ctx, p); !errors.Is(err, context.Canceled) || q != nil {
+		t.Errorf("got %v, %v; want nil, context.Canceled", q, err)
+	}
 }

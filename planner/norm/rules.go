@@ -308,7 +308,7 @@ func removeRedundantDistinct(z *normalizer, n *plan.Node, f flags) (*plan.Node, 
 		return n, false
 	}
 	in := n.Inputs[0]
-	if plan.Derive(in, z.p.Meta).HasKeyWithin(in.OutColSet()) {
+	if z.derive(in).HasKeyWithin(in.OutColSet()) {
 		return in, true
 	}
 	return n, false
@@ -321,7 +321,7 @@ func reduceGroupBy(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
 	if n.Op != plan.OpAggregate || len(n.GroupBy) < 2 {
 		return n, false
 	}
-	props := plan.Derive(n.Inputs[0], z.p.Meta)
+	props := z.derive(n.Inputs[0])
 	fm := z.formatter()
 	// Try to drop the column with the largest canonical key first, so the
 	// survivor does not depend on the order keys were written in.
@@ -409,7 +409,7 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 	default:
 		return n, false
 	}
-	props := plan.Derive(n.Inputs[0], z.p.Meta)
+	props := z.derive(n.Inputs[0])
 	if len(props.Equiv) == 0 {
 		return n, false
 	}
@@ -595,7 +595,7 @@ func positive(v string) bool {
 // notNullIn reports whether every expression is a column that n never
 // returns NULL for, or a non-null literal.
 func (z *normalizer) notNullIn(n *plan.Node, es []*plan.Expr) bool {
-	props := plan.Derive(n, z.p.Meta)
+	props := z.derive(n)
 	for _, e := range es {
 		switch {
 		case e.Kind == plan.Const && !e.Null:
@@ -616,7 +616,7 @@ func leftJoinIsNullToAnti(z *normalizer, n *plan.Node, f flags) (*plan.Node, boo
 	}
 	j := n.Inputs[0]
 	right := j.Inputs[1].OutColSet()
-	props := plan.Derive(j.Inputs[1], z.p.Meta)
+	props := z.derive(j.Inputs[1])
 	for i, p := range n.Preds {
 		if !p.IsOp(plan.OpIsNull) || p.Args[0].Kind != plan.ColRef || !right.Has(p.Args[0].Col) || !props.NotNull.Has(p.Args[0].Col) {
 			continue

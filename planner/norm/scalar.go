@@ -60,13 +60,41 @@ func expandIsDistinct(e *plan.Expr) (*plan.Expr, bool) {
 	if a.Kind == plan.Const {
 		a, c = c, a
 	}
-	if c.Kind != plan.Const || c.Null || a.Kind == plan.Const {
+	if c.Kind != plan.Const || c.Null || a.Kind == plan.Const || !copyable(a) {
 		return e, false
 	}
 	if e.Name == plan.OpIsDistinct {
 		return plan.NewOp(plan.OpOr, catalog.Bool, plan.NewOp(plan.OpNe, catalog.Bool, a, c), plan.NewOp(plan.OpIsNull, catalog.Bool, a.Copy())), true
 	}
 	return plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpEq, catalog.Bool, a, c), plan.NewOp(plan.OpIsNotNull, catalog.Bool, a.Copy())), true
+}
+
+// maxCopied bounds the size of an operand the expansions above repeat.
+// Each expansion mentions its operand more than once, so nesting them
+// (((a IS DISTINCT FROM 0) IS DISTINCT FROM 1) ...) doubled the
+// expression per level. Past the bound the operator stays unexpanded,
+// which is sound, only less canonical.
+const maxCopied = 24
+
+// copyable reports whether e is small enough to repeat and holds no
+// subquery, whose plan a copy would duplicate.
+func copyable(e *plan.Expr) bool {
+	n := 0
+	var count func(x *plan.Expr) bool
+	count = func(x *plan.Expr) bool {
+		n++
+		if n > maxCopied || x.Kind == plan.Subquery {
+			return false
+		}
+		ok := true
+		x.Children(func(s **plan.Expr) {
+			if ok && *s != nil {
+				ok = count(*s)
+			}
+		})
+		return ok
+	}
+	return count(e)
 }
 
 // integerBound: for an integer-typed x and integer literal c, x > c ⇒
@@ -96,6 +124,9 @@ func expandBetween(e *plan.Expr) (*plan.Expr, bool) {
 		return e, false
 	}
 	a, lo, hi := argsOf3(e)
+	if (e.Name == "between" || e.Name == "not between") && !copyable(a) {
+		return e, false
+	}
 	switch e.Name {
 	case "between":
 		return plan.NewOp(plan.OpAnd, catalog.Bool, plan.NewOp(plan.OpGe, catalog.Bool, a, lo), plan.NewOp(plan.OpLe, catalog.Bool, a.Copy(), hi)), true
@@ -116,6 +147,9 @@ func argsOf3(e *plan.Expr) (*plan.Expr, *plan.Expr, *plan.Expr) {
 // a <> x AND a <> y. Both hold in three-valued logic.
 func expandInList(e *plan.Expr) (*plan.Expr, bool) {
 	if e.Kind != plan.Op || (e.Name != "in" && e.Name != "not in") {
+		return e, false
+	}
+	if len(e.Args) > 2 && !copyable(e.Args[0]) {
 		return e, false
 	}
 	cmp, join := plan.OpEq, plan.OpOr
@@ -220,15 +254,16 @@ func flattenAndOr(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool) 
 // The canonical key leaves out instance numbers, so a.x = 1 and b.x = 1 over
 // two instances of one table share it, yet they are different predicates.
 func dedupKey(e *plan.Expr, key func(*plan.Expr) string) string {
-	var b strings.Builder
-	b.WriteString(key(e))
+	k := key(e)
+	buf := make([]byte, 0, len(k)+16)
+	buf = append(buf, k...)
 	plan.WalkDeep(e, func(x *plan.Expr) {
 		if x.Kind == plan.ColRef {
-			b.WriteByte(' ')
-			b.WriteString(strconv.Itoa(int(x.Col)))
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(x.Col), 10)
 		}
 	})
-	return b.String()
+	return string(buf)
 }
 
 var flipped = map[string]string{plan.OpEq: plan.OpEq, plan.OpNe: plan.OpNe, plan.OpLt: plan.OpGt, plan.OpGt: plan.OpLt,
@@ -301,7 +336,7 @@ func coerceLiteral(e *plan.Expr) (*plan.Expr, bool) {
 			continue
 		}
 		t := other.Typ
-		if t == catalog.Unknown || t == catalog.Null || t == c.Typ && !t.IsNumeric() {
+		if t == catalog.Unknown || t == catalog.Null || t == c.Typ && (!t.IsNumeric() || t == catalog.Int && canonicalInt(c.Value)) {
 			continue
 		}
 		nc, ok := build.CoerceConst(c, t)
@@ -317,6 +352,23 @@ func coerceLiteral(e *plan.Expr) (*plan.Expr, bool) {
 	return plan.NewOp(e.Name, e.Typ, args...), true
 }
 
+// canonicalInt reports whether v is an integer literal as CoerceConst
+// would write it (no sign but '-', no leading zeros, within int64), so
+// coercing it to integer changes nothing. Large lists are mostly such
+// literals; this spares building a copy of each to compare.
+func canonicalInt(v string) bool {
+	d := strings.TrimPrefix(v, "-")
+	if d == "" || len(d) > 18 || d[0] == '0' && (len(d) > 1 || len(v) > 1) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // foldConstants evaluates operators over literals and simplifies AND/OR
 // with TRUE/FALSE operands.
 func foldConstants(e *plan.Expr) (*plan.Expr, bool) {
@@ -327,20 +379,27 @@ func foldConstants(e *plan.Expr) (*plan.Expr, bool) {
 	case plan.OpAnd, plan.OpOr:
 		absorb, identity := e.IsOp(plan.OpAnd) == false, e.IsOp(plan.OpAnd)
 		// AND: FALSE absorbs, TRUE is the identity; OR the reverse.
+		// args stays nil until an operand is dropped, so the common case
+		// (nothing to fold) allocates nothing, however long the list.
 		var args []*plan.Expr
-		for _, a := range e.Args {
+		for i, a := range e.Args {
 			if a.Kind == plan.Const && !a.Null && a.Typ == catalog.Bool {
 				isTrue := a.Value == "true"
 				if isTrue == absorb {
 					return plan.NewBool(absorb), true
 				}
 				if isTrue == identity {
+					if args == nil {
+						args = append(make([]*plan.Expr, 0, len(e.Args)), e.Args[:i]...)
+					}
 					continue
 				}
 			}
-			args = append(args, a)
+			if args != nil {
+				args = append(args, a)
+			}
 		}
-		if len(args) == len(e.Args) {
+		if args == nil {
 			return e, false
 		}
 		switch len(args) {

@@ -3,6 +3,7 @@ package norm
 import (
 	"testing"
 
+	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -213,4 +214,50 @@ func TestSortCommutative(t *testing.T) {
 		// Only AND and OR commute here; LIKE operands do not.
 		{"like", op(plan.OpLike, textc("b"), textc("a")), false, ""},
 	})
+}
+
+// TestExpansionsBoundCopiedOperand: expansions that repeat their operand
+// stop past maxCopied nodes, so nesting them stays linear in size.
+func TestExpansionsBoundCopiedOperand(t *testing.T) {
+	v := newScalarEnv()
+	big := v.col(v.ai)
+	for i := 0; i < 30; i++ {
+		big = plan.NewOp(plan.OpAdd, catalog.Int, big, intc("1"))
+	}
+	runScalar(t, v, expandIsDistinct, []scalarCase{
+		{name: "small-operand", in: op(plan.OpIsDistinct, v.col(v.ai), intc("3")), fire: true},
+		{name: "large-operand", in: op(plan.OpIsDistinct, big, intc("3")), fire: false},
+	})
+	runScalar(t, v, expandBetween, []scalarCase{
+		{name: "large-operand", in: op("between", big, intc("1"), intc("2")), fire: false},
+	})
+	runScalar(t, v, expandInList, []scalarCase{
+		{name: "large-operand", in: op("in", big, intc("1"), intc("2")), fire: false},
+		{name: "large-operand-one-item", in: op("in", big, intc("1")), fire: true},
+	})
+	// Nested IS DISTINCT FROM, 40 levels: bounded growth.
+	e := v.col(v.ai)
+	for i := 0; i < 40; i++ {
+		e = op(plan.OpIsDistinct, e, intc("0"))
+		if x, ok := expandIsDistinct(e); ok {
+			e = x
+		}
+	}
+	if n := len(v.text(e)); n > 4000 {
+		t.Errorf("40 nested expansions render as %d bytes", n)
+	}
+}
+
+func TestCanonicalInt(t *testing.T) {
+	for v, want := range map[string]bool{"0": true, "7": true, "-7": true, "120": true, "-0": false, "007": false, "+1": false,
+		"": false, "-": false, "1.5": false, "1e3": false, " 1": false, "123456789012345678": true, "1234567890123456789": false} {
+		if got := canonicalInt(v); got != want {
+			t.Errorf("canonicalInt(%q) = %v", v, got)
+		}
+		if want {
+			if c, ok := build.CoerceConst(intc(v), catalog.Int); !ok || c.Value != v {
+				t.Errorf("CoerceConst(%q) = %v, %v: not canonical after all", v, c, ok)
+			}
+		}
+	}
 }

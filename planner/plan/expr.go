@@ -199,13 +199,19 @@ func Walk(e *Expr, f func(*Expr)) {
 }
 
 // WalkDeep is Walk that also enters the expressions of subquery plans.
+// Each expression is visited once: WalkExprs already reaches every node
+// of a subquery's expressions, so only subqueries need entering here
+// (walking deep again from each of them made nested subqueries cost
+// exponential time).
 func WalkDeep(e *Expr, f func(*Expr)) {
-	Walk(e, func(x *Expr) {
+	var g func(x *Expr)
+	g = func(x *Expr) {
 		f(x)
 		if x.Kind == Subquery && x.Sub != nil {
-			x.Sub.WalkExprs(func(y *Expr) { WalkDeep(y, f) })
+			x.Sub.WalkExprs(g)
 		}
-	})
+	}
+	Walk(e, g)
 }
 
 // Rewrite replaces e bottom-up by f's result; f receives nodes whose

@@ -32,14 +32,25 @@ type Formatter struct {
 	produced []ColumnID
 	from     map[ColumnID]int
 	qual     map[ColumnID]int
+	// seen marks nodes already collected, so shared or nested subqueries
+	// are visited once.
+	seen map[*Node]bool
+	// text memoizes Col: a computed column is rendered from its
+	// definition once. Instances are numbered on first appearance, so a
+	// second rendering would give the same text anyway. rendering marks
+	// columns whose definition is being rendered, to stop at a cyclic
+	// definition instead of recursing forever.
+	text      map[ColumnID]string
+	rendering map[ColumnID]bool
 }
 
 // NewFormatter prepares a formatter for plans over meta; root supplies
 // the definitions of computed columns.
 func NewFormatter(meta *Metadata, root *Node, anonymous bool) *Formatter {
 	f := &Formatter{meta: meta, Anonymous: anonymous, defs: map[ColumnID]*Expr{}, labels: map[ColumnID]string{}, inst: map[int]int{},
-		producer: map[*Node]int{}, from: map[ColumnID]int{}}
+		producer: map[*Node]int{}, from: map[ColumnID]int{}, seen: map[*Node]bool{}}
 	f.collect(root)
+	f.seen = nil
 	if !anonymous {
 		f.qualifyShared()
 	}
@@ -100,6 +111,10 @@ func (f *Formatter) collect(n *Node) {
 		return
 	}
 	n.WalkNodes(func(x *Node) {
+		if f.seen[x] {
+			return
+		}
+		f.seen[x] = true
 		// Only computed columns have definitions: a base column keeps its
 		// name even where a projection carries an equal column in its place
 		// (join equivalence), since the two values are the same.
@@ -121,8 +136,9 @@ func (f *Formatter) collect(n *Node) {
 				f.produce(x, c)
 			}
 		}
+		// Walk, not WalkDeep: collect enters each subquery itself.
 		x.Exprs(func(s **Expr) {
-			WalkDeep(*s, func(e *Expr) {
+			Walk(*s, func(e *Expr) {
 				if e.Kind == Subquery {
 					f.collect(e.Sub)
 				}
@@ -148,7 +164,22 @@ func (f *Formatter) instName(i int) string {
 // Col renders a column reference.
 func (f *Formatter) Col(id ColumnID) string {
 	if d, ok := f.defs[id]; ok {
-		return f.Expr(d) + f.qualSuffix(id)
+		if t, ok := f.text[id]; ok {
+			return t
+		}
+		if f.rendering[id] {
+			// A definition that reaches itself is a bug in a rewrite;
+			// say so in the text rather than overflow the stack.
+			return "?cycle#" + strconv.Itoa(int(id))
+		}
+		if f.rendering == nil {
+			f.rendering, f.text = map[ColumnID]bool{}, map[ColumnID]string{}
+		}
+		f.rendering[id] = true
+		t := f.Expr(d) + f.qualSuffix(id)
+		delete(f.rendering, id)
+		f.text[id] = t
+		return t
 	}
 	if l, ok := f.labels[id]; ok {
 		return l + f.qualSuffix(id)
@@ -156,11 +187,21 @@ func (f *Formatter) Col(id ColumnID) string {
 	if int(id) < 0 || int(id) >= len(f.meta.Columns) {
 		return "?col" + strconv.Itoa(int(id))
 	}
-	m := f.meta.Columns[id]
-	if m.Instance >= 0 {
-		return f.instName(m.Instance) + "." + quoteIdent(m.Name)
+	if t, ok := f.text[id]; ok {
+		return t
 	}
-	return "col." + quoteIdent(m.Name)
+	m := f.meta.Columns[id]
+	var t string
+	if m.Instance >= 0 {
+		t = f.instName(m.Instance) + "." + quoteIdent(m.Name)
+	} else {
+		t = "col." + quoteIdent(m.Name)
+	}
+	if f.text == nil {
+		f.text = map[ColumnID]string{}
+	}
+	f.text[id] = t
+	return t
 }
 
 func (f *Formatter) qualSuffix(id ColumnID) string {

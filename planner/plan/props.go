@@ -45,8 +45,71 @@ func (p *Props) EquivOf(c ColumnID) ColSet {
 	return MakeColSet(c)
 }
 
-// Derive computes the properties of n.
+// clone returns a deep copy, so a derivation can extend its input's
+// properties without changing a memoized value.
+func (p *Props) clone() *Props {
+	c := &Props{NotNull: p.NotNull.Copy()}
+	if p.Keys != nil {
+		c.Keys = make([]ColSet, len(p.Keys))
+		for i, k := range p.Keys {
+			c.Keys[i] = k.Copy()
+		}
+	}
+	if p.Equiv != nil {
+		c.Equiv = make([]ColSet, len(p.Equiv))
+		for i, e := range p.Equiv {
+			c.Equiv[i] = e.Copy()
+		}
+	}
+	return c
+}
+
+// Derive computes the properties of n. Each call walks the subtree once;
+// callers that ask about many nodes of one unchanging plan use a Deriver.
 func Derive(n *Node, m *Metadata) *Props {
+	return (&Deriver{meta: m}).derive(n)
+}
+
+// Deriver derives properties with a memo per node, so asking about every
+// node of a plan costs one walk rather than one per node. The memo is
+// keyed by node identity and knows nothing of later edits: a Deriver is
+// valid only while the plan below the nodes it was asked about does not
+// change. Call Reset after any rewrite (rewrites mutate nodes in place).
+type Deriver struct {
+	meta *Metadata
+	memo map[*Node]*Props
+}
+
+// NewDeriver returns a memoizing Deriver over plans with metadata m.
+func NewDeriver(m *Metadata) *Deriver {
+	return &Deriver{meta: m, memo: map[*Node]*Props{}}
+}
+
+// Reset forgets every memoized property.
+func (d *Deriver) Reset() {
+	if d.memo != nil {
+		clear(d.memo)
+	}
+}
+
+// Derive returns the properties of n; the caller may modify them.
+func (d *Deriver) Derive(n *Node) *Props {
+	if d.memo == nil {
+		return d.derive(n)
+	}
+	if p, ok := d.memo[n]; ok {
+		return p.clone()
+	}
+	p := d.derive(n)
+	d.memo[n] = p
+	return p.clone()
+}
+
+// derive computes n's properties from its inputs', which it obtains
+// through d.Derive: fresh values it may extend.
+func (d *Deriver) derive(n *Node) *Props {
+	m := d.meta
+	Derive := func(n *Node, _ *Metadata) *Props { return d.Derive(n) }
 	switch n.Op {
 	case OpScan:
 		p := &Props{}
@@ -123,7 +186,7 @@ func Derive(n *Node, m *Metadata) *Props {
 		_ = out
 		return p
 	case OpJoin:
-		return deriveJoin(n, m)
+		return d.deriveJoin(n)
 	case OpAggregate:
 		in := Derive(n.Inputs[0], m)
 		p := &Props{}
@@ -312,10 +375,10 @@ func NullRejected(e *Expr) ColSet {
 	return ColSet{}
 }
 
-func deriveJoin(n *Node, m *Metadata) *Props {
+func (d *Deriver) deriveJoin(n *Node) *Props {
 	ins := make([]*Props, len(n.Inputs))
 	for i, in := range n.Inputs {
-		ins[i] = Derive(in, m)
+		ins[i] = d.Derive(in)
 	}
 	switch n.Join {
 	case SemiJoin, AntiJoin:
@@ -342,13 +405,7 @@ func deriveJoin(n *Node, m *Metadata) *Props {
 			case keyEquated(acc, p, cols):
 				acc = ins[i].Keys
 			default:
-				var next []ColSet
-				for _, a := range acc {
-					for _, b := range ins[i].Keys {
-						next = append(next, a.Union(b))
-					}
-				}
-				acc = next
+				acc = combineKeys(acc, ins[i].Keys)
 			}
 			accCols.UnionWith(cols)
 		}
@@ -366,11 +423,7 @@ func deriveJoin(n *Node, m *Metadata) *Props {
 		if keyEquated(ins[null].Keys, cond, n.Inputs[pres].OutColSet()) {
 			p.Keys = ins[pres].Keys
 		} else {
-			for _, a := range ins[pres].Keys {
-				for _, b := range ins[null].Keys {
-					p.Keys = append(p.Keys, a.Union(b))
-				}
-			}
+			p.Keys = combineKeys(ins[pres].Keys, ins[null].Keys)
 		}
 		return p
 	}
@@ -393,4 +446,42 @@ func keyEquated(keys []ColSet, p *Props, other ColSet) bool {
 		}
 	}
 	return false
+}
+
+// maxKeys bounds the keys kept per node. Combining the keys of joined
+// inputs multiplies their numbers, which would grow exponentially over a
+// chain of joins; forgetting a key only makes later rules more cautious.
+const maxKeys = 16
+
+// combineKeys returns the unions of one key of a and one of b: keys of
+// a join whose sides match many-to-many. Keys containing another are
+// dropped (they say nothing more), and at most maxKeys are kept.
+func combineKeys(a, b []ColSet) []ColSet {
+	var out []ColSet
+	for _, x := range a {
+		for _, y := range b {
+			out = addMinimalKey(out, x.Union(y))
+		}
+	}
+	if len(out) > maxKeys {
+		out = out[:maxKeys]
+	}
+	return out
+}
+
+// addMinimalKey adds k to keys unless a key within k is there already,
+// removing the keys that contain k.
+func addMinimalKey(keys []ColSet, k ColSet) []ColSet {
+	for _, o := range keys {
+		if o.SubsetOf(k) {
+			return keys
+		}
+	}
+	out := keys[:0]
+	for _, o := range keys {
+		if !k.SubsetOf(o) {
+			out = append(out, o)
+		}
+	}
+	return append(out, k)
 }

@@ -1,0 +1,49 @@
+package plan_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// TestJoinKeysStayBounded: each input of a cross join has two keys, and
+// combining them once doubled the key count per input (2^20 here).
+func TestJoinKeysStayBounded(t *testing.T) {
+	var from []string
+	for i := 0; i < 20; i++ {
+		from = append(from, fmt.Sprintf("a a%d", i))
+	}
+	p, _ := props(t, "SELECT a0.x FROM "+strings.Join(from, ", "))
+	t0 := time.Now()
+	pr := plan.Derive(p.Root.Inputs[0], p.Meta)
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("Derive took %v", d)
+	}
+	if len(pr.Keys) == 0 || len(pr.Keys) > 16 {
+		t.Errorf("%d keys, want 1..16", len(pr.Keys))
+	}
+}
+
+// TestDeriverAnswersEachNodeOnce: asking a memoizing Deriver about every
+// node of a 2,000-branch EXCEPT chain is linear, not quadratic.
+func TestDeriverAnswersEachNodeOnce(t *testing.T) {
+	parts := make([]string, 2000)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("SELECT x FROM a WHERE x = %d", i)
+	}
+	p, _ := props(t, strings.Join(parts[:100], " EXCEPT "))
+	d := plan.NewDeriver(p.Meta)
+	t0 := time.Now()
+	p.Root.WalkNodes(func(n *plan.Node) { d.Derive(n) })
+	small := time.Since(t0)
+	p, _ = props(t, strings.Join(parts, " EXCEPT "))
+	d = plan.NewDeriver(p.Meta)
+	t0 = time.Now()
+	p.Root.WalkNodes(func(n *plan.Node) { d.Derive(n) })
+	if big := time.Since(t0); big > time.Second && big > 100*small {
+		t.Errorf("20x the branches took %v vs %v", big, small)
+	}
+}
