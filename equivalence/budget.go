@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/pgequiv/pgequiv/planner"
 	"time"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -62,12 +63,8 @@ func finishTooLarge(d Difference, start time.Time) Verdict {
 // isTooLarge reports whether a planning error says the query is over one
 // of the planner's size bounds: such a query gets an unknown verdict, not
 // an error.
-//
-// TODO(integrator): add `|| errors.Is(err, planner.ErrTooLarge)` once the
-// planner branch that introduces planner.ErrTooLarge merges.
 func isTooLarge(err error) bool {
-	_ = err
-	return false
+	return errors.Is(err, planner.ErrTooLarge)
 }
 
 // stopped wraps the error that ended a judgement; callers test

@@ -10,84 +10,9 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
-// checkDefinitions reports a computed column whose definition reaches
-// itself through other definitions, the way plan.Formatter resolves them
-// (projections of computed columns that are not pass-throughs, aggregates;
-// subquery plans included). A cycle makes every renderer recurse forever.
-// TODO(integrator): replace with plan.CheckDefinitions once the planner
-// branch that adds it merges.
-func checkDefinitions(p *plan.Plan) error {
-	defs := map[plan.ColumnID]*plan.Expr{}
-	var collect func(n *plan.Node)
-	collect = func(n *plan.Node) {
-		n.WalkNodes(func(x *plan.Node) {
-			for _, it := range x.Proj {
-				if int(it.ID) < len(p.Meta.Columns) && p.Meta.Columns[it.ID].Instance < 0 && !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
-					defs[it.ID] = it.Expr
-				}
-			}
-			for _, a := range x.Aggs {
-				defs[a.ID] = a.Expr
-			}
-			x.Exprs(func(s **plan.Expr) {
-				plan.Walk(*s, func(e *plan.Expr) {
-					if e.Kind == plan.Subquery {
-						collect(e.Sub)
-					}
-				})
-			})
-		})
-	}
-	collect(p.Root)
-	const (
-		unseen = iota
-		open
-		done
-	)
-	state := map[plan.ColumnID]int{}
-	// Iterative depth-first search: a cycle must not overflow the checker's
-	// stack either.
-	type frame struct {
-		id   plan.ColumnID
-		deps []plan.ColumnID
-	}
-	depsOf := func(id plan.ColumnID) []plan.ColumnID {
-		var out []plan.ColumnID
-		plan.WalkDeep(defs[id], func(e *plan.Expr) {
-			if e.Kind == plan.ColRef {
-				if _, ok := defs[e.Col]; ok {
-					out = append(out, e.Col)
-				}
-			}
-		})
-		return out
-	}
-	for start := range defs {
-		if state[start] != unseen {
-			continue
-		}
-		stack := []frame{{start, depsOf(start)}}
-		state[start] = open
-		for len(stack) > 0 {
-			top := &stack[len(stack)-1]
-			if len(top.deps) == 0 {
-				state[top.id] = done
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			d := top.deps[0]
-			top.deps = top.deps[1:]
-			switch state[d] {
-			case open:
-				return fmt.Errorf("column %d (%s) is defined through itself", d, p.Meta.Columns[d].Name)
-			case unseen:
-				state[d] = open
-				stack = append(stack, frame{d, depsOf(d)})
-			}
-		}
-	}
-	return nil
-}
+// checkDefinitions is plan.CheckDefinitions, asserted after every rule
+// that fires in this test binary.
+func checkDefinitions(p *plan.Plan) error { return plan.CheckDefinitions(p) }
 
 // Every rule application in this test binary (the rule, curated-case and
 // Spider tests included) is checked: a rule that leaves a cyclic

@@ -279,7 +279,7 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 		if !fired {
 			break
 		}
-		if _, err := norm.Normalize(p); err != nil {
+		if _, err := norm.NormalizeContext(ctx, p); err != nil {
 			return nil, err
 		}
 		for _, r := range p.Rules {

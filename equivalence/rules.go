@@ -49,6 +49,7 @@ type ruleCtx struct {
 	// a rule fires: building one walks the whole plan, too much to do at
 	// every node, and a rule that fires may add definitions it lacks.
 	formatters [2]*plan.Formatter
+	deriver    *plan.Deriver
 }
 
 // formatter returns a formatter of the current plan.
@@ -68,7 +69,23 @@ func (r *ruleCtx) formatter(anonymous bool) *plan.Formatter {
 // well inside the 20 ms slack a judgement's deadline allows.
 const ctxPollNodes = 64
 
-func (r *ruleCtx) props(n *plan.Node) *plan.Props { return plan.Derive(n, r.p.Meta) }
+// props derives n's properties, memoized until a rule fires: a rule reads
+// properties before it rewrites, and every firing resets the memo.
+func (r *ruleCtx) props(n *plan.Node) *plan.Props {
+	if r.deriver == nil {
+		r.deriver = plan.NewDeriver(r.p.Meta)
+	}
+	return r.deriver.Derive(n)
+}
+
+// changed forgets what was derived or formatted of the plan before a
+// rewrite.
+func (r *ruleCtx) changed() {
+	r.formatters = [2]*plan.Formatter{}
+	if r.deriver != nil {
+		r.deriver.Reset()
+	}
+}
 
 type esmRule struct {
 	name  string
@@ -104,7 +121,7 @@ func applyRules(r *ruleCtx) (bool, error) {
 	any := false
 	var err error
 	// Normalization between rounds rewrites the plan.
-	r.formatters = [2]*plan.Formatter{}
+	r.changed()
 	var visit func(slot **plan.Node)
 	visit = func(slot **plan.Node) {
 		if err != nil {
@@ -131,7 +148,7 @@ func applyRules(r *ruleCtx) (bool, error) {
 		}
 		for _, rule := range esmRules {
 			if rule.apply(r, slot) {
-				r.formatters = [2]*plan.Formatter{}
+				r.changed()
 				r.fired(rule.name)
 				any = true
 				if afterRule != nil {
