@@ -11,19 +11,19 @@ type Shape string
 
 // The top-level shapes. The ones after ShapeJoins are those of issue 9.
 const (
-	ShapePlain         Shape = "plain"
-	ShapeGroupBy       Shape = "group-by"
-	ShapeJoins         Shape = "joins"
-	ShapeNestedScalar  Shape = "nested-scalar"
-	ShapeNestedExists  Shape = "nested-exists"
-	ShapeNestedIn      Shape = "nested-in"
-	ShapeSetOps        Shape = "set-ops"
-	ShapeCTEFanout     Shape = "cte-fanout"
-	ShapeLongIn        Shape = "long-in"
-	ShapeBoolChain     Shape = "bool-chain"
-	ShapeRowIn         Shape = "row-in"
-	ShapeOrderLimit    Shape = "order-limit-derived"
-	ShapeValues        Shape = "values"
+	ShapePlain          Shape = "plain"
+	ShapeGroupBy        Shape = "group-by"
+	ShapeJoins          Shape = "joins"
+	ShapeNestedScalar   Shape = "nested-scalar"
+	ShapeNestedExists   Shape = "nested-exists"
+	ShapeNestedIn       Shape = "nested-in"
+	ShapeSetOps         Shape = "set-ops"
+	ShapeCTEFanout      Shape = "cte-fanout"
+	ShapeLongIn         Shape = "long-in"
+	ShapeBoolChain      Shape = "bool-chain"
+	ShapeRowIn          Shape = "row-in"
+	ShapeOrderLimit     Shape = "order-limit-derived"
+	ShapeValues         Shape = "values"
 	ShapeNestedDistinct Shape = "nested-is-distinct"
 )
 
