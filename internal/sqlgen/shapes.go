@@ -440,3 +440,15 @@ func (g *Generator) nestedDistinct() (string, string) {
 	}
 	return "SELECT " + c.String() + " FROM " + ident(t.Name) + " WHERE " + e, ""
 }
+
+// SeedBytes returns fuzz input for a ByteSource whose first decision
+// selects shape, followed by rest: a way to write seed corpora that name
+// the shape they cover and survive reordering of the grammar.
+func SeedBytes(shape Shape, rest ...byte) []byte {
+	for i, s := range shapes {
+		if s.name == shape {
+			return append([]byte{byte(i)}, rest...)
+		}
+	}
+	return rest
+}
