@@ -33,8 +33,9 @@ type Limits struct {
 }
 
 // FuzzLimits are the limits of the structure-aware fuzz targets: a 200 ms
-// budget and 256 MB of allocation.
-var FuzzLimits = Limits{Budget: 200 * time.Millisecond, MaxAlloc: 256 << 20}
+// budget and 256 MB of allocation; a call still running after 2 s is
+// reported as hung.
+var FuzzLimits = Limits{Budget: 200 * time.Millisecond, MaxAlloc: 256 << 20, Hang: 2 * time.Second}
 
 // Slack is the time a call may take: its budget plus 10% plus 20 ms,
 // the tolerance issue 9 sets for a budget that holds.
