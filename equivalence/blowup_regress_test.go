@@ -47,10 +47,9 @@ type blowupCase struct {
 }
 
 // blowupCases builds the reproducers; the large ones programmatically.
-// Every case is expected to FAIL (crash, hang or overrun) until the
-// planner and judge fixes of issue 9 merge, except nul-byte-* (which
-// depend on a parser fix) and the smaller figures noted below; none is
-// skipped.
+// "Fails today" marks the cases expected to FAIL until the planner and
+// judge fixes of issue 9 merge (what they did on the unfixed code is
+// noted); none is skipped.
 func blowupCases() []blowupCase {
 	list := func(n int, f func(i int) string) []string {
 		out := make([]string, n)
@@ -122,27 +121,38 @@ func blowupCases() []blowupCase {
 	}
 	return []blowupCase{
 		// Item 1: orderLimitToMax made a cyclic column definition (stack overflow).
+		// Fails today: stack overflow.
 		{name: "order-limit-values", schema: "example", ref: "SELECT 1",
 			cand: "SELECT x FROM (VALUES (1)) t(x) ORDER BY x LIMIT 1"},
+		// Fails today: stack overflow.
 		{name: "order-limit-union-desc-car1", schema: "car_1",
 			ref:  "SELECT MAX(horsepower) FROM (SELECT horsepower, cylinders, weight FROM cars_data) AS t WHERE cylinders = 4 OR weight > 3000",
 			cand: "SELECT horsepower FROM (SELECT horsepower FROM cars_data WHERE cylinders = 4 UNION SELECT horsepower FROM cars_data WHERE weight > 3000) AS t ORDER BY horsepower DESC LIMIT 1"},
+		// Passes today (the rewrite does not fire); kept as a guard.
 		{name: "order-limit-union-desc-notnull", schema: "example", ref: "SELECT MAX(dog_id) FROM dogs",
 			cand: "SELECT a FROM (SELECT dog_id AS a FROM dogs WHERE age > 3 UNION SELECT dog_id FROM dogs WHERE age <= 3) t ORDER BY a DESC LIMIT 1"},
+		// Fails today: still running after 6 s.
 		{name: "order-limit-union-nulls-last", schema: "example", ref: "SELECT MAX(age) FROM dogs",
 			cand: "SELECT a FROM (SELECT age AS a FROM dogs UNION SELECT age FROM dogs WHERE weight > 1) t ORDER BY a DESC NULLS LAST LIMIT 1"},
 		// Item 2: tree edit distance over n1·n2 cells (out of memory).
+		// Fails today: 2.6 s, 488 MB, context deadline exceeded.
 		{name: "in-list-100k-pair", schema: "example", ref: in(100000), cand: in(100001), notProved: true},
 		// Item 4: formatter walks subqueries twice per level (2^depth).
+		// All fail today: still running after 6 s.
 		{name: "nested-scalar-16", schema: "example", ref: scalar(16, 1), cand: scalar(16, 2)},
 		{name: "nested-exists-16", schema: "example", ref: exists(16, 1), cand: exists(16, 2)},
 		{name: "nested-in-30", schema: "example", ref: inChain(30, 1), cand: inChain(30, 2)},
 		// Item 5: expandIsDistinct copies its operand per level.
+		// Both fail today: still running after 6 s with 1.2-1.8 GB allocated.
 		{name: "is-distinct-18", schema: "example", ref: distinct(18, 0), cand: distinct(18, 1)},
 		{name: "is-distinct-30", schema: "example", ref: distinct(30, 0), cand: distinct(30, 1)},
 		// Item 6: CTE inlining bounded in depth but not breadth.
+		// Fails today: still running after 6 s.
 		{name: "cte-fanout-15", schema: "example", ref: cte(15), cand: "SELECT dog_id FROM dogs"},
 		// Item 7: unmemoised derivation and per-node formatters.
+		// All fail today: except-400, or-5000, in-list-5000, row-in-20000
+		// still running after 6 s; union-2000 2.5 s and 1.2 GB; or-10000
+		// out of memory (fatal).
 		{name: "except-400", schema: "example", ref: setops("EXCEPT", 400, 0), cand: setops("EXCEPT", 400, 1)},
 		{name: "union-2000", schema: "example", ref: setops("UNION", 2000, 0), cand: setops("UNION", 2000, 1)},
 		{name: "or-5000", schema: "example", ref: or(orTerms(5000)), cand: or(reversed(orTerms(5000))), notRefuted: true},
@@ -151,6 +161,7 @@ func blowupCases() []blowupCase {
 		{name: "row-in-20000", schema: "example", ref: rowIn(rows), cand: rowIn(reversed(rows)), notRefuted: true},
 		// Item 9: a NUL byte truncated the query, so junk after it was
 		// ignored and the pair judged equivalent. Either role.
+		// Both fail today: judged equivalent.
 		{name: "nul-byte-candidate", schema: "example", ref: "SELECT dog_id FROM dogs",
 			cand: "SELECT dog_id FROM dogs\x00 WHERE junk", notProved: true},
 		{name: "nul-byte-reference", schema: "example", ref: "SELECT dog_id FROM dogs\x00 WHERE junk",

@@ -60,12 +60,13 @@ func (l Limits) Measure(ctx context.Context, f func(ctx context.Context)) Usage 
 	if hang <= 0 {
 		hang = 10 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.Budget)
-	defer cancel()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	done := make(chan any, 1)
+	// The clock starts with the deadline, so Wall and Budget compare.
 	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, l.Budget)
+	defer cancel()
+	done := make(chan any, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {

@@ -1,10 +1,10 @@
 package sqlgen_test
 
 import (
-	"os"
-	"path/filepath"
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -18,29 +18,16 @@ const schemaDir = "../../../shared/data/schemas"
 // (sqlite), by name.
 func schemas(t testing.TB) map[string]*catalog.Schema {
 	t.Helper()
-	out := map[string]*catalog.Schema{}
-	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	list, err := sqlgen.LoadSchemas(schemaDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out["example"] = s
-	files, err := filepath.Glob(filepath.Join(schemaDir, "*.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
+	if len(list) < 2 {
 		t.Fatalf("no schemas under %s", schemaDir)
 	}
-	for _, f := range files {
-		ddl, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := catalog.LoadDDL(string(ddl), catalog.SQLite)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".sql")] = s
+	out := map[string]*catalog.Schema{}
+	for _, ns := range list {
+		out[ns.Name] = ns.Schema
 	}
 	return out
 }
@@ -163,5 +150,41 @@ func TestReachesIssueSizes(t *testing.T) {
 	}
 	if !long {
 		t.Error("no list of 1000 items in 3000 seeds")
+	}
+}
+
+// TestLimits: Check passes a call within budget + 10% + 20 ms and under
+// the allocation bound, and names each way a call breaks them.
+func TestLimits(t *testing.T) {
+	l := sqlgen.Limits{Budget: 100 * time.Millisecond, MaxAlloc: 1 << 20}
+	for _, c := range []struct {
+		u    sqlgen.Usage
+		want string // substring of the error; "" for none
+	}{
+		{sqlgen.Usage{Wall: 129 * time.Millisecond}, ""},
+		{sqlgen.Usage{Wall: 131 * time.Millisecond}, "over budget"},
+		{sqlgen.Usage{Wall: time.Second, Hung: true}, "still running"},
+		{sqlgen.Usage{Alloc: 2 << 20}, "allocated 2 MB"},
+	} {
+		err := l.Check(c.u)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: unexpected %v", c.u, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: got %v, want %q", c.u, err, c.want)
+		}
+	}
+	u := l.Measure(context.Background(), func(ctx context.Context) {
+		_ = make([]byte, 4<<20)
+		<-ctx.Done()
+	})
+	if u.Hung || u.Wall < l.Budget || u.Alloc < 4<<20 {
+		t.Errorf("Measure of a 4 MB call that waits for its deadline: %+v", u)
+	}
+	short := sqlgen.Limits{Budget: time.Millisecond, Hang: 20 * time.Millisecond}
+	block := make(chan struct{})
+	defer close(block)
+	if u := short.Measure(context.Background(), func(context.Context) { <-block }); !u.Hung {
+		t.Errorf("a call ignoring its context was not reported hung: %+v", u)
 	}
 }
