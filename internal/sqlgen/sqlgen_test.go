@@ -60,7 +60,7 @@ func TestGeneratedSQLParses(t *testing.T) {
 						}
 					}
 				}
-				if rate := float64(bad) / (2 * seeds); rate > 0.05 {
+				if rate := float64(bad) / float64(2*seeds); rate > 0.05 {
 					t.Errorf("%d of %d generated queries do not parse (%.1f%%); first: %s", bad, 2*seeds, 100*rate, first)
 				}
 			})
