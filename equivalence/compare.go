@@ -149,14 +149,14 @@ func compare(refQ, candQ *prepared) comparison {
 		switch {
 		case len(missing) == len(extra):
 			for i := range missing {
-				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: missing[i], Candidate: extra[i]})
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: clip(missing[i]), Candidate: clip(extra[i])})
 			}
 		default:
 			for _, m := range missing {
-				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: m})
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: clip(m)})
 			}
 			for _, e := range extra {
-				cmp.differences = append(cmp.differences, Difference{Component: comp, Candidate: e})
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Candidate: clip(e)})
 			}
 		}
 	}

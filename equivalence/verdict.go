@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Label is the verdict's conclusion.
@@ -67,6 +68,24 @@ type Difference struct {
 	Component string `json:"component"`
 	Reference string `json:"reference,omitempty"`
 	Candidate string `json:"candidate,omitempty"`
+}
+
+// maxDifferenceText bounds each side of a Difference: a component of a
+// generated query (an IN list of 100,000 items) would otherwise fill a
+// NOTICE, a log line and the terminal with one expression.
+const maxDifferenceText = 400
+
+// clip shortens s to about maxDifferenceText bytes, on a UTF-8 boundary,
+// saying how long it was.
+func clip(s string) string {
+	if len(s) <= maxDifferenceText {
+		return s
+	}
+	cut := maxDifferenceText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }
 
 func (d Difference) String() string {

@@ -244,6 +244,8 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RuleExpandBetween
 			case func() bool { x, ok = expandInList(x); return ok }():
 				rule = RuleExpandInList
+			case func() bool { x, ok = sortInList(x); return ok }():
+				rule = RuleSortInList
 			case func() bool { x, ok = pushNot(x); return ok }():
 				rule = RulePushNot
 			case func() bool { x, ok = foldConstants(x); return ok }():

@@ -1,7 +1,9 @@
 package norm
 
 import (
+	"cmp"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 const (
 	RuleExpandBetween      = "expand-between"
 	RuleExpandInList       = "expand-in-list"
+	RuleSortInList         = "sort-in-list"
 	RulePushNot            = "push-not"
 	RuleFlattenAndOr       = "flatten-and-or"
 	RuleOrientComparison   = "orient-comparison"
@@ -149,6 +152,9 @@ func expandInList(e *plan.Expr) (*plan.Expr, bool) {
 	if e.Kind != plan.Op || (e.Name != "in" && e.Name != "not in") {
 		return e, false
 	}
+	if len(e.Args)-1 > maxExpandedIn && allConst(e.Args[1:]) {
+		return e, false
+	}
 	if len(e.Args) > 2 && !copyable(e.Args[0]) {
 		return e, false
 	}
@@ -168,6 +174,64 @@ func expandInList(e *plan.Expr) (*plan.Expr, bool) {
 		return terms[0], true
 	}
 	return plan.NewOp(join, catalog.Bool, terms...), true
+}
+
+// maxExpandedIn bounds the IN lists expandInList turns into comparisons.
+// A longer list of constants stays an IN list that sortInList puts in
+// order without duplicates: one expression per item instead of three,
+// and two such lists compare as sets in linear time. Lists this long are
+// generated, never hand-written, and gain nothing from the rules that read
+// single comparisons.
+const maxExpandedIn = 1000
+
+// sortInList: a IN (3, 1, 3) ⇒ a IN (1, 3) for a list of over
+// maxExpandedIn constants, and the same for NOT IN. An IN list is an OR
+// (NOT IN an AND) of comparisons, so order and repetition do not change
+// its value in three-valued logic; only identical constants (same type,
+// same canonical text, or both NULL) are merged.
+func sortInList(e *plan.Expr) (*plan.Expr, bool) {
+	if e.Kind != plan.Op || (e.Name != "in" && e.Name != "not in") || len(e.Args)-1 <= maxExpandedIn || !allConst(e.Args[1:]) {
+		return e, false
+	}
+	items := e.Args[1:]
+	inOrder := true
+	for i := 1; i < len(items); i++ {
+		if compareConst(items[i-1], items[i]) >= 0 {
+			inOrder = false
+			break
+		}
+	}
+	if inOrder {
+		return e, false
+	}
+	sorted := slices.Clone(items)
+	slices.SortFunc(sorted, compareConst)
+	sorted = slices.CompactFunc(sorted, func(a, b *plan.Expr) bool { return compareConst(a, b) == 0 })
+	return plan.NewOp(e.Name, e.Typ, append([]*plan.Expr{e.Args[0]}, sorted...)...), true
+}
+
+func allConst(es []*plan.Expr) bool {
+	for _, x := range es {
+		if x.Kind != plan.Const {
+			return false
+		}
+	}
+	return true
+}
+
+// compareConst orders constants by type, then NULL last, then canonical
+// text: any total order serves, since it only decides where an item goes.
+func compareConst(a, b *plan.Expr) int {
+	if c := cmp.Compare(a.Typ, b.Typ); c != 0 {
+		return c
+	}
+	if a.Null != b.Null {
+		if a.Null {
+			return 1
+		}
+		return -1
+	}
+	return strings.Compare(a.Value, b.Value)
 }
 
 var negated = map[string]string{plan.OpEq: plan.OpNe, plan.OpNe: plan.OpEq, plan.OpLt: plan.OpGe, plan.OpGe: plan.OpLt,

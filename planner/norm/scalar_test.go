@@ -1,6 +1,7 @@
 package norm
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/planner/build"
@@ -259,5 +260,51 @@ func TestCanonicalInt(t *testing.T) {
 				t.Errorf("CoerceConst(%q) = %v, %v: not canonical after all", v, c, ok)
 			}
 		}
+	}
+}
+
+// longList returns col IN (items...) with len(items) past maxExpandedIn
+// by padding with distinct constants after the given ones.
+func longList(v *scalarEnv, name string, items ...*plan.Expr) *plan.Expr {
+	args := []*plan.Expr{v.col(v.ai)}
+	args = append(args, items...)
+	for i := 0; len(args)-1 <= maxExpandedIn; i++ {
+		args = append(args, intc(strconv.Itoa(100000+i)))
+	}
+	return op(name, args...)
+}
+
+func TestSortInList(t *testing.T) {
+	v := newScalarEnv()
+	runScalar(t, v, expandInList, []scalarCase{
+		{name: "long-constant-list-stays", in: longList(v, "in", intc("3"), intc("1")), fire: false},
+		{name: "long-list-with-column-expands", in: longList(v, "in", v.col(v.ai)), fire: true},
+	})
+	runScalar(t, v, sortInList, []scalarCase{
+		{name: "short-list", in: op("in", v.col(v.ai), intc("3"), intc("1")), fire: false},
+		{name: "unsorted", in: longList(v, "in", intc("3"), intc("1")), fire: true},
+		{name: "not-in-unsorted", in: longList(v, "not in", intc("3"), intc("1")), fire: true},
+		{name: "sorted", in: func() *plan.Expr { e, _ := sortInList(longList(v, "in", intc("3"), intc("1"))); return e }(), fire: false},
+	})
+	// Duplicates go, NULL stays once, distinct constants all stay.
+	e, ok := sortInList(longList(v, "in", intc("7"), plan.NewNull(catalog.Int), intc("7"), plan.NewNull(catalog.Int)))
+	if !ok {
+		t.Fatal("did not fire")
+	}
+	items := e.Args[1:]
+	if want := maxExpandedIn + 1 - 2; len(items) != want { // two duplicates gone
+		t.Errorf("%d items after sorting, want %d", len(items), want)
+	}
+	nulls, sevens := 0, 0
+	for _, x := range items {
+		switch {
+		case x.Null:
+			nulls++
+		case x.Value == "7":
+			sevens++
+		}
+	}
+	if nulls != 1 || sevens != 1 {
+		t.Errorf("nulls=%d sevens=%d, want 1 and 1", nulls, sevens)
 	}
 }
