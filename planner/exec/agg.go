@@ -104,6 +104,9 @@ func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (V
 	if a.Star {
 		return Int(int64(count)), nil
 	}
+	if x.lite {
+		return liteReduce(a.Name, vals)
+	}
 	return reduce(a.Name, vals)
 }
 

@@ -26,6 +26,15 @@ var pools = map[catalog.Type][]string{
 	catalog.Date:    {"2020-01-01", "2019-12-31", "2021-06-15", "2000-02-29"},
 }
 
+// litePools replace pools for SQLite schemas, whose dates and
+// timestamps are text and whose text columns may hold numeric-looking
+// strings (compared with numbers under SQLite's affinity rules).
+var litePools = map[catalog.Type][]string{
+	catalog.Text:      {"a", "B", "Re", "re", "Rex", "Paris", "paris", "B%x", "a\\b", "", "Bob", "1", "10", "2.5"},
+	catalog.Timestamp: {"2020-01-01 00:00:00", "2019-12-31 23:59:59", "2021-06-15 12:30:00", "2020-01-01"},
+	catalog.Date:      {"2020-01-01", "2019-12-31", "2021-06-15"},
+}
+
 // rowsText keeps the generated rows as literal text per table for
 // loading into PostgreSQL; nil is NULL.
 type instance struct {
@@ -97,7 +106,11 @@ func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
 			vals := make([]exec.Value, len(row))
 			for i, v := range row {
 				if v != nil {
-					pv, err := exec.Parse(t.Columns[i].Type, *v)
+					parse := exec.Parse
+					if s.Dialect == catalog.SQLite {
+						parse = exec.ParseSQLite
+					}
+					pv, err := parse(t.Columns[i].Type, *v)
 					if err != nil {
 						panic(fmt.Sprintf("generator produced bad %s value %q: %v", t.Columns[i].Type, *v, err))
 					}
@@ -121,6 +134,9 @@ func genRow(rng *rand.Rand, s *catalog.Schema, t *catalog.Table, text map[string
 			continue
 		}
 		pool := pools[c.Type]
+		if s.Dialect == catalog.SQLite && litePools[c.Type] != nil {
+			pool = litePools[c.Type]
+		}
 		if pool == nil {
 			if c.NotNull {
 				return nil, false
