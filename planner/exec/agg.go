@@ -253,6 +253,10 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 			var v Value
 			switch w.Name {
 			case "row_number":
+				// Peers are numbered in an order the database chooses.
+				if end > pos || (pos > 0 && ties[pos-1] == ties[pos]) {
+					x.nondet = true
+				}
 				v = Int(int64(pos + 1))
 			case "rank":
 				first := pos

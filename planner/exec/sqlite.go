@@ -36,14 +36,18 @@ func typeAffinity(t catalog.Type) affinity {
 }
 
 // exprAffinity: a base-table column has its declared affinity, a CAST its
-// target's; every other expression (literals, arithmetic, aggregates) has
-// none, as in SQLite.
+// target's, a scalar subquery its column's; every other expression
+// (literals, arithmetic, aggregates) has none, as in SQLite.
 func (x *executor) exprAffinity(e *plan.Expr) affinity {
 	switch e.Kind {
 	case plan.ColRef:
 		return x.colAffinity(e.Col)
 	case plan.Cast:
 		return typeAffinity(e.Typ)
+	case plan.Subquery:
+		if cols := e.Sub.OutCols(); e.SubKind == plan.SubScalar && len(cols) == 1 {
+			return x.colAffinity(cols[0])
+		}
 	}
 	return affNone
 }
