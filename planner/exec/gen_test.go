@@ -83,6 +83,12 @@ func tableOrder(s *catalog.Schema) []*catalog.Table {
 }
 
 func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
+	return generateWith(rng, s, inst, nil)
+}
+
+// generateWith is generate drawing half of the values from extra (per
+// type; the queries' literals) where extra has values for a column's type.
+func generateWith(rng *rand.Rand, s *catalog.Schema, inst int, extra map[catalog.Type][]string) exec.Database {
 	order := tableOrder(s)
 	text := map[string][][]*string{}
 	db := exec.Database{}
@@ -94,7 +100,7 @@ func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
 		var rows [][]*string
 		for r := 0; r < n; r++ {
 			for try := 0; try < 10; try++ {
-				row, ok := genRow(rng, s, t, text)
+				row, ok := genRow(rng, s, t, text, extra)
 				if ok && keysHold(t, rows, row) {
 					rows = append(rows, row)
 					break
@@ -127,7 +133,7 @@ func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
 	return db
 }
 
-func genRow(rng *rand.Rand, s *catalog.Schema, t *catalog.Table, text map[string][][]*string) ([]*string, bool) {
+func genRow(rng *rand.Rand, s *catalog.Schema, t *catalog.Table, text map[string][][]*string, extra map[catalog.Type][]string) ([]*string, bool) {
 	row := make([]*string, len(t.Columns))
 	for i, c := range t.Columns {
 		if !c.NotNull && rng.Intn(5) == 0 {
@@ -136,6 +142,9 @@ func genRow(rng *rand.Rand, s *catalog.Schema, t *catalog.Table, text map[string
 		pool := pools[c.Type]
 		if s.Dialect == catalog.SQLite && litePools[c.Type] != nil {
 			pool = litePools[c.Type]
+		}
+		if ex := extra[c.Type]; len(ex) > 0 && rng.Intn(2) == 0 {
+			pool = ex
 		}
 		if pool == nil {
 			if c.NotNull {

@@ -128,10 +128,39 @@ func liteDifferential(t *testing.T, st *liteStats, name, ddl string, sqls []stri
 		queries = append(queries, query{q, p})
 	}
 	st.planned += len(queries)
+	var lits []*plan.Expr
+	for _, q := range queries {
+		q.plan.Root.WalkExprs(func(e *plan.Expr) {
+			plan.WalkDeep(e, func(c *plan.Expr) {
+				if c.Kind == plan.Const && !c.Null {
+					lits = append(lits, c)
+				}
+			})
+		})
+	}
 	rng := rand.New(rand.NewSource(int64(len(name))))
 	opts := exec.Options{Dialect: catalog.SQLite}
 	for inst := 0; inst < instances; inst++ {
-		mem := generate(rng, schema, inst)
+		// Odd instances also draw values from a few of the queries'
+		// literals, so that selective predicates hold for some rows.
+		var extra map[catalog.Type][]string
+		if inst%2 == 1 && len(lits) > 0 {
+			extra = map[catalog.Type][]string{}
+			for range 12 {
+				c := lits[rng.Intn(len(lits))]
+				v := strings.Trim(c.Value, "%_")
+				switch c.Typ {
+				case catalog.Int, catalog.Numeric, catalog.Float:
+					extra[catalog.Numeric] = append(extra[catalog.Numeric], v)
+				case catalog.Text, catalog.Unknown:
+					extra[catalog.Text] = append(extra[catalog.Text], v)
+					if _, err := exec.Numeric(v); err == nil {
+						extra[catalog.Numeric] = append(extra[catalog.Numeric], v)
+					}
+				}
+			}
+		}
+		mem := generateWith(rng, schema, inst, extra)
 		if err := liteLoad(ctx, db); err != nil {
 			t.Fatalf("%s: load instance %d: %v", name, inst, err)
 		}
