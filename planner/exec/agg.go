@@ -104,6 +104,9 @@ func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (V
 	if a.Star {
 		return Int(int64(count)), nil
 	}
+	if x.lite {
+		return liteReduce(a.Name, vals)
+	}
 	return reduce(a.Name, vals)
 }
 
@@ -250,6 +253,10 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 			var v Value
 			switch w.Name {
 			case "row_number":
+				// Peers are numbered in an order the database chooses.
+				if end > pos || (pos > 0 && ties[pos-1] == ties[pos]) {
+					x.nondet = true
+				}
 				v = Int(int64(pos + 1))
 			case "rank":
 				first := pos

@@ -28,10 +28,24 @@ type Result struct {
 	Nondeterministic bool
 }
 
-// Execute runs p over db. ctx bounds the work: it is checked at every
-// operator, so a cancelled context stops a long evaluation.
+// Options select the engine whose semantics the executor models.
+type Options struct {
+	// Dialect is the plan's dialect: Postgres (the default) models
+	// PostgreSQL, SQLite models SQLite's storage classes, affinity,
+	// arithmetic and comparisons (see the package documentation).
+	Dialect catalog.Dialect
+}
+
+// Execute runs p over db with PostgreSQL's semantics. ctx bounds the
+// work: it is checked at every operator, so a cancelled context stops a
+// long evaluation.
 func Execute(ctx context.Context, p *plan.Plan, db Database) (*Result, error) {
-	x := &executor{ctx: ctx, db: db, meta: p.Meta}
+	return ExecuteWith(ctx, p, db, Options{})
+}
+
+// ExecuteWith runs p over db with the semantics opts select.
+func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (*Result, error) {
+	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite}
 	r, err := x.node(p.Root, nil)
 	if err != nil {
 		return nil, err
@@ -57,6 +71,8 @@ type executor struct {
 	meta   *plan.Metadata
 	nondet bool
 	steps  int
+	// lite selects SQLite's semantics.
+	lite bool
 }
 
 // rel is a materialized intermediate result. ties is non-nil when the
@@ -152,6 +168,13 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 		if len(row) != len(n.Cols) {
 			return nil, fmt.Errorf("exec: table %s: row has %d values, want %d", n.Table.Name, len(row), len(n.Cols))
 		}
+		if x.lite {
+			conv := make([]Value, len(row))
+			for i, v := range row {
+				conv[i] = liteValue(v)
+			}
+			row = conv
+		}
 		r.rows = append(r.rows, row)
 	}
 	return r, nil
@@ -182,6 +205,16 @@ func (x *executor) where(preds []*plan.Expr, e *env) (bool, error) {
 		v, err := x.eval(p, e)
 		if err != nil {
 			return false, err
+		}
+		if x.lite {
+			b, _, err := liteTruth(v)
+			if err != nil {
+				return false, err
+			}
+			if !b {
+				return false, nil
+			}
+			continue
 		}
 		if v.K != KBool || !v.B {
 			if v.K != KBool && v.K != KNull {
@@ -261,7 +294,7 @@ func (x *executor) distinct(n *plan.Node, outer *env) (*rel, error) {
 // sortCmp orders a and b by keys already evaluated into ka and kb, with
 // NULLs placed as each key says (PostgreSQL: NULLS LAST for ASC, NULLS
 // FIRST for DESC unless written otherwise).
-func sortCmp(keys []plan.SortKey, ka, kb []Value) (int, error) {
+func (x *executor) sortCmp(keys []plan.SortKey, ka, kb []Value) (int, error) {
 	for i, k := range keys {
 		a, b := ka[i], kb[i]
 		var c int
@@ -280,7 +313,7 @@ func sortCmp(keys []plan.SortKey, ka, kb []Value) (int, error) {
 			}
 		default:
 			var err error
-			if c, err = Compare(a, b); err != nil {
+			if c, err = x.compare(a, b); err != nil {
 				return 0, err
 			}
 			if k.Desc {
@@ -330,7 +363,7 @@ func (x *executor) sortRows(keys []plan.SortKey, in *rel, outer *env) ([]int, []
 	}
 	var cmpErr error
 	sort.SliceStable(perm, func(a, b int) bool {
-		c, err := sortCmp(keys, kv[perm[a]], kv[perm[b]])
+		c, err := x.sortCmp(keys, kv[perm[a]], kv[perm[b]])
 		if err != nil && cmpErr == nil {
 			cmpErr = err
 		}
@@ -342,7 +375,7 @@ func (x *executor) sortRows(keys []plan.SortKey, in *rel, outer *env) ([]int, []
 	ties := make([]int, len(perm))
 	for p := 1; p < len(perm); p++ {
 		ties[p] = ties[p-1]
-		if c, _ := sortCmp(keys, kv[perm[p-1]], kv[perm[p]]); c != 0 {
+		if c, _ := x.sortCmp(keys, kv[perm[p-1]], kv[perm[p]]); c != 0 {
 			ties[p]++
 		}
 	}
@@ -366,6 +399,10 @@ func (x *executor) limit(n *plan.Node, outer *env) (*rel, error) {
 		case KNull:
 			return 0, false, nil
 		case KInt:
+			if v.I < 0 && x.lite {
+				// SQLite: a negative LIMIT means none, a negative OFFSET 0.
+				return 0, what == "OFFSET", nil
+			}
 			if v.I < 0 {
 				return 0, false, queryErr("%s must not be negative", what)
 			}
@@ -411,4 +448,12 @@ func (x *executor) colType(id plan.ColumnID) catalog.Type {
 		return x.meta.Col(id).Type
 	}
 	return catalog.Unknown
+}
+
+// compare orders two non-NULL values under the executor's dialect.
+func (x *executor) compare(a, b Value) (int, error) {
+	if x.lite {
+		return liteCompare(a, b)
+	}
+	return Compare(a, b)
 }

@@ -20,6 +20,9 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 		if ex.Null {
 			return Null, nil
 		}
+		if x.lite {
+			return liteConst(ex.Typ, ex.Value)
+		}
 		return Parse(ex.Typ, ex.Value)
 	case plan.Op:
 		return x.op(ex, e)
@@ -31,6 +34,9 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil {
 			return Null, err
+		}
+		if x.lite {
+			return liteCast(v, ex.Typ)
 		}
 		return cast(v, ex.Typ)
 	case plan.Subquery:
@@ -51,6 +57,9 @@ func (x *executor) operands(a, b *plan.Expr, e *env) (Value, Value, error) {
 	if err != nil {
 		return Null, Null, err
 	}
+	if x.lite {
+		return va, vb, nil
+	}
 	if va, err = adaptLiteral(a, va, b.Typ); err != nil {
 		return Null, Null, err
 	}
@@ -67,6 +76,24 @@ func adaptLiteral(lit *plan.Expr, v Value, other catalog.Type) (Value, error) {
 	return Parse(other, v.S)
 }
 
+// cmpOperands evaluates a comparison's arguments, applying SQLite's
+// affinity conversions in SQLite mode.
+func (x *executor) cmpOperands(a, b *plan.Expr, e *env) (Value, Value, error) {
+	va, vb, err := x.operands(a, b, e)
+	if err != nil || !x.lite {
+		return va, vb, err
+	}
+	va, vb = liteCmpOperands(x.exprAffinity(a), x.exprAffinity(b), va, vb)
+	return va, vb, nil
+}
+
+func (x *executor) boolVal(v Value) (b, null bool, err error) {
+	if x.lite {
+		return liteTruth(v)
+	}
+	return boolVal(v)
+}
+
 func boolVal(v Value) (b, null bool, err error) {
 	switch v.K {
 	case KNull:
@@ -79,11 +106,11 @@ func boolVal(v Value) (b, null bool, err error) {
 
 // cmpOp applies a comparison with three-valued logic: NULL when either
 // side is NULL.
-func cmpOp(name string, a, b Value) (Value, error) {
+func (x *executor) cmpOp(name string, a, b Value) (Value, error) {
 	if a.IsNull() || b.IsNull() {
 		return Null, nil
 	}
-	c, err := Compare(a, b)
+	c, err := x.compare(a, b)
 	if err != nil {
 		return Null, err
 	}
@@ -123,7 +150,7 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 			if err != nil {
 				return Null, err
 			}
-			b, null, err := boolVal(v)
+			b, null, err := x.boolVal(v)
 			if err != nil {
 				return Null, err
 			}
@@ -142,10 +169,11 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
-		if _, _, err := boolVal(v); err != nil {
+		b, null, err := x.boolVal(v)
+		if err != nil || null {
 			return Null, err
 		}
-		return not(v), nil
+		return Bool(!b), nil
 	case plan.OpIsNull, plan.OpIsNotNull:
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil {
@@ -160,7 +188,7 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
-		b, null, err := boolVal(v)
+		b, null, err := x.boolVal(v)
 		if err != nil {
 			return Null, err
 		}
@@ -177,19 +205,19 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		}
 		return Bool(r), nil
 	case plan.OpEq, plan.OpNe, plan.OpLt, plan.OpLe, plan.OpGt, plan.OpGe:
-		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
 		if err != nil {
 			return Null, err
 		}
-		return cmpOp(ex.Name, a, b)
+		return x.cmpOp(ex.Name, a, b)
 	case plan.OpIsDistinct, plan.OpNotDistinc:
-		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
 		if err != nil {
 			return Null, err
 		}
 		same := a.IsNull() && b.IsNull()
 		if !a.IsNull() && !b.IsNull() {
-			c, err := Compare(a, b)
+			c, err := x.compare(a, b)
 			if err != nil {
 				return Null, err
 			}
@@ -203,6 +231,20 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		}
 		if a.IsNull() || b.IsNull() {
 			return Null, nil
+		}
+		if x.lite {
+			// SQLite's LIKE matches the operands' text and has no
+			// escape character unless ESCAPE is given.
+			a, b = Text(liteText(a)), Text(liteText(b))
+			s, p := a.S, b.S
+			if ex.Name == plan.OpILike || ex.Name == plan.OpNotILike {
+				s, p = asciiLower(s), asciiLower(p)
+			}
+			m, err := likeEsc(s, p, false)
+			if err != nil {
+				return Null, err
+			}
+			return Bool(m == (ex.Name == plan.OpLike || ex.Name == plan.OpILike)), nil
 		}
 		if a.K != KText || b.K != KText {
 			return Null, cannot("LIKE on %s", kindName(a.K))
@@ -224,11 +266,17 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		if a.IsNull() || b.IsNull() {
 			return Null, nil
 		}
+		if x.lite {
+			return liteArith(ex.Name, a, b)
+		}
 		return arith(ex.Name, a, b)
 	case plan.OpNeg:
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil || v.IsNull() {
 			return v, err
+		}
+		if x.lite {
+			return liteArith("-", Int(0), v)
 		}
 		return negate(v)
 	case plan.OpConcat:
@@ -238,6 +286,9 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		}
 		if a.IsNull() || b.IsNull() {
 			return Null, nil
+		}
+		if x.lite {
+			return Text(liteText(a) + liteText(b)), nil
 		}
 		return Text(a.String() + b.String()), nil
 	case "in", "not in":
@@ -288,7 +339,11 @@ func asciiLower(s string) string {
 
 // like matches s against a LIKE pattern: % any run, _ one character,
 // backslash escapes the next character (PostgreSQL's default escape).
-func like(s, p string) (bool, error) {
+func like(s, p string) (bool, error) { return likeEsc(s, p, true) }
+
+// likeEsc matches s against pattern p; esc makes backslash the escape
+// character.
+func likeEsc(s, p string, esc bool) (bool, error) {
 	sr, pr := []rune(s), []rune(p)
 	type tok struct {
 		r    rune
@@ -298,6 +353,10 @@ func like(s, p string) (bool, error) {
 	for i := 0; i < len(pr); i++ {
 		switch pr[i] {
 		case '\\':
+			if !esc {
+				toks = append(toks, tok{pr[i], 'c'})
+				continue
+			}
 			if i+1 == len(pr) {
 				return false, queryErr("LIKE pattern must not end with escape character")
 			}
@@ -355,7 +414,7 @@ func (x *executor) caseExpr(ex *plan.Expr, e *env) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
-		if b, null, err := boolVal(v); err != nil {
+		if b, null, err := x.boolVal(v); err != nil {
 			return Null, err
 		} else if b && !null {
 			return x.eval(args[i+1], e)
@@ -384,6 +443,14 @@ func (x *executor) subquery(ex *plan.Expr, e *env) (Value, error) {
 		case 1:
 			if len(r.rows[0]) != 1 {
 				return Null, cannot("scalar subquery of %d columns", len(r.rows[0]))
+			}
+			return r.rows[0][0], nil
+		}
+		if x.lite && len(r.rows[0]) == 1 {
+			// SQLite takes the first row; which one that is is only
+			// determined when the subquery orders it before the rest.
+			if r.ties == nil || r.ties[0] == r.ties[1] {
+				x.nondet = true
 			}
 			return r.rows[0][0], nil
 		}
@@ -420,7 +487,15 @@ func (x *executor) quantified(ex *plan.Expr, r *rel, e *env) (Value, error) {
 		isEq := ex.SubOp == plan.OpEq || len(left) == 1
 		res, null := isEq, false
 		for i := range left {
-			c, err := cmpOp(ex.SubOp, left[i], row[i])
+			l, rv := left[i], row[i]
+			if x.lite {
+				var ra affinity
+				if cols := ex.Sub.OutCols(); i < len(cols) {
+					ra = x.colAffinity(cols[i])
+				}
+				l, rv = liteCmpOperands(x.exprAffinity(ex.Args[i]), ra, l, rv)
+			}
+			c, err := x.cmpOp(ex.SubOp, l, rv)
 			if err != nil {
 				return Null, err
 			}

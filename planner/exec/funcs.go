@@ -38,11 +38,11 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 		if len(args) != 2 {
 			break
 		}
-		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
 		if err != nil {
 			return Null, err
 		}
-		eq, err := cmpOp(plan.OpEq, a, b)
+		eq, err := x.cmpOp(plan.OpEq, a, b)
 		if err != nil {
 			return Null, err
 		}
@@ -52,8 +52,13 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 		return a, nil
 	case "greatest", "least":
 		// NULL arguments are ignored; the result is NULL only if all are.
+		// SQLite's scalar max/min (which the planner spells greatest and
+		// least) are NULL if any argument is.
 		var best Value
 		for _, v := range args {
+			if v.IsNull() && x.lite {
+				return Null, nil
+			}
 			if v.IsNull() {
 				continue
 			}
@@ -61,7 +66,7 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 				best = v
 				continue
 			}
-			c, err := Compare(v, best)
+			c, err := x.compare(v, best)
 			if err != nil {
 				return Null, err
 			}
@@ -73,7 +78,9 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 	case "concat":
 		var b strings.Builder
 		for _, v := range args {
-			if !v.IsNull() {
+			if !v.IsNull() && x.lite {
+				b.WriteString(liteText(v))
+			} else if !v.IsNull() {
 				b.WriteString(v.String())
 			}
 		}
@@ -81,13 +88,16 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 	}
 	for _, v := range args {
 		if v.IsNull() {
-			if _, known := strictFuncs[ex.Name]; known {
+			if _, known := strictFuncs[ex.Name]; known || x.lite && liteFuncs[ex.Name] != nil {
 				return Null, nil
 			}
 			return Null, cannot("function %s", ex.Name)
 		}
 	}
 	f, ok := strictFuncs[ex.Name]
+	if x.lite {
+		f, ok = liteFuncs[ex.Name]
+	}
 	if !ok {
 		return Null, cannot("function %s", ex.Name)
 	}

@@ -26,6 +26,15 @@ var pools = map[catalog.Type][]string{
 	catalog.Date:    {"2020-01-01", "2019-12-31", "2021-06-15", "2000-02-29"},
 }
 
+// litePools replace pools for SQLite schemas, whose dates and
+// timestamps are text and whose text columns may hold numeric-looking
+// strings (compared with numbers under SQLite's affinity rules).
+var litePools = map[catalog.Type][]string{
+	catalog.Text:      {"a", "B", "Re", "re", "Rex", "Paris", "paris", "B%x", "a\\b", "", "Bob", "1", "10", "2.5"},
+	catalog.Timestamp: {"2020-01-01 00:00:00", "2019-12-31 23:59:59", "2021-06-15 12:30:00", "2020-01-01"},
+	catalog.Date:      {"2020-01-01", "2019-12-31", "2021-06-15"},
+}
+
 // rowsText keeps the generated rows as literal text per table for
 // loading into PostgreSQL; nil is NULL.
 type instance struct {
@@ -74,6 +83,12 @@ func tableOrder(s *catalog.Schema) []*catalog.Table {
 }
 
 func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
+	return generateWith(rng, s, inst, nil)
+}
+
+// generateWith is generate drawing half of the values from extra (per
+// type; the queries' literals) where extra has values for a column's type.
+func generateWith(rng *rand.Rand, s *catalog.Schema, inst int, extra map[catalog.Type][]string) exec.Database {
 	order := tableOrder(s)
 	text := map[string][][]*string{}
 	db := exec.Database{}
@@ -85,7 +100,7 @@ func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
 		var rows [][]*string
 		for r := 0; r < n; r++ {
 			for try := 0; try < 10; try++ {
-				row, ok := genRow(rng, s, t, text)
+				row, ok := genRow(rng, s, t, text, extra)
 				if ok && keysHold(t, rows, row) {
 					rows = append(rows, row)
 					break
@@ -97,7 +112,11 @@ func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
 			vals := make([]exec.Value, len(row))
 			for i, v := range row {
 				if v != nil {
-					pv, err := exec.Parse(t.Columns[i].Type, *v)
+					parse := exec.Parse
+					if s.Dialect == catalog.SQLite {
+						parse = exec.ParseSQLite
+					}
+					pv, err := parse(t.Columns[i].Type, *v)
 					if err != nil {
 						panic(fmt.Sprintf("generator produced bad %s value %q: %v", t.Columns[i].Type, *v, err))
 					}
@@ -114,13 +133,19 @@ func generate(rng *rand.Rand, s *catalog.Schema, inst int) exec.Database {
 	return db
 }
 
-func genRow(rng *rand.Rand, s *catalog.Schema, t *catalog.Table, text map[string][][]*string) ([]*string, bool) {
+func genRow(rng *rand.Rand, s *catalog.Schema, t *catalog.Table, text map[string][][]*string, extra map[catalog.Type][]string) ([]*string, bool) {
 	row := make([]*string, len(t.Columns))
 	for i, c := range t.Columns {
 		if !c.NotNull && rng.Intn(5) == 0 {
 			continue
 		}
 		pool := pools[c.Type]
+		if s.Dialect == catalog.SQLite && litePools[c.Type] != nil {
+			pool = litePools[c.Type]
+		}
+		if ex := extra[c.Type]; len(ex) > 0 && rng.Intn(2) == 0 {
+			pool = ex
+		}
 		if pool == nil {
 			if c.NotNull {
 				return nil, false

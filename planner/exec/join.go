@@ -9,6 +9,9 @@ import (
 // as soon as the inputs it reads are present, so a selective join of
 // several tables never materializes the full cross product.
 func (x *executor) join(n *plan.Node, outer *env) (*rel, error) {
+	if n.Join != plan.InnerJoin && len(n.Inputs) == 2 && dependsOn(n.Inputs[1], n.Inputs[0]) {
+		return x.dependentJoin(n, outer)
+	}
 	ins := make([]*rel, len(n.Inputs))
 	for i, in := range n.Inputs {
 		r, err := x.node(in, outer)
@@ -221,4 +224,67 @@ func combine(kind plan.SetKind, all bool, l, r [][]Value) [][]Value {
 		}
 	}
 	return out
+}
+
+// dependsOn reports whether right reads columns that left produces: the
+// normalizer leaves correlated predicates inside a semi, anti or left
+// join's right input, which must then be evaluated once per left row.
+func dependsOn(right, left *plan.Node) bool {
+	var refs plan.ColSet
+	right.WalkExprs(func(e *plan.Expr) {
+		switch e.Kind {
+		case plan.ColRef:
+			refs.Add(e.Col)
+		case plan.Subquery:
+			refs.UnionWith(e.Cols())
+		}
+	})
+	return refs.Intersects(left.OutColSet())
+}
+
+// dependentJoin evaluates a semi, anti or left join whose right input
+// reads the left row, as a lateral join: the right input once per left
+// row, with that row bound.
+func (x *executor) dependentJoin(n *plan.Node, outer *env) (*rel, error) {
+	if n.Join != plan.SemiJoin && n.Join != plan.AntiJoin && n.Join != plan.LeftJoin {
+		return nil, cannot("dependent %s join", n.Join)
+	}
+	l, err := x.node(n.Inputs[0], outer)
+	if err != nil {
+		return nil, err
+	}
+	cols := l.cols
+	if n.Join == plan.LeftJoin {
+		cols = n.OutCols()
+	}
+	out := newRel(cols)
+	for _, lrow := range l.rows {
+		lenv := &env{r: l, row: lrow, outer: outer}
+		r, err := x.node(n.Inputs[1], lenv)
+		if err != nil {
+			return nil, err
+		}
+		matched := false
+		for _, rrow := range r.rows {
+			ok, err := x.joinMatch(n.Preds, l, r, lrow, rrow, outer)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			matched = true
+			if n.Join != plan.LeftJoin {
+				break
+			}
+			out.rows = append(out.rows, concatRow(lrow, rrow))
+		}
+		switch {
+		case n.Join == plan.LeftJoin && !matched:
+			out.rows = append(out.rows, concatRow(lrow, make([]Value, len(r.cols))))
+		case n.Join != plan.LeftJoin && matched == (n.Join == plan.SemiJoin):
+			out.rows = append(out.rows, lrow)
+		}
+	}
+	return out, nil
 }

@@ -1,10 +1,3 @@
-// Package exec evaluates a normalized logical plan over a small in-memory
-// database, with the semantics the planner assumes (PostgreSQL's): bag
-// semantics, three-valued logic, NULL ordering, C-collation text. It exists
-// so that two plans can be run on the same database and their results
-// compared; anything it cannot evaluate exactly is reported as
-// ErrCannotExecute rather than guessed, because a guessed result could
-// "refute" an equivalence that holds.
 package exec
 
 import (

@@ -1,0 +1,508 @@
+package exec
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// SQLite's storage classes: a stored or computed value is NULL, INTEGER,
+// REAL, TEXT or BLOB. In SQLite mode the executor keeps numbers as KInt or
+// KFloat only (never KNumeric), booleans as KBool but treated as 0/1, and
+// dates and timestamps as text, which is how SQLite stores them.
+
+// affinity is a column's (or a CAST's) type affinity, which decides the
+// conversions SQLite applies before a comparison.
+type affinity uint8
+
+const (
+	affNone affinity = iota
+	affNumeric
+	affText
+)
+
+func typeAffinity(t catalog.Type) affinity {
+	switch t {
+	case catalog.Text:
+		return affText
+	case catalog.Int, catalog.Numeric, catalog.Float, catalog.Bool, catalog.Date, catalog.Timestamp:
+		return affNumeric
+	}
+	return affNone
+}
+
+// exprAffinity: a base-table column has its declared affinity, a CAST its
+// target's, a scalar subquery its column's; every other expression
+// (literals, arithmetic, aggregates) has none, as in SQLite.
+func (x *executor) exprAffinity(e *plan.Expr) affinity {
+	switch e.Kind {
+	case plan.ColRef:
+		return x.colAffinity(e.Col)
+	case plan.Cast:
+		return typeAffinity(e.Typ)
+	case plan.Subquery:
+		if cols := e.Sub.OutCols(); e.SubKind == plan.SubScalar && len(cols) == 1 {
+			return x.colAffinity(cols[0])
+		}
+	}
+	return affNone
+}
+
+func (x *executor) colAffinity(id plan.ColumnID) affinity {
+	if int(id) >= len(x.meta.Columns) {
+		return affNone
+	}
+	c := x.meta.Col(id)
+	if c.Instance < 0 {
+		return affNone
+	}
+	return typeAffinity(c.Type)
+}
+
+// ParseSQLite reads the text form of a value as SQLite stores it in a
+// column of type t: a column with numeric affinity keeps a well-formed
+// number as INTEGER (also when it is a whole REAL, as NUMERIC affinity
+// does) or REAL and anything else as TEXT; a text column keeps text.
+func ParseSQLite(t catalog.Type, s string) (Value, error) {
+	if typeAffinity(t) == affNumeric {
+		if v, ok := liteNumber(s, true); ok {
+			return liteStore(v), nil
+		}
+		if t == catalog.Bool {
+			if b, err := Parse(catalog.Bool, s); err == nil {
+				return Int(b2i(b.B)), nil
+			}
+		}
+	}
+	return Text(s), nil
+}
+
+// liteStore converts a number to its NUMERIC-affinity storage: a REAL
+// without fractional part that fits becomes INTEGER.
+func liteStore(v Value) Value {
+	if v.K == KFloat && v.F == math.Trunc(v.F) && math.Abs(v.F) < 1<<62 {
+		return Int(int64(v.F))
+	}
+	return v
+}
+
+// liteValue maps a value built for PostgreSQL's model onto SQLite's
+// storage classes: numerics become INTEGER when whole, else REAL; dates
+// become their text.
+func liteValue(v Value) Value {
+	switch v.K {
+	case KNumeric:
+		if v.R.IsInt() && v.R.Num().IsInt64() {
+			return Int(v.R.Num().Int64())
+		}
+		f, _ := v.R.Float64()
+		return Float(f)
+	case KDate:
+		return Text(v.String())
+	}
+	return v
+}
+
+// liteConst reads a literal as SQLite does: a number with a point or an
+// exponent is REAL, other numbers INTEGER (REAL when too large).
+func liteConst(t catalog.Type, s string) (Value, error) {
+	switch t {
+	case catalog.Int, catalog.Numeric, catalog.Float:
+		if v, ok := liteNumber(s, true); ok {
+			if v.K == KInt && strings.ContainsAny(s, ".eE") {
+				return Float(float64(v.I)), nil
+			}
+			return v, nil
+		}
+	case catalog.Bool:
+		b, err := Parse(t, s)
+		if err != nil {
+			return Null, err
+		}
+		return Int(b2i(b.B)), nil
+	case catalog.Date, catalog.Timestamp:
+		return Text(s), nil
+	}
+	return Parse(t, s)
+}
+
+// liteNumber parses s as a number. whole requires the entire text (less
+// surrounding spaces) to be a number, as affinity conversion does;
+// otherwise the longest numeric prefix counts, as arithmetic and CAST do.
+func liteNumber(s string, whole bool) (Value, bool) {
+	t := strings.TrimLeft(s, " \t\n\r\f\v")
+	i := 0
+	if i < len(t) && (t[i] == '+' || t[i] == '-') {
+		i++
+	}
+	digits, isReal := 0, false
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(t) && t[i] == '.' {
+		isReal = true
+		i++
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return Null, false
+	}
+	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
+		j := i + 1
+		if j < len(t) && (t[j] == '+' || t[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(t) && t[k] >= '0' && t[k] <= '9' {
+			k++
+		}
+		if k > j {
+			isReal, i = true, k
+		}
+	}
+	num, rest := t[:i], t[i:]
+	if whole && strings.TrimRight(rest, " \t\n\r\f\v") != "" {
+		return Null, false
+	}
+	if !isReal {
+		if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+			return Int(n), true
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return Null, false
+	}
+	return Float(f), true
+}
+
+// liteNum converts an arithmetic operand to a number: booleans are 0/1,
+// text its numeric prefix (0 when there is none).
+func liteNum(v Value) (Value, error) {
+	switch v.K {
+	case KInt, KFloat, KNull:
+		return v, nil
+	case KNumeric, KDate:
+		return liteNum(liteValue(v))
+	case KBool:
+		return Int(b2i(v.B)), nil
+	case KText:
+		if n, ok := liteNumber(v.S, false); ok {
+			return n, nil
+		}
+		return Int(0), nil
+	}
+	return Null, cannot("SQLite number from %s", kindName(v.K))
+}
+
+// liteText is SQLite's text form of a value: REALs with 15 significant
+// digits and always a point or exponent ("20.0", "1.0e+20").
+func liteText(v Value) string {
+	switch v.K {
+	case KFloat:
+		return liteFloatText(v.F)
+	case KBool:
+		return strconv.FormatInt(b2i(v.B), 10)
+	case KNumeric, KDate:
+		return liteText(liteValue(v))
+	}
+	return v.String()
+}
+
+func liteFloatText(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	case math.IsNaN(f):
+		return ""
+	}
+	s := strconv.FormatFloat(f, 'g', 15, 64)
+	mant, exp, hasExp := strings.Cut(s, "e")
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimRight(mant, "0")
+		mant = strings.TrimSuffix(mant, ".")
+	}
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	if !hasExp {
+		return mant
+	}
+	sign := exp[0]
+	exp = strings.TrimLeft(exp[1:], "0")
+	if len(exp) < 2 {
+		exp = strings.Repeat("0", 2-len(exp)) + exp
+	}
+	return mant + "e" + string(sign) + exp
+}
+
+// liteApply converts v as applying affinity a does before a comparison:
+// numeric affinity turns well-formed numeric text into a number, text
+// affinity turns numbers into text.
+func liteApply(a affinity, v Value) Value {
+	switch a {
+	case affNumeric:
+		if v.K == KText {
+			if n, ok := liteNumber(v.S, true); ok {
+				return n
+			}
+		}
+	case affText:
+		if v.K == KInt || v.K == KFloat || v.K == KBool {
+			return Text(liteText(v))
+		}
+	}
+	return v
+}
+
+// liteCmpOperands applies SQLite's comparison affinity rules: when one
+// side has numeric affinity and the other text or none, the other gets
+// numeric affinity; when one has text and the other none, the other gets
+// text affinity.
+func liteCmpOperands(aa, ab affinity, va, vb Value) (Value, Value) {
+	switch {
+	case aa == affNumeric && ab != affNumeric:
+		vb = liteApply(affNumeric, vb)
+	case ab == affNumeric && aa != affNumeric:
+		va = liteApply(affNumeric, va)
+	case aa == affText && ab == affNone:
+		vb = liteApply(affText, vb)
+	case ab == affText && aa == affNone:
+		va = liteApply(affText, va)
+	}
+	return va, vb
+}
+
+// liteCompare orders two non-NULL values as SQLite does: numbers (and
+// booleans as 0/1) before text, numbers numerically, text bytewise
+// (BINARY collation).
+func liteCompare(a, b Value) (int, error) {
+	class := func(v Value) (Value, int, error) {
+		switch v.K {
+		case KInt, KFloat:
+			return v, 1, nil
+		case KBool, KNumeric:
+			n, err := liteNum(v)
+			return n, 1, err
+		case KText:
+			return v, 2, nil
+		case KDate:
+			return Text(v.String()), 2, nil
+		}
+		return v, 0, cannot("SQLite comparison of %s", kindName(v.K))
+	}
+	a, ca, err := class(a)
+	if err != nil {
+		return 0, err
+	}
+	b, cb, err := class(b)
+	if err != nil {
+		return 0, err
+	}
+	if ca != cb {
+		return cmpInt(int64(ca), int64(cb)), nil
+	}
+	if ca == 2 {
+		return strings.Compare(a.S, b.S), nil
+	}
+	if a.K == KInt && b.K == KInt {
+		return cmpInt(a.I, b.I), nil
+	}
+	// An INTEGER and a REAL compare exactly, as SQLite does.
+	ra, rb := liteRat(a), liteRat(b)
+	if ra == nil || rb == nil {
+		x, _ := a.float()
+		y, _ := b.float()
+		return cmpFloat(x, y), nil
+	}
+	return ra.Cmp(rb), nil
+}
+
+func liteRat(v Value) *big.Rat {
+	if v.K == KInt {
+		return new(big.Rat).SetInt64(v.I)
+	}
+	if math.IsInf(v.F, 0) || math.IsNaN(v.F) {
+		return nil
+	}
+	return new(big.Rat).SetFloat64(v.F)
+}
+
+// liteArith applies + - * / % as SQLite does: operands become numbers;
+// INTEGER op INTEGER stays INTEGER (division truncates) unless + - *
+// overflow, which yields REAL; division or remainder by zero is NULL; %
+// works on the operands cast to INTEGER and is REAL if either was REAL.
+func liteArith(op string, a, b Value) (Value, error) {
+	a, err := liteNum(a)
+	if err != nil {
+		return Null, err
+	}
+	if b, err = liteNum(b); err != nil {
+		return Null, err
+	}
+	if a.K == KInt && b.K == KInt {
+		x, y := a.I, b.I
+		switch op {
+		case "/", "%":
+			if y == 0 {
+				return Null, nil
+			}
+			if x == math.MinInt64 && y == -1 {
+				if op == "%" {
+					return Int(0), nil
+				}
+				return Float(-float64(x)), nil
+			}
+			if op == "/" {
+				return Int(x / y), nil
+			}
+			return Int(x % y), nil
+		}
+		v, err := intArith(op, x, y)
+		if err == nil {
+			return v, nil
+		}
+		fx, fy := float64(x), float64(y)
+		return liteArith(op, Float(fx), Float(fy))
+	}
+	x, _ := a.float()
+	y, _ := b.float()
+	switch op {
+	case "+":
+		return Float(x + y), nil
+	case "-":
+		return Float(x - y), nil
+	case "*":
+		return Float(x * y), nil
+	case "/":
+		if y == 0 {
+			return Null, nil
+		}
+		return Float(x / y), nil
+	case "%":
+		ix, okx := liteToInt(x)
+		iy, oky := liteToInt(y)
+		if !okx || !oky {
+			return Null, cannot("SQLite remainder of out-of-range REAL")
+		}
+		if iy == 0 {
+			return Null, nil
+		}
+		if iy == -1 {
+			return Float(0), nil
+		}
+		return Float(float64(ix % iy)), nil
+	}
+	return Null, cannot("SQLite operator %s", op)
+}
+
+// liteToInt truncates a REAL toward zero as CAST(x AS INTEGER) does.
+func liteToInt(f float64) (int64, bool) {
+	if math.IsNaN(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// liteTruth is a value's truth in a WHERE clause or a logical operator:
+// numbers are true when non-zero, text by its numeric prefix.
+func liteTruth(v Value) (b, null bool, err error) {
+	switch v.K {
+	case KNull:
+		return false, true, nil
+	case KBool:
+		return v.B, false, nil
+	}
+	n, err := liteNum(v)
+	if err != nil {
+		return false, false, err
+	}
+	f, _ := n.float()
+	return f != 0, false, nil
+}
+
+// liteCast converts v as SQLite's CAST does.
+func liteCast(v Value, t catalog.Type) (Value, error) {
+	if v.IsNull() {
+		return Null, nil
+	}
+	switch t {
+	case catalog.Text:
+		return Text(liteText(v)), nil
+	case catalog.Int:
+		n, err := liteNum(v)
+		if err != nil {
+			return Null, err
+		}
+		if n.K == KFloat {
+			if math.IsNaN(n.F) {
+				return Int(0), nil
+			}
+			switch {
+			case n.F <= math.MinInt64:
+				return Int(math.MinInt64), nil
+			case n.F >= math.MaxInt64:
+				return Int(math.MaxInt64), nil
+			}
+			return Int(int64(n.F)), nil
+		}
+		return n, nil
+	case catalog.Float:
+		n, err := liteNum(v)
+		if err != nil {
+			return Null, err
+		}
+		f, _ := n.float()
+		return Float(f), nil
+	case catalog.Numeric:
+		n, err := liteNum(v)
+		if err != nil {
+			return Null, err
+		}
+		return liteStore(n), nil
+	}
+	return Null, cannot("SQLite cast of %s to %s", kindName(v.K), t)
+}
+
+// liteRound is SQLite's round(x, n): always REAL, halves away from zero
+// on the value's 15-significant-digit decimal form.
+func liteRound(a []Value) (Value, error) {
+	if len(a) < 1 || len(a) > 2 {
+		return Null, cannot("round of %d arguments", len(a))
+	}
+	n := int64(0)
+	if len(a) == 2 {
+		d, err := liteNum(a[1])
+		if err != nil {
+			return Null, err
+		}
+		if d.K != KInt {
+			return Null, cannot("round to a REAL number of digits")
+		}
+		n = max(min(d.I, 30), 0)
+	}
+	v, err := liteNum(a[0])
+	if err != nil {
+		return Null, err
+	}
+	f, _ := v.float()
+	if math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 {
+		return Float(f), nil
+	}
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', 15, 64))
+	if !ok {
+		return Null, cannot("round of %v", f)
+	}
+	out, _ := roundRat(r, int32(n)).Float64()
+	return Float(out), nil
+}

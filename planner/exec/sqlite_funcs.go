@@ -1,0 +1,137 @@
+package exec
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// liteFuncs are the scalar functions modelled with SQLite's behaviour;
+// like strictFuncs they return NULL on any NULL argument. Arguments of
+// another storage class are converted as SQLite converts them (numbers
+// to text for text functions, text to numbers for numeric ones).
+var liteFuncs = map[string]func([]Value) (Value, error){
+	"lower": liteText1(asciiLower),
+	"upper": liteText1(func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			if 'a' <= c && c <= 'z' {
+				b[i] = c - 'a' + 'A'
+			}
+		}
+		return string(b)
+	}),
+	"length": func(a []Value) (Value, error) {
+		if len(a) != 1 {
+			return Null, cannot("length of %d arguments", len(a))
+		}
+		return Int(int64(utf8.RuneCountInString(liteText(a[0])))), nil
+	},
+	"abs": func(a []Value) (Value, error) {
+		if len(a) != 1 {
+			return Null, cannot("abs of %d arguments", len(a))
+		}
+		v, err := liteNum(a[0])
+		if err != nil {
+			return Null, err
+		}
+		if v.K == KFloat {
+			return Float(math.Abs(v.F)), nil
+		}
+		if v.I == math.MinInt64 {
+			return Null, queryErr("integer overflow")
+		}
+		if v.I < 0 {
+			return Int(-v.I), nil
+		}
+		return v, nil
+	},
+	"round": liteRound,
+	"replace": func(a []Value) (Value, error) {
+		if len(a) != 3 {
+			return Null, cannot("replace of %d arguments", len(a))
+		}
+		s, from, to := liteText(a[0]), liteText(a[1]), liteText(a[2])
+		if from == "" {
+			return Text(s), nil
+		}
+		return Text(strings.ReplaceAll(s, from, to)), nil
+	},
+}
+
+func liteText1(f func(string) string) func([]Value) (Value, error) {
+	return func(a []Value) (Value, error) {
+		if len(a) != 1 {
+			return Null, cannot("text function of %d arguments", len(a))
+		}
+		return Text(f(liteText(a[0]))), nil
+	}
+}
+
+// liteReduce folds an aggregate's non-NULL values as SQLite does: sum of
+// INTEGERs is an INTEGER (overflow is an error), otherwise REAL; avg is
+// always REAL; min and max order across storage classes.
+func liteReduce(name string, vals []Value) (Value, error) {
+	switch name {
+	case "count":
+		return Int(int64(len(vals))), nil
+	case "sum", "avg":
+		if len(vals) == 0 {
+			return Null, nil
+		}
+		allInt := true
+		var isum int64
+		var fsum float64
+		for _, v := range vals {
+			n, err := liteNum(v)
+			if err != nil {
+				return Null, err
+			}
+			if v.K != KInt && v.K != KBool {
+				allInt = false
+			}
+			f, _ := n.float()
+			fsum += f
+			if allInt {
+				s, err := intArith("+", isum, n.I)
+				if err != nil {
+					if name == "sum" {
+						return Null, queryErr("integer overflow")
+					}
+					allInt = false
+					continue
+				}
+				isum = s.I
+			}
+		}
+		if name == "avg" {
+			if allInt {
+				return Float(float64(isum) / float64(len(vals))), nil
+			}
+			return Float(fsum / float64(len(vals))), nil
+		}
+		if allInt {
+			return Int(isum), nil
+		}
+		return Float(fsum), nil
+	case "min", "max", "any_value":
+		if len(vals) == 0 {
+			return Null, nil
+		}
+		best := vals[0]
+		for _, v := range vals[1:] {
+			c, err := liteCompare(v, best)
+			if err != nil {
+				return Null, err
+			}
+			if name == "any_value" && c != 0 {
+				return Null, cannot("any_value over differing values")
+			}
+			if (name == "max" && c > 0) || (name == "min" && c < 0) {
+				best = v
+			}
+		}
+		return best, nil
+	}
+	return Null, cannot("SQLite aggregate %s", name)
+}
