@@ -50,6 +50,10 @@ type Config struct {
 	// MaxPreparedBytes bounds what a database-free connection's prepared
 	// statements and portals hold (texts and bound parameters).
 	MaxPreparedBytes ByteSize `yaml:"max_prepared_bytes"`
+	// MaxQuerySize bounds the text of a query (reference or candidate) the
+	// judge takes on; a longer one gets an unknown verdict "too large to
+	// judge" at once, in both modes.
+	MaxQuerySize ByteSize `yaml:"max_query_size"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
 	// FastRelay relays connections without TLS on shared event loops
@@ -198,6 +202,7 @@ func Default() Config {
 		ClientReadTimeout:     time.Minute,
 		MaxPreparedStatements: 10000,
 		MaxPreparedBytes:      64 << 20,
+		MaxQuerySize:          1 << 20,
 		LogLevel:              "info",
 		FastRelay:             true,
 		Mode:                  "off",
@@ -327,6 +332,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxPreparedBytes < 1<<10 || c.MaxPreparedBytes > 1<<30 {
 		bad("max_prepared_bytes: %d is outside 1KiB..1GiB", c.MaxPreparedBytes)
+	}
+	if c.MaxQuerySize < 1<<10 || c.MaxQuerySize > 256<<20 {
+		bad("max_query_size: %d is outside 1KiB..256MiB", c.MaxQuerySize)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -245,3 +245,37 @@ func TestIsolationKeys(t *testing.T) {
 		t.Errorf("SHOW CONFIG isolation rows: %v", got)
 	}
 }
+
+// TestMaxQuerySize: max_query_size reaches the judge's options in both
+// modes, and out-of-range values are refused.
+func TestMaxQuerySize(t *testing.T) {
+	if d := Default(); d.MaxQuerySize != 1<<20 {
+		t.Fatalf("default max_query_size %d", d.MaxQuerySize)
+	}
+	c, err := Parse([]byte("upstream: none\nmax_query_size: 2KiB\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.applyEnv(func(string) string { return "" })
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.DBFreeOptions()
+	if err != nil || o.Judge.MaxQueryBytes != 2<<10 {
+		t.Fatalf("database-free MaxQueryBytes %d, %v", o.Judge.MaxQueryBytes, err)
+	}
+	s, err := c.JudgeSettings(proxy.Upstream{})
+	if err != nil || s.Options.MaxQueryBytes != 2<<10 {
+		t.Fatalf("relay MaxQueryBytes %d, %v", s.Options.MaxQueryBytes, err)
+	}
+	for _, bad := range []string{"max_query_size: 10\n", "max_query_size: 1GiB\n"} {
+		c, err := Parse([]byte("upstream: none\n" + bad))
+		if err == nil {
+			c.applyEnv(func(string) string { return "" })
+			err = c.Validate()
+		}
+		if err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -62,6 +62,7 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		MaxPreparedStatements: c.MaxPreparedStatements,
 		MaxPreparedBytes:      int(c.MaxPreparedBytes),
 	}
+	o.Judge.MaxQueryBytes = int(c.MaxQuerySize)
 	if c.GMN {
 		if o.Judge.GMN, err = gmnmodel.Default(); err != nil {
 			return dbfree.Options{}, fmt.Errorf("config: gmn: %w", err)

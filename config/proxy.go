@@ -99,6 +99,7 @@ func (c *Config) JudgeSettings(up proxy.Upstream) (proxy.JudgeSettings, error) {
 		RecentVerdicts: c.Admin.RecentVerdicts,
 		Schemas:        proxy.SchemaSettings{RefreshInterval: c.Schema.RefreshInterval},
 	}
+	s.Options.MaxQueryBytes = int(c.MaxQuerySize)
 	for _, a := range c.AcceptAssumptions {
 		s.Options.AcceptAssumptions = append(s.Options.AcceptAssumptions, equivalence.AssumptionKind(a))
 	}
@@ -179,6 +180,7 @@ func (c *Config) Settings() [][2]string {
 		{"client_read_timeout", c.ClientReadTimeout.String()},
 		{"max_prepared_statements", strconv.Itoa(c.MaxPreparedStatements)},
 		{"max_prepared_bytes", strconv.FormatInt(int64(c.MaxPreparedBytes), 10)},
+		{"max_query_size", strconv.FormatInt(int64(c.MaxQuerySize), 10)},
 		{"log_level", c.LogLevel},
 		{"fast_relay", strconv.FormatBool(c.FastRelay)},
 		{"mode", c.Mode},

@@ -80,6 +80,7 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable): column_order, trust_foreign_keys, accept_assumptions, likely_threshold")
 	timeout := fs.Duration("timeout", defaultCheckTimeout, "budget for the judgement (0: none); past it, exit 2")
+	maxQuery := fs.Int("max-query-bytes", equivalence.DefaultMaxQueryBytes, "longest query judged; a longer one is unknown, \"too large to judge\" (negative: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: pgequiv check [flags] REFERENCE CANDIDATE
 
@@ -119,6 +120,7 @@ or no verdict within --timeout.`)
 	if err != nil {
 		return err
 	}
+	opts.MaxQueryBytes = *maxQuery
 	v, err := judgeWithin(ctx, *timeout, s, ref, cand, opts)
 	if err != nil {
 		return err

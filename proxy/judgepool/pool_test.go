@@ -181,3 +181,24 @@ func TestPoolCloseLeavesNoProcess(t *testing.T) {
 		t.Errorf("after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestPoolSendsOptions: the policies a worker judges with are the
+// caller's, max query size included.
+func TestPoolSendsOptions(t *testing.T) {
+	s := exampleSchema(t)
+	p := newPool(t, judgepool.Options{Workers: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	v, err := p.Judge(ctx, s, ref, cand, equivalence.Options{MaxQueryBytes: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Differences) == 0 || v.Differences[0].Component != equivalence.ComponentTooLarge {
+		t.Errorf("MaxQueryBytes 10 not applied by the worker: %s", v.Summary())
+	}
+	col := equivalence.ColumnOrderIgnore
+	v, err = p.Judge(ctx, s, "SELECT name, age FROM dogs", "SELECT age, name FROM dogs", equivalence.Options{ColumnOrder: col})
+	if err != nil || v.Label != equivalence.Equivalent {
+		t.Errorf("column_order ignore not applied by the worker: %s, %v", v.Summary(), err)
+	}
+}

@@ -59,6 +59,7 @@ type wireOptions struct {
 	TrustForeignKeys  *bool
 	AcceptAssumptions []equivalence.AssumptionKind
 	LikelyThreshold   float64
+	MaxQueryBytes     int
 	GMN               bool
 }
 
