@@ -1,7 +1,9 @@
 package equivalence
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -688,67 +690,110 @@ func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 	if n.Op != plan.OpJoin || n.Join != plan.InnerJoin || len(n.Inputs) < 2 {
 		return false
 	}
-	for i := range n.Inputs {
-		for j := range n.Inputs {
-			if i == j {
+	i, j, ok := selfJoinPair(n)
+	if !ok {
+		return false
+	}
+	sa, pa, _ := singleTable(n.Inputs[i])
+	sb, pb, _ := singleTable(n.Inputs[j])
+	var rest []*plan.Expr
+	for _, p := range n.Preds {
+		if a, b, ok := plan.ColEquality(p); ok {
+			oa, ob := ordinalOf(sa, a), ordinalOf(sb, b)
+			if oa < 0 {
+				oa, ob = ordinalOf(sa, b), ordinalOf(sb, a)
+			}
+			if oa >= 0 && oa == ob {
 				continue
 			}
-			sa, pa, ok1 := singleTable(n.Inputs[i])
-			sb, pb, ok2 := singleTable(n.Inputs[j])
-			if !ok1 || !ok2 || sa.Table != sb.Table {
-				continue
-			}
-			// Which columns does the join equate by position?
-			equated := map[int]bool{}
-			var rest []*plan.Expr
-			for _, p := range n.Preds {
-				if a, b, ok := plan.ColEquality(p); ok {
-					oa, ob := ordinalOf(sa, a), ordinalOf(sb, b)
-					if oa < 0 {
-						oa, ob = ordinalOf(sa, b), ordinalOf(sb, a)
-					}
-					if oa >= 0 && oa == ob {
-						equated[oa] = true
-						continue
-					}
-				}
-				rest = append(rest, p)
-			}
-			keyed := false
-			for _, k := range sa.Table.Keys() {
-				all := true
-				for _, o := range k {
-					if !equated[o] {
-						all = false
-					}
-				}
-				keyed = keyed || all
-			}
-			if !keyed {
-				continue
-			}
-			m := columnMap(sa, sb)
-			var body *plan.Node = sa
-			if preds := append(append([]*plan.Expr(nil), pa...), remap(pb, m)...); len(preds) > 0 {
-				body = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{sa}, Preds: preds}
-			}
-			var ins []*plan.Node
-			for k, in := range n.Inputs {
-				switch k {
-				case i:
-					ins = append(ins, body)
-				case j:
-				default:
-					ins = append(ins, in)
-				}
-			}
-			n.Inputs = ins
-			n.Preds = remap(rest, m)
-			plan.ReplaceColsOutside(r.p.Root, nil, m)
-			return true
+		}
+		rest = append(rest, p)
+	}
+	m := columnMap(sa, sb)
+	var body *plan.Node = sa
+	if preds := append(append([]*plan.Expr(nil), pa...), remap(pb, m)...); len(preds) > 0 {
+		body = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{sa}, Preds: preds}
+	}
+	var ins []*plan.Node
+	for k, in := range n.Inputs {
+		switch k {
+		case i:
+			ins = append(ins, body)
+		case j:
+		default:
+			ins = append(ins, in)
 		}
 	}
-	return false
+	n.Inputs = ins
+	n.Preds = remap(rest, m)
+	plan.ReplaceColsOutside(r.p.Root, nil, m)
+	return true
+}
+
+// selfJoinPair finds inputs i, j of inner join n that scan the same table
+// (under filters) and that n's predicates equate on every column of one
+// of its keys, position by position; of several such pairs, the first in
+// (i, j) order. It indexes columns by input and so reads each predicate
+// once: a join of hundreds of instances of one table (CTE fan-out) would
+// otherwise cost inputs² × predicates.
+func selfJoinPair(n *plan.Node) (int, int, bool) {
+	scans := make([]*plan.Node, len(n.Inputs))
+	owner := map[plan.ColumnID]int{}
+	for i, in := range n.Inputs {
+		if s, _, ok := singleTable(in); ok {
+			scans[i] = s
+			for _, c := range s.Cols {
+				owner[c] = i
+			}
+		}
+	}
+	type pair struct{ i, j int }
+	equated := map[pair]map[int]bool{}
+	for _, p := range n.Preds {
+		a, b, ok := plan.ColEquality(p)
+		if !ok {
+			continue
+		}
+		ia, oka := owner[a]
+		ib, okb := owner[b]
+		if !oka || !okb || ia == ib || scans[ia].Table != scans[ib].Table {
+			continue
+		}
+		o := ordinalOf(scans[ia], a)
+		if o < 0 || o != ordinalOf(scans[ib], b) {
+			continue
+		}
+		for _, pr := range [2]pair{{ia, ib}, {ib, ia}} {
+			if equated[pr] == nil {
+				equated[pr] = map[int]bool{}
+			}
+			equated[pr][o] = true
+		}
+	}
+	pairs := make([]pair, 0, len(equated))
+	for pr := range equated {
+		pairs = append(pairs, pr)
+	}
+	slices.SortFunc(pairs, func(x, y pair) int {
+		if c := cmp.Compare(x.i, y.i); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.j, y.j)
+	})
+	for _, pr := range pairs {
+		for _, k := range scans[pr.i].Table.Keys() {
+			all := true
+			for _, o := range k {
+				if !equated[pr][o] {
+					all = false
+				}
+			}
+			if all {
+				return pr.i, pr.j, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // fkJoinElimination: InnerJoin(child, parent, child.fk = parent.pk) ⇒

@@ -109,8 +109,10 @@ func planSize(n *plan.Node, limit int) int {
 	return size
 }
 
-// checkEvery is how many steps pass between looks at the context.
-const checkEvery = 256
+// checkEvery is how many steps pass between looks at the context: a step
+// can rebuild a formatter over the whole plan, so few steps pass between
+// looks (ctx.Err costs tens of nanoseconds).
+const checkEvery = 16
 
 // stopped reports whether normalization must stop because ctx is done,
 // looking at ctx every checkEvery calls.
