@@ -214,6 +214,10 @@ func TestIssue9DatabaseFree(t *testing.T) {
 	}
 	// The workers start with the server; this waits for them.
 	trivial("before the cases")
+	workers := childWorkers(t)
+	if len(workers) == 0 {
+		t.Fatal("no judge worker processes: the shipped config should judge in them")
+	}
 	limit := acceptLimits.Slack() + netSlack
 	var worst slowest
 	for _, c := range exampleReproducers() {
@@ -242,6 +246,9 @@ func TestIssue9DatabaseFree(t *testing.T) {
 		})
 	}
 	t.Logf("slowest: %s in %v (limit %v)", worst.name, worst.d.Round(time.Millisecond), limit)
+	// A worker past its hard deadline is killed and replaced by design;
+	// one that died on its own would have failed its case with XX000.
+	t.Logf("judge workers before %v, after %v", workers, childWorkers(t))
 }
 
 // startRelay runs serve relaying to pg in enforce mode with the example
@@ -325,7 +332,7 @@ func TestIssue9RelayEnforce(t *testing.T) {
 	conn := client()
 	// A control: enforce is on and judging (this also waits for the
 	// workers to start).
-	_, err = conn.Exec(ctx, tagged("SELECT dog_id FROM dogs", "SELECT name FROM dogs")).ReadAll()
+	_, err = conn.Exec(ctx, tagged("SELECT dog_id FROM dogs", "SELECT dog_id, name FROM dogs")).ReadAll()
 	var refusal *pgconn.PgError
 	if !errors.As(err, &refusal) || refusal.Code != "PGQ01" {
 		t.Fatalf("control pair: %v, want the enforce refusal PGQ01", err)
@@ -357,8 +364,10 @@ func TestIssue9RelayEnforce(t *testing.T) {
 				t.Logf("%s: forwarded, %d result(s), in %v (PostgreSQL directly %v)", c.Name, len(res), wall.Round(time.Millisecond), pgTime.Round(time.Millisecond))
 			case errors.As(err, &pe) && (pe.Code == "PGQ01" || pe.Code == "PGQ02" || dpe != nil && pe.Code == dpe.Code):
 				t.Logf("%s: %s %s in %v (PostgreSQL directly %v)", c.Name, pe.Code, firstLine(pe.Message), wall.Round(time.Millisecond), pgTime.Round(time.Millisecond))
-				if pe.Code == "PGQ01" && c.NotRefuted {
-					t.Errorf("%s: refused as not equivalent, but the queries are equivalent", c.Name)
+				// PGQ01 also refuses equivalence under assumptions that are
+				// not accepted; only a not_equivalent label is unsound here.
+				if pe.Code == "PGQ01" && c.NotRefuted && strings.Contains(pe.Message, string(equivalence.NotEquivalent)) {
+					t.Errorf("%s: refused as %s, but the queries are equivalent", c.Name, pe.Message)
 				}
 			default:
 				t.Errorf("%s: %v, want rows, PGQ01/PGQ02 or PostgreSQL's own answer (%v)", c.Name, err, derr)
