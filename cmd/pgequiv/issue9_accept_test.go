@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -253,8 +254,9 @@ func TestIssue9DatabaseFree(t *testing.T) {
 
 // startRelay runs serve relaying to pg in enforce mode with the example
 // schema and a 2 s verdict budget (judges in worker processes, the
-// default), and returns its port.
-func startRelay(t *testing.T, ctx context.Context, pg *pgtest.Cluster) int {
+// default), refusing unverified queries when enforceUnknown, and returns
+// its port.
+func startRelay(t *testing.T, ctx context.Context, pg *pgtest.Cluster, enforceUnknown bool) int {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "example.sql"), []byte(catalog.ExampleDDL()), 0o600); err != nil {
@@ -262,7 +264,8 @@ func startRelay(t *testing.T, ctx context.Context, pg *pgtest.Cluster) int {
 	}
 	path := filepath.Join(dir, "proxy.yaml")
 	body := "listen: 127.0.0.1:0\nupstream:\n  address: " + pg.Addr() + "\n  tls_mode: disable\nlog_level: error\nshutdown_timeout: 5s\n" +
-		"mode: enforce\nverdict_timeout: 2s\njudge_isolation: process\nschema:\n  files: [example.sql]\n"
+		"mode: enforce\nverdict_timeout: 2s\njudge_isolation: process\nschema:\n  files: [example.sql]\n" +
+		"enforce_unknown: " + strconv.FormatBool(enforceUnknown) + "\n"
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +302,9 @@ func startRelay(t *testing.T, ctx context.Context, pg *pgtest.Cluster) int {
 // tagged one must then answer as PostgreSQL did (rows or the same error)
 // or with the enforce refusal (PGQ01, PGQ02), within the budget plus 10% +
 // 20 ms plus the direct time plus netSlack. Afterwards the same
-// connection and another client's both relay. The candidate with a NUL
+// connection and another client's both relay. It runs with
+// enforce_unknown off (unverified queries run) and on (they are refused
+// with PGQ02, so a forwarded NotProved pair would be unsound). The candidate with a NUL
 // byte is left out: the protocol's query text is a C string, so a client
 // cannot send it (TestNULInMessageText in proxy covers the malformed
 // message); its reference with a NUL byte is sent URL-encoded in the tag.
@@ -318,7 +323,16 @@ func TestIssue9RelayEnforce(t *testing.T) {
 	if _, err := direct.Exec(ctx, catalog.ExampleDDL()).ReadAll(); err != nil {
 		t.Fatalf("creating the example schema: %v", err)
 	}
-	port := startRelay(t, ctx, pg)
+	for _, enforceUnknown := range []bool{false, true} {
+		t.Run("enforce_unknown="+strconv.FormatBool(enforceUnknown), func(t *testing.T) {
+			relayReproducers(t, ctx, pg, direct, enforceUnknown)
+		})
+	}
+}
+
+// relayReproducers is TestIssue9RelayEnforce against one relay.
+func relayReproducers(t *testing.T, ctx context.Context, pg *pgtest.Cluster, direct *pgconn.PgConn, enforceUnknown bool) {
+	port := startRelay(t, ctx, pg, enforceUnknown)
 	client := func() *pgconn.PgConn {
 		t.Helper()
 		c, err := pgconn.Connect(ctx, pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, ""))
@@ -332,7 +346,7 @@ func TestIssue9RelayEnforce(t *testing.T) {
 	conn := client()
 	// A control: enforce is on and judging (this also waits for the
 	// workers to start).
-	_, err = conn.Exec(ctx, tagged("SELECT dog_id FROM dogs", "SELECT dog_id, name FROM dogs")).ReadAll()
+	_, err := conn.Exec(ctx, tagged("SELECT dog_id FROM dogs", "SELECT dog_id, name FROM dogs")).ReadAll()
 	var refusal *pgconn.PgError
 	if !errors.As(err, &refusal) || refusal.Code != "PGQ01" {
 		t.Fatalf("control pair: %v, want the enforce refusal PGQ01", err)
@@ -362,6 +376,9 @@ func TestIssue9RelayEnforce(t *testing.T) {
 					t.Errorf("%s: relayed without error, but PostgreSQL answered %v directly", c.Name, derr)
 				}
 				t.Logf("%s: forwarded, %d result(s), in %v (PostgreSQL directly %v)", c.Name, len(res), wall.Round(time.Millisecond), pgTime.Round(time.Millisecond))
+				if enforceUnknown && c.NotProved {
+					t.Errorf("%s: forwarded under enforce_unknown, so judged equivalent, but the queries differ", c.Name)
+				}
 			case errors.As(err, &pe) && (pe.Code == "PGQ01" || pe.Code == "PGQ02" || dpe != nil && pe.Code == dpe.Code):
 				t.Logf("%s: %s %s in %v (PostgreSQL directly %v)", c.Name, pe.Code, firstLine(pe.Message), wall.Round(time.Millisecond), pgTime.Round(time.Millisecond))
 				// PGQ01 also refuses equivalence under assumptions that are
