@@ -13,7 +13,7 @@ import (
 // the fuzz input: a query and an identical, rewritten, perturbed or
 // unrelated candidate, over the bundled and shared schemas. It fails on a
 // panic, on a judgement that overruns its 200 ms budget by more than
-// 10% + 20 ms, on more than 256 MB allocated during the call
+// 10% + 20 ms, on more than 256 MB of heap growth during the call
 // (sqlgen.Limits explains the bound), and on a score outside [0,1].
 // Errors are fine: the reference need not plan. Run it with
 // scripts/fuzz.sh.

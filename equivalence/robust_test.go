@@ -232,3 +232,28 @@ func TestVacuousOrderBy(t *testing.T) {
 		})
 	}
 }
+
+// TestAlikeBeforeRulesNeedsNoAssumption: a rule that assumes something
+// (ORDER BY ... LIMIT 1 ⇒ MIN assumes a non-empty input) rewrites both of
+// two identical queries alike, so their equivalence assumes nothing; a
+// pair that needs the rewrite still names the assumption.
+func TestAlikeBeforeRulesNeedsNoAssumption(t *testing.T) {
+	s := exampleSchema(t, catalog.Postgres)
+	for _, tc := range []struct {
+		ref, cand string
+		want      equivalence.Label
+	}{
+		{"SELECT age FROM dogs ORDER BY age LIMIT 1", "SELECT age FROM dogs ORDER BY age LIMIT 1", equivalence.Equivalent},
+		{"SELECT a FROM (VALUES (NULL)) AS d(a) ORDER BY a LIMIT 1", "SELECT a FROM (VALUES (NULL)) AS d(a) ORDER BY a LIMIT 1", equivalence.Equivalent},
+		{"SELECT age FROM dogs ORDER BY age LIMIT 1", "SELECT d.age FROM dogs AS d ORDER BY 1 LIMIT 1", equivalence.Equivalent},
+		{"SELECT age FROM dogs ORDER BY age LIMIT 1", "SELECT MIN(age) FROM dogs", equivalence.EquivalentUnderAssumptions},
+	} {
+		v, err := equivalence.Judge(context.Background(), s, tc.ref, tc.cand, equivalence.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Label != tc.want || (tc.want == equivalence.Equivalent) != (len(v.Assumptions) == 0) {
+			t.Errorf("%q vs %q: %s", tc.ref, tc.cand, v.Summary())
+		}
+	}
+}

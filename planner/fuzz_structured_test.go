@@ -14,7 +14,7 @@ import (
 // structure of the query (nesting, list lengths, set operations, CTEs)
 // rather than its characters. It fails on a panic, on a call that
 // overruns its 200 ms budget by more than 10% + 20 ms, and on more than
-// 256 MB allocated during the call (sqlgen.Limits explains the bound).
+// 256 MB of heap growth during the call (sqlgen.Limits explains the bound).
 // Errors from the planner are fine: not every generated query is valid.
 // Run it with scripts/fuzz.sh.
 func FuzzPlanStructured(f *testing.F) {

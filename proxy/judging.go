@@ -303,7 +303,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		err = sqltext.CheckNUL("the reference", ref.SQL)
 	}
 	job := &judgeJob{
-		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: text, mode: set.Mode, tagErr: err,
+		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: tag.StripComment(text), mode: set.Mode, tagErr: err,
 	}
 	job.sess.judge = nil
 	if ref.Mode != "" {

@@ -9,7 +9,7 @@
 # Both build SQL with internal/sqlgen from the fuzz input over the bundled
 # and shared schemas, and fail on a panic or fatal error, on a call that
 # overruns its 200 ms budget by more than 10% + 20 ms, or on more than
-# 256 MB allocated during the call. A failing input is written by go test
+# 256 MB of heap growth during the call. A failing input is written by go test
 # under <package>/testdata/fuzz/<Target>/; rerun it with
 #   go test ./planner -run 'FuzzPlanStructured/<file name>'
 #

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -27,15 +29,21 @@ type Limits struct {
 	// It also counts what other goroutines of the process allocate
 	// meanwhile; the fuzz engine runs one input at a time per process.
 	MaxAlloc uint64
+	// MaxHeapGrowth bounds how far the heap grows during the call: the
+	// peak of the bytes in heap objects (live or not yet collected), sampled
+	// every millisecond, over their amount when the call started. This is
+	// the memory a call makes the process hold, which MaxAlloc overstates
+	// for a call that allocates and frees much more than it keeps.
+	MaxHeapGrowth uint64
 	// Hang is how long to wait for a call that has overrun its budget
 	// before giving up on it; 0 means 10 s.
 	Hang time.Duration
 }
 
 // FuzzLimits are the limits of the structure-aware fuzz targets: a 200 ms
-// budget and 256 MB of allocation; a call still running after 2 s is
+// budget and 256 MB of heap growth; a call still running after 2 s is
 // reported as hung.
-var FuzzLimits = Limits{Budget: 200 * time.Millisecond, MaxAlloc: 256 << 20, Hang: 2 * time.Second}
+var FuzzLimits = Limits{Budget: 200 * time.Millisecond, MaxHeapGrowth: 256 << 20, Hang: 2 * time.Second}
 
 // Slack is the time a call may take: its budget plus 10% plus 20 ms,
 // the tolerance issue 9 sets for a budget that holds.
@@ -45,6 +53,9 @@ func (l Limits) Slack() time.Duration { return l.Budget + l.Budget/10 + 20*time.
 type Usage struct {
 	Wall  time.Duration
 	Alloc uint64
+	// HeapGrowth is the peak heap growth during the call (see
+	// Limits.MaxHeapGrowth).
+	HeapGrowth uint64
 	// Hung is set when the call had not returned after Limits.Hang; Wall
 	// is then the time waited.
 	Hung bool
@@ -62,6 +73,8 @@ func (l Limits) Measure(ctx context.Context, f func(ctx context.Context)) Usage 
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	peak := watchHeap()
+	defer peak.stop()
 	// The clock starts with the deadline, so Wall and Budget compare.
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, l.Budget)
@@ -87,11 +100,67 @@ func (l Limits) Measure(ctx context.Context, f func(ctx context.Context)) Usage 
 			panic(p)
 		}
 		runtime.ReadMemStats(&after)
-		return Usage{Wall: wall, Alloc: after.TotalAlloc - before.TotalAlloc}
+		return Usage{Wall: wall, Alloc: after.TotalAlloc - before.TotalAlloc, HeapGrowth: peak.stop()}
 	case <-timer.C:
 		runtime.ReadMemStats(&after)
-		return Usage{Wall: time.Since(start), Alloc: after.TotalAlloc - before.TotalAlloc, Hung: true}
+		return Usage{Wall: time.Since(start), Alloc: after.TotalAlloc - before.TotalAlloc, HeapGrowth: peak.stop(), Hung: true}
 	}
+}
+
+// heapWatch samples the bytes in heap objects every millisecond and keeps
+// the peak's growth over the first sample.
+type heapWatch struct {
+	done   chan struct{}
+	result chan uint64
+	once   sync.Once
+	growth uint64
+}
+
+const heapObjects = "/memory/classes/heap/objects:bytes"
+
+func readHeap() uint64 {
+	s := []metrics.Sample{{Name: heapObjects}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+func watchHeap() *heapWatch {
+	w := &heapWatch{done: make(chan struct{}), result: make(chan uint64, 1)}
+	base := readHeap()
+	go func() {
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		var peak uint64
+		sample := func() {
+			if h := readHeap(); h > base && h-base > peak {
+				peak = h - base
+			}
+		}
+		for {
+			select {
+			case <-t.C:
+				sample()
+			case <-w.done:
+				sample()
+				w.result <- peak
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the sampling and returns the peak growth; later calls return
+// the same value.
+func (w *heapWatch) stop() uint64 {
+	w.once.Do(func() {
+		close(w.done)
+		w.growth = <-w.result
+	})
+	return w.growth
 }
 
 // Check returns an error describing how u broke l, or nil.
@@ -105,6 +174,9 @@ func (l Limits) Check(u Usage) error {
 	}
 	if l.MaxAlloc > 0 && u.Alloc > l.MaxAlloc {
 		errs = append(errs, fmt.Sprintf("allocated %d MB, over %d MB", u.Alloc>>20, l.MaxAlloc>>20))
+	}
+	if l.MaxHeapGrowth > 0 && u.HeapGrowth > l.MaxHeapGrowth {
+		errs = append(errs, fmt.Sprintf("heap grew by %d MB, over %d MB", u.HeapGrowth>>20, l.MaxHeapGrowth>>20))
 	}
 	if len(errs) == 0 {
 		return nil

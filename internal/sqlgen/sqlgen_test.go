@@ -159,7 +159,7 @@ func TestReachesIssueSizes(t *testing.T) {
 // TestLimits: Check passes a call within budget + 10% + 20 ms and under
 // the allocation bound, and names each way a call breaks them.
 func TestLimits(t *testing.T) {
-	l := sqlgen.Limits{Budget: 100 * time.Millisecond, MaxAlloc: 1 << 20}
+	l := sqlgen.Limits{Budget: 100 * time.Millisecond, MaxAlloc: 1 << 20, MaxHeapGrowth: 8 << 20}
 	for _, c := range []struct {
 		u    sqlgen.Usage
 		want string // substring of the error; "" for none
@@ -168,6 +168,7 @@ func TestLimits(t *testing.T) {
 		{sqlgen.Usage{Wall: 131 * time.Millisecond}, "over budget"},
 		{sqlgen.Usage{Wall: time.Second, Hung: true}, "still running"},
 		{sqlgen.Usage{Alloc: 2 << 20}, "allocated 2 MB"},
+		{sqlgen.Usage{HeapGrowth: 9 << 20}, "heap grew by 9 MB"},
 	} {
 		err := l.Check(c.u)
 		switch {
@@ -177,13 +178,15 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%+v: got %v, want %q", c.u, err, c.want)
 		}
 	}
+	var keep []byte
 	u := l.Measure(context.Background(), func(ctx context.Context) {
-		_ = make([]byte, 4<<20)
+		keep = make([]byte, 16<<20)
 		<-ctx.Done()
 	})
-	if u.Hung || u.Wall < l.Budget || u.Alloc < 4<<20 {
-		t.Errorf("Measure of a 4 MB call that waits for its deadline: %+v", u)
+	if u.Hung || u.Wall < l.Budget || u.Alloc < 16<<20 || u.HeapGrowth < 15<<20 {
+		t.Errorf("Measure of a call holding 16 MB until its deadline: %+v", u)
 	}
+	_ = keep
 	short := sqlgen.Limits{Budget: time.Millisecond, Hang: 20 * time.Millisecond}
 	block := make(chan struct{})
 	defer close(block)

@@ -383,7 +383,7 @@ func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []i
 		if err != nil {
 			return equivalence.Verdict{}, nil, err
 		}
-		ref, cand, cols = r.SQL, st.sql, allColumns()
+		ref, cand, cols = r.SQL, tag.StripComment(st.sql), allColumns()
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.VerdictTimeout)
 	defer cancel()

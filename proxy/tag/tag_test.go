@@ -186,3 +186,17 @@ func FuzzFindComment(f *testing.F) {
 		_, _ = ParseSessionCommand(sql)
 	})
 }
+
+func TestStripComment(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"SELECT 1 /*pgequiv_ref='SELECT%202'*/", "SELECT 1  "},
+		{"SELECT 1 /*traceparent='00-ab-cd-01',pgequiv_ref='x'*/;", "SELECT 1  ;"},
+		{"SELECT '/*pgequiv_ref=''x''*/' AS s", "SELECT '/*pgequiv_ref=''x''*/' AS s"}, // inside a literal
+		{"SELECT 1 /* a plain comment */", "SELECT 1 /* a plain comment */"},
+		{"SELECT 1", "SELECT 1"},
+	} {
+		if got := StripComment(tc.in); got != tc.want {
+			t.Errorf("StripComment(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
