@@ -9,7 +9,7 @@ import (
 )
 
 // Component names, in the order differences are reported.
-var componentOrder = []string{"output columns", "select", "from", "join", "join condition", "where", "group by",
+var componentOrder = []string{ComponentOutputColumns, "select", "from", "join", "join condition", "where", "group by",
 	"aggregate", "having", "order by", "limit", "distinct", "set operation", "subquery", "values"}
 
 // components are a plan's ESM+ components, each a multiset of canonical
@@ -61,7 +61,7 @@ func extract(p *plan.Plan, f *plan.Formatter) components {
 		}
 		break
 	}
-	c["output columns"] = []string{fmt.Sprint(len(root.OutCols()))}
+	c[ComponentOutputColumns] = []string{fmt.Sprint(len(root.OutCols()))}
 	var walk func(n *plan.Node, parent *plan.Node)
 	walk = func(n *plan.Node, parent *plan.Node) {
 		switch n.Op {

@@ -140,14 +140,40 @@ type Verdict struct {
 	Timings Timings  `json:"timings"`
 }
 
-// Summary is a one-line human form, as the proxy's NOTICE shows it.
-func (v Verdict) Summary() string {
+// Summary is a one-line human form, as the proxy's NOTICE shows it, with
+// the score rounded for people (three decimals; JSON keeps it whole).
+func (v Verdict) Summary() string { return v.SummaryRedacted(nil) }
+
+// ComponentOutputColumns is the Difference component whose sides are
+// column counts rather than SQL.
+const ComponentOutputColumns = "output columns"
+
+// Redacted returns d with redact applied to its SQL sides; column counts
+// are not SQL and stay.
+func (d Difference) Redacted(redact func(string) string) Difference {
+	if d.Component == ComponentOutputColumns {
+		return d
+	}
+	if d.Reference != "" {
+		d.Reference = redact(d.Reference)
+	}
+	if d.Candidate != "" {
+		d.Candidate = redact(d.Candidate)
+	}
+	return d
+}
+
+// SummaryRedacted is Summary with redact applied to the texts that come
+// from SQL (the sides of differences, but not column counts); the score,
+// rule names and assumptions are the verdict's own and stay. A nil redact
+// keeps every text.
+func (v Verdict) SummaryRedacted(redact func(string) string) string {
 	var b strings.Builder
 	b.WriteString(string(v.Label))
 	if v.Likely != "" {
 		b.WriteString(" (" + v.Likely + ")")
 	}
-	fmt.Fprintf(&b, " (score %.2f", v.Score)
+	fmt.Fprintf(&b, " (score %.3f", v.Score)
 	if len(v.Rules) > 0 {
 		b.WriteString("; rules: " + strings.Join(v.Rules, ", "))
 	}
@@ -165,6 +191,9 @@ func (v Verdict) Summary() string {
 		for i, d := range v.Differences {
 			if i > 0 {
 				b.WriteString("; ")
+			}
+			if redact != nil {
+				d = d.Redacted(redact)
 			}
 			b.WriteString(d.String())
 		}

@@ -528,7 +528,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	}
 	diffs := make([]string, 0, len(out.v.Differences))
 	for _, d := range out.v.Differences {
-		diffs = append(diffs, differenceText(d, redact))
+		diffs = append(diffs, d.Redacted(redact).String())
 	}
 	assumptions := make([]string, 0, len(out.v.Assumptions))
 	for _, a := range out.v.Assumptions {
