@@ -175,31 +175,13 @@ func (z *normalizer) touched() {
 
 // eachExpr is n.Exprs in the same order, counting definitions in inDef.
 func (z *normalizer) eachExpr(n *plan.Node, f func(slot **plan.Expr)) {
-	for i := range n.Preds {
-		f(&n.Preds[i])
-	}
-	z.inDef++
-	for i := range n.Proj {
-		f(&n.Proj[i].Expr)
-	}
-	for i := range n.Aggs {
-		f(&n.Aggs[i].Expr)
-	}
-	z.inDef--
-	for i := range n.Keys {
-		f(&n.Keys[i].Expr)
-	}
-	if n.Limit != nil {
-		f(&n.Limit)
-	}
-	if n.Offset != nil {
-		f(&n.Offset)
-	}
-	for _, r := range n.Rows {
-		for i := range r {
-			f(&r[i])
+	n.ExprsByRole(func(slot **plan.Expr, definition bool) {
+		if definition {
+			z.inDef++
+			defer func() { z.inDef-- }()
 		}
-	}
+		f(slot)
+	})
 }
 
 // key is the canonical sort key of an expression: its text without

@@ -153,27 +153,34 @@ func (n *Node) OutColSet() ColSet { return MakeColSet(n.OutCols()...) }
 // Exprs visits every expression slot the node owns (not those of its
 // inputs), so rewrites can replace them in place.
 func (n *Node) Exprs(f func(slot **Expr)) {
+	n.ExprsByRole(func(slot **Expr, _ bool) { f(slot) })
+}
+
+// ExprsByRole is Exprs telling f whether a slot defines a column (a
+// projection item or an aggregate call), whose rewrite can change how
+// other nodes' references to that column read.
+func (n *Node) ExprsByRole(f func(slot **Expr, definition bool)) {
 	for i := range n.Preds {
-		f(&n.Preds[i])
+		f(&n.Preds[i], false)
 	}
 	for i := range n.Proj {
-		f(&n.Proj[i].Expr)
+		f(&n.Proj[i].Expr, true)
 	}
 	for i := range n.Aggs {
-		f(&n.Aggs[i].Expr)
+		f(&n.Aggs[i].Expr, true)
 	}
 	for i := range n.Keys {
-		f(&n.Keys[i].Expr)
+		f(&n.Keys[i].Expr, false)
 	}
 	if n.Limit != nil {
-		f(&n.Limit)
+		f(&n.Limit, false)
 	}
 	if n.Offset != nil {
-		f(&n.Offset)
+		f(&n.Offset, false)
 	}
 	for _, r := range n.Rows {
 		for i := range r {
-			f(&r[i])
+			f(&r[i], false)
 		}
 	}
 }
