@@ -17,6 +17,25 @@ func atMostOneRow(n *plan.Node, m *plan.Metadata) bool {
 			}
 		case plan.OpSort, plan.OpDistinct:
 			// The same columns, no more rows.
+		case plan.OpSetOp:
+			// UNION [ALL] has at most the rows of its inputs together;
+			// INTERSECT and EXCEPT at most those of their left input.
+			if n.Set != plan.Union {
+				n = n.Inputs[0]
+				pinned, top = plan.ColSet{}, nil
+				continue
+			}
+			rows := 0
+			for _, in := range n.Inputs {
+				switch {
+				case isEmpty(in):
+				case atMostOneRow(in, m):
+					rows++
+				default:
+					rows = 2
+				}
+			}
+			return rows <= 1
 		case plan.OpProject:
 			// Rows stay, columns may be renamed: start afresh below.
 			pinned, top = plan.ColSet{}, nil
@@ -54,6 +73,29 @@ func atMostOneRow(n *plan.Node, m *plan.Metadata) bool {
 					return true
 				}
 			}
+			return false
+		}
+		n = n.Inputs[0]
+	}
+}
+
+// isEmpty reports whether n returns no row whatever the data: LIMIT 0 or
+// a filter that is never true, under operators that keep or drop rows.
+func isEmpty(n *plan.Node) bool {
+	for {
+		switch n.Op {
+		case plan.OpLimit:
+			if n.Limit != nil && n.Limit.Kind == plan.Const && n.Limit.Value == "0" {
+				return true
+			}
+		case plan.OpFilter:
+			for _, c := range n.Preds {
+				if c.IsFalse() || (c.Kind == plan.Const && c.Null) {
+					return true
+				}
+			}
+		case plan.OpProject, plan.OpSort, plan.OpDistinct:
+		default:
 			return false
 		}
 		n = n.Inputs[0]

@@ -199,7 +199,8 @@ func TestGMNSkippedForLargePlans(t *testing.T) {
 
 // TestVacuousOrderBy: a top-level ORDER BY orders nothing when the result
 // has at most one row (a key equated with a constant, an always-false
-// filter) or its keys are constants; such pairs were proved
+// filter, a union of inputs with at most one row between them) or its
+// keys are constants; such pairs were proved
 // not_equivalent. Orders that do count still do.
 func TestVacuousOrderBy(t *testing.T) {
 	s := exampleSchema(t, catalog.Postgres)
@@ -215,7 +216,11 @@ func TestVacuousOrderBy(t *testing.T) {
 		{"SELECT name FROM dogs ORDER BY 'a', age", "SELECT name FROM dogs ORDER BY age", eq},
 		{"SELECT name FROM dogs WHERE dog_id = 1 ORDER BY age LIMIT 2", "SELECT name FROM dogs WHERE dog_id = 1 ORDER BY age DESC LIMIT 2", eq},
 		{"SELECT name FROM dogs WHERE dog_id = 1 AND age > 2 ORDER BY name", "SELECT name FROM dogs WHERE age > 2 AND dog_id = 1", eq},
+		// spark-053: a union of an empty input and one of at most one row.
+		{"((SELECT * FROM dogs LIMIT 0) UNION ALL (SELECT * FROM dogs ORDER BY age LIMIT 1)) ORDER BY age", "(SELECT * FROM dogs LIMIT 0) UNION ALL (SELECT * FROM dogs ORDER BY age LIMIT 1)", eq},
+		{"(SELECT * FROM dogs WHERE false) EXCEPT (SELECT * FROM dogs) ORDER BY age", "(SELECT * FROM dogs WHERE false) EXCEPT (SELECT * FROM dogs)", eq},
 		// Not a key, or a real sort key: the order still counts.
+		{"((SELECT * FROM dogs LIMIT 1) UNION ALL (SELECT * FROM dogs LIMIT 1)) ORDER BY age", "(SELECT * FROM dogs LIMIT 1) UNION ALL (SELECT * FROM dogs LIMIT 1)", ne},
 		{"SELECT name FROM dogs WHERE age = 1 ORDER BY name", "SELECT name FROM dogs WHERE age = 1", ne},
 		{"SELECT name FROM dogs ORDER BY age", "SELECT name FROM dogs ORDER BY 'a'", ne},
 		{"SELECT name FROM dogs WHERE dog_id > 1 ORDER BY age", "SELECT name FROM dogs WHERE dog_id > 1", ne},
