@@ -22,18 +22,25 @@ import (
 // shipped, except on a free port (PGEQUIV_LISTEN), and returns the port.
 func startShippedConfig(t *testing.T, ctx context.Context) int {
 	t.Helper()
+	return startServe(t, ctx, "../../proxy.yaml", func(k string) string {
+		if k == config.EnvListen {
+			return "127.0.0.1:0"
+		}
+		return ""
+	})
+}
+
+// startServe runs serve with the config file at path and getenv as its
+// environment, stops it when the test ends, and returns its port.
+func startServe(t *testing.T, ctx context.Context, path string, getenv func(string) string) int {
+	t.Helper()
 	runCtx, stop := context.WithCancel(ctx)
 	addrCh := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(runCtx, []string{"--config", "../../proxy.yaml"}, serveEnv{
-			reload: make(chan os.Signal),
-			getenv: func(k string) string {
-				if k == config.EnvListen {
-					return "127.0.0.1:0"
-				}
-				return ""
-			},
+		done <- serve(runCtx, []string{"--config", path}, serveEnv{
+			reload:    make(chan os.Signal),
+			getenv:    getenv,
 			stderr:    io.Discard,
 			listening: func(a net.Addr) { addrCh <- a },
 		})

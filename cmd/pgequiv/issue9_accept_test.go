@@ -11,8 +11,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,30 +267,7 @@ func startRelay(t *testing.T, ctx context.Context, pg *pgtest.Cluster, enforceUn
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	addrCh := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(runCtx, []string{"--config", path}, serveEnv{
-			getenv: func(string) string { return "" }, stderr: io.Discard,
-			listening: func(a net.Addr) { addrCh <- a },
-		})
-	}()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	select {
-	case a := <-addrCh:
-		return a.(*net.TCPAddr).Port
-	case err := <-done:
-		t.Fatalf("serve exited: %v", err)
-	case <-ctx.Done():
-		t.Fatal("serve did not start")
-	}
-	return 0
+	return startServe(t, ctx, path, func(string) string { return "" })
 }
 
 // TestIssue9RelayEnforce sends every example-schema reproducer's
