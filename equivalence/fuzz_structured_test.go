@@ -36,7 +36,7 @@ func FuzzJudgeStructured(f *testing.F) {
 		})
 		if err := lim.Check(u); err != nil {
 			msg := fmt.Sprintf("schema %s, shape %s, rewrite %s: %v\nreference (%d bytes): %s\ncandidate (%d bytes): %s",
-				ns.Name, p.Shape, p.Rewrite, err, len(p.Reference), clip(p.Reference), len(p.Candidate), clip(p.Candidate))
+				ns.Name, p.Shape, p.Rewrite, err, len(p.Reference), sqlgen.Clip(p.Reference), len(p.Candidate), sqlgen.Clip(p.Candidate))
 			if u.Hung {
 				// The abandoned call still runs; ending the worker process
 				// keeps it from slowing every input that follows.
@@ -48,7 +48,7 @@ func FuzzJudgeStructured(f *testing.F) {
 			return
 		}
 		if v.Score < 0 || v.Score > 1 {
-			t.Fatalf("score %v out of [0,1] for %s / %s", v.Score, clip(p.Reference), clip(p.Candidate))
+			t.Fatalf("score %v out of [0,1] for %s / %s", v.Score, sqlgen.Clip(p.Reference), sqlgen.Clip(p.Candidate))
 		}
 	})
 }
@@ -81,11 +81,4 @@ var judgeSeeds = []judgeSeed{
 	{2, sqlgen.SeedBytes(sqlgen.ShapeOrderLimit, 2, 3, 1)},
 	{2, sqlgen.SeedBytes(sqlgen.ShapeSetOps, 2, 2, 1)},
 	{2, sqlgen.SeedBytes(sqlgen.ShapePlain, 5, 3, 2, 1)},
-}
-
-func clip(s string) string {
-	if len(s) > 600 {
-		return s[:600] + " ..."
-	}
-	return s
 }

@@ -37,7 +37,7 @@ func FuzzPlanStructured(f *testing.F) {
 			}
 		})
 		if err := lim.Check(u); err != nil {
-			msg := fmt.Sprintf("schema %s: %v\nquery (%d bytes): %s", ns.Name, err, len(q), clip(q))
+			msg := fmt.Sprintf("schema %s: %v\nquery (%d bytes): %s", ns.Name, err, len(q), sqlgen.Clip(q))
 			if u.Hung {
 				// The abandoned call still runs; ending the worker process
 				// keeps it from slowing every input that follows.
@@ -73,11 +73,4 @@ var structuredSeeds = []structuredSeed{
 	{2, sqlgen.SeedBytes(sqlgen.ShapeOrderLimit, 2, 3, 1)},
 	{2, sqlgen.SeedBytes(sqlgen.ShapeSetOps, 2, 2, 1)},
 	{2, sqlgen.SeedBytes(sqlgen.ShapePlain, 5, 3, 2, 1)},
-}
-
-func clip(s string) string {
-	if len(s) > 600 {
-		return s[:600] + " ..."
-	}
-	return s
 }

@@ -218,3 +218,12 @@ func LoadSchemas(dir string) ([]NamedSchema, error) {
 	}
 	return out, nil
 }
+
+// Clip shortens a generated query for a failure message; the fuzz engine
+// keeps the whole input.
+func Clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + " ..."
+	}
+	return s
+}
