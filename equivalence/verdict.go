@@ -115,6 +115,7 @@ type Timings struct {
 	Rules   time.Duration `json:"rules_ns"`
 	Compare time.Duration `json:"compare_ns"`
 	Score   time.Duration `json:"score_ns"`
+	Refute  time.Duration `json:"refute_ns"`
 	Total   time.Duration `json:"total_ns"`
 }
 
@@ -134,6 +135,11 @@ type Verdict struct {
 	// ReferenceFingerprint and CandidateFingerprint hash the final plans.
 	ReferenceFingerprint string `json:"reference_fingerprint,omitempty"`
 	CandidateFingerprint string `json:"candidate_fingerprint,omitempty"`
+	// Counterexample is a database on which the two differ, when the
+	// refuter found one: the proof behind a not_equivalent label.
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// Search says how hard the refuter looked when it found nothing.
+	Search *Search `json:"search,omitempty"`
 	// Notes say where the judge did less than usual to stay within its
 	// bounds (a score approximated or left out for a large plan).
 	Notes   []string `json:"notes,omitempty"`
@@ -185,6 +191,9 @@ func (v Verdict) SummaryRedacted(redact func(string) string) string {
 			b.WriteString(", ")
 		}
 		b.WriteString(a.String())
+	}
+	if v.Counterexample != nil {
+		b.WriteString("; " + v.Counterexample.summary(redact))
 	}
 	if len(v.Differences) > 0 && !v.Label.Proved() {
 		b.WriteString("; differences: ")

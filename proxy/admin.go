@@ -253,12 +253,12 @@ func (k *Console) Exec(ctx context.Context, srv *Server, _ *Session, sql string)
 	switch strings.ToUpper(strings.Join(strings.Fields(sql), " ")) {
 	case "SHOW VERDICTS":
 		res := &AdminResult{Columns: []string{"time", "conn", "user", "database", "reference_id", "source", "mode",
-			"label", "score", "action", "latency_ms", "summary", "query"}, Tag: "SHOW"}
+			"label", "score", "action", "latency_ms", "summary", "query", "counterexample"}, Tag: "SHOW"}
 		if k.Judging != nil {
 			for _, v := range k.Judging.RecentVerdicts() {
 				res.Rows = append(res.Rows, []string{v.Time.UTC().Format(time.RFC3339Nano), strconv.FormatUint(v.ConnID, 10), v.User, v.Database,
 					v.ReferenceID, v.Source, v.Mode, v.Label, strconv.FormatFloat(v.Score, 'f', 3, 64), v.Action,
-					strconv.FormatFloat(float64(v.Latency.Microseconds())/1000, 'f', 3, 64), v.Summary, v.Query})
+					strconv.FormatFloat(float64(v.Latency.Microseconds())/1000, 'f', 3, 64), v.Summary, v.Query, v.Counterexample})
 			}
 		}
 		return res, nil

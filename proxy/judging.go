@@ -322,6 +322,9 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		d := NewDeferred(job.deadline.Add(deferredGrace))
 		j.background(job, func(out judgeOutcome) {
 			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
+			if ce := out.v.Counterexample; ce != nil && out.err == nil {
+				n.Detail = "counterexample:\n" + ce.Detail()
+			}
 			if d.Deliver(n) {
 				j.record(job, out, "annotated")
 				return
@@ -504,6 +507,12 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 		}
 		e.Detail += "differences:\n" + strings.Join(lines, "\n")
 	}
+	if ce := out.v.Counterexample; ce != nil && out.err == nil {
+		if e.Detail != "" {
+			e.Detail += "\n"
+		}
+		e.Detail += "counterexample:\n" + ce.Detail()
+	}
 	// ErrorResponse fields are C strings: a NUL would end the field early
 	// and desynchronise the client.
 	e.Hint = "The statement did not run. Its reference is: " + strings.ReplaceAll(job.ref.SQL, "\x00", `\x00`)
@@ -520,6 +529,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
 		Label: out.label(), Score: out.v.Score, Action: action, Latency: out.latency,
 		Summary: summary, Query: j.redactSQL(set, job.candidate),
+		Counterexample: counterexampleText(out, redact),
 	})
 	if action != "logged" {
 		j.log.Debug("pgequiv verdict", "conn", job.sess.ConnID, "reference_id", job.ref.ID, "mode", job.mode,
@@ -551,6 +561,9 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		slog.Float64("latency_ms", float64(out.latency.Microseconds())/1000),
 		slog.String("query", j.redactSQL(set, job.candidate)),
 		slog.String("reference", j.redactSQL(set, job.ref.SQL)),
+	}
+	if ce := out.v.Counterexample; ce != nil && out.err == nil {
+		attrs = append(attrs, slog.Any("counterexample", ce.Redacted(redact)))
 	}
 	if out.err != nil {
 		attrs = append(attrs, slog.String("error", j.redact(set, out.err.Error())))

@@ -97,6 +97,9 @@ type VerdictRecord struct {
 	Latency time.Duration
 	Summary string // literals redacted unless log.literals
 	Query   string // likewise
+	// Counterexample is the database that tells the queries apart, as
+	// INSERT statements and both results; likewise redacted.
+	Counterexample string
 }
 
 // verdictRing keeps the most recent verdicts.

@@ -130,11 +130,12 @@ func checkNoLeaks(t testing.TB) {
 type verdictRow struct {
 	label, assumptions, rules, differences string
 	score                                  float64
+	counterexample                         *string // NULL when none was found
 }
 
 func scanVerdict(row pgx.Row) (verdictRow, error) {
 	var v verdictRow
-	err := row.Scan(&v.label, &v.score, &v.assumptions, &v.rules, &v.differences)
+	err := row.Scan(&v.label, &v.score, &v.assumptions, &v.rules, &v.differences, &v.counterexample)
 	return v, err
 }
 
@@ -399,5 +400,27 @@ func TestShutdownEndsIdleClients(t *testing.T) {
 	msg, err := pgproto3.NewFrontend(raw, raw).Receive()
 	if e, ok := msg.(*pgproto3.ErrorResponse); err != nil || !ok || e.Code != codeAdminShutdown {
 		t.Fatalf("after shutdown: %#v, %v", msg, err)
+	}
+}
+
+// TestCheckCounterexample: a pair the refuter tells apart comes back
+// not_equivalent with its counterexample database in the counterexample
+// column; a proved pair has NULL there.
+func TestCheckCounterexample(t *testing.T) {
+	s := startServer(t, Options{})
+	ctx := testCtx(t)
+	conn := s.connect(t, ctx, pgx.QueryExecModeCacheStatement)
+	v, err := scanVerdict(conn.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)",
+		"SELECT COUNT(*) FROM dogs", "SELECT COUNT(*) FROM dogs WHERE age > 5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.label != "not_equivalent" || v.counterexample == nil || !strings.Contains(*v.counterexample, "INSERT INTO dogs") ||
+		!strings.Contains(*v.counterexample, "-- reference returns 1 row") {
+		t.Fatalf("want not_equivalent with a counterexample, got %+v (counterexample %v)", v, v.counterexample)
+	}
+	v, err = scanVerdict(conn.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)", countStar, countOwner))
+	if err != nil || v.label != "equivalent" || v.counterexample != nil {
+		t.Fatalf("proved pair: %+v, %v", v, err)
 	}
 }
