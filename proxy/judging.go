@@ -470,7 +470,9 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 	if f := j.knobs.judge; f != nil {
 		f()
 	}
-	return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
+	return tag.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)
+	})
 }
 
 // enforce turns an outcome into forwarding or a refusal.

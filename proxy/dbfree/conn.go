@@ -412,7 +412,9 @@ func (c *conn) judge(ctx context.Context, ref, cand string) (v equivalence.Verdi
 			v, err = equivalence.Verdict{}, fmt.Errorf("%w: %v", judgepool.ErrPanicked, r)
 		}
 	}()
-	return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
+	return tag.JudgeBound(ctx, ref, cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+		return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
+	})
 }
 
 // reference resolves the reference of a statement that is not a check

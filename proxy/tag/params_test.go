@@ -1,0 +1,53 @@
+package tag
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParameterize(t *testing.T) {
+	cases := []struct {
+		sql    string
+		ok     bool
+		want   string
+		consts map[int]string
+	}{
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = 12345", true,
+			"SELECT abalance FROM pgbench_accounts WHERE aid = $1", map[int]string{1: "12345"}},
+		{"SELECT a FROM t WHERE b = $1 AND c = 'x''y' ORDER BY 1 LIMIT 10", true,
+			"SELECT a FROM t WHERE b = $1 AND c = $2 ORDER BY 1 LIMIT $3", map[int]string{2: "'x''y'", 3: "10"}},
+		{"SELECT a FROM t /* c 5 */ WHERE y = -5 AND z IN (1.5, $$d$$)", true,
+			"SELECT a FROM t /* c 5 */ WHERE y = $1 AND z IN ($2, $3)", map[int]string{1: "-5", 2: "1.5", 3: "$$d$$"}},
+		{"SELECT a, count(*) FROM t GROUP BY 1", false, "", nil}, // positional: not a constant
+		{"SELECT a FROM t WHERE b = $1", false, "", nil},
+		{"SELECT FROM WHERE", false, "", nil},
+	}
+	for _, tc := range cases {
+		p, ok := Parameterize(tc.sql)
+		if ok != tc.ok || p.SQL != tc.want || !reflect.DeepEqual(p.Consts, tc.consts) && tc.ok {
+			t.Errorf("Parameterize(%q) = %q %v, %v; want %q %v, %v", tc.sql, p.SQL, p.Consts, ok, tc.want, tc.consts, tc.ok)
+		}
+	}
+}
+
+func TestBindParams(t *testing.T) {
+	cases := []struct {
+		sql  string
+		vals map[int]string
+		want string
+	}{
+		{"SELECT a FROM t WHERE b = $1 AND c = $2", map[int]string{1: "5", 2: "'x'"}, "SELECT a FROM t WHERE b = 5 AND c = 'x'"},
+		{"SELECT a FROM t WHERE b = $1 - $2 AND d = '$1'", map[int]string{2: "-3"}, "SELECT a FROM t WHERE b = $1 - (-3) AND d = '$1'"},
+		{"SELECT 1", nil, "SELECT 1"},
+	}
+	for _, tc := range cases {
+		if got, ok := BindParams(tc.sql, tc.vals); !ok || got != tc.want {
+			t.Errorf("BindParams(%q) = %q, %v; want %q", tc.sql, got, ok, tc.want)
+		}
+	}
+	for sql, want := range map[string]bool{"SELECT $1": true, "SELECT '$1'": false, "SELECT 1 /* $1 */": false, "SELECT $$a$$": false} {
+		if HasParams(sql) != want {
+			t.Errorf("HasParams(%q) = %v", sql, !want)
+		}
+	}
+}
