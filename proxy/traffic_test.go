@@ -1,0 +1,97 @@
+package proxy
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+const pgbenchDDL = `
+CREATE TABLE pgbench_accounts (aid int NOT NULL PRIMARY KEY, bid int, abalance int, filler char(84));
+CREATE TABLE pgbench_branches (bid int NOT NULL PRIMARY KEY, bbalance int, filler char(88));`
+
+// TestPgbenchRandomConstants is acceptance 3 of issue 11: pgbench sends
+// one statement with random constants (simple protocol, so each text
+// differs); a catalog entry matches it by fingerprint and its reference
+// uses $1. Every verdict is equivalent and, after a warm-up, the judge's
+// cache serves ≥ 99% of lookups: the shape is judged, not each text.
+func TestPgbenchRandomConstants(t *testing.T) {
+	ctx := testCtx(t, 240*time.Second)
+	const db = "pgbench_shape"
+	admin, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		t.Fatal(err)
+	}
+	admin.Close(ctx)
+	pgbench := clientBin(t, "pgbench")
+	env := []string{"PGSSLMODE=disable", "PGCONNECT_TIMEOUT=10"}
+	runTool(t, ctx, env, pgbench, "-i", "-s", "1", "-q", "-h", "127.0.0.1", "-p", strconv.Itoa(pg.Port), "-U", pgtest.SuperUser, db)
+
+	schema, err := catalog.LoadDDL(pgbenchDDL, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := tag.ParseCatalog([]byte(`
+references:
+  - id: balance
+    match: SELECT abalance FROM pgbench_accounts WHERE aid = 1
+    reference: SELECT a.abalance FROM pgbench_accounts AS a WHERE a.aid = $1
+  - id: branch
+    match: SELECT bbalance FROM pgbench_branches WHERE bid = 1 AND bbalance > 1
+    reference: SELECT b.bbalance FROM pgbench_branches b WHERE $2 < b.bbalance AND b.bid = $1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := JudgeSettings{Mode: ModeAnnotate, VerdictTimeout: 10 * time.Second, Catalog: cat,
+		Schemas: SchemaSettings{ByDatabase: map[string]*catalog.Schema{db: schema}}}
+	e := startJudgeProxy(t, set, JudgingOptions{})
+
+	script := filepath.Join(t.TempDir(), "random.sql")
+	if err := os.WriteFile(script, []byte(`\set aid random(1, 100000)
+\set bid random(1, 1)
+\set floor random(-1000000, 1000000)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+SELECT bbalance FROM pgbench_branches WHERE bid = :bid AND bbalance > :floor;
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(txs int) {
+		out := runTool(t, ctx, env, pgbench, "-n", "-f", script, "-c", "2", "-j", "2", "-t", strconv.Itoa(txs),
+			"-h", e.Host, "-p", strconv.Itoa(e.Port), "-U", pgtest.SuperUser, db)
+		want := "number of transactions actually processed: " + strconv.Itoa(2*txs) + "/" + strconv.Itoa(2*txs)
+		if !strings.Contains(out, want) || !strings.Contains(out, "number of failed transactions: 0") {
+			t.Fatalf("pgbench output:\n%s", out)
+		}
+	}
+	run(10) // warm-up: the references and shapes are prepared once
+	e.j.Wait()
+	before := statMap(e.j)
+	run(500)
+	e.j.Wait()
+	after := statMap(e.j)
+	d := func(k string) uint64 { return after[k] - before[k] }
+	if d("tagged") != 2000 || d("equivalent") != 2000 {
+		t.Errorf("tagged %d, equivalent %d; want 2000 each (stats %v)", d("tagged"), d("equivalent"), after)
+	}
+	hits, misses := d("cache_hits"), d("cache_misses")
+	ratio := float64(hits) / float64(hits+misses)
+	t.Logf("after warm-up: %d cache hits, %d misses, %d evictions: hit ratio %.4f", hits, misses, d("cache_evictions"), ratio)
+	if ratio < 0.99 {
+		t.Errorf("cache hit ratio %.4f < 0.99", ratio)
+	}
+}
