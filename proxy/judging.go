@@ -127,6 +127,10 @@ type JudgingOptions struct {
 	// judgepool.Pool isolates judgements in worker processes. The caller
 	// closes it after the observer's last Wait.
 	Judger judgepool.Judger
+	// VerdictFile, if set, gets every verdict as a JSON line; the
+	// verdicts it held when opened fill SHOW VERDICTS and SHOW
+	// DIVERGENCES. The caller closes it after the observer's last Wait.
+	VerdictFile *VerdictFile
 }
 
 // Judging is the QueryObserver that judges tagged queries: it consumes
@@ -141,6 +145,8 @@ type Judging struct {
 	schemas *schemaCache
 	stats   judgeStats
 	ring    verdictRing
+	div     divergences
+	vfile   *VerdictFile
 	wg      sync.WaitGroup // background judgements
 	sem     chan struct{}  // bounds judgements running at once
 
@@ -175,7 +181,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	}
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
-	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, tracer: o.TracerProvider.Tracer(scope),
+	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
 		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	var err error
@@ -193,6 +199,16 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	}
 	if err := j.Reload(s); err != nil {
 		return nil, err
+	}
+	if j.vfile != nil {
+		recs, skipped := j.vfile.Loaded()
+		for i := range recs {
+			j.ring.add(recs[i])
+			j.div.add(&recs[i])
+		}
+		if skipped > 0 {
+			j.log.Warn("pgequiv: verdict log lines skipped (not JSON verdicts)", "lines", skipped)
+		}
 	}
 	return j, nil
 }
@@ -517,12 +533,14 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	set := job.set
 	redact := j.redactor(set)
 	summary := out.summary(redact)
-	j.ring.add(VerdictRecord{
+	rec := VerdictRecord{
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
 		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
 		Label: out.label(), Score: out.v.Score, Action: action, Latency: out.latency,
 		Summary: summary, Query: j.redactSQL(set, job.candidate),
-	})
+		QueryFingerprint: queryFingerprint(job.candidate), Reference: j.redactSQL(set, job.ref.SQL),
+	}
+	j.remember(rec)
 	if action != "logged" {
 		j.log.Debug("pgequiv verdict", "conn", job.sess.ConnID, "reference_id", job.ref.ID, "mode", job.mode,
 			"label", out.label(), "action", action, "latency", out.latency)
@@ -542,7 +560,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		slog.String("database", job.sess.Database),
 		slog.String("reference_id", job.ref.ID),
 		slog.String("reference_source", string(job.ref.Source)),
-		slog.String("query_fingerprint", queryFingerprint(job.candidate)),
+		slog.String("query_fingerprint", rec.QueryFingerprint),
 		slog.String("reference_fingerprint", out.v.ReferenceFingerprint),
 		slog.String("candidate_fingerprint", out.v.CandidateFingerprint),
 		slog.String("label", out.label()),
