@@ -87,6 +87,10 @@ func TestAdminConsolePgx(t *testing.T) {
 	if _, ok := v["conn"].(int64); !ok {
 		t.Errorf("conn is %T", v["conn"])
 	}
+	// Redaction hides literals, never the verdict's own numbers.
+	if sum, _ := v["summary"].(string); !strings.Contains(sum, "(score 0.") || !strings.Contains(sum, "1 vs 2") {
+		t.Errorf("summary %q", sum)
+	}
 	if v["reference"] != "SELECT name FROM dogs" || v["label"] != "not_equivalent" {
 		t.Errorf("verdict %v", v)
 	}

@@ -95,3 +95,55 @@ SELECT bbalance FROM pgbench_branches WHERE bid = :bid AND bbalance > :floor;
 		t.Errorf("cache hit ratio %.4f < 0.99", ratio)
 	}
 }
+
+// TestJudgeParameterizedReference: a catalog reference with $1 proves a
+// fingerprint match whether the application sends constants (simple
+// protocol) or parameters (extended protocol: judged as parameterized
+// at Parse, which holds for every execution); a constant the reference
+// does not admit is not proved equivalent.
+func TestJudgeParameterizedReference(t *testing.T) {
+	set := annotateSettings(t)
+	cat, err := tag.ParseCatalog([]byte(`
+references:
+  - id: old-dogs
+    match: SELECT count(owner_id) FROM dogs WHERE age > 1
+    reference: SELECT count(*) FROM dogs WHERE age > $1
+  - id: two-ages
+    match: SELECT name FROM dogs WHERE age = 1 OR age = 2
+    reference: SELECT name FROM dogs WHERE age IN ($1, $1)
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Catalog = cat
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	for _, tc := range []struct {
+		mode pgx.QueryExecMode
+		sql  string
+		args []any
+		want string
+	}{
+		{pgx.QueryExecModeSimpleProtocol, "SELECT count(owner_id) FROM dogs WHERE age > 7", nil, "pgequiv: equivalent"},
+		{pgx.QueryExecModeSimpleProtocol, "SELECT count(owner_id) FROM dogs WHERE age > 2", nil, "pgequiv: equivalent"},
+		{pgx.QueryExecModeCacheStatement, "SELECT count(owner_id) FROM dogs WHERE age > $1", []any{3}, "pgequiv: equivalent"},
+		{pgx.QueryExecModeSimpleProtocol, "SELECT name FROM dogs WHERE age = 3 OR age = 3", nil, "pgequiv: equivalent"},
+		{pgx.QueryExecModeSimpleProtocol, "SELECT name FROM dogs WHERE age = 3 OR age = 4", nil, ""}, // not proved
+	} {
+		conn, notices := e.connectNotices(t, ctx, kennelDB)
+		args := append([]any{tc.mode}, tc.args...)
+		rows, err := conn.Query(ctx, tc.sql, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		got := notices()
+		if len(got) != 1 || tc.want != "" && !strings.HasPrefix(got[0], tc.want) ||
+			tc.want == "" && strings.HasPrefix(got[0], "pgequiv: equivalent") {
+			t.Errorf("%s (%v): notices %q, want %q", tc.sql, tc.mode, got, tc.want)
+		}
+	}
+}
