@@ -500,11 +500,11 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 		pass = !job.set.EnforceUnknown
 	}
 	if pass {
-		j.record(job, out, "forwarded")
+		j.recordLater(job, out, "forwarded")
 		return Verdict{}
 	}
 	j.stats.refusals.Add(1)
-	j.record(job, out, "refused")
+	j.recordLater(job, out, "refused")
 	e := &pgproto3.ErrorResponse{
 		Code:    code,
 		Message: "pgequiv: query refused: " + out.summary(keepText),
@@ -526,6 +526,17 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 	// and desynchronise the client.
 	e.Hint = "The statement did not run. Its reference is: " + strings.ReplaceAll(job.ref.SQL, "\x00", `\x00`)
 	return Verdict{Refuse: e}
+}
+
+// recordLater records off the query's path: fingerprinting and
+// redacting a large query, and appending to the verdict file, must not
+// delay the statement the verdict lets through or refuses.
+func (j *Judging) recordLater(job *judgeJob, out judgeOutcome, action string) {
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		j.record(job, out, action)
+	}()
 }
 
 // record counts, remembers and, in log mode, logs one verdict.

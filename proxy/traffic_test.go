@@ -1,8 +1,11 @@
 package proxy
 
 import (
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,4 +149,68 @@ references:
 			t.Errorf("%s (%v): notices %q, want %q", tc.sql, tc.mode, got, tc.want)
 		}
 	}
+}
+
+// BenchmarkAnnotateParameterized measures the p50 latency a query matched
+// by a catalog entry with a $1 reference adds in annotate mode, each
+// query with another constant (the judge serves the shape from its warm
+// cache), in-process and through worker processes:
+//
+//	go test -run '^$' -bench AnnotateParameterized -benchtime 2000x ./proxy
+func BenchmarkAnnotateParameterized(b *testing.B) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pool := startTestJudgePool(b, 2, quiet)
+	set := annotateSettings(b)
+	cat, err := tag.ParseCatalog([]byte(`
+references:
+  - id: old-dogs
+    match: SELECT count(owner_id) FROM dogs WHERE age > 1
+    reference: SELECT count(*) FROM dogs WHERE age > $1
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	set.Catalog = cat
+	local := startJudgeProxy(b, set, JudgingOptions{})
+	isolated := startJudgeProxy(b, set, JudgingOptions{Judger: pool})
+	plain := startJudgeProxy(b, annotateSettings(b), JudgingOptions{})
+	ctx := testCtx(b, time.Hour)
+	connLocal, noticesLocal := local.connectNotices(b, ctx, kennelDB)
+	connIso, noticesIso := isolated.connectNotices(b, ctx, kennelDB)
+	connPlain, _ := plain.connectNotices(b, ctx, kennelDB)
+	i := 0
+	run := func(conn *pgx.Conn) time.Duration {
+		i++
+		start := time.Now()
+		var n int64
+		if err := conn.QueryRow(ctx, "SELECT count(owner_id) FROM dogs WHERE age > "+strconv.Itoa(i%1000),
+			pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for _, c := range []struct {
+		conn    *pgx.Conn
+		notices func() []string
+	}{{connLocal, noticesLocal}, {connIso, noticesIso}} {
+		run(c.conn)
+		if ns := c.notices(); len(ns) != 1 || !strings.HasPrefix(ns[0], equivNotice) {
+			b.Fatalf("notices %q", ns)
+		}
+	}
+	var lu, ll, li []time.Duration
+	for b.Loop() {
+		lu = append(lu, run(connPlain))
+		ll = append(ll, run(connLocal))
+		li = append(li, run(connIso))
+	}
+	p50 := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Nanoseconds()) / 1e3
+	}
+	u, l, iso := p50(lu), p50(ll), p50(li)
+	b.ReportMetric(u, "untagged-p50-µs")
+	b.ReportMetric(l-u, "added-none-p50-µs")
+	b.ReportMetric(iso-u, "added-process-p50-µs")
+	b.ReportMetric(0, "ns/op")
 }
