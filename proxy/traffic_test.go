@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -62,7 +63,19 @@ references:
 	}
 	set := JudgeSettings{Mode: ModeAnnotate, VerdictTimeout: 10 * time.Second, Catalog: cat,
 		Schemas: SchemaSettings{ByDatabase: map[string]*catalog.Schema{db: schema}}}
-	e := startJudgeProxy(t, set, JudgingOptions{})
+	// In-process, and through two judge worker processes (the default
+	// judge_isolation), whose cache counters are summed.
+	t.Run("in-process", func(t *testing.T) { pgbenchShapes(t, ctx, db, set, JudgingOptions{}) })
+	t.Run("workers", func(t *testing.T) {
+		pool := startTestJudgePool(t, 2, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		pgbenchShapes(t, ctx, db, set, JudgingOptions{Judger: pool})
+	})
+}
+
+func pgbenchShapes(t *testing.T, ctx context.Context, db string, set JudgeSettings, o JudgingOptions) {
+	pgbench := clientBin(t, "pgbench")
+	env := []string{"PGSSLMODE=disable", "PGCONNECT_TIMEOUT=10"}
+	e := startJudgeProxy(t, set, o)
 
 	script := filepath.Join(t.TempDir(), "random.sql")
 	if err := os.WriteFile(script, []byte(`\set aid random(1, 100000)
