@@ -84,6 +84,11 @@ func Parameterize(sql string) (p Parameterized, ok bool) {
 	if sql[last:] != norm[j:] || len(p.Consts) == 0 {
 		return Parameterized{}, false
 	}
+	// The shape must read back as parameters where the constants were:
+	// "SELECT''" normalizes to "SELECT$1", one identifier.
+	if back, ok := bindParams(norm, p.Consts, false); !ok || back != sql {
+		return Parameterized{}, false
+	}
 	return p, true
 }
 
@@ -137,6 +142,10 @@ func HasParams(sql string) bool {
 // value; a negative number is parenthesized. Parameters without a value
 // stay. ok is false when sql cannot be scanned.
 func BindParams(sql string, vals map[int]string) (string, bool) {
+	return bindParams(sql, vals, true)
+}
+
+func bindParams(sql string, vals map[int]string, paren bool) (string, bool) {
 	res, err := pg.Scan(sql)
 	if err != nil {
 		return sql, false
@@ -157,7 +166,7 @@ func BindParams(sql string, vals map[int]string) (string, bool) {
 			continue
 		}
 		b.WriteString(sql[last:start])
-		if strings.HasPrefix(v, "-") {
+		if paren && strings.HasPrefix(v, "-") {
 			v = "(" + v + ")"
 		}
 		b.WriteString(v)

@@ -3,6 +3,7 @@ package tag
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/equivalence"
@@ -100,4 +101,35 @@ func TestJudgeBound(t *testing.T) {
 			t.Errorf("%s vs %s: judged %q, want %q", tc.ref, tc.cand, calls, tc.calls)
 		}
 	}
+}
+
+// FuzzParameterize: never panics; what it records are the literal texts
+// it replaced, and binding them back into the shape gives the query
+// again (negative numbers parenthesized).
+func FuzzParameterize(f *testing.F) {
+	for _, s := range []string{
+		"SELECT a FROM t WHERE b = 1 AND c = 'x' LIMIT 3", "SELECT $1, -2.5, $$q$$", "SELECT 1 /* 2 */ -- 3\n",
+		"SELECT interval '1 day', DATE '2020-01-01'", "SELECT a FROM t ORDER BY 1", "SELECT E'\\n', B'101', X'ff', U&'d'",
+		"SELECT 1 FROM t WHERE a IN (1, 2, 3) AND b = -0", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		p, ok := Parameterize(sql)
+		if !ok {
+			return
+		}
+		for k, v := range p.Consts {
+			if k < 1 || !strings.Contains(sql, v) {
+				t.Fatalf("constant $%d = %q is not in %q", k, v, sql)
+			}
+		}
+		back, ok := BindParams(p.SQL, p.Consts)
+		if !ok {
+			t.Fatalf("the shape %q does not scan", p.SQL)
+		}
+		if strings.NewReplacer("(", "", ")", "").Replace(back) != strings.NewReplacer("(", "", ")", "").Replace(sql) {
+			t.Fatalf("bound back %q, want %q", back, sql)
+		}
+	})
 }
