@@ -65,14 +65,17 @@ references:
 		Schemas: SchemaSettings{ByDatabase: map[string]*catalog.Schema{db: schema}}}
 	// In-process, and through two judge worker processes (the default
 	// judge_isolation), whose cache counters are summed.
-	t.Run("in-process", func(t *testing.T) { pgbenchShapes(t, ctx, db, set, JudgingOptions{}) })
+	t.Run("in-process", func(t *testing.T) { pgbenchShapes(t, ctx, db, set, JudgingOptions{}, "simple") })
+	// The extended protocol: $1 with a bound value, judged as a parameter
+	// at each Parse.
+	t.Run("extended", func(t *testing.T) { pgbenchShapes(t, ctx, db, set, JudgingOptions{}, "extended") })
 	t.Run("workers", func(t *testing.T) {
 		pool := startTestJudgePool(t, 2, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		pgbenchShapes(t, ctx, db, set, JudgingOptions{Judger: pool})
+		pgbenchShapes(t, ctx, db, set, JudgingOptions{Judger: pool}, "simple")
 	})
 }
 
-func pgbenchShapes(t *testing.T, ctx context.Context, db string, set JudgeSettings, o JudgingOptions) {
+func pgbenchShapes(t *testing.T, ctx context.Context, db string, set JudgeSettings, o JudgingOptions, protocol string) {
 	pgbench := clientBin(t, "pgbench")
 	env := []string{"PGSSLMODE=disable", "PGCONNECT_TIMEOUT=10"}
 	e := startJudgeProxy(t, set, o)
@@ -87,7 +90,7 @@ SELECT bbalance FROM pgbench_branches WHERE bid = :bid AND bbalance > :floor;
 		t.Fatal(err)
 	}
 	run := func(txs int) {
-		out := runTool(t, ctx, env, pgbench, "-n", "-f", script, "-c", "2", "-j", "2", "-t", strconv.Itoa(txs),
+		out := runTool(t, ctx, env, pgbench, "-n", "-M", protocol, "-f", script, "-c", "2", "-j", "2", "-t", strconv.Itoa(txs),
 			"-h", e.Host, "-p", strconv.Itoa(e.Port), "-U", pgtest.SuperUser, db)
 		want := "number of transactions actually processed: " + strconv.Itoa(2*txs) + "/" + strconv.Itoa(2*txs)
 		if !strings.Contains(out, want) || !strings.Contains(out, "number of failed transactions: 0") {
