@@ -192,6 +192,8 @@ func (c *Config) Settings() [][2]string {
 		{"judge_workers", strconv.Itoa(c.JudgeWorkers)},
 		{"judge_memory_limit", strconv.FormatInt(int64(c.JudgeMemoryLimit), 10)},
 		{"log.literals", strconv.FormatBool(c.Log.Literals)},
+		{"verdict_log", c.VerdictLog},
+		{"verdict_log_max_size", strconv.FormatInt(int64(c.VerdictLogMaxSize), 10)},
 		{"schema.files", list(c.Schema.Files)},
 	}
 	dbs := make([]string, 0, len(c.Schema.Databases))
@@ -213,4 +215,13 @@ func (c *Config) Settings() [][2]string {
 		{"admin.password", hide(c.Admin.Password)},
 		{"admin.recent_verdicts", strconv.Itoa(c.Admin.RecentVerdicts)},
 	}...)
+}
+
+// VerdictLogPath is verdict_log resolved against the file's directory;
+// empty when there is none.
+func (c *Config) VerdictLogPath() string {
+	if c.VerdictLog == "" {
+		return ""
+	}
+	return c.path(c.VerdictLog)
 }

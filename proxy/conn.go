@@ -59,6 +59,7 @@ type conn struct {
 	cancel context.CancelFunc
 	errCh  chan error
 	state  atomic.Int32
+	admin  atomic.Bool // an admin console session, answered by the proxy
 	// refused: the server was full when the connection came; it is told
 	// so after its startup message and closed.
 	refused bool

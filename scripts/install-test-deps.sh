@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-test-deps.sh installs what the pgequiv test suite needs on a fresh
 # Debian/Ubuntu machine: a PostgreSQL server and client (initdb, postgres,
-# psql), pgbench (postgresql-contrib), pgbouncer and Node.js with npm.
+# psql), pgbench (postgresql-contrib), pgbouncer, Node.js with npm and
+# Debian's python3-psycopg2.
 #
 # It is idempotent: when everything is already present it only checks and
 # exits (no apt-get update). Run it as root, or with sudo available.
@@ -27,6 +28,8 @@ pg_bin_has pgbench || missing+=(postgresql-contrib)
 have pgbouncer || missing+=(pgbouncer)
 have node || missing+=(nodejs)
 have npm || missing+=(npm)
+# psycopg2 from Debian (PyPI is out of reach): proxy/admin_drivers_test.go.
+/usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || missing+=(python3-psycopg2)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 

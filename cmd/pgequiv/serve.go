@@ -75,10 +75,18 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	defer judger.Close()
 	// One judging observer lives across reloads, keeping its counters,
 	// recent verdicts and caches; reloads replace its settings.
+	var vfile *proxy.VerdictFile
+	if p := cfg.VerdictLogPath(); p != "" {
+		if vfile, err = proxy.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
+			return err
+		}
+		defer vfile.Close()
+	}
 	judging, err := proxy.NewJudging(l.judge, proxy.JudgingOptions{
-		Logger:     logger,
-		VerdictLog: slog.New(slog.NewJSONHandler(env.stderr, nil)),
-		Judger:     judger,
+		Logger:      logger,
+		VerdictLog:  slog.New(slog.NewJSONHandler(env.stderr, nil)),
+		Judger:      judger,
+		VerdictFile: vfile,
 	})
 	if err != nil {
 		return err
