@@ -31,9 +31,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	folds := fs.Int("folds", 0, "also report AUC per db-grouped fold (the folds of `pgequiv train --cv K`)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable)")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+	var files evalFilesFlags
+	files.register(fs)
+	if err := fs.Parse(args); err != nil || (fs.NArg() != 1) == (files.gold == "") {
 		fmt.Fprintln(stderr, "usage: pgequiv eval [--schemas DIR] [--out scores.jsonl] [--plot roc.png] DATASET.jsonl")
+		fmt.Fprintln(stderr, "       pgequiv eval --gold GOLD --pred PRED [--tables tables.json] [--db-dir database/] [--out items.jsonl] [--format text|json]")
 		return exitError{2}
+	}
+	if files.gold != "" {
+		return runEvalFiles(ctx, files, policies, *useGMN, *workers, *out, stdout, stderr)
 	}
 	file := fs.Arg(0)
 	if *schemasDir == "" {
