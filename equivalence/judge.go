@@ -49,6 +49,10 @@ type Options struct {
 	// millisecond per pair, so it is off by default. Plans above
 	// gmnMaxPlanSize are scored without it (Verdict.Notes says so).
 	GMN *gmn.Model
+	// Adviser, when set, is asked for a second opinion on unknown
+	// verdicts (an LLM, package llmjudge); its answer moves the score
+	// within the unknown band and is reported as Verdict.LLM. nil: off.
+	Adviser Adviser
 	// MaxQueryBytes bounds the length of either query: a longer one gets
 	// an unknown verdict saying it is too large to judge. 0 means
 	// DefaultMaxQueryBytes; negative means no limit.
@@ -210,6 +214,7 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 	if err != nil {
 		return v, stopped(err)
 	}
+	advise(ctx, s, reference, candidate, &v, opts)
 	return v, nil
 }
 
