@@ -33,13 +33,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable)")
 	var files evalFilesFlags
 	files.register(fs)
+	var llm llmFlags
+	llm.register(fs)
 	if err := fs.Parse(args); err != nil || (fs.NArg() != 1) == (files.gold == "") {
 		fmt.Fprintln(stderr, "usage: pgequiv eval [--schemas DIR] [--out scores.jsonl] [--plot roc.png] DATASET.jsonl")
 		fmt.Fprintln(stderr, "       pgequiv eval --gold GOLD --pred PRED [--tables tables.json] [--db-dir database/] [--out items.jsonl] [--format text|json]")
 		return exitError{2}
 	}
 	if files.gold != "" {
-		return runEvalFiles(ctx, files, policies, *useGMN, *workers, *out, stdout, stderr)
+		return runEvalFiles(ctx, files, policies, llm, *useGMN, *workers, *out, stdout, stderr)
 	}
 	file := fs.Arg(0)
 	if *schemasDir == "" {
@@ -51,6 +53,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	opts, err := judgeOptions(policies, *useGMN)
 	if err != nil {
+		return err
+	}
+	if err := llm.apply(&opts); err != nil {
 		return err
 	}
 	var precomputed map[string]float64

@@ -29,7 +29,7 @@ func (f *evalFilesFlags) register(fs *flag.FlagSet) {
 
 // runEvalFiles is `pgequiv eval --gold --pred`: per-item JSONL to out
 // (when given) and the per-hardness summary to stdout.
-func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, useGMN bool, workers int, out string, stdout, stderr io.Writer) error {
+func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, llm llmFlags, useGMN bool, workers int, out string, stdout, stderr io.Writer) error {
 	if f.pred == "" || (f.tables == "" && f.dbDir == "") {
 		fmt.Fprintln(stderr, "eval: --gold needs --pred and at least one of --tables and --db-dir")
 		return exitError{2}
@@ -40,6 +40,9 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, u
 	}
 	opts, err := judgeOptions(policies, useGMN)
 	if err != nil {
+		return err
+	}
+	if err := llm.apply(&opts); err != nil {
 		return err
 	}
 	schemas := &spidereval.Schemas{DBDir: f.dbDir}

@@ -5,10 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/equivalence/spidereval"
@@ -167,5 +172,28 @@ func TestEvalFilesErrors(t *testing.T) {
 				t.Errorf("eval %q: err %v, stderr %q; want %q", tc.args, err, stderr.String(), tc.want)
 			}
 		})
+	}
+}
+
+// check --llm-endpoint asks a local OpenAI-compatible server (started
+// here; no model runs on this machine) about an unknown pair and prints
+// its opinion; the label stays unknown.
+func TestCheckWithLLM(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"choices": [{"message": {"role": "assistant", "content": "{\"verdict\": \"not_equivalent\", \"equivalence\": \"none\", \"reason\": \"different columns\"}"}}]}`)
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	err := check(context.Background(), []string{"--llm-endpoint", srv.URL + "/v1", "--llm-model", "m", "--llm-samples", "1", "--timeout", "10s", "SELECT name FROM dogs", "SELECT owner_id FROM dogs"}, nil, &stdout, &stderr)
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 1 {
+		t.Fatalf("check: %v (want exit 1)\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "verdict:     unknown (likely different)") || !strings.Contains(out, "llm:         not_equivalent, 1/1 votes, m: different columns") || requests.Load() != 1 {
+		t.Errorf("output after %d requests:\n%s", requests.Load(), out)
 	}
 }
