@@ -26,6 +26,10 @@ func TestHardness(t *testing.T) {
 		// A NOT condition in WHERE counts as an aggregate (Spider's quirk):
 		// with one aggregate in SELECT that makes two, one "other".
 		{"SELECT count(*) FROM t WHERE a NOT LIKE 'x%'", Med},
+		// A select unit's arithmetic on two aggregates counts once (its
+		// aggregate slot); ORDER BY's counts both.
+		{"SELECT max(a) - min(a) FROM t", Easy},
+		{"SELECT a FROM t ORDER BY max(b) - min(b)", Med},
 		// A subquery in FROM is a table unit, not a nesting.
 		{"SELECT a FROM (SELECT a FROM t) AS s", Easy},
 	} {

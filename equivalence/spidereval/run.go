@@ -85,7 +85,11 @@ type record struct {
 	Gold    string               `json:"gold"`
 	Pred    string               `json:"pred"`
 	Verdict *equivalence.Verdict `json:"verdict,omitempty"`
-	Error   string               `json:"error,omitempty"`
+	// Counterexample repeats the verdict's counterexample (the database
+	// telling the queries apart, with both results) at the top, where
+	// readers of these files look for it.
+	Counterexample json.RawMessage `json:"counterexample,omitempty"`
+	Error          string          `json:"error,omitempty"`
 }
 
 // WriteJSONL writes one JSON object per result: index, db_id, hardness,
@@ -101,12 +105,36 @@ func WriteJSONL(w io.Writer, results []Result) error {
 		} else {
 			v := r.Verdict
 			rec.Label, rec.Score, rec.Verdict = string(v.Label), v.Score, &v
+			ce, err := counterexample(v)
+			if err != nil {
+				return fmt.Errorf("spidereval: result %d: %w", r.Index, err)
+			}
+			rec.Counterexample = ce
 		}
 		if err := enc.Encode(rec); err != nil {
 			return fmt.Errorf("spidereval: write result %d: %w", r.Index, err)
 		}
 	}
 	return nil
+}
+
+// counterexample returns the verdict's "counterexample" as JSON, or nil.
+// It reads the verdict's JSON form so that it needs no change as the
+// judge's counterexample grows fields.
+func counterexample(v equivalence.Verdict) (json.RawMessage, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, err
+	}
+	ce := fields["counterexample"]
+	if string(ce) == "null" {
+		return nil, nil
+	}
+	return ce, nil
 }
 
 // Level is the summary of one hardness level (or "all").
