@@ -40,6 +40,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "       pgequiv eval --gold GOLD --pred PRED [--tables tables.json] [--db-dir database/] [--out items.jsonl] [--format text|json]")
 		return exitError{2}
 	}
+	if bad := files.misplaced(fs); bad != "" {
+		fmt.Fprintf(stderr, "eval: --%s does not apply in this mode (DATASET.jsonl mode: --schemas, --plot, --gmn-scores, --folds; evaluation-file mode: --gold, --pred, --tables, --db-dir, --format)\n", bad)
+		return exitError{2}
+	}
 	if files.gold != "" {
 		return runEvalFiles(ctx, files, policies, llm, *useGMN, *workers, *out, stdout, stderr)
 	}

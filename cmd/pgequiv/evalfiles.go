@@ -27,6 +27,20 @@ func (f *evalFilesFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "text", "summary format in evaluation-file mode: text or json")
 }
 
+// misplaced returns the first flag set that belongs to the other mode of
+// eval, or "".
+func (f *evalFilesFlags) misplaced(fs *flag.FlagSet) string {
+	datasetOnly := map[string]bool{"schemas": true, "plot": true, "gmn-scores": true, "folds": true}
+	filesOnly := map[string]bool{"pred": true, "tables": true, "db-dir": true, "format": true}
+	bad := ""
+	fs.Visit(func(fl *flag.Flag) {
+		if bad == "" && ((f.gold != "" && datasetOnly[fl.Name]) || (f.gold == "" && filesOnly[fl.Name])) {
+			bad = fl.Name
+		}
+	})
+	return bad
+}
+
 // runEvalFiles is `pgequiv eval --gold --pred`: per-item JSONL to out
 // (when given) and the per-hardness summary to stdout.
 func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, llm llmFlags, useGMN bool, workers int, out string, stdout, stderr io.Writer) error {

@@ -160,6 +160,8 @@ func TestEvalFilesErrors(t *testing.T) {
 		{"no tab", []string{"--gold", write("notab.sql", "SELECT 1\n"), "--pred", onePred, "--tables", tables}, "notab.sql line 1: want SQL<TAB>db_id"},
 		{"no schema source", []string{"--gold", gold, "--pred", twoPreds}, "needs --pred and at least one of --tables and --db-dir"},
 		{"bad format", []string{"--gold", gold, "--pred", twoPreds, "--tables", tables, "--format", "xml"}, `--format "xml"`},
+		{"dataset flag in file mode", []string{"--gold", gold, "--pred", twoPreds, "--tables", tables, "--plot", "x.png"}, "--plot does not apply in this mode"},
+		{"file flag in dataset mode", []string{"--tables", tables, "pairs.jsonl"}, "--tables does not apply in this mode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
