@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -16,7 +17,10 @@ import (
 	_ "modernc.org/sqlite" // writes the fixture's DDL-only database files
 )
 
-var updateSpiderFixture = flag.Bool("update-spider-fixture", false, "rebuild testdata/spider from ../shared/data")
+var (
+	updateSpiderFixture = flag.Bool("update-spider-fixture", false, "rebuild testdata/spider from ../shared/data")
+	spiderFixtureOut    = flag.String("spider-fixture-out", "", "with -update-spider-fixture: build into this directory instead, from every shared pair and schema (scripts/spider-files-vs-jsonl.sh)")
+)
 
 const spiderFixture = "testdata/spider"
 
@@ -51,6 +55,8 @@ CREATE TABLE 'flights' (
 );`,
 }
 
+var sqliteSequence = regexp.MustCompile(`(?is)CREATE TABLE sqlite_sequence \(.*?\);`)
+
 // spiderFixturePerDB is how many pairs of each database the fixture
 // takes, half of them labelled equivalent.
 const spiderFixturePerDB = 12
@@ -61,6 +67,9 @@ const spiderFixturePerDB = 12
 func TestBuildSpiderFixture(t *testing.T) {
 	if *updateSpiderFixture {
 		buildSpiderFixture(t)
+		if *spiderFixtureOut != "" {
+			return
+		}
 	}
 	for _, f := range []string{"tables.json", "gold.sql", "pred.sql", "pairs.jsonl"} {
 		if _, err := os.Stat(filepath.Join(spiderFixture, f)); err != nil {
@@ -76,11 +85,25 @@ func TestBuildSpiderFixture(t *testing.T) {
 
 func buildSpiderFixture(t *testing.T) {
 	t.Helper()
-	if err := os.RemoveAll(spiderFixture); err != nil {
+	out, dbs, perDB := spiderFixture, spiderFixtureDBs, spiderFixturePerDB
+	if *spiderFixtureOut != "" {
+		out, perDB = *spiderFixtureOut, 1<<30
+		entries, err := os.ReadDir(sharedSchemas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dbs = nil
+		for _, e := range entries {
+			if name, ok := strings.CutSuffix(e.Name(), ".sql"); ok {
+				dbs = append(dbs, name)
+			}
+		}
+	}
+	if err := os.RemoveAll(out); err != nil {
 		t.Fatal(err)
 	}
 	var tables []map[string]any
-	for _, db := range spiderFixtureDBs {
+	for _, db := range dbs {
 		ddl, err := os.ReadFile(filepath.Join(sharedSchemas, db+".sql"))
 		if err != nil {
 			t.Fatal(err)
@@ -90,17 +113,19 @@ func buildSpiderFixture(t *testing.T) {
 			t.Fatal(err)
 		}
 		tables = append(tables, tablesEntry(db, s))
-		fileDDL := string(ddl)
+		// SQLite creates sqlite_sequence itself (for AUTOINCREMENT) and
+		// refuses the name; tables.json lists it, the file hides it.
+		fileDDL := sqliteSequence.ReplaceAllString(string(ddl), "")
 		if real, ok := spiderRealDDL[db]; ok {
 			fileDDL = real
 		}
-		writeSQLiteDDL(t, filepath.Join(spiderFixture, "database", db, db+".sqlite"), fileDDL)
+		writeSQLiteDDL(t, filepath.Join(out, "database", db, db+".sqlite"), fileDDL)
 	}
 	data, err := json.MarshalIndent(tables, "", " ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(spiderFixture, "tables.json"), string(data)+"\n")
+	writeFile(t, filepath.Join(out, "tables.json"), string(data)+"\n")
 
 	f, err := os.Open(filepath.Join(sharedSchemas, "..", "spider_pair_dev.jsonl"))
 	if err != nil {
@@ -109,7 +134,7 @@ func buildSpiderFixture(t *testing.T) {
 	defer f.Close()
 	taken := map[string]int{}
 	want := map[string]bool{}
-	for _, db := range spiderFixtureDBs {
+	for _, db := range dbs {
 		want[db] = true
 	}
 	var gold, pred, pairs strings.Builder
@@ -125,7 +150,7 @@ func buildSpiderFixture(t *testing.T) {
 		// One line each, as the evaluation files hold them: a comment or
 		// a tab would not survive that.
 		key := fmt.Sprint(db, p["label"])
-		if !want[db] || taken[key] >= spiderFixturePerDB/2 || strings.Contains(ref+cand, "--") || strings.Contains(ref+cand, "\t") {
+		if !want[db] || taken[key] >= perDB/2 || strings.Contains(ref+cand, "--") || strings.Contains(ref+cand, "\t") {
 			continue
 		}
 		taken[key]++
@@ -138,9 +163,9 @@ func buildSpiderFixture(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(spiderFixture, "gold.sql"), gold.String())
-	writeFile(t, filepath.Join(spiderFixture, "pred.sql"), pred.String())
-	writeFile(t, filepath.Join(spiderFixture, "pairs.jsonl"), pairs.String())
+	writeFile(t, filepath.Join(out, "gold.sql"), gold.String())
+	writeFile(t, filepath.Join(out, "pred.sql"), pred.String())
+	writeFile(t, filepath.Join(out, "pairs.jsonl"), pairs.String())
 }
 
 // singleLine joins a query's lines with spaces.
