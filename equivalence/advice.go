@@ -97,7 +97,11 @@ func advise(ctx context.Context, s *catalog.Schema, reference, candidate string,
 		}
 		v.Score += (0.90 - v.Score) * w
 	case OpinionNotEquivalent:
-		v.Score -= (v.Score - 0.05) * w
+		// A verdict may already sit below the band (a candidate that does
+		// not plan scores 0): never move it up.
+		if v.Score > 0.05 {
+			v.Score -= (v.Score - 0.05) * w
+		}
 	default:
 		return
 	}

@@ -199,6 +199,12 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 			v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}
 			v.Likely = "likely different"
 			v.Timings.Total = time.Since(start)
+			if errors.Is(err, build.ErrUnsupported) {
+				// Valid SQL the planner cannot take: a second opinion is
+				// all there is. (A query that names what the schema lacks
+				// would not run, whatever an adviser thinks.)
+				advise(ctx, s, reference, candidate, &v, opts)
+			}
 			return v, nil
 		}
 		t = time.Now()

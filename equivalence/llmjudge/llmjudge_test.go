@@ -145,6 +145,29 @@ func TestMajorityMovesTheScoreNotTheLabel(t *testing.T) {
 	}
 }
 
+// A candidate in syntax the planner does not support is unknown with no
+// scores: the opinion is all there is, and it still is no proof.
+func TestUnsupportedCandidateIsAsked(t *testing.T) {
+	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		completion(w, `{"verdict": "equivalent", "equivalence": "strong", "reason": "the CTE is unused"}`)
+	})
+	cand := "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 3) SELECT name FROM dogs"
+	off := judgeWith(t, unknownRef, cand, nil)
+	on := judgeWith(t, unknownRef, cand, judge(t, s, nil))
+	if on.Label != equivalence.Unknown || on.LLM == nil || on.LLM.Answer != equivalence.OpinionEquivalent || on.Score <= off.Score || on.Score >= 0.9 {
+		t.Errorf("unsupported candidate: %s %g -> %s %g, opinion %+v", off.Label, off.Score, on.Label, on.Score, on.LLM)
+	}
+	if !strings.Contains(s.seen[0].Messages[1].Content, "unsupported syntax") {
+		t.Errorf("prompt does not say the planner could not take the candidate:\n%s", s.seen[0].Messages[1].Content)
+	}
+	// A candidate naming a column the schema lacks is not asked about.
+	s.requests.Store(0)
+	v := judgeWith(t, unknownRef, "SELECT no_such_column FROM dogs", judge(t, s, nil))
+	if v.LLM != nil || s.requests.Load() != 0 {
+		t.Errorf("a candidate that does not plan was asked about: %+v", v.LLM)
+	}
+}
+
 func TestOnlyUnknownPairsAreAsked(t *testing.T) {
 	s := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		completion(w, `{"verdict": "not_equivalent", "reason": "x"}`)
@@ -258,7 +281,7 @@ func TestJudgeDeadlineBoundsTheAdviser(t *testing.T) {
 	s := newServer(t, func(_ int, _ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	j := judge(t, s, func(c *Config) { c.Timeout = time.Hour })
 	off := judgeWith(t, unknownRef, unknownCand, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	v, err := equivalence.Judge(ctx, schema, unknownRef, unknownCand, equivalence.Options{Adviser: j})
 	if err != nil {
