@@ -108,6 +108,8 @@ type Config struct {
 	Password string `yaml:"password"`
 	// Admin configures the admin console.
 	Admin Admin `yaml:"admin"`
+	// LLMJudge is the optional LLM second opinion on unknown verdicts.
+	LLMJudge LLMJudge `yaml:"llm_judge"`
 
 	// dir is the config file's directory; relative paths are read from it.
 	dir string
@@ -221,7 +223,8 @@ func Default() Config {
 			Introspect:      Introspect{Timeout: 10 * time.Second},
 			RefreshInterval: 5 * time.Minute,
 		},
-		Admin: Admin{Auth: "password", RecentVerdicts: 256},
+		Admin:    Admin{Auth: "password", RecentVerdicts: 256},
+		LLMJudge: defaultLLMJudge(),
 	}
 }
 
@@ -294,6 +297,7 @@ func (c *Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		bad("listen: %q is not host:port", c.Listen)
 	}
+	errs = append(errs, c.LLMJudge.validate(c)...)
 	switch {
 	case c.Upstream.None:
 	case c.Upstream.Address == "":

@@ -110,6 +110,11 @@ func (c *Config) JudgeSettings(up proxy.Upstream) (proxy.JudgeSettings, error) {
 		}
 		s.Options.GMN = m
 	}
+	adv, err := c.adviser()
+	if err != nil {
+		return s, err
+	}
+	s.Options.Adviser = adv
 	if len(c.Schema.Files) > 0 {
 		def, err := c.loadDDL("schema.files", c.Schema.Files)
 		if err != nil {
@@ -214,6 +219,11 @@ func (c *Config) Settings() [][2]string {
 		{"admin.auth", c.Admin.Auth},
 		{"admin.password", hide(c.Admin.Password)},
 		{"admin.recent_verdicts", strconv.Itoa(c.Admin.RecentVerdicts)},
+		{"llm_judge.endpoint", c.LLMJudge.Endpoint},
+		{"llm_judge.model", c.LLMJudge.Model},
+		{"llm_judge.api_key_env", c.LLMJudge.APIKeyEnv},
+		{"llm_judge.samples", strconv.Itoa(c.LLMJudge.Samples)},
+		{"llm_judge.timeout", c.LLMJudge.Timeout.String()},
 	}...)
 }
 

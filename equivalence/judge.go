@@ -52,6 +52,10 @@ type Options struct {
 	// Refute tunes the counterexample search run on every pair that is
 	// not proved equivalent; a database found makes it not_equivalent.
 	Refute RefuteOptions
+	// Adviser, when set, is asked for a second opinion on unknown
+	// verdicts (an LLM, package llmjudge); its answer moves the score
+	// within the unknown band and is reported as Verdict.LLM. nil: off.
+	Adviser Adviser
 	// MaxQueryBytes bounds the length of either query: a longer one gets
 	// an unknown verdict saying it is too large to judge. 0 means
 	// DefaultMaxQueryBytes; negative means no limit.
@@ -199,6 +203,12 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 			v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}
 			v.Likely = "likely different"
 			v.Timings.Total = time.Since(start)
+			if errors.Is(err, build.ErrUnsupported) {
+				// Valid SQL the planner cannot take: a second opinion is
+				// all there is. (A query that names what the schema lacks
+				// would not run, whatever an adviser thinks.)
+				advise(ctx, s, reference, candidate, &v, opts)
+			}
 			return v, nil
 		}
 		t = time.Now()
@@ -215,6 +225,7 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 	if err != nil {
 		return v, stopped(err)
 	}
+	advise(ctx, s, reference, candidate, &v, opts)
 	return v, nil
 }
 

@@ -81,6 +81,8 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable): column_order, trust_foreign_keys, accept_assumptions, likely_threshold")
 	timeout := fs.Duration("timeout", defaultCheckTimeout, "budget for the judgement (0: none); past it, exit 2")
 	maxQuery := fs.Int("max-query-bytes", equivalence.DefaultMaxQueryBytes, "longest query judged; a longer one is unknown, \"too large to judge\" (negative: no limit)")
+	var llm llmFlags
+	llm.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: pgequiv check [flags] REFERENCE CANDIDATE
 
@@ -124,6 +126,9 @@ or no verdict within --timeout.`)
 		return err
 	}
 	opts.MaxQueryBytes = *maxQuery
+	if err := llm.apply(&opts); err != nil {
+		return err
+	}
 	v, err := judgeWithin(ctx, *timeout, s, ref, cand, opts)
 	if err != nil {
 		return err
@@ -241,6 +246,9 @@ func printVerdict(w io.Writer, v equivalence.Verdict) {
 		}
 	} else if v.Search != nil && !v.Label.Proved() {
 		fmt.Fprintf(w, "search:      %s\n", v.Search.Strength())
+	}
+	if v.LLM != nil {
+		fmt.Fprintf(w, "llm:         %s\n", v.LLM)
 	}
 	fmt.Fprintf(w, "time:        %s\n", v.Timings.Total)
 }

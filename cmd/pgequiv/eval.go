@@ -34,9 +34,21 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	folds := fs.Int("folds", 0, "also report AUC per db-grouped fold (the folds of `pgequiv train --cv K`)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable)")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+	var files evalFilesFlags
+	files.register(fs)
+	var llm llmFlags
+	llm.register(fs)
+	if err := fs.Parse(args); err != nil || (fs.NArg() != 1) == (files.gold == "") {
 		fmt.Fprintln(stderr, "usage: pgequiv eval [--schemas DIR] [--out scores.jsonl] [--plot roc.png] DATASET.jsonl")
+		fmt.Fprintln(stderr, "       pgequiv eval --gold GOLD --pred PRED [--tables tables.json] [--db-dir database/] [--out items.jsonl] [--format text|json]")
 		return exitError{2}
+	}
+	if bad := files.misplaced(fs); bad != "" {
+		fmt.Fprintf(stderr, "eval: --%s does not apply in this mode (DATASET.jsonl mode: --schemas, --plot, --gmn-scores, --folds; evaluation-file mode: --gold, --pred, --tables, --db-dir, --format)\n", bad)
+		return exitError{2}
+	}
+	if files.gold != "" {
+		return runEvalFiles(ctx, files, policies, llm, engines, *workers, *out, stdout, stderr)
 	}
 	file := fs.Arg(0)
 	if *schemasDir == "" {
@@ -50,6 +62,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if err := engines.apply(&opts); err != nil {
+		return err
+	}
+	if err := llm.apply(&opts); err != nil {
 		return err
 	}
 	var precomputed map[string]float64

@@ -29,6 +29,12 @@ type Result struct {
 	Err error
 }
 
+// SchemaSource gives the schema of a database under a dialect; it must be
+// safe for concurrent use.
+type SchemaSource interface {
+	Get(db string, d catalog.Dialect) (*catalog.Schema, error)
+}
+
 // Schemas loads <dir>/<db>.sql once per database and dialect.
 type Schemas struct {
 	Dir   string
@@ -69,7 +75,7 @@ type Options struct {
 
 // Run judges every pair, using Workers goroutines. Results keep the
 // pairs' order.
-func Run(ctx context.Context, pairs []dataset.Pair, schemas *Schemas, opts Options) ([]Result, error) {
+func Run(ctx context.Context, pairs []dataset.Pair, schemas SchemaSource, opts Options) ([]Result, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
