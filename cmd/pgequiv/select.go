@@ -49,6 +49,7 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "write one JSON line per group: chosen candidate, classes and why")
 	budget := fs.Duration("budget", time.Second, "time budget per group")
 	seed := fs.Uint64("seed", 1, "seed of the generated databases")
+	instances := fs.Int("instances", 300, "generated databases per group (fewer when the budget runs out first)")
 	dialect := fs.String("dialect", "postgres", "dialect of groups that name none")
 	brief := fs.Bool("brief", false, "print only the summary, not each group")
 	mixedOnly := fs.Bool("mixed-only", false, "select only labelled groups with a correct and a wrong candidate (the ones accuracy is reported on)")
@@ -93,7 +94,7 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	sopts := selection.Options{Judge: jopts, Judger: judger, Budget: *budget, Seed: *seed}
+	sopts := selection.Options{Judge: jopts, Judger: judger, Budget: *budget, Seed: *seed, MaxInstances: *instances}
 	records := selectAll(ctx, groups, &evaluation.Schemas{Dir: *schemasDir}, *dialect, sopts, *workers)
 	if ctx.Err() != nil {
 		return ctx.Err()

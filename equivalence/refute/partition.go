@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -92,6 +94,13 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		part.Elapsed = time.Since(start)
 		return part, nil
 	}
+	// Literals in a canonical order, so that the databases (and so the
+	// partition) do not depend on the order the plans come in.
+	fp := make(map[*plan.Plan]string, len(nonNil))
+	for _, p := range nonNil {
+		fp[p] = p.Fingerprint()
+	}
+	slices.SortStableFunc(nonNil, func(a, b *plan.Plan) int { return strings.Compare(fp[a], fp[b]) })
 	g := newGenerator(s, opts.TrustForeignKeys, collectLiterals(nonNil...))
 	g.noNulls = opts.noNulls
 	classes := [][]int{live}

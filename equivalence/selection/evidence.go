@@ -3,7 +3,6 @@ package selection
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -209,49 +208,35 @@ func proofText(v pairVerdict) string {
 // NearWeight times the mean similarity of its members to the candidates
 // outside it: a near miss supports a class a little, the way minimum
 // Bayes risk selection prefers the candidate closest to all others. The
-// mean is at most one, so a larger class always wins over a smaller one
-// unless NearWeight exceeds 1.
+// similarity of two executed candidates is their agreement rate on the
+// generated databases (a soft vote: candidates that differ only on rare
+// edge cases mostly agree); for a candidate that was not executed it is
+// the judge's structural score. The mean is at most one, so with
+// NearWeight below one a larger class always wins over a smaller one.
 func scoreClasses(classes []*workClass, pj map[pairKey]pairVerdict, part refute.Partition, cs []candidate, opts Options) {
-	variant := os.Getenv("SELECT_VARIANT")
 	for _, c := range classes {
 		var sum float64
 		n := 0
-		outside := 0
 		for j := range cs {
 			if cs[j].plan == nil || slices.Contains(c.members, j) {
 				continue
 			}
-			outside++
 			for _, i := range c.members {
-				js := -1.0
-				if v, ok := pj[key(i, j)]; ok {
-					js = v.sim
+				if rate, compared := part.AgreementRate(i, j); compared > 0 {
+					sum += rate
+					n++
+				} else if v, ok := pj[key(i, j)]; ok {
+					sum += v.sim
+					n++
 				}
-				ar, cmp := part.AgreementRate(i, j)
-				var sim float64
-				switch {
-				case strings.Contains(variant, "agree") && cmp > 0:
-					sim = ar
-				case strings.Contains(variant, "mix") && cmp > 0 && js >= 0:
-					sim = (ar + js) / 2
-				case js >= 0:
-					sim = js
-				default:
-					continue
-				}
-				sum += sim
-				n++
 			}
 		}
 		near := 0.0
 		if n > 0 {
 			near = sum / float64(n)
 		}
-		if strings.Contains(variant, "sum") {
-			near *= float64(outside)
-		}
 		c.score = float64(len(c.members)) + opts.NearWeight*near
-		c.why = append(c.why, fmt.Sprintf("score %.3f = %d member(s) + %.2f × mean similarity %.3f to the %d other candidate pair(s)",
+		c.why = append(c.why, fmt.Sprintf("score %.3f = %d member(s) + %.2f × mean agreement %.3f with the other candidates (%d pairs)",
 			c.score, len(c.members), opts.NearWeight, near, n))
 		ran, empty := 0, 0
 		for _, i := range c.members {

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -39,6 +38,10 @@ type Options struct {
 	Budget time.Duration
 	// Seed makes the generated databases reproducible.
 	Seed uint64
+	// MaxInstances bounds the generated databases; default 300. With
+	// the budget to spare, the same seed gives the same databases and the
+	// same selection on any machine.
+	MaxInstances int
 	// MaxJudgedPairs bounds the candidate pairs judged; default 120 (all
 	// pairs of 16 candidates). Beyond it only class representatives are
 	// judged against each other.
@@ -54,14 +57,14 @@ func (o Options) withDefaults() Options {
 	if o.Budget <= 0 {
 		o.Budget = time.Second
 	}
+	if o.MaxInstances <= 0 {
+		o.MaxInstances = 300
+	}
 	if o.MaxJudgedPairs <= 0 {
 		o.MaxJudgedPairs = 120
 	}
 	if o.NearWeight == 0 {
 		o.NearWeight = 0.5
-		if w := os.Getenv("SELECT_W"); w != "" {
-			fmt.Sscanf(w, "%g", &o.NearWeight)
-		}
 	}
 	return o
 }
@@ -164,6 +167,7 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 	// Execution: the same databases for every candidate.
 	ropts := refuteOptions(s, opts)
 	ropts.Budget = remaining(bctx, opts.Budget) / 2
+	ropts.MaxInstances = opts.MaxInstances
 	part, err := refute.PartitionPlans(bctx, s, plans, ropts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -172,6 +176,9 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 		res.Notes = append(res.Notes, "execution stopped: "+err.Error())
 	}
 	res.Instances = part.Instances
+	if part.Instances < opts.MaxInstances && !allSingletonClasses(part.Classes) {
+		res.Notes = append(res.Notes, fmt.Sprintf("ran %d of %d databases within the budget", part.Instances, opts.MaxInstances))
+	}
 	classes := make([]*workClass, 0, len(part.Classes)+len(part.CannotExecute))
 	for _, members := range part.Classes {
 		classes = append(classes, &workClass{members: members, executed: true})
@@ -257,6 +264,15 @@ func planSize(p *plan.Plan) int {
 		x.WalkExprs(func(*plan.Expr) { n++ })
 	})
 	return n
+}
+
+func allSingletonClasses(classes [][]int) bool {
+	for _, c := range classes {
+		if len(c) > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 func inAny(classes [][]int, i int) bool {
