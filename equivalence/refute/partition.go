@@ -101,19 +101,25 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		fp[p] = p.Fingerprint()
 	}
 	slices.SortStableFunc(nonNil, func(a, b *plan.Plan) int { return strings.Compare(fp[a], fp[b]) })
-	g := newGenerator(s, opts.TrustForeignKeys, collectLiterals(nonNil...))
-	g.noNulls = opts.noNulls
+	rules := opts.constraints()
+	if opts.NonEmpty {
+		rules.read = readTables(nonNil...)
+	}
+	g := newGenerator(s, rules, collectLiterals(nonNil...))
 	classes := [][]int{live}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 	results := make([]*exec.Result, len(plans))
 	for inst := 0; inst < opts.MaxInstances && sctx.Err() == nil && (inst < minAgreementInstances || !allSingletons(classes)); inst++ {
 		db := g.instance(opts.Seed, inst)
+		if rules.check(s, db) != "" {
+			continue // repairing a reference broke an assumption of opts
+		}
 		budgetOut := false
 		for _, cl := range classes {
 			for _, i := range cl {
 				results[i] = nil
-				r, err := exec.ExecuteWith(sctx, plans[i], db, exec.Options{Dialect: opts.Dialect})
+				r, err := exec.ExecuteWith(sctx, plans[i], db, exec.Options{Dialect: s.Dialect})
 				switch {
 				case err == nil && !r.Nondeterministic:
 					results[i] = r
@@ -290,9 +296,9 @@ func mergeSorted(a, b []int) []int {
 // through other plans, or a skipped one).
 func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Plan, opts Options) *Counterexample {
 	opts = opts.withDefaults()
-	c := &comparer{ref: a, cand: b, opts: opts}
+	c := &comparer{ref: a, cand: b, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	for _, db := range p.Splits {
-		out, err := c.runWith(ctx, db)
+		out, err := c.run(ctx, db)
 		if err != nil {
 			return nil
 		}
@@ -301,24 +307,4 @@ func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Pl
 		}
 	}
 	return nil
-}
-
-// runWith is run with the dialect's semantics.
-func (c *comparer) runWith(ctx context.Context, db exec.Database) (outcome, error) {
-	x := exec.Options{Dialect: c.opts.Dialect}
-	r1, err1 := exec.ExecuteWith(ctx, c.ref, db, x)
-	if err1 != nil && !errors.Is(err1, exec.ErrQuery) {
-		return outcome{}, err1
-	}
-	r2, err2 := exec.ExecuteWith(ctx, c.cand, db, x)
-	if err2 != nil && !errors.Is(err2, exec.ErrQuery) {
-		return outcome{}, err2
-	}
-	if err1 != nil || err2 != nil || r1.Nondeterministic || r2.Nondeterministic {
-		return outcome{kind: skip, ref: r1, cand: r2}, nil
-	}
-	if differs(r1, r2, c.opts.IgnoreColumnOrder) {
-		return outcome{kind: differ, ref: r1, cand: r2}, nil
-	}
-	return outcome{kind: same, ref: r1, cand: r2}, nil
 }

@@ -168,6 +168,7 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 	ropts := refuteOptions(s, opts)
 	ropts.Budget = remaining(bctx, opts.Budget) / 2
 	ropts.MaxInstances = opts.MaxInstances
+
 	part, err := refute.PartitionPlans(bctx, s, plans, ropts)
 	if err != nil {
 		if ctx.Err() != nil {
