@@ -241,7 +241,11 @@ func printSelection(w io.Writer, g selection.Group, r selectRecord) {
 	for _, s := range r.Separations {
 		fmt.Fprintf(w, "  classes %d and %d differ by %s", s.A, s.B, s.By)
 		if ce := s.Counterexample; ce != nil {
-			fmt.Fprintf(w, ": on %d row(s) %s, %d row(s) vs %d", ce.Rows, clipLine(strings.Join(ce.Inserts, " "), 160), ce.Reference.Count, ce.Candidate.Count)
+			db := "the empty database"
+			if len(ce.Inserts) > 0 {
+				db = fmt.Sprintf("%d row(s) %s", ce.Rows, clipLine(strings.Join(ce.Inserts, " "), 160))
+			}
+			fmt.Fprintf(w, ": on %s, %d row(s) vs %d", db, ce.Reference.Count, ce.Candidate.Count)
 		}
 		fmt.Fprintln(w)
 	}

@@ -159,6 +159,15 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		}
 		classes = next
 	}
+	if part.Instances == 0 {
+		// No database ran: nothing groups the plans.
+		classes = nil
+		for _, i := range live {
+			if _, bad := part.CannotExecute[i]; !bad {
+				classes = append(classes, []int{i})
+			}
+		}
+	}
 	part.Classes = classes
 	part.Elapsed = time.Since(start)
 	return part, nil

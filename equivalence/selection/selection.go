@@ -76,7 +76,8 @@ type Result struct {
 	Chosen int `json:"chosen"`
 	// Classes are ordered best first; Classes[0] holds Chosen.
 	Classes []Class `json:"classes"`
-	// Dropped lists the candidates that could not be planned.
+	// Dropped lists the candidates that could not be planned (or not
+	// within the budget).
 	Dropped []Dropped `json:"dropped,omitempty"`
 	// Separations say why classes are apart, where a database or a proof
 	// says so.
@@ -147,12 +148,21 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 	plans := make([]*plan.Plan, len(candidates))
 	for i, sql := range candidates {
 		cs[i].sql = sql
-		p, err := planCandidate(bctx, s, sql, opts.Judge)
+		// Each candidate gets a quarter of the budget at most, so that one
+		// huge query cannot leave the others unplanned.
+		pctx, pcancel := context.WithTimeout(bctx, opts.Budget/4)
+		p, err := planCandidate(pctx, s, sql, opts.Judge)
+		timedOut := pctx.Err() != nil
+		pcancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, fmt.Errorf("selection: %w", ctx.Err())
 			}
-			res.Dropped = append(res.Dropped, Dropped{Index: i, Reason: "does not plan: " + err.Error()})
+			reason := "does not plan: " + err.Error()
+			if timedOut {
+				reason = "not planned within the budget"
+			}
+			res.Dropped = append(res.Dropped, Dropped{Index: i, Reason: reason})
 			continue
 		}
 		cs[i].plan, plans[i] = p, p
@@ -200,7 +210,7 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 	pj := judgePairs(bctx, s, cs, classes, opts, &res)
 	classes = mergeByProof(classes, pj, cs)
 	for _, c := range classes {
-		if c.executed && len(c.members) > 1 {
+		if c.executed && len(c.members) > 1 && part.Instances > 0 {
 			c.why = append(c.why, fmt.Sprintf("same results on all %d generated databases", part.Instances))
 		}
 	}
