@@ -193,8 +193,20 @@ func TestSelectBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Chosen < 0 || len(r.Notes) == 0 {
-		t.Errorf("chosen %d, notes %q", r.Chosen, r.Notes)
+	// How far a 5 ms budget gets depends on the machine; that it is
+	// honoured and said does not.
+	if len(r.Notes) == 0 {
+		t.Errorf("no note on the budget: %+v", r)
+	}
+	if r.Chosen < 0 {
+		for _, d := range r.Dropped {
+			if d.Reason != "not planned within the budget" {
+				t.Errorf("nothing chosen, and #%d dropped for %q", d.Index, d.Reason)
+			}
+		}
+	}
+	if r.Instances >= 100000 {
+		t.Errorf("ran all %d databases within 5 ms", r.Instances)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
