@@ -69,8 +69,9 @@ type PlanStats struct {
 //
 // Options.Budget bounds the whole run (default 20 ms, as for a pair, so
 // callers partitioning many plans should give more). The run stops early
-// once every class holds a single plan. The error is non-nil only for a
-// cancelled ctx or a nil schema.
+// once every class holds a single plan and enough databases ran for
+// agreement rates. The error is non-nil only for a nil schema or a ctx
+// that ended; the Partition then holds the classes found before it did.
 func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, opts Options) (Partition, error) {
 	start := time.Now()
 	if s == nil {
@@ -131,8 +132,6 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 					part.Stats[i].Skipped++
 				case errors.Is(err, exec.ErrCannotExecute):
 					part.CannotExecute[i] = err.Error()
-				case ctx.Err() != nil:
-					return part, fmt.Errorf("refute: partition: %w", ctx.Err())
 				default:
 					budgetOut = true // the budget ran out inside an execution
 				}
@@ -170,6 +169,11 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 	}
 	part.Classes = classes
 	part.Elapsed = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		// The classes so far are sound (every split has its database);
+		// the caller decides whether to use them.
+		return part, fmt.Errorf("refute: partition: %w", err)
+	}
 	return part, nil
 }
 

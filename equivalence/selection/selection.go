@@ -179,12 +179,16 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 	ropts.Budget = remaining(bctx, opts.Budget) / 2
 	ropts.MaxInstances = opts.MaxInstances
 
-	part, err := refute.PartitionPlans(bctx, s, plans, ropts)
+	part, err := partition(bctx, s, plans, ropts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, fmt.Errorf("selection: %w", ctx.Err())
 		}
-		res.Notes = append(res.Notes, "execution stopped: "+err.Error())
+		if bctx.Err() != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("the budget stopped execution after %d databases", part.Instances))
+		} else {
+			res.Notes = append(res.Notes, "execution stopped: "+err.Error())
+		}
 	}
 	res.Instances = part.Instances
 	if part.Instances < opts.MaxInstances && !allSingletonClasses(part.Classes) {
@@ -207,7 +211,10 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 	}
 
 	// Proofs and scores between candidates.
-	pj := judgePairs(bctx, s, cs, classes, opts, &res)
+	pj, err := judgePairsSafely(bctx, s, cs, classes, opts, &res)
+	if err != nil {
+		res.Notes = append(res.Notes, err.Error())
+	}
 	classes = mergeByProof(classes, pj, cs)
 	for _, c := range classes {
 		if c.executed && len(c.members) > 1 && part.Instances > 0 {
@@ -232,6 +239,29 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// partition runs refute.PartitionPlans, turning a panic in the executor
+// (a bug, on some odd plan) into an error: the selection goes on without
+// execution evidence rather than ending the process.
+func partition(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, o refute.Options) (part refute.Partition, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			part, err = refute.Partition{}, fmt.Errorf("executor failed: %v", r)
+		}
+	}()
+	return refute.PartitionPlans(ctx, s, plans, o)
+}
+
+// judgePairsSafely is judgePairs with a panic turned into an error, for
+// the same reason.
+func judgePairsSafely(ctx context.Context, s *catalog.Schema, cs []candidate, classes []*workClass, opts Options, res *Result) (pj map[pairKey]pairVerdict, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pj, err = map[pairKey]pairVerdict{}, fmt.Errorf("judge failed: %v", r)
+		}
+	}()
+	return judgePairs(ctx, s, cs, classes, opts, res), nil
 }
 
 // planCandidate plans sql and never panics on it: a planner bug on odd
