@@ -174,6 +174,17 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 		return res, nil
 	}
 
+	if len(candidates)-len(res.Dropped) == 1 {
+		for i := range cs {
+			if cs[i].plan != nil {
+				res.Chosen = i
+				res.Classes = []Class{{Members: []int{i}, Representative: i, Score: 1, Why: []string{"the only candidate that plans"}}}
+			}
+		}
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+
 	// Execution: the same databases for every candidate.
 	ropts := refuteOptions(s, opts)
 	ropts.Budget = remaining(bctx, opts.Budget) / 2

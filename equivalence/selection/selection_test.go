@@ -179,6 +179,13 @@ func TestSelectNothingPlans(t *testing.T) {
 	if r.Chosen != -1 || len(r.Dropped) != 3 || len(r.Classes) != 0 {
 		t.Errorf("got chosen %d, dropped %v, classes %v", r.Chosen, r.Dropped, r.Classes)
 	}
+	r, err = Select(context.Background(), example(t), []string{"SELEC 1", "SELECT COUNT(*) FROM dogs"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Chosen != 1 || len(r.Dropped) != 1 || len(r.Classes) != 1 {
+		t.Errorf("one plannable: got chosen %d, dropped %v, classes %v", r.Chosen, r.Dropped, r.Classes)
+	}
 }
 
 // The budget bounds a group; what ran out is said, and a choice is still
