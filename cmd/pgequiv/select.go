@@ -54,7 +54,7 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	brief := fs.Bool("brief", false, "print only the summary, not each group")
 	mixedOnly := fs.Bool("mixed-only", false, "select only labelled groups with a correct and a wrong candidate (the ones accuracy is reported on)")
 	workers := fs.Int("workers", 0, "groups selected in parallel (default: all cores)")
-	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score to the pairwise evidence")
+	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score to the judge's pairwise scores (used for candidates the executor does not model)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable); column_order=ignore also compares results up to column order")
 	if err := fs.Parse(args); err != nil || (fs.NArg() == 1) == (*pairsFile != "") {

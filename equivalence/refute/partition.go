@@ -65,7 +65,8 @@ type PlanStats struct {
 // up to column order under Options.IgnoreColumnOrder. A plan whose result
 // on a database is not comparable (a query error, a nondeterministic
 // result) gives no evidence about that database and stays in the class
-// it is in.
+// it is in. Plans with different numbers of output columns start in
+// different classes (see byArity).
 //
 // Options.Budget bounds the whole run (default 20 ms, as for a pair, so
 // callers partitioning many plans should give more). The run stops early
@@ -107,7 +108,7 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		rules.read = readTables(nonNil...)
 	}
 	g := newGenerator(s, rules, collectLiterals(nonNil...))
-	classes := [][]int{live}
+	classes := byArity(plans, live)
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 	results := make([]*exec.Result, len(plans))
@@ -206,6 +207,26 @@ func (p Partition) AgreementRate(i, j int) (float64, int) {
 		return 0, 0
 	}
 	return float64(p.Agree[i][j]) / float64(p.Compared[i][j]), p.Compared[i][j]
+}
+
+// byArity groups plans by their number of output columns: results of
+// different widths differ on every database where either has a row, so
+// they start in different classes even if the search never fills the
+// tables a query needs (a rare combination of rows).
+func byArity(plans []*plan.Plan, live []int) [][]int {
+	var classes [][]int
+	at := map[int]int{}
+	for _, i := range live {
+		w := len(plans[i].Root.OutCols())
+		k, ok := at[w]
+		if !ok {
+			k = len(classes)
+			at[w] = k
+			classes = append(classes, nil)
+		}
+		classes[k] = append(classes[k], i)
+	}
+	return classes
 }
 
 func allSingletons(classes [][]int) bool {

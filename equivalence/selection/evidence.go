@@ -336,6 +336,10 @@ func separations(ctx context.Context, s *catalog.Schema, classes []*workClass, c
 				out = append(out, Separation{A: a, B: b, By: "proof"})
 				continue
 			}
+			if wa, wb := len(cs[ra].plan.Root.OutCols()), len(cs[rb].plan.Root.OutCols()); wa != wb {
+				out = append(out, Separation{A: a, B: b, By: fmt.Sprintf("columns (%d vs %d)", wa, wb)})
+				continue
+			}
 			if classes[a].executed && classes[b].executed {
 				out = append(out, Separation{A: a, B: b, By: "database (indirect)"})
 			}

@@ -118,9 +118,11 @@ type Separation struct {
 	A int `json:"a"`
 	B int `json:"b"`
 	// By is "database" (a generated database tells their
-	// representatives apart) or "proof" (the judge proved them not
-	// equivalent) or "database (indirect)" (split by a database on
-	// which other members' results differ).
+	// representatives apart), "proof" (the judge proved them not
+	// equivalent), "columns (N vs M)" (their numbers of output columns
+	// differ, so their results differ wherever either has a row) or
+	// "database (indirect)" (split by a database on which other members'
+	// results differ).
 	By             string                 `json:"by"`
 	Counterexample *refute.Counterexample `json:"counterexample,omitempty"`
 }
