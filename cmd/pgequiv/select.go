@@ -246,6 +246,9 @@ func printSelection(w io.Writer, g selection.Group, r selectRecord) {
 				db = fmt.Sprintf("%d row(s) %s", ce.Rows, clipLine(strings.Join(ce.Inserts, " "), 160))
 			}
 			fmt.Fprintf(w, ": on %s, %d row(s) vs %d", db, ce.Reference.Count, ce.Candidate.Count)
+			if len(ce.Needs) > 0 {
+				fmt.Fprintf(w, " (needs %s)", strings.Join(ce.Needs, ", "))
+			}
 		}
 		fmt.Fprintln(w)
 	}

@@ -325,9 +325,10 @@ func mergeSorted(a, b []int) []int {
 
 // Witness finds, among the databases that split classes, one on which
 // plans a and b (from different classes) differ, and returns it as a
-// counterexample with a as the reference side. It returns nil when none
-// of them tells a and b apart (they were split by results compared
-// through other plans, or a skipped one).
+// counterexample with a as the reference side, minimized within
+// opts.ShrinkBudget. It returns nil when none of them tells a and b
+// apart (they were split by results compared through other plans, or a
+// skipped one).
 func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Plan, opts Options) *Counterexample {
 	opts = opts.withDefaults()
 	c := &comparer{ref: a, cand: b, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
@@ -337,7 +338,12 @@ func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Pl
 			return nil
 		}
 		if out.kind == differ {
-			return c.counterexample(s, db, out)
+			sctx, cancel := context.WithTimeout(ctx, opts.ShrinkBudget)
+			db, out = shrink(sctx, s, c, db, out, opts.constraints())
+			cancel()
+			ce := c.counterexample(s, db, out)
+			ce.Needs = needs(s, db, readTables(a, b))
+			return ce
 		}
 	}
 	return nil
