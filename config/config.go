@@ -101,6 +101,10 @@ type Config struct {
 	Password string `yaml:"password"`
 	// Admin configures the admin console.
 	Admin Admin `yaml:"admin"`
+	// Telemetry: OTLP export (config/telemetry.go, docs/telemetry.md).
+	Telemetry Telemetry `yaml:"telemetry"`
+	// MetricsListen serves Prometheus /metrics on host:port; empty: off.
+	MetricsListen string `yaml:"metrics_listen"`
 
 	// dir is the config file's directory; relative paths are read from it.
 	dir string
@@ -412,5 +416,6 @@ func (c *Config) Validate() error {
 	if c.Admin.RecentVerdicts <= 0 || c.Admin.RecentVerdicts > 1<<20 {
 		bad("admin.recent_verdicts: %d is outside 1..1048576", c.Admin.RecentVerdicts)
 	}
+	c.validateTelemetry(bad)
 	return errors.Join(errs...)
 }

@@ -193,6 +193,9 @@ func (c *Config) Settings() [][2]string {
 		{"judge_memory_limit", strconv.FormatInt(int64(c.JudgeMemoryLimit), 10)},
 		{"log.literals", strconv.FormatBool(c.Log.Literals)},
 		{"schema.files", list(c.Schema.Files)},
+		{"telemetry.endpoint", c.Telemetry.Endpoint},
+		{"telemetry.protocol", c.Telemetry.Protocol},
+		{"metrics_listen", c.MetricsListen},
 	}
 	dbs := make([]string, 0, len(c.Schema.Databases))
 	for db := range c.Schema.Databases {
