@@ -172,7 +172,7 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 
 func (t *Telemetry) resource() (*resource.Resource, error) {
 	attrs := make([]attribute.KeyValue, 0, len(t.settings.Resource)+1)
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		attrs = append(attrs, attribute.String("service.version", bi.Main.Version))
 	}
 	for k, v := range t.settings.Resource {

@@ -35,12 +35,15 @@ import (
 // parent; every expression of the shipped Grafana dashboard names a
 // metric the proxy exports and returns data from that Prometheus.
 func TestTelemetryReachesRealBackends(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
 	dir := t.TempDir()
+	// A cold build of the receiver takes minutes (install-test-deps.sh
+	// warms the build cache); the test's own budget starts after it.
+	bin := buildOTLPReceiver(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
 
 	recvOut := filepath.Join(dir, "otlp.jsonl")
-	grpcAddr, httpAddr := startOTLPReceiver(t, ctx, dir, recvOut)
+	grpcAddr, httpAddr := startOTLPReceiver(t, bin, recvOut)
 
 	pg := pgtest.New(t, pgtest.Options{})
 	ddl := "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);"
@@ -202,16 +205,24 @@ func startServeTelemetry(t *testing.T, ctx context.Context, path string, getenv 
 	}
 }
 
-// startOTLPReceiver builds and starts test/otlpreceiver; it returns the
-// OTLP/gRPC and OTLP/HTTP addresses.
-func startOTLPReceiver(t *testing.T, ctx context.Context, dir, out string) (grpcAddr, httpAddr string) {
+// buildOTLPReceiver builds test/otlpreceiver (its own module) into dir.
+func buildOTLPReceiver(t *testing.T, dir string) string {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
 	bin := filepath.Join(dir, "otlpreceiver")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 	build.Dir = filepath.Join("..", "..", "test", "otlpreceiver")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building test/otlpreceiver (scripts/install-test-deps.sh downloads its modules): %v\n%s", err, b)
 	}
+	return bin
+}
+
+// startOTLPReceiver starts the receiver; it returns the OTLP/gRPC and
+// OTLP/HTTP addresses.
+func startOTLPReceiver(t *testing.T, bin, out string) (grpcAddr, httpAddr string) {
+	t.Helper()
 	cmd := exec.Command(bin, "-out", out)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
