@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"reflect"
+	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
@@ -36,8 +38,16 @@ func startTelemetry(cfg *config.Config, env serveEnv) (*serveTelemetry, error) {
 		otel.SetTracerProvider(t.TracerProvider)
 		otel.SetMeterProvider(t.MeterProvider)
 		otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+		// Export errors repeat while a collector is down: one warning a
+		// minute, the rest at debug; the drop counters have the numbers.
+		var lastWarn atomic.Int64
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-			logger.Debug("telemetry: export error", "err", err)
+			now := time.Now().UnixNano()
+			if last := lastWarn.Load(); now-last > int64(time.Minute) && lastWarn.CompareAndSwap(last, now) {
+				logger.Warn("telemetry: export failed (repeats are logged at debug level)", "err", err)
+				return
+			}
+			logger.Debug("telemetry: export failed", "err", err)
 		}))
 	}
 	if env.telemetry != nil {
