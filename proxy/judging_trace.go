@@ -40,7 +40,11 @@ func (j *Judging) startJudgeSpan(ctx context.Context, job *judgeJob) (context.Co
 	if job.parent.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, job.parent)
 	}
-	return j.tracer.Start(ctx, "pgequiv.judge", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
+	ctx, span := j.tracer.Start(ctx, "pgequiv.judge", trace.WithSpanKind(trace.SpanKindInternal))
+	if !span.IsRecording() {
+		return ctx, span // telemetry off or not sampled: no redaction to pay for
+	}
+	span.SetAttributes(
 		attribute.String("db.system.name", "postgresql"),
 		attribute.String("db.namespace", job.sess.Database),
 		attribute.String("db.operation.name", operationName(job.candidate)),
@@ -48,7 +52,8 @@ func (j *Judging) startJudgeSpan(ctx context.Context, job *judgeJob) (context.Co
 		attribute.String("pgequiv.reference_id", job.ref.ID),
 		attribute.String("pgequiv.reference_source", string(job.ref.Source)),
 		attribute.String("pgequiv.mode", string(job.mode)),
-	))
+	)
+	return ctx, span
 }
 
 // operationName is the statement's first keyword, upper-cased (SELECT,

@@ -15,6 +15,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -189,3 +190,33 @@ func TestJudgeSpanParent(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJudgeSpan: the cost of the judge span per tagged query, with
+// telemetry off (no-op tracer) and on (the SDK, the span recorded).
+func BenchmarkJudgeSpan(b *testing.B) {
+	sql := "SELECT count(*) FROM t WHERE v = 'x' /*pgequiv_ref='SELECT%20count(*)%20FROM%20t',traceparent='00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'*/"
+	job := &judgeJob{set: &JudgeSettings{}, sess: Session{Database: "app"}, ref: tag.Reference{SQL: "SELECT count(*) FROM t", Source: tag.FromComment},
+		candidate: tag.StripComment(sql), mode: ModeAnnotate}
+	for _, tc := range []struct {
+		name   string
+		tracer trace.Tracer
+	}{
+		{"off", noop.NewTracerProvider().Tracer("b")},
+		{"on", sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(nopProcessor{})).Tracer("b")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			j := &Judging{tracer: tc.tracer}
+			b.ReportAllocs()
+			for b.Loop() {
+				job.parent = traceParent(sql)
+				_, span := j.startJudgeSpan(context.Background(), job)
+				span.End()
+			}
+		})
+	}
+}
+
+type nopProcessor struct{ sdktrace.SpanProcessor }
+
+func (nopProcessor) OnEnd(sdktrace.ReadOnlySpan)                     {}
+func (nopProcessor) OnStart(context.Context, sdktrace.ReadWriteSpan) {}

@@ -45,14 +45,15 @@ EOF
   wait_port "$TELOFFPORT" "pgequiv, telemetry off"
   wait_port "$TELONPORT" "pgequiv, telemetry on"
 
-  local r k cfg tps rest
-  declare -A tsum=() tlist=() tagsum=()
+  local r k cfg tps tx ticks rest
+  declare -A tsum=() tlist=() tagsum=() txsum=() ticksum=()
   local order=(teloff telon)
   for ((r = 0; r < ROUNDS; r++)); do
     for ((k = 0; k < 2; k++)); do
       cfg=${order[$(((r + k) % 2))]}
       echo "== telemetry ${cfg#tel}: pgbench -S -c $TEL_CLIENTS, untagged and tagged -c 1 (round $((r + 1))/$ROUNDS)" >&2
-      read -r tps rest <<<"$(bench_once "$cfg" simple "$TEL_CLIENTS" -S)"
+      read -r tps tx ticks <<<"$(bench_once "$cfg" simple "$TEL_CLIENTS" -S)"
+      txsum[$cfg]=$(( ${txsum[$cfg]:-0} + tx )); ticksum[$cfg]=$(( ${ticksum[$cfg]:-0} + ticks ))
       tsum[$cfg]=$(awk -v a="${tsum[$cfg]:-0}" -v b="$tps" 'BEGIN { printf "%.6f", a + b }')
       tlist[$cfg]+="$(printf '%.1f' "$tps"),"
       bench_once "${cfg}_untagged" simple 1 -f "$work/untagged.sql" >/dev/null
@@ -64,6 +65,7 @@ EOF
   for cfg in teloff telon; do
     TEL[$cfg,tps]=$(awk -v a="${tsum[$cfg]}" -v n="$ROUNDS" 'BEGIN { printf "%.1f", a / n }')
     TEL[$cfg,tps_rounds]="[${tlist[$cfg]%,}]"
+    TEL[$cfg,cpu]=$(awk -v t="${ticksum[$cfg]}" -v us="$TICK_US" -v n="${txsum[$cfg]}" 'BEGIN { printf "%.2f", t * us / n }')
     TEL[$cfg,tagged_tps]=$(awk -v a="${tagsum[$cfg]}" -v n="$ROUNDS" 'BEGIN { printf "%.1f", a / n }')
     read -r "TEL[$cfg,u_p50]" "TEL[$cfg,u_p99]" <<<"$(percentiles "${cfg}_untagged" simple 1)"
     read -r "TEL[$cfg,t_p50]" "TEL[$cfg,t_p99]" <<<"$(percentiles "${cfg}_tagged" simple 1)"
@@ -75,10 +77,10 @@ EOF
   exported=$(echo "$metrics" | awk '/^pgequiv_telemetry_spans_exported_total/ {s += $NF} END {printf "%d", s}')
   failures=$(echo "$metrics" | awk '/^pgequiv_telemetry_export_failures_total/ {s += $NF} END {printf "%d", s}')
   TEL[dropped]=$dropped; TEL[exported]=$exported; TEL[failures]=$failures
-  TELEMETRY_JSON=$(printf '{"endpoint":"accepts, never answers","protocol":"%s","clients":%s,"rounds":%s,"off":{"tps":%s,"tps_by_round":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s},"on":{"tps":%s,"tps_by_round":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s},"tps_ratio_on_off":%s,"tagged_tps_ratio_on_off":%s,"spans_dropped":%s,"spans_exported":%s,"export_failures":%s}' \
+  TELEMETRY_JSON=$(printf '{"endpoint":"accepts, never answers","protocol":"%s","clients":%s,"rounds":%s,"off":{"tps":%s,"tps_by_round":%s,"cpu_us_per_tx":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s},"on":{"tps":%s,"tps_by_round":%s,"cpu_us_per_tx":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s},"tps_ratio_on_off":%s,"tagged_tps_ratio_on_off":%s,"spans_dropped":%s,"spans_exported":%s,"export_failures":%s}' \
     "$TEL_PROTOCOL" "$TEL_CLIENTS" "$ROUNDS" \
-    "${TEL[teloff,tps]}" "${TEL[teloff,tps_rounds]}" "${TEL[teloff,tagged_tps]}" "${TEL[teloff,u_p50]}" "${TEL[teloff,t_p50]}" "${TEL[teloff,added]}" \
-    "${TEL[telon,tps]}" "${TEL[telon,tps_rounds]}" "${TEL[telon,tagged_tps]}" "${TEL[telon,u_p50]}" "${TEL[telon,t_p50]}" "${TEL[telon,added]}" \
+    "${TEL[teloff,tps]}" "${TEL[teloff,tps_rounds]}" "${TEL[teloff,cpu]}" "${TEL[teloff,tagged_tps]}" "${TEL[teloff,u_p50]}" "${TEL[teloff,t_p50]}" "${TEL[teloff,added]}" \
+    "${TEL[telon,tps]}" "${TEL[telon,tps_rounds]}" "${TEL[telon,cpu]}" "${TEL[telon,tagged_tps]}" "${TEL[telon,u_p50]}" "${TEL[telon,t_p50]}" "${TEL[telon,added]}" \
     "$(ratio "${TEL[telon,tps]}" "${TEL[teloff,tps]}")" "$(ratio "${TEL[telon,tagged_tps]}" "${TEL[teloff,tagged_tps]}")" \
     "$dropped" "$exported" "$failures")
   kill "$TELOFFPID" "$TELONPID" 2>/dev/null || true
@@ -86,10 +88,10 @@ EOF
 }
 
 telemetry_table() {
-  printf '%-14s %12s %-28s %12s %14s %13s %13s\n' telemetry "tps(-c $TEL_CLIENTS)" tps_by_round tagged_tps untagged_p50 tagged_p50 added_p50_ms
+  printf '%-10s %12s %-28s %13s %12s %14s %13s %13s\n' telemetry "tps(-c $TEL_CLIENTS)" tps_by_round cpu_us_per_tx tagged_tps untagged_p50 tagged_p50 added_p50_ms
   local cfg
   for cfg in teloff telon; do
-    printf '%-14s %12s %-28s %12s %14s %13s %13s\n' "${cfg#tel}" "${TEL[$cfg,tps]}" "${TEL[$cfg,tps_rounds]}" "${TEL[$cfg,tagged_tps]}" \
+    printf '%-10s %12s %-28s %13s %12s %14s %13s %13s\n' "${cfg#tel}" "${TEL[$cfg,tps]}" "${TEL[$cfg,tps_rounds]}" "${TEL[$cfg,cpu]}" "${TEL[$cfg,tagged_tps]}" \
       "${TEL[$cfg,u_p50]}" "${TEL[$cfg,t_p50]}" "${TEL[$cfg,added]}"
   done
   echo "telemetry on/off throughput: $(ratio "${TEL[telon,tps]}" "${TEL[teloff,tps]}") untagged, $(ratio "${TEL[telon,tagged_tps]}" "${TEL[teloff,tagged_tps]}") tagged; spans dropped ${TEL[dropped]}, exported ${TEL[exported]}, failed exports ${TEL[failures]}"
