@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	mnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
+	tnoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/telemetry"
@@ -18,6 +20,7 @@ import (
 type serveTelemetry struct {
 	*telemetry.Telemetry
 	logger *slog.Logger
+	global bool // the providers are the otel globals
 }
 
 // startTelemetry installs OTLP export and the Prometheus endpoint from
@@ -53,13 +56,19 @@ func startTelemetry(cfg *config.Config, env serveEnv) (*serveTelemetry, error) {
 	if env.telemetry != nil {
 		env.telemetry(t)
 	}
-	return &serveTelemetry{Telemetry: t, logger: logger}, nil
+	return &serveTelemetry{Telemetry: t, logger: logger, global: s.Enabled()}, nil
 }
 
 // stop flushes and closes, bounded by telemetry.shutdown_timeout.
 func (t *serveTelemetry) stop() {
 	if err := t.Shutdown(context.Background()); err != nil {
 		t.logger.Warn("telemetry: not everything was flushed at exit", "err", err)
+	}
+	if t.global {
+		// Instrumentation made after this (another serve in the same
+		// process, in tests) must not record into shut-down providers.
+		otel.SetTracerProvider(tnoop.NewTracerProvider())
+		otel.SetMeterProvider(mnoop.NewMeterProvider())
 	}
 }
 
