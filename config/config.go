@@ -110,6 +110,10 @@ type Config struct {
 	Admin Admin `yaml:"admin"`
 	// LLMJudge is the optional LLM second opinion on unknown verdicts.
 	LLMJudge LLMJudge `yaml:"llm_judge"`
+	// Telemetry: OTLP export (config/telemetry.go, docs/telemetry.md).
+	Telemetry Telemetry `yaml:"telemetry"`
+	// MetricsListen serves Prometheus /metrics on host:port; empty: off.
+	MetricsListen string `yaml:"metrics_listen"`
 
 	// dir is the config file's directory; relative paths are read from it.
 	dir string
@@ -427,5 +431,6 @@ func (c *Config) Validate() error {
 	if c.Admin.RecentVerdicts <= 0 || c.Admin.RecentVerdicts > 1<<20 {
 		bad("admin.recent_verdicts: %d is outside 1..1048576", c.Admin.RecentVerdicts)
 	}
+	c.validateTelemetry(bad)
 	return errors.Join(errs...)
 }

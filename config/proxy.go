@@ -200,6 +200,9 @@ func (c *Config) Settings() [][2]string {
 		{"verdict_log", c.VerdictLog},
 		{"verdict_log_max_size", strconv.FormatInt(int64(c.VerdictLogMaxSize), 10)},
 		{"schema.files", list(c.Schema.Files)},
+		{"telemetry.endpoint", c.Telemetry.Endpoint},
+		{"telemetry.protocol", c.Telemetry.Protocol},
+		{"metrics_listen", c.MetricsListen},
 	}
 	dbs := make([]string, 0, len(c.Schema.Databases))
 	for db := range c.Schema.Databases {

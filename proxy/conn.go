@@ -245,6 +245,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 
 	up, err := dialUpstream(c.ctx, c.opts.Upstream)
 	if err != nil {
+		c.s.relay.upstreamErrors.Add(1)
 		c.writeFatal(pgCodeConnectionFailure, "pgequiv: cannot reach the upstream server")
 		return err
 	}
@@ -278,6 +279,7 @@ func (c *conn) relay() error {
 			return c.endRelay(err)
 		}
 	}
+	c.s.relay.goroutine.Add(1)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -344,7 +346,7 @@ func (c *conn) endRelay(err error) error {
 
 // clientStep forwards one message from the client to the upstream.
 func (c *conn) clientStep() error {
-	typ, _, err := c.clR.PeekHeader()
+	typ, n, err := c.clR.PeekHeader()
 	if err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
@@ -373,6 +375,7 @@ func (c *conn) clientStep() error {
 	if _, err := c.clR.Forward(w); err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
+	c.s.relay.addRelayed(dirToUpstream, 1+uint64(n), 1)
 	return nil
 }
 
@@ -382,13 +385,14 @@ func (c *conn) handleNext(typ byte) error {
 	if err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
+	c.s.relay.addRelayed(dirToUpstream, uint64(len(frame)), 1)
 	return c.handleFrontend(typ, frame)
 }
 
 // upstreamStep forwards one message from the upstream to the client,
 // adding injected messages before ReadyForQuery.
 func (c *conn) upstreamStep() error {
-	typ, _, err := c.upR.PeekHeader()
+	typ, n, err := c.upR.PeekHeader()
 	if err != nil {
 		return classify(err, CodeBackendRead, CodeBackendProtocol)
 	}
@@ -407,6 +411,7 @@ func (c *conn) upstreamStep() error {
 	if _, err := c.upR.Forward(c.clW); err != nil {
 		return classify(err, CodeBackendRead, CodeBackendProtocol)
 	}
+	c.s.relay.addRelayed(dirToClient, 1+uint64(n), 1)
 	return nil
 }
 

@@ -197,6 +197,9 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 		metric.WithInt64Callback(j.observeCaches)); err != nil {
 		return nil, err
 	}
+	if err := j.instrumentStats(meter); err != nil {
+		return nil, err
+	}
 	if err := j.Reload(s); err != nil {
 		return nil, err
 	}
@@ -320,6 +323,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	}
 	job := &judgeJob{
 		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: tag.StripComment(text), mode: set.Mode, tagErr: err,
+		parent: traceParent(text),
 	}
 	job.sess.judge = nil
 	if ref.Mode != "" {
@@ -388,6 +392,8 @@ type judgeJob struct {
 	candidate       string
 	mode            JudgeMode
 	tagErr          error // the tag could not be resolved
+	// parent is the application's span (the comment's traceparent).
+	parent trace.SpanContext
 }
 
 // judgeOutcome is a judgement's result.
@@ -423,12 +429,7 @@ func (j *Judging) background(job *judgeJob, done func(judgeOutcome)) {
 func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	ctx, cancel := context.WithDeadline(ctx, job.deadline)
 	defer cancel()
-	ctx, span := j.tracer.Start(ctx, "pgequiv.judge", trace.WithAttributes(
-		attribute.String("pgequiv.reference_id", job.ref.ID),
-		attribute.String("pgequiv.reference_source", string(job.ref.Source)),
-		attribute.String("pgequiv.mode", string(job.mode)),
-		attribute.String("db.namespace", job.sess.Database),
-	))
+	ctx, span := j.startJudgeSpan(ctx, job) // judging_trace.go
 	defer func() {
 		out.latency = time.Since(job.start)
 		label := out.label()
@@ -437,7 +438,7 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 			span.SetStatus(codes.Error, out.err.Error())
 		}
 		span.End()
-		attrs := metric.WithAttributes(attribute.String("label", label), attribute.String("mode", string(job.mode)))
+		attrs := verdictAttrs(job, label)
 		j.verdicts.Add(context.Background(), 1, attrs)
 		j.latency.Record(context.Background(), out.latency.Seconds(), attrs)
 		j.stats.count(label)
