@@ -314,3 +314,27 @@ type Plan struct {
 	// Rules lists the normalization rules that fired, in order, once each.
 	Rules []string
 }
+
+// Clone returns a deep copy of p: its nodes, expressions, subquery plans
+// and metadata, so rewriting either leaves the other as it was. The
+// catalog tables the plan points to are shared; nothing rewrites them.
+func (p *Plan) Clone() *Plan {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Root = p.Root.Copy()
+	if p.Meta != nil {
+		m := &Metadata{Columns: append([]ColumnMeta(nil), p.Meta.Columns...)}
+		if p.Meta.Instances != nil {
+			m.Instances = make([]TableInstance, len(p.Meta.Instances))
+			for i, in := range p.Meta.Instances {
+				m.Instances[i] = TableInstance{Table: in.Table, Alias: in.Alias, Cols: append([]ColumnID(nil), in.Cols...)}
+			}
+		}
+		c.Meta = m
+	}
+	c.Names = append([]string(nil), p.Names...)
+	c.Rules = append([]string(nil), p.Rules...)
+	return &c
+}
