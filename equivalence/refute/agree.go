@@ -38,56 +38,113 @@ type Agreement struct {
 // Results compare column order strictly unless opts.IgnoreColumnOrder.
 // The error is non-nil only for unusable input or a cancelled ctx.
 func Agree(ctx context.Context, s *catalog.Schema, a, b *plan.Plan, n int, opts Options, keep func(exec.Database) bool) (Agreement, error) {
-	if s == nil || a == nil || b == nil || a.Root == nil || b.Root == nil {
-		return Agreement{}, errors.New("agree: schema and both plans are required")
+	steps, err := Chain(ctx, s, []*plan.Plan{a, b}, n, opts, keep)
+	if len(steps) == 0 {
+		return Agreement{}, err
+	}
+	return steps[0], err
+}
+
+// Chain is Agree for a sequence of plans, each a rewrite of the one
+// before (a plan before and after every rule that fired on it): every
+// database runs every plan once, and step i compares plans[i] with
+// plans[i+1]. A step stops at its first difference; a plan the executor
+// cannot run marks both steps around it CannotExecute.
+func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, opts Options, keep func(exec.Database) bool) ([]Agreement, error) {
+	if s == nil || len(plans) < 2 {
+		return nil, errors.New("agree: a schema and at least two plans are required")
+	}
+	for _, p := range plans {
+		if p == nil || p.Root == nil {
+			return nil, errors.New("agree: every plan is required")
+		}
 	}
 	opts = opts.withDefaults()
-	lits := collectLiterals(a, b)
-	read := readTables(a, b)
-	c := &comparer{ref: a, cand: b, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
+	lits := collectLiterals(plans...)
+	read := readTables(plans...)
+	engine := exec.Options{Dialect: s.Dialect}
 	all := opts.constraints()
 	all.read = read
 	gens := []*generator{newGenerator(s, typical(read), lits), newGenerator(s, all, lits)}
-	var res Agreement
+	steps := make([]Agreement, len(plans)-1)
+	cannot := make([]string, len(plans))
+	done := func(i int) bool { return steps[i].CannotExecute || steps[i].Counterexample != nil }
+	type run struct {
+		r   *exec.Result
+		err error
+	}
+	runs := make([]run, len(plans))
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("agree: %w", err)
+			return steps, fmt.Errorf("agree: %w", err)
 		}
 		g := gens[i%2]
 		db := g.instance(opts.Seed, i/2)
-		if (g.rules.noNulls || g.rules.nonEmpty) && g.rules.check(s, db) != "" {
-			res.Rejected++
-			continue
-		}
-		if keep != nil && !keep(db) {
-			res.Rejected++
-			continue
-		}
-		out, err := c.run(ctx, db)
-		if err != nil {
-			if errors.Is(err, exec.ErrCannotExecute) {
-				res.CannotExecute = true
-				res.Reason = "cannot execute: " + err.Error()
-				return res, nil
+		rejected := (g.rules.noNulls || g.rules.nonEmpty) && g.rules.check(s, db) != "" || keep != nil && !keep(db)
+		live := false
+		for j := range steps {
+			if !done(j) {
+				live = true
+				if rejected {
+					steps[j].Rejected++
+				}
 			}
-			return res, fmt.Errorf("agree: %w", err)
 		}
-		res.Instances++
-		switch out.kind {
-		case skip:
-			res.Skipped++
-		case differ, permuted:
+		if !live {
+			break
+		}
+		if rejected {
+			continue
+		}
+		for j, p := range plans {
+			runs[j] = run{}
+			if cannot[j] != "" || (j == 0 || done(j-1)) && (j == len(steps) || done(j)) {
+				continue // no live step needs this plan
+			}
+			r, err := exec.ExecuteWith(ctx, p, db, engine)
+			if err != nil && !errors.Is(err, exec.ErrQuery) {
+				if !errors.Is(err, exec.ErrCannotExecute) {
+					return steps, fmt.Errorf("agree: %w", err)
+				}
+				cannot[j] = "cannot execute: " + err.Error()
+				for _, k := range []int{j - 1, j} {
+					if k >= 0 && k < len(steps) && !done(k) {
+						steps[k].CannotExecute, steps[k].Reason = true, cannot[j]
+					}
+				}
+				continue
+			}
+			runs[j] = run{r: r, err: err}
+		}
+		for j := range steps {
+			if done(j) {
+				continue
+			}
+			a, b := runs[j], runs[j+1]
+			steps[j].Instances++
+			if a.err != nil || b.err != nil || a.r.Nondeterministic || b.r.Nondeterministic {
+				steps[j].Skipped++
+				continue
+			}
+			if !differs(a.r, b.r, opts.IgnoreColumnOrder) {
+				continue
+			}
+			out := outcome{kind: differ, ref: a.r, cand: b.r}
+			if !opts.IgnoreColumnOrder && !differs(a.r, b.r, true) {
+				out.kind = permuted
+			}
+			c := &comparer{ref: plans[j], cand: plans[j+1], opts: opts, engine: engine}
+			cdb := db
 			if keep == nil {
 				sctx, cancel := context.WithTimeout(ctx, max(opts.ShrinkBudget, 200*time.Millisecond))
-				db, out = shrink(sctx, s, c, db, out, all)
+				cdb, out = shrink(sctx, s, c, cloneDB(db), out, all)
 				cancel()
 			}
-			res.Counterexample = c.counterexample(s, db, out)
-			res.Counterexample.ColumnOrderOnly = out.kind == permuted
-			return res, nil
+			steps[j].Counterexample = c.counterexample(s, cdb, out)
+			steps[j].Counterexample.ColumnOrderOnly = out.kind == permuted
 		}
 	}
-	return res, nil
+	return steps, nil
 }
 
 // String describes a counterexample for a test failure: the database and

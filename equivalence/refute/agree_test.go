@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 func TestAgree(t *testing.T) {
@@ -47,5 +48,27 @@ func TestAgree(t *testing.T) {
 	res, err := Agree(context.Background(), s, mustPlan(t, s, "SELECT count(*) > 0 FROM dogs"), mustPlan(t, s, "SELECT true"), 60, opts, keep)
 	if err != nil || res.Counterexample != nil || res.Rejected == 0 {
 		t.Errorf("under the filter: %+v, %v", res, err)
+	}
+}
+
+// TestChain: each step compares neighbours only, and a step that found
+// its difference stops while the others go on.
+func TestChain(t *testing.T) {
+	s := exampleSchema(t)
+	plans := []*plan.Plan{
+		mustPlan(t, s, "SELECT name FROM dogs WHERE age > 3"),
+		mustPlan(t, s, "SELECT name FROM dogs WHERE age >= 4"),
+		mustPlan(t, s, "SELECT name FROM dogs WHERE age >= 3"),
+		mustPlan(t, s, "SELECT name FROM dogs WHERE 3 <= age"),
+	}
+	steps, err := Chain(context.Background(), s, plans, 80, Options{TrustForeignKeys: true, Seed: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 3 || steps[0].Counterexample != nil || steps[1].Counterexample == nil || steps[2].Counterexample != nil {
+		t.Fatalf("steps: %+v", steps)
+	}
+	if steps[2].Instances+steps[2].Rejected != 80 || steps[1].Instances >= 80 {
+		t.Errorf("step 2 ran on %d+%d databases, step 1 on %d", steps[2].Instances, steps[2].Rejected, steps[1].Instances)
 	}
 }

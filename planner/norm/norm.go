@@ -7,6 +7,7 @@ package norm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -27,6 +28,7 @@ func Normalize(p *plan.Plan) (*plan.Plan, error) {
 // expressions.
 func NormalizeContext(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
 	z := &normalizer{ctx: ctx, p: p, fired: map[string]bool{}}
+	z.probe, _ = ctx.Value(firingProbeKey{}).(*firingProbe)
 	// The fresh-formatter cross-check costs a walk of the plan per sort
 	// key; keep debug builds usable on large plans by checking small ones.
 	z.checkKeys = debugChecks && planSize(p.Root, maxCheckedSize) <= maxCheckedSize
@@ -43,6 +45,10 @@ func NormalizeContext(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
 	// Canonical ordering last, once the structure is final.
 	if z.err == nil {
 		p.Root = z.canonicalOrder(p.Root)
+	}
+	if z.err == errFiringLimit {
+		p.Rules = z.order
+		return p, nil
 	}
 	if z.err != nil {
 		return nil, fmt.Errorf("normalize: %w", z.err)
@@ -83,7 +89,26 @@ type normalizer struct {
 	// checkKeys: verify each sort key against a fresh formatter (debug
 	// builds, small plans).
 	checkKeys bool
+	// probe, set only by the soundness tests, counts rule firings and
+	// may stop normalization after a given number of them.
+	probe *firingProbe
 }
+
+// firingProbe lets the soundness tests (export_test.go) normalize a plan
+// one rule firing at a time: with limit n > 0, normalization ends right
+// after the n-th firing, leaving the plan as the firings so far made it,
+// so the plans before and after each firing can be run on the same
+// databases. Every firing is counted, repeats of a rule included.
+type firingProbe struct {
+	limit int
+	fired int
+	last  string // the rule of the last firing
+}
+
+type firingProbeKey struct{}
+
+// errFiringLimit stops normalization when a probe's limit is reached.
+var errFiringLimit = errors.New("rule firing limit reached")
 
 // maxCheckedSize is the largest plan whose sort keys debug builds verify.
 const maxCheckedSize = 2000
@@ -158,6 +183,13 @@ func (z *normalizer) fireLocal(rule string) {
 	}
 	z.dv = nil
 	z.changed = true
+	if z.probe != nil && z.err == nil {
+		z.probe.fired++
+		z.probe.last = rule
+		if z.probe.limit > 0 && z.probe.fired >= z.probe.limit {
+			z.err = errFiringLimit
+		}
+	}
 	z.stopped()
 	if !z.fired[rule] {
 		z.fired[rule] = true
@@ -220,7 +252,8 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 		if x.Kind == plan.Subquery {
 			x.Sub = z.node(x.Sub, flags{keepCols: true})
 		}
-		for i := 0; i < 16; i++ {
+		// z.err: a rule may not fire past a stop (see firingProbe).
+		for i := 0; i < 16 && z.err == nil; i++ {
 			var ok bool
 			var rule string
 			switch {
