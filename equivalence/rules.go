@@ -106,6 +106,11 @@ var esmRules = []esmRule{
 // with the plan as the rule left it.
 var afterRule func(p *plan.Plan, rule string)
 
+// beforeRules, when set (by tests), is called as every round of rules
+// starts, with the plan as normalization left it: with afterRule it gives
+// the plan before and after each firing.
+var beforeRules func(p *plan.Plan)
+
 // applyRules runs every rule over every node (subquery plans included)
 // once; it reports whether any fired. It stops with ctx's error when ctx
 // ends.
@@ -120,6 +125,9 @@ func applyRules(r *ruleCtx) (bool, error) {
 	var err error
 	// Normalization between rounds rewrites the plan.
 	r.changed()
+	if beforeRules != nil {
+		beforeRules(r.p)
+	}
 	var visit func(slot **plan.Node)
 	visit = func(slot **plan.Node) {
 		if err != nil {

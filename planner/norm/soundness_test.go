@@ -137,7 +137,8 @@ func goldenQueries(t *testing.T) []soundness.Query {
 				d = catalog.SQLite
 			}
 			if schemas[d] == nil {
-				if schemas[d], err = catalog.LoadDDL(catalog.ExampleDDL(), d); err != nil {
+				// The golden schema's view (planner_test.go's testViews).
+				if schemas[d], err = catalog.LoadDDL(catalog.ExampleDDL()+goldenViews, d); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -148,5 +149,7 @@ func goldenQueries(t *testing.T) []soundness.Query {
 	}
 	return qs
 }
+
+const goldenViews = `CREATE VIEW old_dogs AS SELECT dog_id, name, weight FROM dogs WHERE age > 10;`
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,237 @@
+package equivalence
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence/refute"
+	"github.com/pgequiv/pgequiv/internal/soundness"
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// ruleRenormalize names the normalization the judge runs between rounds
+// of ESM+ rules, checked as one step.
+const ruleRenormalize = "(normalization between rule rounds)"
+
+// firing is one rewrite the judge made, with the plan before and after.
+type firing struct {
+	rule          string
+	before, after *plan.Plan
+}
+
+// recordFirings runs f with hooks that capture every ESM+ rule firing
+// (and every normalization between rounds) of the plans the judge
+// prepares.
+func recordFirings(f func()) []firing {
+	var out []firing
+	last := map[*plan.Plan]*plan.Plan{}
+	lastRule := map[*plan.Plan]bool{}
+	oldAfter, oldBefore := afterRule, beforeRules
+	defer func() { afterRule, beforeRules = oldAfter, oldBefore }()
+	beforeRules = func(p *plan.Plan) {
+		now := p.Clone()
+		if prev, ok := last[p]; ok && lastRule[p] {
+			out = append(out, firing{rule: ruleRenormalize, before: prev, after: now})
+		}
+		last[p], lastRule[p] = now, false
+	}
+	afterRule = func(p *plan.Plan, rule string) {
+		if oldAfter != nil {
+			oldAfter(p, rule)
+		}
+		now := p.Clone()
+		out = append(out, firing{rule: rule, before: last[p], after: now})
+		last[p], lastRule[p] = now, true
+	}
+	f()
+	return out
+}
+
+// TestSoundnessNet is the soundness net for the judge: over every pair of
+// the shared corpora (curated cases, prover suites, Spider dev pairs) it
+// checks, on generated databases,
+//   - every ESM+ rule firing (and every normalization between rounds):
+//     the plans before and after return the same result, on databases
+//     satisfying what the rule assumed;
+//   - every pair the judge proves equivalent: both queries return the
+//     same result, on databases satisfying the verdict's assumptions.
+//
+// A difference is a bug in a rule, a prover or the executor.
+// SOUNDNESS_INSTANCES sets the databases per check (default 8 in go test;
+// scripts/soundness.sh runs hundreds). Normalization rules are stepped
+// one firing at a time in planner/norm's TestRuleFiringsAgree.
+func TestSoundnessNet(t *testing.T) {
+	start := time.Now()
+	n := soundness.Instances(8)
+	pairs, err := soundness.Load("../../shared")
+	if err != nil {
+		t.Fatalf("shared corpora: %v", err)
+	}
+	ctx := context.Background()
+	type stat struct{ checked, cannot, bugs, dbs, vacuous int }
+	rules := map[string]*stat{}
+	seen := map[string]bool{}
+	var proved, provedCannot, provedBugs, provedVacuous, unplanned, judged int
+	for _, p := range pairs {
+		opts := Options{Refute: RefuteOptions{Off: true}}
+		for k, v := range p.Policy {
+			if err := opts.SetPolicy(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		trust := p.Schema.Dialect == catalog.Postgres
+		if opts.TrustForeignKeys != nil {
+			trust = *opts.TrustForeignKeys
+		}
+		var v Verdict
+		var jerr error
+		fs := recordFirings(func() { v, jerr = Judge(ctx, p.Schema, p.Reference, p.Candidate, opts) })
+		if jerr != nil {
+			unplanned++
+			continue
+		}
+		judged++
+		for _, f := range fs {
+			key := f.rule + "\x00" + f.before.Explain() + "\x00" + f.after.Explain()
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			st := rules[f.rule]
+			if st == nil {
+				st = &stat{}
+				rules[f.rule] = st
+			}
+			st.checked++
+			ro := refute.Options{TrustForeignKeys: trust || f.rule == RuleFKJoinElimination, Dialect: p.Schema.Dialect, Seed: 17}
+			res, err := refute.Agree(ctx, p.Schema, f.before, f.after, n, ro, firingAssumption(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.dbs += res.Instances
+			switch {
+			case res.CannotExecute:
+				st.cannot++
+			case res.Instances == 0:
+				st.vacuous++ // no database satisfied the assumption
+			case res.Counterexample != nil:
+				st.bugs++
+				t.Errorf("rule %s changed a plan's result (%s/%s):\n%s\nbefore:\n%s\nafter:\n%s", f.rule, p.Corpus, p.ID, res.Counterexample, f.before.Explain(), f.after.Explain())
+			}
+		}
+		if v.Label != Equivalent && v.Label != EquivalentUnderAssumptions {
+			continue
+		}
+		proved++
+		ref, err1 := planner.Plan(ctx, p.Schema, p.Reference, planner.Options{})
+		cand, err2 := planner.Plan(ctx, p.Schema, p.Candidate, planner.Options{})
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s/%s: proved equivalent but does not plan: %v %v", p.Corpus, p.ID, err1, err2)
+		}
+		ro := refute.Options{TrustForeignKeys: trust, Dialect: p.Schema.Dialect, Seed: 23, IgnoreColumnOrder: opts.ColumnOrder == ColumnOrderIgnore}
+		keep, fk := verdictAssumptions(v.Assumptions)
+		ro.TrustForeignKeys = ro.TrustForeignKeys || fk
+		res, err := refute.Agree(ctx, p.Schema, ref, cand, n, ro, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case res.CannotExecute:
+			provedCannot++
+		case res.Instances == 0:
+			provedVacuous++
+		case res.Counterexample != nil:
+			provedBugs++
+			t.Errorf("%s/%s proved %s but differs:\n  %s\n  %s\nassumptions %v\n%s", p.Corpus, p.ID, v.Label, oneLine(p.Reference), oneLine(p.Candidate), v.Assumptions, res.Counterexample)
+		}
+	}
+	var names []string
+	firings, cannot := 0, 0
+	for r, s := range rules {
+		names = append(names, r)
+		firings += s.checked
+		cannot += s.cannot
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, r := range names {
+		s := rules[r]
+		fmt.Fprintf(&b, "  %-42s %5d firings, %4d cannot execute, %d on no database, %d differ; %d databases compared\n", r, s.checked, s.cannot, s.vacuous, s.bugs, s.dbs)
+	}
+	t.Logf("%d pairs judged (%d did not plan); %d distinct ESM+ firings checked (%d cannot execute); %d pairs proved equivalent checked (%d cannot execute, %d on no database, %d differ); %d databases per check; %v\n%s",
+		judged, unplanned, firings, cannot, proved, provedCannot, provedVacuous, provedBugs, n, time.Since(start).Round(time.Millisecond), b.String())
+}
+
+// firingAssumption narrows the databases a firing is checked on to those
+// where what the rule assumed holds: order-limit-to-max assumes its input
+// is not empty (the input of the MIN/MAX aggregate it built).
+func firingAssumption(f firing) func(exec.Database) bool {
+	if f.rule != RuleOrderLimitToMax {
+		return nil
+	}
+	fresh := plan.ColumnID(len(f.before.Meta.Columns))
+	var input *plan.Node
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		n.WalkNodes(func(x *plan.Node) {
+			if x.Op == plan.OpAggregate && len(x.GroupBy) == 0 && len(x.Aggs) == 1 && x.Aggs[0].ID == fresh {
+				input = x.Inputs[0]
+			}
+			x.WalkExprs(func(e *plan.Expr) {
+				plan.Walk(e, func(y *plan.Expr) {
+					if y.Kind == plan.Subquery {
+						walk(y.Sub)
+					}
+				})
+			})
+		})
+	}
+	walk(f.after.Root)
+	if input == nil {
+		return func(exec.Database) bool { return false } // not found: check nothing rather than guess
+	}
+	sub := &plan.Plan{Root: input, Meta: f.after.Meta, Names: make([]string, len(input.OutCols()))}
+	return func(db exec.Database) bool {
+		r, err := exec.Execute(context.Background(), sub, db)
+		return err == nil && len(r.Rows) > 0
+	}
+}
+
+// verdictAssumptions turns a verdict's assumptions into a filter on
+// databases, and says whether foreign keys must hold.
+func verdictAssumptions(as []Assumption) (func(exec.Database) bool, bool) {
+	var nonEmpty []string
+	fk := false
+	for _, a := range as {
+		switch a.Kind {
+		case AssumeForeignKey:
+			fk = true
+		case AssumeNonEmpty:
+			nonEmpty = append(nonEmpty, a.Subject)
+		}
+	}
+	if len(nonEmpty) == 0 {
+		return nil, fk
+	}
+	return func(db exec.Database) bool {
+		for _, t := range nonEmpty {
+			rows, ok := db[t]
+			if !ok {
+				return false // a relation, not a table: no database is known to satisfy it
+			}
+			if len(rows) == 0 {
+				return false
+			}
+		}
+		return true
+	}, fk
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
