@@ -268,20 +268,28 @@ func readsOtherThan(root, skip *plan.Node, cols plan.ColSet, m map[plan.ColumnID
 		if n == nil || n == skip || found {
 			return
 		}
-		if n.Op != plan.OpJoin || n.Join != plan.InnerJoin {
-			n.Exprs(func(s **plan.Expr) {
-				plan.WalkDeep(*s, func(x *plan.Expr) {
-					if x.Kind == plan.ColRef && cols.Has(x.Col) {
-						if _, ok := m[x.Col]; !ok {
-							found = true
-						}
+		// Every reader counts, inner joins' conditions and set operations'
+		// inputs included: a set operation reads its input's columns by
+		// ID, so a parent column it reads would be left without a source.
+		n.Exprs(func(s **plan.Expr) {
+			plan.WalkDeep(*s, func(x *plan.Expr) {
+				if x.Kind == plan.ColRef && cols.Has(x.Col) {
+					if _, ok := m[x.Col]; !ok {
+						found = true
 					}
-				})
+				}
 			})
-		}
+		})
 		for _, g := range n.GroupBy {
 			if _, ok := m[g]; cols.Has(g) && !ok {
 				found = true
+			}
+		}
+		for _, sc := range n.SetCols {
+			for _, c := range sc {
+				if _, ok := m[c]; cols.Has(c) && !ok {
+					found = true
+				}
 			}
 		}
 		for _, in := range n.Inputs {

@@ -78,6 +78,7 @@ func TestSoundnessNet(t *testing.T) {
 	type stat struct{ checked, cannot, bugs, dbs, vacuous int }
 	rules := map[string]*stat{}
 	seen := map[string]bool{}
+	reasons := map[string]int{}
 	var proved, provedCannot, provedBugs, provedVacuous, unplanned, judged int
 	for _, p := range pairs {
 		opts := Options{Refute: RefuteOptions{Off: true}}
@@ -117,8 +118,12 @@ func TestSoundnessNet(t *testing.T) {
 			}
 			st.dbs += res.Instances
 			switch {
+			case res.CannotExecute && soundness.Malformed(res.Reason):
+				st.bugs++
+				t.Errorf("rule %s left a broken plan (%s/%s): %s\nbefore:\n%s\nafter:\n%s", f.rule, p.Corpus, p.ID, res.Reason, f.before.Explain(), f.after.Explain())
 			case res.CannotExecute:
 				st.cannot++
+				reasons[reasonClass(res.Reason)]++
 			case res.Instances == 0:
 				st.vacuous++ // no database satisfied the assumption
 			case res.Counterexample != nil:
@@ -143,8 +148,12 @@ func TestSoundnessNet(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch {
+		case res.CannotExecute && soundness.Malformed(res.Reason):
+			provedBugs++
+			t.Errorf("%s/%s proved %s but a plan is broken: %s", p.Corpus, p.ID, v.Label, res.Reason)
 		case res.CannotExecute:
 			provedCannot++
+			reasons[reasonClass(res.Reason)]++
 		case res.Instances == 0:
 			provedVacuous++
 		case res.Counterexample != nil:
@@ -164,6 +173,9 @@ func TestSoundnessNet(t *testing.T) {
 	for _, r := range names {
 		s := rules[r]
 		fmt.Fprintf(&b, "  %-42s %5d firings, %4d cannot execute, %d on no database, %d differ; %d databases compared\n", r, s.checked, s.cannot, s.vacuous, s.bugs, s.dbs)
+	}
+	for r, k := range reasons {
+		fmt.Fprintf(&b, "  cannot execute %4d× %s\n", k, r)
 	}
 	t.Logf("%d pairs judged (%d did not plan); %d distinct ESM+ firings checked (%d cannot execute); %d pairs proved equivalent checked (%d cannot execute, %d on no database, %d differ); %d databases per check; %v\n%s",
 		judged, unplanned, firings, cannot, proved, provedCannot, provedVacuous, provedBugs, n, time.Since(start).Round(time.Millisecond), b.String())
@@ -232,6 +244,14 @@ func verdictAssumptions(as []Assumption) (func(exec.Database) bool, bool) {
 		}
 		return true
 	}, fk
+}
+
+// reasonClass shortens an executor's cannot-execute reason to its kind.
+func reasonClass(r string) string {
+	if len(r) > 90 {
+		r = r[:90]
+	}
+	return r
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -34,6 +34,8 @@ func TestGoldenPlansAgreeWithRaw(t *testing.T) {
 		}
 		checked++
 		switch {
+		case res.CannotExecute && soundness.Malformed(res.Reason):
+			t.Errorf("%s: a plan is broken: %s\nraw:\n%s\ngolden:\n%s", c.name, res.Reason, raw.Explain(), golden.Explain())
 		case res.CannotExecute:
 			cannot++
 		case res.Counterexample != nil:

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -124,3 +125,17 @@ func Instances(def int) int {
 
 // Long reports whether SOUNDNESS_INSTANCES asks for a long run.
 func Long() bool { return os.Getenv("SOUNDNESS_INSTANCES") != "" }
+
+// Malformed reports whether an executor's cannot-execute reason says the
+// plan itself is broken (a node reads a column its input does not
+// produce, an expression reads an unbound column, a row has the wrong
+// width) rather than that the executor lacks a feature: the net counts
+// the first kind as a bug of the rule that made the plan.
+func Malformed(reason string) bool {
+	for _, s := range []string{"missing from", "is not bound", "expressions for", "columns for"} {
+		if strings.Contains(reason, s) {
+			return true
+		}
+	}
+	return false
+}

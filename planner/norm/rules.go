@@ -443,8 +443,12 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 	})
 	if n.Op == plan.OpAggregate {
 		m := map[plan.ColumnID]*plan.Expr{}
+		// A grouping column is one the input produces: a representative
+		// that is an outer column (a correlated subquery's filter equates
+		// them) would group by a column the aggregate cannot read.
+		in := n.Inputs[0].OutColSet()
 		for i, g := range n.GroupBy {
-			if r, ok := rep[g]; ok {
+			if r, ok := rep[g]; ok && in.Has(r) {
 				dup := false
 				for _, h := range n.GroupBy {
 					if h == r {
