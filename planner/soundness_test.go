@@ -14,9 +14,9 @@ import (
 // plan (testdata/plans.golden) returns what the plan built before
 // normalization returns, on generated databases. A difference is a bug in
 // a normalization rule or in the executor. SOUNDNESS_INSTANCES sets the
-// databases per case (default 40).
+// databases per case (default 100).
 func TestGoldenPlansAgreeWithRaw(t *testing.T) {
-	n := soundness.Instances(40)
+	n := soundness.Instances(100)
 	ctx := context.Background()
 	checked, cannot, failed := 0, 0, 0
 	for _, c := range readGoldenCases(t, "testdata/plans.txt") {

@@ -29,10 +29,10 @@ const maxStepFirings = 60
 // generated databases; the plans before and after a firing must return
 // the same result on each. A difference is a bug in the rule (or the
 // executor). SOUNDNESS_INSTANCES sets the databases per query (default
-// 6 in go test; scripts/soundness.sh runs hundreds).
+// 12 in go test; scripts/soundness.sh runs hundreds).
 func TestRuleFiringsAgree(t *testing.T) {
 	start := time.Now()
-	n := soundness.Instances(6)
+	n := soundness.Instances(12)
 	queries := goldenQueries(t)
 	pairs, err := soundness.Load("../../../shared")
 	if err != nil {
@@ -42,6 +42,7 @@ func TestRuleFiringsAgree(t *testing.T) {
 	type stat struct{ firings, cannot, compared int }
 	stats := map[string]*stat{}
 	var checked, unplanned, capped, bugs int
+	reasons := map[string]int{}
 	ctx := context.Background()
 	for _, q := range queries {
 		raw, err := planner.Plan(ctx, q.Schema, q.SQL, planner.Options{SkipNormalize: true})
@@ -98,6 +99,7 @@ func TestRuleFiringsAgree(t *testing.T) {
 				}
 			case st.CannotExecute:
 				s.cannot++
+				reasons[st.Reason]++
 			case st.Counterexample != nil:
 				bugs++
 				s.compared++
@@ -119,6 +121,9 @@ func TestRuleFiringsAgree(t *testing.T) {
 	var b strings.Builder
 	for _, r := range names {
 		fmt.Fprintf(&b, "  %-28s %6d firings, %5d cannot execute\n", r, stats[r].firings, stats[r].cannot)
+	}
+	for r, k := range reasons {
+		fmt.Fprintf(&b, "  cannot execute %5d× %s\n", k, r)
 	}
 	t.Logf("%d queries stepped (%d not planned, %d with over %d firings checked whole); %d rule firings checked on %d databases each, %d cannot execute, %d differences, in %v\n%s",
 		checked, unplanned, capped, maxStepFirings, firings, n, cannot, bugs, time.Since(start).Round(time.Millisecond), b.String())
