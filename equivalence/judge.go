@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pgequiv/pgequiv/cache"
@@ -242,7 +243,9 @@ type prepared struct {
 	comps       components
 	rel         *relNode
 	ast         *treeedit.Node
-	emb         *gmnmodel.Embedded // the GMN's graph and node embeddings, when Options.GMN is set
+	gmnProg     *plangraph.Program // the GMN's graph of the plan before the ESM+ rules, when Options.GMN is set
+	embMu       sync.Mutex
+	emb         *gmnmodel.Embedded // gmnProg's node embeddings, computed on first use
 	key         *cache.PlanKey     // set once the query is in a Judger's cache
 	normFP      string             // fingerprint of the normalized plan before the ESM+ rules
 	exec        *execPlan          // the plan to execute for the refuter, planned on first use
@@ -267,12 +270,9 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 			if err != nil {
 				return nil, fmt.Errorf("gmn graph: %w", err)
 			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if q.emb, err = gmnmodel.Embed(opts.GMN, prog); err != nil {
-				return nil, fmt.Errorf("gmn embeddings: %w", err)
-			}
+			// The embeddings wait until a pair needs the GMN (see
+			// embedding): proved and refuted pairs never do.
+			q.gmnProg = prog
 		}
 	}
 	// The normalized plan before any ESM+ rule: two queries alike here are
@@ -334,7 +334,30 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 
 // scoreGMN runs the graph matching network on two prepared queries.
 func scoreGMN(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
-	return gmnmodel.ScoreEmbeddedContext(ctx, m, ref.emb, cand.emb)
+	re, err := ref.embedding(m)
+	if err != nil {
+		return 0, err
+	}
+	ce, err := cand.embedding(m)
+	if err != nil {
+		return 0, err
+	}
+	return gmnmodel.ScoreEmbeddedContext(ctx, m, re, ce)
+}
+
+// embedding returns the query's GMN node embeddings under m, computing
+// them on first use; a cached query serves concurrent judges.
+func (q *prepared) embedding(m *gmn.Model) (*gmnmodel.Embedded, error) {
+	q.embMu.Lock()
+	defer q.embMu.Unlock()
+	if q.emb == nil {
+		e, err := gmnmodel.Embed(m, q.gmnProg)
+		if err != nil {
+			return nil, fmt.Errorf("gmn embeddings: %w", err)
+		}
+		q.emb = e
+	}
+	return q.emb, nil
 }
 
 // verdictOf compares two prepared queries; j, when not nil, supplies
@@ -402,7 +425,9 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 	if err := ctx.Err(); err != nil {
 		return v, err
 	}
-	if opts.GMN != nil && ref.emb != nil && cand.emb != nil {
+	// The GMN scores only what neither proof nor search settled: within
+	// the proved and refuted bands the structural scores order pairs.
+	if opts.GMN != nil && v.Label == Unknown && ref.gmnProg != nil && cand.gmnProg != nil {
 		g, err := j.gmnScore(ctx, opts.GMN, ref, cand)
 		if ctx.Err() != nil {
 			return v, ctx.Err()
@@ -465,7 +490,8 @@ func band(v *Verdict, opts Options) {
 // (`pgequiv eval --gmn-scores`). v must come from a judge that planned
 // both queries (a candidate that does not plan has no scores to combine).
 func RescoreGMN(v Verdict, gmnScore float64, opts Options) Verdict {
-	if v.Label == Unknown && v.Scores == (Scores{}) {
+	// As in the judge, the GMN scores only unknown pairs.
+	if v.Label != Unknown || v.Scores == (Scores{}) {
 		return v
 	}
 	combiner := opts.Combiner
