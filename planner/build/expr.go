@@ -515,7 +515,15 @@ func commonType(args []*plan.Expr) catalog.Type {
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "total": true,
 	"group_concat": true, "string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
-	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true, "any_value": true}
+	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true, "any_value": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true, "corr": true, "covar_pop": true, "covar_samp": true,
+	"regr_avgx": true, "regr_avgy": true, "regr_count": true, "regr_intercept": true, "regr_r2": true, "regr_slope": true,
+	"regr_sxx": true, "regr_sxy": true, "regr_syy": true}
+
+// sqliteAggs are the aggregates SQLite has; the others of aggFuncs are
+// PostgreSQL's, and SQLite reports them as missing functions.
+var sqliteAggs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "total": true,
+	"group_concat": true, "string_agg": true}
 
 var winFuncs = map[string]catalog.Type{"row_number": catalog.Int, "rank": catalog.Int, "dense_rank": catalog.Int, "ntile": catalog.Int,
 	"percent_rank": catalog.Float, "cume_dist": catalog.Float, "lag": catalog.Unknown, "lead": catalog.Unknown,
@@ -600,6 +608,9 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 		return w, nil
 	}
 	if aggFuncs[name] {
+		if b.schema.Dialect == catalog.SQLite && !sqliteAggs[name] {
+			return nil, b.errf(fc.Location, "no such function: %s", name)
+		}
 		if st == nil {
 			return nil, b.errf(fc.Location, "aggregate function %s is not allowed here", name)
 		}
@@ -664,6 +675,11 @@ func aggType(name string, args []*plan.Expr) catalog.Type {
 		return catalog.Text
 	case "bool_and", "bool_or", "every":
 		return catalog.Bool
+	case "regr_count":
+		return catalog.Int
+	case "corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_intercept", "regr_r2", "regr_slope",
+		"regr_sxx", "regr_sxy", "regr_syy":
+		return catalog.Float
 	}
 	if len(args) > 0 {
 		return args[0].Typ

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/big"
+	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -64,6 +65,9 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (Value, error) {
 	if a.Kind != plan.Agg {
 		return Null, cannot("aggregate output of kind %d", a.Kind)
+	}
+	if a.Name == "string_agg" || a.Name == "group_concat" {
+		return x.stringAgg(a, in, rows, outer)
 	}
 	var vals []Value
 	count := 0
@@ -167,6 +171,27 @@ func reduce(name string, vals []Value) (Value, error) {
 			}
 		}
 		return best, nil
+	case "bit_and", "bit_or", "bit_xor":
+		if len(vals) == 0 {
+			return Null, nil
+		}
+		var acc int64
+		for i, v := range vals {
+			if v.K != KInt {
+				return Null, cannot("%s of %s", name, kindName(v.K))
+			}
+			switch {
+			case i == 0:
+				acc = v.I
+			case name == "bit_and":
+				acc &= v.I
+			case name == "bit_or":
+				acc |= v.I
+			default:
+				acc ^= v.I
+			}
+		}
+		return Int(acc), nil
 	case "bool_and", "every", "bool_or":
 		if len(vals) == 0 {
 			return Null, nil
@@ -282,4 +307,79 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 		}
 	}
 	return nil
+}
+
+// stringAgg concatenates the non-NULL values of a group with the
+// delimiter of each value's row before every value but the first
+// (PostgreSQL's string_agg; SQLite's group_concat and string_agg, whose
+// delimiter defaults to a comma). Neither engine promises an order, so a
+// result that depends on the order of the group's rows is marked
+// nondeterministic.
+func (x *executor) stringAgg(a *plan.Expr, in *rel, rows [][]Value, outer *env) (Value, error) {
+	if a.Star || len(a.Args) < 1 || len(a.Args) > 2 || (len(a.Args) == 1 && (!x.lite || a.Name != "group_concat")) {
+		return Null, cannot("%s of %d arguments", a.Name, len(a.Args))
+	}
+	if a.Distinct && (len(a.Args) == 2 || !x.lite) {
+		return Null, cannot("%s(DISTINCT) with a delimiter", a.Name)
+	}
+	type piece struct{ val, delim string }
+	var parts []piece
+	seen := map[string]bool{}
+	for _, row := range rows {
+		e := &env{r: in, row: row, outer: outer}
+		if a.Filter != nil {
+			ok, err := x.where([]*plan.Expr{a.Filter}, e)
+			if err != nil {
+				return Null, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		v, err := x.eval(a.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		if v.IsNull() {
+			continue
+		}
+		d := Text(",")
+		if len(a.Args) == 2 {
+			if d, err = x.eval(a.Args[1], e); err != nil {
+				return Null, err
+			}
+		}
+		var p piece
+		switch {
+		case x.lite:
+			if d.IsNull() {
+				return Null, cannot("%s with a NULL delimiter", a.Name)
+			}
+			p = piece{liteText(v), liteText(d)}
+		case v.K != KText || (d.K != KText && !d.IsNull()):
+			// PostgreSQL has string_agg(text, text) and bytea only.
+			return Null, cannot("%s of %s", a.Name, kindName(v.K))
+		default:
+			p = piece{v.S, d.S} // a NULL delimiter joins with nothing
+		}
+		if a.Distinct {
+			if seen[p.val] {
+				continue
+			}
+			seen[p.val] = true
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return Null, nil
+	}
+	var b strings.Builder
+	b.WriteString(parts[0].val)
+	for _, p := range parts[1:] {
+		if p != parts[0] {
+			x.nondet = true
+		}
+		b.WriteString(p.delim + p.val)
+	}
+	return Text(b.String()), nil
 }

@@ -75,6 +75,19 @@ func liteReduce(name string, vals []Value) (Value, error) {
 	switch name {
 	case "count":
 		return Int(int64(len(vals))), nil
+	case "total":
+		// total is sum as a REAL that is 0.0 over no values and never
+		// overflows.
+		var fsum float64
+		for _, v := range vals {
+			n, err := liteNum(v)
+			if err != nil {
+				return Null, err
+			}
+			f, _ := n.float()
+			fsum += f
+		}
+		return Float(fsum), nil
 	case "sum", "avg":
 		if len(vals) == 0 {
 			return Null, nil
