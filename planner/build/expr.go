@@ -110,6 +110,8 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		return &plan.Expr{Kind: plan.Func, Name: name, Typ: t, Pos: v.SqlvalueFunction.Location}, nil
 	case *pg.Node_CollateClause:
 		return nil, b.unsupported(v.CollateClause.Location, "COLLATE")
+	case *pg.Node_GroupingFunc:
+		return b.groupingFunc(v.GroupingFunc, sc, st)
 	}
 	return nil, b.unsupported(-1, "expression "+nodeKindName(n))
 }

@@ -81,25 +81,19 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 	}
 
 	// GROUP BY keys may name output aliases or ordinals.
-	var groupExprs []*plan.Expr
-	for _, gn := range sel.GroupClause {
+	groupExprs, groupSets, err := b.groupingClause(sel, func(gn *pg.Node) (*plan.Expr, error) {
 		if i, ok := ordinalRef(gn); ok {
 			if i < 1 || i > len(targets) {
 				return nil, b.errf(-1, "GROUP BY position %d is not in select list", i)
 			}
-			groupExprs = append(groupExprs, targets[i-1].expr)
-			continue
-		}
-		if gn.GetGroupingSet() != nil {
-			return nil, b.unsupported(-1, "GROUPING SETS/ROLLUP/CUBE")
+			return targets[i-1].expr, nil
 		}
 		e, err := b.expr(gn, sc, nil)
 		if err != nil {
 			// An output alias: allowed when no input column has the name.
 			if name, ok := singleName(gn); ok {
 				if t := findTarget(b, targets, name); t != nil {
-					groupExprs = append(groupExprs, t.expr)
-					continue
+					return t.expr, nil
 				}
 			}
 			return nil, err
@@ -107,7 +101,10 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		if e.HasAgg() {
 			return nil, b.errf(-1, "aggregate functions are not allowed in GROUP BY")
 		}
-		groupExprs = append(groupExprs, e)
+		return e, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if b.schema.Dialect == catalog.SQLite {
 		// SQLite lets HAVING and ORDER BY expressions name output aliases.
@@ -151,10 +148,10 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 	}
 
 	// Aggregation.
-	aggregated := len(groupExprs) > 0 || len(st.aggs) > 0 || having != nil
+	aggregated := len(groupExprs) > 0 || len(st.aggs) > 0 || having != nil || groupSets != nil
 	if aggregated {
-		var err error
-		node, err = b.buildAggregate(node, sc, groupExprs, st, func(rw func(*plan.Expr) (*plan.Expr, error)) error {
+		rewriteAll := func(rw func(*plan.Expr) (*plan.Expr, error)) error {
+			var err error
 			for i := range targets {
 				if targets[i].expr, err = rw(targets[i].expr); err != nil {
 					return err
@@ -173,9 +170,20 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 				}
 			}
 			return nil
-		})
+		}
+		var groupCols []plan.ColumnID
+		node, groupCols, err = b.buildAggregate(node, sc, groupExprs, st, rewriteAll)
 		if err != nil {
 			return nil, err
+		}
+		if groupSets != nil || hasGroupingCall(node) {
+			var repl map[plan.ColumnID]*plan.Expr
+			if node, repl, err = b.lowerGroupingSets(node, groupExprs, groupCols, groupSets); err != nil {
+				return nil, err
+			}
+			if err := rewriteAll(func(e *plan.Expr) (*plan.Expr, error) { return replaceInExpr(e, repl), nil }); err != nil {
+				return nil, err
+			}
 		}
 		if having != nil {
 			node = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{node}, Preds: []*plan.Expr{having}}
@@ -308,7 +316,7 @@ func findTarget(b *builder, ts []target, name string) *target {
 // are not plain columns are computed by a Project below it. rewrite is
 // handed a function that maps an expression over the input to one over
 // the aggregate's output.
-func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.Expr, st *aggState, rewrite func(func(*plan.Expr) (*plan.Expr, error)) error) (*plan.Node, error) {
+func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.Expr, st *aggState, rewrite func(func(*plan.Expr) (*plan.Expr, error)) error) (*plan.Node, []plan.ColumnID, error) {
 	agg := &plan.Node{Op: plan.OpAggregate}
 	var pre []plan.ProjItem
 	groupRefs := make([]*plan.Expr, len(groupExprs))
@@ -412,9 +420,23 @@ func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.
 		return out, rwErr
 	}
 	if err := rewrite(rw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return agg, nil
+	groupCols := make([]plan.ColumnID, len(groupRefs))
+	for i, r := range groupRefs {
+		groupCols[i] = r.Col
+	}
+	return agg, groupCols, nil
+}
+
+// hasGroupingCall reports whether an Aggregate computes GROUPING().
+func hasGroupingCall(agg *plan.Node) bool {
+	for _, a := range agg.Aggs {
+		if a.Expr.Name == "grouping" {
+			return true
+		}
+	}
+	return false
 }
 
 // dependsOnGroup reports whether col's table instance has a primary key
@@ -476,6 +498,8 @@ func (b *builder) defaultName(n *pg.Node) string {
 		}
 	case *pg.Node_FuncCall:
 		return v.FuncCall.Funcname[len(v.FuncCall.Funcname)-1].GetString_().GetSval()
+	case *pg.Node_GroupingFunc:
+		return "grouping"
 	case *pg.Node_TypeCast:
 		if _, ok := v.TypeCast.Arg.Node.(*pg.Node_AConst); !ok {
 			return b.defaultName(v.TypeCast.Arg)

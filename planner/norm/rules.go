@@ -18,16 +18,26 @@ func dropSubqueryOrder(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) 
 
 // removePassthroughProject: Project ⇒ its input, where no parent observes
 // the exact column list. Computed columns are substituted into the
-// expressions that reference them.
+// expressions that reference them. Under the null-extended side of an
+// outer join only definitions that are NULL when their inputs are
+// (strict ones) may move: Left(x, Project(1 AS one, y)) keeps its
+// Project, since above the join one is NULL on unmatched rows.
 func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
 	if n.Op != plan.OpProject || f.keepCols {
 		return n, false
 	}
 	subst := map[plan.ColumnID]*plan.Expr{}
+	inCols := n.Inputs[0].OutColSet()
 	for _, it := range n.Proj {
 		if !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
 			if it.Expr.HasSubquery() {
 				return n, false // keep subqueries from being duplicated
+			}
+			if f.nullSide && !plan.StrictCols(it.Expr).Intersects(inCols) {
+				// Above the outer join a null-extended row reads NULL here,
+				// but the definition (a constant, coalesce, ...) need not be
+				// NULL when its inputs are.
+				return n, false
 			}
 			subst[it.ID] = it.Expr
 		}

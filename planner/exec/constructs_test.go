@@ -1,0 +1,38 @@
+package exec_test
+
+// constructQueries exercise planner constructs the shared cases and
+// prover suites rarely or never use: grouping sets, GROUPING(), LATERAL
+// subqueries, and the less common aggregates. TestDifferentialPostgres
+// runs them over the curated cases' schema.
+var constructQueries = []string{
+	// GROUPING SETS, ROLLUP, CUBE and GROUPING().
+	"SELECT owner_id, breed_code, count(*) FROM dogs GROUP BY ROLLUP(owner_id, breed_code)",
+	"SELECT owner_id, breed_code, count(*), grouping(owner_id, breed_code) FROM dogs GROUP BY CUBE(owner_id, breed_code)",
+	"SELECT breed_code, age, sum(weight) FROM dogs GROUP BY GROUPING SETS ((breed_code), (age), ())",
+	"SELECT breed_code, age, count(name) FROM dogs WHERE age > 2 GROUP BY GROUPING SETS ((breed_code, age), (breed_code), (breed_code))",
+	"SELECT breed_code, age, count(*) FROM dogs GROUP BY DISTINCT GROUPING SETS ((breed_code), (breed_code), ())",
+	"SELECT owner_id, age, max(weight), grouping(age) FROM dogs GROUP BY owner_id, ROLLUP(age) HAVING count(*) > 1",
+	"SELECT owner_id, grouping(owner_id), count(*) FROM dogs GROUP BY owner_id",
+	"SELECT count(*) FROM dogs WHERE age > 100 GROUP BY ROLLUP(owner_id)",
+	"SELECT count(*) FROM dogs GROUP BY ()",
+	"SELECT age + 1, count(*) FROM dogs GROUP BY ROLLUP(age + 1) ORDER BY 1 NULLS FIRST",
+	"SELECT o.city, d.breed_code, sum(t.cost), grouping(o.city, d.breed_code) FROM owners o JOIN dogs d ON d.owner_id = o.owner_id JOIN treatments t ON t.dog_id = d.dog_id GROUP BY CUBE(o.city, d.breed_code)",
+	"SELECT city, count(*) FROM owners GROUP BY ROLLUP(city) ORDER BY grouping(city), city",
+	"SELECT breed_code, (SELECT count(*) FROM dogs d2 WHERE d2.breed_code = d.breed_code) FROM dogs d GROUP BY ROLLUP(breed_code)",
+	"SELECT DISTINCT owner_id FROM dogs GROUP BY GROUPING SETS ((owner_id), (owner_id, age))",
+	// LATERAL subqueries with outer references.
+	"SELECT d.name, x.c FROM dogs d JOIN LATERAL (SELECT count(*) AS c FROM treatments t WHERE t.dog_id = d.dog_id) x ON true",
+	"SELECT d.name, x.c, x.m FROM dogs d LEFT JOIN LATERAL (SELECT count(*) AS c, max(t.cost) AS m FROM treatments t WHERE t.dog_id = d.dog_id) x ON x.c > 0",
+	"SELECT d.name, x.m FROM dogs d CROSS JOIN LATERAL (SELECT max(t.cost) AS m FROM treatments t WHERE t.dog_id = d.dog_id) x WHERE x.m > 10",
+	"SELECT d.name, t.cost FROM dogs d JOIN LATERAL (SELECT t.cost FROM treatments t WHERE t.dog_id = d.dog_id) t ON true",
+	"SELECT d.name, t.cost FROM dogs d LEFT JOIN LATERAL (SELECT t.cost, t.treated_on FROM treatments t WHERE t.dog_id = d.dog_id AND t.cost > d.age) t ON t.treated_on IS NOT NULL",
+	"SELECT o.first_name, x.name FROM owners o, LATERAL (SELECT d.name, d.age + o.owner_id AS s FROM dogs d WHERE d.owner_id = o.owner_id AND d.age > 2) x",
+	"SELECT o.first_name, x.n FROM owners o JOIN dogs d ON d.owner_id = o.owner_id JOIN LATERAL (SELECT o.last_name || d.name AS n) x ON true",
+	"SELECT * FROM dogs d LEFT JOIN LATERAL (SELECT 1 AS one) x ON d.age > 3",
+	// Aggregates.
+	"SELECT owner_id, bit_and(age), bit_or(age), bit_xor(age) FROM dogs GROUP BY owner_id",
+	"SELECT breed_code, bool_and(age > 3), bool_or(age > 3), every(weight > 10) FROM dogs GROUP BY breed_code",
+	"SELECT bit_and(age) FILTER (WHERE age > 2), bool_or(name IS NULL) FROM dogs",
+	"SELECT owner_id, string_agg(name, ', ') FROM dogs GROUP BY owner_id",
+	"SELECT string_agg(DISTINCT city, ';') FROM owners",
+}
