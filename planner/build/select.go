@@ -31,12 +31,15 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		if err != nil {
 			return nil, err
 		}
-		sc.cols = append(sc.cols, cols...)
 		if node == nil {
 			node = rel
 		} else {
 			node = &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: []*plan.Node{node, rel}}
+			if node, cols, err = b.lateralItem(node, cols); err != nil {
+				return nil, err
+			}
 		}
+		sc.cols = append(sc.cols, cols...)
 	}
 	if node == nil {
 		// SELECT without FROM reads one empty row.
@@ -662,7 +665,9 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 	if err != nil {
 		return nil, nil, err
 	}
-	rn, rcols, err := b.fromItem(j.Rarg, sc)
+	// A LATERAL item on the right sees the left side's columns.
+	rsc := &scope{cols: append(append([]scopeCol(nil), sc.cols...), lcols...), parent: sc.parent, ctes: sc.ctes}
+	rn, rcols, err := b.fromItem(j.Rarg, rsc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -725,12 +730,36 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 		}
 		n.Preds = append(n.Preds, q)
 	}
+	node, rcols, err := b.lateralItem(n, cols[len(lcols):])
+	if err != nil {
+		return nil, nil, err
+	}
+	cols = append(cols[:len(lcols):len(lcols)], rcols...)
 	if j.Alias != nil {
 		for i := range cols {
 			cols[i].qual = j.Alias.Aliasname
 		}
 	}
-	return n, cols, nil
+	return node, cols, nil
+}
+
+// lateralItem lowers join when its right input references its left
+// (see lateral.go) and gives the right input's scope columns the IDs that
+// replace them.
+func (b *builder) lateralItem(join *plan.Node, rcols []scopeCol) (*plan.Node, []scopeCol, error) {
+	ids := make([]plan.ColumnID, len(rcols))
+	for i, c := range rcols {
+		ids[i] = c.id
+	}
+	n, ids, err := b.lateralJoin(join, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := append([]scopeCol(nil), rcols...)
+	for i := range out {
+		out[i].id = ids[i]
+	}
+	return n, out, nil
 }
 
 func findCol(b *builder, cols []scopeCol, name string) int {
