@@ -42,6 +42,13 @@ type Formatter struct {
 	// definition instead of recursing forever.
 	text      map[ColumnID]string
 	rendering map[ColumnID]bool
+	// nullExt marks computed columns defined under the null-extended side
+	// of an outer join by a definition that is not NULL when its inputs
+	// are (a constant, coalesce, ...). Above the join such a column reads
+	// NULL on unmatched rows, so its definition alone does not name its
+	// value: it is written nullext(def), qualified by its Project when
+	// another one shares the text.
+	nullExt map[ColumnID]bool
 }
 
 // NewFormatter prepares a formatter for plans over meta; root supplies
@@ -74,7 +81,7 @@ func (f *Formatter) produce(x *Node, c ColumnID) {
 // qualifyShared finds produced columns whose names, rendered with one
 // numbering of instances, coincide with a column of another node.
 func (f *Formatter) qualifyShared() {
-	scratch := &Formatter{meta: f.meta, defs: f.defs, labels: f.labels, inst: map[int]int{}}
+	scratch := &Formatter{meta: f.meta, defs: f.defs, labels: f.labels, inst: map[int]int{}, nullExt: f.nullExt}
 	byName := map[string][]ColumnID{}
 	var names []string
 	for _, c := range f.produced {
@@ -130,6 +137,13 @@ func (f *Formatter) collect(n *Node) {
 			f.defs[a.ID] = a.Expr
 			f.produce(x, a.ID)
 		}
+		if x.Op == OpJoin {
+			for i, in := range x.Inputs {
+				if x.Join == FullJoin || x.Join == LeftJoin && i == 1 || x.Join == RightJoin && i == 0 {
+					f.markNullExtended(in)
+				}
+			}
+		}
 		if x.Op == OpSetOp || x.Op == OpValues {
 			for i, c := range x.Cols {
 				f.labels[c] = x.Op.String() + ".c" + strconv.Itoa(i+1)
@@ -144,6 +158,30 @@ func (f *Formatter) collect(n *Node) {
 				}
 			})
 		})
+	})
+}
+
+// markNullExtended records the non-strict computed columns that the
+// Projects of n (a null-extended join input) define.
+func (f *Formatter) markNullExtended(n *Node) {
+	n.WalkNodes(func(x *Node) {
+		if x.Op != OpProject {
+			return
+		}
+		in := x.Inputs[0].OutColSet()
+		for _, p := range x.Proj {
+			if int(p.ID) >= len(f.meta.Columns) || f.meta.Columns[p.ID].Instance >= 0 || p.Expr.Kind == ColRef && p.Expr.Col == p.ID {
+				continue
+			}
+			if StrictCols(p.Expr).Intersects(in) {
+				continue
+			}
+			if f.nullExt == nil {
+				f.nullExt = map[ColumnID]bool{}
+			}
+			f.nullExt[p.ID] = true
+			f.produce(x, p.ID)
+		}
 	})
 }
 
@@ -176,7 +214,11 @@ func (f *Formatter) Col(id ColumnID) string {
 			f.rendering, f.text = map[ColumnID]bool{}, map[ColumnID]string{}
 		}
 		f.rendering[id] = true
-		t := f.Expr(d) + f.qualSuffix(id)
+		t := f.Expr(d)
+		if f.nullExt[id] {
+			t = "nullext(" + t + ")"
+		}
+		t += f.qualSuffix(id)
 		delete(f.rendering, id)
 		f.text[id] = t
 		return t
