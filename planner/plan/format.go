@@ -49,6 +49,12 @@ type Formatter struct {
 	// value: it is written nullext(def), qualified by its Project when
 	// another one shares the text.
 	nullExt map[ColumnID]bool
+	// aliases selects the human form: instances are named by the query's
+	// aliases (see NewAliasFormatter); aliasOf holds those names and
+	// present the instances the plan scans.
+	aliases bool
+	aliasOf map[int]string
+	present map[int]bool
 }
 
 // NewFormatter prepares a formatter for plans over meta; root supplies
@@ -62,6 +68,54 @@ func NewFormatter(meta *Metadata, root *Node, anonymous bool) *Formatter {
 		f.qualifyShared()
 	}
 	return f
+}
+
+// NewAliasFormatter prepares a formatter for people: a table instance is
+// named by its alias in the query (the table's name when it has none),
+// and instances that share a name are told apart as name#1, name#2 in
+// the order the query introduces them, so the two sides of a self-join
+// stay distinguishable. The text depends on alias spelling; fingerprints
+// and comparisons must use NewFormatter's forms.
+func NewAliasFormatter(meta *Metadata, root *Node) *Formatter {
+	f := &Formatter{meta: meta, aliases: true, defs: map[ColumnID]*Expr{}, labels: map[ColumnID]string{}, inst: map[int]int{},
+		producer: map[*Node]int{}, from: map[ColumnID]int{}, seen: map[*Node]bool{}, present: map[int]bool{}}
+	f.collect(root)
+	f.seen = nil
+	f.qualifyShared()
+	f.nameInstances()
+	return f
+}
+
+// nameInstances gives each scanned instance its alias, numbered where
+// scanned instances share one.
+func (f *Formatter) nameInstances() {
+	count := map[string]int{}
+	for i := range f.meta.Instances {
+		if f.present[i] {
+			count[f.aliasName(i)]++
+		}
+	}
+	seen := map[string]int{}
+	f.aliasOf = map[int]string{}
+	for i := range f.meta.Instances {
+		if !f.present[i] {
+			continue
+		}
+		a := f.aliasName(i)
+		if count[a] > 1 {
+			seen[a]++
+			f.aliasOf[i] = a + "#" + strconv.Itoa(seen[a])
+			continue
+		}
+		f.aliasOf[i] = a
+	}
+}
+
+func (f *Formatter) aliasName(i int) string {
+	if a := f.meta.Instances[i].Alias; a != "" {
+		return quoteIdent(a)
+	}
+	return quoteIdent(f.meta.Instances[i].Table.Name)
 }
 
 // produce records that x makes column c, whose name may be shared.
@@ -122,6 +176,9 @@ func (f *Formatter) collect(n *Node) {
 			return
 		}
 		f.seen[x] = true
+		if x.Op == OpScan && f.present != nil {
+			f.present[x.Instance] = true
+		}
 		// Only computed columns have definitions: a base column keeps its
 		// name even where a projection carries an equal column in its place
 		// (join equivalence), since the two values are the same.
@@ -189,6 +246,12 @@ func (f *Formatter) instName(i int) string {
 	t := f.meta.Instances[i].Table.Name
 	if f.Anonymous {
 		return t
+	}
+	if f.aliases {
+		if a, ok := f.aliasOf[i]; ok {
+			return a
+		}
+		return f.aliasName(i)
 	}
 	k, ok := f.inst[i]
 	if !ok {
@@ -481,7 +544,7 @@ func (f *Formatter) header(b *strings.Builder, n *Node) {
 	switch n.Op {
 	case OpScan:
 		b.WriteString(" " + quoteIdent(n.Table.Name))
-		if !f.Anonymous {
+		if !f.Anonymous && !(f.aliases && f.instName(n.Instance) == quoteIdent(n.Table.Name)) {
 			b.WriteString(" as " + f.instName(n.Instance))
 		}
 	case OpFilter:
