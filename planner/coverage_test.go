@@ -6,6 +6,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 // TestCanonicalTellsApart lists pairs that differ on some database and
@@ -102,5 +103,43 @@ func TestRefused(t *testing.T) {
 		if p, err := planner.Plan(context.Background(), s, sql, planner.Options{}); err == nil {
 			t.Errorf("%s: planned as\n%s", sql, p.Canonical())
 		}
+	}
+}
+
+// TestGroupingColumnsAreLocal: normalization must not make an Aggregate
+// group by a column its input does not produce. An outer column equated
+// inside a correlated subquery once replaced the local one, and the
+// equality itself then became a tautology (TPC-H q18's rewrite).
+func TestGroupingColumnsAreLocal(t *testing.T) {
+	s := exampleSchema(t, catalog.Postgres)
+	for _, sql := range []string{
+		"SELECT name FROM dogs d WHERE EXISTS (SELECT 1 FROM (SELECT owner_id, sum(age) AS c FROM dogs GROUP BY owner_id) x WHERE x.owner_id = d.owner_id AND x.c > 1)",
+		"SELECT name FROM (SELECT * FROM dogs WHERE owner_id IS NOT NULL) d WHERE EXISTS (SELECT 1 FROM (SELECT owner_id FROM (SELECT owner_id, sum(age) AS c FROM dogs GROUP BY owner_id) y WHERE c > 1) x WHERE d.owner_id = x.owner_id)",
+	} {
+		p, err := planner.Plan(context.Background(), s, sql, planner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var check func(n *plan.Node)
+		check = func(n *plan.Node) {
+			n.WalkNodes(func(x *plan.Node) {
+				if x.Op == plan.OpAggregate {
+					in := x.Inputs[0].OutColSet()
+					for _, g := range x.GroupBy {
+						if !in.Has(g) {
+							t.Errorf("%s: aggregate groups by a column its input lacks:\n%s", sql, p.Canonical())
+						}
+					}
+				}
+				x.Exprs(func(e **plan.Expr) {
+					plan.Walk(*e, func(y *plan.Expr) {
+						if y.Kind == plan.Subquery {
+							check(y.Sub)
+						}
+					})
+				})
+			})
+		}
+		check(p.Root)
 	}
 }

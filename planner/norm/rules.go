@@ -425,8 +425,21 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 	}
 	fm := z.formatter()
 	rep := map[plan.ColumnID]plan.ColumnID{}
+	inCols := n.Inputs[0].OutColSet()
 	for _, e := range props.Equiv {
-		members := e.Ordered()
+		// Only the input's own columns stand for each other: an outer
+		// column equated inside a correlated subquery must not replace a
+		// local one, or the equality that makes them equal is rewritten
+		// into a tautology and the correlation is lost.
+		var members []plan.ColumnID
+		for _, c := range e.Ordered() {
+			if inCols.Has(c) {
+				members = append(members, c)
+			}
+		}
+		if len(members) < 2 {
+			continue
+		}
 		r := members[0]
 		for _, c := range members[1:] {
 			if k, rk := fm.Col(c), fm.Col(r); k < rk {
