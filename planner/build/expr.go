@@ -605,6 +605,20 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 		}
 		if fc.Over.FrameOptions != 1058 { // 1058: the default frame
 			w.Value = "frame=" + strconv.Itoa(int(fc.Over.FrameOptions))
+			// N PRECEDING / FOLLOWING: the offsets are part of the frame.
+			for _, off := range []*pg.Node{fc.Over.StartOffset, fc.Over.EndOffset} {
+				if off == nil {
+					continue
+				}
+				o, err := b.expr(off, sc, nil)
+				if err != nil {
+					return nil, err
+				}
+				if o.Kind != plan.Const {
+					return nil, b.unsupported(fc.Location, "a window frame offset that is not a literal")
+				}
+				w.Value += " " + o.Value
+			}
 		}
 		st.wins = append(st.wins, w)
 		return w, nil
