@@ -662,6 +662,12 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 		return &plan.Expr{Kind: plan.Case, Args: args, HasElse: true, Typ: commonType(args[1:]), Pos: fc.Location}, nil
 	case "substring":
 		name = "substr"
+	case "date":
+		if b.schema.Dialect == catalog.Postgres {
+			// PostgreSQL's date(x) is the cast to date; SQLite's date()
+			// returns text.
+			t = catalog.Date
+		}
 	}
 	if t == catalog.Unknown {
 		t = commonType(args)

@@ -57,3 +57,23 @@ var constructQueries = []string{
 	"SELECT name FROM dogs WHERE date_of_birth < date('2020-06-01')",
 	"SELECT name FROM dogs WHERE date_of_birth >= date('2020-01-01 +08') AND date_of_birth < date('2021-01-01')",
 }
+
+// liteConstructQueries are the SQLite counterparts, run over the same
+// schema by TestDifferentialSQLite.
+var liteConstructQueries = []string{
+	"SELECT substr(name, 2), substr(name, 0, 3), substr(name, -2), substr(name, -1, 4), substr(name, 3, -2), substr(name, 0), substr(age, 1, 1) FROM dogs",
+	"SELECT substr(city, 2, 1) FROM owners WHERE substr(city, 1, 1) = 'P'",
+	"SELECT name FROM dogs WHERE date(date_of_birth) < '2020-06-01'",
+	"SELECT date(date_of_birth), count(*) FROM dogs GROUP BY date(date_of_birth)",
+	"SELECT owner_id, group_concat(name) FROM dogs GROUP BY owner_id",
+	"SELECT owner_id, group_concat(name, '; ') FROM dogs GROUP BY owner_id",
+	"SELECT owner_id, total(age), total(weight) FROM dogs GROUP BY owner_id",
+	"SELECT total(age) FROM dogs WHERE age > 100",
+	"SELECT dog_id, sum(age) OVER (ORDER BY dog_id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM dogs",
+	"SELECT dog_id, count(*) OVER (PARTITION BY owner_id ORDER BY dog_id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM dogs",
+	"SELECT dog_id, first_value(name) OVER (PARTITION BY owner_id ORDER BY dog_id) FROM dogs",
+	"SELECT dog_id, lag(age) OVER (ORDER BY dog_id), lead(age, 2, -1) OVER (PARTITION BY owner_id ORDER BY dog_id) FROM dogs",
+	"SELECT dog_id, nth_value(age, 2) OVER (ORDER BY dog_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM dogs",
+	"SELECT dog_id, percent_rank() OVER (ORDER BY age), cume_dist() OVER (PARTITION BY owner_id ORDER BY age), ntile(3) OVER (ORDER BY dog_id) FROM dogs",
+	"SELECT d.name, x.c FROM dogs d JOIN LATERAL (SELECT count(*) AS c FROM treatments t WHERE t.dog_id = d.dog_id) x ON true",
+}

@@ -46,7 +46,9 @@ var liteFuncs = map[string]func([]Value) (Value, error){
 		}
 		return v, nil
 	},
-	"round": liteRound,
+	"round":  liteRound,
+	"substr": liteSubstr,
+	"date":   liteDate,
 	"replace": func(a []Value) (Value, error) {
 		if len(a) != 3 {
 			return Null, cannot("replace of %d arguments", len(a))
