@@ -28,10 +28,11 @@ func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node,
 	}
 	subst := map[plan.ColumnID]*plan.Expr{}
 	inCols := n.Inputs[0].OutColSet()
+	var withSub []plan.ColumnID
 	for _, it := range n.Proj {
 		if !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
 			if it.Expr.HasSubquery() {
-				return n, false // keep subqueries from being duplicated
+				withSub = append(withSub, it.ID)
 			}
 			if f.nullSide && !plan.StrictCols(it.Expr).Intersects(inCols) {
 				// Above the outer join a null-extended row reads NULL here,
@@ -42,6 +43,9 @@ func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node,
 			subst[it.ID] = it.Expr
 		}
 	}
+	if len(withSub) > 0 && !z.readAtMostOnce(n, withSub) {
+		return n, false // keep subqueries from being duplicated
+	}
 	if len(subst) > 0 {
 		if z.slotsName(n, subst) {
 			return n, false // a GROUP BY key or set operand would lose its definition
@@ -49,6 +53,40 @@ func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node,
 		z.substituteOutside(n, subst)
 	}
 	return n.Inputs[0], true
+}
+
+// readAtMostOnce reports whether each of cols is referenced at most once
+// in the plan outside stop's subtree (subqueries included), so moving its
+// definition to its reader copies nothing.
+func (z *normalizer) readAtMostOnce(stop *plan.Node, cols []plan.ColumnID) bool {
+	want := plan.MakeColSet(cols...)
+	seen := map[plan.ColumnID]int{}
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		if n == nil || n == stop {
+			return
+		}
+		n.Exprs(func(s **plan.Expr) {
+			plan.Walk(*s, func(x *plan.Expr) {
+				switch {
+				case x.Kind == plan.ColRef && want.Has(x.Col):
+					seen[x.Col]++
+				case x.Kind == plan.Subquery:
+					walk(x.Sub)
+				}
+			})
+		})
+		for _, in := range n.Inputs {
+			walk(in)
+		}
+	}
+	walk(z.p.Root)
+	for _, k := range seen {
+		if k > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // slotsName reports whether a GroupBy or SetCols entry outside stop's
