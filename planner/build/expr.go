@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -273,6 +274,20 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 	if t == catalog.Unknown {
 		return nil, b.errf(tc.Location, "type %q does not exist", name)
 	}
+	if len(tc.TypeName.Typmods) > 0 && b.schema.Dialect == catalog.Postgres {
+		// A type modifier changes the value (numeric(10,2) rounds,
+		// varchar(3) truncates, interval '3' month reads months), so it
+		// is part of the cast. SQLite ignores modifiers.
+		mod, folded, err := b.typmod(tc, name, arg)
+		if err != nil {
+			return nil, err
+		}
+		if folded != nil {
+			arg = folded
+		} else if mod != "" {
+			return &plan.Expr{Kind: plan.Cast, Typ: t, Value: mod, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+		}
+	}
 	if arg.Kind == plan.Const {
 		if c, ok := CoerceConst(arg, t); ok {
 			c.Pos = tc.Location
@@ -283,6 +298,45 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 		return arg, nil
 	}
 	return &plan.Expr{Kind: plan.Cast, Typ: t, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+}
+
+// intervalFields are the INTERVAL_MASK values of PostgreSQL's
+// single-field interval qualifiers (utils/datetime.h).
+var intervalFields = map[int32]string{2: "month", 4: "year", 8: "day", 1 << 10: "hour", 1 << 11: "minute", 1 << 12: "second"}
+
+// typmod reads the type modifiers of a cast to name. It returns either a
+// literal that already carries the modifier's meaning (interval '3'
+// month becomes '3 month'; a short enough text under varchar(n)), or the
+// modifier's text for the Cast node.
+func (b *builder) typmod(tc *pg.TypeCast, name string, arg *plan.Expr) (string, *plan.Expr, error) {
+	mods := make([]int32, len(tc.TypeName.Typmods))
+	for i, m := range tc.TypeName.Typmods {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			return "", nil, b.unsupported(tc.Location, "a type modifier that is not an integer")
+		}
+		mods[i] = c.GetIval().Ival
+	}
+	isText := arg.Kind == plan.Const && !arg.Null && arg.Typ == catalog.Text
+	switch name {
+	case "interval":
+		unit, ok := intervalFields[mods[0]]
+		if len(mods) == 1 && ok && isText {
+			if _, err := strconv.ParseInt(strings.TrimSpace(arg.Value), 10, 64); err == nil {
+				return "", plan.NewConst(catalog.Text, strings.TrimSpace(arg.Value)+" "+unit), nil
+			}
+		}
+		return "", nil, b.unsupported(tc.Location, "this interval qualifier")
+	case "varchar":
+		if len(mods) == 1 && isText && int32(utf8.RuneCountInString(arg.Value)) <= mods[0] {
+			return "", arg, nil
+		}
+	}
+	parts := make([]string, len(mods))
+	for i, m := range mods {
+		parts[i] = strconv.Itoa(int(m))
+	}
+	return "(" + strings.Join(parts, ",") + ")", nil, nil
 }
 
 // CoerceConst converts a literal to type t when the conversion is exact;

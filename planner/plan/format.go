@@ -430,7 +430,7 @@ func (f *Formatter) expr(b *strings.Builder, e *Expr) {
 	case Cast:
 		b.WriteString("cast(")
 		f.expr(b, e.Args[0])
-		b.WriteString(" as " + e.Typ.String() + ")")
+		b.WriteString(" as " + e.Typ.String() + e.Value + ")")
 	case Tuple:
 		b.WriteByte('(')
 		f.list(b, e.Args)
