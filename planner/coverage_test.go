@@ -161,3 +161,19 @@ func TestGroupingColumnsAreLocal(t *testing.T) {
 		check(p.Root)
 	}
 }
+
+// TestSQLiteRefuses: constructs SQLite does not have are errors in the
+// sqlite dialect, as they are in SQLite.
+func TestSQLiteRefuses(t *testing.T) {
+	s := exampleSchema(t, catalog.SQLite)
+	for _, sql := range []string{
+		"SELECT owner_id, count(*) FROM dogs GROUP BY ROLLUP(owner_id)",
+		"SELECT owner_id, grouping(owner_id) FROM dogs GROUP BY owner_id",
+		"SELECT bit_and(age) FROM dogs",
+		"SELECT bool_or(age > 3) FROM dogs",
+	} {
+		if p, err := planner.Plan(context.Background(), s, sql, planner.Options{}); err == nil {
+			t.Errorf("%s: planned as\n%s", sql, p.Canonical())
+		}
+	}
+}

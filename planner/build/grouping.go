@@ -111,6 +111,9 @@ func (b *builder) groupingClause(sel *pg.SelectStmt, toExpr func(*pg.Node) (*pla
 			hasSets = true
 		}
 	}
+	if hasSets && b.schema.Dialect == catalog.SQLite {
+		return nil, nil, b.errf(-1, "SQLite has no GROUPING SETS, ROLLUP or CUBE")
+	}
 	if !hasSets {
 		for _, gn := range sel.GroupClause {
 			if _, err := index(gn); err != nil {
@@ -171,6 +174,9 @@ func setKey(s []int, n int) string {
 // groupingFunc builds GROUPING(args) as an aggregate call; the lowering
 // of grouping sets turns it into each branch's constant.
 func (b *builder) groupingFunc(g *pg.GroupingFunc, sc *scope, st *aggState) (*plan.Expr, error) {
+	if b.schema.Dialect == catalog.SQLite {
+		return nil, b.errf(g.Location, "no such function: grouping")
+	}
 	if st == nil {
 		return nil, b.errf(g.Location, "grouping operations are not allowed here")
 	}
