@@ -615,6 +615,13 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	if aggFuncs[name] || fc.Over != nil {
 		argState = nil
 	}
+	// A window function's arguments, partition and order keys are read
+	// after grouping: they may hold aggregates, but no window calls.
+	var winArgs *aggState
+	if fc.Over != nil && st != nil {
+		winArgs = &aggState{}
+		argState = winArgs
+	}
 	args, err := b.exprs(fc.Args, sc, argState)
 	if err != nil {
 		return nil, err
@@ -642,12 +649,12 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 		if fc.Over.Name != "" || fc.Over.Refname != "" {
 			return nil, b.unsupported(fc.Location, "named windows")
 		}
-		if w.Partition, err = b.exprs(fc.Over.PartitionClause, sc, nil); err != nil {
+		if w.Partition, err = b.exprs(fc.Over.PartitionClause, sc, winArgs); err != nil {
 			return nil, err
 		}
 		for _, on := range fc.Over.OrderClause {
 			sb := on.GetSortBy()
-			e, err := b.expr(sb.Node, sc, nil)
+			e, err := b.expr(sb.Node, sc, winArgs)
 			if err != nil {
 				return nil, err
 			}
@@ -674,6 +681,10 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 				w.Value += " " + o.Value
 			}
 		}
+		if len(winArgs.wins) > 0 {
+			return nil, b.errf(fc.Location, "window function calls cannot be nested")
+		}
+		st.aggs = append(st.aggs, winArgs.aggs...)
 		st.wins = append(st.wins, w)
 		return w, nil
 	}

@@ -1,18 +1,22 @@
 package build
 
-import "github.com/pgequiv/pgequiv/planner/plan"
+import (
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
 
 // A LATERAL subquery that references columns of the FROM items before it
 // is a dependent join, which the plan has no operator for: every join's
 // inputs are independent. The builder lowers the two shapes that have an
 // exact independent form and refuses the rest:
 //
-//   - one row per outer row (a scalar aggregate, a VALUES row, under
-//     projections): each of its columns is a correlated scalar
-//     subquery over the outer row;
+//   - at most one row per outer row (a scalar aggregate, a VALUES row,
+//     LIMIT 1, under projections and filters): each of its columns is a
+//     correlated scalar subquery over the outer row;
 //     x JOIN LATERAL (SELECT max(c) AS m FROM t WHERE t.k = x.k) s ON p
 //     ⇒ Filter(p[m := s.m], Project(x.*, scalar{max(c) where t.k = x.k} AS m, x));
-//     under LEFT JOIN the columns are NULL where p is not true.
+//     under LEFT JOIN the columns are NULL where p is not true; an
+//     inner join over a possibly empty input also filters on EXISTS.
 //   - select-project-join over independent inputs, with outer references
 //     only in its filters and projections:
 //     x JOIN LATERAL (SELECT e(t, x) AS c FROM t WHERE q(t, x)) s ON p
@@ -32,8 +36,10 @@ func (b *builder) lateralJoin(join *plan.Node, rightCols []plan.ColumnID) (*plan
 	if join.Join != plan.InnerJoin && join.Join != plan.LeftJoin {
 		return nil, nil, b.errf(-1, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
 	}
-	if oneRow(right) {
-		return b.lateralOneRow(join, rightCols)
+	// Each column reads its own copy of the input, so the copies must
+	// agree on the row: a LIMIT 1 over ties may pick different rows.
+	if oneRow(right) || atMostOneRow(right) && (len(rightCols) == 1 || !limitBelow(right)) {
+		return b.lateralOneRow(join, rightCols, oneRow(right))
 	}
 	if n, ok := b.lateralSPJ(join, leftCols); ok {
 		return n, rightCols, nil
@@ -53,6 +59,36 @@ func refersTo(n *plan.Node, cols plan.ColSet) bool {
 	return found
 }
 
+// atMostOneRow reports whether n yields no more than one row whatever
+// its input.
+func atMostOneRow(n *plan.Node) bool {
+	switch n.Op {
+	case plan.OpProject, plan.OpWindow, plan.OpSort, plan.OpFilter:
+		return atMostOneRow(n.Inputs[0])
+	case plan.OpLimit:
+		if n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && (n.Limit.Value == "0" || n.Limit.Value == "1") {
+			return true
+		}
+		return atMostOneRow(n.Inputs[0])
+	case plan.OpAggregate:
+		return len(n.GroupBy) == 0
+	case plan.OpValues:
+		return len(n.Rows) <= 1
+	}
+	return false
+}
+
+// limitBelow reports whether a Limit sits in n's chain of single-input
+// operators.
+func limitBelow(n *plan.Node) bool {
+	for ; len(n.Inputs) == 1; n = n.Inputs[0] {
+		if n.Op == plan.OpLimit {
+			return true
+		}
+	}
+	return false
+}
+
 // oneRow reports whether n yields exactly one row whatever its input.
 func oneRow(n *plan.Node) bool {
 	switch n.Op {
@@ -66,7 +102,11 @@ func oneRow(n *plan.Node) bool {
 	return false
 }
 
-func (b *builder) lateralOneRow(join *plan.Node, rightCols []plan.ColumnID) (*plan.Node, []plan.ColumnID, error) {
+// lateralOneRow lowers a lateral input of at most one row (exactly one
+// when exact). A scalar subquery over no rows is NULL, which is what a
+// LEFT JOIN reads on an unmatched row; an inner join keeps the row only
+// when the input has its row, which EXISTS tells.
+func (b *builder) lateralOneRow(join *plan.Node, rightCols []plan.ColumnID, exact bool) (*plan.Node, []plan.ColumnID, error) {
 	left, right := join.Inputs[0], join.Inputs[1]
 	if err := b.spend(countNodes(right) * len(rightCols)); err != nil {
 		return nil, nil, err
@@ -98,6 +138,10 @@ func (b *builder) lateralOneRow(join *plan.Node, rightCols []plan.ColumnID) (*pl
 		if !p.IsTrue() {
 			cond = append(cond, replaceInExpr(p, repl))
 		}
+	}
+	if !exact && join.Join == plan.InnerJoin {
+		sub, _ := b.cloneFresh(right)
+		cond = append(cond, &plan.Expr{Kind: plan.Subquery, SubKind: plan.SubExists, Sub: sub, Typ: catalog.Bool, Pos: -1})
 	}
 	if len(cond) == 0 {
 		return proj, out, nil

@@ -21,6 +21,10 @@ var constructQueries = []string{
 	"SELECT city, count(*) FROM owners GROUP BY ROLLUP(city) ORDER BY grouping(city), city",
 	"SELECT breed_code, (SELECT count(*) FROM dogs d2 WHERE d2.breed_code = d.breed_code) FROM dogs d GROUP BY ROLLUP(breed_code)",
 	"SELECT DISTINCT owner_id FROM dogs GROUP BY GROUPING SETS ((owner_id), (owner_id, age))",
+	"SELECT owner_id, count(*), rank() OVER (ORDER BY count(*) DESC) FROM dogs GROUP BY ROLLUP(owner_id)",
+	"SELECT o.city, (SELECT count(*) FROM (SELECT breed_code FROM dogs d WHERE d.owner_id = o.owner_id GROUP BY ROLLUP(breed_code)) s) FROM owners o",
+	"WITH r AS (SELECT owner_id, breed_code, sum(age) AS s FROM dogs GROUP BY CUBE(owner_id, breed_code)) SELECT count(*), sum(s) FROM r WHERE owner_id IS NULL",
+	"SELECT owner_id, count(*) FILTER (WHERE age > 2), count(DISTINCT breed_code) FROM dogs GROUP BY ROLLUP(owner_id) HAVING grouping(owner_id) = 1 OR count(*) > 1",
 	// LATERAL subqueries with outer references.
 	"SELECT d.name, x.c FROM dogs d JOIN LATERAL (SELECT count(*) AS c FROM treatments t WHERE t.dog_id = d.dog_id) x ON true",
 	"SELECT d.name, x.c, x.m FROM dogs d LEFT JOIN LATERAL (SELECT count(*) AS c, max(t.cost) AS m FROM treatments t WHERE t.dog_id = d.dog_id) x ON x.c > 0",
@@ -30,6 +34,12 @@ var constructQueries = []string{
 	"SELECT o.first_name, x.name FROM owners o, LATERAL (SELECT d.name, d.age + o.owner_id AS s FROM dogs d WHERE d.owner_id = o.owner_id AND d.age > 2) x",
 	"SELECT o.first_name, x.n FROM owners o JOIN dogs d ON d.owner_id = o.owner_id JOIN LATERAL (SELECT o.last_name || d.name AS n) x ON true",
 	"SELECT * FROM dogs d LEFT JOIN LATERAL (SELECT 1 AS one) x ON d.age > 3",
+	"SELECT o.owner_id, (SELECT max(x.c) FROM dogs d JOIN LATERAL (SELECT count(*) AS c FROM treatments t WHERE t.dog_id = d.dog_id AND t.cost > o.owner_id) x ON true WHERE d.owner_id = o.owner_id) FROM owners o",
+	"SELECT d.name, x.total FROM dogs d LEFT JOIN LATERAL (SELECT sum(t.cost) AS total FROM treatments t WHERE t.dog_id = d.dog_id HAVING count(*) > 0) x ON true",
+	"SELECT d.name, x.c FROM dogs d, LATERAL (SELECT count(*) AS c FROM treatments t WHERE t.dog_id = d.dog_id) x WHERE x.c = 0",
+	"SELECT d.name, x.total FROM dogs d JOIN LATERAL (SELECT sum(t.cost) AS total FROM treatments t WHERE t.dog_id = d.dog_id HAVING count(*) > 1) x ON true",
+	"SELECT d.name, x.cost FROM dogs d LEFT JOIN LATERAL (SELECT t.cost FROM treatments t WHERE t.dog_id = d.dog_id ORDER BY t.cost DESC, t.treatment_id LIMIT 1) x ON true",
+	"SELECT d.name, x.cost FROM dogs d JOIN LATERAL (SELECT t.cost FROM treatments t WHERE t.dog_id = d.dog_id ORDER BY t.cost, t.treatment_id LIMIT 1) x ON x.cost > 5",
 	// Aggregates.
 	"SELECT owner_id, bit_and(age), bit_or(age), bit_xor(age) FROM dogs GROUP BY owner_id",
 	"SELECT breed_code, bool_and(age > 3), bool_or(age > 3), every(weight > 10) FROM dogs GROUP BY breed_code",
@@ -51,6 +61,7 @@ var constructQueries = []string{
 	"SELECT dog_id, percent_rank() OVER (ORDER BY age), cume_dist() OVER (PARTITION BY owner_id ORDER BY age) FROM dogs",
 	"SELECT dog_id, ntile(3) OVER (ORDER BY dog_id) FROM dogs",
 	"SELECT dog_id, first_value(age) OVER (ORDER BY age) FROM dogs",
+	"SELECT owner_id, count(*), rank() OVER (ORDER BY count(*) DESC), sum(sum(age)) OVER () FROM dogs GROUP BY owner_id",
 	// Text and date functions.
 	"SELECT substr(name, 2), substring(name from 1 for 2), substr(name, 0, 3), substr(name, -1, 4) FROM dogs",
 	"SELECT substring(city, 2, 1) FROM owners WHERE substr(city, 1, 1) = 'P'",
