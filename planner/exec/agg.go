@@ -220,8 +220,10 @@ func (x *executor) stringAgg(a *plan.Expr, in *rel, rows [][]Value, outer *env) 
 	if a.Star || len(a.Args) < 1 || len(a.Args) > 2 || (len(a.Args) == 1 && (!x.lite || a.Name != "group_concat")) {
 		return Null, cannot("%s of %d arguments", a.Name, len(a.Args))
 	}
-	if a.Distinct && (len(a.Args) == 2 || !x.lite) {
-		return Null, cannot("%s(DISTINCT) with a delimiter", a.Name)
+	if a.Distinct && len(a.Args) == 2 && a.Args[1].Kind != plan.Const {
+		// DISTINCT ranges over (value, delimiter) pairs; with a constant
+		// delimiter that is over values.
+		return Null, cannot("%s(DISTINCT) with a varying delimiter", a.Name)
 	}
 	type piece struct{ val, delim string }
 	var parts []piece
