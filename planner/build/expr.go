@@ -307,7 +307,7 @@ var intervalFields = map[int32]string{2: "month", 4: "year", 8: "day", 1 << 10: 
 // typmod reads the type modifiers of a cast to name. It returns either a
 // literal that already carries the modifier's meaning (interval '3'
 // month becomes '3 month'; a short enough text under varchar(n)), or the
-// modifier's text for the Cast node.
+// modified type's text for the Cast node, such as numeric(10,2).
 func (b *builder) typmod(tc *pg.TypeCast, name string, arg *plan.Expr) (string, *plan.Expr, error) {
 	mods := make([]int32, len(tc.TypeName.Typmods))
 	for i, m := range tc.TypeName.Typmods {
@@ -336,7 +336,7 @@ func (b *builder) typmod(tc *pg.TypeCast, name string, arg *plan.Expr) (string, 
 	for i, m := range mods {
 		parts[i] = strconv.Itoa(int(m))
 	}
-	return "(" + strings.Join(parts, ",") + ")", nil, nil
+	return name + "(" + strings.Join(parts, ",") + ")", nil, nil
 }
 
 // CoerceConst converts a literal to type t when the conversion is exact;

@@ -67,6 +67,10 @@ var constructQueries = []string{
 	"SELECT substring(city, 2, 1) FROM owners WHERE substr(city, 1, 1) = 'P'",
 	"SELECT name FROM dogs WHERE date_of_birth < date('2020-06-01')",
 	"SELECT name FROM dogs WHERE date_of_birth >= date('2020-01-01 +08') AND date_of_birth < date('2021-01-01')",
+	// Casts with type modifiers.
+	"SELECT CAST(weight AS numeric(10,2)), CAST(weight AS decimal(21,7)), CAST(age AS numeric(4,1)), weight::numeric(5) FROM dogs",
+	"SELECT CAST(weight AS numeric(2,1)) FROM dogs",
+	"SELECT CAST(name AS varchar(2)), 'abcdef'::varchar(3), CAST(age AS varchar(1)) FROM dogs",
 }
 
 // liteConstructQueries are the SQLite counterparts, run over the same

@@ -31,13 +31,12 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 	case plan.Case:
 		return x.caseExpr(ex, e)
 	case plan.Cast:
-		if ex.Value != "" {
-			// numeric(p,s) rounding, varchar(n) truncation, ...
-			return Null, cannot("cast to %s%s", ex.Typ, ex.Value)
-		}
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil {
 			return Null, err
+		}
+		if ex.Value != "" {
+			return castModified(v, ex.Typ, ex.Value)
 		}
 		if x.lite {
 			return liteCast(v, ex.Typ)

@@ -1,8 +1,12 @@
 package exec
 
 import (
+	"math/big"
 	"regexp"
+	"strconv"
 	"time"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
 // pgSubstr is PostgreSQL's substr(text, from [, count]) on characters:
@@ -126,4 +130,50 @@ func liteDate(a []Value) (Value, error) {
 		return Null, cannot("SQLite date input %q", a[0].S)
 	}
 	return Text(m[1]), nil
+}
+
+var typmodForm = regexp.MustCompile(`^(numeric|varchar)\((\d+)(?:,(\d+))?\)$`)
+
+// castModified casts v to a type with a modifier as PostgreSQL does:
+// numeric(p,s) rounds half away from zero to s digits and fails when the
+// integer part needs more than p-s digits; varchar(n) truncates to n
+// characters. Other modifiers (char(n) padding, time precision, ...) are
+// not modelled.
+func castModified(v Value, t catalog.Type, mod string) (Value, error) {
+	m := typmodForm.FindStringSubmatch(mod)
+	if m == nil {
+		return Null, cannot("cast to %s", mod)
+	}
+	c, err := cast(v, t)
+	if err != nil || c.IsNull() {
+		return c, err
+	}
+	n, _ := strconv.Atoi(m[2])
+	switch m[1] {
+	case "varchar":
+		if c.K != KText || m[3] != "" {
+			return Null, cannot("cast to %s", mod)
+		}
+		if r := []rune(c.S); len(r) > n {
+			return Text(string(r[:n])), nil
+		}
+		return c, nil
+	}
+	if c.K != KNumeric {
+		return Null, cannot("cast to %s", mod)
+	}
+	scale := 0
+	if m[3] != "" {
+		scale, _ = strconv.Atoi(m[3])
+	}
+	if n < 1 || scale > n {
+		return Null, cannot("cast to %s", mod)
+	}
+	r := roundRat(c.R, int32(scale))
+	// |r| < 10^(p-s) or the value does not fit.
+	limit := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n-scale)), nil))
+	if new(big.Rat).Abs(r).Cmp(limit) >= 0 {
+		return Null, queryErr("numeric field overflow")
+	}
+	return NumericRat(r, int32(scale)), nil
 }

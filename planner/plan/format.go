@@ -430,7 +430,11 @@ func (f *Formatter) expr(b *strings.Builder, e *Expr) {
 	case Cast:
 		b.WriteString("cast(")
 		f.expr(b, e.Args[0])
-		b.WriteString(" as " + e.Typ.String() + e.Value + ")")
+		t := e.Typ.String()
+		if e.Value != "" {
+			t = e.Value // the type with its modifier: numeric(10,2)
+		}
+		b.WriteString(" as " + t + ")")
 	case Tuple:
 		b.WriteByte('(')
 		f.list(b, e.Args)
