@@ -173,6 +173,7 @@ func TestSQLiteRefuses(t *testing.T) {
 		"SELECT owner_id, grouping(owner_id) FROM dogs GROUP BY owner_id",
 		"SELECT bit_and(age) FROM dogs",
 		"SELECT bool_or(age > 3) FROM dogs",
+		"SELECT d.name, x.c FROM dogs d JOIN LATERAL (SELECT count(*) AS c FROM owners o WHERE o.owner_id = d.owner_id) x ON true",
 	} {
 		if p, err := planner.Plan(context.Background(), s, sql, planner.Options{}); err == nil {
 			t.Errorf("%s: planned as\n%s", sql, p.Canonical())

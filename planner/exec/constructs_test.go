@@ -90,5 +90,4 @@ var liteConstructQueries = []string{
 	"SELECT dog_id, lag(age) OVER (ORDER BY dog_id), lead(age, 2, -1) OVER (PARTITION BY owner_id ORDER BY dog_id) FROM dogs",
 	"SELECT dog_id, nth_value(age, 2) OVER (ORDER BY dog_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM dogs",
 	"SELECT dog_id, percent_rank() OVER (ORDER BY age), cume_dist() OVER (PARTITION BY owner_id ORDER BY age), ntile(3) OVER (ORDER BY dog_id) FROM dogs",
-	"SELECT d.name, x.c FROM dogs d JOIN LATERAL (SELECT count(*) AS c FROM treatments t WHERE t.dog_id = d.dog_id) x ON true",
 }
