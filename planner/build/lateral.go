@@ -51,11 +51,17 @@ func (b *builder) lateralJoin(join *plan.Node, rightCols []plan.ColumnID) (*plan
 // references any of cols.
 func refersTo(n *plan.Node, cols plan.ColSet) bool {
 	found := false
-	n.WalkExprs(func(e *plan.Expr) {
-		if !found && e.Cols().Intersects(cols) {
+	var visit func(e *plan.Expr)
+	visit = func(e *plan.Expr) {
+		switch {
+		case found:
+		case e.Kind == plan.ColRef && cols.Has(e.Col):
 			found = true
+		case e.Kind == plan.Subquery && e.Sub != nil:
+			e.Sub.WalkExprs(visit)
 		}
-	})
+	}
+	n.WalkExprs(visit)
 	return found
 }
 

@@ -27,6 +27,7 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 	// FROM
 	var node *plan.Node
 	for _, item := range sel.FromClause {
+		laterals := b.laterals
 		rel, cols, err := b.fromItem(item, sc)
 		if err != nil {
 			return nil, err
@@ -35,8 +36,10 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 			node = rel
 		} else {
 			node = &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: []*plan.Node{node, rel}}
-			if node, cols, err = b.lateralItem(node, cols); err != nil {
-				return nil, err
+			if b.laterals > laterals {
+				if node, cols, err = b.lateralItem(node, cols); err != nil {
+					return nil, err
+				}
 			}
 		}
 		sc.cols = append(sc.cols, cols...)
@@ -546,6 +549,7 @@ func (b *builder) fromItem(n *pg.Node, sc *scope) (*plan.Node, []scopeCol, error
 		outer := sc.parent
 		if rs.Lateral {
 			outer = sc
+			b.laterals++
 		}
 		rel, err := b.buildSelect(sub, outer, sc.ctes)
 		if err != nil {
@@ -667,6 +671,7 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 	}
 	// A LATERAL item on the right sees the left side's columns.
 	rsc := &scope{cols: append(append([]scopeCol(nil), sc.cols...), lcols...), parent: sc.parent, ctes: sc.ctes}
+	laterals := b.laterals
 	rn, rcols, err := b.fromItem(j.Rarg, rsc)
 	if err != nil {
 		return nil, nil, err
@@ -730,11 +735,14 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 		}
 		n.Preds = append(n.Preds, q)
 	}
-	node, rcols, err := b.lateralItem(n, cols[len(lcols):])
-	if err != nil {
-		return nil, nil, err
+	node := n
+	if b.laterals > laterals {
+		var rcols []scopeCol
+		if node, rcols, err = b.lateralItem(n, cols[len(lcols):]); err != nil {
+			return nil, nil, err
+		}
+		cols = append(cols[:len(lcols):len(lcols)], rcols...)
 	}
-	cols = append(cols[:len(lcols):len(lcols)], rcols...)
 	if j.Alias != nil {
 		for i := range cols {
 			cols[i].qual = j.Alias.Aliasname
