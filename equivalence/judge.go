@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/cache"
+	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/equivalence/treeedit"
 	"github.com/pgequiv/pgequiv/gmn"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
@@ -352,6 +353,24 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		v.Label = NotEquivalent
 	default:
 		v.Label = Unknown
+		res, err := prove.Equivalent(ctx, ref.p, cand.p)
+		if err != nil {
+			return v, err
+		}
+		if res.Proved {
+			v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+			v.Label = Equivalent
+			if len(v.Assumptions) > 0 {
+				v.Label = EquivalentUnderAssumptions
+			}
+			v.Differences = nil
+			for _, r := range res.Rules {
+				if !seen[r] {
+					seen[r] = true
+					v.Rules = append(v.Rules, r)
+				}
+			}
+		}
 	}
 	v.Timings.Compare = time.Since(t)
 	for _, n := range append(append([]string(nil), ref.notes...), cand.notes...) {

@@ -1,0 +1,200 @@
+package prove
+
+import (
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// block is a select-project-join query block: the product of its leaves,
+// filtered by preds and by its semi- and anti-joined sub-blocks.
+type block struct {
+	leaves []*plan.Node
+	preds  []*plan.Expr
+	semis  []*semi
+	defs   map[plan.ColumnID]*plan.Expr // computed columns, inlined in preds and outputs
+	parent *block
+	bad    bool // holds something the block cannot express
+}
+
+type semi struct {
+	anti bool
+	blk  *block
+}
+
+func isBlockNode(n *plan.Node) bool {
+	switch n.Op {
+	case plan.OpScan, plan.OpFilter, plan.OpProject:
+		return true
+	case plan.OpJoin:
+		return n.Join == plan.InnerJoin || n.Join == plan.SemiJoin || n.Join == plan.AntiJoin
+	}
+	return false
+}
+
+func newBlock(parent *block) *block {
+	return &block{defs: map[plan.ColumnID]*plan.Expr{}, parent: parent}
+}
+
+// flatten gathers the block rooted at n.
+func (b *block) flatten(n *plan.Node) {
+	switch n.Op {
+	case plan.OpScan:
+		b.leaves = append(b.leaves, n)
+	case plan.OpFilter:
+		b.preds = append(b.preds, n.Preds...)
+		b.flatten(n.Inputs[0])
+	case plan.OpProject:
+		for _, it := range n.Proj {
+			if it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID {
+				continue
+			}
+			b.defs[it.ID] = it.Expr
+		}
+		b.flatten(n.Inputs[0])
+	case plan.OpJoin:
+		switch n.Join {
+		case plan.InnerJoin:
+			b.preds = append(b.preds, n.Preds...)
+			for _, in := range n.Inputs {
+				b.flatten(in)
+			}
+		case plan.SemiJoin, plan.AntiJoin:
+			b.flatten(n.Inputs[0])
+			sub := newBlock(b)
+			sub.flatten(n.Inputs[1])
+			sub.preds = append(sub.preds, n.Preds...)
+			b.semis = append(b.semis, &semi{anti: n.Join == plan.AntiJoin, blk: sub})
+		default:
+			b.leaves = append(b.leaves, n)
+		}
+	default:
+		b.leaves = append(b.leaves, n)
+	}
+}
+
+// def finds the definition of a computed column of the block or of an
+// enclosing block.
+func (b *block) def(c plan.ColumnID) *plan.Expr {
+	for x := b; x != nil; x = x.parent {
+		if d, ok := x.defs[c]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// inline replaces references to computed columns by their definitions.
+func (b *block) inline(e *plan.Expr) *plan.Expr {
+	return b.inlineDepth(e.Copy(), 0)
+}
+
+func (b *block) inlineDepth(e *plan.Expr, depth int) *plan.Expr {
+	if depth > 32 {
+		b.bad = true
+		return e
+	}
+	return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
+		if x.Kind == plan.ColRef {
+			if d := b.def(x.Col); d != nil {
+				return b.inlineDepth(d.Copy(), depth+1)
+			}
+		}
+		return x
+	})
+}
+
+// side is one plan's view for translating expressions into terms.
+type side struct {
+	col      func(plan.ColumnID) (plan.ColumnID, bool)
+	nullable func(plan.ColumnID) bool
+}
+
+func (p *prover) sideA() side { return side{col: p.colA, nullable: p.nullable} }
+
+// terms translates es (inlined through blk) into s.
+func terms(s *space, blk *block, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) ([]*term, []string, error) {
+	var ts []*term
+	var keys []string
+	for _, e := range es {
+		e = blk.inline(e)
+		for _, c := range plan.Conjuncts(e) {
+			if c.IsTrue() {
+				continue
+			}
+			k, ok := exprKey(c, col)
+			if !ok {
+				return nil, nil, errUnkeyable
+			}
+			saved := s.col
+			s.col = col
+			t, err := s.term(c)
+			s.col = saved
+			if err != nil {
+				return nil, nil, err
+			}
+			ts = append(ts, t)
+			keys = append(keys, k)
+		}
+	}
+	return ts, keys, nil
+}
+
+// sameConjuncts proves that two conjunct lists keep the same rows given
+// hypotheses on each side: every conjunct of one side not literally on
+// the other follows from the other side's conjuncts.
+func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, kb []string, hypA, hypB []*term) (bool, error) {
+	inA := map[string]bool{}
+	for _, k := range ka {
+		inA[k] = true
+	}
+	inB := map[string]bool{}
+	for _, k := range kb {
+		inB[k] = true
+	}
+	hb := append(append([]*term(nil), hypB...), tb...)
+	for i, t := range ta {
+		if inB[ka[i]] {
+			continue
+		}
+		ok, err := c.implies(hb, t)
+		if err != nil || !ok {
+			return false, err
+		}
+		p.rule("predicates: implied by enumeration")
+	}
+	ha := append(append([]*term(nil), hypA...), ta...)
+	for i, t := range tb {
+		if inA[kb[i]] {
+			continue
+		}
+		ok, err := c.implies(ha, t)
+		if err != nil || !ok {
+			return false, err
+		}
+		p.rule("predicates: implied by enumeration")
+	}
+	return true, nil
+}
+
+// unsat reports whether no row satisfies preds, in one plan's namespace.
+func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
+	id := func(c plan.ColumnID) (plan.ColumnID, bool) { return c, true }
+	nullable := p.nullable
+	if !onA {
+		nullable = p.nullableB
+	}
+	s := newSpace(id, nullable)
+	ts, _, err := terms(s, blk, preds, id)
+	if err != nil || len(ts) == 0 {
+		return false
+	}
+	c := &checker{ctx: p.ctx, s: s}
+	// Each conjunct with the conjuncts connected to it: a contradiction
+	// lies within one connected group.
+	for _, t := range ts {
+		ok, err := c.forAll(ts, []*term{t}, func(v []val) bool { return !v[0].isTrue() })
+		if err == nil && ok {
+			return true
+		}
+	}
+	return false
+}

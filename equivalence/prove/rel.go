@@ -1,0 +1,359 @@
+package prove
+
+import (
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// rel proves that a and b return the same bag of rows, extending the
+// column mapping with b's outputs. With pos, the outputs must correspond
+// by position (the query's result, a set operation's branch).
+func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
+	if err := p.tick(); err != nil {
+		return false, err
+	}
+	if p.empty(a, true) && p.empty(b, false) {
+		if p.mapOutputs(a, b) {
+			p.rule("empty: both sides return no row")
+			return true, nil
+		}
+		return false, nil
+	}
+	if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
+		return p.setOp(a, b, pos)
+	}
+	if isBlockNode(a) && isBlockNode(b) {
+		return p.blocks(a, b, pos)
+	}
+	if a.Op != b.Op {
+		return false, nil
+	}
+	k := p.mark()
+	ok, err := p.sameOp(a, b)
+	if err != nil || !ok {
+		p.undo(k)
+		return false, err
+	}
+	if pos && !p.positional(a, b) {
+		p.undo(k)
+		return false, nil
+	}
+	return true, nil
+}
+
+func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
+	switch a.Op {
+	case plan.OpDistinct:
+		return p.rel(a.Inputs[0], b.Inputs[0], true)
+	case plan.OpSort:
+		if ok, err := p.rel(a.Inputs[0], b.Inputs[0], true); err != nil || !ok {
+			return false, err
+		}
+		if len(a.Keys) != len(b.Keys) {
+			return false, nil
+		}
+		for i := range a.Keys {
+			ka, oka := exprKey(a.Keys[i].Expr, p.colA)
+			kb, okb := exprKey(b.Keys[i].Expr, p.colB)
+			if !oka || !okb || ka != kb || a.Keys[i].Desc != b.Keys[i].Desc || a.Keys[i].NullsFirst != b.Keys[i].NullsFirst {
+				return false, nil
+			}
+		}
+		return true, nil
+	case plan.OpLimit:
+		if !sameConst(a.Limit, b.Limit) || !sameConst(a.Offset, b.Offset) {
+			return false, nil
+		}
+		return p.rel(a.Inputs[0], b.Inputs[0], true)
+	case plan.OpAggregate:
+		return p.aggregate(a, b)
+	case plan.OpJoin:
+		return p.outerJoin(a, b)
+	case plan.OpValues:
+		if len(a.Rows) != len(b.Rows) || len(a.Cols) != len(b.Cols) {
+			return false, nil
+		}
+		for i := range a.Rows {
+			for j := range a.Rows[i] {
+				ka, oka := exprKey(a.Rows[i][j], p.colA)
+				kb, okb := exprKey(b.Rows[i][j], p.colB)
+				if !oka || !okb || ka != kb {
+					return false, nil
+				}
+			}
+		}
+		return p.mapOutputs(a, b), nil
+	}
+	return false, nil
+}
+
+func sameConst(a, b *plan.Expr) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ka, oka := exprKey(a, func(c plan.ColumnID) (plan.ColumnID, bool) { return 0, false })
+	kb, okb := exprKey(b, func(c plan.ColumnID) (plan.ColumnID, bool) { return 0, false })
+	return oka && okb && ka == kb
+}
+
+// aggregate: the same grouping columns (as a set) over equivalent inputs,
+// and each of b's aggregate calls equal to one of a's.
+func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
+	if ok, err := p.rel(a.Inputs[0], b.Inputs[0], false); err != nil || !ok {
+		return false, err
+	}
+	if len(a.GroupBy) != len(b.GroupBy) || len(a.Aggs) != len(b.Aggs) {
+		return false, nil
+	}
+	ga := plan.MakeColSet(a.GroupBy...)
+	for _, g := range b.GroupBy {
+		m, ok := p.m[g]
+		if !ok || !ga.Has(m) {
+			return false, nil
+		}
+	}
+	used := make([]bool, len(a.Aggs))
+	for _, bi := range b.Aggs {
+		kb, ok := exprKey(bi.Expr, p.colB)
+		if !ok {
+			return false, nil
+		}
+		found := false
+		for i, ai := range a.Aggs {
+			if used[i] {
+				continue
+			}
+			if ka, ok := exprKey(ai.Expr, p.colA); ok && ka == kb {
+				used[i], found = true, true
+				p.set(bi.ID, ai.ID)
+				break
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	p.rule("aggregate: same groups and calls")
+	return true, nil
+}
+
+// outerJoin: left, right and full joins of equivalent inputs on
+// equivalent conditions.
+func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
+	if a.Join != b.Join || len(a.Inputs) != 2 || len(b.Inputs) != 2 {
+		return false, nil
+	}
+	for i := range a.Inputs {
+		if ok, err := p.rel(a.Inputs[i], b.Inputs[i], false); err != nil || !ok {
+			return false, err
+		}
+	}
+	s := newSpace(p.colA, p.nullable)
+	blkA, blkB := newBlock(nil), newBlock(nil)
+	ta, ka, err := terms(s, blkA, a.Preds, p.colA)
+	if err != nil {
+		return false, nil
+	}
+	tb, kb, err := terms(s, blkB, b.Preds, p.colB)
+	if err != nil {
+		return false, nil
+	}
+	c := &checker{ctx: p.ctx, s: s}
+	ok, err := p.sameConjuncts(c, ta, ka, tb, kb, nil, nil)
+	if err == errTooLarge {
+		return false, nil
+	}
+	return ok, err
+}
+
+// empty reports whether n returns no row on any database.
+func (p *prover) empty(n *plan.Node, onA bool) bool {
+	switch n.Op {
+	case plan.OpScan:
+		return false
+	case plan.OpLimit:
+		if n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Value == "0" {
+			p.rule("empty: LIMIT 0")
+			return true
+		}
+		return p.empty(n.Inputs[0], onA)
+	case plan.OpSort, plan.OpDistinct, plan.OpWindow:
+		return p.empty(n.Inputs[0], onA)
+	case plan.OpAggregate:
+		return len(n.GroupBy) > 0 && p.empty(n.Inputs[0], onA)
+	case plan.OpValues:
+		return len(n.Rows) == 0
+	case plan.OpSetOp:
+		switch n.Set {
+		case plan.Union:
+			for _, in := range n.Inputs {
+				if !p.empty(in, onA) {
+					return false
+				}
+			}
+			return true
+		case plan.Intersect:
+			for _, in := range n.Inputs {
+				if p.empty(in, onA) {
+					return true
+				}
+			}
+			return false
+		}
+		return p.empty(n.Inputs[0], onA)
+	case plan.OpJoin:
+		switch n.Join {
+		case plan.LeftJoin, plan.AntiJoin:
+			return p.empty(n.Inputs[0], onA)
+		case plan.RightJoin:
+			return p.empty(n.Inputs[1], onA)
+		case plan.FullJoin:
+			return p.empty(n.Inputs[0], onA) && p.empty(n.Inputs[1], onA)
+		}
+	}
+	if !isBlockNode(n) {
+		return false
+	}
+	blk := newBlock(nil)
+	blk.flatten(n)
+	for _, l := range blk.leaves {
+		if p.empty(l, onA) {
+			return true
+		}
+	}
+	for _, s := range blk.semis {
+		if !s.anti {
+			for _, l := range s.blk.leaves {
+				if p.empty(l, onA) {
+					return true
+				}
+			}
+		}
+	}
+	for _, e := range blk.preds {
+		if e.IsFalse() || (e.Kind == plan.Const && e.Null) {
+			p.rule("empty: contradictory predicate")
+			return true
+		}
+	}
+	if len(blk.preds) > 0 && !blk.bad && p.unsat(blk, blk.preds, onA) {
+		p.rule("empty: contradictory predicate")
+		return true
+	}
+	return false
+}
+
+// setOp compares set operations; an empty UNION ALL branch drops out.
+func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
+	ba, ka := p.branches(a, true)
+	bb, kb := p.branches(b, false)
+	if ka != kb {
+		return false, nil
+	}
+	if len(ba) != len(bb) {
+		return false, nil
+	}
+	k := p.mark()
+	if len(ba) == 1 {
+		// One side is (after dropping empty branches) a single query.
+		ok, err := p.rel(ba[0].n, bb[0].n, false)
+		if err != nil || !ok {
+			p.undo(k)
+			return false, err
+		}
+		if !p.mapBranch(ba[0], bb[0]) {
+			p.undo(k)
+			return false, nil
+		}
+		for i, c := range b.OutCols() {
+			p.set(c, a.OutCols()[i])
+		}
+		if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
+			p.rule("union all: drop empty branches")
+		}
+		return true, nil
+	}
+	if a.Op != plan.OpSetOp || b.Op != plan.OpSetOp {
+		return false, nil
+	}
+	ordered := a.Set == plan.Except
+	used := make([]bool, len(ba))
+	var match func(j int) (bool, error)
+	match = func(j int) (bool, error) {
+		if j == len(bb) {
+			return true, nil
+		}
+		for i := range ba {
+			if used[i] || (ordered && i != j) {
+				continue
+			}
+			m := p.mark()
+			ok, err := p.rel(ba[i].n, bb[j].n, false)
+			if err != nil {
+				return false, err
+			}
+			if ok && p.mapBranch(ba[i], bb[j]) {
+				used[i] = true
+				if ok, err := match(j + 1); err != nil || ok {
+					return ok, err
+				}
+				used[i] = false
+			}
+			p.undo(m)
+		}
+		return false, nil
+	}
+	ok, err := match(0)
+	if err != nil || !ok {
+		p.undo(k)
+		return false, err
+	}
+	for i, c := range b.Cols {
+		p.set(c, a.Cols[i])
+	}
+	return true, nil
+}
+
+type branch struct {
+	n    *plan.Node
+	cols []plan.ColumnID // the columns of n that feed the set operation
+}
+
+// branches lists the inputs of a set operation, dropping empty UNION ALL
+// branches; a non-set operation is its own single branch. kind names the
+// operation so both sides are checked alike.
+func (p *prover) branches(n *plan.Node, onA bool) ([]branch, string) {
+	if n.Op != plan.OpSetOp {
+		return []branch{{n: n, cols: n.OutCols()}}, "one"
+	}
+	var out []branch
+	for i, in := range n.Inputs {
+		if n.Set == plan.Union && n.All && p.empty(in, onA) {
+			continue
+		}
+		out = append(out, branch{n: in, cols: n.SetCols[i]})
+	}
+	if n.Set == plan.Union && n.All && len(out) <= 1 {
+		if len(out) == 0 {
+			return []branch{{n: n, cols: n.Cols}}, "one"
+		}
+		return out, "one"
+	}
+	kind := n.Set.String()
+	if n.All {
+		kind += " all"
+	}
+	return out, kind
+}
+
+// mapBranch checks that branch b's set-operation columns map to a's.
+func (p *prover) mapBranch(a, b branch) bool {
+	if len(a.cols) != len(b.cols) {
+		return false
+	}
+	for i := range a.cols {
+		if m, ok := p.m[b.cols[i]]; !ok || m != a.cols[i] {
+			return false
+		}
+	}
+	return true
+}
