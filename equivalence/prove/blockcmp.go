@@ -12,6 +12,7 @@ func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
 	ba.flatten(a)
 	bb.flatten(b)
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {
+		note("blocks differ in shape: %d/%d leaves, %d/%d semi-joins", len(ba.leaves), len(bb.leaves), len(ba.semis), len(bb.semis))
 		return false, nil
 	}
 	k := p.mark()
@@ -241,6 +242,10 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		ok, err := c.sameValue(hyps, xa, xb)
 		if ok {
 			p.rule("outputs: equal by enumeration")
+		} else {
+			if pos {
+				note("outputs differ (%v): %s vs %s", err, ka, kb)
+			}
 		}
 		return ok, ignoreTooLarge(err)
 	}

@@ -3,6 +3,7 @@ package prove
 import (
 	"context"
 	"errors"
+	"math/big"
 	"sort"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -74,6 +75,11 @@ var errUnkeyable = errors.New("prove: expression cannot be keyed")
 
 // term translates e. Columns map through s.col.
 func (s *space) term(e *plan.Expr) (*term, error) {
+	if dateish(e) {
+		if days, ok := dateValue(e); ok {
+			return &term{op: "const", cls: clsDate, c: constVal{num: new(big.Rat).SetInt64(days), integral: true}}, nil
+		}
+	}
 	switch e.Kind {
 	case plan.ColRef:
 		c, ok := s.col(e.Col)
@@ -377,7 +383,12 @@ func (c *checker) implies(hyps []*term, goal *term) (bool, error) {
 // sameValue reports whether a and b take the same value (NULL alike)
 // under every assignment that makes all of hyps TRUE.
 func (c *checker) sameValue(hyps []*term, a, b *term) (bool, error) {
-	return c.forAll(hyps, []*term{a, b}, func(vals []val) bool { return vals[0] == vals[1] })
+	if !sameClass(a, b) {
+		return false, nil
+	}
+	// As one term, so that the domain puts a's and b's values in one
+	// group: compared values need points enough to differ.
+	return c.implies(hyps, &term{op: plan_notDistinct, cls: clsBool, args: []*term{a, b}})
 }
 
 // sameTruth reports whether a is TRUE exactly when b is, under hyps.
@@ -510,4 +521,17 @@ func sortedConsts(cs []constVal) []constVal {
 		return out[i].str < out[j].str
 	})
 	return out
+}
+
+// dateish says whether e may be a date-valued constant expression.
+func dateish(e *plan.Expr) bool {
+	switch e.Kind {
+	case plan.Const, plan.Cast:
+		return e.Typ == catalog.Date || e.Typ == catalog.Timestamp
+	case plan.Func:
+		return e.Name == "date"
+	case plan.Op:
+		return (e.Name == plan.OpAdd || e.Name == plan.OpSub) && (e.Typ == catalog.Date || e.Typ == catalog.Timestamp || e.Typ == catalog.Unknown)
+	}
+	return false
 }

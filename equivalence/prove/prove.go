@@ -66,6 +66,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan) (Result, error) {
 	}
 	ok, err := p.rel(a.Root, b.Root, true)
 	if err != nil {
+		note("search ended: %v after %d steps", err, p.steps)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Result{}, ctxErr
 		}
@@ -240,4 +241,13 @@ func (p *prover) positional(a, b *plan.Node) bool {
 		}
 	}
 	return true
+}
+
+// debugf, when set (by tests), receives notes on why a proof failed.
+var debugf func(string, ...any)
+
+func note(format string, args ...any) {
+	if debugf != nil {
+		debugf(format, args...)
+	}
 }

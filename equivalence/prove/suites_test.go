@@ -82,6 +82,9 @@ func TestDebugSuite(t *testing.T) {
 			continue
 		}
 		n++
+		if os.Getenv("PROVE_ID") != "" {
+			prove.SetDebug(func(f string, a ...any) { t.Logf(f, a...) })
+		}
 		r, err := prove.Equivalent(ctx, a, b)
 		if err != nil {
 			t.Fatal(err)

@@ -211,3 +211,103 @@ var strictFuncs = map[string]bool{"upper": true, "lower": true, "length": true, 
 var strictOps = map[string]bool{plan.OpAdd: true, plan.OpSub: true, plan.OpMul: true, plan.OpDiv: true, plan.OpMod: true, plan.OpNeg: true,
 	plan.OpLike: true, plan.OpILike: true, plan.OpNotLike: true, plan.OpNotILike: true, plan.OpSimilar: true, plan.OpConcat: true,
 	plan.OpLt: true, plan.OpLe: true, plan.OpGt: true, plan.OpGe: true, plan.OpEq: true, plan.OpNe: true}
+
+// dateValue folds a date-valued constant expression: a date literal,
+// date('YYYY-MM-DD [+tz]'), and such a date plus or minus a whole number of
+// years, months or days. PostgreSQL's date + interval is a timestamp at
+// midnight, which compares with dates as the date does.
+func dateValue(e *plan.Expr) (int64, bool) {
+	switch e.Kind {
+	case plan.Const:
+		if e.Null || e.Typ != catalog.Date {
+			return 0, false
+		}
+		return parseDateText(e.Value)
+	case plan.Func:
+		if e.Name == "date" && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
+			return parseDateText(e.Args[0].Value)
+		}
+	case plan.Cast:
+		if (e.Typ == catalog.Date || e.Typ == catalog.Timestamp) && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
+			return parseDateText(e.Args[0].Value)
+		}
+	case plan.Op:
+		if (e.Name == plan.OpAdd || e.Name == plan.OpSub) && len(e.Args) == 2 {
+			d, ok := dateValue(e.Args[0])
+			if !ok {
+				return 0, false
+			}
+			y, m, dd, ok := intervalValue(e.Args[1])
+			if !ok {
+				return 0, false
+			}
+			if e.Name == plan.OpSub {
+				y, m, dd = -y, -m, -dd
+			}
+			t := time.Unix(d*86400, 0).UTC()
+			if (y != 0 || m != 0) && t.Day() > 28 {
+				return 0, false // PostgreSQL clamps to the month's end; Go does not
+			}
+			t = t.AddDate(y, m, 0).AddDate(0, 0, dd)
+			return t.Unix() / 86400, true
+		}
+	}
+	return 0, false
+}
+
+func parseDateText(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 10 {
+		return 0, false
+	}
+	d, err := time.Parse("2006-01-02", s[:10])
+	if err != nil {
+		return 0, false
+	}
+	rest := strings.TrimSpace(s[10:])
+	if rest != "" {
+		// A time-zone offset only: a date ignores it.
+		if rest[0] != '+' && rest[0] != '-' {
+			return 0, false
+		}
+		for _, r := range rest[1:] {
+			if (r < '0' || r > '9') && r != ':' {
+				return 0, false
+			}
+		}
+	}
+	return d.Unix() / 86400, true
+}
+
+// intervalValue reads 'n year|month|day' (or an int number of days).
+func intervalValue(e *plan.Expr) (y, m, d int, ok bool) {
+	if e.Kind == plan.Const && e.Typ == catalog.Int && !e.Null {
+		n, err := strconv.Atoi(e.Value)
+		return 0, 0, n, err == nil
+	}
+	if e.Kind == plan.Cast && e.Typ == catalog.Interval && len(e.Args) == 1 {
+		e = e.Args[0]
+	}
+	if e.Kind != plan.Const || e.Null || (e.Typ != catalog.Text && e.Typ != catalog.Interval) {
+		return 0, 0, 0, false
+	}
+	f := strings.Fields(strings.ToLower(e.Value))
+	if len(f) != 2 {
+		return 0, 0, 0, false
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	switch strings.TrimSuffix(f[1], "s") {
+	case "year":
+		return n, 0, 0, true
+	case "month", "mon":
+		return 0, n, 0, true
+	case "day":
+		return 0, 0, n, true
+	case "week":
+		return 0, 0, 7 * n, true
+	}
+	return 0, 0, 0, false
+}

@@ -267,6 +267,11 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 	t := catalog.TypeFromName(name)
 	if len(tc.TypeName.Names) > 0 && name == "interval" {
 		t = catalog.Interval
+		if len(tc.TypeName.Typmods) > 0 {
+			// INTERVAL '3' MONTH: the field qualifier is the unit of a bare
+			// number. Dropping it made '3' MONTH and '3' DAY one plan.
+			return b.qualifiedInterval(tc, arg)
+		}
 	}
 	if t == catalog.Unknown {
 		return nil, b.errf(tc.Location, "type %q does not exist", name)
@@ -281,6 +286,27 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 		return arg, nil
 	}
 	return &plan.Expr{Kind: plan.Cast, Typ: t, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+}
+
+// intervalFields are PostgreSQL's typmod masks of the single-field
+// interval qualifiers.
+var intervalFields = map[int32]string{4: "year", 2: "month", 8: "day", 1024: "hour", 2048: "minute", 4096: "second"}
+
+// qualifiedInterval plans INTERVAL 'n' UNIT for a literal n and a single
+// unit as the literal 'n unit'; any other qualified interval is
+// unsupported rather than planned without its qualifier.
+func (b *builder) qualifiedInterval(tc *pg.TypeCast, arg *plan.Expr) (*plan.Expr, error) {
+	if len(tc.TypeName.Typmods) == 1 && arg.Kind == plan.Const && !arg.Null {
+		if c, ok := tc.TypeName.Typmods[0].GetAConst().GetVal().(*pg.A_Const_Ival); ok {
+			v := strings.TrimSpace(arg.Value)
+			if unit, ok := intervalFields[c.Ival.Ival]; ok {
+				if _, err := strconv.ParseFloat(v, 64); err == nil {
+					return &plan.Expr{Kind: plan.Cast, Typ: catalog.Interval, Args: []*plan.Expr{plan.NewConst(catalog.Text, v+" "+unit)}, Pos: tc.Location}, nil
+				}
+			}
+		}
+	}
+	return nil, b.unsupported(tc.Location, "interval with a field qualifier")
 }
 
 // CoerceConst converts a literal to type t when the conversion is exact;
