@@ -114,9 +114,14 @@ func (p *prover) sideA() side { return side{col: p.colA, nullable: p.nullable} }
 func terms(s *space, blk *block, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) ([]*term, []string, error) {
 	var ts []*term
 	var keys []string
+	var cs []*plan.Expr
 	for _, e := range es {
-		e = blk.inline(e)
-		for _, c := range plan.Conjuncts(e) {
+		cs = append(cs, plan.Conjuncts(fold(blk.inline(e)))...)
+	}
+	pinned := pins(cs)
+	for _, c := range cs {
+		c = fold(substitute(c, pinned))
+		{
 			if c.IsTrue() {
 				continue
 			}

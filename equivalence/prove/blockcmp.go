@@ -1,6 +1,8 @@
 package prove
 
 import (
+	"slices"
+
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -217,8 +219,8 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		if ta != p.b.Meta.Col(bo[j]).Type {
 			return false, nil
 		}
-		ea := ba.inline(plan.NewCol(ao[i], ta))
-		eb := bb.inline(plan.NewCol(bo[j], ta))
+		ea := fold(ba.inline(plan.NewCol(ao[i], ta)))
+		eb := fold(bb.inline(plan.NewCol(bo[j], ta)))
 		ka, oka := exprKey(ea, p.colA)
 		kb, okb := exprKey(eb, p.colB)
 		if !oka || !okb {
@@ -262,6 +264,9 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		return true, nil
 	}
 	for j := range bo {
+		if m, ok := p.m[bo[j]]; ok && slices.Contains(ao, m) {
+			continue // a column of a paired leaf, passed through
+		}
 		for i := range ao {
 			ok, err := same(i, j)
 			if err != nil {

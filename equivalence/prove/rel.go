@@ -144,18 +144,20 @@ func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
 	if a.Join != b.Join || len(a.Inputs) != 2 || len(b.Inputs) != 2 {
 		return false, nil
 	}
-	for i := range a.Inputs {
-		if ok, err := p.rel(a.Inputs[i], b.Inputs[i], false); err != nil || !ok {
+	ina, predsA := onInputs(a)
+	inb, predsB := onInputs(b)
+	for i := range ina {
+		if ok, err := p.rel(ina[i], inb[i], false); err != nil || !ok {
 			return false, err
 		}
 	}
 	s := newSpace(p.colA, p.nullable)
 	blkA, blkB := newBlock(nil), newBlock(nil)
-	ta, ka, err := terms(s, blkA, a.Preds, p.colA)
+	ta, ka, err := terms(s, blkA, predsA, p.colA)
 	if err != nil {
 		return false, nil
 	}
-	tb, kb, err := terms(s, blkB, b.Preds, p.colB)
+	tb, kb, err := terms(s, blkB, predsB, p.colB)
 	if err != nil {
 		return false, nil
 	}
@@ -358,4 +360,20 @@ func (p *prover) mapBranch(a, b branch) bool {
 		}
 	}
 	return true
+}
+
+// onInputs returns an outer join's inputs and condition, with the filters
+// on top of a left join's right input moved into the condition: a right
+// row the filter rejects matches no left row either way, and a left row
+// left without a match is padded with NULLs either way.
+func onInputs(n *plan.Node) ([]*plan.Node, []*plan.Expr) {
+	in := []*plan.Node{n.Inputs[0], n.Inputs[1]}
+	preds := append([]*plan.Expr(nil), n.Preds...)
+	if n.Join == plan.LeftJoin {
+		for in[1].Op == plan.OpFilter {
+			preds = append(preds, in[1].Preds...)
+			in[1] = in[1].Inputs[0]
+		}
+	}
+	return in, preds
 }
