@@ -230,6 +230,7 @@ type prepared struct {
 	emb         *gmnmodel.Embedded // the GMN's graph and node embeddings, when Options.GMN is set
 	key         *cache.PlanKey     // set once the query is in a Judger's cache
 	normFP      string             // fingerprint of the normalized plan before the ESM+ rules
+	normPlan    *plan.Plan         // the normalized plan before the ESM+ rules, for the prover
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column
@@ -263,6 +264,13 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	// equivalent with no assumption, whatever the rules would assume to
 	// rewrite both sides alike.
 	q.normFP = fingerprint(p.Canonical())
+	// The rules rewrite p in place; the prover reads the plan before them
+	// too, where a proof needs no assumption the rules made.
+	if planSize(p.Root, prove.MaxPlanSize) <= prove.MaxPlanSize {
+		np := *p
+		np.Root = p.Root.Copy()
+		q.normPlan = &np
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -341,24 +349,45 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		// rewrote both sides alike, so nothing needs assuming.
 		v.Label = Equivalent
 		v.Differences = nil
-	case ref.fp == cand.fp:
-		// Assumptions made on either side are what the proof rests on.
-		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+	case ref.fp == cand.fp && len(ref.assumptions)+len(cand.assumptions) == 0:
 		v.Label = Equivalent
-		if len(v.Assumptions) > 0 {
-			v.Label = EquivalentUnderAssumptions
-		}
 		v.Differences = nil
-	case cmp.provedDifferent:
-		v.Label = NotEquivalent
-	default:
-		v.Label = Unknown
-		res, err := prove.Equivalent(ctx, ref.p, cand.p)
+	case ref.fp == cand.fp:
+		// Assumptions made on either side are what the proof rests on,
+		// unless the prover needs none on the plans before the rules.
+		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+		v.Label = EquivalentUnderAssumptions
+		v.Differences = nil
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan)
 		if err != nil {
 			return v, err
 		}
 		if res.Proved {
-			v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+			v.Label, v.Assumptions = Equivalent, nil
+			for _, r := range res.Rules {
+				if !seen[r] {
+					seen[r] = true
+					v.Rules = append(v.Rules, r)
+				}
+			}
+		}
+	case cmp.provedDifferent:
+		v.Label = NotEquivalent
+	default:
+		v.Label = Unknown
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan)
+		if err != nil {
+			return v, err
+		}
+		if !res.Proved {
+			if res, err = prove.Equivalent(ctx, ref.p, cand.p); err != nil {
+				return v, err
+			}
+			if res.Proved {
+				v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+			}
+		}
+		if res.Proved {
 			v.Label = Equivalent
 			if len(v.Assumptions) > 0 {
 				v.Label = EquivalentUnderAssumptions

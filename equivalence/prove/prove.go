@@ -46,6 +46,36 @@ type Result struct {
 	Rules []string
 }
 
+// MaxPlanSize bounds the nodes and expressions of a plan the prover
+// reads; larger plans are not proved (their keys and domains alone would
+// cost more than a judgement's budget).
+const MaxPlanSize = 4000
+
+// size counts nodes and expressions up to just past MaxPlanSize.
+func size(n *plan.Node) int {
+	s := 0
+	var visit func(n *plan.Node)
+	visit = func(n *plan.Node) {
+		if s > MaxPlanSize {
+			return
+		}
+		s++
+		n.Exprs(func(slot **plan.Expr) {
+			plan.Walk(*slot, func(x *plan.Expr) {
+				s++
+				if x.Kind == plan.Subquery && x.Sub != nil && s <= MaxPlanSize {
+					visit(x.Sub)
+				}
+			})
+		})
+		for _, in := range n.Inputs {
+			visit(in)
+		}
+	}
+	visit(n)
+	return s
+}
+
 // maxSteps bounds the pairings and enumerations one proof may try.
 const maxSteps = 20000
 
@@ -55,7 +85,7 @@ var errBudget = errors.New("prove: search bound reached")
 // Equivalent tries to prove that a and b, two normalized plans, are
 // equivalent. It honours ctx; an error is ctx's.
 func Equivalent(ctx context.Context, a, b *plan.Plan) (Result, error) {
-	if a == nil || b == nil || a.Root == nil || b.Root == nil {
+	if a == nil || b == nil || a.Root == nil || b.Root == nil || size(a.Root) > MaxPlanSize || size(b.Root) > MaxPlanSize {
 		return Result{}, nil
 	}
 	p := &prover{ctx: ctx, a: a, b: b, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}}
