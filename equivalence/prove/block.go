@@ -13,6 +13,8 @@ type block struct {
 	defs   map[plan.ColumnID]*plan.Expr // computed columns, inlined in preds and outputs
 	parent *block
 	bad    bool // holds something the block cannot express
+	// simp simplifies each node before it is read (prover.simplify).
+	simp func(*plan.Node) *plan.Node
 }
 
 type semi struct {
@@ -24,6 +26,8 @@ func isBlockNode(n *plan.Node) bool {
 	switch n.Op {
 	case plan.OpScan, plan.OpFilter, plan.OpProject:
 		return true
+	case plan.OpValues:
+		return len(n.Rows) == 1
 	case plan.OpJoin:
 		return n.Join == plan.InnerJoin || n.Join == plan.SemiJoin || n.Join == plan.AntiJoin
 	}
@@ -31,37 +35,68 @@ func isBlockNode(n *plan.Node) bool {
 }
 
 func newBlock(parent *block) *block {
-	return &block{defs: map[plan.ColumnID]*plan.Expr{}, parent: parent}
+	b := &block{defs: map[plan.ColumnID]*plan.Expr{}, parent: parent}
+	if parent != nil {
+		b.simp = parent.simp
+	}
+	return b
 }
 
-// flatten gathers the block rooted at n.
+// flatten gathers the block rooted at n, bottom-up: each conjunct and
+// definition is inlined against the definitions below it, because a
+// projection may reuse a column ID its input defines differently.
 func (b *block) flatten(n *plan.Node) {
+	if b.simp != nil {
+		n = b.simp(n)
+	}
 	switch n.Op {
 	case plan.OpScan:
 		b.leaves = append(b.leaves, n)
 	case plan.OpFilter:
-		b.preds = append(b.preds, n.Preds...)
 		b.flatten(n.Inputs[0])
+		for _, e := range n.Preds {
+			b.preds = append(b.preds, b.inline(e))
+		}
+	case plan.OpValues:
+		if len(n.Rows) != 1 {
+			b.leaves = append(b.leaves, n)
+			return
+		}
+		// One row of values is the unit of the product: its columns are
+		// its expressions.
+		for i, c := range n.Cols {
+			if i < len(n.Rows[0]) {
+				b.defs[c] = b.inline(n.Rows[0][i])
+			}
+		}
 	case plan.OpProject:
+		b.flatten(n.Inputs[0])
+		defs := map[plan.ColumnID]*plan.Expr{}
 		for _, it := range n.Proj {
 			if it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID {
 				continue
 			}
-			b.defs[it.ID] = it.Expr
+			defs[it.ID] = b.inline(it.Expr)
 		}
-		b.flatten(n.Inputs[0])
+		for id, e := range defs {
+			b.defs[id] = e
+		}
 	case plan.OpJoin:
 		switch n.Join {
 		case plan.InnerJoin:
-			b.preds = append(b.preds, n.Preds...)
 			for _, in := range n.Inputs {
 				b.flatten(in)
+			}
+			for _, e := range n.Preds {
+				b.preds = append(b.preds, b.inline(e))
 			}
 		case plan.SemiJoin, plan.AntiJoin:
 			b.flatten(n.Inputs[0])
 			sub := newBlock(b)
 			sub.flatten(n.Inputs[1])
-			sub.preds = append(sub.preds, n.Preds...)
+			for _, e := range n.Preds {
+				sub.preds = append(sub.preds, sub.inline(e))
+			}
 			b.semis = append(b.semis, &semi{anti: n.Join == plan.AntiJoin, blk: sub})
 		default:
 			b.leaves = append(b.leaves, n)
@@ -82,20 +117,13 @@ func (b *block) def(c plan.ColumnID) *plan.Expr {
 	return nil
 }
 
-// inline replaces references to computed columns by their definitions.
+// inline replaces references to computed columns by their definitions,
+// which are themselves inlined already.
 func (b *block) inline(e *plan.Expr) *plan.Expr {
-	return b.inlineDepth(e.Copy(), 0)
-}
-
-func (b *block) inlineDepth(e *plan.Expr, depth int) *plan.Expr {
-	if depth > 32 {
-		b.bad = true
-		return e
-	}
-	return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
+	return plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
 		if x.Kind == plan.ColRef {
 			if d := b.def(x.Col); d != nil {
-				return b.inlineDepth(d.Copy(), depth+1)
+				return d.Copy()
 			}
 		}
 		return x
@@ -110,13 +138,13 @@ type side struct {
 
 func (p *prover) sideA() side { return side{col: p.colA, nullable: p.nullable} }
 
-// terms translates es (inlined through blk) into s.
-func terms(s *space, blk *block, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) ([]*term, []string, error) {
+// terms translates es (inlined already) into s.
+func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) ([]*term, []string, error) {
 	var ts []*term
 	var keys []string
 	var cs []*plan.Expr
 	for _, e := range es {
-		cs = append(cs, plan.Conjuncts(fold(blk.inline(e)))...)
+		cs = append(cs, plan.Conjuncts(fold(e.Copy()))...)
 	}
 	pinned := pins(cs)
 	for _, c := range cs {
@@ -190,7 +218,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 		nullable = p.nullableB
 	}
 	s := newSpace(id, nullable)
-	ts, _, err := terms(s, blk, preds, id)
+	ts, _, err := terms(s, preds, id)
 	if err != nil || len(ts) == 0 {
 		return false
 	}

@@ -11,6 +11,8 @@ import (
 // semi- and anti-joined sub-blocks pair up alike, and the outputs agree.
 func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
 	ba, bb := newBlock(nil), newBlock(nil)
+	ba.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.a.Meta) }
+	bb.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.b.Meta) }
 	ba.flatten(a)
 	bb.flatten(b)
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {
@@ -99,11 +101,11 @@ func (p *prover) finishBlock(ba, bb *block, a, b *plan.Node, pos bool) (bool, er
 		return false, nil
 	}
 	s := newSpace(p.colA, p.nullable)
-	ta, ka, err := terms(s, ba, ba.preds, p.colA)
+	ta, ka, err := terms(s, ba.preds, p.colA)
 	if err != nil {
 		return false, nil
 	}
-	tb, kb, err := terms(s, bb, bb.preds, p.colB)
+	tb, kb, err := terms(s, bb.preds, p.colB)
 	if err != nil {
 		return false, nil
 	}
@@ -148,11 +150,11 @@ func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool
 				// The hypotheses were translated in another space:
 				// translate this sub-block's conjuncts with the
 				// enclosing ones again.
-				ta, ka, err := terms(s, x.blk, x.blk.preds, p.colA)
+				ta, ka, err := terms(s, x.blk.preds, p.colA)
 				if err != nil {
 					return false, nil
 				}
-				tb, kb, err := terms(s, y.blk, y.blk.preds, p.colB)
+				tb, kb, err := terms(s, y.blk.preds, p.colB)
 				if err != nil {
 					return false, nil
 				}
@@ -190,14 +192,14 @@ func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool
 func (p *prover) enclosing(s *space, x, y *block) ([]*term, []*term, error) {
 	var ha, hb []*term
 	for blk := x.parent; blk != nil; blk = blk.parent {
-		t, _, err := terms(s, blk, blk.preds, p.colA)
+		t, _, err := terms(s, blk.preds, p.colA)
 		if err != nil {
 			return nil, nil, err
 		}
 		ha = append(ha, t...)
 	}
 	for blk := y.parent; blk != nil; blk = blk.parent {
-		t, _, err := terms(s, blk, blk.preds, p.colB)
+		t, _, err := terms(s, blk.preds, p.colB)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -217,6 +219,9 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 	same := func(i, j int) (bool, error) {
 		ta := p.a.Meta.Col(ao[i]).Type
 		if ta != p.b.Meta.Col(bo[j]).Type {
+			if pos {
+				note("output %d: types %v and %v", i, ta, p.b.Meta.Col(bo[j]).Type)
+			}
 			return false, nil
 		}
 		ea := fold(ba.inline(plan.NewCol(ao[i], ta)))

@@ -17,6 +17,14 @@ import (
 // fold rewrites e (a private copy) bottom-up.
 func fold(e *plan.Expr) *plan.Expr {
 	return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
+		if x.Kind == plan.Func && x.Name == "concat" {
+			return flattenConcat(x)
+		}
+		if x.Kind == plan.Subquery && x.SubKind == plan.SubScalar {
+			if c := constSubquery(x); c != nil {
+				return c
+			}
+		}
 		if x.Kind != plan.Op || x.Typ != catalog.Int || len(x.Args) != 2 {
 			return x
 		}
@@ -165,4 +173,41 @@ func substitute(e *plan.Expr, pinned map[plan.ColumnID]*plan.Expr) *plan.Expr {
 		}
 		return x
 	})
+}
+
+// flattenConcat: concat ignores NULL arguments and never returns NULL,
+// so a nested concat's arguments join the outer call's.
+func flattenConcat(x *plan.Expr) *plan.Expr {
+	nested := false
+	for _, a := range x.Args {
+		if a.Kind == plan.Func && a.Name == "concat" {
+			nested = true
+		}
+	}
+	if !nested {
+		return x
+	}
+	c := *x
+	c.Args = nil
+	for _, a := range x.Args {
+		if a.Kind == plan.Func && a.Name == "concat" {
+			c.Args = append(c.Args, a.Args...)
+		} else {
+			c.Args = append(c.Args, a)
+		}
+	}
+	return &c
+}
+
+// constSubquery reads (SELECT constant) with no FROM as the constant.
+func constSubquery(x *plan.Expr) *plan.Expr {
+	n := x.Sub
+	if n == nil || n.Op != plan.OpProject || len(n.Proj) != 1 || n.Proj[0].Expr.Kind != plan.Const || n.Proj[0].Expr.Typ != x.Typ {
+		return nil
+	}
+	in := n.Inputs[0]
+	if in.Op != plan.OpValues || len(in.Rows) != 1 || len(in.Cols) != 0 {
+		return nil
+	}
+	return n.Proj[0].Expr.Copy()
 }

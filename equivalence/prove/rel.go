@@ -1,6 +1,8 @@
 package prove
 
 import (
+	"slices"
+
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -11,6 +13,7 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 	if err := p.tick(); err != nil {
 		return false, err
 	}
+	a, b = p.simplify(a, p.a.Meta), p.simplify(b, p.b.Meta)
 	if p.empty(a, true) && p.empty(b, false) {
 		if p.mapOutputs(a, b) {
 			p.rule("empty: both sides return no row")
@@ -152,12 +155,11 @@ func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
 		}
 	}
 	s := newSpace(p.colA, p.nullable)
-	blkA, blkB := newBlock(nil), newBlock(nil)
-	ta, ka, err := terms(s, blkA, predsA, p.colA)
+	ta, ka, err := terms(s, predsA, p.colA)
 	if err != nil {
 		return false, nil
 	}
-	tb, kb, err := terms(s, blkB, predsB, p.colB)
+	tb, kb, err := terms(s, predsB, p.colB)
 	if err != nil {
 		return false, nil
 	}
@@ -332,6 +334,12 @@ func (p *prover) branches(n *plan.Node, onA bool) ([]branch, string) {
 	var out []branch
 	for i, in := range n.Inputs {
 		if n.Set == plan.Union && n.All && p.empty(in, onA) {
+			continue
+		}
+		if n.Set == plan.Union && n.All && in.Op == plan.OpSetOp && in.Set == plan.Union && in.All && slices.Equal(in.Cols, n.SetCols[i]) {
+			// UNION ALL is associative: a nested one's branches are ours.
+			inner, _ := p.branches(in, onA)
+			out = append(out, inner...)
 			continue
 		}
 		out = append(out, branch{n: in, cols: n.SetCols[i]})

@@ -180,7 +180,7 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 	}
 	b.WriteString(strings.Join(args, ","))
 	b.WriteString(")")
-	if e.Filter != nil {
+	if e.Filter != nil && !e.Filter.IsTrue() {
 		b.WriteString(" filter ")
 		if !writeKey(b, e.Filter, col) {
 			return false

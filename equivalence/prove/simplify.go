@@ -1,0 +1,179 @@
+package prove
+
+import (
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Fragment "simplify": rewrites of one node into an equivalent, simpler
+// one, applied to both plans as the comparison reaches each node. They
+// build new nodes and never change the plans.
+//
+//   - limit over at most one row: LIMIT n (n ≥ 1, no OFFSET) keeps it.
+//   - grouping on a key: every group is one row, so the aggregate is a
+//     projection (MIN, MAX, ANY_VALUE of x are x; COUNT(*) is 1).
+//   - constant grouping keys: they split no group, so they drop out of
+//     GROUP BY while another key remains (an aggregate with no GROUP BY
+//     would make a row from an empty input).
+//   - duplicate-insensitive aggregates (DISTINCT, MIN, MAX, ...) over a
+//     DISTINCT or a GROUP BY without aggregates: the deduplication
+//     changes no group and no value.
+//   - COUNT over nothing: an aggregate with no GROUP BY whose calls are
+//     all COUNTs of a NULL constant or under a never-true FILTER is one
+//     row of zeros.
+func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
+	for i := 0; i < 8; i++ {
+		next, rule := simplifyOnce(n, m)
+		if next == nil {
+			return n
+		}
+		p.rule("simplify: %s", rule)
+		n = next
+	}
+	return n
+}
+
+func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
+	switch n.Op {
+	case plan.OpLimit:
+		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Value != "0" && n.Limit.Typ == catalog.Int &&
+			n.Limit.Value[0] != '-' && atMostOneRow(n.Inputs[0], m) {
+			return n.Inputs[0], "limit over at most one row"
+		}
+	case plan.OpAggregate:
+		in := n.Inputs[0]
+		if len(n.GroupBy) == 0 && len(n.Aggs) > 0 {
+			zeros := true
+			for _, a := range n.Aggs {
+				e := a.Expr
+				none := e.Filter != nil && (e.Filter.IsFalse() || (e.Filter.Kind == plan.Const && e.Filter.Null))
+				nullArg := !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && e.Args[0].Null
+				if e.Kind != plan.Agg || e.Name != "count" || !(none || nullArg) {
+					zeros = false
+				}
+			}
+			if zeros {
+				row := make([]*plan.Expr, len(n.Aggs))
+				cols := make([]plan.ColumnID, len(n.Aggs))
+				for i, a := range n.Aggs {
+					row[i] = plan.NewConst(catalog.Int, "0")
+					cols[i] = a.ID
+				}
+				return &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{row}, Cols: cols}, "count over no value is 0"
+			}
+		}
+		if len(n.GroupBy) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+			c := *n
+			c.Inputs = []*plan.Node{in.Inputs[0]}
+			return &c, "duplicate-insensitive aggregate over a deduplication"
+		}
+		if len(n.GroupBy) == 0 && len(n.Aggs) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+			c := *n
+			c.Inputs = []*plan.Node{in.Inputs[0]}
+			return &c, "duplicate-insensitive aggregate over a deduplication"
+		}
+		if len(n.GroupBy) > 1 {
+			consts := constCols(in)
+			var keep []plan.ColumnID
+			var dropped []plan.ProjItem
+			for _, g := range n.GroupBy {
+				if c := consts[g]; c != nil {
+					dropped = append(dropped, plan.ProjItem{ID: g, Expr: c.Copy()})
+				} else {
+					keep = append(keep, g)
+				}
+			}
+			if len(dropped) > 0 && len(keep) > 0 {
+				c := *n
+				c.GroupBy = keep
+				agg := &c
+				var proj []plan.ProjItem
+				for _, g := range n.GroupBy {
+					if consts[g] != nil {
+						proj = append(proj, plan.ProjItem{ID: g, Expr: consts[g].Copy()})
+					} else {
+						proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
+					}
+				}
+				for _, a := range n.Aggs {
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewCol(a.ID, m.Col(a.ID).Type)})
+				}
+				return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{agg}, Proj: proj}, "constant grouping key"
+			}
+		}
+		if len(n.GroupBy) > 0 && plan.Derive(in, m).HasKeyWithin(plan.MakeColSet(n.GroupBy...)) {
+			var proj []plan.ProjItem
+			for _, g := range n.GroupBy {
+				proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
+			}
+			for _, a := range n.Aggs {
+				e := a.Expr
+				if e.Kind != plan.Agg || e.Filter != nil {
+					return nil, ""
+				}
+				switch {
+				case e.Name == "count" && e.Star:
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewConst(catalog.Int, "1")})
+				case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
+				default:
+					return nil, ""
+				}
+			}
+			return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{in}, Proj: proj}, "grouping on a key"
+		}
+	}
+	return nil, ""
+}
+
+// dupInsensitive says whether every call ignores duplicate input rows.
+func dupInsensitive(aggs []plan.ProjItem) bool {
+	for _, a := range aggs {
+		e := a.Expr
+		if e.Kind != plan.Agg {
+			return false
+		}
+		switch e.Name {
+		case "min", "max", "bool_and", "bool_or", "every", "bit_and", "bit_or":
+		default:
+			if !e.Distinct {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// constCols returns the columns a projection on top of n defines as
+// non-NULL constants.
+func constCols(n *plan.Node) map[plan.ColumnID]*plan.Expr {
+	out := map[plan.ColumnID]*plan.Expr{}
+	if n.Op == plan.OpProject {
+		for _, it := range n.Proj {
+			if it.Expr.Kind == plan.Const && !it.Expr.Null {
+				out[it.ID] = it.Expr
+			}
+		}
+	}
+	return out
+}
+
+// atMostOneRow reports whether n returns at most one row on any database.
+func atMostOneRow(n *plan.Node, m *plan.Metadata) bool {
+	switch n.Op {
+	case plan.OpLimit:
+		if n.Limit != nil && n.Limit.Kind == plan.Const && (n.Limit.Value == "0" || n.Limit.Value == "1") {
+			return true
+		}
+		return atMostOneRow(n.Inputs[0], m)
+	case plan.OpSort, plan.OpProject, plan.OpFilter, plan.OpDistinct:
+		return atMostOneRow(n.Inputs[0], m)
+	case plan.OpAggregate:
+		if len(n.GroupBy) == 0 {
+			return true
+		}
+	case plan.OpValues:
+		return len(n.Rows) <= 1
+	}
+	return plan.Derive(n, m).AtMostOneRow()
+}
