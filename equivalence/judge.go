@@ -231,6 +231,7 @@ type prepared struct {
 	key         *cache.PlanKey     // set once the query is in a Judger's cache
 	normFP      string             // fingerprint of the normalized plan before the ESM+ rules
 	normPlan    *plan.Plan         // the normalized plan before the ESM+ rules, for the prover
+	trustFK     bool               // declared foreign keys hold (the prover's option)
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column
@@ -240,7 +241,7 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	if opts.TrustForeignKeys != nil {
 		trust = *opts.TrustForeignKeys
 	}
-	q := &prepared{p: p}
+	q := &prepared{p: p, trustFK: trust}
 	if opts.GMN != nil {
 		// The network was trained on normalized plans before the ESM+
 		// rewrites; score the same form. Its cross-graph attention costs
@@ -358,11 +359,11 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
 		v.Label = EquivalentUnderAssumptions
 		v.Differences = nil
-		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan)
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, prove.Options{TrustForeignKeys: ref.trustFK})
 		if err != nil {
 			return v, err
 		}
-		if res.Proved {
+		if res.Proved && len(res.Assumptions) == 0 {
 			v.Label, v.Assumptions = Equivalent, nil
 			for _, r := range res.Rules {
 				if !seen[r] {
@@ -375,16 +376,22 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		v.Label = NotEquivalent
 	default:
 		v.Label = Unknown
-		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan)
+		popts := prove.Options{TrustForeignKeys: ref.trustFK}
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, popts)
 		if err != nil {
 			return v, err
 		}
 		if !res.Proved {
-			if res, err = prove.Equivalent(ctx, ref.p, cand.p); err != nil {
+			if res, err = prove.Equivalent(ctx, ref.p, cand.p, popts); err != nil {
 				return v, err
 			}
 			if res.Proved {
 				v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+			}
+		}
+		if res.Proved {
+			for _, a := range res.Assumptions {
+				v.Assumptions = mergeAssumptions(v.Assumptions, []Assumption{{Kind: AssumptionKind(a.Kind), Subject: a.Subject}})
 			}
 		}
 		if res.Proved {

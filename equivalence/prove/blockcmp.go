@@ -10,6 +10,7 @@ import (
 // relation occurrences under which the conjuncts keep the same rows, the
 // semi- and anti-joined sub-blocks pair up alike, and the outputs agree.
 func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
+	k := p.mark()
 	ba, bb := newBlock(nil), newBlock(nil)
 	ba.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.a.Meta) }
 	bb.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.b.Meta) }
@@ -17,9 +18,9 @@ func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
 	bb.flatten(b)
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {
 		note("blocks differ in shape: %d/%d leaves, %d/%d semi-joins", len(ba.leaves), len(bb.leaves), len(ba.semis), len(bb.semis))
+		p.undo(k)
 		return false, nil
 	}
-	k := p.mark()
 	ok, err := p.pairLeaves(ba.leaves, bb.leaves, func() (bool, error) { return p.finishBlock(ba, bb, a, b, pos) })
 	if err != nil || !ok {
 		p.undo(k)

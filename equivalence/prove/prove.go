@@ -37,6 +37,23 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
+// Options are the prover's policies.
+type Options struct {
+	// TrustForeignKeys says declared foreign keys hold; when false, a
+	// proof that needs one names it in Result.Assumptions.
+	TrustForeignKeys bool
+}
+
+// AssumeForeignKey is the kind of an assumption that a declared foreign
+// key holds (the judge's kind of the same name).
+const AssumeForeignKey = "foreign_key_holds"
+
+// Assumption is a fact beyond the schema a proof rests on.
+type Assumption struct {
+	Kind    string
+	Subject string
+}
+
 // Result is the outcome of Equivalent.
 type Result struct {
 	// Proved says the plans return the same bag of rows (in the same
@@ -44,6 +61,8 @@ type Result struct {
 	Proved bool
 	// Rules names the proof's steps, once each, in order.
 	Rules []string
+	// Assumptions the proof rests on, beyond the declared schema.
+	Assumptions []Assumption
 }
 
 // MaxPlanSize bounds the nodes and expressions of a plan the prover
@@ -84,11 +103,11 @@ var errBudget = errors.New("prove: search bound reached")
 
 // Equivalent tries to prove that a and b, two normalized plans, are
 // equivalent. It honours ctx; an error is ctx's.
-func Equivalent(ctx context.Context, a, b *plan.Plan) (Result, error) {
+func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, error) {
 	if a == nil || b == nil || a.Root == nil || b.Root == nil || size(a.Root) > MaxPlanSize || size(b.Root) > MaxPlanSize {
 		return Result{}, nil
 	}
-	p := &prover{ctx: ctx, a: a, b: b, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}}
+	p := &prover{ctx: ctx, opts: opts, a: a, b: b, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}}
 	p.nullA = nullExtended(a.Root)
 	p.nullB = nullExtended(b.Root)
 	if len(a.Root.OutCols()) != len(b.Root.OutCols()) {
@@ -105,7 +124,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan) (Result, error) {
 	if !ok {
 		return Result{}, nil
 	}
-	return Result{Proved: true, Rules: p.rules}, nil
+	return Result{Proved: true, Rules: p.rules, Assumptions: p.assumed}, nil
 }
 
 type mapping struct {
@@ -116,6 +135,8 @@ type mapping struct {
 
 type prover struct {
 	ctx          context.Context
+	opts         Options
+	assumed      []Assumption
 	a, b         *plan.Plan
 	m            map[plan.ColumnID]plan.ColumnID // b's columns to a's
 	trail        []mapping
@@ -133,10 +154,20 @@ func (p *prover) rule(format string, args ...any) {
 	}
 }
 
-// mark and undo let the search backtrack over column pairings and rules.
-type mark struct{ trail, rules int }
+func (p *prover) assume(a Assumption) {
+	for _, x := range p.assumed {
+		if x == a {
+			return
+		}
+	}
+	p.assumed = append(p.assumed, a)
+}
 
-func (p *prover) mark() mark { return mark{len(p.trail), len(p.rules)} }
+// mark and undo let the search backtrack over column pairings, rules and
+// assumptions.
+type mark struct{ trail, rules, assumed int }
+
+func (p *prover) mark() mark { return mark{len(p.trail), len(p.rules), len(p.assumed)} }
 
 func (p *prover) undo(k mark) {
 	for i := len(p.trail) - 1; i >= k.trail; i-- {
@@ -152,6 +183,7 @@ func (p *prover) undo(k mark) {
 		delete(p.seen, r)
 	}
 	p.rules = p.rules[:k.rules]
+	p.assumed = p.assumed[:k.assumed]
 }
 
 func (p *prover) set(bc, ac plan.ColumnID) {

@@ -85,7 +85,7 @@ func TestDebugSuite(t *testing.T) {
 		if os.Getenv("PROVE_ID") != "" {
 			prove.SetDebug(func(f string, a ...any) { t.Logf(f, a...) })
 		}
-		r, err := prove.Equivalent(ctx, a, b)
+		r, err := prove.Equivalent(ctx, a, b, prove.Options{TrustForeignKeys: true})
 		if err != nil {
 			t.Fatal(err)
 		}
