@@ -114,6 +114,14 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 		return Result{}, nil
 	}
 	ok, err := p.rel(a.Root, b.Root, true)
+	if err == nil && !ok && hasSetOp(a.Root) != hasSetOp(b.Root) {
+		// Some fragments (partition) read the union on the candidate's
+		// side only: equivalence is symmetric, so try the other way.
+		q := &prover{ctx: ctx, opts: opts, a: b, b: a, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, nullA: p.nullB, nullB: p.nullA, steps: p.steps}
+		if ok, err = q.rel(b.Root, a.Root, true); ok {
+			p = q
+		}
+	}
 	if err != nil {
 		note("search ended: %v after %d steps", err, p.steps)
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -312,4 +320,14 @@ func note(format string, args ...any) {
 	if debugf != nil {
 		debugf(format, args...)
 	}
+}
+
+func hasSetOp(n *plan.Node) bool {
+	found := false
+	n.WalkNodes(func(x *plan.Node) {
+		if x.Op == plan.OpSetOp {
+			found = true
+		}
+	})
+	return found
 }

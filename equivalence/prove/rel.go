@@ -252,6 +252,19 @@ func (p *prover) empty(n *plan.Node, onA bool) bool {
 func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 	ba, ka := p.branches(a, true)
 	bb, kb := p.branches(b, false)
+	if ka == "one" && kb == "union all" && len(ba) == 1 && isBlockNode(ba[0].n) {
+		ok, err := p.partition(ba[0].n, bb)
+		if err != nil || !ok {
+			return false, err
+		}
+		for i, c := range b.OutCols() {
+			p.set(c, ba[0].cols[i])
+		}
+		for i, c := range b.OutCols() {
+			p.set(c, a.OutCols()[i])
+		}
+		return true, nil
+	}
 	if ka != kb {
 		return false, nil
 	}

@@ -31,6 +31,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.decorrelate(n, m); j != nil {
+			n = j
+			continue
+		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
 			return n
