@@ -21,6 +21,7 @@ type colKey struct {
 type generator struct {
 	s       *catalog.Schema
 	order   []*catalog.Table // parents before children (cycles broken)
+	rules   constraints
 	trustFK bool
 	// lits holds, per column, the literals compared with it and their
 	// neighbours; typeLits the literals of every query constant by type.
@@ -42,14 +43,12 @@ func executable(t catalog.Type) bool {
 	return false
 }
 
-func newGenerator(s *catalog.Schema, trustFK bool, lits *literals) *generator {
-	g := &generator{s: s, order: tableOrder(s), trustFK: trustFK, lits: map[colKey][]exec.Value{},
+func newGenerator(s *catalog.Schema, rules constraints, lits *literals) *generator {
+	g := &generator{s: s, order: tableOrder(s), rules: rules, trustFK: rules.trustFK, noNulls: rules.noNulls, lits: map[colKey][]exec.Value{},
 		exact: map[colKey][]exec.Value{}, typeLits: map[catalog.Type][]exec.Value{}, empty: map[string]bool{}}
 	for _, t := range g.order {
-		for _, c := range t.Columns {
-			if !executable(c.Type) && c.NotNull {
-				g.empty[t.Name] = true
-			}
+		if rules.cannotHoldRows(t) {
+			g.empty[t.Name] = true
 		}
 	}
 	if lits != nil {
@@ -193,7 +192,7 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 	for _, t := range g.order {
 		db[t.Name] = [][]exec.Value{}
 	}
-	if m.allEmpty {
+	if m.allEmpty && !g.rules.nonEmpty {
 		return db
 	}
 	for _, t := range g.order {
@@ -203,6 +202,9 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		n := rng.IntN(m.maxRows + 1)
 		if m.maxRows > 3 && n > 3 && rng.IntN(2) == 0 {
 			n = rng.IntN(4)
+		}
+		if g.rules.mustHoldRows(t) {
+			n = max(n, 1)
 		}
 		for range n {
 			for try := 0; try < 8; try++ {
@@ -245,7 +247,7 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 			continue
 		}
 		if len(parents) == 0 || (nullable && !g.noNulls && rng.Float64() < m.pNull) {
-			if !nullable {
+			if !nullable || g.noNulls {
 				return nil, false
 			}
 			for _, c := range fk.Columns {
@@ -436,18 +438,57 @@ func repairFKs(s *catalog.Schema, db exec.Database) {
 	}
 }
 
+// constraints are the facts every database of a search satisfies: the
+// schema's declared constraints (foreign keys only when trusted) and the
+// data assumptions of Options.
+type constraints struct {
+	trustFK, noNulls, nonEmpty bool
+	// read limits nonEmpty to the tables the queries read (nil: all):
+	// an unrelated empty table changes no result.
+	read map[string]bool
+}
+
+// mustHoldRows reports whether nonEmpty applies to t.
+func (k constraints) mustHoldRows(t *catalog.Table) bool {
+	return k.nonEmpty && (k.read == nil || k.read[t.Name]) && !k.cannotHoldRows(t)
+}
+
+// cannotHoldRows reports whether no row of t can be generated: a column
+// of a type the executor does not model can only be NULL, which a NOT
+// NULL column forbids. (noNulls leaves such columns NULL: they are not
+// values the search chooses.)
+func (k constraints) cannotHoldRows(t *catalog.Table) bool {
+	for _, c := range t.Columns {
+		if !executable(c.Type) && c.NotNull {
+			return true
+		}
+	}
+	return false
+}
+
 // validate reports the first declared constraint db violates, or "" when
 // it satisfies them all (foreign keys only when trusted).
 func validate(s *catalog.Schema, db exec.Database, trustFK bool) string {
+	return constraints{trustFK: trustFK}.check(s, db)
+}
+
+// check reports the first constraint db violates, or "" when it
+// satisfies them all. A table that can never hold a row (see
+// generator.empty) is exempt from nonEmpty.
+func (k constraints) check(s *catalog.Schema, db exec.Database) string {
+	trustFK := k.trustFK
 	for _, t := range s.Tables {
 		if t.IsView() {
 			continue
 		}
 		rows := db[t.Name]
+		if len(rows) == 0 && k.mustHoldRows(t) {
+			return t.Name + " is empty"
+		}
 		for j, row := range rows {
 			for i, c := range t.Columns {
 				if row[i].IsNull() {
-					if c.NotNull {
+					if c.NotNull || (k.noNulls && executable(c.Type)) {
 						return t.Name + "." + c.Name + " is NULL"
 					}
 					continue

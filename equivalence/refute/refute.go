@@ -46,10 +46,19 @@ type Options struct {
 	Dialect catalog.Dialect
 	// MaxShownRows bounds the result rows kept per side; default 5.
 	MaxShownRows int
-	// noNulls generates no NULLs at all: for audits that ask which
-	// differences need NULLs (Spider declares few NOT NULLs, but its data
-	// has few NULLs). Unexported because it does not respect the schema.
-	noNulls bool
+	// NoNulls and NonEmpty narrow the search to databases that hold no
+	// NULL in any stored column and no empty table. They are assumptions
+	// about the data beyond the schema (a counterexample found under them
+	// is still a counterexample under the schema alone, but a search that
+	// finds none has not tried NULLs or empty tables): execution-labelled
+	// benchmarks such as Spider come from databases like that, while the
+	// schemas declare few NOT NULLs.
+	NoNulls, NonEmpty bool
+}
+
+// constraints are what every generated database satisfies.
+func (o Options) constraints() constraints {
+	return constraints{trustFK: o.TrustForeignKeys, noNulls: o.NoNulls, nonEmpty: o.NonEmpty}
 }
 
 func (o Options) withDefaults() Options {
@@ -73,8 +82,9 @@ type Result struct {
 	// Found is true when Counterexample tells the queries apart.
 	Found          bool
 	Counterexample *Counterexample
-	// Instances is the number of databases both plans ran on.
-	Instances int
+	// Instances is the number of databases both plans ran on; Typical of
+	// them were typical databases (see Needs) on which they agreed.
+	Instances, Typical int
 	// Skipped counts databases on which the comparison was not possible
 	// (a nondeterministic result, or a query error on either side).
 	Skipped int
@@ -95,6 +105,11 @@ type Counterexample struct {
 	Inserts []string
 	// Rows is the number of rows in the database.
 	Rows int
+	// Needs is empty when the difference showed on a typical database
+	// (see tiers.go). Otherwise the search found none there, and Needs
+	// lists what the minimized database has beyond typical data
+	// (NeedsNull, NeedsEmptyTable, NeedsOrphanedRow).
+	Needs []string
 	// Reference and Candidate are the two results.
 	Reference, Candidate Output
 	// Database is the counterexample itself, for re-running.
@@ -107,58 +122,113 @@ type Output struct {
 	Rows  [][]string // the first rows, NULL written as "NULL"
 }
 
-// Refute searches for a database on which ref and cand differ. The error
-// is non-nil only for a cancelled ctx or unusable input; running out of
-// budget is a Result with a Reason.
+// Refute searches for a database on which ref and cand differ: first
+// among typical databases (see Needs), then among all the schema allows.
+// The error is non-nil only for a cancelled ctx or unusable input;
+// running out of budget is a Result with a Reason.
 func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts Options) (Result, error) {
 	start := time.Now()
 	if s == nil || ref == nil || cand == nil || ref.Root == nil || cand.Root == nil {
 		return Result{}, errors.New("refute: schema and both plans are required")
 	}
 	opts = opts.withDefaults()
-	g := newGenerator(s, opts.TrustForeignKeys, collectLiterals(ref, cand))
-	g.noNulls = opts.noNulls
-	c := &comparer{ref: ref, cand: cand, opts: opts}
+	lits := collectLiterals(ref, cand)
+	read := readTables(ref, cand)
+	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
-	var res Result
-	finish := func(r Result) (Result, error) {
-		r.Elapsed = time.Since(start)
-		return r, nil
+
+	all := opts.constraints()
+	all.read = read
+	tiers := []constraints{typical(read), all}
+	if all.noNulls && all.nonEmpty && all.trustFK {
+		tiers = tiers[1:] // the caller's assumptions are already typical
 	}
-	for i := 0; i < opts.MaxInstances; i++ {
-		if sctx.Err() != nil {
-			break
+	var res Result
+	for ti, rules := range tiers {
+		// The first tier gets half the instances and half the budget:
+		// most differences show on typical data, and quickly.
+		n := opts.MaxInstances
+		if ti == 0 && len(tiers) > 1 {
+			n = opts.MaxInstances / 2
 		}
-		db := g.instance(opts.Seed, i)
+		g := newGenerator(s, rules, lits)
+		tctx, cancelTier := sctx, context.CancelFunc(func() {})
+		if ti == 0 && len(tiers) > 1 {
+			tctx, cancelTier = context.WithTimeout(sctx, opts.Budget/2)
+		}
+		found, err := c.search(tctx, ctx, s, g, n, &res)
+		cancelTier()
+		if err != nil {
+			return res, err
+		}
+		if res.CannotExecute {
+			res.Elapsed = time.Since(start)
+			return res, nil
+		}
+		if found != nil {
+			res.FoundAfter = time.Since(start)
+			shrinkCtx, cancelShrink := context.WithTimeout(ctx, opts.ShrinkBudget)
+			// Minimize under the schema's constraints alone: the smallest
+			// real counterexample, even when a typical one was found.
+			db, out := shrink(shrinkCtx, s, c, found.db, found.out, all)
+			cancelShrink()
+			res.Found = true
+			res.Counterexample = c.counterexample(s, db, out)
+			if typicalTier := ti == 0 && len(tiers) > 1; !typicalTier && len(tiers) > 1 {
+				res.Counterexample.Needs = needs(s, db, read)
+			}
+			res.Elapsed = time.Since(start)
+			return res, nil
+		}
+		if ti == 0 && len(tiers) > 1 {
+			res.Typical = res.Instances
+		}
+	}
+	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// hit is a database on which the plans differ, before minimization.
+type hit struct {
+	db  exec.Database
+	out outcome
+}
+
+// search tries up to n databases of g within sctx (the search's budget;
+// ctx is the caller's), counting into res. It returns the first database
+// that tells the plans apart, or nil.
+func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, n int, res *Result) (*hit, error) {
+	for i := 0; i < n; i++ {
+		if sctx.Err() != nil {
+			return nil, nil
+		}
+		db := g.instance(c.opts.Seed, i)
+		if g.rules.check(s, db) != "" {
+			continue // repairing a reference broke an assumption: not a database of this tier
+		}
 		out, err := c.run(sctx, db)
 		if err != nil {
 			if ctx.Err() != nil {
-				return res, fmt.Errorf("refute: %w", ctx.Err())
+				return nil, fmt.Errorf("refute: %w", ctx.Err())
 			}
 			if errors.Is(err, exec.ErrCannotExecute) {
 				res.CannotExecute = true
 				res.Reason = "cannot execute: " + err.Error()
-				return finish(res)
+				return nil, nil
 			}
-			break // the budget ran out inside an execution
+			return nil, nil // the budget ran out inside an execution
 		}
 		res.Instances++
 		switch out.kind {
 		case skip:
 			res.Skipped++
 		case differ:
-			res.FoundAfter = time.Since(start)
-			shrinkCtx, cancelShrink := context.WithTimeout(ctx, opts.ShrinkBudget)
-			db, out = shrink(shrinkCtx, s, c, db, out, opts.TrustForeignKeys)
-			cancelShrink()
-			res.Found = true
-			res.Counterexample = c.counterexample(s, db, out)
-			return finish(res)
+			return &hit{db: db, out: out}, nil
 		}
 	}
-	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
-	return finish(res)
+	return nil, nil
 }
 
 type outcomeKind int
@@ -177,16 +247,19 @@ type outcome struct {
 type comparer struct {
 	ref, cand *plan.Plan
 	opts      Options
+	// engine is the schema's dialect: a SQLite schema's queries run with
+	// SQLite's semantics (affinity, integer division, comparisons).
+	engine exec.Options
 }
 
 // run executes both plans on db and compares them. The error is
 // ErrCannotExecute or a context error; query errors are outcomes.
 func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
-	r1, err1 := exec.Execute(ctx, c.ref, db)
+	r1, err1 := exec.ExecuteWith(ctx, c.ref, db, c.engine)
 	if err1 != nil && !errors.Is(err1, exec.ErrQuery) {
 		return outcome{}, err1
 	}
-	r2, err2 := exec.Execute(ctx, c.cand, db)
+	r2, err2 := exec.ExecuteWith(ctx, c.cand, db, c.engine)
 	if err2 != nil && !errors.Is(err2, exec.ErrQuery) {
 		return outcome{}, err2
 	}

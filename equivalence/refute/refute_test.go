@@ -195,7 +195,7 @@ CREATE TABLE pairs (a integer, b integer, PRIMARY KEY (a, b), FOREIGN KEY (a) RE
 		t.Fatal(err)
 	}
 	p := mustPlan(t, s, "SELECT label FROM codes WHERE label LIKE 'ab%' AND amount > 12.5 AND code = 'XYZ'")
-	g := newGenerator(s, true, collectLiterals(p))
+	g := newGenerator(s, constraints{trustFK: true}, collectLiterals(p))
 	rowsSeen, nulls := 0, 0
 	for i := range 500 {
 		db := g.instance(7, i)

@@ -13,10 +13,10 @@ import (
 // values toward NULL and small constants. Every accepted step keeps the
 // declared constraints, so the result is still a valid counterexample.
 // It stops when ctx is done and returns the smallest database found.
-func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Database, out outcome, trustFK bool) (exec.Database, outcome) {
+func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Database, out outcome, rules constraints) (exec.Database, outcome) {
 	order := tableOrder(s)
 	try := func(cand exec.Database) bool {
-		if validate(s, cand, trustFK) != "" {
+		if rules.check(s, cand) != "" {
 			return false
 		}
 		o, err := c.run(ctx, cand)
@@ -29,7 +29,7 @@ func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Databas
 	// Simplifying values can free rows to drop (a reference set to NULL),
 	// so the two phases alternate until neither changes anything.
 	for progress := true; progress && ctx.Err() == nil; {
-		progress = dropRows(ctx, order, db, try, s, trustFK) || simplify(ctx, order, db, try, c.opts.noNulls)
+		progress = dropRows(ctx, order, db, try, s, rules.trustFK) || simplify(ctx, order, db, try, rules.noNulls)
 	}
 	return db, out
 }

@@ -43,7 +43,7 @@ func TestSpiderExperiment(t *testing.T) {
 	schemas := map[string]*catalog.Schema{}
 	var (
 		total, unplanned, cannot [2]int
-		refuted                  [2]int
+		refuted, typicalRefuted  [2]int
 		times                    []time.Duration
 		label1                   []string
 		cannotReasons            = map[string]int{}
@@ -71,7 +71,7 @@ func TestSpiderExperiment(t *testing.T) {
 		}
 		opts := Options{Budget: budget, TrustForeignKeys: os.Getenv("REFUTE_SPIDER_FK") != "", Dialect: catalog.SQLite, Seed: 1,
 			IgnoreColumnOrder: os.Getenv("REFUTE_SPIDER_STRICT") == "",
-			noNulls:           os.Getenv("REFUTE_SPIDER_NONULL") != ""}
+			NoNulls:           os.Getenv("REFUTE_SPIDER_NONULL") != "", NonEmpty: os.Getenv("REFUTE_SPIDER_NONEMPTY") != ""}
 		res, err := Refute(context.Background(), s, ref, cand, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -94,10 +94,13 @@ func TestSpiderExperiment(t *testing.T) {
 			continue
 		}
 		refuted[l]++
+		if len(res.Counterexample.Needs) == 0 {
+			typicalRefuted[l]++
+		}
 		times = append(times, res.FoundAfter)
 		if l == 1 {
-			label1 = append(label1, fmt.Sprintf("%s [%s] %s\n    ref:  %s\n    cand: %s\n    db:   %s\n    ref→  %s\n    cand→ %s",
-				p.ID, p.DB, sqliteHints(p.Reference+" "+p.Candidate), oneLine(p.Reference), oneLine(p.Candidate),
+			label1 = append(label1, fmt.Sprintf("%s [%s] %s needs=%v\n    ref:  %s\n    cand: %s\n    db:   %s\n    ref→  %s\n    cand→ %s",
+				p.ID, p.DB, sqliteHints(p.Reference+" "+p.Candidate), res.Counterexample.Needs, oneLine(p.Reference), oneLine(p.Candidate),
 				strings.Join(res.Counterexample.Inserts, " "), formatOut(res.Counterexample.Reference), formatOut(res.Counterexample.Candidate)))
 		}
 	}
@@ -111,6 +114,8 @@ func TestSpiderExperiment(t *testing.T) {
 		os.Getenv("REFUTE_SPIDER_FK") != "", os.Getenv("REFUTE_SPIDER_STRICT") != "", os.Getenv("REFUTE_SPIDER_NONULL") != "", time.Since(start))
 	t.Logf("label-0 refuted: %d/%d = %.1f%% (not planned: %d, cannot execute: %d)", refuted[0], total[0], pct(refuted[0], total[0]), unplanned[0], cannot[0])
 	t.Logf("label-1 refuted: %d/%d = %.2f%% (not planned: %d, cannot execute: %d)", refuted[1], total[1], pct(refuted[1], total[1]), unplanned[1], cannot[1])
+	t.Logf("refuted on typical data (no NULLs, no empty tables, foreign keys hold): label-0 %d (%.1f%%), label-1 %d (%.2f%%)",
+		typicalRefuted[0], pct(typicalRefuted[0], total[0]), typicalRefuted[1], pct(typicalRefuted[1], total[1]))
 	t.Logf("cannot execute: %d/%d = %.1f%% of all pairs", cannot[0]+cannot[1], len(pairs), pct(cannot[0]+cannot[1], len(pairs)))
 	t.Logf("median time to first difference (refuted pairs): %v; p90 %v", median, times[min(len(times)*9/10, max(len(times)-1, 0))])
 	type kv struct {

@@ -1,0 +1,90 @@
+package refute
+
+import (
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Searches run in two tiers. Typical databases come first: declared
+// foreign keys hold, no stored value is NULL, and no table a query reads
+// is empty. A difference there is one ordinary data shows. Only then does
+// the search widen to every database the schema's declared constraints
+// allow, where differences that need a NULL, an empty table or (when
+// foreign keys are not trusted) an orphaned row live. Both kinds are
+// real counterexamples; Counterexample.Needs tells them apart, because a
+// user shadow-testing a rewrite reads "differs on ordinary data" and
+// "differs only when a nullable column holds NULL" differently.
+
+// Needs names what a counterexample relies on beyond typical data.
+const (
+	NeedsNull        = "a NULL in a nullable column"
+	NeedsEmptyTable  = "an empty table"
+	NeedsOrphanedRow = "a row whose declared foreign key has no parent"
+)
+
+// typical are the constraints of the first tier.
+func typical(read map[string]bool) constraints {
+	return constraints{trustFK: true, noNulls: true, nonEmpty: true, read: read}
+}
+
+// readTables lists the base tables either plan scans, subqueries
+// included: the tables whose emptiness matters.
+func readTables(plans ...*plan.Plan) map[string]bool {
+	read := map[string]bool{}
+	var node func(n *plan.Node)
+	node = func(n *plan.Node) {
+		n.WalkNodes(func(m *plan.Node) {
+			if m.Op == plan.OpScan && m.Table != nil {
+				read[m.Table.Name] = true
+			}
+			m.Exprs(func(e **plan.Expr) {
+				plan.WalkDeep(*e, func(x *plan.Expr) {
+					if x.Sub != nil {
+						node(x.Sub)
+					}
+				})
+			})
+		})
+	}
+	for _, p := range plans {
+		if p != nil && p.Root != nil {
+			node(p.Root)
+		}
+	}
+	return read
+}
+
+// needs lists what db relies on beyond typical data; nil when it is a
+// typical database itself.
+func needs(s *catalog.Schema, db exec.Database, read map[string]bool) []string {
+	var nulls, empty, orphan bool
+	for _, t := range s.Tables {
+		if t.IsView() {
+			continue
+		}
+		rows := db[t.Name]
+		if len(rows) == 0 && read[t.Name] && !(constraints{}).cannotHoldRows(t) {
+			empty = true
+		}
+		for _, row := range rows {
+			for i, v := range row {
+				nulls = nulls || (v.IsNull() && executable(t.Columns[i].Type))
+			}
+			for _, fk := range t.ForeignKeys {
+				orphan = orphan || !fkHolds(db, fk, row)
+			}
+		}
+	}
+	var out []string
+	if nulls {
+		out = append(out, NeedsNull)
+	}
+	if empty {
+		out = append(out, NeedsEmptyTable)
+	}
+	if orphan {
+		out = append(out, NeedsOrphanedRow)
+	}
+	return out
+}
