@@ -104,6 +104,9 @@ var errBudget = errors.New("prove: search bound reached")
 // Equivalent tries to prove that a and b, two normalized plans, are
 // equivalent. It honours ctx; an error is ctx's.
 func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
 	if a == nil || b == nil || a.Root == nil || b.Root == nil || size(a.Root) > MaxPlanSize || size(b.Root) > MaxPlanSize {
 		return Result{}, nil
 	}
