@@ -131,8 +131,10 @@ func (s *space) term(e *plan.Expr) (*term, error) {
 			switch {
 			case ok && a.cls == clsBool && to == clsNum && e.Typ == catalog.Int:
 				return &term{op: "castint", cls: clsNum, args: []*term{a}}, nil
-			case ok && a.cls == to && (to == clsBool || to == clsDate || (to == clsNum && e.Typ != catalog.Int && e.Typ != catalog.Float && e.Args[0].Typ != catalog.Float)):
-				// A cast within the class that keeps the value.
+			case ok && a.cls == to && (to == clsBool || to == clsDate || (to == clsNum && e.Typ != catalog.Int && e.Args[0].Typ != catalog.Float && (e.Typ != catalog.Float || e.Args[0].Typ == catalog.Int))):
+				// A cast within the class that keeps the value and its
+				// order: integers widened to numeric or floating point
+				// (integers beyond 2^53 aside), numerics to numeric.
 				return a, nil
 			}
 		}

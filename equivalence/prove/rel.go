@@ -117,7 +117,7 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	}
 	used := make([]bool, len(a.Aggs))
 	for _, bi := range b.Aggs {
-		kb, ok := exprKey(bi.Expr, p.colB)
+		kb, ok := p.aggKey(bi.Expr, p.colB)
 		if !ok {
 			return false, nil
 		}
@@ -126,7 +126,7 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			if used[i] {
 				continue
 			}
-			if ka, ok := exprKey(ai.Expr, p.colA); ok && ka == kb {
+			if ka, ok := p.aggKey(ai.Expr, p.colA); ok && ka == kb {
 				used[i], found = true, true
 				p.set(bi.ID, ai.ID)
 				break
@@ -397,4 +397,25 @@ func onInputs(n *plan.Node) ([]*plan.Node, []*plan.Expr) {
 		}
 	}
 	return in, preds
+}
+
+// aggKey is the key of an aggregate call, reading COUNT(c) of a column
+// that is never NULL as COUNT(*): both count the rows.
+func (p *prover) aggKey(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) (string, bool) {
+	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
+		star := *e
+		star.Args, star.Star = nil, true
+		return exprKey(&star, col)
+	}
+	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.ColRef {
+		if c, ok := col(e.Args[0].Col); ok && !p.nullable(c) {
+			star := *e
+			star.Args, star.Star = nil, true
+			if p.seen != nil {
+				p.rule("aggregate: COUNT of a NOT NULL column is COUNT(*)")
+			}
+			return exprKey(&star, col)
+		}
+	}
+	return exprKey(e, col)
 }
