@@ -139,7 +139,7 @@ type side struct {
 func (p *prover) sideA() side { return side{col: p.colA, nullable: p.nullable} }
 
 // terms translates es (inlined already) into s.
-func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) ([]*term, []string, error) {
+func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool), sub subKeyer) ([]*term, []string, error) {
 	var ts []*term
 	var keys []string
 	var cs []*plan.Expr
@@ -153,14 +153,14 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 			if c.IsTrue() {
 				continue
 			}
-			k, ok := exprKey(c, col)
+			k, ok := exprKeySub(c, col, sub)
 			if !ok {
 				return nil, nil, errUnkeyable
 			}
-			saved := s.col
-			s.col = col
+			saved, savedSub := s.col, s.sub
+			s.col, s.sub = col, sub
 			t, err := s.term(c)
-			s.col = saved
+			s.col, s.sub = saved, savedSub
 			if err != nil {
 				return nil, nil, err
 			}
@@ -218,7 +218,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 		nullable = p.nullableB
 	}
 	s := newSpace(id, nullable)
-	ts, _, err := terms(s, preds, id)
+	ts, _, err := terms(s, preds, id, nil)
 	if err != nil || len(ts) == 0 {
 		return false
 	}

@@ -102,11 +102,11 @@ func (p *prover) finishBlock(ba, bb *block, a, b *plan.Node, pos bool) (bool, er
 		return false, nil
 	}
 	s := newSpace(p.colA, p.nullable)
-	ta, ka, err := terms(s, ba.preds, p.colA)
+	ta, ka, err := terms(s, ba.preds, p.colA, p.subA)
 	if err != nil {
 		return false, nil
 	}
-	tb, kb, err := terms(s, bb.preds, p.colB)
+	tb, kb, err := terms(s, bb.preds, p.colB, p.subB)
 	if err != nil {
 		return false, nil
 	}
@@ -151,11 +151,11 @@ func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool
 				// The hypotheses were translated in another space:
 				// translate this sub-block's conjuncts with the
 				// enclosing ones again.
-				ta, ka, err := terms(s, x.blk.preds, p.colA)
+				ta, ka, err := terms(s, x.blk.preds, p.colA, p.subA)
 				if err != nil {
 					return false, nil
 				}
-				tb, kb, err := terms(s, y.blk.preds, p.colB)
+				tb, kb, err := terms(s, y.blk.preds, p.colB, p.subB)
 				if err != nil {
 					return false, nil
 				}
@@ -193,14 +193,14 @@ func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool
 func (p *prover) enclosing(s *space, x, y *block) ([]*term, []*term, error) {
 	var ha, hb []*term
 	for blk := x.parent; blk != nil; blk = blk.parent {
-		t, _, err := terms(s, blk.preds, p.colA)
+		t, _, err := terms(s, blk.preds, p.colA, p.subA)
 		if err != nil {
 			return nil, nil, err
 		}
 		ha = append(ha, t...)
 	}
 	for blk := y.parent; blk != nil; blk = blk.parent {
-		t, _, err := terms(s, blk.preds, p.colB)
+		t, _, err := terms(s, blk.preds, p.colB, p.subB)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -227,23 +227,23 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		}
 		ea := fold(ba.inline(plan.NewCol(ao[i], ta)))
 		eb := fold(bb.inline(plan.NewCol(bo[j], ta)))
-		ka, oka := exprKey(ea, p.colA)
-		kb, okb := exprKey(eb, p.colB)
+		ka, oka := exprKeySub(ea, p.colA, p.subA)
+		kb, okb := exprKeySub(eb, p.colB, p.subB)
 		if !oka || !okb {
 			return false, nil
 		}
 		if ka == kb {
 			return true, nil
 		}
-		saved := s.col
-		s.col = p.colA
+		saved, savedSub := s.col, s.sub
+		s.col, s.sub = p.colA, p.subA
 		xa, err := s.term(ea)
-		s.col = p.colB
+		s.col, s.sub = p.colB, p.subB
 		var xb *term
 		if err == nil {
 			xb, err = s.term(eb)
 		}
-		s.col = saved
+		s.col, s.sub = saved, savedSub
 		if err != nil {
 			return false, nil
 		}

@@ -3,6 +3,7 @@ package prove
 import (
 	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -24,6 +25,9 @@ func fold(e *plan.Expr) *plan.Expr {
 			if c := constSubquery(x); c != nil {
 				return c
 			}
+		}
+		if x.Kind == plan.Op && x.Typ == catalog.Numeric && len(x.Args) == 2 {
+			return foldNumeric(x)
 		}
 		if x.Kind != plan.Op || x.Typ != catalog.Int || len(x.Args) != 2 {
 			return x
@@ -210,4 +214,42 @@ func constSubquery(x *plan.Expr) *plan.Expr {
 		return nil
 	}
 	return n.Proj[0].Expr.Copy()
+}
+
+// foldNumeric adds, subtracts or multiplies two exact numeric (or integer)
+// literals. The result is written without redundant zeros, as the
+// planner writes numeric literals; only its value counts.
+func foldNumeric(x *plan.Expr) *plan.Expr {
+	var v [2]*big.Rat
+	for i, a := range x.Args {
+		if a.Kind != plan.Const || a.Null || (a.Typ != catalog.Numeric && a.Typ != catalog.Int) {
+			return x
+		}
+		r, ok := new(big.Rat).SetString(a.Value)
+		if !ok {
+			return x
+		}
+		v[i] = r
+	}
+	var r *big.Rat
+	switch x.Name {
+	case plan.OpAdd:
+		r = new(big.Rat).Add(v[0], v[1])
+	case plan.OpSub:
+		r = new(big.Rat).Sub(v[0], v[1])
+	case plan.OpMul:
+		r = new(big.Rat).Mul(v[0], v[1])
+	default:
+		return x
+	}
+	// Sums and products of decimals are decimals: 40 digits hold them.
+	txt := r.FloatString(40)
+	if back, ok := new(big.Rat).SetString(txt); !ok || back.Cmp(r) != 0 {
+		return x
+	}
+	txt = strings.TrimRight(strings.TrimRight(txt, "0"), ".")
+	if txt == "-0" {
+		txt = "0"
+	}
+	return plan.NewConst(catalog.Numeric, txt)
 }

@@ -21,7 +21,7 @@ func (p *prover) partition(a *plan.Node, bs []branch) (bool, error) {
 		p.undo(k)
 		return false, nil
 	}
-	ta, _, err := terms(s, blkA.preds, p.colA)
+	ta, _, err := terms(s, blkA.preds, p.colA, p.subA)
 	if err != nil {
 		p.undo(k)
 		return false, nil
@@ -39,7 +39,7 @@ func (p *prover) partition(a *plan.Node, bs []branch) (bool, error) {
 		}
 		var cond *term
 		ok, err := p.pairLeaves(blkA.leaves, blkB.leaves, func() (bool, error) {
-			tb, _, err := terms(s, blkB.preds, p.colB)
+			tb, _, err := terms(s, blkB.preds, p.colB, p.subB)
 			if err != nil {
 				return false, nil
 			}
@@ -55,15 +55,15 @@ func (p *prover) partition(a *plan.Node, bs []branch) (bool, error) {
 				}
 				ea := fold(blkA.inline(plan.NewCol(ao[i], typ)))
 				eb := fold(blkB.inline(plan.NewCol(br.cols[i], typ)))
-				saved := s.col
-				s.col = p.colA
+				saved, savedSub := s.col, s.sub
+				s.col, s.sub = p.colA, p.subA
 				xa, err := s.term(ea)
-				s.col = p.colB
+				s.col, s.sub = p.colB, p.subB
 				var xb *term
 				if err == nil {
 					xb, err = s.term(eb)
 				}
-				s.col = saved
+				s.col, s.sub = saved, savedSub
 				if err != nil {
 					return false, nil
 				}

@@ -47,8 +47,10 @@ type space struct {
 	byKey map[string]int
 	// colInfo says a column's nullability; it is the reference's view.
 	nullable func(plan.ColumnID) bool
-	// colKey renders the column for keys: the reference's IDs.
+	// col renders the column for keys: the reference's IDs.
 	col func(plan.ColumnID) (plan.ColumnID, bool)
+	// sub names subqueries for keys (prover.subKey); nil: none.
+	sub subKeyer
 	// consts per class, for ranks.
 	consts [clsCount][]constVal
 }
@@ -90,7 +92,7 @@ func (s *space) term(e *plan.Expr) (*term, error) {
 		if !ok {
 			cl = clsEq
 		}
-		key, _ := exprKey(e, s.col)
+		key, _ := exprKeySub(e, s.col, s.sub)
 		v := s.variable(key, cl, s.nullable(c), e.Typ == catalog.Int)
 		return &term{op: "var", v: v, cls: cl}, nil
 	case plan.Const:
@@ -145,7 +147,7 @@ func (s *space) term(e *plan.Expr) (*term, error) {
 // opaque makes e one variable keyed by its text; a strict operator or
 // function is NULL whenever an argument is.
 func (s *space) opaque(e *plan.Expr) (*term, error) {
-	key, ok := exprKey(e, s.col)
+	key, ok := exprKeySub(e, s.col, s.sub)
 	if !ok {
 		return nil, errUnkeyable
 	}

@@ -55,8 +55,8 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 			return false, nil
 		}
 		for i := range a.Keys {
-			ka, oka := exprKey(a.Keys[i].Expr, p.colA)
-			kb, okb := exprKey(b.Keys[i].Expr, p.colB)
+			ka, oka := exprKeySub(a.Keys[i].Expr, p.colA, p.subA)
+			kb, okb := exprKeySub(b.Keys[i].Expr, p.colB, p.subB)
 			if !oka || !okb || ka != kb || a.Keys[i].Desc != b.Keys[i].Desc || a.Keys[i].NullsFirst != b.Keys[i].NullsFirst {
 				return false, nil
 			}
@@ -77,8 +77,8 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 		}
 		for i := range a.Rows {
 			for j := range a.Rows[i] {
-				ka, oka := exprKey(a.Rows[i][j], p.colA)
-				kb, okb := exprKey(b.Rows[i][j], p.colB)
+				ka, oka := exprKeySub(a.Rows[i][j], p.colA, p.subA)
+				kb, okb := exprKeySub(b.Rows[i][j], p.colB, p.subB)
 				if !oka || !okb || ka != kb {
 					return false, nil
 				}
@@ -155,11 +155,11 @@ func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
 		}
 	}
 	s := newSpace(p.colA, p.nullable)
-	ta, ka, err := terms(s, predsA, p.colA)
+	ta, ka, err := terms(s, predsA, p.colA, p.subA)
 	if err != nil {
 		return false, nil
 	}
-	tb, kb, err := terms(s, predsB, p.colB)
+	tb, kb, err := terms(s, predsB, p.colB, p.subB)
 	if err != nil {
 		return false, nil
 	}

@@ -117,12 +117,21 @@ func parseConst(e *plan.Expr, cl class) (constVal, bool) {
 // their operands. ok is false when e holds something the key cannot name
 // (a subquery, a window call, an unmapped column).
 func exprKey(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) (string, bool) {
+	return exprKeySub(e, col, nil)
+}
+
+// subKeyer names a subquery expression for keys: equal names for
+// subqueries proved to return the same value.
+type subKeyer func(*plan.Expr) (string, bool)
+
+// exprKeySub is exprKey that names subqueries through sub (none when nil).
+func exprKeySub(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool), sub subKeyer) (string, bool) {
 	var b strings.Builder
-	ok := writeKey(&b, e, col)
+	ok := writeKey(&b, e, col, sub)
 	return b.String(), ok
 }
 
-func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) bool {
+func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool), sub subKeyer) bool {
 	if e == nil {
 		b.WriteString("nil")
 		return true
@@ -137,6 +146,14 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 		b.WriteString(strconv.Itoa(int(c)))
 		return true
 	case plan.Const:
+		if (e.Typ == catalog.Int || e.Typ == catalog.Numeric) && !e.Null {
+			// 1 and 1.00 are one value; where the type shows (an output
+			// column's), the column types are compared apart.
+			if r, ok := new(big.Rat).SetString(strings.TrimSpace(e.Value)); ok {
+				b.WriteString("num:" + r.RatString())
+				return true
+			}
+		}
 		b.WriteString(e.Typ.String())
 		b.WriteString(":")
 		if e.Null {
@@ -148,7 +165,14 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 	case plan.Param:
 		b.WriteString("$" + e.Value)
 		return true
-	case plan.Subquery, plan.WinFunc:
+	case plan.Subquery:
+		if sub == nil {
+			return false
+		}
+		k, ok := sub(e)
+		b.WriteString(k)
+		return ok
+	case plan.WinFunc:
 		return false
 	}
 	b.WriteString(strconv.Itoa(int(e.Kind)))
@@ -170,7 +194,7 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 	args := make([]string, 0, len(e.Args))
 	for _, a := range e.Args {
 		var ab strings.Builder
-		if !writeKey(&ab, a, col) {
+		if !writeKey(&ab, a, col, sub) {
 			return false
 		}
 		args = append(args, ab.String())
@@ -182,7 +206,7 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 	b.WriteString(")")
 	if e.Filter != nil && !e.Filter.IsTrue() {
 		b.WriteString(" filter ")
-		if !writeKey(b, e.Filter, col) {
+		if !writeKey(b, e.Filter, col, sub) {
 			return false
 		}
 	}
