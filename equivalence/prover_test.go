@@ -43,6 +43,14 @@ func TestProverIssueExamples(t *testing.T) {
 		{"contradiction", "SELECT name FROM dogs WHERE age > 5 AND age < 3", "SELECT name FROM dogs WHERE false", catalog.Postgres, Equivalent, "empty"},
 		{"integer gap", "SELECT name FROM dogs WHERE age > 5 AND age < 7", "SELECT name FROM dogs WHERE age = 6", catalog.Postgres, Equivalent, ""},
 		{"numeric gap", "SELECT name FROM dogs WHERE weight > 5 AND weight < 7", "SELECT name FROM dogs WHERE weight = 6", catalog.Postgres, Unknown, ""},
+		{"chase: join along a foreign key in an anti-join", "SELECT o.city FROM owners o WHERE NOT EXISTS (SELECT 1 FROM dogs d JOIN breeds b ON d.breed_code = b.breed_code WHERE d.owner_id = o.owner_id)",
+			"SELECT o.city FROM owners o WHERE NOT EXISTS (SELECT 1 FROM dogs d WHERE d.owner_id = o.owner_id AND d.breed_code IS NOT NULL)", catalog.Postgres, Equivalent, "chase"},
+		{"chase without the nullable column's test", "SELECT o.city FROM owners o WHERE NOT EXISTS (SELECT 1 FROM dogs d JOIN breeds b ON d.breed_code = b.breed_code WHERE d.owner_id = o.owner_id)",
+			"SELECT o.city FROM owners o WHERE NOT EXISTS (SELECT 1 FROM dogs d WHERE d.owner_id = o.owner_id)", catalog.Postgres, Unknown, ""},
+		{"uncorrelated subqueries", "SELECT name FROM dogs WHERE age > (SELECT avg(age) FROM dogs WHERE weight > 3)",
+			"SELECT name FROM dogs WHERE age > (SELECT avg(d.age) FROM dogs d WHERE d.weight > 3 AND d.weight IS NOT NULL) AND age IS NOT NULL", catalog.Postgres, Equivalent, "subquery"},
+		{"different uncorrelated subqueries", "SELECT name FROM dogs WHERE age > (SELECT avg(age) FROM dogs WHERE weight > 3)",
+			"SELECT name FROM dogs WHERE age > (SELECT avg(d.age) FROM dogs d WHERE d.weight > 4)", catalog.Postgres, Unknown, ""},
 		{"two different columns", "SELECT name FROM dogs", "SELECT breed_code FROM dogs", catalog.Postgres, Unknown, ""},
 	}
 	for _, c := range cases {

@@ -104,8 +104,20 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	if ok, err := p.rel(a.Inputs[0], b.Inputs[0], false); err != nil || !ok {
 		return false, err
 	}
-	if len(a.GroupBy) != len(b.GroupBy) || len(a.Aggs) != len(b.Aggs) {
+	if len(a.GroupBy) != len(b.GroupBy) {
 		return false, nil
+	}
+	// Two calls with one key are one column: later ones read as the
+	// first (a fact of this node, whatever the search does next).
+	firstA := map[string]plan.ColumnID{}
+	for _, ai := range a.Aggs {
+		if ka, ok := p.aggKey(ai.Expr, p.colA); ok {
+			if f, dup := firstA[ka]; dup {
+				p.aliasA[ai.ID] = f
+			} else {
+				firstA[ka] = ai.ID
+			}
+		}
 	}
 	ga := plan.MakeColSet(a.GroupBy...)
 	for _, g := range b.GroupBy {
@@ -115,22 +127,16 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			return false, nil
 		}
 	}
-	used := make([]bool, len(a.Aggs))
+	// Every call of b must be one of a's; a may compute more columns,
+	// which only matters if something above reads them.
 	for _, bi := range b.Aggs {
 		kb, ok := p.aggKey(bi.Expr, p.colB)
 		if !ok {
 			return false, nil
 		}
-		found := false
-		for i, ai := range a.Aggs {
-			if used[i] {
-				continue
-			}
-			if ka, ok := p.aggKey(ai.Expr, p.colA); ok && ka == kb {
-				used[i], found = true, true
-				p.set(bi.ID, ai.ID)
-				break
-			}
+		f, found := firstA[kb]
+		if found {
+			p.set(bi.ID, f)
 		}
 		if !found {
 			note("aggregate %s of b has no match", kb)

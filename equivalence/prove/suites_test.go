@@ -49,7 +49,11 @@ func loadSchema(t testing.TB, dir, db string) *catalog.Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := catalog.LoadDDL(string(ddl), catalog.Postgres)
+	d := catalog.Postgres
+	if os.Getenv("PROVE_SQLITE") != "" {
+		d = catalog.SQLite
+	}
+	s, err := catalog.LoadDDL(string(ddl), d)
 	if err != nil {
 		t.Fatal(err)
 	}
