@@ -148,7 +148,7 @@ type prover struct {
 	ctx          context.Context
 	opts         Options
 	assumed      []Assumption
-	subsA        []*plan.Node // the reference's uncorrelated subqueries, by key number
+	subsA        []*plan.Node                    // the reference's uncorrelated subqueries, by key number
 	aliasA       map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
 	a, b         *plan.Plan
 	m            map[plan.ColumnID]plan.ColumnID // b's columns to a's
