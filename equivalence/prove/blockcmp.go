@@ -16,6 +16,8 @@ func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
 	bb.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.b.Meta) }
 	ba.flatten(a)
 	bb.flatten(b)
+	p.semiToJoin(ba, p.a.Meta)
+	p.semiToJoin(bb, p.b.Meta)
 	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
 	p.elimFKJoins(bb, p.b.Meta, p.nullB, blockProtected(bb, b))
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {

@@ -151,3 +151,76 @@ func blockProtected(blk *block, n *plan.Node) plan.ColSet {
 	}
 	return out
 }
+
+// semiToJoin: a semi-join whose sub-block is one scanned table with a key
+// equated to the enclosing block's values is an inner join: each row has
+// at most one partner (NULL keys equal nothing), so keeping the rows that
+// have one and joining them with it give the same rows.
+func (p *prover) semiToJoin(blk *block, m *plan.Metadata) {
+	var keep []*semi
+	for _, s := range blk.semis {
+		if !s.anti && len(s.blk.leaves) == 1 && s.blk.leaves[0].Op == plan.OpScan && s.blk.leaves[0].Table != nil && keyEquated(s.blk, blk) {
+			blk.leaves = append(blk.leaves, s.blk.leaves[0])
+			blk.preds = append(blk.preds, s.blk.preds...)
+			for _, n := range s.blk.semis {
+				n.blk.parent = blk
+				keep = append(keep, n)
+			}
+			p.rule("semi-join on a key of %s is a join", s.blk.leaves[0].Table.Name)
+			continue
+		}
+		keep = append(keep, s)
+	}
+	blk.semis = keep
+}
+
+// keyEquated says whether sub's conjuncts equate every column of a key of
+// its one scanned table with an expression over outer's leaves.
+func keyEquated(sub, outer *block) bool {
+	l := sub.leaves[0]
+	ord := map[plan.ColumnID]int{}
+	for k, c := range l.Cols {
+		ord[c] = k
+	}
+	var outerCols plan.ColSet
+	for _, x := range outer.leaves {
+		outerCols.UnionWith(allCols(x))
+	}
+	pinned := map[int]bool{}
+	for _, e := range sub.preds {
+		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 {
+			continue
+		}
+		for i, x := range e.Args {
+			other := e.Args[1-i]
+			if x.Kind != plan.ColRef || other.HasSubquery() {
+				continue
+			}
+			o, ok := ord[x.Col]
+			if !ok {
+				continue
+			}
+			oc := other.Cols()
+			if other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols)) {
+				pinned[o] = true
+			}
+		}
+	}
+	keys := [][]int{}
+	if len(l.Table.PrimaryKey) > 0 {
+		keys = append(keys, l.Table.PrimaryKey)
+	}
+	keys = append(keys, l.Table.Unique...)
+	for _, k := range keys {
+		all := true
+		for _, o := range k {
+			if !pinned[o] {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
