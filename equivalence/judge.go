@@ -381,7 +381,9 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		if err != nil {
 			return v, err
 		}
-		if !res.Proved {
+		if !res.Proved && (ref.normFP != ref.fp || cand.normFP != cand.fp) {
+			// The rules or the order policy changed a plan: try again on
+			// the rewritten plans.
 			if res, err = prove.Equivalent(ctx, ref.p, cand.p, popts); err != nil {
 				return v, err
 			}
