@@ -232,6 +232,7 @@ type prepared struct {
 	normFP      string             // fingerprint of the normalized plan before the ESM+ rules
 	normPlan    *plan.Plan         // the normalized plan before the ESM+ rules, for the prover
 	trustFK     bool               // declared foreign keys hold (the prover's option)
+	sqlite      bool               // the schema's dialect is sqlite (the prover's option)
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column
@@ -241,7 +242,7 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	if opts.TrustForeignKeys != nil {
 		trust = *opts.TrustForeignKeys
 	}
-	q := &prepared{p: p, trustFK: trust}
+	q := &prepared{p: p, trustFK: trust, sqlite: s.Dialect == catalog.SQLite}
 	if opts.GMN != nil {
 		// The network was trained on normalized plans before the ESM+
 		// rewrites; score the same form. Its cross-graph attention costs
@@ -359,7 +360,7 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
 		v.Label = EquivalentUnderAssumptions
 		v.Differences = nil
-		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, prove.Options{TrustForeignKeys: ref.trustFK})
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, prove.Options{TrustForeignKeys: ref.trustFK, SQLite: ref.sqlite})
 		if err != nil {
 			return v, err
 		}
@@ -376,7 +377,7 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		v.Label = NotEquivalent
 	default:
 		v.Label = Unknown
-		popts := prove.Options{TrustForeignKeys: ref.trustFK}
+		popts := prove.Options{TrustForeignKeys: ref.trustFK, SQLite: ref.sqlite}
 		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, popts)
 		if err != nil {
 			return v, err

@@ -218,6 +218,12 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 		nullable = p.nullableB
 	}
 	s := newSpace(id, nullable)
+	s.noDates = p.opts.SQLite
+	if onA {
+		s.looseEq = p.looseEq
+	} else {
+		s.looseEq = func(c plan.ColumnID) bool { return (&prover{a: p.b}).looseEq(c) }
+	}
 	ts, _, err := terms(s, preds, id, nil)
 	if err != nil || len(ts) == 0 {
 		return false

@@ -105,7 +105,7 @@ func (p *prover) finishBlock(ba, bb *block, a, b *plan.Node, pos bool) (bool, er
 	if ba.bad || bb.bad {
 		return false, nil
 	}
-	s := newSpace(p.colA, p.nullable)
+	s := p.newSpace()
 	ta, ka, err := terms(s, ba.preds, p.colA, p.subA)
 	if err != nil {
 		return false, nil
@@ -151,7 +151,7 @@ func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool
 				if x.blk.bad || y.blk.bad {
 					return false, nil
 				}
-				s := newSpace(p.colA, p.nullable)
+				s := p.newSpace()
 				// The hypotheses were translated in another space:
 				// translate this sub-block's conjuncts with the
 				// enclosing ones again.

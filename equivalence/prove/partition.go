@@ -13,7 +13,7 @@ import (
 // three-valued logic needs it).
 func (p *prover) partition(a *plan.Node, bs []branch) (bool, error) {
 	k := p.mark()
-	s := newSpace(p.colA, p.nullable)
+	s := p.newSpace()
 	blkA := newBlock(nil)
 	blkA.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.a.Meta) }
 	blkA.flatten(a)

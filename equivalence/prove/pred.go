@@ -51,6 +51,12 @@ type space struct {
 	col func(plan.ColumnID) (plan.ColumnID, bool)
 	// sub names subqueries for keys (prover.subKey); nil: none.
 	sub subKeyer
+	// looseEq says whether a reference column's = is not plain equality
+	// of values (char(n) ignores trailing spaces, citext case): its
+	// comparisons stay opaque. nil: none is.
+	looseEq func(plan.ColumnID) bool
+	// noDates leaves date arithmetic unfolded (SQLite has no date type).
+	noDates bool
 	// consts per class, for ranks.
 	consts [clsCount][]constVal
 }
@@ -77,7 +83,7 @@ var errUnkeyable = errors.New("prove: expression cannot be keyed")
 
 // term translates e. Columns map through s.col.
 func (s *space) term(e *plan.Expr) (*term, error) {
-	if dateish(e) {
+	if !s.noDates && dateish(e) {
 		if days, ok := dateValue(e); ok {
 			return &term{op: "const", cls: clsDate, c: constVal{num: new(big.Rat).SetInt64(days), integral: true}}, nil
 		}
@@ -214,7 +220,7 @@ func (s *space) op(e *plan.Expr) (*term, bool, error) {
 		}
 		return &term{op: e.Name, cls: clsBool, args: args}, true, nil
 	case plan.OpEq, plan.OpNe, plan.OpLt, plan.OpLe, plan.OpGt, plan.OpGe, plan.OpIsDistinct, plan.OpNotDistinc:
-		if len(e.Args) != 2 {
+		if len(e.Args) != 2 || s.loose(e) {
 			return nil, false, nil
 		}
 		args, err := s.args(e)
@@ -237,7 +243,7 @@ func (s *space) op(e *plan.Expr) (*term, bool, error) {
 		}
 		return &term{op: "cmp", cmp: e.Name, cls: clsBool, args: args}, true, nil
 	case "in", "not in":
-		if len(e.Args) < 2 {
+		if len(e.Args) < 2 || s.loose(e) {
 			return nil, false, nil
 		}
 		args, err := s.args(e)
@@ -536,6 +542,21 @@ func dateish(e *plan.Expr) bool {
 		return e.Name == "date"
 	case plan.Op:
 		return (e.Name == plan.OpAdd || e.Name == plan.OpSub) && (e.Typ == catalog.Date || e.Typ == catalog.Timestamp || e.Typ == catalog.Unknown)
+	}
+	return false
+}
+
+// loose says whether e compares a column whose equality is loose.
+func (s *space) loose(e *plan.Expr) bool {
+	if s.looseEq == nil {
+		return false
+	}
+	for _, a := range e.Args {
+		if a.Kind == plan.ColRef {
+			if c, ok := s.col(a.Col); ok && s.looseEq(c) {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -33,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -42,6 +43,9 @@ type Options struct {
 	// TrustForeignKeys says declared foreign keys hold; when false, a
 	// proof that needs one names it in Result.Assumptions.
 	TrustForeignKeys bool
+	// SQLite says the plans are of the sqlite dialect: no date arithmetic
+	// is folded (SQLite's dates are text and its date() differs).
+	SQLite bool
 }
 
 // AssumeForeignKey is the kind of an assumption that a declared foreign
@@ -340,4 +344,35 @@ func hasSetOp(n *plan.Node) bool {
 		}
 	})
 	return found
+}
+
+// looseEq says whether = on reference column c is looser than equality of
+// values: char(n) ignores trailing spaces, citext case.
+func (p *prover) looseEq(c plan.ColumnID) bool {
+	meta := p.a.Meta.Col(c)
+	if meta.Instance < 0 || meta.Instance >= len(p.a.Meta.Instances) {
+		return false
+	}
+	t := p.a.Meta.Instances[meta.Instance].Table
+	if t == nil || meta.Ordinal < 0 || meta.Ordinal >= len(t.Columns) {
+		return false
+	}
+	name := strings.ToLower(strings.TrimSpace(t.Columns[meta.Ordinal].TypeSQL))
+	if i := strings.IndexByte(name, '('); i >= 0 {
+		name = strings.TrimSpace(name[:i])
+	}
+	switch name {
+	case "char", "character", "bpchar", "nchar", "citext":
+		return true
+	}
+	return strings.Contains(name, "collate")
+}
+
+// newSpace is a space of the reference's columns with the prover's
+// policies.
+func (p *prover) newSpace() *space {
+	s := newSpace(p.colA, p.nullable)
+	s.looseEq = p.looseEq
+	s.noDates = p.opts.SQLite
+	return s
 }

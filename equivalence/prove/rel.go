@@ -160,7 +160,7 @@ func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
 			return false, err
 		}
 	}
-	s := newSpace(p.colA, p.nullable)
+	s := p.newSpace()
 	ta, ka, err := terms(s, predsA, p.colA, p.subA)
 	if err != nil {
 		return false, nil

@@ -63,7 +63,7 @@ func TestProvedPairsSurviveRefuter(t *testing.T) {
 			if err1 != nil || err2 != nil {
 				continue
 			}
-			r, err := prove.Equivalent(ctx, a, b, prove.Options{TrustForeignKeys: c.dialect == catalog.Postgres})
+			r, err := prove.Equivalent(ctx, a, b, prove.Options{TrustForeignKeys: c.dialect == catalog.Postgres, SQLite: c.dialect == catalog.SQLite})
 			if err != nil {
 				t.Fatal(err)
 			}

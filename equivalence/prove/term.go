@@ -107,6 +107,9 @@ func parseConst(e *plan.Expr, cl class) (constVal, bool) {
 		}
 		return constVal{}, false
 	case clsTime, clsEq:
+		if cl == clsEq && strings.TrimRight(e.Value, " ") != e.Value {
+			return constVal{}, false // equal to its trimmed self in char(n)
+		}
 		return constVal{str: e.Value}, true
 	}
 	return constVal{}, false
