@@ -215,7 +215,10 @@ func (s *space) op(e *plan.Expr) (*term, bool, error) {
 				}
 			}
 		}
-		if (e.Name == plan.OpNot || e.Name == plan.OpIsNull || e.Name == plan.OpIsNotNull) && len(args) != 1 {
+		if e.Name != plan.OpAnd && e.Name != plan.OpOr && len(args) != 1 {
+			return nil, false, nil
+		}
+		if (e.Name == plan.OpAnd || e.Name == plan.OpOr) && len(args) == 0 {
 			return nil, false, nil
 		}
 		return &term{op: e.Name, cls: clsBool, args: args}, true, nil

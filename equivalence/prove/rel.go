@@ -259,12 +259,12 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 	ba, ka := p.branches(a, true)
 	bb, kb := p.branches(b, false)
 	if ka == "one" && kb == "union all" && len(ba) == 1 && isBlockNode(ba[0].n) {
+		if len(b.OutCols()) != len(a.OutCols()) {
+			return false, nil
+		}
 		ok, err := p.partition(ba[0].n, bb)
 		if err != nil || !ok {
 			return false, err
-		}
-		for i, c := range b.OutCols() {
-			p.set(c, ba[0].cols[i])
 		}
 		for i, c := range b.OutCols() {
 			p.set(c, a.OutCols()[i])
@@ -286,6 +286,10 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 			return false, err
 		}
 		if !p.mapBranch(ba[0], bb[0]) {
+			p.undo(k)
+			return false, nil
+		}
+		if len(b.OutCols()) != len(a.OutCols()) {
 			p.undo(k)
 			return false, nil
 		}

@@ -1,6 +1,9 @@
 package prove
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -48,8 +51,8 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 	switch n.Op {
 	case plan.OpLimit:
-		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Value != "0" && n.Limit.Typ == catalog.Int &&
-			n.Limit.Value[0] != '-' && atMostOneRow(n.Inputs[0], m) {
+		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Typ == catalog.Int &&
+			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
 			return n.Inputs[0], "limit over at most one row"
 		}
 	case plan.OpAggregate:
@@ -292,4 +295,10 @@ func referencesKey(t *catalog.Table, cols []int) bool {
 		}
 	}
 	return false
+}
+
+// positiveInt says whether v is a whole number of at least 1.
+func positiveInt(v string) bool {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	return err == nil && n >= 1
 }
