@@ -222,15 +222,25 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		return false, nil
 	}
 	same := func(i, j int) (bool, error) {
-		ta := p.a.Meta.Col(ao[i]).Type
-		if ta != p.b.Meta.Col(bo[j]).Type {
+		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
+		ea := fold(ba.inline(plan.NewCol(ao[i], ta)))
+		eb := fold(bb.inline(plan.NewCol(bo[j], tb)))
+		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
+		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
+		if intA {
+			p.intA[ao[i]] = true
+		}
+		if intB {
+			p.intB[bo[j]] = true
+		}
+		if ta != tb && !(intA && intB) {
+			// (An integral EXTRACT reads and prints alike as numeric and
+			// as integer.)
 			if pos {
-				note("output %d: types %v and %v", i, ta, p.b.Meta.Col(bo[j]).Type)
+				note("output %d: types %v and %v", i, ta, tb)
 			}
 			return false, nil
 		}
-		ea := fold(ba.inline(plan.NewCol(ao[i], ta)))
-		eb := fold(bb.inline(plan.NewCol(bo[j], ta)))
 		ka, oka := exprKeySub(ea, p.colA, p.subA)
 		kb, okb := exprKeySub(eb, p.colB, p.subB)
 		if !oka || !okb {

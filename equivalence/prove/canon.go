@@ -21,6 +21,9 @@ func fold(e *plan.Expr) *plan.Expr {
 		if x.Kind == plan.Func && x.Name == "concat" {
 			return flattenConcat(x)
 		}
+		if x.Kind == plan.Cast && x.Typ == catalog.Int && len(x.Args) == 1 && integralExtract(x.Args[0]) {
+			return x.Args[0] // a whole number already: the cast changes no value
+		}
 		if x.Kind == plan.Subquery && x.SubKind == plan.SubScalar {
 			if c := constSubquery(x); c != nil {
 				return c
@@ -252,4 +255,23 @@ func foldNumeric(x *plan.Expr) *plan.Expr {
 		txt = "0"
 	}
 	return plan.NewConst(catalog.Numeric, txt)
+}
+
+// integralFields are the fields EXTRACT returns as whole numbers (numeric
+// of scale 0 in PostgreSQL), whose text is that of the integer.
+var integralFields = map[string]bool{"year": true, "month": true, "day": true, "quarter": true, "dow": true, "doy": true, "week": true,
+	"decade": true, "century": true, "millennium": true, "isodow": true, "isoyear": true, "hour": true, "minute": true}
+
+// integralExtract says whether e is EXTRACT of a whole-number field from
+// a date or timestamp.
+func integralExtract(e *plan.Expr) bool {
+	if e.Kind != plan.Func || e.Name != "extract" || e.Typ != catalog.Numeric || len(e.Args) != 2 {
+		return false
+	}
+	f := e.Args[0]
+	if f.Kind != plan.Const || f.Null || !integralFields[strings.ToLower(strings.Trim(f.Value, "' "))] {
+		return false
+	}
+	t := e.Args[1].Typ
+	return t == catalog.Date || t == catalog.Timestamp
 }
