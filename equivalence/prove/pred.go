@@ -378,19 +378,106 @@ func (t *term) vars(set map[int]bool) {
 // checker decides facts over one space.
 type checker struct {
 	ctx   context.Context
-	s     *space
-	steps int // assignments evaluated, for the budget
+	s      *space
+	steps  int // assignments evaluated, for the budget
+	splits int // case splits made, for the budget
 }
 
 // implies reports whether every assignment that makes all of hyps TRUE
 // makes goal TRUE (goal nil: no assignment makes hyps TRUE).
 func (c *checker) implies(hyps []*term, goal *term) (bool, error) {
-	return c.forAll(hyps, []*term{goal}, func(vals []val) bool {
+	return c.impliesSplit(hyps, goal, 0)
+}
+
+// maxSplitDepth bounds nested case splits; maxSplits all of one check's.
+const (
+	maxSplitDepth = 4
+	maxSplits     = 500
+)
+
+// impliesSplit is implies that, when the domain is too large, divides
+// the question: a conjunctive goal goal by goal; a disjunctive hypothesis
+// case by case ((d1 OR d2) AND rest implies g exactly when each di AND
+// rest does); a disjunctive goal by one of its disjuncts (sufficient, not
+// necessary). Each part connects fewer variables.
+func (c *checker) impliesSplit(hyps []*term, goal *term, depth int) (bool, error) {
+	ok, err := c.forAll(hyps, []*term{goal}, func(vals []val) bool {
 		if goal == nil {
 			return false
 		}
 		return vals[0].isTrue()
 	})
+	if err != errTooLarge || depth >= maxSplitDepth || goal == nil {
+		return ok, err
+	}
+	c.splits++
+	if c.splits > maxSplits {
+		return false, errTooLarge
+	}
+	if err := c.ctx.Err(); err != nil {
+		return false, err
+	}
+	// Without the disjunctive hypotheses (a weaker premise) the domain
+	// may be small enough.
+	var atoms []*term
+	for _, h := range hyps {
+		if h.op != "or" {
+			atoms = append(atoms, h)
+		}
+	}
+	if len(atoms) < len(hyps) {
+		if ok, err := c.forAll(atoms, []*term{goal}, func(vals []val) bool { return vals[0].isTrue() }); err == nil && ok {
+			return true, nil
+		} else if err != nil && err != errTooLarge {
+			return false, err
+		}
+	}
+	if goal.op == "and" {
+		for _, g := range goal.args {
+			if ok, err := c.impliesSplit(hyps, g, depth+1); err != nil || !ok {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	for _, h := range relevant(hyps, []*term{goal}) {
+		if h.op != "or" {
+			continue
+		}
+		for _, d := range h.args {
+			var cases []*term
+			for _, x := range hyps {
+				if x != h {
+					cases = append(cases, x)
+				}
+			}
+			if d.op == "and" {
+				cases = append(cases, d.args...)
+			} else {
+				cases = append(cases, d)
+			}
+			ok, err := c.impliesSplit(cases, goal, depth+1)
+			if err != nil && err != errTooLarge {
+				return false, err
+			}
+			if !ok {
+				return false, errTooLarge
+			}
+		}
+		return true, nil
+	}
+	if goal.op == "or" {
+		for _, g := range goal.args {
+			ok, err := c.impliesSplit(hyps, g, depth+1)
+			if err != nil && err != errTooLarge {
+				return false, err
+			}
+			if ok {
+				return true, nil
+			}
+		}
+	}
+	return false, errTooLarge
 }
 
 // sameValue reports whether a and b take the same value (NULL alike)
