@@ -96,11 +96,24 @@ type Config struct {
 	Schema Schema `yaml:"schema"`
 	// Catalog is a reference catalog file (see proxy/tag).
 	Catalog string `yaml:"catalog"`
+	// VerdictLog is a JSON Lines file every verdict is appended to (relay
+	// mode), read back at start so that SHOW VERDICTS and SHOW
+	// DIVERGENCES survive a restart; empty: none. Changes need a restart.
+	VerdictLog string `yaml:"verdict_log"`
+	// VerdictLogMaxSize bounds the verdict log; past it the file becomes
+	// VerdictLog.1 (replacing an older one) and a new one starts.
+	VerdictLogMaxSize ByteSize `yaml:"verdict_log_max_size"`
 	// Password is what clients must give in database-free mode (SCRAM);
 	// empty means trust. Unused when relaying to an upstream.
 	Password string `yaml:"password"`
 	// Admin configures the admin console.
 	Admin Admin `yaml:"admin"`
+	// LLMJudge is the optional LLM second opinion on unknown verdicts.
+	LLMJudge LLMJudge `yaml:"llm_judge"`
+	// Telemetry: OTLP export (config/telemetry.go, docs/telemetry.md).
+	Telemetry Telemetry `yaml:"telemetry"`
+	// MetricsListen serves Prometheus /metrics on host:port; empty: off.
+	MetricsListen string `yaml:"metrics_listen"`
 
 	// dir is the config file's directory; relative paths are read from it.
 	dir string
@@ -209,11 +222,13 @@ func Default() Config {
 		VerdictTimeout:        2 * time.Second,
 		JudgeIsolation:        "process",
 		JudgeMemoryLimit:      1 << 30,
+		VerdictLogMaxSize:     64 << 20,
 		Schema: Schema{
 			Introspect:      Introspect{Timeout: 10 * time.Second},
 			RefreshInterval: 5 * time.Minute,
 		},
-		Admin: Admin{Auth: "password", RecentVerdicts: 256},
+		Admin:    Admin{Auth: "password", RecentVerdicts: 256},
+		LLMJudge: defaultLLMJudge(),
 	}
 }
 
@@ -286,6 +301,7 @@ func (c *Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		bad("listen: %q is not host:port", c.Listen)
 	}
+	errs = append(errs, c.LLMJudge.validate(c)...)
 	switch {
 	case c.Upstream.None:
 	case c.Upstream.Address == "":
@@ -361,6 +377,9 @@ func (c *Config) Validate() error {
 	if c.JudgeWorkers < 0 || c.JudgeWorkers > 1024 {
 		bad("judge_workers: %d is outside 0..1024 (0: the number of CPUs)", c.JudgeWorkers)
 	}
+	if c.VerdictLogMaxSize < 64<<10 || c.VerdictLogMaxSize > 1<<40 {
+		bad("verdict_log_max_size: %d is outside 64KiB..1TiB", c.VerdictLogMaxSize)
+	}
 	if c.JudgeMemoryLimit < 64<<20 || c.JudgeMemoryLimit > 1<<40 {
 		bad("judge_memory_limit: %d is outside 64MiB..1TiB", c.JudgeMemoryLimit)
 	}
@@ -412,5 +431,6 @@ func (c *Config) Validate() error {
 	if c.Admin.RecentVerdicts <= 0 || c.Admin.RecentVerdicts > 1<<20 {
 		bad("admin.recent_verdicts: %d is outside 1..1048576", c.Admin.RecentVerdicts)
 	}
+	c.validateTelemetry(bad)
 	return errors.Join(errs...)
 }

@@ -141,6 +141,9 @@ func TestJudgeSettings(t *testing.T) {
 		len(s.Options.AcceptAssumptions) != 2 || s.RecentVerdicts != 50 || s.Options.GMN == nil {
 		t.Fatalf("settings %+v", s)
 	}
+	if c.VerdictLogPath() != filepath.Join("testdata", "good", "verdicts.jsonl") || c.VerdictLogMaxSize != 1<<20 {
+		t.Errorf("verdict_log %q, max size %d", c.VerdictLogPath(), c.VerdictLogMaxSize)
+	}
 	if s.Schemas.Default == nil || s.Schemas.Default.Table("dogs") == nil || s.Schemas.ByDatabase["shop"] == nil {
 		t.Fatalf("schemas not loaded: %+v", s.Schemas)
 	}

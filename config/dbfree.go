@@ -63,6 +63,9 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		MaxPreparedBytes:      int(c.MaxPreparedBytes),
 	}
 	o.Judge.MaxQueryBytes = int(c.MaxQuerySize)
+	if o.Judge.Adviser, err = c.adviser(); err != nil {
+		return dbfree.Options{}, err
+	}
 	if c.GMN {
 		if o.Judge.GMN, err = gmnmodel.Default(); err != nil {
 			return dbfree.Options{}, fmt.Errorf("config: gmn: %w", err)

@@ -110,6 +110,11 @@ func (c *Config) JudgeSettings(up proxy.Upstream) (proxy.JudgeSettings, error) {
 		}
 		s.Options.GMN = m
 	}
+	adv, err := c.adviser()
+	if err != nil {
+		return s, err
+	}
+	s.Options.Adviser = adv
 	if len(c.Schema.Files) > 0 {
 		def, err := c.loadDDL("schema.files", c.Schema.Files)
 		if err != nil {
@@ -192,7 +197,12 @@ func (c *Config) Settings() [][2]string {
 		{"judge_workers", strconv.Itoa(c.JudgeWorkers)},
 		{"judge_memory_limit", strconv.FormatInt(int64(c.JudgeMemoryLimit), 10)},
 		{"log.literals", strconv.FormatBool(c.Log.Literals)},
+		{"verdict_log", c.VerdictLog},
+		{"verdict_log_max_size", strconv.FormatInt(int64(c.VerdictLogMaxSize), 10)},
 		{"schema.files", list(c.Schema.Files)},
+		{"telemetry.endpoint", c.Telemetry.Endpoint},
+		{"telemetry.protocol", c.Telemetry.Protocol},
+		{"metrics_listen", c.MetricsListen},
 	}
 	dbs := make([]string, 0, len(c.Schema.Databases))
 	for db := range c.Schema.Databases {
@@ -212,5 +222,19 @@ func (c *Config) Settings() [][2]string {
 		{"admin.auth", c.Admin.Auth},
 		{"admin.password", hide(c.Admin.Password)},
 		{"admin.recent_verdicts", strconv.Itoa(c.Admin.RecentVerdicts)},
+		{"llm_judge.endpoint", c.LLMJudge.Endpoint},
+		{"llm_judge.model", c.LLMJudge.Model},
+		{"llm_judge.api_key_env", c.LLMJudge.APIKeyEnv},
+		{"llm_judge.samples", strconv.Itoa(c.LLMJudge.Samples)},
+		{"llm_judge.timeout", c.LLMJudge.Timeout.String()},
 	}...)
+}
+
+// VerdictLogPath is verdict_log resolved against the file's directory;
+// empty when there is none.
+func (c *Config) VerdictLogPath() string {
+	if c.VerdictLog == "" {
+		return ""
+	}
+	return c.path(c.VerdictLog)
 }

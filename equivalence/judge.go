@@ -50,6 +50,13 @@ type Options struct {
 	// millisecond per pair, so it is off by default. Plans above
 	// gmnMaxPlanSize are scored without it (Verdict.Notes says so).
 	GMN *gmn.Model
+	// Refute tunes the counterexample search run on every pair that is
+	// not proved equivalent; a database found makes it not_equivalent.
+	Refute RefuteOptions
+	// Adviser, when set, is asked for a second opinion on unknown
+	// verdicts (an LLM, package llmjudge); its answer moves the score
+	// within the unknown band and is reported as Verdict.LLM. nil: off.
+	Adviser Adviser
 	// MaxQueryBytes bounds the length of either query: a longer one gets
 	// an unknown verdict saying it is too large to judge. 0 means
 	// DefaultMaxQueryBytes; negative means no limit.
@@ -161,6 +168,7 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		if ref, err = prepare(ctx, s, p, opts, p.Ordered); err != nil {
 			return v, stopped(err)
 		}
+		ref.exec = &execPlan{sql: reference}
 		if j != nil {
 			j.queries.add(refKey, ref)
 		}
@@ -196,21 +204,29 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 			v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}
 			v.Likely = "likely different"
 			v.Timings.Total = time.Since(start)
+			if errors.Is(err, build.ErrUnsupported) {
+				// Valid SQL the planner cannot take: a second opinion is
+				// all there is. (A query that names what the schema lacks
+				// would not run, whatever an adviser thinks.)
+				advise(ctx, s, reference, candidate, &v, opts)
+			}
 			return v, nil
 		}
 		t = time.Now()
 		if cand, err = prepare(ctx, s, cp, opts, ref.p.Ordered); err != nil {
 			return v, stopped(err)
 		}
+		cand.exec = &execPlan{sql: candidate}
 		v.Timings.Rules = time.Since(t)
 		if j != nil {
 			j.queries.add(candKey, cand)
 		}
 	}
-	v, err := verdictOf(ctx, ref, cand, opts, start, v, j)
+	v, err := verdictOf(ctx, s, ref, cand, opts, start, v, j)
 	if err != nil {
 		return v, stopped(err)
 	}
+	advise(ctx, s, reference, candidate, &v, opts)
 	return v, nil
 }
 
@@ -233,6 +249,7 @@ type prepared struct {
 	normPlan    *plan.Plan         // the normalized plan before the ESM+ rules, for the prover
 	trustFK     bool               // declared foreign keys hold (the prover's option)
 	sqlite      bool               // the schema's dialect is sqlite (the prover's option)
+	exec        *execPlan          // the plan to execute for the refuter, planned on first use
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column
@@ -333,7 +350,7 @@ func scoreGMN(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, 
 
 // verdictOf compares two prepared queries; j, when not nil, supplies
 // cached GMN pair similarities.
-func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start time.Time, v Verdict, j *Judger) (Verdict, error) {
+func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts Options, start time.Time, v Verdict, j *Judger) (Verdict, error) {
 	t := time.Now()
 	seen := map[string]bool{}
 	for _, r := range append(append([]string(nil), ref.rules...), cand.rules...) {
@@ -412,6 +429,14 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 		}
 	}
 	v.Timings.Compare = time.Since(t)
+	if !v.Label.Proved() {
+		// Structure could not prove them equivalent: look for a database
+		// that tells them apart (a structural not_equivalent gains one
+		// to show).
+		if err := refutePair(ctx, s, ref, cand, opts, &v); err != nil {
+			return v, err
+		}
+	}
 	for _, n := range append(append([]string(nil), ref.notes...), cand.notes...) {
 		if !slices.Contains(v.Notes, n) {
 			v.Notes = append(v.Notes, n)
@@ -447,7 +472,7 @@ func verdictOf(ctx context.Context, ref, cand *prepared, opts Options, start tim
 			}
 		}
 	}
-	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label, Components: cmp})
+	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label, Components: cmp, Search: v.Search})
 	band(&v, opts)
 	v.Timings.Score = time.Since(t)
 	v.Timings.Total = time.Since(start)
@@ -465,7 +490,18 @@ func band(v *Verdict, opts Options) {
 	case EquivalentUnderAssumptions:
 		v.Score = 0.9 + 0.05*v.Score
 	case NotEquivalent:
-		v.Score = 0.05 * v.Score
+		// A counterexample on ordinary data is the strongest evidence of
+		// a difference; one that needs a NULL or an empty table, or that
+		// differs only in column order, ranks a little closer to
+		// equivalent, as ordinary use shows it less.
+		switch {
+		case v.Counterexample != nil && !v.Counterexample.Weak():
+			v.Score = 0.025 * v.Score
+		case v.Counterexample != nil:
+			v.Score = 0.025 + 0.025*v.Score
+		default:
+			v.Score = 0.05 * v.Score
+		}
 	default:
 		v.Score = 0.05 + 0.85*v.Score
 		th := opts.LikelyThreshold
@@ -495,7 +531,14 @@ func RescoreGMN(v Verdict, gmnScore float64, opts Options) Verdict {
 		combiner = GMNCombiner
 	}
 	v.Scores.GMN = gmnScore
-	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label})
+	return Rescore(v, combiner, opts)
+}
+
+// Rescore returns v with its combined score recomputed by c and banded
+// again; the label and everything else stay. It serves fitting and
+// cross-validating combiners on judged pairs.
+func Rescore(v Verdict, c Combiner, opts Options) Verdict {
+	v.Scores.Combined = c.Combine(Features{Scores: v.Scores, Label: v.Label, Search: v.Search})
 	band(&v, opts)
 	return v
 }

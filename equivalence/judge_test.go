@@ -119,15 +119,31 @@ func TestESMRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var opts equivalence.Options
+			// A search that ends by its instance count, whatever the load.
+			opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: time.Minute}}
 			for k, v := range c.policy {
 				if err := opts.SetPolicy(k, v); err != nil {
 					t.Fatal(err)
 				}
 			}
+			// The labels are what structure alone says; then the refuter
+			// must tell apart every pair structure leaves unknown (each
+			// such case here is a rule correctly refusing to fire on
+			// queries that differ), and change nothing else.
+			searched, err := equivalence.Judge(context.Background(), exampleSchema(t, c.dialect), c.ref, c.cand, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Refute.Off = true
 			v, err := equivalence.Judge(context.Background(), exampleSchema(t, c.dialect), c.ref, c.cand, opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			switch {
+			case c.label == u && (searched.Label != equivalence.NotEquivalent || searched.Counterexample == nil):
+				t.Errorf("refuter: label %s, want not_equivalent with a counterexample; %s", searched.Label, searched.Summary())
+			case c.label != u && searched.Label != c.label:
+				t.Errorf("refuter changed the label to %s, want %s; %s", searched.Label, c.label, searched.Summary())
 			}
 			if got := slices.Contains(v.Rules, c.rule); got != c.fires {
 				t.Errorf("rule %s fired=%v, want %v (rules %v)", c.rule, got, c.fires, v.Rules)
@@ -162,7 +178,9 @@ func TestProvedDifferences(t *testing.T) {
 		{"SELECT COUNT(*) FROM dogs LIMIT 2", "SELECT COUNT(*) FROM dogs LIMIT 1", equivalence.Equivalent, ""},
 		{"SELECT name FROM dogs", "SELECT DISTINCT name FROM dogs", equivalence.Unknown, "distinct: extra DISTINCT"},
 	} {
-		v, err := equivalence.Judge(context.Background(), s, c.ref, c.cand, equivalence.Options{})
+		// Structure alone: the refuter (which tells every pair here
+		// apart) is tested in TestESMRules and equivalence/refute.
+		v, err := equivalence.Judge(context.Background(), s, c.ref, c.cand, equivalence.Options{Refute: equivalence.RefuteOptions{Off: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +245,7 @@ func TestCuratedCases(t *testing.T) {
 	var golden strings.Builder
 	hardPass, hardN := 0, 0
 	for _, c := range cf.Cases {
-		var opts equivalence.Options
+		opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: time.Minute}} // searches end by count: the golden file does not depend on load
 		for k, v := range c.Policy {
 			if err := opts.SetPolicy(k, v); err != nil {
 				t.Fatal(err)
@@ -387,6 +405,9 @@ func TestJudgerCachesQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := exampleSchema(t, catalog.Postgres)
+	// The refuter's searches end by their instance count, not a clock a
+	// busy machine slows, so cached and fresh verdicts can be equal.
+	countBound := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: time.Minute}}
 	ref := "SELECT name FROM dogs WHERE age > 3 ORDER BY name"
 	cands := []string{"SELECT d.name FROM dogs d WHERE 3 < d.age ORDER BY 1", "SELECT name FROM dogs WHERE age >= 3 ORDER BY name", "SELECT name FROM dogs WHERE age > 3"}
 	// Concurrent judges share one prepared reference and one prepared
@@ -395,12 +416,12 @@ func TestJudgerCachesQueries(t *testing.T) {
 	for r := 0; r < 4; r++ {
 		for _, c := range cands {
 			go func(c string) {
-				got, err := j.Judge(context.Background(), s, ref, c, equivalence.Options{})
+				got, err := j.Judge(context.Background(), s, ref, c, countBound)
 				if err != nil {
 					done <- err
 					return
 				}
-				want, _ := equivalence.Judge(context.Background(), s, ref, c, equivalence.Options{})
+				want, _ := equivalence.Judge(context.Background(), s, ref, c, countBound)
 				if got.Label != want.Label || got.Score != want.Score || got.CandidateFingerprint != want.CandidateFingerprint {
 					done <- fmt.Errorf("%q: cached verdict %s differs from %s", c, got.Summary(), want.Summary())
 					return
@@ -464,7 +485,7 @@ func TestJudgerCachesGMNPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := exampleSchema(t, catalog.Postgres)
-	opts := equivalence.Options{GMN: m}
+	opts := equivalence.Options{GMN: m, Refute: equivalence.RefuteOptions{Budget: time.Minute}} // searches end by count, not by a clock
 	ref, cand := "SELECT name FROM dogs WHERE age > 3", "SELECT name FROM dogs WHERE age > 4"
 	want, err := equivalence.Judge(context.Background(), s, ref, cand, opts)
 	if err != nil {

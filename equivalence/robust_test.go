@@ -61,7 +61,9 @@ func TestOrderLimitToMaxNoCycle(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			start := time.Now()
-			v, err := equivalence.Judge(ctx, tc.s, tc.ref, tc.cand, equivalence.Options{})
+			// Structure alone: what is tested is that the rewrite leaves
+			// no definition cycle (the refuter refutes some of these).
+			v, err := equivalence.Judge(ctx, tc.s, tc.ref, tc.cand, equivalence.Options{Refute: equivalence.RefuteOptions{Off: true}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -115,7 +115,10 @@ type Timings struct {
 	Rules   time.Duration `json:"rules_ns"`
 	Compare time.Duration `json:"compare_ns"`
 	Score   time.Duration `json:"score_ns"`
+	Refute  time.Duration `json:"refute_ns"`
 	Total   time.Duration `json:"total_ns"`
+	// LLM is the time the Adviser took (Options.Adviser), part of Total.
+	LLM time.Duration `json:"llm_ns,omitempty"`
 }
 
 // Verdict is the judge's answer.
@@ -134,9 +137,17 @@ type Verdict struct {
 	// ReferenceFingerprint and CandidateFingerprint hash the final plans.
 	ReferenceFingerprint string `json:"reference_fingerprint,omitempty"`
 	CandidateFingerprint string `json:"candidate_fingerprint,omitempty"`
+	// Counterexample is a database on which the two differ, when the
+	// refuter found one: the proof behind a not_equivalent label.
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// Search says how hard the refuter looked when it found nothing.
+	Search *Search `json:"search,omitempty"`
 	// Notes say where the judge did less than usual to stay within its
 	// bounds (a score approximated or left out for a large plan).
-	Notes   []string `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	// LLM is an adviser's opinion on an unknown pair (Options.Adviser):
+	// it moved Score but is no proof, and the label stays unknown.
+	LLM     *Opinion `json:"llm,omitempty"`
 	Timings Timings  `json:"timings"`
 }
 
@@ -185,6 +196,16 @@ func (v Verdict) SummaryRedacted(redact func(string) string) string {
 			b.WriteString(", ")
 		}
 		b.WriteString(a.String())
+	}
+	if v.Counterexample != nil {
+		b.WriteString("; " + v.Counterexample.summary(redact))
+	}
+	if v.LLM != nil {
+		b.WriteString("; llm: " + v.LLM.Answer)
+		if v.LLM.Strength != "" {
+			b.WriteString(" (" + v.LLM.Strength + ")")
+		}
+		fmt.Fprintf(&b, " %d/%d", v.LLM.Votes, v.LLM.Samples)
 	}
 	if len(v.Differences) > 0 && !v.Label.Proved() {
 		b.WriteString("; differences: ")

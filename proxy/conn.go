@@ -59,6 +59,7 @@ type conn struct {
 	cancel context.CancelFunc
 	errCh  chan error
 	state  atomic.Int32
+	admin  atomic.Bool // an admin console session, answered by the proxy
 	// refused: the server was full when the connection came; it is told
 	// so after its startup message and closed.
 	refused bool
@@ -244,6 +245,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 
 	up, err := dialUpstream(c.ctx, c.opts.Upstream)
 	if err != nil {
+		c.s.relay.upstreamErrors.Add(1)
 		c.writeFatal(pgCodeConnectionFailure, "pgequiv: cannot reach the upstream server")
 		return err
 	}
@@ -277,6 +279,7 @@ func (c *conn) relay() error {
 			return c.endRelay(err)
 		}
 	}
+	c.s.relay.goroutine.Add(1)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -343,7 +346,7 @@ func (c *conn) endRelay(err error) error {
 
 // clientStep forwards one message from the client to the upstream.
 func (c *conn) clientStep() error {
-	typ, _, err := c.clR.PeekHeader()
+	typ, n, err := c.clR.PeekHeader()
 	if err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
@@ -372,6 +375,7 @@ func (c *conn) clientStep() error {
 	if _, err := c.clR.Forward(w); err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
+	c.s.relay.addRelayed(dirToUpstream, 1+uint64(n), 1)
 	return nil
 }
 
@@ -381,13 +385,14 @@ func (c *conn) handleNext(typ byte) error {
 	if err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
+	c.s.relay.addRelayed(dirToUpstream, uint64(len(frame)), 1)
 	return c.handleFrontend(typ, frame)
 }
 
 // upstreamStep forwards one message from the upstream to the client,
 // adding injected messages before ReadyForQuery.
 func (c *conn) upstreamStep() error {
-	typ, _, err := c.upR.PeekHeader()
+	typ, n, err := c.upR.PeekHeader()
 	if err != nil {
 		return classify(err, CodeBackendRead, CodeBackendProtocol)
 	}
@@ -406,6 +411,7 @@ func (c *conn) upstreamStep() error {
 	if _, err := c.upR.Forward(c.clW); err != nil {
 		return classify(err, CodeBackendRead, CodeBackendProtocol)
 	}
+	c.s.relay.addRelayed(dirToClient, 1+uint64(n), 1)
 	return nil
 }
 

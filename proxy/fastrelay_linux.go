@@ -47,6 +47,7 @@ type fastDir struct {
 	start, fwd, end     int
 	rem                 int    // bytes of the frame being forwarded not yet framed
 	interest            uint32 // epoll events watched on fd
+	msgs                uint64 // frames framed since the last flush counted them
 	readCode, writeCode ErrorCode
 	upstream            bool // the direction from the upstream
 }
@@ -87,6 +88,7 @@ func (c *conn) relayFast(filter StatementFilter) (ended bool, err error) {
 		c.log.Debug("fast relay unavailable", "err", err)
 		return false, nil
 	}
+	c.s.relay.fast.Add(1)
 	// Go's own descriptors go: closing them removes them from the Go
 	// netpoller, which would otherwise also wake on every message. The
 	// sockets live on in the duplicates.
@@ -124,6 +126,7 @@ func (c *conn) relayFast(filter StatementFilter) (ended bool, err error) {
 		return true, end.err
 	}
 	c.log.Debug("fast relay: continuing on the goroutine relay", "reason", end.reason)
+	c.s.relay.demoted.Add(1)
 	c.resume(&fastHandback{
 		client: client, upstream: up,
 		clPending: fc.cl.buf[fc.cl.start:fc.cl.fwd], upPending: fc.up.buf[fc.up.start:fc.up.fwd],
@@ -267,6 +270,7 @@ func (fc *fastConn) flush(d *fastDir) bool {
 	if d.upstream {
 		o = &fc.cl
 	}
+	sent := d.start
 	for d.start < d.fwd {
 		n, errno := sysSend(o.fd, d.buf[d.start:d.fwd])
 		if errno == syscall.EINTR {
@@ -280,6 +284,9 @@ func (fc *fastConn) flush(d *fastDir) bool {
 			return false
 		}
 		d.start += n
+	}
+	if d.start > sent {
+		fc.countSent(d, d.start-sent)
 	}
 	if d.start == d.fwd {
 		switch {
@@ -318,6 +325,18 @@ func (fc *fastConn) flush(d *fastDir) bool {
 		}
 	}
 	return true
+}
+
+// countSent adds n bytes sent from d, and the frames framed in d so far,
+// to the server's relay counters: one pair of atomic adds per write,
+// however many messages it carried.
+func (fc *fastConn) countSent(d *fastDir, n int) {
+	dir := dirToUpstream
+	if d.upstream {
+		dir = dirToClient
+	}
+	fc.c.s.relay.addRelayed(dir, uint64(n), d.msgs)
+	d.msgs = 0
 }
 
 // header returns the type and length field of the frame at d.fwd, and
@@ -393,6 +412,7 @@ func (fc *fastConn) frameClient() bool {
 			c.inj.close()
 		}
 		d.take(size)
+		d.msgs++
 	}
 	return true
 }
@@ -441,6 +461,7 @@ func (fc *fastConn) frameUpstream() bool {
 			c.sawError = false
 		}
 		d.take(1 + int(n))
+		d.msgs++
 	}
 	return true
 }

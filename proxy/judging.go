@@ -127,6 +127,10 @@ type JudgingOptions struct {
 	// judgepool.Pool isolates judgements in worker processes. The caller
 	// closes it after the observer's last Wait.
 	Judger judgepool.Judger
+	// VerdictFile, if set, gets every verdict as a JSON line; the
+	// verdicts it held when opened fill SHOW VERDICTS and SHOW
+	// DIVERGENCES. The caller closes it after the observer's last Wait.
+	VerdictFile *VerdictFile
 }
 
 // Judging is the QueryObserver that judges tagged queries: it consumes
@@ -141,6 +145,8 @@ type Judging struct {
 	schemas *schemaCache
 	stats   judgeStats
 	ring    verdictRing
+	div     divergences
+	vfile   *VerdictFile
 	wg      sync.WaitGroup // background judgements
 	sem     chan struct{}  // bounds judgements running at once
 
@@ -175,7 +181,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	}
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
-	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, tracer: o.TracerProvider.Tracer(scope),
+	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
 		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	var err error
@@ -191,8 +197,21 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 		metric.WithInt64Callback(j.observeCaches)); err != nil {
 		return nil, err
 	}
+	if err := j.instrumentStats(meter); err != nil {
+		return nil, err
+	}
 	if err := j.Reload(s); err != nil {
 		return nil, err
+	}
+	if j.vfile != nil {
+		recs, skipped := j.vfile.Loaded()
+		for i := range recs {
+			j.ring.add(recs[i])
+			j.div.add(&recs[i])
+		}
+		if skipped > 0 {
+			j.log.Warn("pgequiv: verdict log lines skipped (not JSON verdicts)", "lines", skipped)
+		}
 	}
 	return j, nil
 }
@@ -304,6 +323,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	}
 	job := &judgeJob{
 		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: tag.StripComment(text), mode: set.Mode, tagErr: err,
+		parent: traceParent(text),
 	}
 	job.sess.judge = nil
 	if ref.Mode != "" {
@@ -322,6 +342,9 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		d := NewDeferred(job.deadline.Add(deferredGrace))
 		j.background(job, func(out judgeOutcome) {
 			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
+			if ce := out.v.Counterexample; ce != nil && out.err == nil {
+				n.Detail = "counterexample:\n" + ce.Detail()
+			}
 			if d.Deliver(n) {
 				j.record(job, out, "annotated")
 				return
@@ -369,6 +392,8 @@ type judgeJob struct {
 	candidate       string
 	mode            JudgeMode
 	tagErr          error // the tag could not be resolved
+	// parent is the application's span (the comment's traceparent).
+	parent trace.SpanContext
 }
 
 // judgeOutcome is a judgement's result.
@@ -404,12 +429,7 @@ func (j *Judging) background(job *judgeJob, done func(judgeOutcome)) {
 func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	ctx, cancel := context.WithDeadline(ctx, job.deadline)
 	defer cancel()
-	ctx, span := j.tracer.Start(ctx, "pgequiv.judge", trace.WithAttributes(
-		attribute.String("pgequiv.reference_id", job.ref.ID),
-		attribute.String("pgequiv.reference_source", string(job.ref.Source)),
-		attribute.String("pgequiv.mode", string(job.mode)),
-		attribute.String("db.namespace", job.sess.Database),
-	))
+	ctx, span := j.startJudgeSpan(ctx, job) // judging_trace.go
 	defer func() {
 		out.latency = time.Since(job.start)
 		label := out.label()
@@ -418,7 +438,7 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 			span.SetStatus(codes.Error, out.err.Error())
 		}
 		span.End()
-		attrs := metric.WithAttributes(attribute.String("label", label), attribute.String("mode", string(job.mode)))
+		attrs := verdictAttrs(job, label)
 		j.verdicts.Add(context.Background(), 1, attrs)
 		j.latency.Record(context.Background(), out.latency.Seconds(), attrs)
 		j.stats.count(label)
@@ -470,7 +490,9 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 	if f := j.knobs.judge; f != nil {
 		f()
 	}
-	return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
+	return tag.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)
+	})
 }
 
 // enforce turns an outcome into forwarding or a refusal.
@@ -482,11 +504,11 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 		pass = !job.set.EnforceUnknown
 	}
 	if pass {
-		j.record(job, out, "forwarded")
+		j.recordLater(job, out, "forwarded")
 		return Verdict{}
 	}
 	j.stats.refusals.Add(1)
-	j.record(job, out, "refused")
+	j.recordLater(job, out, "refused")
 	e := &pgproto3.ErrorResponse{
 		Code:    code,
 		Message: "pgequiv: query refused: " + out.summary(keepText),
@@ -504,10 +526,27 @@ func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
 		}
 		e.Detail += "differences:\n" + strings.Join(lines, "\n")
 	}
+	if ce := out.v.Counterexample; ce != nil && out.err == nil {
+		if e.Detail != "" {
+			e.Detail += "\n"
+		}
+		e.Detail += "counterexample:\n" + ce.Detail()
+	}
 	// ErrorResponse fields are C strings: a NUL would end the field early
 	// and desynchronise the client.
 	e.Hint = "The statement did not run. Its reference is: " + strings.ReplaceAll(job.ref.SQL, "\x00", `\x00`)
 	return Verdict{Refuse: e}
+}
+
+// recordLater records off the query's path: fingerprinting and
+// redacting a large query, and appending to the verdict file, must not
+// delay the statement the verdict lets through or refuses.
+func (j *Judging) recordLater(job *judgeJob, out judgeOutcome, action string) {
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		j.record(job, out, action)
+	}()
 }
 
 // record counts, remembers and, in log mode, logs one verdict.
@@ -515,12 +554,15 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	set := job.set
 	redact := j.redactor(set)
 	summary := out.summary(redact)
-	j.ring.add(VerdictRecord{
+	rec := VerdictRecord{
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
 		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
 		Label: out.label(), Score: out.v.Score, Action: action, Latency: out.latency,
 		Summary: summary, Query: j.redactSQL(set, job.candidate),
-	})
+		QueryFingerprint: queryFingerprint(job.candidate), Reference: j.redactSQL(set, job.ref.SQL),
+		Counterexample: counterexampleText(out, redact),
+	}
+	j.remember(rec)
 	if action != "logged" {
 		j.log.Debug("pgequiv verdict", "conn", job.sess.ConnID, "reference_id", job.ref.ID, "mode", job.mode,
 			"label", out.label(), "action", action, "latency", out.latency)
@@ -540,7 +582,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		slog.String("database", job.sess.Database),
 		slog.String("reference_id", job.ref.ID),
 		slog.String("reference_source", string(job.ref.Source)),
-		slog.String("query_fingerprint", queryFingerprint(job.candidate)),
+		slog.String("query_fingerprint", rec.QueryFingerprint),
 		slog.String("reference_fingerprint", out.v.ReferenceFingerprint),
 		slog.String("candidate_fingerprint", out.v.CandidateFingerprint),
 		slog.String("label", out.label()),
@@ -551,6 +593,9 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		slog.Float64("latency_ms", float64(out.latency.Microseconds())/1000),
 		slog.String("query", j.redactSQL(set, job.candidate)),
 		slog.String("reference", j.redactSQL(set, job.ref.SQL)),
+	}
+	if ce := out.v.Counterexample; ce != nil && out.err == nil {
+		attrs = append(attrs, slog.Any("counterexample", ce.Redacted(redact)))
 	}
 	if out.err != nil {
 		attrs = append(attrs, slog.String("error", j.redact(set, out.err.Error())))

@@ -90,6 +90,9 @@ func (s *recSpan) SetAttributes(kv ...attribute.KeyValue) {
 	}
 }
 
+// IsRecording: the recorder keeps every span's attributes.
+func (s *recSpan) IsRecording() bool { return true }
+
 func (s *recSpan) End(...trace.SpanEndOption) {
 	s.mu.Lock()
 	s.ended = true

@@ -20,6 +20,7 @@ type judgeStats struct {
 	unknown, errors                                   atomic.Uint64
 	introspections, introspectionFailures             atomic.Uint64
 	panics                                            atomic.Uint64 // recovered here, outside the judger
+	verdictLogErrors                                  atomic.Uint64
 }
 
 func (s *judgeStats) count(label string) {
@@ -78,6 +79,7 @@ func (j *Judging) Stats() []JudgeStat {
 		{"judge_worker_memory_kills", sup.MemoryKills},
 		{"judge_worker_start_failures", sup.StartFailures},
 		{"judge_panics", sup.Panics + s.panics.Load()},
+		{"verdict_log_errors", s.verdictLogErrors.Load()},
 	}
 }
 
@@ -97,6 +99,15 @@ type VerdictRecord struct {
 	Latency time.Duration
 	Summary string // literals redacted unless log.literals
 	Query   string // likewise
+	// Counterexample is the database that tells the queries apart, as
+	// INSERT statements and both results; likewise redacted.
+	Counterexample string
+	// QueryFingerprint is the candidate's pg_query fingerprint
+	// (constants and layout aside).
+	QueryFingerprint string
+	// Reference is the reference's text, literals redacted unless
+	// log.literals.
+	Reference string
 }
 
 // verdictRing keeps the most recent verdicts.

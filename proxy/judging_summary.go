@@ -36,3 +36,14 @@ func orEmpty[T any](xs []T) []T {
 	}
 	return xs
 }
+
+// counterexampleText is the outcome's counterexample in full (the
+// database as INSERT statements, then both results), redacted; "" when
+// there is none.
+func counterexampleText(o judgeOutcome, redact func(string) string) string {
+	ce := o.v.Counterexample
+	if ce == nil || o.err != nil {
+		return ""
+	}
+	return ce.Redacted(redact).Detail()
+}

@@ -26,6 +26,8 @@ type Server struct {
 
 	fast fastLoops // the fast relay's event loops
 	bufs sync.Pool // of *relayBufs
+
+	relay relayCounters // metrics.go
 }
 
 // New returns a Server with opts (see Options for defaults).
@@ -78,8 +80,10 @@ func (s *Server) Serve(ln net.Listener) error {
 			return err
 		}
 		backoff = 0
+		s.relay.accepted.Add(1)
 		c := newConn(s, raw)
 		if s.ActiveConns() >= c.opts.MaxClientConn {
+			s.relay.refused.Add(1)
 			if s.refusing.Load() >= maxRefusing {
 				raw.Close()
 				continue

@@ -13,7 +13,9 @@
 # BENCH_SAMPLING) and give p50/p99. Also measured: the proxy's RSS with 500
 # idle connections (scripts/idleconns), and, when the relay has an
 # annotate mode, the p50 latency a tagged query adds over an untagged one
-# with a warm reference cache, with judge_isolation process and none.
+# with a warm reference cache, with judge_isolation process and none; and
+# telemetry on (OTLP to an endpoint that never answers, /metrics served)
+# against off in the same run (scripts/bench-proxy-telemetry.sh).
 #
 # Prints a table and then JSON (the last line of stdout is the JSON).
 #
@@ -25,6 +27,8 @@
 #   BENCH_SAMPLING=0.1  fraction of transactions logged for percentiles
 #   BENCH_IDLE=500      idle connections for the RSS measurement
 #   BENCH_KEEP=1        keep the work directory (logs)
+#   BENCH_ONLY=telemetry  run only the telemetry on/off comparison
+#   BENCH_TEL_CLIENTS=8 clients of its untagged throughput runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -147,13 +151,15 @@ BOUNCERPID=$!; pids+=("$BOUNCERPID")
 wait_port "$BOUNCERPORT" pgbouncer
 
 port_of() {
-  case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;; esac
+  case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;;
+    teloff*) echo "$TELOFFPORT" ;; telon*) echo "$TELONPORT" ;; esac
 }
 
 # pid_of TARGET: the process whose CPU time is charged to the target
 # (empty for direct: the server's own cost is not a relay's).
 pid_of() {
-  case $1 in pgequiv) echo "$PROXYPID" ;; pgbouncer) cat "$work/pgbouncer.pid" ;; annotate) echo "$ANNPID" ;; esac
+  case $1 in pgequiv) echo "$PROXYPID" ;; pgbouncer) cat "$work/pgbouncer.pid" ;; annotate) echo "$ANNPID" ;;
+    teloff*) echo "$TELOFFPID" ;; telon*) echo "$TELONPID" ;; esac
 }
 
 # cpu_ticks PID: user+system CPU time of PID in clock ticks.
@@ -208,8 +214,33 @@ bench() {
   echo "$tps $(percentiles "$target" "$mode" "$c")"
 }
 
+# The schema and pgbench scripts of the tagged-query measurements.
+cat >"$work/pgbench-schema.sql" <<'EOF'
+CREATE TABLE pgbench_branches (bid int PRIMARY KEY, bbalance int, filler char(88));
+CREATE TABLE pgbench_tellers (tid int PRIMARY KEY, bid int REFERENCES pgbench_branches, tbalance int, filler char(84));
+CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int REFERENCES pgbench_branches, abalance int, filler char(84));
+CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22));
+EOF
+ref='SELECT%20abalance%20FROM%20pgbench_accounts%20WHERE%20aid%20%3D%201'
+printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
+printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
+
 echo "== warm-up" >&2
 PGSSLMODE=disable "$PGBENCH" -n -S -c 4 -j 2 -T 2 -h 127.0.0.1 -p "$PGPORT_" -U postgres postgres >/dev/null 2>&1
+
+# Telemetry on (against an endpoint that never answers) vs off, side by
+# side: scripts/bench-proxy-telemetry.sh. BENCH_ONLY=telemetry runs only
+# that comparison.
+# shellcheck source=scripts/bench-proxy-telemetry.sh
+source scripts/bench-proxy-telemetry.sh
+if [ "${BENCH_ONLY:-}" = telemetry ]; then
+  bench_telemetry
+  echo
+  telemetry_table
+  echo "$TELEMETRY_JSON"
+  exit 0
+fi
 
 # Each (mode, clients) cell runs ROUNDS rounds; round r starts the
 # rotation direct, pgequiv, pgbouncer at position r, so no target always
@@ -246,8 +277,6 @@ for mode in simple prepared; do
   done
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
-
 echo "== RSS with $IDLE idle connections" >&2
 RSS_PGEQUIV=$("$work/idleconns" -addr "127.0.0.1:$PROXYPORT" -n "$IDLE" -pid "$PROXYPID")
 RSS_PGBOUNCER=$("$work/idleconns" -addr "127.0.0.1:$BOUNCERPORT" -n "$IDLE" -pid "$(cat "$work/pgbouncer.pid")" || echo null)
@@ -257,15 +286,6 @@ RSS_PGBOUNCER=$("$work/idleconns" -addr "127.0.0.1:$BOUNCERPORT" -n "$IDLE" -pid
 # (none), one after the other in this run: needs the relay's annotate mode
 # (mode: annotate); skipped with a message when this build's config does
 # not accept it.
-cat >"$work/pgbench-schema.sql" <<'EOF'
-CREATE TABLE pgbench_branches (bid int PRIMARY KEY, bbalance int, filler char(88));
-CREATE TABLE pgbench_tellers (tid int PRIMARY KEY, bid int REFERENCES pgbench_branches, tbalance int, filler char(84));
-CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int REFERENCES pgbench_branches, abalance int, filler char(84));
-CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22));
-EOF
-ref='SELECT%20abalance%20FROM%20pgbench_accounts%20WHERE%20aid%20%3D%201'
-printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
-printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
 declare -A ANNOTATE
 for iso in process none; do
   ANNOTATE[$iso]='{"status":"skipped","reason":"not run"}'
@@ -306,6 +326,8 @@ done
 ANNOTATE_JSON=${ANNOTATE[process]}
 ANNOTATE_NONE_JSON=${ANNOTATE[none]}
 
+bench_telemetry
+
 # Table.
 echo
 printf '%-9s %-5s %-9s %12s %9s %9s %14s %12s  %s\n' mode conns target tps p50_ms p99_ms ratio_vs_direct cpu_us_per_tx tps_by_round
@@ -321,6 +343,7 @@ done
 echo "RSS, $IDLE idle connections: pgequiv $RSS_PGEQUIV; pgbouncer $RSS_PGBOUNCER"
 echo "annotate (judge_isolation process): $ANNOTATE_JSON"
 echo "annotate (judge_isolation none): $ANNOTATE_NONE_JSON"
+telemetry_table
 echo
 
 # JSON (last line).
@@ -349,5 +372,5 @@ if [ -n "${TPS[pgequiv,simple,8]:-}" ]; then
   vs8=$(ratio "${TPS[pgequiv,simple,8]}" "${TPS[pgbouncer,simple,8]}")
   vs8p=$(ratio "${TPS[pgequiv,prepared,8]}" "${TPS[pgbouncer,prepared,8]}")
 fi
-printf '{"benchmark":"pgbench -S -j 2 -T %s","rounds":%s,"scale":%s,"cores":%s,"sampling_rate":%s,"runs":[%s],"ratios":{%s},"pgequiv_vs_pgbouncer":%s,"pgequiv_vs_pgbouncer_prepared":%s,"rss_idle":{"pgequiv":%s,"pgbouncer":%s},"annotate_tagged":%s,"annotate_tagged_none":%s}\n' \
-  "$T" "$ROUNDS" "$SCALE" "$(nproc)" "$SAMPLING" "${runs%,}" "${ratios%,}" "$vs8" "$vs8p" "$RSS_PGEQUIV" "$RSS_PGBOUNCER" "$ANNOTATE_JSON" "$ANNOTATE_NONE_JSON"
+printf '{"benchmark":"pgbench -S -j 2 -T %s","rounds":%s,"scale":%s,"cores":%s,"sampling_rate":%s,"runs":[%s],"ratios":{%s},"pgequiv_vs_pgbouncer":%s,"pgequiv_vs_pgbouncer_prepared":%s,"rss_idle":{"pgequiv":%s,"pgbouncer":%s},"annotate_tagged":%s,"annotate_tagged_none":%s,"telemetry":%s}\n' \
+  "$T" "$ROUNDS" "$SCALE" "$(nproc)" "$SAMPLING" "${runs%,}" "${ratios%,}" "$vs8" "$vs8p" "$RSS_PGEQUIV" "$RSS_PGBOUNCER" "$ANNOTATE_JSON" "$ANNOTATE_NONE_JSON" "$TELEMETRY_JSON"

@@ -76,11 +76,13 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	schemaFile := fs.String("schema", "", "PostgreSQL DDL file (default: the bundled example schema)")
 	dialect := fs.String("dialect", "postgres", "SQL dialect: postgres or sqlite")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON")
-	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score (about 1 ms a pair)")
+	engines := addEngineFlags(fs, true)
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable): column_order, trust_foreign_keys, accept_assumptions, likely_threshold")
 	timeout := fs.Duration("timeout", defaultCheckTimeout, "budget for the judgement (0: none); past it, exit 2")
 	maxQuery := fs.Int("max-query-bytes", equivalence.DefaultMaxQueryBytes, "longest query judged; a longer one is unknown, \"too large to judge\" (negative: no limit)")
+	var llm llmFlags
+	llm.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: pgequiv check [flags] REFERENCE CANDIDATE
 
@@ -116,11 +118,17 @@ or no verdict within --timeout.`)
 	if err != nil {
 		return err
 	}
-	opts, err := judgeOptions(policies, *useGMN)
+	opts, err := judgeOptions(policies, *engines.gmn)
 	if err != nil {
 		return err
 	}
+	if err := engines.apply(&opts); err != nil {
+		return err
+	}
 	opts.MaxQueryBytes = *maxQuery
+	if err := llm.apply(&opts); err != nil {
+		return err
+	}
 	v, err := judgeWithin(ctx, *timeout, s, ref, cand, opts)
 	if err != nil {
 		return err
@@ -230,6 +238,17 @@ func printVerdict(w io.Writer, v equivalence.Verdict) {
 		} else {
 			fmt.Fprintf(w, "             %s\n", d)
 		}
+	}
+	if c := v.Counterexample; c != nil {
+		fmt.Fprintf(w, "counterexample: %s\n", c)
+		for _, ins := range c.Inserts {
+			fmt.Fprintf(w, "             %s\n", ins)
+		}
+	} else if v.Search != nil && !v.Label.Proved() {
+		fmt.Fprintf(w, "search:      %s\n", v.Search.Strength())
+	}
+	if v.LLM != nil {
+		fmt.Fprintf(w, "llm:         %s\n", v.LLM)
 	}
 	fmt.Fprintf(w, "time:        %s\n", v.Timings.Total)
 }

@@ -85,7 +85,7 @@ func TestShippedConfigPsql(t *testing.T) {
 		t.Fatalf("psql: %v\n%s", err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 || lines[0] != "label|score|assumptions|rules|differences" || lines[2] != "(1 row)" {
+	if len(lines) != 3 || lines[0] != "label|score|assumptions|rules|differences|counterexample" || lines[2] != "(1 row)" {
 		t.Fatalf("psql output:\n%s", out)
 	}
 	row := strings.Split(lines[1], "|")
@@ -113,11 +113,12 @@ func TestShippedConfigPgx(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var label, assumptions, rules, differences string
+	var counterexample *string
 	var score float64
 	err = conn.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)", "SELECT COUNT(*) FROM dogs", "SELECT COUNT(owner_id) FROM dogs").
-		Scan(&label, &score, &assumptions, &rules, &differences)
-	if err != nil || label != "equivalent" || score < 0.5 || !strings.Contains(rules, "count-star-not-null") {
-		t.Fatalf("pgx: %q %v %q %v", label, score, rules, err)
+		Scan(&label, &score, &assumptions, &rules, &differences, &counterexample)
+	if err != nil || label != "equivalent" || score < 0.5 || !strings.Contains(rules, "count-star-not-null") || counterexample != nil {
+		t.Fatalf("pgx: %q %v %q %v %v", label, score, rules, counterexample, err)
 	}
 }
 

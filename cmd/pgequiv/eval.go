@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -26,25 +27,44 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "", "write one JSON line per pair: id, label, score, verdict")
 	plot := fs.String("plot", "", "draw the ROC curve to this PNG file")
 	workers := fs.Int("workers", 0, "parallel judges (default: all cores)")
-	useGMN := fs.Bool("gmn", false, "add the shipped graph matching network's score (about 1 ms a pair)")
+	engines := addEngineFlags(fs, true)
+	useGMN := engines.gmn
 	gmnScores := fs.String("gmn-scores", "", "use these GMN scores (JSON lines {id, score}, as `pgequiv train --cv --oof` writes) instead of a model")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the judging to this file (go tool pprof)")
 	folds := fs.Int("folds", 0, "also report AUC per db-grouped fold (the folds of `pgequiv train --cv K`)")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable)")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+	var files evalFilesFlags
+	files.register(fs)
+	var llm llmFlags
+	llm.register(fs)
+	if err := fs.Parse(args); err != nil || (fs.NArg() != 1) == (files.gold == "") {
 		fmt.Fprintln(stderr, "usage: pgequiv eval [--schemas DIR] [--out scores.jsonl] [--plot roc.png] DATASET.jsonl")
+		fmt.Fprintln(stderr, "       pgequiv eval --gold GOLD --pred PRED [--tables tables.json] [--db-dir database/] [--out items.jsonl] [--format text|json]")
 		return exitError{2}
+	}
+	if bad := files.misplaced(fs); bad != "" {
+		fmt.Fprintf(stderr, "eval: --%s does not apply in this mode (DATASET.jsonl mode: --schemas, --plot, --gmn-scores, --folds; evaluation-file mode: --gold, --pred, --tables, --db-dir, --format)\n", bad)
+		return exitError{2}
+	}
+	if files.gold != "" {
+		return runEvalFiles(ctx, files, policies, llm, engines, *workers, *out, stdout, stderr)
 	}
 	file := fs.Arg(0)
 	if *schemasDir == "" {
 		*schemasDir = filepath.Join(filepath.Dir(file), "schemas")
 	}
-	if *useGMN && *gmnScores != "" {
-		fmt.Fprintln(stderr, "eval: --gmn and --gmn-scores exclude each other")
-		return exitError{2}
+	if *gmnScores != "" {
+		*useGMN = false // the precomputed scores stand in for the model
 	}
 	opts, err := judgeOptions(policies, *useGMN)
 	if err != nil {
+		return err
+	}
+	if err := engines.apply(&opts); err != nil {
+		return err
+	}
+	if err := llm.apply(&opts); err != nil {
 		return err
 	}
 	var precomputed map[string]float64
@@ -56,6 +76,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pairs, err := dataset.ReadPairsFile(file)
 	if err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("eval: --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("eval: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	bar := progress.New(stderr, "judging", len(pairs))
 	start := time.Now()

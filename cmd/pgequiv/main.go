@@ -29,10 +29,11 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"plan":  runPlan,
-	"check": runCheck,
-	"cases": runCases,
-	"eval":  runEval,
+	"plan":   runPlan,
+	"check":  runCheck,
+	"cases":  runCases,
+	"eval":   runEval,
+	"select": runSelect,
 	"serve": func(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return runServe(ctx, args, stderr)
 	},
@@ -54,6 +55,7 @@ commands:
   check   judge whether a candidate query is equivalent to a reference
   cases   run a curated case file (../shared/equivalence/cases.yaml format)
   eval    judge a labelled dataset (JSONL) and report AUC, precision, recall
+  select  pick the best of several candidate queries per question, without a database
   serve   run the PostgreSQL wire-protocol proxy (pgequiv serve --config proxy.yaml)
   train   train and cross-validate the graph matching network
   version print the version, its VCS revision and the Go version

@@ -14,10 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"go.opentelemetry.io/otel"
-
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/telemetry"
 )
 
 // runServe implements "pgequiv serve --config proxy.yaml": it runs the
@@ -41,6 +40,8 @@ type serveEnv struct {
 	listening func(net.Addr)
 	// reloaded, if set, is called after each reload attempt.
 	reloaded func(error)
+	// telemetry, if set, is called with the installed telemetry.
+	telemetry func(*telemetry.Telemetry)
 }
 
 func serve(ctx context.Context, args []string, env serveEnv) error {
@@ -59,6 +60,14 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 		return err
 	}
 	cfg := l.cfg
+	// Telemetry is installed before anything is instrumented and shut
+	// down (flushed, within telemetry.shutdown_timeout) after everything
+	// else has stopped.
+	tel, err := startTelemetry(cfg, env)
+	if err != nil {
+		return err
+	}
+	defer tel.stop()
 	if cfg.Upstream.None {
 		return serveDatabaseFree(ctx, *path, cfg, env)
 	}
@@ -75,10 +84,20 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	defer judger.Close()
 	// One judging observer lives across reloads, keeping its counters,
 	// recent verdicts and caches; reloads replace its settings.
+	var vfile *proxy.VerdictFile
+	if p := cfg.VerdictLogPath(); p != "" {
+		if vfile, err = proxy.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
+			return err
+		}
+		defer vfile.Close()
+	}
 	judging, err := proxy.NewJudging(l.judge, proxy.JudgingOptions{
-		Logger:     logger,
-		VerdictLog: slog.New(slog.NewJSONHandler(env.stderr, nil)),
-		Judger:     judger,
+		Logger:         logger,
+		VerdictLog:     slog.New(slog.NewJSONHandler(env.stderr, nil)),
+		Judger:         judger,
+		VerdictFile:    vfile,
+		TracerProvider: tel.TracerProvider,
+		MeterProvider:  tel.MeterProvider,
 	})
 	if err != nil {
 		return err
@@ -116,6 +135,9 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	if err != nil {
 		return err
 	}
+	if err := srv.Instrument(tel.MeterProvider); err != nil {
+		return fmt.Errorf("serve: metrics: %w", err)
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -128,7 +150,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	meter := otel.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")
+	meter := tel.MeterProvider.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")
 	reloadOK, _ := meter.Int64Counter("pgequiv.config.reloads")
 	reloadFailed, _ := meter.Int64Counter("pgequiv.config.reload_failures")
 
@@ -154,6 +176,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 			if cfg.IsolationChanged(next.cfg) {
 				logger.Warn("judge_isolation, judge_workers and judge_memory_limit changes need a restart; the running judge is kept")
 			}
+			tel.warnIfChanged(logger, next.cfg, env.getenv)
 			level.Set(next.cfg.SlogLevel())
 			cfg = next.cfg
 			current.Store(cfg)

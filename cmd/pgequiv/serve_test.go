@@ -180,7 +180,8 @@ func TestRunServeSignals(t *testing.T) {
 
 // TestServeJudge wires the judge and the admin console from proxy.yaml:
 // annotate mode with a DDL file, then RELOAD from the console into
-// enforce mode.
+// enforce mode; the verdicts are in the verdict_log file, which a
+// restarted proxy reads back.
 func TestServeJudge(t *testing.T) {
 	pg := pgtest.New(t, pgtest.Options{})
 	dir := t.TempDir()
@@ -192,7 +193,7 @@ func TestServeJudge(t *testing.T) {
 	write := func(mode string) {
 		t.Helper()
 		body := fmt.Sprintf("listen: 127.0.0.1:0\nupstream:\n  address: %s\n  tls_mode: disable\nlog_level: error\nshutdown_timeout: 5s\n"+
-			"mode: %s\nschema:\n  files: [schema.sql]\nadmin:\n  users: [%s]\n  auth: trust\n", pg.Addr(), mode, pgtest.SuperUser)
+			"mode: %s\nschema:\n  files: [schema.sql]\nadmin:\n  users: [%s]\n  auth: trust\nverdict_log: verdicts.jsonl\n", pg.Addr(), mode, pgtest.SuperUser)
 		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -287,6 +288,37 @@ func TestServeJudge(t *testing.T) {
 		t.Fatalf("SHOW STATS:\n%s", out)
 	}
 	conn.Close(ctx)
+	adminConn.Close(ctx)
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+
+	// A restart reads the verdicts back from verdict_log.
+	runCtx, stop = context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		done <- serve(runCtx, []string{"--config", path}, serveEnv{
+			getenv: func(string) string { return "" }, stderr: io.Discard,
+			listening: func(a net.Addr) { addrCh <- a },
+		})
+	}()
+	select {
+	case a := <-addrCh:
+		port = a.(*net.TCPAddr).Port
+	case err := <-done:
+		t.Fatalf("serve exited: %v", err)
+	}
+	if adminConn, err = pgconn.Connect(ctx, pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, "")+" dbname=pgequiv"); err != nil {
+		t.Fatal(err)
+	}
+	out := show("SHOW DIVERGENCES")
+	if !strings.Contains(out, "|equivalent|1|") || !strings.Contains(out, "|not_equivalent|1|") {
+		t.Fatalf("SHOW DIVERGENCES after a restart:\n%s", out)
+	}
+	if out := show("SHOW VERDICTS WHERE action = 'refused'"); strings.Count(out, "\n") != 1 {
+		t.Fatalf("refused verdicts after a restart:\n%s", out)
+	}
 	adminConn.Close(ctx)
 	stop()
 	if err := <-done; err != nil {

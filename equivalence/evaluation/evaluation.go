@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -26,6 +27,12 @@ type Result struct {
 	Verdict equivalence.Verdict
 	// Err is set when the reference could not be planned.
 	Err error
+}
+
+// SchemaSource gives the schema of a database under a dialect; it must be
+// safe for concurrent use.
+type SchemaSource interface {
+	Get(db string, d catalog.Dialect) (*catalog.Schema, error)
 }
 
 // Schemas loads <dir>/<db>.sql once per database and dialect.
@@ -68,7 +75,7 @@ type Options struct {
 
 // Run judges every pair, using Workers goroutines. Results keep the
 // pairs' order.
-func Run(ctx context.Context, pairs []dataset.Pair, schemas *Schemas, opts Options) ([]Result, error) {
+func Run(ctx context.Context, pairs []dataset.Pair, schemas SchemaSource, opts Options) ([]Result, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -132,6 +139,12 @@ type Summary struct {
 	Failures            []Result // reference failed to plan
 	Elapsed             time.Duration
 	Curve               metrics.Curve
+	// Refuted counts pairs with a counterexample, by label (index 0 and
+	// 1); RefutedOrdinary those whose counterexample is not Weak (ordinary
+	// data, values not just column order); Labelled the pairs.
+	Refuted, RefutedOrdinary, Labelled [2]int
+	// RefuteMedian is the median search time of refuted pairs.
+	RefuteMedian time.Duration
 }
 
 // Summarize computes the metrics of results.
@@ -141,6 +154,7 @@ func Summarize(results []Result) (*Summary, error) {
 	var bl []bool
 	var samples []metrics.Sample
 	var eqConf metrics.Confusion
+	var refuteTimes []time.Duration
 	for _, r := range results {
 		if r.Err != nil {
 			s.Failures = append(s.Failures, r)
@@ -157,6 +171,20 @@ func Summarize(results []Result) (*Summary, error) {
 		s.Confusion.Add(proved, actual)
 		eqConf.Add(r.Verdict.Label == equivalence.Equivalent, actual)
 		samples = append(samples, metrics.Sample{Group: r.Pair.Source, Score: score, Predicted: proved, Actual: actual})
+		if l := r.Pair.Label; l == 0 || l == 1 {
+			s.Labelled[l]++
+			if ce := r.Verdict.Counterexample; ce != nil {
+				s.Refuted[l]++
+				if !ce.Weak() {
+					s.RefutedOrdinary[l]++
+				}
+				refuteTimes = append(refuteTimes, r.Verdict.Timings.Refute)
+			}
+		}
+	}
+	if len(refuteTimes) > 0 {
+		slices.Sort(refuteTimes)
+		s.RefuteMedian = refuteTimes[len(refuteTimes)/2]
 	}
 	var err error
 	if s.AUC, err = metrics.AUC(scores, bl); err != nil {
@@ -185,6 +213,11 @@ func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "  proved         %7d   %7d\n", c.TP, c.FP)
 	fmt.Fprintf(w, "  not proved     %7d   %7d\n", c.FN, c.TN)
 	fmt.Fprintf(w, "precision of proved %.3f   recall of proved %.3f   precision of 'equivalent' %.3f\n", c.Precision(), c.Recall(), s.EquivalentPrecision)
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+	fmt.Fprintf(w, "refuted (counterexample found): label 0 %d/%d (%.1f%%), label 1 %d/%d (%.2f%%); median search %s\n",
+		s.Refuted[0], s.Labelled[0], pct(s.Refuted[0], s.Labelled[0]), s.Refuted[1], s.Labelled[1], pct(s.Refuted[1], s.Labelled[1]), s.RefuteMedian.Round(time.Microsecond))
+	fmt.Fprintf(w, "  on ordinary data (no NULL, empty table or orphaned row needed; more than column order): label 0 %d (%.1f%%), label 1 %d (%.2f%%)\n",
+		s.RefutedOrdinary[0], pct(s.RefutedOrdinary[0], s.Labelled[0]), s.RefutedOrdinary[1], pct(s.RefutedOrdinary[1], s.Labelled[1]))
 	groups := append([]metrics.GroupStats(nil), s.BySource...)
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Group < groups[j].Group })
 	fmt.Fprintf(w, "by source:\n")

@@ -377,7 +377,7 @@ func (t *term) vars(set map[int]bool) {
 
 // checker decides facts over one space.
 type checker struct {
-	ctx   context.Context
+	ctx    context.Context
 	s      *space
 	steps  int // assignments evaluated, for the budget
 	splits int // case splits made, for the budget

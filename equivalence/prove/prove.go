@@ -114,7 +114,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 	if a == nil || b == nil || a.Root == nil || b.Root == nil || size(a.Root) > MaxPlanSize || size(b.Root) > MaxPlanSize {
 		return Result{}, nil
 	}
-	p := &prover{ctx: ctx, opts: opts, a: a, b: b, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}}
+	p := &prover{ctx: ctx, opts: opts, a: a, b: b, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, subMemo: map[*plan.Node]subMatch{}}
 	p.nullA = nullExtended(a.Root)
 	p.nullB = nullExtended(b.Root)
 	if len(a.Root.OutCols()) != len(b.Root.OutCols()) {
@@ -124,7 +124,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 	if err == nil && !ok && hasSetOp(a.Root) != hasSetOp(b.Root) {
 		// Some fragments (partition) read the union on the candidate's
 		// side only: equivalence is symmetric, so try the other way.
-		q := &prover{ctx: ctx, opts: opts, a: b, b: a, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, nullA: p.nullB, nullB: p.nullA, steps: p.steps}
+		q := &prover{ctx: ctx, opts: opts, a: b, b: a, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, subMemo: map[*plan.Node]subMatch{}, nullA: p.nullB, nullB: p.nullA, steps: p.steps}
 		if ok, err = q.rel(b.Root, a.Root, true); ok {
 			p = q
 		}
@@ -155,6 +155,7 @@ type prover struct {
 	subsA        []*plan.Node                    // the reference's uncorrelated subqueries, by key number
 	aliasA       map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
 	intA, intB   map[plan.ColumnID]bool          // columns holding an integral EXTRACT (facts of each plan)
+	subMemo      map[*plan.Node]subMatch         // candidate subqueries matched so far
 	a, b         *plan.Plan
 	m            map[plan.ColumnID]plan.ColumnID // b's columns to a's
 	trail        []mapping

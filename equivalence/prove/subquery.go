@@ -14,7 +14,7 @@ import (
 // (one reading columns from outside its plan) has no name.
 
 func (p *prover) subA(e *plan.Expr) (string, bool) {
-	if e.Sub == nil || correlated(e.Sub) || hasOuterArgs(e) {
+	if e.Sub == nil || hasOuterArgs(e) {
 		return "", false
 	}
 	for i, x := range p.subsA {
@@ -22,16 +22,48 @@ func (p *prover) subA(e *plan.Expr) (string, bool) {
 			return fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp), true
 		}
 	}
+	if correlated(e.Sub) {
+		return "", false
+	}
 	p.subsA = append(p.subsA, e.Sub)
 	return fmt.Sprintf("sub%d:%d:%s", e.SubKind, len(p.subsA)-1, e.SubOp), true
 }
 
+// subMatch is the outcome of matching one candidate subquery, kept so a
+// subquery met again (each is keyed more than once) is not proved again:
+// nested subqueries would cost exponential time.
+type subMatch struct {
+	key     string
+	ok      bool
+	assumed []Assumption
+	tried   int // how many of the reference's subqueries it was tried against
+}
+
 func (p *prover) subB(e *plan.Expr) (string, bool) {
-	if e.Sub == nil || correlated(e.Sub) || hasOuterArgs(e) {
-		note("subquery of b: correlated or with operands")
+	if e.Sub == nil || hasOuterArgs(e) {
 		return "", false
 	}
-	for i, x := range p.subsA {
+	m, seen := p.subMemo[e.Sub]
+	if seen && (m.ok || m.tried == len(p.subsA)) {
+		if m.ok {
+			for _, a := range m.assumed {
+				p.assume(a)
+			}
+			p.rule("subquery: plans proved equivalent")
+		}
+		return m.key, m.ok
+	}
+	if !seen && correlated(e.Sub) {
+		p.subMemo[e.Sub] = subMatch{tried: -1}
+		note("subquery of b: correlated")
+		return "", false
+	}
+	start := 0
+	if seen {
+		start = m.tried
+	}
+	for i := start; i < len(p.subsA); i++ {
+		x := p.subsA[i]
 		r, err := Equivalent(p.ctx, &plan.Plan{Root: x, Meta: p.a.Meta}, &plan.Plan{Root: e.Sub, Meta: p.b.Meta}, p.opts)
 		if err != nil {
 			return "", false
@@ -41,9 +73,12 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 				p.assume(a)
 			}
 			p.rule("subquery: plans proved equivalent")
-			return fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp), true
+			key := fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp)
+			p.subMemo[e.Sub] = subMatch{key: key, ok: true, assumed: r.Assumptions, tried: i + 1}
+			return key, true
 		}
 	}
+	p.subMemo[e.Sub] = subMatch{tried: len(p.subsA)}
 	note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
 	return "", false
 }

@@ -110,6 +110,10 @@ type Counterexample struct {
 	// lists what the minimized database has beyond typical data
 	// (NeedsNull, NeedsEmptyTable, NeedsOrphanedRow).
 	Needs []string
+	// ColumnOrderOnly is true when the results differ only in the order
+	// of their columns (Options.IgnoreColumnOrder is false, and no
+	// database showed a stronger difference).
+	ColumnOrderOnly bool
 	// Reference and Candidate are the two results.
 	Reference, Candidate Output
 	// Database is the counterexample itself, for re-running.
@@ -145,10 +149,11 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		tiers = tiers[1:] // the caller's assumptions are already typical
 	}
 	var res Result
+	var columnsOnly *hit
 	for ti, rules := range tiers {
 		// The first tier gets half the instances and half the budget:
 		// most differences show on typical data, and quickly.
-		n := opts.MaxInstances
+		n := opts.MaxInstances - res.Instances
 		if ti == 0 && len(tiers) > 1 {
 			n = opts.MaxInstances / 2
 		}
@@ -157,7 +162,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		if ti == 0 && len(tiers) > 1 {
 			tctx, cancelTier = context.WithTimeout(sctx, opts.Budget/2)
 		}
-		found, err := c.search(tctx, ctx, s, g, n, &res)
+		found, err := c.search(tctx, ctx, s, g, n, &res, &columnsOnly)
 		cancelTier()
 		if err != nil {
 			return res, err
@@ -185,10 +190,25 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			res.Typical = res.Instances
 		}
 	}
+	if columnsOnly != nil {
+		res.FoundAfter = time.Since(start)
+		shrinkCtx, cancelShrink := context.WithTimeout(ctx, opts.ShrinkBudget)
+		db, out := shrink(shrinkCtx, s, c, columnsOnly.db, columnsOnly.out, all)
+		cancelShrink()
+		res.Found = true
+		res.Counterexample = c.counterexample(s, db, out)
+		res.Counterexample.ColumnOrderOnly = true
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
 	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
+
+// permutedLookahead is how many more databases a search tries once the
+// results have differed in column order only.
+const permutedLookahead = 32
 
 // hit is a database on which the plans differ, before minimization.
 type hit struct {
@@ -199,13 +219,16 @@ type hit struct {
 // search tries up to n databases of g within sctx (the search's budget;
 // ctx is the caller's), counting into res. It returns the first database
 // that tells the plans apart, or nil.
-func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, n int, res *Result) (*hit, error) {
+func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, n int, res *Result, columnsOnly **hit) (*hit, error) {
 	for i := 0; i < n; i++ {
 		if sctx.Err() != nil {
 			return nil, nil
 		}
 		db := g.instance(c.opts.Seed, i)
-		if g.rules.check(s, db) != "" {
+		// The generator keeps the declared constraints by construction;
+		// the assumptions of a typical tier need checking, as repairing
+		// a reference may set it NULL and a row may fail to generate.
+		if (g.rules.noNulls || g.rules.nonEmpty) && g.rules.check(s, db) != "" {
 			continue // repairing a reference broke an assumption: not a database of this tier
 		}
 		out, err := c.run(sctx, db)
@@ -226,6 +249,15 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 			res.Skipped++
 		case differ:
 			return &hit{db: db, out: out}, nil
+		case permuted:
+			// A difference in column order only is kept in case no
+			// stronger one turns up; the search then looks a little
+			// further, not to its end: queries whose columns are permuted
+			// usually agree on everything else.
+			if *columnsOnly == nil {
+				*columnsOnly = &hit{db: db, out: out}
+				n = min(n, i+1+permutedLookahead)
+			}
 		}
 	}
 	return nil, nil
@@ -237,6 +269,9 @@ const (
 	same outcomeKind = iota
 	differ
 	skip
+	// permuted: the results differ, but only in the order of their
+	// columns (under a strict column-order policy).
+	permuted
 )
 
 type outcome struct {
@@ -271,6 +306,9 @@ func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 		return outcome{kind: skip, ref: r1, cand: r2}, nil
 	}
 	if differs(r1, r2, c.opts.IgnoreColumnOrder) {
+		if !c.opts.IgnoreColumnOrder && !differs(r1, r2, true) {
+			return outcome{kind: permuted, ref: r1, cand: r2}, nil
+		}
 		return outcome{kind: differ, ref: r1, cand: r2}, nil
 	}
 	return outcome{kind: same, ref: r1, cand: r2}, nil

@@ -7,6 +7,11 @@ import (
 	"github.com/pgequiv/pgequiv/planner/exec"
 )
 
+// maxShrinkRuns bounds the executions of one minimization besides its
+// time budget, so that its cost does not depend on how busy the machine
+// is: most counterexamples reach their smallest form in a few dozen.
+const maxShrinkRuns = 300
+
 // shrink minimizes a database on which the plans differ: first it drops
 // rows one at a time (with the rows that reference them, when foreign
 // keys are trusted) while the difference persists, then it simplifies
@@ -15,12 +20,19 @@ import (
 // It stops when ctx is done and returns the smallest database found.
 func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Database, out outcome, rules constraints) (exec.Database, outcome) {
 	order := tableOrder(s)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	runs := 0
 	try := func(cand exec.Database) bool {
 		if rules.check(s, cand) != "" {
 			return false
 		}
+		if runs++; runs > maxShrinkRuns {
+			stop()
+			return false
+		}
 		o, err := c.run(ctx, cand)
-		if err != nil || o.kind != differ {
+		if err != nil || o.kind != out.kind {
 			return false
 		}
 		db, out = cand, o
@@ -28,6 +40,11 @@ func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Databas
 	}
 	// Simplifying values can free rows to drop (a reference set to NULL),
 	// so the two phases alternate until neither changes anything.
+	// Whole tables and whole columns first: a counterexample usually
+	// needs a few rows of one or two tables and a few values, and trying
+	// rows and cells one at a time costs an execution each.
+	dropTables(ctx, order, db, try, s, rules.trustFK)
+	simplifyColumns(ctx, order, db, try, rules.noNulls)
 	for progress := true; progress && ctx.Err() == nil; {
 		progress = dropRows(ctx, order, db, try, s, rules.trustFK) || simplify(ctx, order, db, try, rules.noNulls)
 	}
@@ -61,6 +78,66 @@ func dropRows(ctx context.Context, order []*catalog.Table, db0 exec.Database, tr
 		}
 	}
 	return moved
+}
+
+// dropTables tries emptying each table, children first, then dropping
+// the first or second half of its rows.
+func dropTables(ctx context.Context, order []*catalog.Table, db exec.Database, try func(exec.Database) bool, s *catalog.Schema, trustFK bool) {
+	for ti := len(order) - 1; ti >= 0 && ctx.Err() == nil; ti-- {
+		name := order[ti].Name
+		for _, keep := range []func(rows [][]exec.Value) [][]exec.Value{
+			func([][]exec.Value) [][]exec.Value { return nil },
+			func(rows [][]exec.Value) [][]exec.Value { return rows[len(rows)/2:] },
+			func(rows [][]exec.Value) [][]exec.Value { return rows[:len(rows)/2] },
+		} {
+			if len(db[name]) == 0 {
+				break
+			}
+			cand := cloneDB(db)
+			cand[name] = append([][]exec.Value(nil), keep(cand[name])...)
+			if len(cand[name]) == len(db[name]) {
+				continue
+			}
+			if trustFK {
+				dropDangling(s, cand)
+			}
+			if try(cand) {
+				db = cand
+			}
+		}
+	}
+}
+
+// simplifyColumns tries giving every row of a table the same simpler
+// value in one column.
+func simplifyColumns(ctx context.Context, order []*catalog.Table, db exec.Database, try func(exec.Database) bool, noNulls bool) {
+	for _, t := range order {
+		if len(db[t.Name]) == 0 {
+			continue
+		}
+		for col := range t.Columns {
+			for _, v := range simpler(t.Columns[col], noNulls) {
+				if ctx.Err() != nil {
+					return
+				}
+				cand := cloneDB(db)
+				changed := false
+				for r, row := range cand[t.Name] {
+					if cur := row[col]; (cur.IsNull() && v.IsNull()) || (cur.K == v.K && cur.String() == v.String()) {
+						continue
+					}
+					row = append([]exec.Value(nil), row...)
+					row[col] = v
+					cand[t.Name][r] = row
+					changed = true
+				}
+				if changed && try(cand) {
+					db = cand
+					break
+				}
+			}
+		}
+	}
 }
 
 // simplify tries simpler values cell by cell; it reports whether any

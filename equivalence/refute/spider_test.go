@@ -44,6 +44,7 @@ func TestSpiderExperiment(t *testing.T) {
 	var (
 		total, unplanned, cannot [2]int
 		refuted, typicalRefuted  [2]int
+		foundAt                  []int
 		times                    []time.Duration
 		label1                   []string
 		cannotReasons            = map[string]int{}
@@ -94,6 +95,7 @@ func TestSpiderExperiment(t *testing.T) {
 			continue
 		}
 		refuted[l]++
+		foundAt = append(foundAt, res.Instances)
 		if len(res.Counterexample.Needs) == 0 {
 			typicalRefuted[l]++
 		}
@@ -118,6 +120,11 @@ func TestSpiderExperiment(t *testing.T) {
 		typicalRefuted[0], pct(typicalRefuted[0], total[0]), typicalRefuted[1], pct(typicalRefuted[1], total[1]))
 	t.Logf("cannot execute: %d/%d = %.1f%% of all pairs", cannot[0]+cannot[1], len(pairs), pct(cannot[0]+cannot[1], len(pairs)))
 	t.Logf("median time to first difference (refuted pairs): %v; p90 %v", median, times[min(len(times)*9/10, max(len(times)-1, 0))])
+	slices.Sort(foundAt)
+	if len(foundAt) > 0 {
+		q := func(f float64) int { return foundAt[min(int(f*float64(len(foundAt))), len(foundAt)-1)] }
+		t.Logf("databases tried until the first difference: median %d, p90 %d, p99 %d, max %d", q(0.5), q(0.9), q(0.99), foundAt[len(foundAt)-1])
+	}
 	type kv struct {
 		k string
 		n int

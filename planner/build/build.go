@@ -228,7 +228,7 @@ func (b *builder) unsupported(loc int32, what string) error {
 func (b *builder) buildStmt(n *pg.Node) (*plan.Plan, error) {
 	sel := n.GetSelectStmt()
 	if sel == nil {
-		return nil, b.unsupported(0, fmt.Sprintf("statement %T", n.Node))
+		return nil, b.unsupported(0, "statement "+nodeKindName(n))
 	}
 	q, err := b.buildSelect(sel, nil, nil)
 	if err != nil {

@@ -539,7 +539,7 @@ func (b *builder) fromItem(n *pg.Node, sc *scope) (*plan.Node, []scopeCol, error
 	case *pg.Node_RangeFunction:
 		return nil, nil, b.unsupported(-1, "a function in FROM")
 	}
-	return nil, nil, b.unsupported(-1, fmt.Sprintf("FROM item %T", n.Node))
+	return nil, nil, b.unsupported(-1, "FROM item "+nodeKindName(n))
 }
 
 func (b *builder) relationCols(rel *relation, alias string, colAliases []*pg.Node) ([]scopeCol, error) {

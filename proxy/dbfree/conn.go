@@ -45,6 +45,12 @@ type conn struct {
 	stmts    map[string]*prepared
 	portals  map[string]*portal
 	skipping bool // an error in an extended-protocol batch: drop until Sync
+	// tx is the transaction status ReadyForQuery reports: I, T after
+	// BEGIN, E after an error in a transaction block (nothing is ever
+	// written; drivers and tools track it).
+	tx             byte
+	user, database string
+	greeting       [][2]string // the ParameterStatus values sent
 	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
 	// by MaxPreparedBytes.
 	held int
@@ -54,7 +60,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 	st := s.cur.Load()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &conn{
-		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw,
+		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw, tx: 'I',
 		log:   st.opts.Logger.With("client", raw.RemoteAddr().String()),
 		stmts: map[string]*prepared{}, portals: map[string]*portal{},
 	}
@@ -251,13 +257,17 @@ func (c *conn) sendGreeting(m *pgproto3.StartupMessage) {
 		{"default_transaction_read_only", "on"},
 		{"in_hot_standby", "off"},
 	}
+	c.greeting, c.user, c.database = params, m.Parameters["user"], m.Parameters["database"]
+	if c.database == "" {
+		c.database = c.user
+	}
 	for _, p := range params {
 		c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
 	}
 	secret := make([]byte, 4)
 	_, _ = rand.Read(secret)
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.s.nextID.Add(1), SecretKey: secret})
-	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
 }
 
 // loop answers messages until Terminate, EOF or a fatal error.
@@ -276,7 +286,7 @@ func (c *conn) loop() error {
 				continue
 			}
 			c.simpleQuery(m.String)
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
 			err = c.be.Flush()
 		case *pgproto3.Parse:
 			c.extended(c.parse(m))
@@ -291,7 +301,7 @@ func (c *conn) loop() error {
 		case *pgproto3.Sync:
 			c.skipping = false
 			c.closePortals() // the implicit transaction ends
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
 			err = c.be.Flush()
 		case *pgproto3.Flush:
 			err = c.be.Flush()
@@ -299,7 +309,7 @@ func (c *conn) loop() error {
 			return nil
 		case *pgproto3.FunctionCall:
 			c.sendError(errNotAnswerable())
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
 			err = c.be.Flush()
 		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
 			// Ignored outside COPY, as PostgreSQL does.
@@ -313,7 +323,19 @@ func (c *conn) loop() error {
 }
 
 func (c *conn) sendError(e *pgError) {
+	if c.tx == 'T' {
+		c.tx = 'E'
+	}
 	c.be.Send(e.response("ERROR"))
+}
+
+// inFailedTx refuses st after an error in a transaction block, until it
+// ends, as PostgreSQL does.
+func (c *conn) inFailedTx(st *statement) *pgError {
+	if c.tx != 'E' || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R') {
+		return nil
+	}
+	return errorf("25P02", "current transaction is aborted, commands ignored until end of transaction block")
 }
 
 // extended reports err from an extended-protocol message and starts
@@ -341,7 +363,23 @@ func (c *conn) simpleQuery(sql string) {
 }
 
 func (c *conn) runSimple(st *statement) *pgError {
+	if err := c.inFailedTx(st); err != nil {
+		return err
+	}
 	switch st.kind {
+	case kindLocal:
+		rows, err := st.local.run(c)
+		if err != nil {
+			return err
+		}
+		if st.local.cols != nil {
+			c.be.Send(st.local.rowDescription(nil))
+		}
+		for _, r := range rows {
+			c.be.Send(st.local.dataRow(r, nil))
+		}
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.local.commandTag(len(rows)))})
+		return nil
 	case kindEmpty:
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return nil
@@ -412,7 +450,9 @@ func (c *conn) judge(ctx context.Context, ref, cand string) (v equivalence.Verdi
 			v, err = equivalence.Verdict{}, fmt.Errorf("%w: %v", judgepool.ErrPanicked, r)
 		}
 	}()
-	return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
+	return tag.JudgeBound(ctx, ref, cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+		return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
+	})
 }
 
 // reference resolves the reference of a statement that is not a check
@@ -421,6 +461,9 @@ func (c *conn) reference(st *statement) (tag.Reference, *pgError) {
 	r, ok, err := tag.Resolve(st.sql, &c.session, c.opts.Catalog)
 	if err != nil {
 		return r, &pgError{code: codeInvalidParameter, msg: "pgequiv: " + err.Error()}
+	}
+	if ok && r.Source == tag.FromSession && !st.query {
+		ok = false // a session's reference applies to queries, not to CREATE, SAVEPOINT, ...
 	}
 	if ok {
 		// A tag value is URL-decoded, so %00 can put a NUL in it.

@@ -130,11 +130,12 @@ func checkNoLeaks(t testing.TB) {
 type verdictRow struct {
 	label, assumptions, rules, differences string
 	score                                  float64
+	counterexample                         *string // NULL when none was found
 }
 
 func scanVerdict(row pgx.Row) (verdictRow, error) {
 	var v verdictRow
-	err := row.Scan(&v.label, &v.score, &v.assumptions, &v.rules, &v.differences)
+	err := row.Scan(&v.label, &v.score, &v.assumptions, &v.rules, &v.differences, &v.counterexample)
 	return v, err
 }
 
@@ -243,7 +244,7 @@ func TestRefusedStatementsKeepServing(t *testing.T) {
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
 		t.Run(mode.String(), func(t *testing.T) {
 			conn := s.connect(t, ctx, mode)
-			for _, sql := range []string{"SELECT 1", "INSERT INTO dogs VALUES (1)", "BEGIN", "not sql at all"} {
+			for _, sql := range []string{"SELECT name FROM dogs", "INSERT INTO dogs VALUES (1)", "SAVEPOINT s", "not sql at all"} {
 				_, err := conn.Exec(ctx, sql)
 				pe := pgErr(err)
 				if pe == nil || pe.Code != codeFeatureNotSupported || !strings.Contains(pe.Message, "database-free mode answers only pgequiv.check(...) and tagged queries") {
@@ -264,7 +265,7 @@ func TestRefusedStatementsKeepServing(t *testing.T) {
 	conn := s.connect(t, ctx, pgx.QueryExecModeExec)
 	b := &pgx.Batch{}
 	b.Queue("SELECT label FROM pgequiv.check($1, $2)", countStar, countOwner)
-	b.Queue("SELECT 1")
+	b.Queue("SELECT name FROM dogs")
 	b.Queue("SELECT label FROM pgequiv.check($1, $2)", countStar, countOwner)
 	res := conn.SendBatch(ctx, b)
 	var label string
@@ -290,7 +291,7 @@ func TestMultiStatementSimpleQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	res, err := conn.Exec(ctx, "SELECT label FROM pgequiv.check('SELECT 1', 'SELECT 1'); SET pgequiv.reference = '"+countStar+"'; "+countOwner+"; RESET pgequiv.reference; SELECT 1; SELECT label FROM pgequiv.check('SELECT 1', 'SELECT 1')").ReadAll()
+	res, err := conn.Exec(ctx, "SELECT label FROM pgequiv.check('SELECT 1', 'SELECT 1'); SET pgequiv.reference = '"+countStar+"'; "+countOwner+"; RESET pgequiv.reference; SELECT name FROM dogs; SELECT label FROM pgequiv.check('SELECT 1', 'SELECT 1')").ReadAll()
 	if pgErr(err) == nil || len(res) != 4 {
 		t.Fatalf("got %d results, %v; want 4 results and an error", len(res), err)
 	}
@@ -399,5 +400,27 @@ func TestShutdownEndsIdleClients(t *testing.T) {
 	msg, err := pgproto3.NewFrontend(raw, raw).Receive()
 	if e, ok := msg.(*pgproto3.ErrorResponse); err != nil || !ok || e.Code != codeAdminShutdown {
 		t.Fatalf("after shutdown: %#v, %v", msg, err)
+	}
+}
+
+// TestCheckCounterexample: a pair the refuter tells apart comes back
+// not_equivalent with its counterexample database in the counterexample
+// column; a proved pair has NULL there.
+func TestCheckCounterexample(t *testing.T) {
+	s := startServer(t, Options{})
+	ctx := testCtx(t)
+	conn := s.connect(t, ctx, pgx.QueryExecModeCacheStatement)
+	v, err := scanVerdict(conn.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)",
+		"SELECT COUNT(*) FROM dogs", "SELECT COUNT(*) FROM dogs WHERE age > 5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.label != "not_equivalent" || v.counterexample == nil || !strings.Contains(*v.counterexample, "INSERT INTO dogs") ||
+		!strings.Contains(*v.counterexample, "-- reference returns 1 row") {
+		t.Fatalf("want not_equivalent with a counterexample, got %+v (counterexample %v)", v, v.counterexample)
+	}
+	v, err = scanVerdict(conn.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)", countStar, countOwner))
+	if err != nil || v.label != "equivalent" || v.counterexample != nil {
+		t.Fatalf("proved pair: %+v, %v", v, err)
 	}
 }

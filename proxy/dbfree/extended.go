@@ -124,8 +124,11 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 		return errorf("42P03", "cursor %q already exists", m.DestinationPortal)
 	}
 	ncols := len(p.cols())
-	if p.st.kind == kindShow {
+	switch p.st.kind {
+	case kindShow:
 		ncols = 1
+	case kindLocal:
+		ncols = len(p.st.local.cols)
 	}
 	if n := len(m.ResultFormatCodes); n > 1 && n != ncols {
 		return errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, ncols)
@@ -206,6 +209,10 @@ func (c *conn) sendRowDescription(st *statement, cols []int, formats []int16) {
 		c.be.Send(showRowDescription(st.show, formats))
 		return
 	}
+	if st.kind == kindLocal && st.local.cols != nil {
+		c.be.Send(st.local.rowDescription(formats))
+		return
+	}
 	if cols == nil {
 		c.be.Send(&pgproto3.NoData{})
 		return
@@ -221,7 +228,24 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 	if !ok {
 		return errorf(codeUndefinedCursor, "portal %q does not exist", m.Portal)
 	}
+	if err := c.inFailedTx(pt.st); err != nil {
+		return err
+	}
 	switch pt.st.kind {
+	case kindLocal:
+		var rows [][]*string
+		if !pt.done { // a completed portal has no more rows
+			var err *pgError
+			if rows, err = pt.st.local.run(c); err != nil {
+				return err
+			}
+		}
+		pt.done = true
+		for _, r := range rows {
+			c.be.Send(pt.st.local.dataRow(r, pt.formats))
+		}
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.local.commandTag(len(rows)))})
+		return nil
 	case kindEmpty:
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return nil

@@ -20,6 +20,9 @@ const (
 	kindSession
 	// kindShow: SHOW of a pgequiv setting.
 	kindShow
+	// kindLocal: answered from the connection and the schema (see
+	// local.go).
+	kindLocal
 	// kindOther: anything else; answered with the verdict row if it is
 	// tagged (comment, session setting or catalog) when it runs, otherwise
 	// refused.
@@ -41,8 +44,12 @@ type statement struct {
 	cand    arg
 	session tag.SessionCommand
 	show    string // kindShow: the setting's name
-	nParams int    // highest $n in the text
-	multi   bool   // more than one statement
+	local   *localQuery
+	// query: a query or data change (SELECT, INSERT, ...), which a
+	// session's pgequiv.reference applies to.
+	query   bool
+	nParams int  // highest $n in the text
+	multi   bool // more than one statement
 	// parseErr is pg_query's complaint for a statement that does not
 	// parse; it is reported only if the statement turns out untagged.
 	parseErr error
@@ -73,8 +80,14 @@ func analyze(sql string) (*statement, *pgError) {
 		st.multi = true
 		return st, nil
 	}
-	call, sel := checkCall(tree.Stmts[0].Stmt)
+	n := tree.Stmts[0].Stmt
+	st.query = n.GetSelectStmt() != nil || n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil ||
+		n.GetDeleteStmt() != nil || n.GetMergeStmt() != nil
+	call, sel := checkCall(n)
 	if call == nil {
+		if lq := analyzeLocal(sql, n); lq != nil {
+			st.kind, st.local = kindLocal, lq
+		}
 		return st, nil
 	}
 	if len(call.Args) != 2 || call.AggStar || call.AggDistinct || call.FuncVariadic || len(call.AggOrder) > 0 || call.AggFilter != nil || call.Over != nil {

@@ -34,6 +34,9 @@ var columns = []column{
 	{"assumptions", oidText, -1},
 	{"rules", oidText, -1},
 	{"differences", oidText, -1},
+	// counterexample: a database on which the two differ, as INSERT
+	// statements followed by both results; NULL when none was found.
+	{"counterexample", oidText, -1},
 }
 
 func columnIndex(name string) int {
@@ -98,6 +101,10 @@ func dataRow(v equivalence.Verdict, cols []int, formats []int16) *pgproto3.DataR
 			val = []byte(strings.Join(v.Rules, ", "))
 		case "differences":
 			val = []byte(joinStrings(v.Differences, "; "))
+		case "counterexample":
+			if v.Counterexample != nil {
+				val = []byte(v.Counterexample.Detail())
+			}
 		}
 		row.Values[i] = val
 	}

@@ -158,6 +158,9 @@ func toWire(opts equivalence.Options) (wireOptions, error) {
 	if opts.Combiner != nil {
 		return w, errors.New("judgepool: a custom score combiner cannot be sent to a judge worker")
 	}
+	if opts.Adviser != nil {
+		return w, errors.New("judgepool: an adviser (llm_judge) cannot be sent to a judge worker; use judge_isolation: none")
+	}
 	if opts.GMN != nil {
 		if !isDefaultGMN(opts.GMN) {
 			return w, errors.New("judgepool: judge workers use the shipped GMN model only")

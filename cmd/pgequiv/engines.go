@@ -1,0 +1,40 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+)
+
+// engineFlags are the flags check, eval and cases share for choosing the
+// judge's engines: the refuter's budget and the GMN. By default every
+// engine runs, so the default user gets the strongest metric.
+type engineFlags struct {
+	gmn          *bool
+	refute       *bool
+	refuteBudget *time.Duration
+	instances    *int
+}
+
+func addEngineFlags(fs *flag.FlagSet, gmnDefault bool) *engineFlags {
+	return &engineFlags{
+		gmn:          fs.Bool("gmn", gmnDefault, "score with the shipped graph matching network too (about 1 ms a pair; --gmn=false leaves it out)"),
+		refute:       fs.Bool("refute", true, "search for a counterexample database on pairs not proved equivalent (--refute=false: structure only)"),
+		refuteBudget: fs.Duration("refute-budget", equivalence.DefaultRefuteBudget, "time the counterexample search may take per pair"),
+		instances:    fs.Int("refute-instances", 0, "most databases the search tries per pair (0: the default)"),
+	}
+}
+
+// apply sets the engines on opts (after judgeOptions).
+func (e *engineFlags) apply(opts *equivalence.Options) error {
+	if *e.refuteBudget <= 0 {
+		return fmt.Errorf("--refute-budget must be positive")
+	}
+	if *e.instances < 0 {
+		return fmt.Errorf("--refute-instances must not be negative")
+	}
+	opts.Refute = equivalence.RefuteOptions{Off: !*e.refute, Budget: *e.refuteBudget, MaxInstances: *e.instances}
+	return nil
+}

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/pgequiv/pgequiv/telemetry"
+)
+
+// Telemetry is proxy.yaml's telemetry section: OTLP export of traces and
+// metrics. It is off while endpoint is empty and no OTEL_EXPORTER_OTLP_*
+// endpoint variable is set; the standard OTEL_* variables win over these
+// keys (docs/telemetry.md lists them).
+type Telemetry struct {
+	// Endpoint is the collector's base URL: http://host:4318 for
+	// http/protobuf (the signal paths /v1/traces and /v1/metrics are
+	// appended), http://host:4317 for grpc. https:// uses TLS.
+	Endpoint string `yaml:"endpoint"`
+	// Protocol is grpc or http/protobuf (http for short); default
+	// http/protobuf.
+	Protocol string `yaml:"protocol"`
+	// Headers are sent with every export (authentication tokens).
+	Headers map[string]string `yaml:"headers"`
+	// Insecure allows plain-text gRPC to an endpoint without a scheme
+	// decision; http:// endpoints are plain text anyway.
+	Insecure bool `yaml:"insecure"`
+	// CAFile verifies the collector's certificate (https endpoints).
+	CAFile string `yaml:"ca_file"`
+	// SamplingRatio of root traces kept, 0..1 (default 1). A query whose
+	// comment carries a traceparent follows the application's decision.
+	SamplingRatio *float64 `yaml:"sampling_ratio"`
+	// Resource attributes; service.name defaults to pgequiv.
+	Resource map[string]string `yaml:"resource"`
+	// Timeout bounds each export (default 10s).
+	Timeout time.Duration `yaml:"timeout"`
+	// MetricInterval between OTLP metric exports (default 60s).
+	MetricInterval time.Duration `yaml:"metric_interval"`
+	// QueueSize bounds the spans waiting for export (default 2048); more
+	// are dropped and counted (pgequiv_telemetry_spans_dropped_total).
+	QueueSize int `yaml:"queue_size"`
+	// ShutdownTimeout bounds the final flush at exit (default 5s).
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+}
+
+func (c *Config) validateTelemetry(bad func(string, ...any)) {
+	t := c.Telemetry
+	switch t.Protocol {
+	case "", "grpc", "http", "http/protobuf":
+	default:
+		bad("telemetry.protocol: %q is not one of grpc, http/protobuf", t.Protocol)
+	}
+	if r := t.SamplingRatio; r != nil && (*r < 0 || *r > 1) {
+		bad("telemetry.sampling_ratio: %v is outside 0..1", *r)
+	}
+	if t.Timeout < 0 || t.MetricInterval < 0 || t.ShutdownTimeout < 0 {
+		bad("telemetry: timeout, metric_interval and shutdown_timeout must not be negative")
+	}
+	if t.QueueSize < 0 || t.QueueSize > 1<<20 {
+		bad("telemetry.queue_size: %d is outside 0..1048576", t.QueueSize)
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			bad("metrics_listen: %q is not host:port", c.MetricsListen)
+		}
+	}
+	if _, err := c.TelemetrySettings(func(string) string { return "" }); err != nil {
+		bad("%v", err)
+	}
+}
+
+// TelemetrySettings resolves the telemetry section and metrics_listen
+// with the OTEL_* environment read through getenv.
+func (c *Config) TelemetrySettings(getenv func(string) string) (telemetry.Settings, error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	t := c.Telemetry
+	ca := t.CAFile
+	if ca != "" {
+		ca = c.path(ca)
+	}
+	s, err := telemetry.Resolve(telemetry.FileSettings{
+		Endpoint: t.Endpoint, Protocol: t.Protocol, Headers: t.Headers, Insecure: t.Insecure, CAFile: ca,
+		Timeout: t.Timeout, SamplingRatio: t.SamplingRatio, Resource: t.Resource, MetricInterval: t.MetricInterval,
+		QueueSize: t.QueueSize, ShutdownTimeout: t.ShutdownTimeout, MetricsListen: c.MetricsListen,
+	}, getenv)
+	if err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,117 @@
+package equivalence
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+// Adviser gives a second opinion on a pair the rules left unknown, such
+// as a language model's (package equivalence/llmjudge). An opinion is
+// never a proof: it moves the score within the unknown band and is
+// reported as Verdict.LLM; the label stays unknown.
+type Adviser interface {
+	// Advise returns an opinion on req, within ctx. An error means no
+	// opinion; the verdict is then the one without advice.
+	Advise(ctx context.Context, req AdviceRequest) (Opinion, error)
+}
+
+// AdviceRequest is what an Adviser is told about a pair.
+type AdviceRequest struct {
+	Schema               *catalog.Schema
+	Reference, Candidate string
+	// Verdict is the judge's verdict without advice: the rules that fired,
+	// the differences found, the notes.
+	Verdict Verdict
+}
+
+// Opinions an Adviser may give.
+const (
+	OpinionEquivalent    = "equivalent"
+	OpinionNotEquivalent = "not_equivalent"
+	OpinionUnsure        = "unsure"
+)
+
+// Opinion is an adviser's answer.
+type Opinion struct {
+	// Answer is equivalent, not_equivalent or unsure.
+	Answer string `json:"answer"`
+	// Strength is "strong" (same result on every database) or "weak"
+	// (same result up to row order, duplicates or output names) when the
+	// answer is equivalent.
+	Strength string `json:"strength,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// Votes and Samples: Votes of Samples answers agreed on Answer.
+	Votes   int    `json:"votes"`
+	Samples int    `json:"samples"`
+	Model   string `json:"model,omitempty"`
+	Cached  bool   `json:"cached,omitempty"`
+}
+
+func (o Opinion) String() string {
+	s := o.Answer
+	if o.Strength != "" {
+		s += " (" + o.Strength + ")"
+	}
+	s += fmt.Sprintf(", %d/%d votes", o.Votes, o.Samples)
+	if o.Model != "" {
+		s += ", " + o.Model
+	}
+	if o.Reason != "" {
+		s += ": " + o.Reason
+	}
+	return s
+}
+
+// adviceWeight is how far a unanimous opinion moves an unknown verdict's
+// score towards the top (0.90) or bottom (0.05) of the unknown band; a
+// split vote moves it in proportion to its majority, a weak equivalence
+// half as far. The band keeps advised scores below every proof.
+const adviceWeight = 0.5
+
+// advise asks opts.Adviser about an unknown verdict and folds its opinion
+// into v. A failed or empty opinion leaves v as it was, with a note.
+func advise(ctx context.Context, s *catalog.Schema, reference, candidate string, v *Verdict, opts Options) {
+	if opts.Adviser == nil || v.Label != Unknown {
+		return
+	}
+	start := time.Now()
+	op, err := opts.Adviser.Advise(ctx, AdviceRequest{Schema: s, Reference: reference, Candidate: candidate, Verdict: *v})
+	v.Timings.LLM = time.Since(start)
+	v.Timings.Total += v.Timings.LLM
+	if err != nil {
+		v.Notes = append(v.Notes, "llm: no opinion: "+err.Error())
+		return
+	}
+	v.LLM = &op
+	if op.Samples <= 0 {
+		return
+	}
+	w := adviceWeight * float64(op.Votes) / float64(op.Samples)
+	switch op.Answer {
+	case OpinionEquivalent:
+		if op.Strength == "weak" {
+			w /= 2
+		}
+		v.Score += (0.90 - v.Score) * w
+	case OpinionNotEquivalent:
+		// A verdict may already sit below the band (a candidate that does
+		// not plan scores 0): never move it up.
+		if v.Score > 0.05 {
+			v.Score -= (v.Score - 0.05) * w
+		}
+	default:
+		return
+	}
+	th := opts.LikelyThreshold
+	if th == 0 {
+		th = 0.5
+	}
+	if v.Score >= th {
+		v.Likely = "likely equivalent"
+	} else {
+		v.Likely = "likely different"
+	}
+}

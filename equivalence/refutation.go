@@ -1,0 +1,304 @@
+package equivalence
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence/refute"
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// DefaultRefuteBudget bounds the counterexample search of one pair.
+const DefaultRefuteBudget = 20 * time.Millisecond
+
+// DefaultRefuteInstances is how many databases the judge's search tries
+// at most. Differences show early (on the shared Spider pairs, the median
+// refuted pair differs on its first few databases), so the cap costs few
+// refutations, and it makes a surviving pair's search end by count rather
+// than by the clock: its evidence (Verdict.Search) then does not depend on
+// how busy the machine is.
+const DefaultRefuteInstances = 256
+
+// RefuteOptions tune the counterexample search the judge runs on pairs it
+// cannot prove equivalent. The zero value searches with the defaults.
+type RefuteOptions struct {
+	// Off skips the search: verdicts are then what structure alone says.
+	Off bool
+	// Budget bounds the search's wall-clock time per pair (minimization
+	// of a found database adds at most a quarter); 0 means
+	// DefaultRefuteBudget. The judge's context deadline bounds it too.
+	Budget time.Duration
+	// MaxInstances bounds the databases tried; 0 means
+	// DefaultRefuteInstances.
+	MaxInstances int
+	// Seed picks the databases; the same seed tries the same ones.
+	Seed uint64
+}
+
+// Bounds beyond which the refuter does not search (see refutePair).
+const (
+	refuteMaxQueryBytes = 64 << 10
+	refuteMaxPlanSize   = 2000
+)
+
+// Counterexample is a database on which the two queries return different
+// results: the proof behind a not_equivalent verdict.
+type Counterexample struct {
+	// Inserts fill the database, in the schema's dialect, parents first.
+	// Tables not named are empty.
+	Inserts []string `json:"inserts"`
+	// Rows is the number of rows in the database.
+	Rows int `json:"rows"`
+	// Reference and Candidate are what each query returns on it.
+	Reference ResultSample `json:"reference"`
+	Candidate ResultSample `json:"candidate"`
+	// Needs is empty when the difference shows on ordinary data (no
+	// NULLs, no empty tables, foreign keys hold); otherwise it names what
+	// the database has beyond that, e.g. "a NULL in a nullable column".
+	Needs []string `json:"needs,omitempty"`
+	// ColumnOrderOnly is true when the results hold the same values and
+	// differ only in the order of their columns: not equivalent under the
+	// strict column-order policy, and no database showed more.
+	ColumnOrderOnly bool `json:"column_order_only,omitempty"`
+}
+
+// Weak reports whether the counterexample needs unusual data or differs
+// only in column order: proof of a difference all the same, but one that
+// ordinary use may never show.
+func (c *Counterexample) Weak() bool { return len(c.Needs) > 0 || c.ColumnOrderOnly }
+
+// ResultSample is the start of a query's result.
+type ResultSample struct {
+	// Count is the number of rows in the whole result.
+	Count int `json:"count"`
+	// Rows are its first rows, values in text form, NULL as "NULL".
+	Rows [][]string `json:"rows"`
+}
+
+// Search records how hard the refuter tried on a pair it did not refute.
+type Search struct {
+	// Instances is the number of databases both queries ran on and
+	// agreed; Typical of them held ordinary data.
+	Instances int `json:"instances"`
+	Typical   int `json:"typical"`
+	// CannotExecute says why the search did not run, when the executor
+	// does not model one of the queries.
+	CannotExecute string `json:"cannot_execute,omitempty"`
+}
+
+// Strength says in words how strong the evidence of a search is.
+func (s Search) Strength() string {
+	if s.CannotExecute != "" {
+		return "not searched (" + s.CannotExecute + ")"
+	}
+	return fmt.Sprintf("no difference on %d generated databases", s.Instances)
+}
+
+// String is the one-line form: "differ on a 2-row database: reference
+// returns 1 row (3), candidate returns 1 row (2)".
+func (c *Counterexample) String() string { return c.summary(nil) }
+
+func (c *Counterexample) summary(redact func(string) string) string {
+	var b strings.Builder
+	if c.ColumnOrderOnly {
+		b.WriteString("differ only in column order")
+		fmt.Fprintf(&b, " on a %d-row database", c.Rows)
+	} else {
+		fmt.Fprintf(&b, "differ on a %d-row database", c.Rows)
+	}
+	if len(c.Needs) > 0 {
+		b.WriteString(" with " + strings.Join(c.Needs, " and "))
+	}
+	fmt.Fprintf(&b, ": reference returns %s, candidate returns %s", c.Reference.summary(redact), c.Candidate.summary(redact))
+	return b.String()
+}
+
+func (r ResultSample) summary(redact func(string) string) string {
+	noun := "rows"
+	if r.Count == 1 {
+		noun = "row"
+	}
+	s := fmt.Sprintf("%d %s", r.Count, noun)
+	if len(r.Rows) > 0 {
+		shown := make([]string, 0, min(len(r.Rows), 3))
+		for i, row := range r.Rows {
+			if i == 3 {
+				shown = append(shown, "…")
+				break
+			}
+			vals := row
+			if redact != nil {
+				vals = make([]string, len(row))
+				for j, v := range row {
+					vals[j] = redactValue(redact, v)
+				}
+			}
+			shown = append(shown, "("+strings.Join(vals, ", ")+")")
+		}
+		s += " " + strings.Join(shown, " ")
+	}
+	return s
+}
+
+// Detail is the full text: the database as INSERT statements, then both
+// results.
+func (c *Counterexample) Detail() string { return c.detail(nil) }
+
+func (c *Counterexample) detail(redact func(string) string) string {
+	var b strings.Builder
+	if len(c.Inserts) == 0 {
+		b.WriteString("-- every table empty\n")
+	}
+	for _, ins := range c.Inserts {
+		if redact != nil {
+			ins = redact(ins)
+		}
+		b.WriteString(ins + "\n")
+	}
+	fmt.Fprintf(&b, "-- reference returns %s\n-- candidate returns %s", c.Reference.summary(redact), c.Candidate.summary(redact))
+	return b.String()
+}
+
+// Redacted returns a copy with redact applied to the INSERT statements
+// and to every result value (as the SQL literal it would be), for logs
+// that must not show data.
+func (c *Counterexample) Redacted(redact func(string) string) *Counterexample {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.Inserts = make([]string, len(c.Inserts))
+	for i, s := range c.Inserts {
+		out.Inserts[i] = redact(s)
+	}
+	hide := func(r ResultSample) ResultSample {
+		rows := make([][]string, len(r.Rows))
+		for i, row := range r.Rows {
+			rows[i] = make([]string, len(row))
+			for j, v := range row {
+				rows[i][j] = redactValue(redact, v)
+			}
+		}
+		return ResultSample{Count: r.Count, Rows: rows}
+	}
+	out.Reference, out.Candidate = hide(c.Reference), hide(c.Candidate)
+	return &out
+}
+
+// redactValue applies a SQL-text redactor to one result value by way of
+// the literal that writes it: a redactor that hides literals hides it,
+// one that keeps text keeps it. NULL is not data and stays.
+func redactValue(redact func(string) string, v string) string {
+	if v == "NULL" {
+		return v
+	}
+	lit := "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		lit = v
+	}
+	if r := redact(lit); r != lit {
+		return r
+	}
+	return v
+}
+
+// execPlan is a query's plan as written, for execution: normalized but
+// without the ESM+ rewrites (so that a rewrite rule's bug cannot make a
+// counterexample), planned again from the text on first use and kept.
+type execPlan struct {
+	sql string
+	mu  sync.Mutex
+	p   *plan.Plan
+}
+
+func (e *execPlan) get(ctx context.Context, s *catalog.Schema) (*plan.Plan, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.p != nil {
+		return e.p, nil
+	}
+	p, err := planner.Plan(ctx, s, e.sql, planner.Options{})
+	if err != nil {
+		return nil, err
+	}
+	e.p = p
+	return p, nil
+}
+
+// refutePair searches for a counterexample; it fills v.Counterexample
+// (and makes the verdict not_equivalent) or v.Search. An error is only
+// ever ctx's.
+func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts Options, v *Verdict) error {
+	if opts.Refute.Off || s == nil || ref.exec == nil || cand.exec == nil {
+		return nil
+	}
+	t := time.Now()
+	defer func() { v.Timings.Refute = time.Since(t) }()
+	// A query of thousands of operators and expressions (a 100,000-item
+	// IN list, a 2,000-way UNION) would cost its planning time again and
+	// then more per database than the whole budget: such pairs are left
+	// to structure, and the verdict says so.
+	for _, q := range []*prepared{ref, cand} {
+		if len(q.exec.sql) > refuteMaxQueryBytes || planSize(q.p.Root, refuteMaxPlanSize) > refuteMaxPlanSize {
+			v.Search = &Search{CannotExecute: "too large to search"}
+			return nil
+		}
+	}
+	rp, err := ref.exec.get(ctx, s)
+	if err != nil {
+		return ctx.Err()
+	}
+	cp, err := cand.exec.get(ctx, s)
+	if err != nil {
+		return ctx.Err()
+	}
+	trust := s.Dialect == catalog.Postgres
+	if opts.TrustForeignKeys != nil {
+		trust = *opts.TrustForeignKeys
+	}
+	budget := opts.Refute.Budget
+	if budget <= 0 {
+		budget = DefaultRefuteBudget
+	}
+	instances := opts.Refute.MaxInstances
+	if instances <= 0 {
+		instances = DefaultRefuteInstances
+	}
+	res, err := refute.Refute(ctx, s, rp, cp, refute.Options{
+		Budget:            budget,
+		ShrinkBudget:      budget / 4,
+		MaxInstances:      instances,
+		Seed:              opts.Refute.Seed,
+		TrustForeignKeys:  trust,
+		IgnoreColumnOrder: opts.ColumnOrder == ColumnOrderIgnore,
+		Dialect:           s.Dialect,
+	})
+	if err != nil {
+		return ctx.Err()
+	}
+	if !res.Found {
+		v.Search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical}
+		if res.CannotExecute {
+			v.Search.CannotExecute = strings.TrimPrefix(res.Reason, "cannot execute: ")
+		}
+		return nil
+	}
+	ce := res.Counterexample
+	v.Label = NotEquivalent
+	v.Counterexample = &Counterexample{
+		Inserts:   ce.Inserts,
+		Rows:      ce.Rows,
+		Reference: ResultSample{Count: ce.Reference.Count, Rows: ce.Reference.Rows},
+		Candidate: ResultSample{Count: ce.Candidate.Count, Rows: ce.Candidate.Rows},
+		Needs:     ce.Needs,
+
+		ColumnOrderOnly: ce.ColumnOrderOnly,
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package sqlitefile
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+// create writes a SQLite database file holding ddl (and no rows).
+func create(t *testing.T, dir, name, ddl string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(ddl); err != nil {
+		t.Fatalf("ddl: %v", err)
+	}
+	return path
+}
+
+// Spider's flight_2 as its SQLite file declares it: single-quoted table
+// names, a composite primary key that tables.json flattens.
+const flight2 = `
+CREATE TABLE 'airlines' (uid INTEGER PRIMARY KEY, Airline TEXT, Abbreviation TEXT, Country TEXT);
+CREATE TABLE 'airports' (City TEXT, AirportCode TEXT PRIMARY KEY, AirportName TEXT, Country TEXT, CountryAbbrev TEXT);
+CREATE TABLE 'flights' (
+	Airline INTEGER, FlightNo INTEGER, SourceAirport TEXT, DestAirport TEXT,
+	PRIMARY KEY(Airline, FlightNo),
+	FOREIGN KEY (SourceAirport) REFERENCES airports(AirportCode),
+	FOREIGN KEY (DestAirport) REFERENCES airports(AirportCode)
+);
+CREATE TABLE ` + "`Tickets`" + ` (id INTEGER PRIMARY KEY AUTOINCREMENT, airline INTEGER NOT NULL, flightno INTEGER NOT NULL,
+	seat varchar(4), code TEXT UNIQUE,
+	FOREIGN KEY (airline, flightno) REFERENCES flights,
+	FOREIGN KEY (seat) REFERENCES nowhere(x),
+	FOREIGN KEY (code) REFERENCES airports(NoSuchColumn));
+CREATE UNIQUE INDEX tickets_seat ON Tickets (flightno, seat);
+CREATE VIEW long_names (name) AS SELECT AirportName FROM airports WHERE length(AirportName) > 20;
+`
+
+func TestLoad(t *testing.T) {
+	path := create(t, t.TempDir(), "flight_2.sqlite", flight2)
+	s, err := Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Dialect != catalog.SQLite {
+		t.Errorf("dialect %v, want sqlite", s.Dialect)
+	}
+	flights := s.Table("FLIGHTS")
+	if flights == nil {
+		t.Fatal("no table flights")
+	}
+	if !reflect.DeepEqual(flights.PrimaryKey, []int{0, 1}) {
+		t.Errorf("flights primary key %v, want the composite [0 1]", flights.PrimaryKey)
+	}
+	if !flights.Columns[0].NotNull || flights.Columns[2].NotNull {
+		t.Errorf("flights NOT NULL: key columns are, others are not: %+v", flights.Columns)
+	}
+	if len(flights.ForeignKeys) != 2 || flights.ForeignKeys[0].RefTable != "airports" || !reflect.DeepEqual(flights.ForeignKeys[1].RefColumns, []int{1}) {
+		t.Errorf("flights foreign keys %+v", flights.ForeignKeys)
+	}
+	if c := flights.Columns[0]; c.Type != catalog.Int || c.TypeSQL != "INTEGER" {
+		t.Errorf("flights.Airline type %v %q", c.Type, c.TypeSQL)
+	}
+	tk := s.Table("tickets")
+	if tk == nil {
+		t.Fatal("no table tickets")
+	}
+	if !reflect.DeepEqual(tk.PrimaryKey, []int{0}) {
+		t.Errorf("tickets primary key %v", tk.PrimaryKey)
+	}
+	if len(tk.ForeignKeys) != 1 || !reflect.DeepEqual(tk.ForeignKeys[0], catalog.ForeignKey{Columns: []int{1, 2}, RefTable: "flights", RefColumns: []int{0, 1}}) {
+		t.Errorf("tickets foreign keys %+v, want the composite one to flights' primary key", tk.ForeignKeys)
+	}
+	if !reflect.DeepEqual(tk.Unique, [][]int{{4}, {2, 3}}) && !reflect.DeepEqual(tk.Unique, [][]int{{2, 3}, {4}}) {
+		t.Errorf("tickets unique %v", tk.Unique)
+	}
+	if len(s.Dropped) != 2 || !strings.Contains(strings.Join(s.Dropped, "\n"), "nowhere: no such table") || !strings.Contains(strings.Join(s.Dropped, "\n"), "NoSuchColumn") {
+		t.Errorf("dropped %q, want the two foreign keys that cannot hold", s.Dropped)
+	}
+	v := s.Table("long_names")
+	if v == nil || !v.IsView() || !strings.HasPrefix(v.ViewSQL, "SELECT AirportName") || !reflect.DeepEqual(v.ViewColumns, []string{"name"}) {
+		t.Errorf("view %+v", v)
+	}
+}
+
+func TestLoadReadsNoRowsAndWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := create(t, dir, "x.sqlite", `CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT); INSERT INTO t VALUES (1, 'secret');`)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	entries, _ := os.ReadDir(dir)
+	if string(before) != string(after) || len(entries) != 1 {
+		t.Errorf("Load changed the directory: %d entries, file changed %v", len(entries), string(before) != string(after))
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	notDB := filepath.Join(dir, "text.sqlite")
+	if err := os.WriteFile(notDB, []byte("CREATE TABLE t (a int);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := create(t, dir, "empty.sqlite", `CREATE TABLE t (a int); DROP TABLE t;`)
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.sqlite"), "no such file"},
+		{notDB, "text.sqlite"},
+		{empty, "no tables"},
+	} {
+		_, err := Load(context.Background(), tc.path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%s) = %v, want an error containing %q", tc.path, err, tc.want)
+		}
+	}
+}
+
+func TestViewBody(t *testing.T) {
+	for _, tc := range []struct{ ddl, want string }{
+		{"CREATE VIEW v AS SELECT 1", "SELECT 1"},
+		{"CREATE VIEW \"has as\" (a, b) AS\nSELECT x AS a, y FROM t;", "SELECT x AS a, y FROM t"},
+		{"create view v as(select 1)", "(select 1)"},
+	} {
+		got, ok := viewBody(tc.ddl)
+		if !ok || got != tc.want {
+			t.Errorf("viewBody(%q) = %q, %v; want %q", tc.ddl, got, ok, tc.want)
+		}
+	}
+}

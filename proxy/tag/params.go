@@ -1,0 +1,205 @@
+package tag
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+)
+
+// A reference may use placeholders ($1, $2, ...) bound from the
+// candidate: $k stands for the candidate's k-th parameter as
+// pg_stat_statements numbers them (pg_query's normalization): the query's
+// own parameters keep their numbers, and its constants, in text order,
+// are numbered after the highest of them. So one catalog entry
+//
+//	match:     SELECT abalance FROM pgbench_accounts WHERE aid = 1
+//	reference: SELECT a.abalance FROM pgbench_accounts a WHERE a.aid = $1
+//
+// covers the statement whatever constant the application sends.
+
+// Parameterized is a query with its constants replaced by parameters.
+type Parameterized struct {
+	// SQL is the query with each constant replaced by $k.
+	SQL string
+	// Consts maps k to the literal text $k replaced ("42", "'abc'", "-1.5").
+	Consts map[int]string
+}
+
+// Parameterize replaces the constants of sql with parameters, as
+// pg_query's normalization does, and records what each replaced. ok is
+// false when sql has no constant to replace, does not parse, or the
+// replacement cannot be traced back to literal tokens (then the caller
+// judges sql as it is).
+func Parameterize(sql string) (p Parameterized, ok bool) {
+	norm, err := pg.Normalize(sql)
+	if err != nil || norm == sql {
+		return p, false
+	}
+	toks, err := pg.Scan(sql)
+	if err != nil {
+		return p, false
+	}
+	p = Parameterized{SQL: norm, Consts: map[int]string{}}
+	j, last := 0, 0 // positions in norm and sql
+	ts := toks.Tokens
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		start, end := int(t.Start), int(t.End)
+		if start < last || end > len(sql) {
+			return Parameterized{}, false
+		}
+		gap := sql[last:start]
+		if !strings.HasPrefix(norm[j:], gap) {
+			return Parameterized{}, false
+		}
+		j += len(gap)
+		if text := sql[start:end]; strings.HasPrefix(norm[j:], text) {
+			j += len(text)
+			last = end
+			continue
+		}
+		// A replaced constant: norm has $k where sql has a literal,
+		// possibly negated ("-5" is one constant to the grammar).
+		k, n := paramAt(norm[j:])
+		if n == 0 {
+			return Parameterized{}, false
+		}
+		if t.Token == pg.Token_ASCII_45 && i+1 < len(ts) && isNumber(ts[i+1].Token) {
+			i++
+			end = int(ts[i].End)
+		} else if !isConstant(t.Token) {
+			return Parameterized{}, false
+		}
+		if _, dup := p.Consts[k]; dup || end > len(sql) {
+			return Parameterized{}, false
+		}
+		p.Consts[k] = sql[start:end]
+		j += n
+		last = end
+	}
+	if sql[last:] != norm[j:] || len(p.Consts) == 0 {
+		return Parameterized{}, false
+	}
+	// The shape must read back as parameters where the constants were:
+	// "SELECT''" normalizes to "SELECT$1", one identifier.
+	if back, ok := bindParams(norm, p.Consts, false); !ok || back != sql {
+		return Parameterized{}, false
+	}
+	return p, true
+}
+
+// paramAt reads a parameter $k at the start of s and returns k and its
+// length; n is 0 when s does not start with one.
+func paramAt(s string) (k, n int) {
+	if len(s) < 2 || s[0] != '$' {
+		return 0, 0
+	}
+	n = 1
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	k, err := strconv.Atoi(s[1:n])
+	if err != nil || k < 1 {
+		return 0, 0
+	}
+	return k, n
+}
+
+func isNumber(t pg.Token) bool { return t == pg.Token_ICONST || t == pg.Token_FCONST }
+
+func isConstant(t pg.Token) bool {
+	switch t {
+	case pg.Token_ICONST, pg.Token_FCONST, pg.Token_SCONST, pg.Token_USCONST, pg.Token_BCONST, pg.Token_XCONST,
+		pg.Token_TRUE_P, pg.Token_FALSE_P, pg.Token_NULL_P:
+		return true
+	}
+	return false
+}
+
+// HasParams reports whether sql uses a parameter ($1, ...) outside
+// literals and comments.
+func HasParams(sql string) bool {
+	if !strings.Contains(sql, "$") {
+		return false
+	}
+	res, err := pg.Scan(sql)
+	if err != nil {
+		return false
+	}
+	for _, t := range res.Tokens {
+		if t.Token == pg.Token_PARAM {
+			return true
+		}
+	}
+	return false
+}
+
+// BindParams replaces each parameter $k of sql that vals has with its
+// value; a negative number is parenthesized. Parameters without a value
+// stay. ok is false when sql cannot be scanned.
+func BindParams(sql string, vals map[int]string) (string, bool) {
+	return bindParams(sql, vals, true)
+}
+
+func bindParams(sql string, vals map[int]string, paren bool) (string, bool) {
+	res, err := pg.Scan(sql)
+	if err != nil {
+		return sql, false
+	}
+	var b strings.Builder
+	last := 0
+	for _, t := range res.Tokens {
+		if t.Token != pg.Token_PARAM {
+			continue
+		}
+		start, end := int(t.Start), int(t.End)
+		if start < last || end > len(sql) {
+			return sql, false
+		}
+		k, n := paramAt(sql[start:end])
+		v, has := vals[k]
+		if n != end-start || !has {
+			continue
+		}
+		b.WriteString(sql[last:start])
+		if paren && strings.HasPrefix(v, "-") {
+			v = "(" + v + ")"
+		}
+		b.WriteString(v)
+		last = end
+	}
+	b.WriteString(sql[last:])
+	return b.String(), true
+}
+
+// JudgeBound judges candidate against a reference that may use
+// placeholders bound from the candidate's constants, with judge. It first
+// judges the candidate's shape, its constants replaced by the same
+// parameters: equivalent for every value of the parameters is equivalent
+// for the candidate's values too. That text is the same whatever
+// constants the application sends, so the judge's cache keeps serving
+// it. Any other verdict is not conclusive for these constants (a value
+// may make the two queries agree), so the reference is then judged with
+// the candidate's constants bound in, against the candidate as sent.
+func JudgeBound(ctx context.Context, ref, candidate string, judge func(ctx context.Context, ref, cand string) (equivalence.Verdict, error)) (equivalence.Verdict, error) {
+	if !HasParams(ref) {
+		return judge(ctx, ref, candidate)
+	}
+	p, ok := Parameterize(candidate)
+	if !ok {
+		return judge(ctx, ref, candidate)
+	}
+	v, err := judge(ctx, ref, p.SQL)
+	if err == nil && (v.Label == equivalence.Equivalent || v.Label == equivalence.EquivalentUnderAssumptions) || ctx.Err() != nil {
+		return v, err
+	}
+	bound, ok := BindParams(ref, p.Consts)
+	if !ok {
+		return v, err
+	}
+	return judge(ctx, bound, candidate)
+}

@@ -1,0 +1,135 @@
+package tag
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+func TestParameterize(t *testing.T) {
+	cases := []struct {
+		sql    string
+		ok     bool
+		want   string
+		consts map[int]string
+	}{
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = 12345", true,
+			"SELECT abalance FROM pgbench_accounts WHERE aid = $1", map[int]string{1: "12345"}},
+		{"SELECT a FROM t WHERE b = $1 AND c = 'x''y' ORDER BY 1 LIMIT 10", true,
+			"SELECT a FROM t WHERE b = $1 AND c = $2 ORDER BY 1 LIMIT $3", map[int]string{2: "'x''y'", 3: "10"}},
+		{"SELECT a FROM t /* c 5 */ WHERE y = -5 AND z IN (1.5, $$d$$)", true,
+			"SELECT a FROM t /* c 5 */ WHERE y = $1 AND z IN ($2, $3)", map[int]string{1: "-5", 2: "1.5", 3: "$$d$$"}},
+		{"SELECT a, count(*) FROM t GROUP BY 1", false, "", nil}, // positional: not a constant
+		{"SELECT a FROM t WHERE b = $1", false, "", nil},
+		{"SELECT FROM WHERE", false, "", nil},
+	}
+	for _, tc := range cases {
+		p, ok := Parameterize(tc.sql)
+		if ok != tc.ok || p.SQL != tc.want || !reflect.DeepEqual(p.Consts, tc.consts) && tc.ok {
+			t.Errorf("Parameterize(%q) = %q %v, %v; want %q %v, %v", tc.sql, p.SQL, p.Consts, ok, tc.want, tc.consts, tc.ok)
+		}
+	}
+}
+
+func TestBindParams(t *testing.T) {
+	cases := []struct {
+		sql  string
+		vals map[int]string
+		want string
+	}{
+		{"SELECT a FROM t WHERE b = $1 AND c = $2", map[int]string{1: "5", 2: "'x'"}, "SELECT a FROM t WHERE b = 5 AND c = 'x'"},
+		{"SELECT a FROM t WHERE b = $1 - $2 AND d = '$1'", map[int]string{2: "-3"}, "SELECT a FROM t WHERE b = $1 - (-3) AND d = '$1'"},
+		{"SELECT 1", nil, "SELECT 1"},
+	}
+	for _, tc := range cases {
+		if got, ok := BindParams(tc.sql, tc.vals); !ok || got != tc.want {
+			t.Errorf("BindParams(%q) = %q, %v; want %q", tc.sql, got, ok, tc.want)
+		}
+	}
+	for sql, want := range map[string]bool{"SELECT $1": true, "SELECT '$1'": false, "SELECT 1 /* $1 */": false, "SELECT $$a$$": false} {
+		if HasParams(sql) != want {
+			t.Errorf("HasParams(%q) = %v", sql, !want)
+		}
+	}
+}
+
+// TestJudgeBound: the shape decides when it is equivalent; otherwise the
+// constants are bound into the reference and the candidate judged as sent.
+func TestJudgeBound(t *testing.T) {
+	schema, err := catalog.LoadDDL(`CREATE TABLE a (aid int PRIMARY KEY, bid int, abalance int);`, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jr, err := equivalence.NewJudger(equivalence.JudgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		ref, cand string
+		want      equivalence.Label
+		calls     []string // candidates judged, in order
+	}{
+		{"SELECT x.abalance FROM a x WHERE x.aid = $1", "SELECT abalance FROM a WHERE aid = 42",
+			equivalence.Equivalent, []string{"SELECT abalance FROM a WHERE aid = $1"}},
+		// $1 twice: only equal constants make the candidate match.
+		{"SELECT abalance FROM a WHERE aid = $1 AND bid = $1", "SELECT abalance FROM a WHERE aid = 5 AND bid = 5",
+			equivalence.Equivalent, []string{"SELECT abalance FROM a WHERE aid = $1 AND bid = $2", "SELECT abalance FROM a WHERE aid = 5 AND bid = 5"}},
+		{"SELECT abalance FROM a WHERE aid = $1 AND bid = $1", "SELECT abalance FROM a WHERE aid = 5 AND bid = 6",
+			"", []string{"SELECT abalance FROM a WHERE aid = $1 AND bid = $2", "SELECT abalance FROM a WHERE aid = 5 AND bid = 6"}},
+		// No placeholder in the reference: judged as it is.
+		{"SELECT abalance FROM a WHERE aid = 7", "SELECT abalance FROM a WHERE aid = 7",
+			equivalence.Equivalent, []string{"SELECT abalance FROM a WHERE aid = 7"}},
+	}
+	for _, tc := range cases {
+		var calls []string
+		v, err := JudgeBound(context.Background(), tc.ref, tc.cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+			calls = append(calls, cand)
+			return jr.Judge(ctx, schema, ref, cand, equivalence.Options{})
+		})
+		if err != nil {
+			t.Fatalf("%s vs %s: %v", tc.ref, tc.cand, err)
+		}
+		if tc.want == "" && (v.Label == equivalence.Equivalent || v.Label == equivalence.EquivalentUnderAssumptions) ||
+			tc.want != "" && v.Label != tc.want {
+			t.Errorf("%s vs %s: %s, want %q", tc.ref, tc.cand, v.Label, tc.want)
+		}
+		if !reflect.DeepEqual(calls, tc.calls) {
+			t.Errorf("%s vs %s: judged %q, want %q", tc.ref, tc.cand, calls, tc.calls)
+		}
+	}
+}
+
+// FuzzParameterize: never panics; what it records are the literal texts
+// it replaced, and binding them back into the shape gives the query
+// again (negative numbers parenthesized).
+func FuzzParameterize(f *testing.F) {
+	for _, s := range []string{
+		"SELECT a FROM t WHERE b = 1 AND c = 'x' LIMIT 3", "SELECT $1, -2.5, $$q$$", "SELECT 1 /* 2 */ -- 3\n",
+		"SELECT interval '1 day', DATE '2020-01-01'", "SELECT a FROM t ORDER BY 1", "SELECT E'\\n', B'101', X'ff', U&'d'",
+		"SELECT 1 FROM t WHERE a IN (1, 2, 3) AND b = -0", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		p, ok := Parameterize(sql)
+		if !ok {
+			return
+		}
+		for k, v := range p.Consts {
+			if k < 1 || !strings.Contains(sql, v) {
+				t.Fatalf("constant $%d = %q is not in %q", k, v, sql)
+			}
+		}
+		back, ok := BindParams(p.SQL, p.Consts)
+		if !ok {
+			t.Fatalf("the shape %q does not scan", p.SQL)
+		}
+		if strings.NewReplacer("(", "", ")", "").Replace(back) != strings.NewReplacer("(", "", ")", "").Replace(sql) {
+			t.Fatalf("bound back %q, want %q", back, sql)
+		}
+	})
+}
