@@ -29,6 +29,15 @@ import (
 //     all COUNTs of a NULL constant or under a never-true FILTER is one
 //     row of zeros.
 func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if (n.Op == plan.OpProject || n.Op == plan.OpFilter) && len(n.Inputs) == 1 {
+		// A projection or filter over a UNION ALL moves into it, also
+		// when the UNION ALL appears once the input is simplified.
+		if in := p.simplify(n.Inputs[0], m); in != n.Inputs[0] && in.Op == plan.OpSetOp {
+			c := *n
+			c.Inputs = []*plan.Node{in}
+			n = &c
+		}
+	}
 	for i := 0; i < 8; i++ {
 		if j := p.fkLeftJoin(n, m); j != nil {
 			n = j
@@ -50,6 +59,56 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 
 func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 	switch n.Op {
+	case plan.OpFilter:
+		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
+			c := *u
+			c.Inputs = make([]*plan.Node, len(u.Inputs))
+			for i, in := range u.Inputs {
+				sub := map[plan.ColumnID]plan.ColumnID{}
+				for k, col := range u.Cols {
+					sub[col] = u.SetCols[i][k]
+				}
+				preds := make([]*plan.Expr, len(n.Preds))
+				for k, e := range n.Preds {
+					preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
+						if x.Kind == plan.ColRef {
+							if to, ok := sub[x.Col]; ok {
+								return plan.NewCol(to, x.Typ)
+							}
+						}
+						return x
+					})
+				}
+				c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
+			}
+			return &c, "filter into each UNION ALL branch"
+		}
+	case plan.OpProject:
+		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
+			pos := map[plan.ColumnID]int{}
+			for k, col := range u.Cols {
+				pos[col] = k
+			}
+			var cols []plan.ColumnID
+			var picks []int
+			for _, it := range n.Proj {
+				k, ok := pos[it.ID]
+				if it.Expr.Kind != plan.ColRef || it.Expr.Col != it.ID || !ok {
+					return nil, ""
+				}
+				cols = append(cols, it.ID)
+				picks = append(picks, k)
+			}
+			c := *u
+			c.Cols = cols
+			c.SetCols = make([][]plan.ColumnID, len(u.SetCols))
+			for i, sc := range u.SetCols {
+				for _, k := range picks {
+					c.SetCols[i] = append(c.SetCols[i], sc[k])
+				}
+			}
+			return &c, "column selection into UNION ALL"
+		}
 	case plan.OpLimit:
 		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Typ == catalog.Int &&
 			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
@@ -62,7 +121,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 			for _, a := range n.Aggs {
 				e := a.Expr
 				none := e.Filter != nil && (e.Filter.IsFalse() || (e.Filter.Kind == plan.Const && e.Filter.Null))
-				nullArg := !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && e.Args[0].Null
+				nullArg := !e.Star && len(e.Args) == 1 && alwaysNull(e.Args[0])
 				if e.Kind != plan.Agg || e.Name != "count" || !(none || nullArg) {
 					zeros = false
 				}
@@ -301,4 +360,22 @@ func referencesKey(t *catalog.Table, cols []int) bool {
 func positiveInt(v string) bool {
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	return err == nil && n >= 1
+}
+
+// alwaysNull says whether e is NULL in every row: NULL, or a strict
+// operator or function of something always NULL.
+func alwaysNull(e *plan.Expr) bool {
+	if e.Kind == plan.Const {
+		return e.Null
+	}
+	strict := (e.Kind == plan.Op && strictOps[e.Name]) || (e.Kind == plan.Func && strictFuncs[e.Name] && e.Filter == nil)
+	if !strict {
+		return false
+	}
+	for _, a := range e.Args {
+		if alwaysNull(a) {
+			return true
+		}
+	}
+	return false
 }
