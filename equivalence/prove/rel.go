@@ -46,7 +46,7 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 	switch a.Op {
 	case plan.OpDistinct:
-		return p.rel(a.Inputs[0], b.Inputs[0], true)
+		return p.rel(p.setSimplify(a.Inputs[0]), p.setSimplify(b.Inputs[0]), true)
 	case plan.OpSort:
 		if ok, err := p.rel(a.Inputs[0], b.Inputs[0], true); err != nil || !ok {
 			return false, err
@@ -428,4 +428,25 @@ func (p *prover) aggKey(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 		}
 	}
 	return exprKey(e, col)
+}
+
+// setSimplify rewrites the input of a DISTINCT, where only the set of
+// rows counts: a projection over a left join that reads none of the
+// right input's columns is the projection over the left input (every
+// left row appears at least once either way).
+func (p *prover) setSimplify(n *plan.Node) *plan.Node {
+	if n.Op != plan.OpProject || n.Inputs[0].Op != plan.OpJoin || n.Inputs[0].Join != plan.LeftJoin {
+		return n
+	}
+	j := n.Inputs[0]
+	right := allCols(j.Inputs[1])
+	for _, it := range n.Proj {
+		if it.Expr.Cols().Intersects(right) || right.Has(it.ID) {
+			return n
+		}
+	}
+	c := *n
+	c.Inputs = []*plan.Node{j.Inputs[0]}
+	p.rule("distinct: left join whose columns are unread drops out")
+	return &c
 }
