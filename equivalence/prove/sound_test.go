@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/equivalence/refute"
 	"github.com/pgequiv/pgequiv/planner"
@@ -133,4 +134,49 @@ func TestCrossPairsTerminate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestProvedCasesSurviveRefuter: the curated cases, both ways round. A
+// case the prover proves must not be refuted, and none expected
+// not_equivalent may be proved.
+func TestProvedCasesSurviveRefuter(t *testing.T) {
+	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
+	if err != nil {
+		t.Skipf("shared cases not present: %v", err)
+	}
+	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	proved := 0
+	for _, c := range cf.Cases {
+		if len(c.Policy) > 0 {
+			continue // the prover compares under the default policies only
+		}
+		a, err1 := planner.Plan(ctx, s, c.Reference, planner.Options{})
+		b, err2 := planner.Plan(ctx, s, c.Candidate, planner.Options{})
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		r, err := prove.Equivalent(ctx, a, b, prove.Options{TrustForeignKeys: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Proved {
+			continue
+		}
+		proved++
+		if c.Expect == dataset.NotEquivalent {
+			t.Errorf("%s: expected not_equivalent, proved by %v", c.ID, r.Rules)
+		}
+		res, err := refute.Refute(ctx, s, a, b, refute.Options{MaxInstances: 200, Budget: 200 * time.Millisecond, Seed: 5, TrustForeignKeys: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Found {
+			t.Errorf("%s proved by %v but refuted: %v", c.ID, r.Rules, res.Counterexample.Inserts)
+		}
+	}
+	t.Logf("%d of %d cases proved", proved, len(cf.Cases))
 }
