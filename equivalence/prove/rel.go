@@ -27,6 +27,14 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 	if isBlockNode(a) && isBlockNode(b) {
 		return p.blocks(a, b, pos)
 	}
+	if a.Op == plan.OpDistinct && b.Op != plan.OpDistinct && dupFree(b, p.b.Meta) {
+		// DISTINCT X is the duplicate-free Y when X's rows, as a set, are
+		// Y's: a bag-equal X' with the same set will do.
+		return p.rel(p.dedupUnion(p.setSimplify(p.simplify(a.Inputs[0], p.a.Meta)), p.a), b, pos)
+	}
+	if b.Op == plan.OpDistinct && a.Op != plan.OpDistinct && dupFree(a, p.a.Meta) {
+		return p.rel(a, p.dedupUnion(p.setSimplify(p.simplify(b.Inputs[0], p.b.Meta)), p.b), pos)
+	}
 	if a.Op != b.Op {
 		return false, nil
 	}
@@ -449,4 +457,40 @@ func (p *prover) setSimplify(n *plan.Node) *plan.Node {
 	c.Inputs = []*plan.Node{j.Inputs[0]}
 	p.rule("distinct: left join whose columns are unread drops out")
 	return &c
+}
+
+func dupFree(n *plan.Node, m *plan.Metadata) bool {
+	return plan.Derive(n, m).HasKeyWithin(n.OutColSet())
+}
+
+// dedupUnion rewrites, where only the set of rows counts, a UNION ALL
+// whose branches are all proved equivalent to the first as that first
+// branch (its set-operation columns renamed to the union's).
+func (p *prover) dedupUnion(n *plan.Node, pl *plan.Plan) *plan.Node {
+	if n.Op != plan.OpSetOp || n.Set != plan.Union || !n.All || len(n.Inputs) < 2 {
+		return n
+	}
+	root := func(i int) *plan.Node {
+		items := make([]plan.ProjItem, len(n.SetCols[i]))
+		for k, c := range n.SetCols[i] {
+			items[k] = plan.ProjItem{ID: c, Expr: plan.NewCol(c, pl.Meta.Col(c).Type)}
+		}
+		return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n.Inputs[i]}, Proj: items}
+	}
+	first := root(0)
+	for i := 1; i < len(n.Inputs); i++ {
+		r, err := Equivalent(p.ctx, &plan.Plan{Root: first, Meta: pl.Meta}, &plan.Plan{Root: root(i), Meta: pl.Meta}, p.opts)
+		if err != nil || !r.Proved {
+			return n
+		}
+		for _, a := range r.Assumptions {
+			p.assume(a)
+		}
+	}
+	items := make([]plan.ProjItem, len(n.Cols))
+	for k, c := range n.Cols {
+		items[k] = plan.ProjItem{ID: c, Expr: plan.NewCol(n.SetCols[0][k], pl.Meta.Col(c).Type)}
+	}
+	p.rule("distinct: UNION ALL of equivalent branches is one branch")
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n.Inputs[0]}, Proj: items}
 }
