@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/cache"
+	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/equivalence/treeedit"
 	"github.com/pgequiv/pgequiv/gmn"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
@@ -248,6 +249,9 @@ type prepared struct {
 	emb         *gmnmodel.Embedded // gmnProg's node embeddings, computed on first use
 	key         *cache.PlanKey     // set once the query is in a Judger's cache
 	normFP      string             // fingerprint of the normalized plan before the ESM+ rules
+	normPlan    *plan.Plan         // the normalized plan before the ESM+ rules, for the prover
+	trustFK     bool               // declared foreign keys hold (the prover's option)
+	sqlite      bool               // the schema's dialect is sqlite (the prover's option)
 	exec        *execPlan          // the plan to execute for the refuter, planned on first use
 }
 
@@ -258,7 +262,7 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	if opts.TrustForeignKeys != nil {
 		trust = *opts.TrustForeignKeys
 	}
-	q := &prepared{p: p}
+	q := &prepared{p: p, trustFK: trust, sqlite: s.Dialect == catalog.SQLite}
 	if opts.GMN != nil {
 		// The network was trained on normalized plans before the ESM+
 		// rewrites; score the same form. Its cross-graph attention costs
@@ -279,6 +283,13 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	// equivalent with no assumption, whatever the rules would assume to
 	// rewrite both sides alike.
 	q.normFP = fingerprint(p.Canonical())
+	// The rules rewrite p in place; the prover reads the plan before them
+	// too, where a proof needs no assumption the rules made.
+	if planSize(p.Root, prove.MaxPlanSize) <= prove.MaxPlanSize {
+		np := *p
+		np.Root = p.Root.Copy()
+		q.normPlan = &np
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -380,18 +391,65 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 		// rewrote both sides alike, so nothing needs assuming.
 		v.Label = Equivalent
 		v.Differences = nil
-	case ref.fp == cand.fp:
-		// Assumptions made on either side are what the proof rests on.
-		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+	case ref.fp == cand.fp && len(ref.assumptions)+len(cand.assumptions) == 0:
 		v.Label = Equivalent
-		if len(v.Assumptions) > 0 {
-			v.Label = EquivalentUnderAssumptions
-		}
 		v.Differences = nil
+	case ref.fp == cand.fp:
+		// Assumptions made on either side are what the proof rests on,
+		// unless the prover needs none on the plans before the rules.
+		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+		v.Label = EquivalentUnderAssumptions
+		v.Differences = nil
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, prove.Options{TrustForeignKeys: ref.trustFK, SQLite: ref.sqlite})
+		if err != nil {
+			return v, err
+		}
+		if res.Proved && len(res.Assumptions) == 0 {
+			v.Label, v.Assumptions = Equivalent, nil
+			for _, r := range res.Rules {
+				if !seen[r] {
+					seen[r] = true
+					v.Rules = append(v.Rules, r)
+				}
+			}
+		}
 	case cmp.provedDifferent:
 		v.Label = NotEquivalent
 	default:
 		v.Label = Unknown
+		popts := prove.Options{TrustForeignKeys: ref.trustFK, SQLite: ref.sqlite}
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, popts)
+		if err != nil {
+			return v, err
+		}
+		if !res.Proved && (ref.normFP != ref.fp || cand.normFP != cand.fp) {
+			// The rules or the order policy changed a plan: try again on
+			// the rewritten plans.
+			if res, err = prove.Equivalent(ctx, ref.p, cand.p, popts); err != nil {
+				return v, err
+			}
+			if res.Proved {
+				v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+			}
+		}
+		if res.Proved {
+			for _, a := range res.Assumptions {
+				v.Assumptions = mergeAssumptions(v.Assumptions, []Assumption{{Kind: AssumptionKind(a.Kind), Subject: a.Subject}})
+			}
+		}
+		if res.Proved {
+			v.Label = Equivalent
+			if len(v.Assumptions) > 0 {
+				v.Label = EquivalentUnderAssumptions
+			}
+			v.Differences = nil
+			for _, r := range res.Rules {
+				if !seen[r] {
+					seen[r] = true
+					v.Rules = append(v.Rules, r)
+				}
+			}
+		}
 	}
 	v.Timings.Compare = time.Since(t)
 	if !v.Label.Proved() {

@@ -174,7 +174,8 @@ func TestProvedDifferences(t *testing.T) {
 		{"SELECT name FROM dogs ORDER BY age ASC", "SELECT name FROM dogs ORDER BY age DESC", equivalence.NotEquivalent, "order by: dogs.age vs dogs.age desc"},
 		{"SELECT name FROM dogs ORDER BY name", "SELECT name FROM dogs", equivalence.NotEquivalent, "order by: missing dogs.name"},
 		{"SELECT dogs.dog_id, breeds.breed_name FROM dogs JOIN breeds ON dogs.breed_code = breeds.breed_code", "SELECT dogs.dog_id, breeds.breed_name FROM dogs JOIN breeds ON dogs.breed_code = breeds.breed_name", equivalence.Unknown, "join condition: (breeds.breed_code = dogs.breed_code) vs (breeds.breed_name = dogs.breed_code)"},
-		{"SELECT COUNT(*) FROM dogs LIMIT 2", "SELECT COUNT(*) FROM dogs LIMIT 1", equivalence.Unknown, "limit: LIMIT 2 vs LIMIT 1"},
+		// One row either way: the prover shows the limits alike.
+		{"SELECT COUNT(*) FROM dogs LIMIT 2", "SELECT COUNT(*) FROM dogs LIMIT 1", equivalence.Equivalent, ""},
 		{"SELECT name FROM dogs", "SELECT DISTINCT name FROM dogs", equivalence.Unknown, "distinct: extra DISTINCT"},
 	} {
 		// Structure alone: the refuter (which tells every pair here
@@ -186,7 +187,7 @@ func TestProvedDifferences(t *testing.T) {
 		if v.Label != c.label {
 			t.Errorf("%q vs %q: label %s, want %s", c.ref, c.cand, v.Label, c.label)
 		}
-		found := false
+		found := c.diff == ""
 		for _, d := range v.Differences {
 			found = found || d.String() == c.diff
 		}
