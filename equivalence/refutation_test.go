@@ -58,15 +58,17 @@ func TestRefuteOff(t *testing.T) {
 // prove survives the search, which says how hard it looked.
 func TestSurvivedSearchIsEvidence(t *testing.T) {
 	s := exampleSchema(t, catalog.Postgres)
-	// Equivalent (age is an integer), and not something the rules prove.
-	ref := "SELECT name FROM dogs WHERE age BETWEEN 3 AND 5 AND age <> 4"
-	cand := "SELECT name FROM dogs WHERE age = 3 OR age = 5"
+	// Equivalent for integer ages (overflow aside: an error, which the
+	// search does not count as a difference), and no proof handles
+	// arithmetic in predicates.
+	ref := "SELECT name FROM dogs WHERE age * 2 > 10"
+	cand := "SELECT name FROM dogs WHERE age > 5"
 	v, err := equivalence.Judge(context.Background(), s, ref, cand, equivalence.Options{Refute: equivalence.RefuteOptions{Budget: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Label.Proved() {
-		t.Skipf("proved (%s): pick a pair the rules do not prove", v.Summary())
+		t.Fatalf("proved (%s): the judge grew stronger; pick a pair it cannot prove", v.Summary())
 	}
 	if v.Label != equivalence.Unknown || v.Search == nil || v.Search.Instances < equivalence.DefaultRefuteInstances/2 {
 		t.Fatalf("want unknown with a search of many databases, got %s (search %+v)", v.Summary(), v.Search)
