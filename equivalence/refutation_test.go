@@ -98,3 +98,39 @@ func TestCounterexampleRedacted(t *testing.T) {
 		t.Errorf("the original changed:\n%s", ce.Detail())
 	}
 }
+
+// TestJudgerCachesRefutations: a Judger remembers each pair's search, so
+// a warm proxy judging a statement again does not search again, and
+// gives the same verdict.
+func TestJudgerCachesRefutations(t *testing.T) {
+	s := exampleSchema(t, catalog.Postgres)
+	j, err := equivalence.NewJudger(equivalence.JudgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: time.Minute}}
+	for _, c := range []struct{ ref, cand string }{
+		{"SELECT name FROM dogs WHERE age * 2 > 10", "SELECT name FROM dogs WHERE age > 5"}, // survives
+		{"SELECT COUNT(*) FROM dogs", "SELECT COUNT(*) FROM dogs WHERE age > 5"},           // refuted
+	} {
+		first, err := j.Judge(context.Background(), s, c.ref, c.cand, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := j.Judge(context.Background(), s, c.ref, c.cand, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Search == nil && first.Counterexample == nil {
+			t.Fatalf("%s: no search: %s", c.cand, first.Summary())
+		}
+		if second.Label != first.Label || second.Summary() != first.Summary() ||
+			(first.Search != nil && *second.Search != *first.Search) || second.Counterexample != first.Counterexample {
+			t.Errorf("%s: cached verdict differs:\n  %s\n  %s", c.cand, first.Summary(), second.Summary())
+		}
+		// The same counterexample object, not a second search's.
+		if first.Counterexample != nil && second.Counterexample != first.Counterexample {
+			t.Errorf("%s: searched again", c.cand)
+		}
+	}
+}
