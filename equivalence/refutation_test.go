@@ -111,7 +111,7 @@ func TestJudgerCachesRefutations(t *testing.T) {
 	opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: time.Minute}}
 	for _, c := range []struct{ ref, cand string }{
 		{"SELECT name FROM dogs WHERE age * 2 > 10", "SELECT name FROM dogs WHERE age > 5"}, // survives
-		{"SELECT COUNT(*) FROM dogs", "SELECT COUNT(*) FROM dogs WHERE age > 5"},           // refuted
+		{"SELECT COUNT(*) FROM dogs", "SELECT COUNT(*) FROM dogs WHERE age > 5"},            // refuted
 	} {
 		first, err := j.Judge(context.Background(), s, c.ref, c.cand, opts)
 		if err != nil {
