@@ -304,8 +304,8 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	out.ce = &Counterexample{
 		Inserts:   ce.Inserts,
 		Rows:      ce.Rows,
-		Reference: ResultSample{Count: ce.Reference.Count, Rows: ce.Reference.Rows},
-		Candidate: ResultSample{Count: ce.Candidate.Count, Rows: ce.Candidate.Rows},
+		Reference: ResultSample{Count: ce.Reference.Count, Rows: rowsOrEmpty(ce.Reference.Rows)},
+		Candidate: ResultSample{Count: ce.Candidate.Count, Rows: rowsOrEmpty(ce.Candidate.Rows)},
 		Needs:     ce.Needs,
 
 		ColumnOrderOnly: ce.ColumnOrderOnly,
@@ -313,6 +313,15 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	out.apply(v)
 	j.cacheRefutation(ref, cand, opts.Refute, out)
 	return nil
+}
+
+// rowsOrEmpty makes an empty result [] in JSON rather than null, as the
+// verdict's other lists are.
+func rowsOrEmpty(rows [][]string) [][]string {
+	if rows == nil {
+		return [][]string{}
+	}
+	return rows
 }
 
 // refutation is the outcome of a search: a counterexample, or how far
