@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -76,6 +77,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pairs, err := dataset.ReadPairsFile(file)
 	if err != nil {
 		return err
+	}
+	// eval is a batch of short judgements whose live heap stays small (tens
+	// of MB): collecting less often saves about a fifth of its CPU time.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
