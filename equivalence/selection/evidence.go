@@ -73,9 +73,18 @@ func judgePairs(ctx context.Context, s *catalog.Schema, cs []candidate, classes 
 				return out
 			}
 			i, j := idx[a], idx[b]
+			// The judge's score is not symmetric in its two roles: pick
+			// them by the queries, not by their position, so the choice
+			// does not depend on the order the candidates came in.
 			ref, cand := i, j
-			if cs[j].plan.Ordered && !cs[i].plan.Ordered {
+			if cs[j].sql < cs[i].sql {
 				ref, cand = j, i
+			}
+			if cs[j].plan.Ordered != cs[i].plan.Ordered {
+				ref, cand = i, j
+				if cs[j].plan.Ordered {
+					ref, cand = j, i
+				}
 			}
 			var v equivalence.Verdict
 			var err error
