@@ -342,7 +342,7 @@ func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Pl
 			db, out = shrink(sctx, s, c, db, out, opts.constraints())
 			cancel()
 			ce := c.counterexample(s, db, out)
-			ce.Needs = needs(s, db, readTables(a, b))
+			ce.Needs = needs(s, ce.Database, readTables(a, b))
 			return ce
 		}
 	}

@@ -181,7 +181,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			res.Found = true
 			res.Counterexample = c.counterexample(s, db, out)
 			if typicalTier := ti == 0 && len(tiers) > 1; !typicalTier && len(tiers) > 1 {
-				res.Counterexample.Needs = needs(s, db, read)
+				res.Counterexample.Needs = needs(s, res.Counterexample.Database, read)
 			}
 			res.Elapsed = time.Since(start)
 			return res, nil
@@ -315,6 +315,7 @@ func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 }
 
 func (c *comparer) counterexample(s *catalog.Schema, db exec.Database, out outcome) *Counterexample {
+	db = dropUnread(s, db, readTables(c.ref, c.cand))
 	ce := &Counterexample{Database: db, Inserts: inserts(s, db, c.opts.Dialect)}
 	for _, rows := range db {
 		ce.Rows += len(rows)

@@ -313,3 +313,48 @@ func TestProverSuitesNeverRefuted(t *testing.T) {
 	}
 	t.Logf("%d prover pairs searched, %d cannot execute", pairsRun, cannot)
 }
+
+// A counterexample names only the tables the queries read (and the
+// parents their rows reference): rows elsewhere cannot matter, and
+// minimization, cut short by its budget, may leave them. Spider's
+// schemas describe SQLite's internal sqlite_sequence table, into which a
+// real SQLite refuses INSERTs: such a counterexample did not load.
+func TestCounterexampleOmitsUnreadTables(t *testing.T) {
+	s, err := catalog.LoadDDL(`
+CREATE TABLE country (code text, name text, PRIMARY KEY (code));
+CREATE TABLE city (id numeric, countrycode text, PRIMARY KEY (id), FOREIGN KEY (countrycode) REFERENCES country (code));
+CREATE TABLE sqlite_sequence (name text, seq text);
+CREATE TABLE other (a numeric);`, catalog.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := mustPlan(t, s, "SELECT count(*) FROM city")
+	cand := mustPlan(t, s, "SELECT count(*) FROM city WHERE id > 5")
+	for _, trust := range []bool{false, true} {
+		opts := testOpts()
+		opts.Dialect, opts.TrustForeignKeys = catalog.SQLite, trust
+		opts.ShrinkBudget = time.Nanosecond // no minimization: unread tables keep their generated rows
+		res, err := Refute(context.Background(), s, ref, cand, opts)
+		if err != nil || !res.Found {
+			t.Fatalf("trust=%v: not refuted: %v %+v", trust, err, res)
+		}
+		text := strings.Join(res.Counterexample.Inserts, "\n")
+		if strings.Contains(text, "sqlite_sequence") || strings.Contains(text, "INSERT INTO other") {
+			t.Errorf("trust=%v: counterexample fills unread tables:\n%s", trust, text)
+		}
+		n := 0
+		for _, rows := range res.Counterexample.Database {
+			n += len(rows)
+		}
+		if n != res.Counterexample.Rows {
+			t.Errorf("trust=%v: Rows = %d, database holds %d", trust, res.Counterexample.Rows, n)
+		}
+		if trust && len(res.Counterexample.Database["city"]) > 0 && strings.Contains(text, "INTO city") {
+			for _, row := range res.Counterexample.Database["city"] {
+				if !row[1].IsNull() && len(res.Counterexample.Database["country"]) == 0 {
+					t.Errorf("trusted foreign key: city row without its country:\n%s", text)
+				}
+			}
+		}
+	}
+}
