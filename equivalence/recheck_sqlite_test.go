@@ -125,6 +125,7 @@ func liteReadBack(ctx context.Context, db *sql.DB, s *catalog.Schema) (exec.Data
 		if err != nil {
 			return nil, err
 		}
+		mem[t.Name] = [][]exec.Value{}
 		for rows.Next() {
 			vals := make([]any, len(cols))
 			ptrs := make([]any, len(cols))

@@ -216,6 +216,17 @@ CREATE TABLE pairs (a integer, b integer, PRIMARY KEY (a, b), FOREIGN KEY (a) RE
 	if rowsSeen < 1000 || nulls == 0 {
 		t.Errorf("generator too timid: %d rows, %d NULLs in 500 databases", rowsSeen, nulls)
 	}
+	// The widths come from the catalog's TypeSQL: without them validate
+	// would pass anything. (The catalog once dropped them, and the
+	// refuter's counterexamples put 3-character values in char(1)
+	// columns, which PostgreSQL refuses to load.)
+	for i := range 50 {
+		for _, row := range g.instance(9, i)["codes"] {
+			if len(row[0].S) != 3 || (!row[1].IsNull() && len(row[1].S) > 4) {
+				t.Fatalf("codes row %v does not fit char(3), varchar(4)", row)
+			}
+		}
+	}
 	// Determinism: the same seed and index give the same database.
 	a, b := inserts(s, g.instance(3, 42), catalog.Postgres), inserts(s, g.instance(3, 42), catalog.Postgres)
 	if strings.Join(a, "\n") != strings.Join(b, "\n") {
