@@ -574,7 +574,8 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 		}
 		switch base {
 		case "char", "character", "bpchar", "nchar":
-			if len(v.S) == p {
+			// Exactly n characters, the last not a blank: see bpchar.go.
+			if len(v.S) == p && !strings.HasSuffix(v.S, " ") {
 				break
 			}
 			return exec.Null, false
@@ -644,8 +645,12 @@ func padTo(c catalog.Column, s string) string {
 	if err != nil || n <= 0 {
 		return s
 	}
+	// No trailing blank (see bpchar.go): pad with x, also where cutting
+	// to n characters leaves one at the end.
+	s = strings.TrimRight(s, " ")
 	for len(s) < n {
 		s += "x"
 	}
-	return s[:n]
+	s = strings.TrimRight(s[:n], " ")
+	return s + strings.Repeat("x", n-len(s))
 }

@@ -138,6 +138,9 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	opts = opts.withDefaults()
 	lits := collectLiterals(ref, cand)
 	read := readTables(ref, cand)
+	if blankLiteralBesideChar(s, read, ref, cand) {
+		return Result{CannotExecute: true, Reason: blankPaddedReason, Elapsed: time.Since(start)}, nil
+	}
 	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
