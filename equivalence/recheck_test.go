@@ -88,7 +88,7 @@ func recheckDiffer(ce *equivalence.Counterexample, ref, cand engineRun, bothOrde
 			return found
 		})
 		if found {
-			return recheckOutcome{true, "reproduces"}
+			return recheckOutcome{true, "reproduces (column order only)"}
 		}
 		return recheckOutcome{true, "reproduces (more than column order)"}
 	}
