@@ -1,6 +1,7 @@
 package refute
 
 import (
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -583,6 +584,14 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 			if len(v.S) > p {
 				return exec.Null, false
 			}
+		}
+	case exec.KFloat:
+		// PostgreSQL's real (float4) holds single precision: 1.1 stored
+		// there is not 1.1, and r = 1.1 is false, where the executor
+		// (double precision throughout) would say true. Only values a
+		// float4 holds exactly keep the two in step.
+		if base == "float4" && !math.IsNaN(v.F) && float64(float32(v.F)) != v.F {
+			return exec.Null, false
 		}
 	case exec.KNumeric:
 		if !hasArgs || p <= 0 {

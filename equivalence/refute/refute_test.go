@@ -416,3 +416,34 @@ func TestBlankPaddedCharIsNotRefuted(t *testing.T) {
 		}
 	}
 }
+
+// PostgreSQL's real holds single precision: r = 1.1 is false for every
+// stored value (1.1 becomes 1.10000002384…), so the pair below is
+// equivalent there; the executor computes in double precision, and the
+// refuter once "refuted" it with r = 1.1. Generated real values are now
+// ones a float4 holds exactly.
+func TestRealColumnsHoldSinglePrecision(t *testing.T) {
+	s, err := catalog.LoadDDL(`CREATE TABLE t (id integer PRIMARY KEY, r real NOT NULL, d double precision)`, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Refute(context.Background(), s, mustPlan(t, s, "SELECT id FROM t WHERE r = 1.1"), mustPlan(t, s, "SELECT id FROM t WHERE r <> r"), testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Found {
+		t.Errorf("refuted with %v", res.Counterexample.Inserts)
+	}
+	res, err = Refute(context.Background(), s, mustPlan(t, s, "SELECT id FROM t WHERE r = 1.5"), mustPlan(t, s, "SELECT id FROM t WHERE r <> r"), testOpts())
+	if err != nil || !res.Found {
+		t.Errorf("r = 1.5 not refuted: %v %+v", err, res)
+	}
+	g := newGenerator(s, constraints{}, collectLiterals(mustPlan(t, s, "SELECT id FROM t WHERE r IN (0.1, 1.1, 2.75) OR d = 0.1")))
+	for i := range 300 {
+		for _, row := range g.instance(5, i)["t"] {
+			if f := row[1].F; float64(float32(f)) != f {
+				t.Fatalf("instance %d: real value %v is not single precision", i, f)
+			}
+		}
+	}
+}
