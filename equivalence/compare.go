@@ -130,9 +130,26 @@ func subKindName(k plan.SubKind) string {
 }
 
 // compare finds component differences and whether they prove the
-// queries different.
+// queries different. Components match by their anonymous text; a
+// difference is told in each query's own aliases (NewAliasFormatter), so
+// the two instances of a self-join stay apart in the message.
 func compare(refQ, candQ *prepared) comparison {
 	cmp := comparison{ref: refQ.comps, cand: candQ.comps}
+	var refLabels, candLabels components
+	label := func(q *prepared, labels *components, comp string, keys []string, i int) string {
+		if *labels == nil {
+			*labels = extract(q.p, plan.NewAliasFormatter(q.p.Meta, q.p.Root))
+		}
+		l := (*labels)[comp]
+		if len(l) != len(keys) {
+			// Not parallel (cannot happen: extract walks the same plan).
+			l = keys
+		}
+		if i < 0 {
+			return strings.Join(l, ", ")
+		}
+		return l[i]
+	}
 	for _, comp := range componentOrder {
 		r, c := cmp.ref[comp], cmp.cand[comp]
 		if len(r) == 0 && len(c) == 0 {
@@ -146,17 +163,19 @@ func compare(refQ, candQ *prepared) comparison {
 			continue
 		}
 		cmp.matched += jaccard(r, c)
+		ref := func(i int) string { return clip(label(refQ, &refLabels, comp, r, i)) }
+		cand := func(i int) string { return clip(label(candQ, &candLabels, comp, c, i)) }
 		switch {
 		case len(missing) == len(extra):
 			for i := range missing {
-				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: clip(missing[i]), Candidate: clip(extra[i])})
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: ref(missing[i]), Candidate: cand(extra[i])})
 			}
 		default:
 			for _, m := range missing {
-				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: clip(m)})
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Reference: ref(m)})
 			}
 			for _, e := range extra {
-				cmp.differences = append(cmp.differences, Difference{Component: comp, Candidate: clip(e)})
+				cmp.differences = append(cmp.differences, Difference{Component: comp, Candidate: cand(e)})
 			}
 		}
 	}
@@ -164,34 +183,36 @@ func compare(refQ, candQ *prepared) comparison {
 	return cmp
 }
 
-// diffMultiset returns elements of r not matched in c and of c not in r.
-// Ordered lists are compared position by position.
-func diffMultiset(r, c []string, ordered bool) (missing, extra []string) {
+// diffMultiset returns the positions of elements of r not matched in c
+// and of c not in r, each in the order of their texts. Ordered lists are
+// compared position by position; a difference there is the whole list,
+// position -1.
+func diffMultiset(r, c []string, ordered bool) (missing, extra []int) {
 	if ordered {
 		if strings.Join(r, "\x00") == strings.Join(c, "\x00") {
 			return nil, nil
 		}
-		return []string{strings.Join(r, ", ")}, []string{strings.Join(c, ", ")}
+		return []int{-1}, []int{-1}
 	}
 	count := map[string]int{}
 	for _, x := range c {
 		count[x]++
 	}
-	for _, x := range r {
+	for i, x := range r {
 		if count[x] > 0 {
 			count[x]--
 		} else {
-			missing = append(missing, x)
+			missing = append(missing, i)
 		}
 	}
-	for _, x := range c {
+	for i, x := range c {
 		if count[x] > 0 {
 			count[x]--
-			extra = append(extra, x)
+			extra = append(extra, i)
 		}
 	}
-	sort.Strings(missing)
-	sort.Strings(extra)
+	sort.SliceStable(missing, func(i, j int) bool { return r[missing[i]] < r[missing[j]] })
+	sort.SliceStable(extra, func(i, j int) bool { return c[extra[i]] < c[extra[j]] })
 	return missing, extra
 }
 

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pgequiv/pgequiv/cache"
+	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/equivalence/treeedit"
 	"github.com/pgequiv/pgequiv/gmn"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
@@ -242,9 +244,14 @@ type prepared struct {
 	comps       components
 	rel         *relNode
 	ast         *treeedit.Node
-	emb         *gmnmodel.Embedded // the GMN's graph and node embeddings, when Options.GMN is set
+	gmnProg     *plangraph.Program // the GMN's graph of the plan before the ESM+ rules, when Options.GMN is set
+	embMu       sync.Mutex
+	emb         *gmnmodel.Embedded // gmnProg's node embeddings, computed on first use
 	key         *cache.PlanKey     // set once the query is in a Judger's cache
 	normFP      string             // fingerprint of the normalized plan before the ESM+ rules
+	normPlan    *plan.Plan         // the normalized plan before the ESM+ rules, for the prover
+	trustFK     bool               // declared foreign keys hold (the prover's option)
+	sqlite      bool               // the schema's dialect is sqlite (the prover's option)
 	exec        *execPlan          // the plan to execute for the refuter, planned on first use
 }
 
@@ -255,7 +262,7 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	if opts.TrustForeignKeys != nil {
 		trust = *opts.TrustForeignKeys
 	}
-	q := &prepared{p: p}
+	q := &prepared{p: p, trustFK: trust, sqlite: s.Dialect == catalog.SQLite}
 	if opts.GMN != nil {
 		// The network was trained on normalized plans before the ESM+
 		// rewrites; score the same form. Its cross-graph attention costs
@@ -267,18 +274,22 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 			if err != nil {
 				return nil, fmt.Errorf("gmn graph: %w", err)
 			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if q.emb, err = gmnmodel.Embed(opts.GMN, prog); err != nil {
-				return nil, fmt.Errorf("gmn embeddings: %w", err)
-			}
+			// The embeddings wait until a pair needs the GMN (see
+			// embedding): proved and refuted pairs never do.
+			q.gmnProg = prog
 		}
 	}
 	// The normalized plan before any ESM+ rule: two queries alike here are
 	// equivalent with no assumption, whatever the rules would assume to
 	// rewrite both sides alike.
 	q.normFP = fingerprint(p.Canonical())
+	// The rules rewrite p in place; the prover reads the plan before them
+	// too, where a proof needs no assumption the rules made.
+	if planSize(p.Root, prove.MaxPlanSize) <= prove.MaxPlanSize {
+		np := *p
+		np.Root = p.Root.Copy()
+		q.normPlan = &np
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -334,7 +345,30 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 
 // scoreGMN runs the graph matching network on two prepared queries.
 func scoreGMN(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
-	return gmnmodel.ScoreEmbeddedContext(ctx, m, ref.emb, cand.emb)
+	re, err := ref.embedding(m)
+	if err != nil {
+		return 0, err
+	}
+	ce, err := cand.embedding(m)
+	if err != nil {
+		return 0, err
+	}
+	return gmnmodel.ScoreEmbeddedContext(ctx, m, re, ce)
+}
+
+// embedding returns the query's GMN node embeddings under m, computing
+// them on first use; a cached query serves concurrent judges.
+func (q *prepared) embedding(m *gmn.Model) (*gmnmodel.Embedded, error) {
+	q.embMu.Lock()
+	defer q.embMu.Unlock()
+	if q.emb == nil {
+		e, err := gmnmodel.Embed(m, q.gmnProg)
+		if err != nil {
+			return nil, fmt.Errorf("gmn embeddings: %w", err)
+		}
+		q.emb = e
+	}
+	return q.emb, nil
 }
 
 // verdictOf compares two prepared queries; j, when not nil, supplies
@@ -357,18 +391,65 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 		// rewrote both sides alike, so nothing needs assuming.
 		v.Label = Equivalent
 		v.Differences = nil
-	case ref.fp == cand.fp:
-		// Assumptions made on either side are what the proof rests on.
-		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+	case ref.fp == cand.fp && len(ref.assumptions)+len(cand.assumptions) == 0:
 		v.Label = Equivalent
-		if len(v.Assumptions) > 0 {
-			v.Label = EquivalentUnderAssumptions
-		}
 		v.Differences = nil
+	case ref.fp == cand.fp:
+		// Assumptions made on either side are what the proof rests on,
+		// unless the prover needs none on the plans before the rules.
+		v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+		v.Label = EquivalentUnderAssumptions
+		v.Differences = nil
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, prove.Options{TrustForeignKeys: ref.trustFK, SQLite: ref.sqlite})
+		if err != nil {
+			return v, err
+		}
+		if res.Proved && len(res.Assumptions) == 0 {
+			v.Label, v.Assumptions = Equivalent, nil
+			for _, r := range res.Rules {
+				if !seen[r] {
+					seen[r] = true
+					v.Rules = append(v.Rules, r)
+				}
+			}
+		}
 	case cmp.provedDifferent:
 		v.Label = NotEquivalent
 	default:
 		v.Label = Unknown
+		popts := prove.Options{TrustForeignKeys: ref.trustFK, SQLite: ref.sqlite}
+		res, err := prove.Equivalent(ctx, ref.normPlan, cand.normPlan, popts)
+		if err != nil {
+			return v, err
+		}
+		if !res.Proved && (ref.normFP != ref.fp || cand.normFP != cand.fp) {
+			// The rules or the order policy changed a plan: try again on
+			// the rewritten plans.
+			if res, err = prove.Equivalent(ctx, ref.p, cand.p, popts); err != nil {
+				return v, err
+			}
+			if res.Proved {
+				v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)
+			}
+		}
+		if res.Proved {
+			for _, a := range res.Assumptions {
+				v.Assumptions = mergeAssumptions(v.Assumptions, []Assumption{{Kind: AssumptionKind(a.Kind), Subject: a.Subject}})
+			}
+		}
+		if res.Proved {
+			v.Label = Equivalent
+			if len(v.Assumptions) > 0 {
+				v.Label = EquivalentUnderAssumptions
+			}
+			v.Differences = nil
+			for _, r := range res.Rules {
+				if !seen[r] {
+					seen[r] = true
+					v.Rules = append(v.Rules, r)
+				}
+			}
+		}
 	}
 	v.Timings.Compare = time.Since(t)
 	if !v.Label.Proved() {
@@ -402,7 +483,9 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 	if err := ctx.Err(); err != nil {
 		return v, err
 	}
-	if opts.GMN != nil && ref.emb != nil && cand.emb != nil {
+	// The GMN scores only what neither proof nor search settled: within
+	// the proved and refuted bands the structural scores order pairs.
+	if opts.GMN != nil && v.Label == Unknown && ref.gmnProg != nil && cand.gmnProg != nil {
 		g, err := j.gmnScore(ctx, opts.GMN, ref, cand)
 		if ctx.Err() != nil {
 			return v, ctx.Err()
@@ -465,7 +548,8 @@ func band(v *Verdict, opts Options) {
 // (`pgequiv eval --gmn-scores`). v must come from a judge that planned
 // both queries (a candidate that does not plan has no scores to combine).
 func RescoreGMN(v Verdict, gmnScore float64, opts Options) Verdict {
-	if v.Label == Unknown && v.Scores == (Scores{}) {
+	// As in the judge, the GMN scores only unknown pairs.
+	if v.Label != Unknown || v.Scores == (Scores{}) {
 		return v
 	}
 	combiner := opts.Combiner

@@ -57,8 +57,11 @@ func aliases(p *plan.Plan) map[plan.ColumnID]plan.ColumnID {
 					}
 				}
 			}
-			n.WalkExprs(func(e *plan.Expr) {
-				plan.Walk(e, func(x *plan.Expr) {
+			// This node's own expressions only: WalkNodes reaches the
+			// others, and walking every input's again from each node made
+			// nested subqueries cost exponential time.
+			n.Exprs(func(e **plan.Expr) {
+				plan.Walk(*e, func(x *plan.Expr) {
 					if x.Kind == plan.Subquery && x.Sub != nil {
 						nodes(x.Sub)
 					}

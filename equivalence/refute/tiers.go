@@ -38,9 +38,10 @@ func readTables(plans ...*plan.Plan) map[string]bool {
 			if m.Op == plan.OpScan && m.Table != nil {
 				read[m.Table.Name] = true
 			}
+			// Walk, not WalkDeep: node enters each subquery itself, once.
 			m.Exprs(func(e **plan.Expr) {
-				plan.WalkDeep(*e, func(x *plan.Expr) {
-					if x.Sub != nil {
+				plan.Walk(*e, func(x *plan.Expr) {
+					if x.Kind == plan.Subquery && x.Sub != nil {
 						node(x.Sub)
 					}
 				})

@@ -175,6 +175,9 @@ type builder struct {
 	meta   *plan.Metadata
 	depth  int // view/CTE expansion depth, to stop cycles
 	lim    *limits
+	// laterals counts LATERAL subqueries built so far: a join whose right
+	// input built none cannot depend on its left, and need not be checked.
+	laterals int
 }
 
 // limits are the budgets one Build shares with the builders of the views

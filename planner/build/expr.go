@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -110,6 +111,8 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		return &plan.Expr{Kind: plan.Func, Name: name, Typ: t, Pos: v.SqlvalueFunction.Location}, nil
 	case *pg.Node_CollateClause:
 		return nil, b.unsupported(v.CollateClause.Location, "COLLATE")
+	case *pg.Node_GroupingFunc:
+		return b.groupingFunc(v.GroupingFunc, sc, st)
 	}
 	return nil, b.unsupported(-1, "expression "+nodeKindName(n))
 }
@@ -271,6 +274,20 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 	if t == catalog.Unknown {
 		return nil, b.errf(tc.Location, "type %q does not exist", name)
 	}
+	if len(tc.TypeName.Typmods) > 0 && b.schema.Dialect == catalog.Postgres {
+		// A type modifier changes the value (numeric(10,2) rounds,
+		// varchar(3) truncates, interval '3' month reads months), so it
+		// is part of the cast. SQLite ignores modifiers.
+		mod, folded, err := b.typmod(tc, name, arg)
+		if err != nil {
+			return nil, err
+		}
+		if folded != nil {
+			arg = folded
+		} else if mod != "" {
+			return &plan.Expr{Kind: plan.Cast, Typ: t, Value: mod, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+		}
+	}
 	if arg.Kind == plan.Const {
 		if c, ok := CoerceConst(arg, t); ok {
 			c.Pos = tc.Location
@@ -281,6 +298,45 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 		return arg, nil
 	}
 	return &plan.Expr{Kind: plan.Cast, Typ: t, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+}
+
+// intervalFields are the INTERVAL_MASK values of PostgreSQL's
+// single-field interval qualifiers (utils/datetime.h).
+var intervalFields = map[int32]string{2: "month", 4: "year", 8: "day", 1 << 10: "hour", 1 << 11: "minute", 1 << 12: "second"}
+
+// typmod reads the type modifiers of a cast to name. It returns either a
+// literal that already carries the modifier's meaning (interval '3'
+// month becomes '3 month'; a short enough text under varchar(n)), or the
+// modified type's text for the Cast node, such as numeric(10,2).
+func (b *builder) typmod(tc *pg.TypeCast, name string, arg *plan.Expr) (string, *plan.Expr, error) {
+	mods := make([]int32, len(tc.TypeName.Typmods))
+	for i, m := range tc.TypeName.Typmods {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			return "", nil, b.unsupported(tc.Location, "a type modifier that is not an integer")
+		}
+		mods[i] = c.GetIval().Ival
+	}
+	isText := arg.Kind == plan.Const && !arg.Null && arg.Typ == catalog.Text
+	switch name {
+	case "interval":
+		unit, ok := intervalFields[mods[0]]
+		if len(mods) == 1 && ok && isText {
+			if _, err := strconv.ParseInt(strings.TrimSpace(arg.Value), 10, 64); err == nil {
+				return "", plan.NewConst(catalog.Text, strings.TrimSpace(arg.Value)+" "+unit), nil
+			}
+		}
+		return "", nil, b.unsupported(tc.Location, "this interval qualifier")
+	case "varchar":
+		if len(mods) == 1 && isText && int32(utf8.RuneCountInString(arg.Value)) <= mods[0] {
+			return "", arg, nil
+		}
+	}
+	parts := make([]string, len(mods))
+	for i, m := range mods {
+		parts[i] = strconv.Itoa(int(m))
+	}
+	return name + "(" + strings.Join(parts, ",") + ")", nil, nil
 }
 
 // CoerceConst converts a literal to type t when the conversion is exact;
@@ -515,7 +571,15 @@ func commonType(args []*plan.Expr) catalog.Type {
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "total": true,
 	"group_concat": true, "string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
-	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true, "any_value": true}
+	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true, "any_value": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true, "corr": true, "covar_pop": true, "covar_samp": true,
+	"regr_avgx": true, "regr_avgy": true, "regr_count": true, "regr_intercept": true, "regr_r2": true, "regr_slope": true,
+	"regr_sxx": true, "regr_sxy": true, "regr_syy": true}
+
+// sqliteAggs are the aggregates SQLite has; the others of aggFuncs are
+// PostgreSQL's, and SQLite reports them as missing functions.
+var sqliteAggs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "total": true,
+	"group_concat": true, "string_agg": true}
 
 var winFuncs = map[string]catalog.Type{"row_number": catalog.Int, "rank": catalog.Int, "dense_rank": catalog.Int, "ntile": catalog.Int,
 	"percent_rank": catalog.Float, "cume_dist": catalog.Float, "lag": catalog.Unknown, "lead": catalog.Unknown,
@@ -551,6 +615,13 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	if aggFuncs[name] || fc.Over != nil {
 		argState = nil
 	}
+	// A window function's arguments, partition and order keys are read
+	// after grouping: they may hold aggregates, but no window calls.
+	var winArgs *aggState
+	if fc.Over != nil && st != nil {
+		winArgs = &aggState{}
+		argState = winArgs
+	}
 	args, err := b.exprs(fc.Args, sc, argState)
 	if err != nil {
 		return nil, err
@@ -578,12 +649,12 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 		if fc.Over.Name != "" || fc.Over.Refname != "" {
 			return nil, b.unsupported(fc.Location, "named windows")
 		}
-		if w.Partition, err = b.exprs(fc.Over.PartitionClause, sc, nil); err != nil {
+		if w.Partition, err = b.exprs(fc.Over.PartitionClause, sc, winArgs); err != nil {
 			return nil, err
 		}
 		for _, on := range fc.Over.OrderClause {
 			sb := on.GetSortBy()
-			e, err := b.expr(sb.Node, sc, nil)
+			e, err := b.expr(sb.Node, sc, winArgs)
 			if err != nil {
 				return nil, err
 			}
@@ -595,11 +666,32 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 		}
 		if fc.Over.FrameOptions != 1058 { // 1058: the default frame
 			w.Value = "frame=" + strconv.Itoa(int(fc.Over.FrameOptions))
+			// N PRECEDING / FOLLOWING: the offsets are part of the frame.
+			for _, off := range []*pg.Node{fc.Over.StartOffset, fc.Over.EndOffset} {
+				if off == nil {
+					continue
+				}
+				o, err := b.expr(off, sc, nil)
+				if err != nil {
+					return nil, err
+				}
+				if o.Kind != plan.Const {
+					return nil, b.unsupported(fc.Location, "a window frame offset that is not a literal")
+				}
+				w.Value += " " + o.Value
+			}
 		}
+		if len(winArgs.wins) > 0 {
+			return nil, b.errf(fc.Location, "window function calls cannot be nested")
+		}
+		st.aggs = append(st.aggs, winArgs.aggs...)
 		st.wins = append(st.wins, w)
 		return w, nil
 	}
 	if aggFuncs[name] {
+		if b.schema.Dialect == catalog.SQLite && !sqliteAggs[name] {
+			return nil, b.errf(fc.Location, "no such function: %s", name)
+		}
 		if st == nil {
 			return nil, b.errf(fc.Location, "aggregate function %s is not allowed here", name)
 		}
@@ -635,6 +727,12 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 		return &plan.Expr{Kind: plan.Case, Args: args, HasElse: true, Typ: commonType(args[1:]), Pos: fc.Location}, nil
 	case "substring":
 		name = "substr"
+	case "date":
+		if b.schema.Dialect == catalog.Postgres {
+			// PostgreSQL's date(x) is the cast to date; SQLite's date()
+			// returns text.
+			t = catalog.Date
+		}
 	}
 	if t == catalog.Unknown {
 		t = commonType(args)
@@ -664,6 +762,11 @@ func aggType(name string, args []*plan.Expr) catalog.Type {
 		return catalog.Text
 	case "bool_and", "bool_or", "every":
 		return catalog.Bool
+	case "regr_count":
+		return catalog.Int
+	case "corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_intercept", "regr_r2", "regr_slope",
+		"regr_sxx", "regr_sxy", "regr_syy":
+		return catalog.Float
 	}
 	if len(args) > 0 {
 		return args[0].Typ

@@ -27,16 +27,22 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 	// FROM
 	var node *plan.Node
 	for _, item := range sel.FromClause {
+		laterals := b.laterals
 		rel, cols, err := b.fromItem(item, sc)
 		if err != nil {
 			return nil, err
 		}
-		sc.cols = append(sc.cols, cols...)
 		if node == nil {
 			node = rel
 		} else {
 			node = &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: []*plan.Node{node, rel}}
+			if b.laterals > laterals {
+				if node, cols, err = b.lateralItem(node, cols); err != nil {
+					return nil, err
+				}
+			}
 		}
+		sc.cols = append(sc.cols, cols...)
 	}
 	if node == nil {
 		// SELECT without FROM reads one empty row.
@@ -81,25 +87,19 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 	}
 
 	// GROUP BY keys may name output aliases or ordinals.
-	var groupExprs []*plan.Expr
-	for _, gn := range sel.GroupClause {
+	groupExprs, groupSets, err := b.groupingClause(sel, func(gn *pg.Node) (*plan.Expr, error) {
 		if i, ok := ordinalRef(gn); ok {
 			if i < 1 || i > len(targets) {
 				return nil, b.errf(-1, "GROUP BY position %d is not in select list", i)
 			}
-			groupExprs = append(groupExprs, targets[i-1].expr)
-			continue
-		}
-		if gn.GetGroupingSet() != nil {
-			return nil, b.unsupported(-1, "GROUPING SETS/ROLLUP/CUBE")
+			return targets[i-1].expr, nil
 		}
 		e, err := b.expr(gn, sc, nil)
 		if err != nil {
 			// An output alias: allowed when no input column has the name.
 			if name, ok := singleName(gn); ok {
 				if t := findTarget(b, targets, name); t != nil {
-					groupExprs = append(groupExprs, t.expr)
-					continue
+					return t.expr, nil
 				}
 			}
 			return nil, err
@@ -107,7 +107,10 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		if e.HasAgg() {
 			return nil, b.errf(-1, "aggregate functions are not allowed in GROUP BY")
 		}
-		groupExprs = append(groupExprs, e)
+		return e, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if b.schema.Dialect == catalog.SQLite {
 		// SQLite lets HAVING and ORDER BY expressions name output aliases.
@@ -151,10 +154,10 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 	}
 
 	// Aggregation.
-	aggregated := len(groupExprs) > 0 || len(st.aggs) > 0 || having != nil
+	aggregated := len(groupExprs) > 0 || len(st.aggs) > 0 || having != nil || groupSets != nil
 	if aggregated {
-		var err error
-		node, err = b.buildAggregate(node, sc, groupExprs, st, func(rw func(*plan.Expr) (*plan.Expr, error)) error {
+		rewriteAll := func(rw func(*plan.Expr) (*plan.Expr, error)) error {
+			var err error
 			for i := range targets {
 				if targets[i].expr, err = rw(targets[i].expr); err != nil {
 					return err
@@ -173,9 +176,20 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 				}
 			}
 			return nil
-		})
+		}
+		var groupCols []plan.ColumnID
+		node, groupCols, err = b.buildAggregate(node, sc, groupExprs, st, rewriteAll)
 		if err != nil {
 			return nil, err
+		}
+		if groupSets != nil || hasGroupingCall(node) {
+			var repl map[plan.ColumnID]*plan.Expr
+			if node, repl, err = b.lowerGroupingSets(node, groupExprs, groupCols, groupSets); err != nil {
+				return nil, err
+			}
+			if err := rewriteAll(func(e *plan.Expr) (*plan.Expr, error) { return replaceInExpr(e, repl), nil }); err != nil {
+				return nil, err
+			}
 		}
 		if having != nil {
 			node = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{node}, Preds: []*plan.Expr{having}}
@@ -308,7 +322,7 @@ func findTarget(b *builder, ts []target, name string) *target {
 // are not plain columns are computed by a Project below it. rewrite is
 // handed a function that maps an expression over the input to one over
 // the aggregate's output.
-func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.Expr, st *aggState, rewrite func(func(*plan.Expr) (*plan.Expr, error)) error) (*plan.Node, error) {
+func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.Expr, st *aggState, rewrite func(func(*plan.Expr) (*plan.Expr, error)) error) (*plan.Node, []plan.ColumnID, error) {
 	agg := &plan.Node{Op: plan.OpAggregate}
 	var pre []plan.ProjItem
 	groupRefs := make([]*plan.Expr, len(groupExprs))
@@ -412,9 +426,23 @@ func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.
 		return out, rwErr
 	}
 	if err := rewrite(rw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return agg, nil
+	groupCols := make([]plan.ColumnID, len(groupRefs))
+	for i, r := range groupRefs {
+		groupCols[i] = r.Col
+	}
+	return agg, groupCols, nil
+}
+
+// hasGroupingCall reports whether an Aggregate computes GROUPING().
+func hasGroupingCall(agg *plan.Node) bool {
+	for _, a := range agg.Aggs {
+		if a.Expr.Name == "grouping" {
+			return true
+		}
+	}
+	return false
 }
 
 // dependsOnGroup reports whether col's table instance has a primary key
@@ -476,6 +504,8 @@ func (b *builder) defaultName(n *pg.Node) string {
 		}
 	case *pg.Node_FuncCall:
 		return v.FuncCall.Funcname[len(v.FuncCall.Funcname)-1].GetString_().GetSval()
+	case *pg.Node_GroupingFunc:
+		return "grouping"
 	case *pg.Node_TypeCast:
 		if _, ok := v.TypeCast.Arg.Node.(*pg.Node_AConst); !ok {
 			return b.defaultName(v.TypeCast.Arg)
@@ -519,6 +549,7 @@ func (b *builder) fromItem(n *pg.Node, sc *scope) (*plan.Node, []scopeCol, error
 		outer := sc.parent
 		if rs.Lateral {
 			outer = sc
+			b.laterals++
 		}
 		rel, err := b.buildSelect(sub, outer, sc.ctes)
 		if err != nil {
@@ -638,7 +669,10 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 	if err != nil {
 		return nil, nil, err
 	}
-	rn, rcols, err := b.fromItem(j.Rarg, sc)
+	// A LATERAL item on the right sees the left side's columns.
+	rsc := &scope{cols: append(append([]scopeCol(nil), sc.cols...), lcols...), parent: sc.parent, ctes: sc.ctes}
+	laterals := b.laterals
+	rn, rcols, err := b.fromItem(j.Rarg, rsc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -701,12 +735,39 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 		}
 		n.Preds = append(n.Preds, q)
 	}
+	node := n
+	if b.laterals > laterals {
+		var rcols []scopeCol
+		if node, rcols, err = b.lateralItem(n, cols[len(lcols):]); err != nil {
+			return nil, nil, err
+		}
+		cols = append(cols[:len(lcols):len(lcols)], rcols...)
+	}
 	if j.Alias != nil {
 		for i := range cols {
 			cols[i].qual = j.Alias.Aliasname
 		}
 	}
-	return n, cols, nil
+	return node, cols, nil
+}
+
+// lateralItem lowers join when its right input references its left
+// (see lateral.go) and gives the right input's scope columns the IDs that
+// replace them.
+func (b *builder) lateralItem(join *plan.Node, rcols []scopeCol) (*plan.Node, []scopeCol, error) {
+	ids := make([]plan.ColumnID, len(rcols))
+	for i, c := range rcols {
+		ids[i] = c.id
+	}
+	n, ids, err := b.lateralJoin(join, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := append([]scopeCol(nil), rcols...)
+	for i := range out {
+		out[i].id = ids[i]
+	}
+	return n, out, nil
 }
 
 func findCol(b *builder, cols []scopeCol, name string) int {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/big"
+	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -64,6 +65,9 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (Value, error) {
 	if a.Kind != plan.Agg {
 		return Null, cannot("aggregate output of kind %d", a.Kind)
+	}
+	if a.Name == "string_agg" || a.Name == "group_concat" {
+		return x.stringAgg(a, in, rows, outer)
 	}
 	var vals []Value
 	count := 0
@@ -167,6 +171,27 @@ func reduce(name string, vals []Value) (Value, error) {
 			}
 		}
 		return best, nil
+	case "bit_and", "bit_or", "bit_xor":
+		if len(vals) == 0 {
+			return Null, nil
+		}
+		var acc int64
+		for i, v := range vals {
+			if v.K != KInt {
+				return Null, cannot("%s of %s", name, kindName(v.K))
+			}
+			switch {
+			case i == 0:
+				acc = v.I
+			case name == "bit_and":
+				acc &= v.I
+			case name == "bit_or":
+				acc |= v.I
+			default:
+				acc ^= v.I
+			}
+		}
+		return Int(acc), nil
 	case "bool_and", "every", "bool_or":
 		if len(vals) == 0 {
 			return Null, nil
@@ -185,101 +210,79 @@ func reduce(name string, vals []Value) (Value, error) {
 	return Null, cannot("aggregate %s", name)
 }
 
-// window computes window functions: rows are partitioned, ordered within
-// each partition, and each function sees the default frame (the whole
-// partition without ORDER BY, else up to the current row's last peer).
-// Explicit frames and navigation functions are not modelled.
-func (x *executor) window(n *plan.Node, outer *env) (*rel, error) {
-	in, err := x.node(n.Inputs[0], outer)
-	if err != nil {
-		return nil, err
+// stringAgg concatenates the non-NULL values of a group with the
+// delimiter of each value's row before every value but the first
+// (PostgreSQL's string_agg; SQLite's group_concat and string_agg, whose
+// delimiter defaults to a comma). Neither engine promises an order, so a
+// result that depends on the order of the group's rows is marked
+// nondeterministic.
+func (x *executor) stringAgg(a *plan.Expr, in *rel, rows [][]Value, outer *env) (Value, error) {
+	if a.Star || len(a.Args) < 1 || len(a.Args) > 2 || (len(a.Args) == 1 && (!x.lite || a.Name != "group_concat")) {
+		return Null, cannot("%s of %d arguments", a.Name, len(a.Args))
 	}
-	out := newRel(n.OutCols())
-	extra := make([][]Value, len(in.rows))
-	for i := range extra {
-		extra[i] = make([]Value, len(n.Proj))
+	if a.Distinct && len(a.Args) == 2 && a.Args[1].Kind != plan.Const {
+		// DISTINCT ranges over (value, delimiter) pairs; with a constant
+		// delimiter that is over values.
+		return Null, cannot("%s(DISTINCT) with a varying delimiter", a.Name)
 	}
-	for p, item := range n.Proj {
-		w := item.Expr
-		if w.Kind != plan.WinFunc || w.Value != "" {
-			return nil, cannot("window %s with a frame clause", w.Name)
-		}
-		if err := x.windowFunc(w, in, outer, func(row int, v Value) { extra[row][p] = v }); err != nil {
-			return nil, err
-		}
-	}
-	for i, row := range in.rows {
-		out.rows = append(out.rows, concatRow(row, extra[i]))
-	}
-	return out, nil
-}
-
-func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, Value)) error {
-	// Partition rows by key, keeping first-appearance order.
-	var order []string
-	parts := map[string][]int{}
-	for i, row := range in.rows {
+	type piece struct{ val, delim string }
+	var parts []piece
+	seen := map[string]bool{}
+	for _, row := range rows {
 		e := &env{r: in, row: row, outer: outer}
-		key := make([]Value, len(w.Partition))
-		for j, p := range w.Partition {
-			v, err := x.eval(p, e)
+		if a.Filter != nil {
+			ok, err := x.where([]*plan.Expr{a.Filter}, e)
 			if err != nil {
-				return err
+				return Null, err
 			}
-			key[j] = v
+			if !ok {
+				continue
+			}
 		}
-		k := rowKey(key)
-		if _, ok := parts[k]; !ok {
-			order = append(order, k)
-		}
-		parts[k] = append(parts[k], i)
-	}
-	for _, k := range order {
-		idx := parts[k]
-		sub := newRel(in.cols)
-		for _, i := range idx {
-			sub.rows = append(sub.rows, in.rows[i])
-		}
-		perm, ties, err := x.sortRows(w.Order, sub, outer)
+		v, err := x.eval(a.Args[0], e)
 		if err != nil {
-			return err
+			return Null, err
 		}
-		for pos, j := range perm {
-			// The frame ends at the last peer of the current row.
-			end := pos
-			for end+1 < len(perm) && (len(w.Order) == 0 || ties[end+1] == ties[pos]) {
-				end++
-			}
-			var v Value
-			switch w.Name {
-			case "row_number":
-				// Peers are numbered in an order the database chooses.
-				if end > pos || (pos > 0 && ties[pos-1] == ties[pos]) {
-					x.nondet = true
-				}
-				v = Int(int64(pos + 1))
-			case "rank":
-				first := pos
-				for first > 0 && ties[first-1] == ties[pos] {
-					first--
-				}
-				v = Int(int64(first + 1))
-			case "dense_rank":
-				v = Int(int64(ties[pos] + 1))
-			case "count", "sum", "avg", "min", "max":
-				frame := make([][]Value, 0, end+1)
-				for _, f := range perm[:end+1] {
-					frame = append(frame, sub.rows[f])
-				}
-				agg := &plan.Expr{Kind: plan.Agg, Name: w.Name, Args: w.Args, Star: w.Star, Distinct: w.Distinct, Filter: w.Filter}
-				if v, err = x.aggCall(agg, sub, frame, outer); err != nil {
-					return err
-				}
-			default:
-				return cannot("window function %s", w.Name)
-			}
-			set(idx[j], v)
+		if v.IsNull() {
+			continue
 		}
+		d := Text(",")
+		if len(a.Args) == 2 {
+			if d, err = x.eval(a.Args[1], e); err != nil {
+				return Null, err
+			}
+		}
+		var p piece
+		switch {
+		case x.lite:
+			if d.IsNull() {
+				return Null, cannot("%s with a NULL delimiter", a.Name)
+			}
+			p = piece{liteText(v), liteText(d)}
+		case v.K != KText || (d.K != KText && !d.IsNull()):
+			// PostgreSQL has string_agg(text, text) and bytea only.
+			return Null, cannot("%s of %s", a.Name, kindName(v.K))
+		default:
+			p = piece{v.S, d.S} // a NULL delimiter joins with nothing
+		}
+		if a.Distinct {
+			if seen[p.val] {
+				continue
+			}
+			seen[p.val] = true
+		}
+		parts = append(parts, p)
 	}
-	return nil
+	if len(parts) == 0 {
+		return Null, nil
+	}
+	var b strings.Builder
+	b.WriteString(parts[0].val)
+	for _, p := range parts[1:] {
+		if p != parts[0] {
+			x.nondet = true
+		}
+		b.WriteString(p.delim + p.val)
+	}
+	return Text(b.String()), nil
 }

@@ -2,7 +2,9 @@
 // database, with the semantics the planner assumes (PostgreSQL's): bag
 // semantics, three-valued logic, NULL ordering, C-collation text. It exists
 // so that two plans can be run on the same database and their results
-// compared; anything it cannot evaluate exactly is reported as
+// compared (window frames, navigation functions, string_agg, substr and
+// date() included, each checked against PostgreSQL by
+// TestDifferentialPostgres); anything it cannot evaluate exactly is reported as
 // ErrCannotExecute rather than guessed, because a guessed result could
 // "refute" an equivalence that holds.
 //
@@ -38,6 +40,11 @@
 //	negative LIMIT / OFFSET         modelled: no limit / offset 0
 //	bare columns in aggregates      cannot execute when the group's values differ (any_value);
 //	                                SQLite takes them from the min/max row, not modelled
-//	other functions (substr, date,  cannot execute
-//	strftime, julianday, ...)
+//	substr                          modelled: negative start counts from the end, 0 shortens
+//	date(X)                         modelled for a valid date with an optional time; modifiers,
+//	                                Julian days and rolled-over days cannot execute
+//	group_concat, total             modelled; group_concat's order-dependent results are
+//	                                nondeterministic
+//	other functions (strftime,      cannot execute
+//	julianday, ...)
 package exec

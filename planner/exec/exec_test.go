@@ -129,6 +129,14 @@ func TestOperators(t *testing.T) {
 		{"cast numeric to int rounds", "SELECT CAST(n AS integer) FROM t WHERE id = 1", "2"},
 		{"window row_number and rank", "SELECT id, rank() OVER (ORDER BY a), sum(a) OVER (ORDER BY a) FROM t ORDER BY id", "1,1,20;2,3,40;3,4,40;4,1,20"},
 		{"values without FROM", "SELECT 1 + 2", "3"},
+		{"rollup with grouping", "SELECT a, count(*), grouping(a) FROM t GROUP BY ROLLUP(a) ORDER BY grouping(a), a", "10,2,0;20,1,0;NULL,1,0;NULL,4,1"},
+		{"cube of two", "SELECT a, s IS NULL, count(*) FROM t GROUP BY CUBE(a, s IS NULL) ORDER BY 1, 2, 3", "10,false,1;10,true,1;10,NULL,2;20,false,1;20,NULL,1;NULL,false,1;NULL,false,3;NULL,true,1;NULL,NULL,1;NULL,NULL,4"},
+		{"empty grouping set over no rows", "SELECT a, count(*) FROM t WHERE id > 9 GROUP BY GROUPING SETS ((a), ())", "NULL,0"},
+		{"bit and bool aggregates", "SELECT bit_and(a), bit_or(a), bit_xor(a), bool_and(a > 10), bool_or(a > 10) FROM t", "0,30,20,false,true"},
+		{"lag and lead", "SELECT id, lag(a) OVER (ORDER BY id), lead(a, 2, -1) OVER (ORDER BY id) FROM t ORDER BY id", "1,NULL,NULL;2,10,10;3,20,-1;4,NULL,-1"},
+		{"rows frame", "SELECT id, sum(id) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM t ORDER BY id", "1,3;2,6;3,9;4,7"},
+		{"nth_value beyond the frame", "SELECT id, nth_value(id, 2) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t ORDER BY id", "1,NULL;2,2;3,2;4,2"},
+		{"string_agg of one value per group", "SELECT a, string_agg(s, '-') FROM t WHERE id < 4 GROUP BY a ORDER BY a", "10,apple;20,Banana;NULL,b%c"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -154,8 +162,11 @@ func TestErrors(t *testing.T) {
 		{"SELECT 9223372036854775807 + a FROM t", exec.ErrQuery},
 		{"SELECT a / 0 FROM t", exec.ErrQuery},
 		{"SELECT (SELECT id FROM t)", exec.ErrQuery},
-		{"SELECT string_agg(s, ',') FROM t", exec.ErrCannotExecute},
-		{"SELECT lag(a) OVER (ORDER BY id) FROM t", exec.ErrCannotExecute},
+		{"SELECT string_agg(DISTINCT s, s) FROM t", exec.ErrCannotExecute},
+		{"SELECT corr(a, id) FROM t", exec.ErrCannotExecute},
+		{"SELECT sum(a) OVER (ORDER BY id GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", exec.ErrCannotExecute},
+		{"SELECT sum(a) OVER (ORDER BY id RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", exec.ErrCannotExecute},
+		{"SELECT ntile(0) OVER (ORDER BY id) FROM t", exec.ErrQuery},
 		{"SELECT upper(s) || now() FROM t", exec.ErrCannotExecute},
 	}
 	for _, c := range cases {

@@ -35,6 +35,9 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
+		if ex.Value != "" {
+			return castModified(v, ex.Typ, ex.Value)
+		}
 		if x.lite {
 			return liteCast(v, ex.Typ)
 		}

@@ -118,6 +118,8 @@ var strictFuncs = map[string]func([]Value) (Value, error){
 	}),
 	"length":      textLen,
 	"char_length": textLen,
+	"substr":      pgSubstr,
+	"date":        pgDate,
 	"abs": func(a []Value) (Value, error) {
 		if len(a) != 1 {
 			return Null, cannot("abs of %d arguments", len(a))

@@ -51,7 +51,7 @@ func TestDifferentialPostgres(t *testing.T) {
 		name, ddl string
 		sqls      []string
 	}
-	suites := []suite{{name: "cases", ddl: cf.Schema}}
+	suites := []suite{{name: "cases", ddl: cf.Schema}, {name: "constructs", ddl: cf.Schema, sqls: constructQueries}}
 	for _, c := range cf.Cases {
 		suites[0].sqls = append(suites[0].sqls, c.Reference, c.Candidate)
 	}

@@ -46,7 +46,9 @@ var liteFuncs = map[string]func([]Value) (Value, error){
 		}
 		return v, nil
 	},
-	"round": liteRound,
+	"round":  liteRound,
+	"substr": liteSubstr,
+	"date":   liteDate,
 	"replace": func(a []Value) (Value, error) {
 		if len(a) != 3 {
 			return Null, cannot("replace of %d arguments", len(a))
@@ -75,6 +77,19 @@ func liteReduce(name string, vals []Value) (Value, error) {
 	switch name {
 	case "count":
 		return Int(int64(len(vals))), nil
+	case "total":
+		// total is sum as a REAL that is 0.0 over no values and never
+		// overflows.
+		var fsum float64
+		for _, v := range vals {
+			n, err := liteNum(v)
+			if err != nil {
+				return Null, err
+			}
+			f, _ := n.float()
+			fsum += f
+		}
+		return Float(fsum), nil
 	case "sum", "avg":
 		if len(vals) == 0 {
 			return Null, nil

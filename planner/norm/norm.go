@@ -264,6 +264,10 @@ type flags struct {
 	// keepCols: the exact output columns matter (query root, DISTINCT's
 	// input, a subquery compared by IN).
 	keepCols bool
+	// nullSide: an outer join above null-extends this subtree's rows, so
+	// a column defined here reads NULL above the join on those rows,
+	// whatever its definition says.
+	nullSide bool
 }
 
 func childFlags(n *plan.Node, f flags) flags {
@@ -286,8 +290,13 @@ func childFlags(n *plan.Node, f flags) flags {
 // node normalizes the subtree at n, children first.
 func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 	cf := childFlags(n, f)
+	cf.nullSide = f.nullSide
 	for i, in := range n.Inputs {
-		n.Inputs[i] = z.node(in, cf)
+		inf := cf
+		if n.Op == plan.OpJoin && (n.Join == plan.FullJoin || n.Join == plan.LeftJoin && i == 1 || n.Join == plan.RightJoin && i == 0) {
+			inf.nullSide = true
+		}
+		n.Inputs[i] = z.node(in, inf)
 	}
 	z.eachExpr(n, func(s **plan.Expr) { *s = z.scalar(*s) })
 	if n.Op == plan.OpFilter || n.Op == plan.OpJoin {

@@ -18,19 +18,33 @@ func dropSubqueryOrder(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) 
 
 // removePassthroughProject: Project ⇒ its input, where no parent observes
 // the exact column list. Computed columns are substituted into the
-// expressions that reference them.
+// expressions that reference them. Under the null-extended side of an
+// outer join only definitions that are NULL when their inputs are
+// (strict ones) may move: Left(x, Project(1 AS one, y)) keeps its
+// Project, since above the join one is NULL on unmatched rows.
 func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
 	if n.Op != plan.OpProject || f.keepCols {
 		return n, false
 	}
 	subst := map[plan.ColumnID]*plan.Expr{}
+	inCols := n.Inputs[0].OutColSet()
+	var withSub []plan.ColumnID
 	for _, it := range n.Proj {
 		if !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
 			if it.Expr.HasSubquery() {
-				return n, false // keep subqueries from being duplicated
+				withSub = append(withSub, it.ID)
+			}
+			if f.nullSide && !plan.StrictCols(it.Expr).Intersects(inCols) {
+				// Above the outer join a null-extended row reads NULL here,
+				// but the definition (a constant, coalesce, ...) need not be
+				// NULL when its inputs are.
+				return n, false
 			}
 			subst[it.ID] = it.Expr
 		}
+	}
+	if len(withSub) > 0 && !z.readAtMostOnce(n, withSub) {
+		return n, false // keep subqueries from being duplicated
 	}
 	if len(subst) > 0 {
 		if z.slotsName(n, subst) {
@@ -39,6 +53,40 @@ func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node,
 		z.substituteOutside(n, subst)
 	}
 	return n.Inputs[0], true
+}
+
+// readAtMostOnce reports whether each of cols is referenced at most once
+// in the plan outside stop's subtree (subqueries included), so moving its
+// definition to its reader copies nothing.
+func (z *normalizer) readAtMostOnce(stop *plan.Node, cols []plan.ColumnID) bool {
+	want := plan.MakeColSet(cols...)
+	seen := map[plan.ColumnID]int{}
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		if n == nil || n == stop {
+			return
+		}
+		n.Exprs(func(s **plan.Expr) {
+			plan.Walk(*s, func(x *plan.Expr) {
+				switch {
+				case x.Kind == plan.ColRef && want.Has(x.Col):
+					seen[x.Col]++
+				case x.Kind == plan.Subquery:
+					walk(x.Sub)
+				}
+			})
+		})
+		for _, in := range n.Inputs {
+			walk(in)
+		}
+	}
+	walk(z.p.Root)
+	for _, k := range seen {
+		if k > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // slotsName reports whether a GroupBy or SetCols entry outside stop's
@@ -415,8 +463,21 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 	}
 	fm := z.formatter()
 	rep := map[plan.ColumnID]plan.ColumnID{}
+	inCols := n.Inputs[0].OutColSet()
 	for _, e := range props.Equiv {
-		members := e.Ordered()
+		// Only the input's own columns stand for each other: an outer
+		// column equated inside a correlated subquery must not replace a
+		// local one, or the equality that makes them equal is rewritten
+		// into a tautology and the correlation is lost.
+		var members []plan.ColumnID
+		for _, c := range e.Ordered() {
+			if inCols.Has(c) {
+				members = append(members, c)
+			}
+		}
+		if len(members) < 2 {
+			continue
+		}
 		r := members[0]
 		for _, c := range members[1:] {
 			if k, rk := fm.Col(c), fm.Col(r); k < rk {

@@ -83,7 +83,8 @@ type Expr struct {
 	Args []*Expr
 	// Col is the referenced column for ColRef.
 	Col ColumnID
-	// Value is the canonical literal text for Const; Null marks NULL.
+	// Value is the canonical literal text for Const, and for a Cast to a
+	// type with a modifier that type (numeric(10,2)); Null marks NULL.
 	Value string
 	Null  bool
 	// Distinct and Filter qualify aggregate calls; Star marks count(*).

@@ -42,6 +42,19 @@ type Formatter struct {
 	// definition instead of recursing forever.
 	text      map[ColumnID]string
 	rendering map[ColumnID]bool
+	// nullExt marks computed columns defined under the null-extended side
+	// of an outer join by a definition that is not NULL when its inputs
+	// are (a constant, coalesce, ...). Above the join such a column reads
+	// NULL on unmatched rows, so its definition alone does not name its
+	// value: it is written nullext(def), qualified by its Project when
+	// another one shares the text.
+	nullExt map[ColumnID]bool
+	// aliases selects the human form: instances are named by the query's
+	// aliases (see NewAliasFormatter); aliasOf holds those names and
+	// present the instances the plan scans.
+	aliases bool
+	aliasOf map[int]string
+	present map[int]bool
 }
 
 // NewFormatter prepares a formatter for plans over meta; root supplies
@@ -55,6 +68,54 @@ func NewFormatter(meta *Metadata, root *Node, anonymous bool) *Formatter {
 		f.qualifyShared()
 	}
 	return f
+}
+
+// NewAliasFormatter prepares a formatter for people: a table instance is
+// named by its alias in the query (the table's name when it has none),
+// and instances that share a name are told apart as name#1, name#2 in
+// the order the query introduces them, so the two sides of a self-join
+// stay distinguishable. The text depends on alias spelling; fingerprints
+// and comparisons must use NewFormatter's forms.
+func NewAliasFormatter(meta *Metadata, root *Node) *Formatter {
+	f := &Formatter{meta: meta, aliases: true, defs: map[ColumnID]*Expr{}, labels: map[ColumnID]string{}, inst: map[int]int{},
+		producer: map[*Node]int{}, from: map[ColumnID]int{}, seen: map[*Node]bool{}, present: map[int]bool{}}
+	f.collect(root)
+	f.seen = nil
+	f.qualifyShared()
+	f.nameInstances()
+	return f
+}
+
+// nameInstances gives each scanned instance its alias, numbered where
+// scanned instances share one.
+func (f *Formatter) nameInstances() {
+	count := map[string]int{}
+	for i := range f.meta.Instances {
+		if f.present[i] {
+			count[f.aliasName(i)]++
+		}
+	}
+	seen := map[string]int{}
+	f.aliasOf = map[int]string{}
+	for i := range f.meta.Instances {
+		if !f.present[i] {
+			continue
+		}
+		a := f.aliasName(i)
+		if count[a] > 1 {
+			seen[a]++
+			f.aliasOf[i] = a + "#" + strconv.Itoa(seen[a])
+			continue
+		}
+		f.aliasOf[i] = a
+	}
+}
+
+func (f *Formatter) aliasName(i int) string {
+	if a := f.meta.Instances[i].Alias; a != "" {
+		return quoteIdent(a)
+	}
+	return quoteIdent(f.meta.Instances[i].Table.Name)
 }
 
 // produce records that x makes column c, whose name may be shared.
@@ -74,7 +135,7 @@ func (f *Formatter) produce(x *Node, c ColumnID) {
 // qualifyShared finds produced columns whose names, rendered with one
 // numbering of instances, coincide with a column of another node.
 func (f *Formatter) qualifyShared() {
-	scratch := &Formatter{meta: f.meta, defs: f.defs, labels: f.labels, inst: map[int]int{}}
+	scratch := &Formatter{meta: f.meta, defs: f.defs, labels: f.labels, inst: map[int]int{}, nullExt: f.nullExt}
 	byName := map[string][]ColumnID{}
 	var names []string
 	for _, c := range f.produced {
@@ -115,6 +176,9 @@ func (f *Formatter) collect(n *Node) {
 			return
 		}
 		f.seen[x] = true
+		if x.Op == OpScan && f.present != nil {
+			f.present[x.Instance] = true
+		}
 		// Only computed columns have definitions: a base column keeps its
 		// name even where a projection carries an equal column in its place
 		// (join equivalence), since the two values are the same.
@@ -129,6 +193,13 @@ func (f *Formatter) collect(n *Node) {
 		for _, a := range x.Aggs {
 			f.defs[a.ID] = a.Expr
 			f.produce(x, a.ID)
+		}
+		if x.Op == OpJoin {
+			for i, in := range x.Inputs {
+				if x.Join == FullJoin || x.Join == LeftJoin && i == 1 || x.Join == RightJoin && i == 0 {
+					f.markNullExtended(in)
+				}
+			}
 		}
 		if x.Op == OpSetOp || x.Op == OpValues {
 			for i, c := range x.Cols {
@@ -147,10 +218,40 @@ func (f *Formatter) collect(n *Node) {
 	})
 }
 
+// markNullExtended records the non-strict computed columns that the
+// Projects of n (a null-extended join input) define.
+func (f *Formatter) markNullExtended(n *Node) {
+	n.WalkNodes(func(x *Node) {
+		if x.Op != OpProject {
+			return
+		}
+		in := x.Inputs[0].OutColSet()
+		for _, p := range x.Proj {
+			if int(p.ID) >= len(f.meta.Columns) || f.meta.Columns[p.ID].Instance >= 0 || p.Expr.Kind == ColRef && p.Expr.Col == p.ID {
+				continue
+			}
+			if StrictCols(p.Expr).Intersects(in) {
+				continue
+			}
+			if f.nullExt == nil {
+				f.nullExt = map[ColumnID]bool{}
+			}
+			f.nullExt[p.ID] = true
+			f.produce(x, p.ID)
+		}
+	})
+}
+
 func (f *Formatter) instName(i int) string {
 	t := f.meta.Instances[i].Table.Name
 	if f.Anonymous {
 		return t
+	}
+	if f.aliases {
+		if a, ok := f.aliasOf[i]; ok {
+			return a
+		}
+		return f.aliasName(i)
 	}
 	k, ok := f.inst[i]
 	if !ok {
@@ -176,7 +277,11 @@ func (f *Formatter) Col(id ColumnID) string {
 			f.rendering, f.text = map[ColumnID]bool{}, map[ColumnID]string{}
 		}
 		f.rendering[id] = true
-		t := f.Expr(d) + f.qualSuffix(id)
+		t := f.Expr(d)
+		if f.nullExt[id] {
+			t = "nullext(" + t + ")"
+		}
+		t += f.qualSuffix(id)
 		delete(f.rendering, id)
 		f.text[id] = t
 		return t
@@ -325,7 +430,11 @@ func (f *Formatter) expr(b *strings.Builder, e *Expr) {
 	case Cast:
 		b.WriteString("cast(")
 		f.expr(b, e.Args[0])
-		b.WriteString(" as " + e.Typ.String() + ")")
+		t := e.Typ.String()
+		if e.Value != "" {
+			t = e.Value // the type with its modifier: numeric(10,2)
+		}
+		b.WriteString(" as " + t + ")")
 	case Tuple:
 		b.WriteByte('(')
 		f.list(b, e.Args)
@@ -439,7 +548,7 @@ func (f *Formatter) header(b *strings.Builder, n *Node) {
 	switch n.Op {
 	case OpScan:
 		b.WriteString(" " + quoteIdent(n.Table.Name))
-		if !f.Anonymous {
+		if !f.Anonymous && !(f.aliases && f.instName(n.Instance) == quoteIdent(n.Table.Name)) {
 			b.WriteString(" as " + f.instName(n.Instance))
 		}
 	case OpFilter:

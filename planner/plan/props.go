@@ -338,6 +338,9 @@ func strictCols(e *Expr) ColSet {
 	return ColSet{}
 }
 
+// StrictCols returns the columns whose NULL makes e NULL.
+func StrictCols(e *Expr) ColSet { return strictCols(e) }
+
 // NullRejected returns the columns a predicate rejects NULLs of: if any of
 // them is NULL the predicate is not true.
 func NullRejected(e *Expr) ColSet {

@@ -1,0 +1,302 @@
+package prove
+
+import (
+	"slices"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// blocks proves two query blocks equivalent: a bijection between their
+// relation occurrences under which the conjuncts keep the same rows, the
+// semi- and anti-joined sub-blocks pair up alike, and the outputs agree.
+func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
+	k := p.mark()
+	ba, bb := newBlock(nil), newBlock(nil)
+	ba.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.a.Meta) }
+	bb.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.b.Meta) }
+	ba.flatten(a)
+	bb.flatten(b)
+	p.semiToJoin(ba, p.a.Meta)
+	p.semiToJoin(bb, p.b.Meta)
+	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
+	p.elimFKJoins(bb, p.b.Meta, p.nullB, blockProtected(bb, b))
+	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {
+		note("blocks differ in shape: %d/%d leaves, %d/%d semi-joins", len(ba.leaves), len(bb.leaves), len(ba.semis), len(bb.semis))
+		p.undo(k)
+		return false, nil
+	}
+	ok, err := p.pairLeaves(ba.leaves, bb.leaves, func() (bool, error) { return p.finishBlock(ba, bb, a, b, pos) })
+	if err != nil || !ok {
+		p.undo(k)
+	}
+	if err == errTooLarge {
+		err = nil
+	}
+	return ok, err
+}
+
+// pairLeaves searches a bijection between the leaves, then calls then;
+// it backtracks when then fails.
+func (p *prover) pairLeaves(la, lb []*plan.Node, then func() (bool, error)) (bool, error) {
+	used := make([]bool, len(la))
+	var rec func(j int) (bool, error)
+	rec = func(j int) (bool, error) {
+		if j == len(lb) {
+			return then()
+		}
+		y := lb[j]
+		for i, x := range la {
+			if used[i] {
+				continue
+			}
+			if err := p.tick(); err != nil {
+				return false, err
+			}
+			m := p.mark()
+			ok, err := p.leaf(x, y, i != j)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				used[i] = true
+				ok, err = rec(j + 1)
+				if err != nil || ok {
+					return ok, err
+				}
+				used[i] = false
+			}
+			p.undo(m)
+		}
+		return false, nil
+	}
+	return rec(0)
+}
+
+// leaf pairs two relation occurrences: scans of one table, or sub-plans
+// proved equivalent.
+func (p *prover) leaf(x, y *plan.Node, moved bool) (bool, error) {
+	if x.Op == plan.OpScan || y.Op == plan.OpScan {
+		if x.Op != y.Op || x.Table == nil || y.Table == nil || x.Table.Name != y.Table.Name || len(x.Cols) != len(y.Cols) {
+			return false, nil
+		}
+		for i := range x.Cols {
+			p.set(y.Cols[i], x.Cols[i])
+		}
+		if moved {
+			p.rule("bijection %s↔%s", p.alias(p.a, x), p.alias(p.b, y))
+		}
+		return true, nil
+	}
+	return p.rel(x, y, false)
+}
+
+func (p *prover) alias(pl *plan.Plan, n *plan.Node) string {
+	if n.Instance >= 0 && n.Instance < len(pl.Meta.Instances) {
+		if a := pl.Meta.Instances[n.Instance].Alias; a != "" {
+			return a
+		}
+	}
+	return n.Table.Name
+}
+
+// finishBlock checks conjuncts, sub-blocks and outputs under the pairing
+// of the leaves made so far.
+func (p *prover) finishBlock(ba, bb *block, a, b *plan.Node, pos bool) (bool, error) {
+	if ba.bad || bb.bad {
+		return false, nil
+	}
+	s := p.newSpace()
+	ta, ka, err := terms(s, ba.preds, p.colA, p.subA)
+	if err != nil {
+		return false, nil
+	}
+	tb, kb, err := terms(s, bb.preds, p.colB, p.subB)
+	if err != nil {
+		return false, nil
+	}
+	c := &checker{ctx: p.ctx, s: s}
+	ok, err := p.sameConjuncts(c, ta, ka, tb, kb, nil, nil)
+	if err != nil || !ok {
+		return false, ignoreTooLarge(err)
+	}
+	return p.pairSemis(ba.semis, bb.semis, ta, tb, func() (bool, error) {
+		return p.outputs(s, c, ba, bb, ta, a, b, pos)
+	})
+}
+
+func ignoreTooLarge(err error) error {
+	if err == errTooLarge || err == errUnkeyable {
+		return nil
+	}
+	return err
+}
+
+// pairSemis pairs semi- and anti-joined sub-blocks: the same kind, a
+// bijection of their leaves, and conjuncts that keep the same rows given
+// the enclosing blocks' conjuncts (hypA, hypB).
+func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool, error)) (bool, error) {
+	used := make([]bool, len(sa))
+	var rec func(j int) (bool, error)
+	rec = func(j int) (bool, error) {
+		if j == len(sb) {
+			return then()
+		}
+		y := sb[j]
+		for i, x := range sa {
+			if used[i] || x.anti != y.anti || len(x.blk.leaves) != len(y.blk.leaves) || len(x.blk.semis) != len(y.blk.semis) {
+				continue
+			}
+			m := p.mark()
+			ok, err := p.pairLeaves(x.blk.leaves, y.blk.leaves, func() (bool, error) {
+				if x.blk.bad || y.blk.bad {
+					return false, nil
+				}
+				s := p.newSpace()
+				// The hypotheses were translated in another space:
+				// translate this sub-block's conjuncts with the
+				// enclosing ones again.
+				ta, ka, err := terms(s, x.blk.preds, p.colA, p.subA)
+				if err != nil {
+					return false, nil
+				}
+				tb, kb, err := terms(s, y.blk.preds, p.colB, p.subB)
+				if err != nil {
+					return false, nil
+				}
+				ha, hb, err := p.enclosing(s, x.blk, y.blk)
+				if err != nil {
+					return false, nil
+				}
+				c := &checker{ctx: p.ctx, s: s}
+				ok, err := p.sameConjuncts(c, ta, ka, tb, kb, ha, hb)
+				if err != nil || !ok {
+					return false, ignoreTooLarge(err)
+				}
+				return p.pairSemis(x.blk.semis, y.blk.semis, append(ha, ta...), append(hb, tb...), func() (bool, error) { return rec(j + 1) })
+			})
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				kind := "semi"
+				if x.anti {
+					kind = "anti"
+				}
+				p.rule("%s-join: sub-blocks paired", kind)
+				return true, nil
+			}
+			p.undo(m)
+			_ = i
+		}
+		return false, nil
+	}
+	return rec(0)
+}
+
+// enclosing translates the conjuncts of the blocks around x and y into s.
+func (p *prover) enclosing(s *space, x, y *block) ([]*term, []*term, error) {
+	var ha, hb []*term
+	for blk := x.parent; blk != nil; blk = blk.parent {
+		t, _, err := terms(s, blk.preds, p.colA, p.subA)
+		if err != nil {
+			return nil, nil, err
+		}
+		ha = append(ha, t...)
+	}
+	for blk := y.parent; blk != nil; blk = blk.parent {
+		t, _, err := terms(s, blk.preds, p.colB, p.subB)
+		if err != nil {
+			return nil, nil, err
+		}
+		hb = append(hb, t...)
+	}
+	return ha, hb, nil
+}
+
+// outputs proves the blocks' outputs equal in every kept row and maps
+// b's output columns to a's: by position with pos, else each to an equal
+// output of a.
+func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b *plan.Node, pos bool) (bool, error) {
+	ao, bo := a.OutCols(), b.OutCols()
+	if pos && len(ao) != len(bo) {
+		return false, nil
+	}
+	same := func(i, j int) (bool, error) {
+		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
+		ea := fold(ba.inline(plan.NewCol(ao[i], ta)))
+		eb := fold(bb.inline(plan.NewCol(bo[j], tb)))
+		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
+		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
+		if intA {
+			p.intA[ao[i]] = true
+		}
+		if intB {
+			p.intB[bo[j]] = true
+		}
+		if ta != tb && !(intA && intB) {
+			// (An integral EXTRACT reads and prints alike as numeric and
+			// as integer.)
+			if pos {
+				note("output %d: types %v and %v", i, ta, tb)
+			}
+			return false, nil
+		}
+		ka, oka := exprKeySub(ea, p.colA, p.subA)
+		kb, okb := exprKeySub(eb, p.colB, p.subB)
+		if !oka || !okb {
+			return false, nil
+		}
+		if ka == kb {
+			return true, nil
+		}
+		saved, savedSub := s.col, s.sub
+		s.col, s.sub = p.colA, p.subA
+		xa, err := s.term(ea)
+		s.col, s.sub = p.colB, p.subB
+		var xb *term
+		if err == nil {
+			xb, err = s.term(eb)
+		}
+		s.col, s.sub = saved, savedSub
+		if err != nil {
+			return false, nil
+		}
+		ok, err := c.sameValue(hyps, xa, xb)
+		if ok {
+			p.rule("outputs: equal by enumeration")
+		} else {
+			if pos {
+				note("outputs differ (%v): %s vs %s", err, ka, kb)
+			}
+		}
+		return ok, ignoreTooLarge(err)
+	}
+	if pos {
+		for i := range ao {
+			ok, err := same(i, i)
+			if err != nil || !ok {
+				return false, err
+			}
+		}
+		for i := range ao {
+			p.set(bo[i], ao[i])
+		}
+		return true, nil
+	}
+	for j := range bo {
+		if m, ok := p.m[bo[j]]; ok && slices.Contains(ao, m) {
+			continue // a column of a paired leaf, passed through
+		}
+		for i := range ao {
+			ok, err := same(i, j)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				p.set(bo[j], ao[i])
+				break
+			}
+		}
+	}
+	return true, nil
+}

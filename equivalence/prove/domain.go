@@ -1,0 +1,402 @@
+package prove
+
+import (
+	"math/big"
+)
+
+// val is a value in a domain: NULL, or a rank among the points of its
+// class. Only order and equality of ranks matter to the interpreted
+// fragment. Booleans are false 0, true 1.
+type val struct {
+	null bool
+	r    int32
+}
+
+func (v val) isTrue() bool { return !v.null && v.r == 1 }
+
+var (
+	vNull  = val{null: true}
+	vTrue  = val{r: 1}
+	vFalse = val{r: 0}
+)
+
+func boolVal(b bool) val {
+	if b {
+		return vTrue
+	}
+	return vFalse
+}
+
+// domains is the finite domain of one check.
+type domains struct {
+	dom       [][]val // per variable of the space; nil for unused ones
+	order     []int   // the variables enumerated
+	constRank map[*term]int32
+	zero, one int32 // ranks of 0 and 1 in clsNum, for casts of booleans
+}
+
+// maxGapPoints bounds the points of a gap; a larger need is too large.
+const maxGapPoints = 6
+
+// domains builds the domain of the variables terms mention.
+func (s *space) domains(terms []*term) (*domains, error) {
+	used := map[int]bool{}
+	var consts [clsCount][]constVal
+	castInt := false
+	parent := map[int]int{}
+	var find func(int) int
+	find = func(x int) int {
+		p, ok := parent[x]
+		if !ok || p == x {
+			return x
+		}
+		r := find(p)
+		parent[x] = r
+		return r
+	}
+	union := func(vs []int) {
+		for _, v := range vs[1:] {
+			a, b := find(vs[0]), find(v)
+			if a != b {
+				parent[b] = a
+			}
+		}
+	}
+	var sources func(t *term) []int
+	sources = func(t *term) []int {
+		switch t.op {
+		case "var":
+			return []int{t.v}
+		case "coalesce":
+			var out []int
+			for _, a := range t.args {
+				out = append(out, sources(a)...)
+			}
+			return out
+		case "nullif":
+			return sources(t.args[0])
+		case "case":
+			var out []int
+			for i, a := range t.args {
+				if i%2 == 1 || (t.hasElse && i == len(t.args)-1) {
+					out = append(out, sources(a)...)
+				}
+			}
+			return out
+		}
+		return nil
+	}
+	var walk func(t *term)
+	walk = func(t *term) {
+		switch t.op {
+		case "var":
+			used[t.v] = true
+		case "const":
+			if !t.c.null {
+				consts[t.cls] = append(consts[t.cls], t.c)
+			}
+		case "castint":
+			castInt = true
+		case "cmp", "in", "notin", plan_isDistinct, plan_notDistinct, "nullif", "coalesce", "case":
+			var vs []int
+			for _, a := range t.args {
+				vs = append(vs, sources(a)...)
+			}
+			if t.op == "case" {
+				vs = sources(t)
+			}
+			if len(vs) > 1 {
+				union(vs)
+			}
+		}
+		for _, a := range t.args {
+			walk(a)
+		}
+		for _, a := range t.strictArgs {
+			walk(a)
+		}
+	}
+	for _, t := range terms {
+		if t != nil {
+			walk(t)
+		}
+	}
+	if castInt {
+		consts[clsNum] = append(consts[clsNum], constVal{num: new(big.Rat), integral: true}, constVal{num: big.NewRat(1, 1), integral: true})
+	}
+	groupSize := map[int]int{}
+	for v := range used {
+		groupSize[find(v)]++
+	}
+	maxGroup := [clsCount]int{}
+	allIntegral := [clsCount]bool{}
+	for i := range allIntegral {
+		allIntegral[i] = true
+	}
+	for v := range used {
+		info := s.vars[v]
+		if g := groupSize[find(v)]; g > maxGroup[info.cls] {
+			maxGroup[info.cls] = g
+		}
+		if !info.integral {
+			allIntegral[info.cls] = false
+		}
+	}
+	d := &domains{dom: make([][]val, len(s.vars)), constRank: map[*term]int32{}}
+	// Ranks of the points of each class: constRanks by constant key, and
+	// the points of each gap.
+	type layout struct {
+		constRank map[string]int32
+		gaps      [][]int32
+		consts    []int32
+	}
+	var lay [clsCount]layout
+	for cl := class(0); cl < clsCount; cl++ {
+		l := layout{constRank: map[string]int32{}}
+		k := maxGroup[cl]
+		if k > maxGapPoints {
+			return nil, errTooLarge
+		}
+		var r int32
+		switch cl {
+		case clsBool:
+			l.constRank["\"false\""], l.constRank["\"true\""] = 0, 1
+			l.consts = []int32{0, 1}
+		case clsEq:
+			for _, c := range sortedConsts(consts[cl]) {
+				l.constRank[c.key()] = r
+				l.consts = append(l.consts, r)
+				r++
+			}
+			var gap []int32
+			for i := 0; i < k; i++ {
+				gap = append(gap, r)
+				r++
+			}
+			l.gaps = [][]int32{gap}
+		default:
+			cs := sortedConsts(consts[cl])
+			integral := (allIntegral[cl] || cl == clsDate) && cl != clsTime
+			for _, c := range cs {
+				if !c.integral {
+					integral = false
+				}
+			}
+			gapPoints := func(lo, hi *big.Rat) []int32 {
+				n := k
+				if integral && lo != nil && hi != nil {
+					diff := new(big.Rat).Sub(hi, lo)
+					w := new(big.Int).Sub(diff.Num(), big.NewInt(1)) // whole numbers strictly between
+					if w.Cmp(big.NewInt(int64(n))) < 0 {
+						n = int(w.Int64())
+					}
+				}
+				var out []int32
+				for i := 0; i < n; i++ {
+					out = append(out, r)
+					r++
+				}
+				return out
+			}
+			var prev *big.Rat
+			for _, c := range cs {
+				l.gaps = append(l.gaps, gapPoints(prev, c.num))
+				l.constRank[c.key()] = r
+				l.consts = append(l.consts, r)
+				r++
+				prev = c.num
+			}
+			l.gaps = append(l.gaps, gapPoints(prev, nil))
+		}
+		lay[cl] = l
+	}
+	if castInt {
+		d.zero = lay[clsNum].constRank[constVal{num: new(big.Rat)}.key()]
+		d.one = lay[clsNum].constRank[constVal{num: big.NewRat(1, 1)}.key()]
+	}
+	var setConst func(t *term)
+	setConst = func(t *term) {
+		if t.op == "const" && !t.c.null {
+			d.constRank[t] = lay[t.cls].constRank[t.c.key()]
+		}
+		for _, a := range t.args {
+			setConst(a)
+		}
+		for _, a := range t.strictArgs {
+			setConst(a)
+		}
+	}
+	for _, t := range terms {
+		if t != nil {
+			setConst(t)
+		}
+	}
+	total := 1
+	for v := 0; v < len(s.vars); v++ {
+		if !used[v] {
+			continue
+		}
+		info := s.vars[v]
+		l := lay[info.cls]
+		var dom []val
+		if info.nullable {
+			dom = append(dom, vNull)
+		}
+		for _, r := range l.consts {
+			dom = append(dom, val{r: r})
+		}
+		g := groupSize[find(v)]
+		for _, gap := range l.gaps {
+			for i := 0; i < g && i < len(gap); i++ {
+				dom = append(dom, val{r: gap[i]})
+			}
+		}
+		d.dom[v] = dom
+		d.order = append(d.order, v)
+		total *= len(dom)
+		if total > maxAssignments {
+			return nil, errTooLarge
+		}
+	}
+	return d, nil
+}
+
+const (
+	plan_isDistinct  = "is distinct from"
+	plan_notDistinct = "is not distinct from"
+)
+
+// eval computes t under assign.
+func (d *domains) eval(t *term, assign []val) val {
+	switch t.op {
+	case "var":
+		for _, a := range t.strictArgs {
+			if d.eval(a, assign).null {
+				return vNull
+			}
+		}
+		return assign[t.v]
+	case "const":
+		if t.c.null {
+			return vNull
+		}
+		return val{r: d.constRank[t]}
+	case "and", "or":
+		stop := int32(0) // and: a false decides
+		if t.op == "or" {
+			stop = 1
+		}
+		sawNull := false
+		for _, a := range t.args {
+			v := d.eval(a, assign)
+			if v.null {
+				sawNull = true
+			} else if v.r == stop {
+				return val{r: stop}
+			}
+		}
+		if sawNull {
+			return vNull
+		}
+		return val{r: 1 - stop}
+	case "not":
+		v := d.eval(t.args[0], assign)
+		if v.null {
+			return v
+		}
+		return val{r: 1 - v.r}
+	case "is null":
+		return boolVal(d.eval(t.args[0], assign).null)
+	case "is not null":
+		return boolVal(!d.eval(t.args[0], assign).null)
+	case "is true":
+		return boolVal(d.eval(t.args[0], assign).isTrue())
+	case "is not true":
+		return boolVal(!d.eval(t.args[0], assign).isTrue())
+	case "is false":
+		v := d.eval(t.args[0], assign)
+		return boolVal(!v.null && v.r == 0)
+	case "is not false":
+		v := d.eval(t.args[0], assign)
+		return boolVal(v.null || v.r != 0)
+	case plan_isDistinct, plan_notDistinct:
+		a, b := d.eval(t.args[0], assign), d.eval(t.args[1], assign)
+		same := a == b
+		return boolVal(same == (t.op == plan_notDistinct))
+	case "cmp":
+		a, b := d.eval(t.args[0], assign), d.eval(t.args[1], assign)
+		if a.null || b.null {
+			return vNull
+		}
+		switch t.cmp {
+		case "=":
+			return boolVal(a.r == b.r)
+		case "<>":
+			return boolVal(a.r != b.r)
+		case "<":
+			return boolVal(a.r < b.r)
+		case "<=":
+			return boolVal(a.r <= b.r)
+		case ">":
+			return boolVal(a.r > b.r)
+		case ">=":
+			return boolVal(a.r >= b.r)
+		}
+	case "in", "notin":
+		x := d.eval(t.args[0], assign)
+		res := vNull
+		if !x.null {
+			res = vFalse
+			for _, a := range t.args[1:] {
+				v := d.eval(a, assign)
+				if v.null {
+					res = vNull
+				} else if v.r == x.r {
+					res = vTrue
+					break
+				}
+			}
+		}
+		if t.op == "notin" && !res.null {
+			res.r = 1 - res.r
+		}
+		return res
+	case "case":
+		n := len(t.args)
+		if t.hasElse {
+			n--
+		}
+		for i := 0; i+1 < n; i += 2 {
+			if d.eval(t.args[i], assign).isTrue() {
+				return d.eval(t.args[i+1], assign)
+			}
+		}
+		if t.hasElse {
+			return d.eval(t.args[len(t.args)-1], assign)
+		}
+		return vNull
+	case "coalesce":
+		for _, a := range t.args {
+			if v := d.eval(a, assign); !v.null {
+				return v
+			}
+		}
+		return vNull
+	case "nullif":
+		a, b := d.eval(t.args[0], assign), d.eval(t.args[1], assign)
+		if !a.null && !b.null && a.r == b.r {
+			return vNull
+		}
+		return a
+	case "castint":
+		v := d.eval(t.args[0], assign)
+		if v.null {
+			return v
+		}
+		if v.r == 1 {
+			return val{r: d.one}
+		}
+		return val{r: d.zero}
+	}
+	return vNull
+}

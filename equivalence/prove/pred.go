@@ -1,0 +1,652 @@
+package prove
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"sort"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Fragment "predicates": a decision procedure for scalar expressions under
+// three-valued logic, by exhaustive evaluation over a finite domain that
+// realizes every order type.
+//
+// The interpreted atoms only compare values (=, <>, <, <=, >, >=, IN,
+// IS [NOT] DISTINCT FROM), test NULL and combine truth values (AND, OR,
+// NOT, CASE, COALESCE, NULLIF). Such an expression's value depends only on
+// where each variable lies relative to the constants and to the variables
+// it is compared with, and on which are NULL. So the domain of a variable
+// is NULL (unless the column is NOT NULL), every constant of its class,
+// and in every gap between constants as many points as the variables it
+// may be compared with (for integers and dates, no more than the gap
+// holds). Every row's values have the order type of one assignment over
+// this domain, so a fact true for all assignments is true for all rows.
+// An assignment the domain allows but no row realizes (an opaque value
+// unrelated to its arguments, say) can only cost a proof, never make a
+// wrong one.
+
+// errTooLarge means the domain is too large to enumerate within the bound.
+var errTooLarge = errors.New("prove: predicate domain too large")
+
+// maxAssignments bounds one enumeration.
+const maxAssignments = 1 << 16
+
+type varInfo struct {
+	key      string
+	cls      class
+	nullable bool
+	integral bool // integer-typed: only whole numbers
+}
+
+// space holds the variables and constants of the terms of one check.
+type space struct {
+	vars  []varInfo
+	byKey map[string]int
+	// colInfo says a column's nullability; it is the reference's view.
+	nullable func(plan.ColumnID) bool
+	// col renders the column for keys: the reference's IDs.
+	col func(plan.ColumnID) (plan.ColumnID, bool)
+	// sub names subqueries for keys (prover.subKey); nil: none.
+	sub subKeyer
+	// looseEq says whether a reference column's = is not plain equality
+	// of values (char(n) ignores trailing spaces, citext case): its
+	// comparisons stay opaque. nil: none is.
+	looseEq func(plan.ColumnID) bool
+	// noDates leaves date arithmetic unfolded (SQLite has no date type).
+	noDates bool
+	// consts per class, for ranks.
+	consts [clsCount][]constVal
+}
+
+func newSpace(col func(plan.ColumnID) (plan.ColumnID, bool), nullable func(plan.ColumnID) bool) *space {
+	return &space{byKey: map[string]int{}, col: col, nullable: nullable}
+}
+
+func (s *space) variable(key string, cls class, nullable, integral bool) int {
+	if i, ok := s.byKey[key]; ok {
+		if nullable {
+			s.vars[i].nullable = true
+		}
+		return i
+	}
+	s.vars = append(s.vars, varInfo{key: key, cls: cls, nullable: nullable, integral: integral})
+	s.byKey[key] = len(s.vars) - 1
+	return len(s.vars) - 1
+}
+
+// errUnkeyable means an expression holds something the procedure cannot
+// name (a subquery, a volatile call).
+var errUnkeyable = errors.New("prove: expression cannot be keyed")
+
+// term translates e. Columns map through s.col.
+func (s *space) term(e *plan.Expr) (*term, error) {
+	if !s.noDates && dateish(e) {
+		if days, ok := dateValue(e); ok {
+			return &term{op: "const", cls: clsDate, c: constVal{num: new(big.Rat).SetInt64(days), integral: true}}, nil
+		}
+	}
+	switch e.Kind {
+	case plan.ColRef:
+		c, ok := s.col(e.Col)
+		if !ok {
+			return nil, errUnkeyable
+		}
+		cl, ok := classOf(e.Typ)
+		if !ok {
+			cl = clsEq
+		}
+		key, _ := exprKeySub(e, s.col, s.sub)
+		v := s.variable(key, cl, s.nullable(c), e.Typ == catalog.Int)
+		return &term{op: "var", v: v, cls: cl}, nil
+	case plan.Const:
+		if e.Null {
+			cl, ok := classOf(e.Typ)
+			if !ok {
+				cl = clsEq
+			}
+			return &term{op: "const", cls: cl, c: constVal{null: true}}, nil
+		}
+		if cl, ok := classOf(e.Typ); ok {
+			if c, ok := parseConst(e, cl); ok {
+				return &term{op: "const", cls: cl, c: c}, nil
+			}
+		}
+	case plan.Op:
+		if t, ok, err := s.op(e); err != nil || ok {
+			return t, err
+		}
+	case plan.Func:
+		if volatile[e.Name] {
+			return nil, errUnkeyable
+		}
+		if t, ok, err := s.fn(e); err != nil || ok {
+			return t, err
+		}
+	case plan.Case:
+		if t, ok, err := s.caseTerm(e); err != nil || ok {
+			return t, err
+		}
+	case plan.Cast:
+		if len(e.Args) == 1 {
+			a, err := s.term(e.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			to, ok := classOf(e.Typ)
+			switch {
+			case ok && a.cls == clsBool && to == clsNum && e.Typ == catalog.Int:
+				return &term{op: "castint", cls: clsNum, args: []*term{a}}, nil
+			case ok && a.cls == to && (to == clsBool || to == clsDate || (to == clsNum && e.Typ != catalog.Int && e.Args[0].Typ != catalog.Float && (e.Typ != catalog.Float || e.Args[0].Typ == catalog.Int))):
+				// A cast within the class that keeps the value and its
+				// order: integers widened to numeric or floating point
+				// (integers beyond 2^53 aside), numerics to numeric.
+				return a, nil
+			}
+		}
+	}
+	return s.opaque(e)
+}
+
+// opaque makes e one variable keyed by its text; a strict operator or
+// function is NULL whenever an argument is.
+func (s *space) opaque(e *plan.Expr) (*term, error) {
+	key, ok := exprKeySub(e, s.col, s.sub)
+	if !ok {
+		return nil, errUnkeyable
+	}
+	hasVolatile := false
+	plan.Walk(e, func(x *plan.Expr) {
+		if x.Kind == plan.Func && volatile[x.Name] {
+			hasVolatile = true
+		}
+	})
+	if hasVolatile {
+		return nil, errUnkeyable
+	}
+	cl, ok := classOf(e.Typ)
+	if !ok {
+		cl = clsEq
+	}
+	t := &term{op: "var", cls: cl, v: s.variable(key, cl, true, e.Typ == catalog.Int)}
+	strict := (e.Kind == plan.Op && strictOps[e.Name]) || (e.Kind == plan.Func && strictFuncs[e.Name] && e.Filter == nil)
+	if strict {
+		for _, a := range e.Args {
+			at, err := s.term(a)
+			if err != nil {
+				return nil, err
+			}
+			t.strictArgs = append(t.strictArgs, at)
+		}
+	}
+	return t, nil
+}
+
+func (s *space) args(e *plan.Expr) ([]*term, error) {
+	out := make([]*term, len(e.Args))
+	for i, a := range e.Args {
+		t, err := s.term(a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+func sameClass(a, b *term) bool {
+	return a.cls == b.cls || (a.op == "const" && a.c.null) || (b.op == "const" && b.c.null)
+}
+
+func (s *space) op(e *plan.Expr) (*term, bool, error) {
+	switch e.Name {
+	case plan.OpAnd, plan.OpOr, plan.OpNot, plan.OpIsNull, plan.OpIsNotNull, plan.OpIsTrue, plan.OpIsNotTrue, plan.OpIsFalse, plan.OpIsNotFalse:
+		args, err := s.args(e)
+		if err != nil {
+			return nil, false, err
+		}
+		switch e.Name {
+		case plan.OpAnd, plan.OpOr, plan.OpNot, plan.OpIsTrue, plan.OpIsNotTrue, plan.OpIsFalse, plan.OpIsNotFalse:
+			for _, a := range args {
+				if a.cls != clsBool && !(a.op == "const" && a.c.null) {
+					return nil, false, nil
+				}
+			}
+		}
+		if e.Name != plan.OpAnd && e.Name != plan.OpOr && len(args) != 1 {
+			return nil, false, nil
+		}
+		if (e.Name == plan.OpAnd || e.Name == plan.OpOr) && len(args) == 0 {
+			return nil, false, nil
+		}
+		return &term{op: e.Name, cls: clsBool, args: args}, true, nil
+	case plan.OpEq, plan.OpNe, plan.OpLt, plan.OpLe, plan.OpGt, plan.OpGe, plan.OpIsDistinct, plan.OpNotDistinc:
+		if len(e.Args) != 2 || s.loose(e) {
+			return nil, false, nil
+		}
+		args, err := s.args(e)
+		if err != nil {
+			return nil, false, err
+		}
+		if !sameClass(args[0], args[1]) {
+			return nil, false, nil
+		}
+		cl := args[0].cls
+		if args[0].op == "const" && args[0].c.null {
+			cl = args[1].cls
+		}
+		ordered := e.Name != plan.OpEq && e.Name != plan.OpNe && e.Name != plan.OpIsDistinct && e.Name != plan.OpNotDistinc
+		if ordered && cl == clsEq {
+			return nil, false, nil // collation-dependent: opaque
+		}
+		if e.Name == plan.OpIsDistinct || e.Name == plan.OpNotDistinc {
+			return &term{op: e.Name, cls: clsBool, args: args}, true, nil
+		}
+		return &term{op: "cmp", cmp: e.Name, cls: clsBool, args: args}, true, nil
+	case "in", "not in":
+		if len(e.Args) < 2 || s.loose(e) {
+			return nil, false, nil
+		}
+		args, err := s.args(e)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, a := range args[1:] {
+			if !sameClass(args[0], a) {
+				return nil, false, nil
+			}
+		}
+		op := "in"
+		if e.Name == "not in" {
+			op = "notin"
+		}
+		return &term{op: op, cls: clsBool, args: args}, true, nil
+	}
+	return nil, false, nil
+}
+
+func (s *space) fn(e *plan.Expr) (*term, bool, error) {
+	switch e.Name {
+	case "coalesce", "ifnull":
+		args, err := s.args(e)
+		if err != nil || len(args) == 0 {
+			return nil, false, err
+		}
+		cl, ok := resultClass(args)
+		if !ok {
+			return nil, false, nil
+		}
+		return &term{op: "coalesce", cls: cl, args: args}, true, nil
+	case "nullif":
+		if len(e.Args) != 2 {
+			return nil, false, nil
+		}
+		args, err := s.args(e)
+		if err != nil {
+			return nil, false, err
+		}
+		if !sameClass(args[0], args[1]) || args[0].cls == clsEq && e.Args[0].Typ != e.Args[1].Typ {
+			return nil, false, nil
+		}
+		return &term{op: "nullif", cls: args[0].cls, args: args}, true, nil
+	}
+	return nil, false, nil
+}
+
+func resultClass(ts []*term) (class, bool) {
+	var cl class
+	found := false
+	for _, t := range ts {
+		if t.op == "const" && t.c.null {
+			continue
+		}
+		if found && t.cls != cl {
+			return 0, false
+		}
+		cl, found = t.cls, true
+	}
+	if !found {
+		cl = clsEq
+	}
+	return cl, true
+}
+
+func (s *space) caseTerm(e *plan.Expr) (*term, bool, error) {
+	args, err := s.args(e)
+	if err != nil {
+		return nil, false, err
+	}
+	var operand *term
+	if e.CaseHasOperand {
+		if len(args) == 0 {
+			return nil, false, nil
+		}
+		operand, args = args[0], args[1:]
+	}
+	var els *term
+	if e.HasElse {
+		if len(args) == 0 {
+			return nil, false, nil
+		}
+		els, args = args[len(args)-1], args[:len(args)-1]
+	}
+	if len(args)%2 != 0 {
+		return nil, false, nil
+	}
+	t := &term{op: "case", hasElse: els != nil}
+	var results []*term
+	for i := 0; i < len(args); i += 2 {
+		cond := args[i]
+		if operand != nil {
+			if !sameClass(operand, cond) || (operand.cls == clsEq && cond.cls == clsEq && !(cond.op == "const")) {
+				return nil, false, nil
+			}
+			cond = &term{op: "cmp", cmp: plan.OpEq, cls: clsBool, args: []*term{operand, cond}}
+		} else if cond.cls != clsBool && !(cond.op == "const" && cond.c.null) {
+			return nil, false, nil
+		}
+		t.args = append(t.args, cond, args[i+1])
+		results = append(results, args[i+1])
+	}
+	if els != nil {
+		t.args = append(t.args, els)
+		results = append(results, els)
+	}
+	cl, ok := resultClass(results)
+	if !ok {
+		return nil, false, nil
+	}
+	t.cls = cl
+	return t, true, nil
+}
+
+// vars adds the variables t mentions to set.
+func (t *term) vars(set map[int]bool) {
+	if t.op == "var" {
+		set[t.v] = true
+	}
+	for _, a := range t.args {
+		a.vars(set)
+	}
+	for _, a := range t.strictArgs {
+		a.vars(set)
+	}
+}
+
+// checker decides facts over one space.
+type checker struct {
+	ctx    context.Context
+	s      *space
+	steps  int // assignments evaluated, for the budget
+	splits int // case splits made, for the budget
+}
+
+// implies reports whether every assignment that makes all of hyps TRUE
+// makes goal TRUE (goal nil: no assignment makes hyps TRUE).
+func (c *checker) implies(hyps []*term, goal *term) (bool, error) {
+	return c.impliesSplit(hyps, goal, 0)
+}
+
+// maxSplitDepth bounds nested case splits; maxSplits all of one check's.
+const (
+	maxSplitDepth = 4
+	maxSplits     = 500
+)
+
+// impliesSplit is implies that, when the domain is too large, divides
+// the question: a conjunctive goal goal by goal; a disjunctive hypothesis
+// case by case ((d1 OR d2) AND rest implies g exactly when each di AND
+// rest does); a disjunctive goal by one of its disjuncts (sufficient, not
+// necessary). Each part connects fewer variables.
+func (c *checker) impliesSplit(hyps []*term, goal *term, depth int) (bool, error) {
+	ok, err := c.forAll(hyps, []*term{goal}, func(vals []val) bool {
+		if goal == nil {
+			return false
+		}
+		return vals[0].isTrue()
+	})
+	if err != errTooLarge || depth >= maxSplitDepth || goal == nil {
+		return ok, err
+	}
+	c.splits++
+	if c.splits > maxSplits {
+		return false, errTooLarge
+	}
+	if err := c.ctx.Err(); err != nil {
+		return false, err
+	}
+	// Without the disjunctive hypotheses (a weaker premise) the domain
+	// may be small enough.
+	var atoms []*term
+	for _, h := range hyps {
+		if h.op != "or" {
+			atoms = append(atoms, h)
+		}
+	}
+	if len(atoms) < len(hyps) {
+		if ok, err := c.forAll(atoms, []*term{goal}, func(vals []val) bool { return vals[0].isTrue() }); err == nil && ok {
+			return true, nil
+		} else if err != nil && err != errTooLarge {
+			return false, err
+		}
+	}
+	if goal.op == "and" {
+		for _, g := range goal.args {
+			if ok, err := c.impliesSplit(hyps, g, depth+1); err != nil || !ok {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	for _, h := range relevant(hyps, []*term{goal}) {
+		if h.op != "or" {
+			continue
+		}
+		for _, d := range h.args {
+			var cases []*term
+			for _, x := range hyps {
+				if x != h {
+					cases = append(cases, x)
+				}
+			}
+			if d.op == "and" {
+				cases = append(cases, d.args...)
+			} else {
+				cases = append(cases, d)
+			}
+			ok, err := c.impliesSplit(cases, goal, depth+1)
+			if err != nil && err != errTooLarge {
+				return false, err
+			}
+			if !ok {
+				return false, errTooLarge
+			}
+		}
+		return true, nil
+	}
+	if goal.op == "or" {
+		for _, g := range goal.args {
+			ok, err := c.impliesSplit(hyps, g, depth+1)
+			if err != nil && err != errTooLarge {
+				return false, err
+			}
+			if ok {
+				return true, nil
+			}
+		}
+	}
+	return false, errTooLarge
+}
+
+// sameValue reports whether a and b take the same value (NULL alike)
+// under every assignment that makes all of hyps TRUE.
+func (c *checker) sameValue(hyps []*term, a, b *term) (bool, error) {
+	if !sameClass(a, b) {
+		return false, nil
+	}
+	// As one term, so that the domain puts a's and b's values in one
+	// group: compared values need points enough to differ.
+	return c.implies(hyps, &term{op: plan_notDistinct, cls: clsBool, args: []*term{a, b}})
+}
+
+// sameTruth reports whether a is TRUE exactly when b is, under hyps.
+func (c *checker) sameTruth(hyps []*term, a, b *term) (bool, error) {
+	return c.forAll(hyps, []*term{a, b}, func(vals []val) bool { return vals[0].isTrue() == vals[1].isTrue() })
+}
+
+// relevant returns the hypotheses connected to the goals' variables
+// through shared variables: the others constrain unrelated values and
+// cannot change the answer once the connected ones are satisfiable...
+// they are dropped, which only weakens the hypotheses and so stays sound.
+func relevant(hyps, goals []*term) []*term {
+	seen := map[int]bool{}
+	for _, g := range goals {
+		if g != nil {
+			g.vars(seen)
+		}
+	}
+	hv := make([]map[int]bool, len(hyps))
+	for i, h := range hyps {
+		hv[i] = map[int]bool{}
+		h.vars(hv[i])
+	}
+	used := make([]bool, len(hyps))
+	for changed := true; changed; {
+		changed = false
+		for i := range hyps {
+			if used[i] {
+				continue
+			}
+			touch := len(hv[i]) == 0 && len(seen) == 0
+			for v := range hv[i] {
+				if seen[v] {
+					touch = true
+					break
+				}
+			}
+			if touch {
+				used[i] = true
+				changed = true
+				for v := range hv[i] {
+					seen[v] = true
+				}
+			}
+		}
+	}
+	var out []*term
+	for i, h := range hyps {
+		if used[i] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (c *checker) forAll(hyps, goals []*term, ok func([]val) bool) (bool, error) {
+	var live []*term
+	for _, g := range goals {
+		if g != nil {
+			live = append(live, g)
+		}
+	}
+	hyps = relevant(hyps, live)
+	all := append(append([]*term(nil), hyps...), live...)
+	d, err := c.s.domains(all)
+	if err != nil {
+		return false, err
+	}
+	assign := make([]val, len(c.s.vars))
+	idx := make([]int, len(d.order))
+	for _, v := range d.order {
+		assign[v] = d.dom[v][0]
+	}
+	vals := make([]val, len(live))
+	for {
+		c.steps++
+		if c.steps&1023 == 0 {
+			if err := c.ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		holds := true
+		for _, h := range hyps {
+			if !d.eval(h, assign).isTrue() {
+				holds = false
+				break
+			}
+		}
+		if holds {
+			for i, g := range live {
+				vals[i] = d.eval(g, assign)
+			}
+			if !ok(vals) {
+				return false, nil
+			}
+		}
+		// next assignment
+		i := 0
+		for ; i < len(d.order); i++ {
+			v := d.order[i]
+			idx[i]++
+			if idx[i] < len(d.dom[v]) {
+				assign[v] = d.dom[v][idx[i]]
+				break
+			}
+			idx[i] = 0
+			assign[v] = d.dom[v][0]
+		}
+		if i == len(d.order) {
+			return true, nil
+		}
+	}
+}
+
+// sortedConsts orders the distinct constants of an ordered class.
+func sortedConsts(cs []constVal) []constVal {
+	seen := map[string]bool{}
+	var out []constVal
+	for _, c := range cs {
+		if c.null || seen[c.key()] {
+			continue
+		}
+		seen[c.key()] = true
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].num != nil && out[j].num != nil {
+			return out[i].num.Cmp(out[j].num) < 0
+		}
+		return out[i].str < out[j].str
+	})
+	return out
+}
+
+// dateish says whether e may be a date-valued constant expression.
+func dateish(e *plan.Expr) bool {
+	switch e.Kind {
+	case plan.Const, plan.Cast:
+		return e.Typ == catalog.Date || e.Typ == catalog.Timestamp
+	case plan.Func:
+		return e.Name == "date"
+	case plan.Op:
+		return (e.Name == plan.OpAdd || e.Name == plan.OpSub) && (e.Typ == catalog.Date || e.Typ == catalog.Timestamp || e.Typ == catalog.Unknown)
+	}
+	return false
+}
+
+// loose says whether e compares a column whose equality is loose.
+func (s *space) loose(e *plan.Expr) bool {
+	if s.looseEq == nil {
+		return false
+	}
+	for _, a := range e.Args {
+		if a.Kind == plan.ColRef {
+			if c, ok := s.col(a.Col); ok && s.looseEq(c) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,380 @@
+// Package prove decides the equivalence of two normalized logical plans
+// on a normal form, rather than by comparing their printed texts.
+//
+// Plans lower to a small algebra: query blocks (a bag of relation
+// occurrences, the conjuncts that filter their product, semi- and
+// anti-joined sub-blocks, output expressions), unions, distinct and
+// grouping nodes, outer joins, sorts and limits. Two plans are proved
+// equivalent fragment by fragment:
+//
+//   - bijection: the relation occurrences of two blocks pair up (same
+//     table, or sub-plans proved equivalent), in any join order and with
+//     self-join instances in either role; the search backtracks.
+//   - predicates: under that pairing the conjuncts are equivalent under
+//     three-valued logic (WHERE keeps TRUE only); see pred.go.
+//   - outputs: the output expressions take equal values in every row the
+//     predicate keeps.
+//   - empty: a block whose conjuncts no row satisfies, LIMIT 0, an empty
+//     input of a join, returns no row; two empty relations of the same
+//     columns are equivalent and an empty UNION ALL branch drops out. An
+//     aggregate without GROUP BY over an empty input still yields a row,
+//     so it is never empty.
+//   - structure: distinct, aggregate (same grouping columns, same
+//     aggregate calls over equivalent inputs), set operations (UNION ALL
+//     and UNION branches in any order), outer joins, sorts and limits
+//     compare their inputs recursively.
+//
+// Every proof names its steps (Result.Rules). The procedure is sound by
+// construction and incomplete: Proved false means "not proved", never
+// "different".
+package prove
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Options are the prover's policies.
+type Options struct {
+	// TrustForeignKeys says declared foreign keys hold; when false, a
+	// proof that needs one names it in Result.Assumptions.
+	TrustForeignKeys bool
+	// SQLite says the plans are of the sqlite dialect: no date arithmetic
+	// is folded (SQLite's dates are text and its date() differs).
+	SQLite bool
+}
+
+// AssumeForeignKey is the kind of an assumption that a declared foreign
+// key holds (the judge's kind of the same name).
+const AssumeForeignKey = "foreign_key_holds"
+
+// Assumption is a fact beyond the schema a proof rests on.
+type Assumption struct {
+	Kind    string
+	Subject string
+}
+
+// Result is the outcome of Equivalent.
+type Result struct {
+	// Proved says the plans return the same bag of rows (in the same
+	// order, where the reference is ordered) on every database.
+	Proved bool
+	// Rules names the proof's steps, once each, in order.
+	Rules []string
+	// Assumptions the proof rests on, beyond the declared schema.
+	Assumptions []Assumption
+}
+
+// MaxPlanSize bounds the nodes and expressions of a plan the prover
+// reads; larger plans are not proved (their keys and domains alone would
+// cost more than a judgement's budget).
+const MaxPlanSize = 4000
+
+// size counts nodes and expressions up to just past MaxPlanSize.
+func size(n *plan.Node) int {
+	s := 0
+	var visit func(n *plan.Node)
+	visit = func(n *plan.Node) {
+		if s > MaxPlanSize {
+			return
+		}
+		s++
+		n.Exprs(func(slot **plan.Expr) {
+			plan.Walk(*slot, func(x *plan.Expr) {
+				s++
+				if x.Kind == plan.Subquery && x.Sub != nil && s <= MaxPlanSize {
+					visit(x.Sub)
+				}
+			})
+		})
+		for _, in := range n.Inputs {
+			visit(in)
+		}
+	}
+	visit(n)
+	return s
+}
+
+// maxSteps bounds the pairings and enumerations one proof may try.
+const maxSteps = 20000
+
+// errBudget ends a proof search that went on too long.
+var errBudget = errors.New("prove: search bound reached")
+
+// Equivalent tries to prove that a and b, two normalized plans, are
+// equivalent. It honours ctx; an error is ctx's.
+func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if a == nil || b == nil || a.Root == nil || b.Root == nil || size(a.Root) > MaxPlanSize || size(b.Root) > MaxPlanSize {
+		return Result{}, nil
+	}
+	p := &prover{ctx: ctx, opts: opts, a: a, b: b, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, subMemo: map[*plan.Node]subMatch{}}
+	p.nullA = nullExtended(a.Root)
+	p.nullB = nullExtended(b.Root)
+	if len(a.Root.OutCols()) != len(b.Root.OutCols()) {
+		return Result{}, nil
+	}
+	ok, err := p.rel(a.Root, b.Root, true)
+	if err == nil && !ok && hasSetOp(a.Root) != hasSetOp(b.Root) {
+		// Some fragments (partition) read the union on the candidate's
+		// side only: equivalence is symmetric, so try the other way.
+		q := &prover{ctx: ctx, opts: opts, a: b, b: a, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, subMemo: map[*plan.Node]subMatch{}, nullA: p.nullB, nullB: p.nullA, steps: p.steps}
+		if ok, err = q.rel(b.Root, a.Root, true); ok {
+			p = q
+		}
+	}
+	if err != nil {
+		note("search ended: %v after %d steps", err, p.steps)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Result{}, ctxErr
+		}
+		return Result{}, nil
+	}
+	if !ok {
+		return Result{}, nil
+	}
+	return Result{Proved: true, Rules: p.rules, Assumptions: p.assumed}, nil
+}
+
+type mapping struct {
+	b   plan.ColumnID
+	old plan.ColumnID
+	had bool
+}
+
+type prover struct {
+	ctx          context.Context
+	opts         Options
+	assumed      []Assumption
+	subsA        []*plan.Node                    // the reference's uncorrelated subqueries, by key number
+	aliasA       map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
+	intA, intB   map[plan.ColumnID]bool          // columns holding an integral EXTRACT (facts of each plan)
+	subMemo      map[*plan.Node]subMatch         // candidate subqueries matched so far
+	a, b         *plan.Plan
+	m            map[plan.ColumnID]plan.ColumnID // b's columns to a's
+	trail        []mapping
+	nullA, nullB plan.ColSet // columns an outer join may make NULL
+	steps        int
+	rules        []string
+	seen         map[string]bool
+}
+
+func (p *prover) rule(format string, args ...any) {
+	r := fmt.Sprintf(format, args...)
+	if !p.seen[r] {
+		p.seen[r] = true
+		p.rules = append(p.rules, r)
+	}
+}
+
+func (p *prover) assume(a Assumption) {
+	for _, x := range p.assumed {
+		if x == a {
+			return
+		}
+	}
+	p.assumed = append(p.assumed, a)
+}
+
+// mark and undo let the search backtrack over column pairings, rules and
+// assumptions.
+type mark struct{ trail, rules, assumed int }
+
+func (p *prover) mark() mark { return mark{len(p.trail), len(p.rules), len(p.assumed)} }
+
+func (p *prover) undo(k mark) {
+	for i := len(p.trail) - 1; i >= k.trail; i-- {
+		t := p.trail[i]
+		if t.had {
+			p.m[t.b] = t.old
+		} else {
+			delete(p.m, t.b)
+		}
+	}
+	p.trail = p.trail[:k.trail]
+	for _, r := range p.rules[k.rules:] {
+		delete(p.seen, r)
+	}
+	p.rules = p.rules[:k.rules]
+	p.assumed = p.assumed[:k.assumed]
+}
+
+func (p *prover) set(bc, ac plan.ColumnID) {
+	old, had := p.m[bc]
+	p.trail = append(p.trail, mapping{b: bc, old: old, had: had})
+	p.m[bc] = ac
+}
+
+func (p *prover) tick() error {
+	p.steps++
+	if p.steps > maxSteps {
+		return errBudget
+	}
+	if p.steps&63 == 0 {
+		return p.ctx.Err()
+	}
+	return nil
+}
+
+func (p *prover) colA(c plan.ColumnID) (plan.ColumnID, bool) {
+	if a, ok := p.aliasA[c]; ok {
+		return a, true
+	}
+	return c, true
+}
+
+func (p *prover) colB(c plan.ColumnID) (plan.ColumnID, bool) {
+	a, ok := p.m[c]
+	return a, ok
+}
+
+// nullable says whether a reference column can hold NULL: computed
+// columns can, base columns unless declared NOT NULL and never
+// null-extended by an outer join on either side.
+func (p *prover) nullable(c plan.ColumnID) bool {
+	meta := p.a.Meta.Col(c)
+	if meta.Instance < 0 || !meta.NotNull || p.nullA.Has(c) {
+		return true
+	}
+	for bc, ac := range p.m {
+		if ac == c && p.nullB.Has(bc) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *prover) nullableB(c plan.ColumnID) bool {
+	meta := p.b.Meta.Col(c)
+	return meta.Instance < 0 || !meta.NotNull || p.nullB.Has(c)
+}
+
+// nullExtended collects the columns of the inputs an outer join pads with
+// NULLs.
+func nullExtended(n *plan.Node) plan.ColSet {
+	var s plan.ColSet
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		n.WalkNodes(func(x *plan.Node) {
+			if x.Op == plan.OpJoin {
+				switch x.Join {
+				case plan.LeftJoin:
+					s.UnionWith(allCols(x.Inputs[1]))
+				case plan.RightJoin:
+					s.UnionWith(allCols(x.Inputs[0]))
+				case plan.FullJoin:
+					s.UnionWith(allCols(x.Inputs[0]))
+					s.UnionWith(allCols(x.Inputs[1]))
+				}
+			}
+			x.Exprs(func(slot **plan.Expr) {
+				plan.Walk(*slot, func(e *plan.Expr) {
+					if e.Kind == plan.Subquery && e.Sub != nil {
+						walk(e.Sub)
+					}
+				})
+			})
+		})
+	}
+	walk(n)
+	return s
+}
+
+// allCols is every column produced at or below n.
+func allCols(n *plan.Node) plan.ColSet {
+	var s plan.ColSet
+	n.WalkNodes(func(x *plan.Node) {
+		s.UnionWith(x.OutColSet())
+		for _, it := range x.Aggs {
+			s.Add(it.ID)
+		}
+	})
+	return s
+}
+
+// mapOutputs pairs the outputs of a and b by position.
+func (p *prover) mapOutputs(a, b *plan.Node) bool {
+	ao, bo := a.OutCols(), b.OutCols()
+	if len(ao) != len(bo) {
+		return false
+	}
+	for i := range ao {
+		if p.a.Meta.Col(ao[i]).Type != p.b.Meta.Col(bo[i]).Type {
+			return false
+		}
+	}
+	for i := range ao {
+		p.set(bo[i], ao[i])
+	}
+	return true
+}
+
+// positional checks that b's outputs map to a's, in order.
+func (p *prover) positional(a, b *plan.Node) bool {
+	ao, bo := a.OutCols(), b.OutCols()
+	if len(ao) != len(bo) {
+		return false
+	}
+	for i := range ao {
+		if m, ok := p.m[bo[i]]; !ok || m != ao[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// debugf, when set (by tests), receives notes on why a proof failed.
+var debugf func(string, ...any)
+
+func note(format string, args ...any) {
+	if debugf != nil {
+		debugf(format, args...)
+	}
+}
+
+func hasSetOp(n *plan.Node) bool {
+	found := false
+	n.WalkNodes(func(x *plan.Node) {
+		if x.Op == plan.OpSetOp {
+			found = true
+		}
+	})
+	return found
+}
+
+// looseEq says whether = on reference column c is looser than equality of
+// values: char(n) ignores trailing spaces, citext case.
+func (p *prover) looseEq(c plan.ColumnID) bool {
+	meta := p.a.Meta.Col(c)
+	if meta.Instance < 0 || meta.Instance >= len(p.a.Meta.Instances) {
+		return false
+	}
+	t := p.a.Meta.Instances[meta.Instance].Table
+	if t == nil || meta.Ordinal < 0 || meta.Ordinal >= len(t.Columns) {
+		return false
+	}
+	name := strings.ToLower(strings.TrimSpace(t.Columns[meta.Ordinal].TypeSQL))
+	if i := strings.IndexByte(name, '('); i >= 0 {
+		name = strings.TrimSpace(name[:i])
+	}
+	switch name {
+	case "char", "character", "bpchar", "nchar", "citext":
+		return true
+	}
+	return strings.Contains(name, "collate")
+}
+
+// newSpace is a space of the reference's columns with the prover's
+// policies.
+func (p *prover) newSpace() *space {
+	s := newSpace(p.colA, p.nullable)
+	s.looseEq = p.looseEq
+	s.noDates = p.opts.SQLite
+	return s
+}

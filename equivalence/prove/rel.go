@@ -1,0 +1,496 @@
+package prove
+
+import (
+	"slices"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// rel proves that a and b return the same bag of rows, extending the
+// column mapping with b's outputs. With pos, the outputs must correspond
+// by position (the query's result, a set operation's branch).
+func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
+	if err := p.tick(); err != nil {
+		return false, err
+	}
+	a, b = p.simplify(a, p.a.Meta), p.simplify(b, p.b.Meta)
+	if p.empty(a, true) && p.empty(b, false) {
+		if p.mapOutputs(a, b) {
+			p.rule("empty: both sides return no row")
+			return true, nil
+		}
+		return false, nil
+	}
+	if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
+		return p.setOp(a, b, pos)
+	}
+	if isBlockNode(a) && isBlockNode(b) {
+		return p.blocks(a, b, pos)
+	}
+	if a.Op == plan.OpDistinct && b.Op != plan.OpDistinct && dupFree(b, p.b.Meta) {
+		// DISTINCT X is the duplicate-free Y when X's rows, as a set, are
+		// Y's: a bag-equal X' with the same set will do.
+		return p.rel(p.dedupUnion(p.setSimplify(p.simplify(a.Inputs[0], p.a.Meta)), p.a), b, pos)
+	}
+	if b.Op == plan.OpDistinct && a.Op != plan.OpDistinct && dupFree(a, p.a.Meta) {
+		return p.rel(a, p.dedupUnion(p.setSimplify(p.simplify(b.Inputs[0], p.b.Meta)), p.b), pos)
+	}
+	if a.Op != b.Op {
+		return false, nil
+	}
+	k := p.mark()
+	ok, err := p.sameOp(a, b)
+	if err != nil || !ok {
+		p.undo(k)
+		return false, err
+	}
+	if pos && !p.positional(a, b) {
+		p.undo(k)
+		return false, nil
+	}
+	return true, nil
+}
+
+func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
+	switch a.Op {
+	case plan.OpDistinct:
+		return p.rel(p.setSimplify(a.Inputs[0]), p.setSimplify(b.Inputs[0]), true)
+	case plan.OpSort:
+		if ok, err := p.rel(a.Inputs[0], b.Inputs[0], true); err != nil || !ok {
+			return false, err
+		}
+		if len(a.Keys) != len(b.Keys) {
+			return false, nil
+		}
+		for i := range a.Keys {
+			ka, oka := exprKeySub(a.Keys[i].Expr, p.colA, p.subA)
+			kb, okb := exprKeySub(b.Keys[i].Expr, p.colB, p.subB)
+			if !oka || !okb || ka != kb || a.Keys[i].Desc != b.Keys[i].Desc || a.Keys[i].NullsFirst != b.Keys[i].NullsFirst {
+				return false, nil
+			}
+		}
+		return true, nil
+	case plan.OpLimit:
+		if !sameConst(a.Limit, b.Limit) || !sameConst(a.Offset, b.Offset) {
+			return false, nil
+		}
+		return p.rel(a.Inputs[0], b.Inputs[0], true)
+	case plan.OpAggregate:
+		return p.aggregate(a, b)
+	case plan.OpJoin:
+		return p.outerJoin(a, b)
+	case plan.OpValues:
+		if len(a.Rows) != len(b.Rows) || len(a.Cols) != len(b.Cols) {
+			return false, nil
+		}
+		for i := range a.Rows {
+			for j := range a.Rows[i] {
+				ka, oka := exprKeySub(a.Rows[i][j], p.colA, p.subA)
+				kb, okb := exprKeySub(b.Rows[i][j], p.colB, p.subB)
+				if !oka || !okb || ka != kb {
+					return false, nil
+				}
+			}
+		}
+		return p.mapOutputs(a, b), nil
+	}
+	return false, nil
+}
+
+func sameConst(a, b *plan.Expr) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ka, oka := exprKey(a, func(c plan.ColumnID) (plan.ColumnID, bool) { return 0, false })
+	kb, okb := exprKey(b, func(c plan.ColumnID) (plan.ColumnID, bool) { return 0, false })
+	return oka && okb && ka == kb
+}
+
+// aggregate: the same grouping columns (as a set) over equivalent inputs,
+// and each of b's aggregate calls equal to one of a's.
+func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
+	if ok, err := p.rel(a.Inputs[0], b.Inputs[0], false); err != nil || !ok {
+		return false, err
+	}
+	if len(a.GroupBy) != len(b.GroupBy) {
+		return false, nil
+	}
+	// Two calls with one key are one column: later ones read as the
+	// first (a fact of this node, whatever the search does next).
+	firstA := map[string]plan.ColumnID{}
+	for _, ai := range a.Aggs {
+		if ka, ok := p.aggKey(ai.Expr, p.colA); ok {
+			if f, dup := firstA[ka]; dup {
+				p.aliasA[ai.ID] = f
+			} else {
+				firstA[ka] = ai.ID
+			}
+		}
+	}
+	ga := plan.MakeColSet(a.GroupBy...)
+	for _, g := range b.GroupBy {
+		m, ok := p.m[g]
+		if !ok || !ga.Has(m) {
+			note("grouping column #%d of b has no match (b input %v, mapping %v)", g, b.Inputs[0].Op, p.m)
+			return false, nil
+		}
+	}
+	// Every call of b must be one of a's; a may compute more columns,
+	// which only matters if something above reads them.
+	for _, bi := range b.Aggs {
+		kb, ok := p.aggKey(bi.Expr, p.colB)
+		if !ok {
+			return false, nil
+		}
+		f, found := firstA[kb]
+		if found {
+			p.set(bi.ID, f)
+		}
+		if !found {
+			note("aggregate %s of b has no match", kb)
+			return false, nil
+		}
+	}
+	p.rule("aggregate: same groups and calls")
+	return true, nil
+}
+
+// outerJoin: left, right and full joins of equivalent inputs on
+// equivalent conditions.
+func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
+	if a.Join != b.Join || len(a.Inputs) != 2 || len(b.Inputs) != 2 {
+		return false, nil
+	}
+	ina, predsA := onInputs(a)
+	inb, predsB := onInputs(b)
+	for i := range ina {
+		if ok, err := p.rel(ina[i], inb[i], false); err != nil || !ok {
+			return false, err
+		}
+	}
+	s := p.newSpace()
+	ta, ka, err := terms(s, predsA, p.colA, p.subA)
+	if err != nil {
+		return false, nil
+	}
+	tb, kb, err := terms(s, predsB, p.colB, p.subB)
+	if err != nil {
+		return false, nil
+	}
+	c := &checker{ctx: p.ctx, s: s}
+	ok, err := p.sameConjuncts(c, ta, ka, tb, kb, nil, nil)
+	if err == errTooLarge {
+		return false, nil
+	}
+	return ok, err
+}
+
+// empty reports whether n returns no row on any database.
+func (p *prover) empty(n *plan.Node, onA bool) bool {
+	switch n.Op {
+	case plan.OpScan:
+		return false
+	case plan.OpLimit:
+		if n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Value == "0" {
+			p.rule("empty: LIMIT 0")
+			return true
+		}
+		return p.empty(n.Inputs[0], onA)
+	case plan.OpSort, plan.OpDistinct, plan.OpWindow:
+		return p.empty(n.Inputs[0], onA)
+	case plan.OpAggregate:
+		return len(n.GroupBy) > 0 && p.empty(n.Inputs[0], onA)
+	case plan.OpValues:
+		return len(n.Rows) == 0
+	case plan.OpSetOp:
+		switch n.Set {
+		case plan.Union:
+			for _, in := range n.Inputs {
+				if !p.empty(in, onA) {
+					return false
+				}
+			}
+			return true
+		case plan.Intersect:
+			for _, in := range n.Inputs {
+				if p.empty(in, onA) {
+					return true
+				}
+			}
+			return false
+		}
+		return p.empty(n.Inputs[0], onA)
+	case plan.OpJoin:
+		switch n.Join {
+		case plan.LeftJoin, plan.AntiJoin:
+			return p.empty(n.Inputs[0], onA)
+		case plan.RightJoin:
+			return p.empty(n.Inputs[1], onA)
+		case plan.FullJoin:
+			return p.empty(n.Inputs[0], onA) && p.empty(n.Inputs[1], onA)
+		}
+	}
+	if !isBlockNode(n) {
+		return false
+	}
+	blk := newBlock(nil)
+	blk.flatten(n)
+	for _, l := range blk.leaves {
+		if p.empty(l, onA) {
+			return true
+		}
+	}
+	for _, s := range blk.semis {
+		if !s.anti {
+			for _, l := range s.blk.leaves {
+				if p.empty(l, onA) {
+					return true
+				}
+			}
+		}
+	}
+	for _, e := range blk.preds {
+		if e.IsFalse() || (e.Kind == plan.Const && e.Null) {
+			p.rule("empty: contradictory predicate")
+			return true
+		}
+	}
+	if len(blk.preds) > 0 && !blk.bad && p.unsat(blk, blk.preds, onA) {
+		p.rule("empty: contradictory predicate")
+		return true
+	}
+	return false
+}
+
+// setOp compares set operations; an empty UNION ALL branch drops out.
+func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
+	ba, ka := p.branches(a, true)
+	bb, kb := p.branches(b, false)
+	if ka == "one" && kb == "union all" && len(ba) == 1 && isBlockNode(ba[0].n) {
+		if len(b.OutCols()) != len(a.OutCols()) {
+			return false, nil
+		}
+		ok, err := p.partition(ba[0].n, bb)
+		if err != nil || !ok {
+			return false, err
+		}
+		for i, c := range b.OutCols() {
+			p.set(c, a.OutCols()[i])
+		}
+		return true, nil
+	}
+	if ka != kb {
+		return false, nil
+	}
+	if len(ba) != len(bb) {
+		return false, nil
+	}
+	k := p.mark()
+	if len(ba) == 1 {
+		// One side is (after dropping empty branches) a single query.
+		ok, err := p.rel(ba[0].n, bb[0].n, false)
+		if err != nil || !ok {
+			p.undo(k)
+			return false, err
+		}
+		if !p.mapBranch(ba[0], bb[0]) {
+			p.undo(k)
+			return false, nil
+		}
+		if len(b.OutCols()) != len(a.OutCols()) {
+			p.undo(k)
+			return false, nil
+		}
+		for i, c := range b.OutCols() {
+			p.set(c, a.OutCols()[i])
+		}
+		if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
+			p.rule("union all: drop empty branches")
+		}
+		return true, nil
+	}
+	if a.Op != plan.OpSetOp || b.Op != plan.OpSetOp {
+		return false, nil
+	}
+	ordered := a.Set == plan.Except
+	used := make([]bool, len(ba))
+	var match func(j int) (bool, error)
+	match = func(j int) (bool, error) {
+		if j == len(bb) {
+			return true, nil
+		}
+		for i := range ba {
+			if used[i] || (ordered && i != j) {
+				continue
+			}
+			m := p.mark()
+			ok, err := p.rel(ba[i].n, bb[j].n, false)
+			if err != nil {
+				return false, err
+			}
+			if ok && p.mapBranch(ba[i], bb[j]) {
+				used[i] = true
+				if ok, err := match(j + 1); err != nil || ok {
+					return ok, err
+				}
+				used[i] = false
+			}
+			p.undo(m)
+		}
+		return false, nil
+	}
+	ok, err := match(0)
+	if err != nil || !ok {
+		p.undo(k)
+		return false, err
+	}
+	for i, c := range b.Cols {
+		p.set(c, a.Cols[i])
+	}
+	return true, nil
+}
+
+type branch struct {
+	n    *plan.Node
+	cols []plan.ColumnID // the columns of n that feed the set operation
+}
+
+// branches lists the inputs of a set operation, dropping empty UNION ALL
+// branches; a non-set operation is its own single branch. kind names the
+// operation so both sides are checked alike.
+func (p *prover) branches(n *plan.Node, onA bool) ([]branch, string) {
+	if n.Op != plan.OpSetOp {
+		return []branch{{n: n, cols: n.OutCols()}}, "one"
+	}
+	var out []branch
+	for i, in := range n.Inputs {
+		if n.Set == plan.Union && n.All && p.empty(in, onA) {
+			continue
+		}
+		if n.Set == plan.Union && n.All && in.Op == plan.OpSetOp && in.Set == plan.Union && in.All && slices.Equal(in.Cols, n.SetCols[i]) {
+			// UNION ALL is associative: a nested one's branches are ours.
+			inner, _ := p.branches(in, onA)
+			out = append(out, inner...)
+			continue
+		}
+		out = append(out, branch{n: in, cols: n.SetCols[i]})
+	}
+	if n.Set == plan.Union && n.All && len(out) <= 1 {
+		if len(out) == 0 {
+			return []branch{{n: n, cols: n.Cols}}, "one"
+		}
+		return out, "one"
+	}
+	kind := n.Set.String()
+	if n.All {
+		kind += " all"
+	}
+	return out, kind
+}
+
+// mapBranch checks that branch b's set-operation columns map to a's.
+func (p *prover) mapBranch(a, b branch) bool {
+	if len(a.cols) != len(b.cols) {
+		return false
+	}
+	for i := range a.cols {
+		if m, ok := p.m[b.cols[i]]; !ok || m != a.cols[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// onInputs returns an outer join's inputs and condition, with the filters
+// on top of a left join's right input moved into the condition: a right
+// row the filter rejects matches no left row either way, and a left row
+// left without a match is padded with NULLs either way.
+func onInputs(n *plan.Node) ([]*plan.Node, []*plan.Expr) {
+	in := []*plan.Node{n.Inputs[0], n.Inputs[1]}
+	preds := append([]*plan.Expr(nil), n.Preds...)
+	if n.Join == plan.LeftJoin {
+		for in[1].Op == plan.OpFilter {
+			preds = append(preds, in[1].Preds...)
+			in[1] = in[1].Inputs[0]
+		}
+	}
+	return in, preds
+}
+
+// aggKey is the key of an aggregate call, reading COUNT(c) of a column
+// that is never NULL as COUNT(*): both count the rows.
+func (p *prover) aggKey(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) (string, bool) {
+	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
+		star := *e
+		star.Args, star.Star = nil, true
+		return exprKey(&star, col)
+	}
+	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.ColRef {
+		if c, ok := col(e.Args[0].Col); ok && !p.nullable(c) {
+			star := *e
+			star.Args, star.Star = nil, true
+			if p.seen != nil {
+				p.rule("aggregate: COUNT of a NOT NULL column is COUNT(*)")
+			}
+			return exprKey(&star, col)
+		}
+	}
+	return exprKey(e, col)
+}
+
+// setSimplify rewrites the input of a DISTINCT, where only the set of
+// rows counts: a projection over a left join that reads none of the
+// right input's columns is the projection over the left input (every
+// left row appears at least once either way).
+func (p *prover) setSimplify(n *plan.Node) *plan.Node {
+	if n.Op != plan.OpProject || n.Inputs[0].Op != plan.OpJoin || n.Inputs[0].Join != plan.LeftJoin {
+		return n
+	}
+	j := n.Inputs[0]
+	right := allCols(j.Inputs[1])
+	for _, it := range n.Proj {
+		if it.Expr.Cols().Intersects(right) || right.Has(it.ID) {
+			return n
+		}
+	}
+	c := *n
+	c.Inputs = []*plan.Node{j.Inputs[0]}
+	p.rule("distinct: left join whose columns are unread drops out")
+	return &c
+}
+
+func dupFree(n *plan.Node, m *plan.Metadata) bool {
+	return plan.Derive(n, m).HasKeyWithin(n.OutColSet())
+}
+
+// dedupUnion rewrites, where only the set of rows counts, a UNION ALL
+// whose branches are all proved equivalent to the first as that first
+// branch (its set-operation columns renamed to the union's).
+func (p *prover) dedupUnion(n *plan.Node, pl *plan.Plan) *plan.Node {
+	if n.Op != plan.OpSetOp || n.Set != plan.Union || !n.All || len(n.Inputs) < 2 {
+		return n
+	}
+	root := func(i int) *plan.Node {
+		items := make([]plan.ProjItem, len(n.SetCols[i]))
+		for k, c := range n.SetCols[i] {
+			items[k] = plan.ProjItem{ID: c, Expr: plan.NewCol(c, pl.Meta.Col(c).Type)}
+		}
+		return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n.Inputs[i]}, Proj: items}
+	}
+	first := root(0)
+	for i := 1; i < len(n.Inputs); i++ {
+		r, err := Equivalent(p.ctx, &plan.Plan{Root: first, Meta: pl.Meta}, &plan.Plan{Root: root(i), Meta: pl.Meta}, p.opts)
+		if err != nil || !r.Proved {
+			return n
+		}
+		for _, a := range r.Assumptions {
+			p.assume(a)
+		}
+	}
+	items := make([]plan.ProjItem, len(n.Cols))
+	for k, c := range n.Cols {
+		items[k] = plan.ProjItem{ID: c, Expr: plan.NewCol(n.SetCols[0][k], pl.Meta.Col(c).Type)}
+	}
+	p.rule("distinct: UNION ALL of equivalent branches is one branch")
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n.Inputs[0]}, Proj: items}
+}

@@ -1,0 +1,381 @@
+package prove
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Fragment "simplify": rewrites of one node into an equivalent, simpler
+// one, applied to both plans as the comparison reaches each node. They
+// build new nodes and never change the plans.
+//
+//   - limit over at most one row: LIMIT n (n ≥ 1, no OFFSET) keeps it.
+//   - grouping on a key: every group is one row, so the aggregate is a
+//     projection (MIN, MAX, ANY_VALUE of x are x; COUNT(*) is 1).
+//   - constant grouping keys: they split no group, so they drop out of
+//     GROUP BY while another key remains (an aggregate with no GROUP BY
+//     would make a row from an empty input).
+//   - duplicate-insensitive aggregates (DISTINCT, MIN, MAX, ...) over a
+//     DISTINCT or a GROUP BY without aggregates: the deduplication
+//     changes no group and no value.
+//   - left join along a foreign key: when the condition equates NOT NULL
+//     foreign key columns with the key they reference, every left row
+//     has exactly one partner, so the left join is an inner join (an
+//     assumption on SQLite, which does not enforce foreign keys).
+//   - COUNT over nothing: an aggregate with no GROUP BY whose calls are
+//     all COUNTs of a NULL constant or under a never-true FILTER is one
+//     row of zeros.
+func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if (n.Op == plan.OpProject || n.Op == plan.OpFilter) && len(n.Inputs) == 1 {
+		// A projection or filter over a UNION ALL moves into it, also
+		// when the UNION ALL appears once the input is simplified.
+		if in := p.simplify(n.Inputs[0], m); in != n.Inputs[0] && in.Op == plan.OpSetOp {
+			c := *n
+			c.Inputs = []*plan.Node{in}
+			n = &c
+		}
+	}
+	for i := 0; i < 8; i++ {
+		if j := p.fkLeftJoin(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := p.decorrelate(n, m); j != nil {
+			n = j
+			continue
+		}
+		next, rule := simplifyOnce(n, m)
+		if next == nil {
+			return n
+		}
+		p.rule("simplify: %s", rule)
+		n = next
+	}
+	return n
+}
+
+func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
+	switch n.Op {
+	case plan.OpFilter:
+		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
+			c := *u
+			c.Inputs = make([]*plan.Node, len(u.Inputs))
+			for i, in := range u.Inputs {
+				sub := map[plan.ColumnID]plan.ColumnID{}
+				for k, col := range u.Cols {
+					sub[col] = u.SetCols[i][k]
+				}
+				preds := make([]*plan.Expr, len(n.Preds))
+				for k, e := range n.Preds {
+					preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
+						if x.Kind == plan.ColRef {
+							if to, ok := sub[x.Col]; ok {
+								return plan.NewCol(to, x.Typ)
+							}
+						}
+						return x
+					})
+				}
+				c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
+			}
+			return &c, "filter into each UNION ALL branch"
+		}
+	case plan.OpProject:
+		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
+			pos := map[plan.ColumnID]int{}
+			for k, col := range u.Cols {
+				pos[col] = k
+			}
+			var cols []plan.ColumnID
+			var picks []int
+			for _, it := range n.Proj {
+				k, ok := pos[it.ID]
+				if it.Expr.Kind != plan.ColRef || it.Expr.Col != it.ID || !ok {
+					return nil, ""
+				}
+				cols = append(cols, it.ID)
+				picks = append(picks, k)
+			}
+			c := *u
+			c.Cols = cols
+			c.SetCols = make([][]plan.ColumnID, len(u.SetCols))
+			for i, sc := range u.SetCols {
+				for _, k := range picks {
+					c.SetCols[i] = append(c.SetCols[i], sc[k])
+				}
+			}
+			return &c, "column selection into UNION ALL"
+		}
+	case plan.OpLimit:
+		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Typ == catalog.Int &&
+			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
+			return n.Inputs[0], "limit over at most one row"
+		}
+	case plan.OpAggregate:
+		in := n.Inputs[0]
+		if len(n.GroupBy) == 0 && len(n.Aggs) > 0 {
+			zeros := true
+			for _, a := range n.Aggs {
+				e := a.Expr
+				none := e.Filter != nil && (e.Filter.IsFalse() || (e.Filter.Kind == plan.Const && e.Filter.Null))
+				nullArg := !e.Star && len(e.Args) == 1 && alwaysNull(e.Args[0])
+				if e.Kind != plan.Agg || e.Name != "count" || !(none || nullArg) {
+					zeros = false
+				}
+			}
+			if zeros {
+				row := make([]*plan.Expr, len(n.Aggs))
+				cols := make([]plan.ColumnID, len(n.Aggs))
+				for i, a := range n.Aggs {
+					row[i] = plan.NewConst(catalog.Int, "0")
+					cols[i] = a.ID
+				}
+				return &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{row}, Cols: cols}, "count over no value is 0"
+			}
+		}
+		if len(n.GroupBy) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+			c := *n
+			c.Inputs = []*plan.Node{in.Inputs[0]}
+			return &c, "duplicate-insensitive aggregate over a deduplication"
+		}
+		if len(n.GroupBy) == 0 && len(n.Aggs) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+			c := *n
+			c.Inputs = []*plan.Node{in.Inputs[0]}
+			return &c, "duplicate-insensitive aggregate over a deduplication"
+		}
+		if len(n.GroupBy) > 1 {
+			consts := constCols(in)
+			var keep []plan.ColumnID
+			var dropped []plan.ProjItem
+			for _, g := range n.GroupBy {
+				if c := consts[g]; c != nil {
+					dropped = append(dropped, plan.ProjItem{ID: g, Expr: c.Copy()})
+				} else {
+					keep = append(keep, g)
+				}
+			}
+			if len(dropped) > 0 && len(keep) > 0 {
+				c := *n
+				c.GroupBy = keep
+				agg := &c
+				var proj []plan.ProjItem
+				for _, g := range n.GroupBy {
+					if consts[g] != nil {
+						proj = append(proj, plan.ProjItem{ID: g, Expr: consts[g].Copy()})
+					} else {
+						proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
+					}
+				}
+				for _, a := range n.Aggs {
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewCol(a.ID, m.Col(a.ID).Type)})
+				}
+				return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{agg}, Proj: proj}, "constant grouping key"
+			}
+		}
+		if len(n.GroupBy) > 0 && plan.Derive(in, m).HasKeyWithin(plan.MakeColSet(n.GroupBy...)) {
+			var proj []plan.ProjItem
+			for _, g := range n.GroupBy {
+				proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
+			}
+			for _, a := range n.Aggs {
+				e := a.Expr
+				if e.Kind != plan.Agg || e.Filter != nil {
+					return nil, ""
+				}
+				switch {
+				case e.Name == "count" && e.Star:
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewConst(catalog.Int, "1")})
+				case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
+				default:
+					return nil, ""
+				}
+			}
+			return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{in}, Proj: proj}, "grouping on a key"
+		}
+	}
+	return nil, ""
+}
+
+// dupInsensitive says whether every call ignores duplicate input rows.
+func dupInsensitive(aggs []plan.ProjItem) bool {
+	for _, a := range aggs {
+		e := a.Expr
+		if e.Kind != plan.Agg {
+			return false
+		}
+		switch e.Name {
+		case "min", "max", "bool_and", "bool_or", "every", "bit_and", "bit_or":
+		default:
+			if !e.Distinct {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// constCols returns the columns a projection on top of n defines as
+// non-NULL constants.
+func constCols(n *plan.Node) map[plan.ColumnID]*plan.Expr {
+	out := map[plan.ColumnID]*plan.Expr{}
+	if n.Op == plan.OpProject {
+		for _, it := range n.Proj {
+			if it.Expr.Kind == plan.Const && !it.Expr.Null {
+				out[it.ID] = it.Expr
+			}
+		}
+	}
+	return out
+}
+
+// atMostOneRow reports whether n returns at most one row on any database.
+func atMostOneRow(n *plan.Node, m *plan.Metadata) bool {
+	switch n.Op {
+	case plan.OpLimit:
+		if n.Limit != nil && n.Limit.Kind == plan.Const && (n.Limit.Value == "0" || n.Limit.Value == "1") {
+			return true
+		}
+		return atMostOneRow(n.Inputs[0], m)
+	case plan.OpSort, plan.OpProject, plan.OpFilter, plan.OpDistinct:
+		return atMostOneRow(n.Inputs[0], m)
+	case plan.OpAggregate:
+		if len(n.GroupBy) == 0 {
+			return true
+		}
+	case plan.OpValues:
+		return len(n.Rows) <= 1
+	}
+	return plan.Derive(n, m).AtMostOneRow()
+}
+
+// fkLeftJoin returns n as an inner join when it is a left join along a
+// foreign key from NOT NULL columns to the key of a scanned table.
+func (p *prover) fkLeftJoin(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if n.Op != plan.OpJoin || n.Join != plan.LeftJoin || len(n.Preds) == 0 || n.Inputs[1].Op != plan.OpScan || n.Inputs[1].Table == nil {
+		return nil
+	}
+	right := n.Inputs[1]
+	rightOrd := map[plan.ColumnID]int{}
+	for i, c := range right.Cols {
+		rightOrd[c] = i
+	}
+	nulls := p.nullA
+	if m == p.b.Meta {
+		nulls = p.nullB
+	}
+	leftCols := n.Inputs[0].OutColSet()
+	inst := -1
+	pairs := map[int]int{} // child ordinal -> parent ordinal
+	for _, e := range n.Preds {
+		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.Args[0].Kind != plan.ColRef || e.Args[1].Kind != plan.ColRef {
+			return nil
+		}
+		l, r := e.Args[0].Col, e.Args[1].Col
+		if _, ok := rightOrd[l]; ok {
+			l, r = r, l
+		}
+		ro, ok := rightOrd[r]
+		if !ok || !leftCols.Has(l) || nulls.Has(l) {
+			return nil
+		}
+		meta := m.Col(l)
+		if meta.Instance < 0 || !meta.NotNull || (inst >= 0 && meta.Instance != inst) {
+			return nil
+		}
+		inst = meta.Instance
+		pairs[meta.Ordinal] = ro
+	}
+	if inst < 0 || inst >= len(m.Instances) || m.Instances[inst].Table == nil {
+		return nil
+	}
+	child := m.Instances[inst].Table
+	for _, fk := range child.ForeignKeys {
+		if fk.RefTable != right.Table.Name || len(fk.Columns) != len(pairs) || !referencesKey(right.Table, fk.RefColumns) {
+			continue
+		}
+		match := true
+		for k, c := range fk.Columns {
+			if ro, ok := pairs[c]; !ok || ro != fk.RefColumns[k] {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		subj := ""
+		for k, c := range fk.Columns {
+			if k > 0 {
+				subj += ", "
+			}
+			subj += child.Name + "." + child.Columns[c].Name + " references " + right.Table.Name + "." + right.Table.Columns[fk.RefColumns[k]].Name
+		}
+		if !p.opts.TrustForeignKeys {
+			p.assume(Assumption{Kind: AssumeForeignKey, Subject: subj})
+		}
+		p.rule("simplify: left join along foreign key %s is inner", subj)
+		j := *n
+		j.Join = plan.InnerJoin
+		return &j
+	}
+	return nil
+}
+
+// referencesKey says whether cols are the table's primary key or one of
+// its unique keys, as a set.
+func referencesKey(t *catalog.Table, cols []int) bool {
+	same := func(k []int) bool {
+		if len(k) != len(cols) {
+			return false
+		}
+		for _, c := range k {
+			found := false
+			for _, d := range cols {
+				if c == d {
+					found = true
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	if len(t.PrimaryKey) > 0 && same(t.PrimaryKey) {
+		return true
+	}
+	for _, u := range t.Unique {
+		if same(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// positiveInt says whether v is a whole number of at least 1.
+func positiveInt(v string) bool {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	return err == nil && n >= 1
+}
+
+// alwaysNull says whether e is NULL in every row: NULL, or a strict
+// operator or function of something always NULL.
+func alwaysNull(e *plan.Expr) bool {
+	if e.Kind == plan.Const {
+		return e.Null
+	}
+	strict := (e.Kind == plan.Op && strictOps[e.Name]) || (e.Kind == plan.Func && strictFuncs[e.Name] && e.Filter == nil)
+	if !strict {
+		return false
+	}
+	for _, a := range e.Args {
+		if alwaysNull(a) {
+			return true
+		}
+	}
+	return false
+}

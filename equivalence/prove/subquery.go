@@ -1,0 +1,107 @@
+package prove
+
+import (
+	"fmt"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Fragment "subquery": an uncorrelated subquery in an expression is one
+// value for the whole query (or one set, for IN and EXISTS), so two of
+// them are the same value when their plans are proved equivalent; keys
+// name each of the reference's subqueries, and a candidate's subquery by
+// the reference subquery it is proved equal to. A correlated subquery
+// (one reading columns from outside its plan) has no name.
+
+func (p *prover) subA(e *plan.Expr) (string, bool) {
+	if e.Sub == nil || hasOuterArgs(e) {
+		return "", false
+	}
+	for i, x := range p.subsA {
+		if x == e.Sub {
+			return fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp), true
+		}
+	}
+	if correlated(e.Sub) {
+		return "", false
+	}
+	p.subsA = append(p.subsA, e.Sub)
+	return fmt.Sprintf("sub%d:%d:%s", e.SubKind, len(p.subsA)-1, e.SubOp), true
+}
+
+// subMatch is the outcome of matching one candidate subquery, kept so a
+// subquery met again (each is keyed more than once) is not proved again:
+// nested subqueries would cost exponential time.
+type subMatch struct {
+	key     string
+	ok      bool
+	assumed []Assumption
+	tried   int // how many of the reference's subqueries it was tried against
+}
+
+func (p *prover) subB(e *plan.Expr) (string, bool) {
+	if e.Sub == nil || hasOuterArgs(e) {
+		return "", false
+	}
+	m, seen := p.subMemo[e.Sub]
+	if seen && (m.ok || m.tried == len(p.subsA)) {
+		if m.ok {
+			for _, a := range m.assumed {
+				p.assume(a)
+			}
+			p.rule("subquery: plans proved equivalent")
+		}
+		return m.key, m.ok
+	}
+	if !seen && correlated(e.Sub) {
+		p.subMemo[e.Sub] = subMatch{tried: -1}
+		note("subquery of b: correlated")
+		return "", false
+	}
+	start := 0
+	if seen {
+		start = m.tried
+	}
+	for i := start; i < len(p.subsA); i++ {
+		x := p.subsA[i]
+		r, err := Equivalent(p.ctx, &plan.Plan{Root: x, Meta: p.a.Meta}, &plan.Plan{Root: e.Sub, Meta: p.b.Meta}, p.opts)
+		if err != nil {
+			return "", false
+		}
+		if r.Proved {
+			for _, a := range r.Assumptions {
+				p.assume(a)
+			}
+			p.rule("subquery: plans proved equivalent")
+			key := fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp)
+			p.subMemo[e.Sub] = subMatch{key: key, ok: true, assumed: r.Assumptions, tried: i + 1}
+			return key, true
+		}
+	}
+	p.subMemo[e.Sub] = subMatch{tried: len(p.subsA)}
+	note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
+	return "", false
+}
+
+// hasOuterArgs: the left operands of IN/ANY/ALL are keyed apart; this
+// fragment names only the subquery, so it keeps to operand-free uses.
+func hasOuterArgs(e *plan.Expr) bool { return len(e.Args) > 0 }
+
+// correlated says whether n reads a column it does not produce.
+func correlated(n *plan.Node) bool {
+	produced := allCols(n)
+	n.WalkNodes(func(x *plan.Node) {
+		for _, it := range x.Proj {
+			produced.Add(it.ID)
+		}
+	})
+	found := false
+	n.WalkExprs(func(e *plan.Expr) {
+		plan.WalkDeep(e, func(y *plan.Expr) {
+			if y.Kind == plan.ColRef && !produced.Has(y.Col) {
+				found = true
+			}
+		})
+	})
+	return found
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every pair the prover proves (prover suites, Spider pairs) on many
+# random databases with the executor; a counterexample is a wrong proof.
+# Too slow for CI, which runs the same test with a few instances.
+#
+#   scripts/prove-soundness.sh [instances] [budget-per-pair]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PROVE_SOUND_INSTANCES="${1:-3000}" PROVE_SOUND_BUDGET="${2:-2s}" \
+	go test -count=1 -timeout 60m ./equivalence/prove -run TestProvedPairsSurviveRefuter -v
