@@ -3,6 +3,7 @@ package selection
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -264,7 +265,9 @@ func scoreClasses(classes []*workClass, pj map[pairKey]pairVerdict, part refute.
 // not depend on the order candidates come in.
 func compareClasses(a, b *workClass, cs []candidate) int {
 	switch {
-	case a.score != b.score:
+	// Scores are sums of rates: the order candidates come in changes
+	// their last bits, which must not decide.
+	case math.Abs(a.score-b.score) > 1e-9:
 		if a.score > b.score {
 			return -1
 		}

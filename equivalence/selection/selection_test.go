@@ -150,8 +150,8 @@ func TestSelectNotExecuted(t *testing.T) {
 		t.Fatal(err)
 	}
 	cands := []string{
-		"SELECT substr(b, 1, 2) FROM t",
-		"SELECT substr(t.b, 1, 2) FROM t AS t",
+		"SELECT date(b, '+1 day') FROM t",
+		"SELECT date(t.b, '+1 day') FROM t AS t",
 		"SELECT b FROM t",
 		"SELECT upper(b) || lower(b) FROM t WHERE length(b) > 100",
 	}
