@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/equivalence"
 	"gopkg.in/yaml.v3"
 )
 
@@ -80,6 +81,11 @@ type Config struct {
 	// the network ranks unknown verdicts as likely equivalent or not. It
 	// costs about 1 ms of CPU per pair not judged before.
 	GMN bool `yaml:"gmn"`
+	// Refute searches for a counterexample database on every pair not
+	// proved equivalent (docs/refuter.md); nil means true.
+	Refute *bool `yaml:"refute"`
+	// RefuteBudget bounds that search per pair; 0 means 20ms.
+	RefuteBudget time.Duration `yaml:"refute_budget"`
 	// JudgeIsolation is process (default: judgements run in supervised
 	// worker processes, so that a fatal error in the judge costs one
 	// verdict and not the proxy) or none (in the proxy's own process).
@@ -369,6 +375,9 @@ func (c *Config) Validate() error {
 	if c.VerdictTimeout <= 0 {
 		bad("verdict_timeout: must be positive")
 	}
+	if c.RefuteBudget < 0 {
+		bad("refute_budget: must not be negative")
+	}
 	switch c.JudgeIsolation {
 	case "process", "none":
 	default:
@@ -433,4 +442,9 @@ func (c *Config) Validate() error {
 	}
 	c.validateTelemetry(bad)
 	return errors.Join(errs...)
+}
+
+// RefuteOptions are the judge's counterexample search settings.
+func (c *Config) RefuteOptions() equivalence.RefuteOptions {
+	return equivalence.RefuteOptions{Off: c.Refute != nil && !*c.Refute, Budget: c.RefuteBudget}
 }

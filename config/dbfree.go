@@ -63,6 +63,7 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		MaxPreparedBytes:      int(c.MaxPreparedBytes),
 	}
 	o.Judge.MaxQueryBytes = int(c.MaxQuerySize)
+	o.Judge.Refute = c.RefuteOptions()
 	if o.Judge.Adviser, err = c.adviser(); err != nil {
 		return dbfree.Options{}, err
 	}

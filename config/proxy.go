@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
@@ -100,6 +101,7 @@ func (c *Config) JudgeSettings(up proxy.Upstream) (proxy.JudgeSettings, error) {
 		Schemas:        proxy.SchemaSettings{RefreshInterval: c.Schema.RefreshInterval},
 	}
 	s.Options.MaxQueryBytes = int(c.MaxQuerySize)
+	s.Options.Refute = c.RefuteOptions()
 	for _, a := range c.AcceptAssumptions {
 		s.Options.AcceptAssumptions = append(s.Options.AcceptAssumptions, equivalence.AssumptionKind(a))
 	}
@@ -193,6 +195,8 @@ func (c *Config) Settings() [][2]string {
 		{"enforce_unknown", strconv.FormatBool(c.EnforceUnknown)},
 		{"accept_assumptions", list(c.AcceptAssumptions)},
 		{"gmn", strconv.FormatBool(c.GMN)},
+		{"refute", strconv.FormatBool(!c.RefuteOptions().Off)},
+		{"refute_budget", refuteBudgetText(c.RefuteBudget)},
 		{"judge_isolation", c.JudgeIsolation},
 		{"judge_workers", strconv.Itoa(c.JudgeWorkers)},
 		{"judge_memory_limit", strconv.FormatInt(int64(c.JudgeMemoryLimit), 10)},
@@ -237,4 +241,13 @@ func (c *Config) VerdictLogPath() string {
 		return ""
 	}
 	return c.path(c.VerdictLog)
+}
+
+// refuteBudgetText is refute_budget as SHOW CONFIG shows it: the default
+// spelled out rather than 0s.
+func refuteBudgetText(d time.Duration) string {
+	if d == 0 {
+		return equivalence.DefaultRefuteBudget.String()
+	}
+	return d.String()
 }

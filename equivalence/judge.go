@@ -456,7 +456,7 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 		// Structure could not prove them equivalent: look for a database
 		// that tells them apart (a structural not_equivalent gains one
 		// to show).
-		if err := refutePair(ctx, s, ref, cand, opts, &v); err != nil {
+		if err := refutePair(ctx, s, ref, cand, opts, &v, j); err != nil {
 			return v, err
 		}
 	}

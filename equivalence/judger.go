@@ -29,13 +29,15 @@ import (
 type Judger struct {
 	queries *queryCache
 	pairs   *cache.Cache[pairKey, float64]
+	// refutes holds the refuter's outcome per pair (see cachedRefutation).
+	refutes *cache.Cache[refuteKey, refutation]
 }
 
 // JudgerOptions bound the caches.
 type JudgerOptions struct {
 	MaxEntries int   // prepared queries; 0: 4096
 	MaxBytes   int64 // approximate, prepared queries; 0: 64 MiB
-	MaxPairs   int   // cached GMN pair similarities; 0: 16384; negative: none
+	MaxPairs   int   // cached GMN pair similarities and refuter outcomes, each; 0: 16384; negative: none
 }
 
 // JudgerStats are the counters of a Judger's caches.
@@ -67,6 +69,9 @@ func NewJudger(o JudgerOptions) (*Judger, error) {
 	if o.MaxPairs > 0 {
 		if j.pairs, err = cache.New[pairKey, float64](cache.Options[pairKey, float64]{MaxEntries: o.MaxPairs}); err != nil {
 			return nil, fmt.Errorf("equivalence: pair cache: %w", err)
+		}
+		if j.refutes, err = cache.New[refuteKey, refutation](cache.Options[refuteKey, refutation]{MaxEntries: o.MaxPairs}); err != nil {
+			return nil, fmt.Errorf("equivalence: refutation cache: %w", err)
 		}
 	}
 	return j, nil

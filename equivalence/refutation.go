@@ -234,12 +234,16 @@ func (e *execPlan) get(ctx context.Context, s *catalog.Schema) (*plan.Plan, erro
 // refutePair searches for a counterexample; it fills v.Counterexample
 // (and makes the verdict not_equivalent) or v.Search. An error is only
 // ever ctx's.
-func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts Options, v *Verdict) error {
+func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts Options, v *Verdict, j *Judger) error {
 	if opts.Refute.Off || s == nil || ref.exec == nil || cand.exec == nil {
 		return nil
 	}
 	t := time.Now()
 	defer func() { v.Timings.Refute = time.Since(t) }()
+	if out, ok := j.cachedRefutation(ref, cand, opts.Refute); ok {
+		out.apply(v)
+		return nil
+	}
 	// A query of thousands of operators and expressions (a 100,000-item
 	// IN list, a 2,000-way UNION) would cost its planning time again and
 	// then more per database than the whole budget: such pairs are left
@@ -282,16 +286,22 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	if err != nil {
 		return ctx.Err()
 	}
+	var out refutation
 	if !res.Found {
-		v.Search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical}
+		out.search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical}
 		if res.CannotExecute {
-			v.Search.CannotExecute = strings.TrimPrefix(res.Reason, "cannot execute: ")
+			out.search.CannotExecute = strings.TrimPrefix(res.Reason, "cannot execute: ")
+		}
+		out.apply(v)
+		// A search the clock cut short would have gone further on an
+		// idle machine: only complete ones are remembered.
+		if res.CannotExecute || !res.Cut {
+			j.cacheRefutation(ref, cand, opts.Refute, out)
 		}
 		return nil
 	}
 	ce := res.Counterexample
-	v.Label = NotEquivalent
-	v.Counterexample = &Counterexample{
+	out.ce = &Counterexample{
 		Inserts:   ce.Inserts,
 		Rows:      ce.Rows,
 		Reference: ResultSample{Count: ce.Reference.Count, Rows: ce.Reference.Rows},
@@ -300,5 +310,47 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 
 		ColumnOrderOnly: ce.ColumnOrderOnly,
 	}
+	out.apply(v)
+	j.cacheRefutation(ref, cand, opts.Refute, out)
 	return nil
+}
+
+// refutation is the outcome of a search: a counterexample, or how far
+// the search went.
+type refutation struct {
+	ce     *Counterexample
+	search *Search
+}
+
+func (r refutation) apply(v *Verdict) {
+	if r.ce != nil {
+		v.Label = NotEquivalent
+		v.Counterexample = r.ce
+		return
+	}
+	v.Search = r.search
+}
+
+// refuteKey identifies a search: the two cached queries (whose keys hold
+// the schema and the policies) and the search's own options.
+type refuteKey struct {
+	pair pairKey
+	opts RefuteOptions
+}
+
+// cachedRefutation returns the outcome of an earlier search of the same
+// pair, so that a warm proxy does not search again for a statement it
+// has judged: the search is deterministic for its seed.
+func (j *Judger) cachedRefutation(ref, cand *prepared, o RefuteOptions) (refutation, bool) {
+	if j == nil || j.refutes == nil || ref.key == nil || cand.key == nil {
+		return refutation{}, false
+	}
+	return j.refutes.Get(refuteKey{pairKey{*ref.key, *cand.key}, o})
+}
+
+func (j *Judger) cacheRefutation(ref, cand *prepared, o RefuteOptions, r refutation) {
+	if j == nil || j.refutes == nil || ref.key == nil || cand.key == nil {
+		return
+	}
+	j.refutes.Add(refuteKey{pairKey{*ref.key, *cand.key}, o}, r)
 }

@@ -346,11 +346,11 @@ func SearchEvidence(s *Search) float64 {
 // weights; README, "Scores").
 var DefaultCombiner Combiner = LogisticCombiner{Bias: -5.65, ESM: 8.31, RelPM: 0.32, ASTTE: -3.53, Search: 2.49}
 
-// GMNCombiner scores with the graph matching network; used when
-// Options.GMN is set. Fit by logistic regression on out-of-fold GMN scores
-// (pgequiv train --cv 5 --oof): with db-grouped 5-fold cross-validation the
-// judge's final score reaches a mean fold AUC of 0.969 with the GMN alone
-// (pgequiv eval --gmn-scores oof.jsonl --folds 5; gmn/MODEL_CARD.md), 0.964
-// with ESM, RelPM and AST-TE added, 0.944 without the GMN; the structural
-// scores are therefore left out here (README, "Scores").
-var GMNCombiner Combiner = LogisticCombiner{Bias: -2.789, GMN: 5.530}
+// GMNCombiner scores with the graph matching network and the refuter's
+// search evidence; used when Options.GMN is set, for the pairs neither
+// proof nor search settles. Fit by logistic regression on out-of-fold GMN
+// scores (pgequiv train --cv 5 --oof) over the unknown and refuted
+// verdicts: `FIT_COMBINER=1 FIT_GMN_OOF=oof.jsonl go test
+// ./equivalence/evaluation -run FitCombiner -v`. The structural scores
+// add nothing once the GMN is there (README, "Scores").
+var GMNCombiner Combiner = LogisticCombiner{Bias: -3.55, GMN: 4.65, Search: 2.37}

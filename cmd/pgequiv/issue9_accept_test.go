@@ -222,10 +222,11 @@ func TestIssue9DatabaseFree(t *testing.T) {
 	for _, c := range exampleReproducers() {
 		t.Run(c.Name, func(t *testing.T) {
 			var label, assumptions, rules, differences string
+			var counterexample *string
 			var score float64
 			start := time.Now()
 			err := conn.QueryRow(ctx, "SELECT * FROM pgequiv.check($1, $2)", c.Ref, c.Cand).
-				Scan(&label, &score, &assumptions, &rules, &differences)
+				Scan(&label, &score, &assumptions, &rules, &differences, &counterexample)
 			wall := time.Since(start)
 			worst.add(c.Name, wall)
 			var pe *pgconn.PgError

@@ -93,6 +93,9 @@ type Result struct {
 	CannotExecute bool
 	// Reason says why nothing was found, when Found is false.
 	Reason string
+	// Cut is true when the budget ended the search before its instance
+	// count did: on an idle machine it would have tried more databases.
+	Cut bool
 	// Elapsed is the whole search; FoundAfter the time until the first
 	// difference, before minimization.
 	Elapsed, FoundAfter time.Duration
@@ -225,6 +228,7 @@ type hit struct {
 func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, n int, res *Result, columnsOnly **hit) (*hit, error) {
 	for i := 0; i < n; i++ {
 		if sctx.Err() != nil {
+			res.Cut = true
 			return nil, nil
 		}
 		db := g.instance(c.opts.Seed, i)
@@ -244,6 +248,7 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 				res.Reason = "cannot execute: " + err.Error()
 				return nil, nil
 			}
+			res.Cut = true
 			return nil, nil // the budget ran out inside an execution
 		}
 		res.Instances++

@@ -10,7 +10,7 @@ import (
 // maxShrinkRuns bounds the executions of one minimization besides its
 // time budget, so that its cost does not depend on how busy the machine
 // is: most counterexamples reach their smallest form in a few dozen.
-const maxShrinkRuns = 300
+const maxShrinkRuns = 100
 
 // shrink minimizes a database on which the plans differ: first it drops
 // rows one at a time (with the rows that reference them, when foreign

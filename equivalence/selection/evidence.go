@@ -60,6 +60,11 @@ func judgePairs(ctx context.Context, s *catalog.Schema, cs []candidate, classes 
 		slices.Sort(idx)
 		res.Notes = append(res.Notes, fmt.Sprintf("%d candidates: judged class representatives only", len(cs)))
 	}
+	// The judge is asked for proofs and scores only: the shared databases
+	// are this selection's refuter, and a per-pair search against a clock
+	// would make the classes depend on the machine's load.
+	jopts := opts.Judge
+	jopts.Refute.Off = true
 	out := map[pairKey]pairVerdict{}
 	for a := 0; a < len(idx); a++ {
 		for b := a + 1; b < len(idx); b++ {
@@ -75,9 +80,9 @@ func judgePairs(ctx context.Context, s *catalog.Schema, cs []candidate, classes 
 			var v equivalence.Verdict
 			var err error
 			if opts.Judger != nil {
-				v, err = opts.Judger.Judge(ctx, s, cs[ref].sql, cs[cand].sql, opts.Judge)
+				v, err = opts.Judger.Judge(ctx, s, cs[ref].sql, cs[cand].sql, jopts)
 			} else {
-				v, err = equivalence.Judge(ctx, s, cs[ref].sql, cs[cand].sql, opts.Judge)
+				v, err = equivalence.Judge(ctx, s, cs[ref].sql, cs[cand].sql, jopts)
 			}
 			if err != nil {
 				continue // no evidence; the budget note says why when it ran out

@@ -61,6 +61,7 @@ type wireOptions struct {
 	LikelyThreshold   float64
 	MaxQueryBytes     int
 	GMN               bool
+	Refute            equivalence.RefuteOptions
 }
 
 // errKind classifies a worker's error so that the supervisor can rebuild

@@ -110,7 +110,7 @@ func (w *workerState) serve(req *request) response {
 	opts := equivalence.Options{
 		ColumnOrder: req.Options.ColumnOrder, TrustForeignKeys: req.Options.TrustForeignKeys,
 		AcceptAssumptions: req.Options.AcceptAssumptions, LikelyThreshold: req.Options.LikelyThreshold,
-		MaxQueryBytes: req.Options.MaxQueryBytes,
+		MaxQueryBytes: req.Options.MaxQueryBytes, Refute: req.Options.Refute,
 	}
 	if req.Options.GMN {
 		m, err := gmnmodel.Default()
@@ -153,7 +153,7 @@ func toWire(opts equivalence.Options) (wireOptions, error) {
 	w := wireOptions{
 		ColumnOrder: opts.ColumnOrder, TrustForeignKeys: opts.TrustForeignKeys,
 		AcceptAssumptions: opts.AcceptAssumptions, LikelyThreshold: opts.LikelyThreshold,
-		MaxQueryBytes: opts.MaxQueryBytes,
+		MaxQueryBytes: opts.MaxQueryBytes, Refute: opts.Refute,
 	}
 	if opts.Combiner != nil {
 		return w, errors.New("judgepool: a custom score combiner cannot be sent to a judge worker")
