@@ -1,6 +1,7 @@
 package refute
 
 import (
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
@@ -599,7 +600,8 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 		}
 		switch base {
 		case "char", "character", "bpchar", "nchar":
-			if len(v.S) == p {
+			// Exactly n characters, the last not a blank: see bpchar.go.
+			if len(v.S) == p && !strings.HasSuffix(v.S, " ") {
 				break
 			}
 			return exec.Null, false
@@ -607,6 +609,14 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 			if len(v.S) > p {
 				return exec.Null, false
 			}
+		}
+	case exec.KFloat:
+		// PostgreSQL's real (float4) holds single precision: 1.1 stored
+		// there is not 1.1, and r = 1.1 is false, where the executor
+		// (double precision throughout) would say true. Only values a
+		// float4 holds exactly keep the two in step.
+		if base == "float4" && !math.IsNaN(v.F) && float64(float32(v.F)) != v.F {
+			return exec.Null, false
 		}
 	case exec.KNumeric:
 		if !hasArgs || p <= 0 {
@@ -669,8 +679,12 @@ func padTo(c catalog.Column, s string) string {
 	if err != nil || n <= 0 {
 		return s
 	}
+	// No trailing blank (see bpchar.go): pad with x, also where cutting
+	// to n characters leaves one at the end.
+	s = strings.TrimRight(s, " ")
 	for len(s) < n {
 		s += "x"
 	}
-	return s[:n]
+	s = strings.TrimRight(s[:n], " ")
+	return s + strings.Repeat("x", n-len(s))
 }

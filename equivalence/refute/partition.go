@@ -108,7 +108,12 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		rules.read = readTables(nonNil...)
 	}
 	g := newGenerator(s, rules, collectLiterals(nonNil...))
-	classes := byArity(plans, live)
+	for _, i := range live {
+		if blankLiteralBesideChar(s, readTables(plans[i]), plans[i]) {
+			part.CannotExecute[i] = blankPaddedReason
+		}
+	}
+	classes := dropCannot(byArity(plans, live), part.CannotExecute)
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 	results := make([]*exec.Result, len(plans))
@@ -342,7 +347,7 @@ func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Pl
 			db, out = shrink(sctx, s, c, db, out, opts.constraints())
 			cancel()
 			ce := c.counterexample(s, db, out)
-			ce.Needs = needs(s, db, readTables(a, b))
+			ce.Needs = needs(s, ce.Database, readTables(a, b))
 			return ce
 		}
 	}

@@ -141,6 +141,9 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	opts = opts.withDefaults()
 	lits := collectLiterals(ref, cand)
 	read := readTables(ref, cand)
+	if blankLiteralBesideChar(s, read, ref, cand) {
+		return Result{CannotExecute: true, Reason: blankPaddedReason, Elapsed: time.Since(start)}, nil
+	}
 	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
@@ -184,7 +187,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			res.Found = true
 			res.Counterexample = c.counterexample(s, db, out)
 			if typicalTier := ti == 0 && len(tiers) > 1; !typicalTier && len(tiers) > 1 {
-				res.Counterexample.Needs = needs(s, db, read)
+				res.Counterexample.Needs = needs(s, res.Counterexample.Database, read)
 			}
 			res.Elapsed = time.Since(start)
 			return res, nil
@@ -320,6 +323,7 @@ func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 }
 
 func (c *comparer) counterexample(s *catalog.Schema, db exec.Database, out outcome) *Counterexample {
+	db = dropUnread(s, db, readTables(c.ref, c.cand))
 	ce := &Counterexample{Database: db, Inserts: inserts(s, db, c.opts.Dialect)}
 	for _, rows := range db {
 		ce.Rows += len(rows)

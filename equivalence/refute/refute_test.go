@@ -216,6 +216,17 @@ CREATE TABLE pairs (a integer, b integer, PRIMARY KEY (a, b), FOREIGN KEY (a) RE
 	if rowsSeen < 1000 || nulls == 0 {
 		t.Errorf("generator too timid: %d rows, %d NULLs in 500 databases", rowsSeen, nulls)
 	}
+	// The widths come from the catalog's TypeSQL: without them validate
+	// would pass anything. (The catalog once dropped them, and the
+	// refuter's counterexamples put 3-character values in char(1)
+	// columns, which PostgreSQL refuses to load.)
+	for i := range 50 {
+		for _, row := range g.instance(9, i)["codes"] {
+			if len(row[0].S) != 3 || strings.HasSuffix(row[0].S, " ") || (!row[1].IsNull() && len(row[1].S) > 4) {
+				t.Fatalf("codes row %v does not fit char(3), varchar(4)", row)
+			}
+		}
+	}
 	// Determinism: the same seed and index give the same database.
 	a, b := inserts(s, g.instance(3, 42), catalog.Postgres), inserts(s, g.instance(3, 42), catalog.Postgres)
 	if strings.Join(a, "\n") != strings.Join(b, "\n") {
@@ -312,4 +323,127 @@ func TestProverSuitesNeverRefuted(t *testing.T) {
 		}
 	}
 	t.Logf("%d prover pairs searched, %d cannot execute", pairsRun, cannot)
+}
+
+// A counterexample names only the tables the queries read (and the
+// parents their rows reference): rows elsewhere cannot matter, and
+// minimization, cut short by its budget, may leave them. Spider's
+// schemas describe SQLite's internal sqlite_sequence table, into which a
+// real SQLite refuses INSERTs: such a counterexample did not load.
+func TestCounterexampleOmitsUnreadTables(t *testing.T) {
+	s, err := catalog.LoadDDL(`
+CREATE TABLE country (code text, name text, PRIMARY KEY (code));
+CREATE TABLE city (id numeric, countrycode text, PRIMARY KEY (id), FOREIGN KEY (countrycode) REFERENCES country (code));
+CREATE TABLE sqlite_sequence (name text, seq text);
+CREATE TABLE other (a numeric);`, catalog.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := mustPlan(t, s, "SELECT count(*) FROM city")
+	cand := mustPlan(t, s, "SELECT count(*) FROM city WHERE id > 5")
+	for _, trust := range []bool{false, true} {
+		opts := testOpts()
+		opts.Dialect, opts.TrustForeignKeys = catalog.SQLite, trust
+		opts.ShrinkBudget = time.Nanosecond // no minimization: unread tables keep their generated rows
+		res, err := Refute(context.Background(), s, ref, cand, opts)
+		if err != nil || !res.Found {
+			t.Fatalf("trust=%v: not refuted: %v %+v", trust, err, res)
+		}
+		text := strings.Join(res.Counterexample.Inserts, "\n")
+		if strings.Contains(text, "sqlite_sequence") || strings.Contains(text, "INSERT INTO other") {
+			t.Errorf("trust=%v: counterexample fills unread tables:\n%s", trust, text)
+		}
+		n := 0
+		for _, rows := range res.Counterexample.Database {
+			n += len(rows)
+		}
+		if n != res.Counterexample.Rows {
+			t.Errorf("trust=%v: Rows = %d, database holds %d", trust, res.Counterexample.Rows, n)
+		}
+		if trust && len(res.Counterexample.Database["city"]) > 0 && strings.Contains(text, "INTO city") {
+			for _, row := range res.Counterexample.Database["city"] {
+				if !row[1].IsNull() && len(res.Counterexample.Database["country"]) == 0 {
+					t.Errorf("trusted foreign key: city row without its country:\n%s", text)
+				}
+			}
+		}
+	}
+}
+
+// PostgreSQL compares char(n) values ignoring trailing blanks, which the
+// executor (text semantics) does not model: c = 'ab' and c = 'ab ' are
+// the same query on a char(3) column, and the refuter once "refuted" the
+// pair with a row holding 'ab '. Such pairs are not searched now, and
+// generated char(n) values never end in a blank.
+func TestBlankPaddedCharIsNotRefuted(t *testing.T) {
+	s, err := catalog.LoadDDL(`CREATE TABLE t (id integer PRIMARY KEY, c char(3) NOT NULL, v varchar(5))`, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ref, cand  string
+		searchable bool
+	}{
+		{"SELECT id FROM t WHERE c = 'ab'", "SELECT id FROM t WHERE c = 'ab '", false},
+		{"SELECT id FROM t WHERE c IN ('a  ')", "SELECT id FROM t WHERE c = 'a'", false},
+		{"SELECT id FROM t WHERE c = 'abc'", "SELECT id FROM t WHERE c = 'abd'", true},
+		{"SELECT length(c) FROM t", "SELECT 3 FROM t", true},
+	} {
+		res, err := Refute(context.Background(), s, mustPlan(t, s, c.ref), mustPlan(t, s, c.cand), testOpts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.searchable && (res.Found || !res.CannotExecute) {
+			t.Errorf("%s vs %s: got found=%v cannot=%v, want not searched", c.ref, c.cand, res.Found, res.CannotExecute)
+		}
+		if c.searchable && res.CannotExecute {
+			t.Errorf("%s vs %s: not searched: %s", c.ref, c.cand, res.Reason)
+		}
+		if res.Found {
+			for _, row := range res.Counterexample.Database["t"] {
+				if strings.HasSuffix(row[1].S, " ") {
+					t.Errorf("%s vs %s: char(3) value %q ends in a blank", c.ref, c.cand, row[1].S)
+				}
+			}
+		}
+	}
+	g := newGenerator(s, constraints{}, collectLiterals(mustPlan(t, s, "SELECT id FROM t WHERE c = 'a b' OR c = ' a ' OR c LIKE 'x %'")))
+	for i := range 300 {
+		for _, row := range g.instance(5, i)["t"] {
+			if len(row[1].S) != 3 || strings.HasSuffix(row[1].S, " ") {
+				t.Fatalf("instance %d: char(3) value %q", i, row[1].S)
+			}
+		}
+	}
+}
+
+// PostgreSQL's real holds single precision: r = 1.1 is false for every
+// stored value (1.1 becomes 1.10000002384…), so the pair below is
+// equivalent there; the executor computes in double precision, and the
+// refuter once "refuted" it with r = 1.1. Generated real values are now
+// ones a float4 holds exactly.
+func TestRealColumnsHoldSinglePrecision(t *testing.T) {
+	s, err := catalog.LoadDDL(`CREATE TABLE t (id integer PRIMARY KEY, r real NOT NULL, d double precision)`, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Refute(context.Background(), s, mustPlan(t, s, "SELECT id FROM t WHERE r = 1.1"), mustPlan(t, s, "SELECT id FROM t WHERE r <> r"), testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Found {
+		t.Errorf("refuted with %v", res.Counterexample.Inserts)
+	}
+	res, err = Refute(context.Background(), s, mustPlan(t, s, "SELECT id FROM t WHERE r = 1.5"), mustPlan(t, s, "SELECT id FROM t WHERE r <> r"), testOpts())
+	if err != nil || !res.Found {
+		t.Errorf("r = 1.5 not refuted: %v %+v", err, res)
+	}
+	g := newGenerator(s, constraints{}, collectLiterals(mustPlan(t, s, "SELECT id FROM t WHERE r IN (0.1, 1.1, 2.75) OR d = 0.1")))
+	for i := range 300 {
+		for _, row := range g.instance(5, i)["t"] {
+			if f := row[1].F; float64(float32(f)) != f {
+				t.Fatalf("instance %d: real value %v is not single precision", i, f)
+			}
+		}
+	}
 }

@@ -230,3 +230,39 @@ func cloneDB(db exec.Database) exec.Database {
 	}
 	return out
 }
+
+// dropUnread empties the tables neither query reads, keeping those a
+// kept row references through a declared foreign key (so the INSERTs
+// still load where foreign keys are enforced). Such rows cannot change
+// either result, and minimization may not have reached them: a
+// counterexample that names them is larger than it needs to be and, for
+// SQLite's internal tables that Spider's schemas describe
+// (sqlite_sequence), does not even load into a real SQLite.
+func dropUnread(s *catalog.Schema, db exec.Database, read map[string]bool) exec.Database {
+	keep := map[string]bool{}
+	for name := range read {
+		keep[name] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, t := range s.Tables {
+			if !keep[t.Name] || len(db[t.Name]) == 0 {
+				continue
+			}
+			for _, fk := range t.ForeignKeys {
+				if p := s.Table(fk.RefTable); p != nil && !keep[p.Name] {
+					keep[p.Name], changed = true, true
+				}
+			}
+		}
+	}
+	out := make(exec.Database, len(db))
+	for name, rows := range db {
+		if keep[name] {
+			out[name] = rows
+		} else {
+			out[name] = [][]exec.Value{}
+		}
+	}
+	return out
+}

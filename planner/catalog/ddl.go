@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -110,6 +112,25 @@ func typeName(tn *pg.TypeName) string {
 	return tn.Names[len(tn.Names)-1].GetString_().GetSval()
 }
 
+// typeMods writes a type's declared widths as "(p)" or "(p,s)"; empty
+// when it has none (or any is not an integer). The refuter reads them
+// from TypeSQL so that a counterexample's values fit the columns: a
+// 3-character value in a char(1) column is no database PostgreSQL holds.
+func typeMods(tn *pg.TypeName) string {
+	if tn == nil || len(tn.Typmods) == 0 {
+		return ""
+	}
+	mods := make([]string, len(tn.Typmods))
+	for i, n := range tn.Typmods {
+		iv := n.GetAConst().GetIval()
+		if iv == nil {
+			return ""
+		}
+		mods[i] = strconv.Itoa(int(iv.Ival))
+	}
+	return "(" + strings.Join(mods, ",") + ")"
+}
+
 // constraint is what the catalog keeps of a column or table constraint.
 type constraint struct {
 	kind    pg.ConstrType
@@ -132,7 +153,7 @@ func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
 		case *pg.Node_ColumnDef:
 			cd := e.ColumnDef
 			tn := typeName(cd.TypeName)
-			col := Column{Name: cd.Colname, TypeSQL: tn, Type: TypeFromName(tn), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
+			col := Column{Name: cd.Colname, TypeSQL: tn + typeMods(cd.TypeName), Type: TypeFromName(tn), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
 			t.Columns = append(t.Columns, col)
 			for _, cn := range cd.Constraints {
 				pc := cn.GetConstraint()
