@@ -48,7 +48,7 @@ func executable(t catalog.Type) bool {
 }
 
 func newGenerator(s *catalog.Schema, rules constraints, lits *literals) *generator {
-	g := &generator{s: s, order: tableOrder(s), rules: rules, trustFK: rules.trustFK, noNulls: rules.noNulls, lits: map[colKey][]exec.Value{},
+	g := &generator{s: s, order: neededTables(s, rules), rules: rules, trustFK: rules.trustFK, noNulls: rules.noNulls, lits: map[colKey][]exec.Value{},
 		exact: map[colKey][]exec.Value{}, typeLits: map[catalog.Type][]exec.Value{}, empty: map[string]bool{},
 		base: map[colKey][]exec.Value{}}
 	for _, t := range g.order {
@@ -70,6 +70,40 @@ func newGenerator(s *catalog.Schema, rules constraints, lits *literals) *generat
 		}
 	}
 	return g
+}
+
+// neededTables is tableOrder restricted, when rules.read is set, to the
+// tables the queries read and (foreign keys trusted) the tables those
+// reference, transitively: no other table can change a result, and
+// filling them was most of the generator's work on wide schemas.
+func neededTables(s *catalog.Schema, rules constraints) []*catalog.Table {
+	order := tableOrder(s)
+	if rules.read == nil {
+		return order
+	}
+	need := map[string]bool{}
+	var add func(name string)
+	add = func(name string) {
+		if need[name] {
+			return
+		}
+		need[name] = true
+		if t := s.Table(name); t != nil && rules.trustFK {
+			for _, fk := range t.ForeignKeys {
+				add(fk.RefTable)
+			}
+		}
+	}
+	for name := range rules.read {
+		add(name)
+	}
+	out := order[:0:0]
+	for _, t := range order {
+		if need[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // tableOrder lists the schema's base tables with every referenced table
