@@ -17,7 +17,7 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 	}
 	gidx := make([]int, len(n.GroupBy))
 	for i, c := range n.GroupBy {
-		j, ok := in.idx[c]
+		j, ok := in.index(c)
 		if !ok {
 			return nil, cannot("grouping column %d missing from input", c)
 		}

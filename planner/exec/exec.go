@@ -79,19 +79,42 @@ type executor struct {
 // rows come out of a Sort (see Result.Ties).
 type rel struct {
 	cols []plan.ColumnID
+	// idx maps a column to its first position, for wide relations only:
+	// a relation is built per operator per execution, and a map for a
+	// handful of columns cost more than the search it saves.
 	idx  map[plan.ColumnID]int
 	rows [][]Value
 	ties []int
 }
 
+// relIndexMin is the width from which a relation indexes its columns.
+const relIndexMin = 16
+
 func newRel(cols []plan.ColumnID) *rel {
-	r := &rel{cols: cols, idx: make(map[plan.ColumnID]int, len(cols))}
-	for i, c := range cols {
-		if _, dup := r.idx[c]; !dup {
-			r.idx[c] = i
+	r := &rel{cols: cols}
+	if len(cols) >= relIndexMin {
+		r.idx = make(map[plan.ColumnID]int, len(cols))
+		for i, c := range cols {
+			if _, dup := r.idx[c]; !dup {
+				r.idx[c] = i
+			}
 		}
 	}
 	return r
+}
+
+// index returns the first position of column c.
+func (r *rel) index(c plan.ColumnID) (int, bool) {
+	if r.idx != nil {
+		i, ok := r.idx[c]
+		return i, ok
+	}
+	for i, x := range r.cols {
+		if x == c {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // env binds column values while an expression is evaluated: the current
@@ -105,7 +128,7 @@ type env struct {
 
 func (e *env) lookup(id plan.ColumnID) (Value, bool) {
 	for ; e != nil; e = e.outer {
-		if i, ok := e.r.idx[id]; ok {
+		if i, ok := e.r.index(id); ok {
 			return e.row[i], true
 		}
 	}

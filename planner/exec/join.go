@@ -154,7 +154,7 @@ func (x *executor) setOp(n *plan.Node, outer *env) (*rel, error) {
 		for j, row := range r.rows {
 			vals := make([]Value, len(n.SetCols[i]))
 			for k, c := range n.SetCols[i] {
-				idx, ok := r.idx[c]
+				idx, ok := r.index(c)
 				if !ok {
 					return nil, cannot("set operation column %d missing from its input", c)
 				}
