@@ -298,6 +298,9 @@ type comparer struct {
 // run executes both plans on db and compares them. The error is
 // ErrCannotExecute or a context error; query errors are outcomes.
 func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
+	if c.engine.Dialect == catalog.SQLite {
+		db = exec.ForSQLite(db) // once, not at every scan of either plan
+	}
 	r1, err1 := exec.ExecuteWith(ctx, c.ref, db, c.engine)
 	if err1 != nil && !errors.Is(err1, exec.ErrQuery) {
 		return outcome{}, err1

@@ -191,7 +191,7 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 		if len(row) != len(n.Cols) {
 			return nil, fmt.Errorf("exec: table %s: row has %d values, want %d", n.Table.Name, len(row), len(n.Cols))
 		}
-		if x.lite {
+		if x.lite && needsLite(row) {
 			conv := make([]Value, len(row))
 			for i, v := range row {
 				conv[i] = liteValue(v)

@@ -107,6 +107,46 @@ func liteValue(v Value) Value {
 	return v
 }
 
+// needsLite reports whether a stored row holds a value liteValue changes.
+func needsLite(row []Value) bool {
+	for _, v := range row {
+		if v.K == KNumeric || v.K == KDate {
+			return true
+		}
+	}
+	return false
+}
+
+// ForSQLite returns db with its values in SQLite's storage classes, as
+// every scan in SQLite mode would convert them: a database executed many
+// times (a search runs two plans on it; a correlated subquery scans a
+// table per outer row) is then converted once. Rows that need nothing are
+// shared with db.
+func ForSQLite(db Database) Database {
+	out := make(Database, len(db))
+	for name, rows := range db {
+		var conv [][]Value
+		for i, row := range rows {
+			if !needsLite(row) {
+				continue
+			}
+			if conv == nil {
+				conv = append([][]Value(nil), rows...)
+			}
+			r := make([]Value, len(row))
+			for j, v := range row {
+				r[j] = liteValue(v)
+			}
+			conv[i] = r
+		}
+		if conv == nil {
+			conv = rows
+		}
+		out[name] = conv
+	}
+	return out
+}
+
 // liteConst reads a literal as SQLite does: a number with a point or an
 // exponent is REAL, other numbers INTEGER (REAL when too large).
 func liteConst(t catalog.Type, s string) (Value, error) {
