@@ -169,7 +169,7 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		if ref, err = prepare(ctx, s, p, opts, p.Ordered); err != nil {
 			return v, stopped(err)
 		}
-		ref.exec = &execPlan{sql: reference}
+		ref.exec = ref.exec.withSQL(reference)
 		if j != nil {
 			j.queries.add(refKey, ref)
 		}
@@ -217,7 +217,7 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 		if cand, err = prepare(ctx, s, cp, opts, ref.p.Ordered); err != nil {
 			return v, stopped(err)
 		}
-		cand.exec = &execPlan{sql: candidate}
+		cand.exec = cand.exec.withSQL(candidate)
 		v.Timings.Rules = time.Since(t)
 		if j != nil {
 			j.queries.add(candKey, cand)
@@ -283,6 +283,11 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	// equivalent with no assumption, whatever the rules would assume to
 	// rewrite both sides alike.
 	q.normFP = fingerprint(p.Canonical())
+	// The refuter executes this plan, not the rewritten one (see
+	// execPlan): a copy now is much cheaper than planning the text again.
+	if !opts.Refute.Off && planSize(p.Root, refuteMaxPlanSize) <= refuteMaxPlanSize {
+		q.exec = &execPlan{p: p.Clone()}
+	}
 	// The rules rewrite p in place; the prover reads the plan before them
 	// too, where a proof needs no assumption the rules made.
 	if planSize(p.Root, prove.MaxPlanSize) <= prove.MaxPlanSize {

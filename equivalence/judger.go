@@ -166,6 +166,9 @@ func (p *prepared) approxBytes() int64 {
 	nodes := 0
 	p.p.Root.WalkNodes(func(_ *plan.Node) { nodes++ })
 	n := int64(4096 + 2048*nodes + 256*len(p.p.Meta.Columns) + 2*len(p.canon))
+	if p.exec != nil {
+		n *= 2 // the refuter's copy of the plan before the rewrites
+	}
 	if p.gmnProg != nil {
 		// The embeddings, computed or not yet: a cached query may gain them.
 		n += int64(len(p.gmnProg.G.Nodes)) * (512 + 8*64)

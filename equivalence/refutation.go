@@ -210,11 +210,22 @@ func redactValue(redact func(string) string, v string) string {
 
 // execPlan is a query's plan as written, for execution: normalized but
 // without the ESM+ rewrites (so that a rewrite rule's bug cannot make a
-// counterexample), planned again from the text on first use and kept.
+// counterexample). prepare keeps a copy; without one it is planned again
+// from the text on first use, and kept.
 type execPlan struct {
 	sql string
 	mu  sync.Mutex
 	p   *plan.Plan
+}
+
+// withSQL records the query's text on e, creating e when prepare did not
+// copy the plan.
+func (e *execPlan) withSQL(sql string) *execPlan {
+	if e == nil {
+		return &execPlan{sql: sql}
+	}
+	e.sql = sql
+	return e
 }
 
 func (e *execPlan) get(ctx context.Context, s *catalog.Schema) (*plan.Plan, error) {
