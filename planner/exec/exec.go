@@ -71,6 +71,7 @@ type executor struct {
 	meta   *plan.Metadata
 	nondet bool
 	steps  int
+	pairs  int // row pairs compared in joins (see pair)
 	// lite selects SQLite's semantics.
 	lite bool
 }
@@ -133,6 +134,29 @@ func (e *env) lookup(id plan.ColumnID) (Value, bool) {
 		}
 	}
 	return Null, false
+}
+
+// maxPairs bounds the row pairs one execution may compare in joins. A
+// chain of self-joins on duplicated values grows as a power of the rows
+// (n, n², n⁴, ...): on a generated database of eight rows, a CTE fan-out
+// of a few levels would ask for billions of rows and gigabytes. Past the
+// bound the plan "cannot execute" on that database; ordinary queries over
+// small databases compare a few thousand pairs.
+const maxPairs = 100_000
+
+// pair counts one compared row pair; it checks the context every 1,024
+// pairs, since a single join can run long between operators.
+func (x *executor) pair() error {
+	x.pairs++
+	if x.pairs&1023 == 0 {
+		if err := x.ctx.Err(); err != nil {
+			return fmt.Errorf("exec: %w", err)
+		}
+	}
+	if x.pairs > maxPairs {
+		return cannot("joins compare over %d row pairs", maxPairs)
+	}
+	return nil
 }
 
 func (x *executor) check() error {

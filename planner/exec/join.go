@@ -59,6 +59,9 @@ func concatRow(a, b []Value) []Value {
 }
 
 func (x *executor) joinMatch(preds []*plan.Expr, l, r *rel, lrow, rrow []Value, outer *env) (bool, error) {
+	if err := x.pair(); err != nil {
+		return false, err
+	}
 	both := newRel(append(append([]plan.ColumnID(nil), l.cols...), r.cols...))
 	return x.where(preds, &env{r: both, row: concatRow(lrow, rrow), outer: outer})
 }
@@ -70,6 +73,9 @@ func (x *executor) outerJoin(n *plan.Node, l, r *rel, outer *env) (*rel, error) 
 	for _, lrow := range l.rows {
 		matched := false
 		for j, rrow := range r.rows {
+			if err := x.pair(); err != nil {
+				return nil, err
+			}
 			row := concatRow(lrow, rrow)
 			ok, err := x.where(n.Preds, &env{r: out, row: row, outer: outer})
 			if err != nil {
@@ -123,6 +129,9 @@ func (x *executor) innerJoin(preds []*plan.Expr, ins []*rel, outer *env) (*rel, 
 		next := newRel(append(append([]plan.ColumnID(nil), acc.cols...), in.cols...))
 		for _, a := range acc.rows {
 			for _, b := range in.rows {
+				if err := x.pair(); err != nil {
+					return nil, err
+				}
 				row := concatRow(a, b)
 				ok, err := x.where(ready[i], &env{r: next, row: row, outer: outer})
 				if err != nil {
