@@ -156,19 +156,22 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	}
 	var res Result
 	var columnsOnly *hit
+	found := func(ce *Counterexample) (Result, error) {
+		res.Found, res.Counterexample = true, ce
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
 	for ti, rules := range tiers {
 		// The first tier gets half the instances and half the budget:
 		// most differences show on typical data, and quickly.
+		typicalTier := ti == 0 && len(tiers) > 1
 		n := opts.MaxInstances - res.Instances
-		if ti == 0 && len(tiers) > 1 {
-			n = opts.MaxInstances / 2
-		}
-		g := newGenerator(s, rules, lits)
 		tctx, cancelTier := sctx, context.CancelFunc(func() {})
-		if ti == 0 && len(tiers) > 1 {
+		if typicalTier {
+			n = opts.MaxInstances / 2
 			tctx, cancelTier = context.WithTimeout(sctx, opts.Budget/2)
 		}
-		found, err := c.search(tctx, ctx, s, g, n, &res, &columnsOnly)
+		h, err := c.search(tctx, ctx, s, newGenerator(s, rules, lits), n, &res, &columnsOnly)
 		cancelTier()
 		if err != nil {
 			return res, err
@@ -177,35 +180,23 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			res.Elapsed = time.Since(start)
 			return res, nil
 		}
-		if found != nil {
+		if h != nil {
 			res.FoundAfter = time.Since(start)
-			shrinkCtx, cancelShrink := context.WithTimeout(ctx, opts.ShrinkBudget)
-			// Minimize under the schema's constraints alone: the smallest
-			// real counterexample, even when a typical one was found.
-			db, out := shrink(shrinkCtx, s, c, found.db, found.out, all)
-			cancelShrink()
-			res.Found = true
-			res.Counterexample = c.counterexample(s, db, out)
-			if typicalTier := ti == 0 && len(tiers) > 1; !typicalTier && len(tiers) > 1 {
-				res.Counterexample.Needs = needs(s, res.Counterexample.Database, read)
+			ce := c.minimize(ctx, s, h, all)
+			if len(tiers) > 1 && !typicalTier {
+				ce.Needs = needs(s, ce.Database, read)
 			}
-			res.Elapsed = time.Since(start)
-			return res, nil
+			return found(ce)
 		}
-		if ti == 0 && len(tiers) > 1 {
+		if typicalTier {
 			res.Typical = res.Instances
 		}
 	}
 	if columnsOnly != nil {
 		res.FoundAfter = time.Since(start)
-		shrinkCtx, cancelShrink := context.WithTimeout(ctx, opts.ShrinkBudget)
-		db, out := shrink(shrinkCtx, s, c, columnsOnly.db, columnsOnly.out, all)
-		cancelShrink()
-		res.Found = true
-		res.Counterexample = c.counterexample(s, db, out)
-		res.Counterexample.ColumnOrderOnly = true
-		res.Elapsed = time.Since(start)
-		return res, nil
+		ce := c.minimize(ctx, s, columnsOnly, all)
+		ce.ColumnOrderOnly = true
+		return found(ce)
 	}
 	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
 	res.Elapsed = time.Since(start)
@@ -215,6 +206,16 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 // permutedLookahead is how many more databases a search tries once the
 // results have differed in column order only.
 const permutedLookahead = 32
+
+// minimize shrinks h under the schema's constraints alone (the smallest
+// real counterexample, even when a typical one was found) within the
+// shrink budget, and returns its counterexample.
+func (c *comparer) minimize(ctx context.Context, s *catalog.Schema, h *hit, rules constraints) *Counterexample {
+	shrinkCtx, cancel := context.WithTimeout(ctx, c.opts.ShrinkBudget)
+	defer cancel()
+	db, out := shrink(shrinkCtx, s, c, h.db, h.out, rules)
+	return c.counterexample(s, db, out)
+}
 
 // hit is a database on which the plans differ, before minimization.
 type hit struct {

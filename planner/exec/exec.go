@@ -216,11 +216,7 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 			return nil, fmt.Errorf("exec: table %s: row has %d values, want %d", n.Table.Name, len(row), len(n.Cols))
 		}
 		if x.lite && needsLite(row) {
-			conv := make([]Value, len(row))
-			for i, v := range row {
-				conv[i] = liteValue(v)
-			}
-			row = conv
+			row = liteRow(row)
 		}
 		r.rows = append(r.rows, row)
 	}

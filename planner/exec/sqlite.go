@@ -117,6 +117,15 @@ func needsLite(row []Value) bool {
 	return false
 }
 
+// liteRow is row with every value in SQLite's storage classes.
+func liteRow(row []Value) []Value {
+	out := make([]Value, len(row))
+	for i, v := range row {
+		out[i] = liteValue(v)
+	}
+	return out
+}
+
 // ForSQLite returns db with its values in SQLite's storage classes, as
 // every scan in SQLite mode would convert them: a database executed many
 // times (a search runs two plans on it; a correlated subquery scans a
@@ -133,11 +142,7 @@ func ForSQLite(db Database) Database {
 			if conv == nil {
 				conv = append([][]Value(nil), rows...)
 			}
-			r := make([]Value, len(row))
-			for j, v := range row {
-				r[j] = liteValue(v)
-			}
-			conv[i] = r
+			conv[i] = liteRow(row)
 		}
 		if conv == nil {
 			conv = rows
