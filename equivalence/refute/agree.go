@@ -122,16 +122,13 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 			}
 			a, b := runs[j], runs[j+1]
 			steps[j].Instances++
-			if a.err != nil || b.err != nil || a.r.Nondeterministic || b.r.Nondeterministic {
+			out := classify(a.r, a.err, b.r, b.err, opts.IgnoreColumnOrder)
+			if out.kind == skip {
 				steps[j].Skipped++
 				continue
 			}
-			if !differs(a.r, b.r, opts.IgnoreColumnOrder) {
+			if out.kind == same {
 				continue
-			}
-			out := outcome{kind: differ, ref: a.r, cand: b.r}
-			if !opts.IgnoreColumnOrder && !differs(a.r, b.r, true) {
-				out.kind = permuted
 			}
 			c := &comparer{ref: plans[j], cand: plans[j+1], opts: opts, engine: engine}
 			cdb := db

@@ -310,20 +310,28 @@ func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 	if err2 != nil && !errors.Is(err2, exec.ErrQuery) {
 		return outcome{}, err2
 	}
-	// A query error on one side only is not counted as a difference:
-	// PostgreSQL may evaluate conjuncts and join inputs in any order, so
-	// whether a division by zero is reached depends on the physical plan,
-	// and equivalent rewrites (predicate pushdown) change it.
-	if err1 != nil || err2 != nil || r1.Nondeterministic || r2.Nondeterministic {
-		return outcome{kind: skip, ref: r1, cand: r2}, nil
+	return classify(r1, err1, r2, err2, c.opts.IgnoreColumnOrder), nil
+}
+
+// classify compares two executions' results (err: a query error, such
+// as a division by zero). A query error on one side only is not counted
+// as a difference: PostgreSQL may evaluate conjuncts and join inputs in
+// any order, so whether a division by zero is reached depends on the
+// physical plan, and equivalent rewrites (predicate pushdown) change it.
+// Results that depend on the database's free choices are not compared.
+func classify(r1 *exec.Result, err1 error, r2 *exec.Result, err2 error, ignoreColumnOrder bool) outcome {
+	out := outcome{ref: r1, cand: r2}
+	switch {
+	case err1 != nil || err2 != nil || r1.Nondeterministic || r2.Nondeterministic:
+		out.kind = skip
+	case !differs(r1, r2, ignoreColumnOrder):
+		out.kind = same
+	case !ignoreColumnOrder && !differs(r1, r2, true):
+		out.kind = permuted
+	default:
+		out.kind = differ
 	}
-	if differs(r1, r2, c.opts.IgnoreColumnOrder) {
-		if !c.opts.IgnoreColumnOrder && !differs(r1, r2, true) {
-			return outcome{kind: permuted, ref: r1, cand: r2}, nil
-		}
-		return outcome{kind: differ, ref: r1, cand: r2}, nil
-	}
-	return outcome{kind: same, ref: r1, cand: r2}, nil
+	return out
 }
 
 func (c *comparer) counterexample(s *catalog.Schema, db exec.Database, out outcome) *Counterexample {
