@@ -4,14 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 
 	_ "modernc.org/sqlite" // the real engine counterexamples are re-checked on
 
@@ -99,7 +98,7 @@ func liteRecheckRun(ctx context.Context, s *catalog.Schema, ddl string, inserts 
 		return r, c, nil, nil, err
 	}
 	db.SetMaxOpenConns(1) // one connection: one in-memory database
-	if _, err := db.ExecContext(ctx, recheckLiteDDL(ddl)); err != nil {
+	if _, err := db.ExecContext(ctx, sqlitetest.DDL(ddl)); err != nil {
 		db.Close()
 		return r, c, nil, nil, fmt.Errorf("create tables: %w", err)
 	}
@@ -109,8 +108,8 @@ func liteRecheckRun(ctx context.Context, s *catalog.Schema, ddl string, inserts 
 			return r, c, nil, nil, fmt.Errorf("insert: %w", err)
 		}
 	}
-	r.rows, r.err = liteQuery(ctx, db, ref)
-	c.rows, c.err = liteQuery(ctx, db, cand)
+	r.rows, r.err = sqlitetest.Query(ctx, db, ref)
+	c.rows, c.err = sqlitetest.Query(ctx, db, cand)
 	ties = func() ([]int, []int, error) {
 		mem, err := liteReadBack(ctx, db, s)
 		if err != nil {
@@ -174,83 +173,6 @@ func liteReadBack(ctx context.Context, db *sql.DB, s *catalog.Schema) (exec.Data
 	}
 	return mem, nil
 }
-
-// liteQuery runs q and returns its rows with each value canonicalized.
-func liteQuery(ctx context.Context, db *sql.DB, q string) ([][]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out [][]string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		row := make([]string, len(vals))
-		for i, v := range vals {
-			row[i] = liteValue(v)
-		}
-		out = append(out, row)
-	}
-	return out, rows.Err()
-}
-
-// liteValue writes a value so that equal values compare equal: numbers
-// by value (an INTEGER and a whole REAL agree; other REALs to 12
-// significant digits, as the judge compares them), text distinct from
-// numbers.
-func liteValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "NULL"
-	case int64:
-		return "n:" + strconv.FormatInt(v, 10)
-	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-			return "n:" + strconv.FormatInt(int64(v), 10)
-		}
-		return "n:" + strconv.FormatFloat(v, 'g', 12, 64)
-	case string:
-		return "s:" + v
-	case []byte:
-		return "s:" + string(v)
-	case bool:
-		if v {
-			return "n:1"
-		}
-		return "n:0"
-	}
-	return fmt.Sprintf("?%T:%v", v, v)
-}
-
-// recheckLiteDDL drops the statements SQLite refuses (the schemas
-// describe its internal sqlite_sequence table) and renames the column
-// type timestamp to timestamp_, which has the same (NUMERIC) affinity but
-// which the driver does not turn into time.Time values.
-func recheckLiteDDL(ddl string) string {
-	ddl = liteTimestampRE.ReplaceAllString(ddl, "${1}timestamp_")
-	var keep []string
-	for _, stmt := range strings.Split(ddl, ";") {
-		if !strings.Contains(strings.ToLower(stmt), "sqlite_") {
-			keep = append(keep, stmt)
-		}
-	}
-	return strings.Join(keep, ";")
-}
-
-var liteTimestampRE = regexp.MustCompile(`(?im)^(\s*"?[\w ]+"?\s+)timestamp\b`)
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/internal/sqlitetest"
+
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -56,7 +58,7 @@ func TestSQLiteSemantics(t *testing.T) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, liteDDL(ddl)); err != nil {
+	if _, err := db.ExecContext(ctx, sqlitetest.DDL(ddl)); err != nil {
 		t.Fatal(err)
 	}
 	mem := exec.Database{}

@@ -5,16 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"math/rand"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 
 	_ "modernc.org/sqlite" // the real engine the executor is checked against
 
@@ -114,7 +113,7 @@ func liteDifferential(t *testing.T, st *liteStats, name, ddl string, sqls []stri
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1) // one connection: one in-memory database
-	if _, err := db.ExecContext(ctx, liteDDL(ddl)); err != nil {
+	if _, err := db.ExecContext(ctx, sqlitetest.DDL(ddl)); err != nil {
 		t.Fatalf("%s: create tables: %v", name, err)
 	}
 	type query struct {
@@ -237,64 +236,15 @@ func liteLoad(ctx context.Context, db *sql.DB) error {
 	return err
 }
 
-// liteRows runs q and returns each value canonicalized (see liteCanon).
+// liteRows runs q and returns its rows, values canonicalized by
+// sqlitetest.Canon and joined by "|".
 func liteRows(ctx context.Context, db *sql.DB, q string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
+	rows, err := sqlitetest.Query(ctx, db, q)
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = strings.Join(r, "|")
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = liteCanon(v)
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	return out, rows.Err()
-}
-
-// liteCanon writes a value so that equal values compare equal: numbers
-// as exact integers or, for REALs, 12 significant digits (summation order
-// may differ), so an INTEGER and a whole REAL of the same value agree;
-// text stays distinct from numbers.
-func liteCanon(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "NULL"
-	case int64:
-		return "n:" + strconv.FormatInt(v, 10)
-	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-			return "n:" + strconv.FormatInt(int64(v), 10)
-		}
-		return "n:" + strconv.FormatFloat(v, 'g', 12, 64)
-	case string:
-		return "s:" + v
-	case []byte:
-		return "s:" + string(v)
-	case bool:
-		if v {
-			return "n:1"
-		}
-		return "n:0"
-	}
-	return fmt.Sprintf("?%T:%v", v, v)
+	return out, err
 }
 
 func execCanon(v exec.Value) any {
@@ -322,7 +272,7 @@ func liteGot(got *exec.Result) []string {
 	for i, row := range got.Rows {
 		parts := make([]string, len(row))
 		for j, v := range row {
-			parts[j] = liteCanon(execCanon(v))
+			parts[j] = sqlitetest.Canon(execCanon(v))
 		}
 		g[i] = strings.Join(parts, "|")
 	}
@@ -355,22 +305,5 @@ func liteCompareResults(got *exec.Result, want []string) string {
 	}
 	return ""
 }
-
-// liteDDL drops the statements SQLite refuses (the schemas describe its
-// internal sqlite_sequence table, which SQLite keeps itself) and renames
-// the column type timestamp to timestamp_, which has the same (NUMERIC)
-// affinity but which the driver does not turn into time.Time values.
-func liteDDL(ddl string) string {
-	ddl = timestampRE.ReplaceAllString(ddl, "${1}timestamp_")
-	var keep []string
-	for _, stmt := range strings.Split(ddl, ";") {
-		if !strings.Contains(strings.ToLower(stmt), "sqlite_") {
-			keep = append(keep, stmt)
-		}
-	}
-	return strings.Join(keep, ";")
-}
-
-var timestampRE = regexp.MustCompile(`(?im)^(\s*"?[\w ]+"?\s+)timestamp\b`)
 
 func internalTable(name string) bool { return strings.HasPrefix(strings.ToLower(name), "sqlite_") }
