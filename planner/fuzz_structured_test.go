@@ -23,8 +23,8 @@ func FuzzPlanStructured(f *testing.F) {
 		f.Fatal(err)
 	}
 	// One seed per shape, small; each plans within budget today.
-	for _, seed := range structuredSeeds {
-		f.Add(seed.schema, seed.data)
+	for _, seed := range sqlgen.Seeds() {
+		f.Add(seed.Schema, seed.Data)
 	}
 	lim := sqlgen.FuzzLimits
 	f.Fuzz(func(t *testing.T, schema uint8, data []byte) {
@@ -46,31 +46,4 @@ func FuzzPlanStructured(f *testing.F) {
 			t.Fatal(msg)
 		}
 	})
-}
-
-type structuredSeed struct {
-	schema uint8
-	data   []byte
-}
-
-// structuredSeeds cover every shape on the example schema (index 0) and
-// a few on car_1 (index 2 in name order after the example).
-var structuredSeeds = []structuredSeed{
-	{0, sqlgen.SeedBytes(sqlgen.ShapePlain, 3, 1, 2, 4, 5, 1)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeGroupBy, 1, 2, 3, 40, 2)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeJoins, 2, 1, 3, 4, 5)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeNestedScalar, 3, 2)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeNestedExists, 3, 2)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeNestedIn, 3, 2)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeSetOps, 3, 5, 1)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeCTEFanout, 2, 2)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeLongIn, 1, 4, 6)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeBoolChain, 1, 4, 6)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeRowIn, 1, 4, 6)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeOrderLimit, 2, 1)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeValues, 1, 2, 3)},
-	{0, sqlgen.SeedBytes(sqlgen.ShapeNestedDistinct, 1, 2, 3)},
-	{2, sqlgen.SeedBytes(sqlgen.ShapeOrderLimit, 2, 3, 1)},
-	{2, sqlgen.SeedBytes(sqlgen.ShapeSetOps, 2, 2, 1)},
-	{2, sqlgen.SeedBytes(sqlgen.ShapePlain, 5, 3, 2, 1)},
 }

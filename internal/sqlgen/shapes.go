@@ -452,3 +452,35 @@ func SeedBytes(shape Shape, rest ...byte) []byte {
 	}
 	return rest
 }
+
+// Seed is one fuzz seed of the structured targets: a schema index (into
+// LoadSchemas' list) and the input bytes.
+type Seed struct {
+	Schema uint8
+	Data   []byte
+}
+
+// Seeds cover every shape on the example schema (index 0) with small
+// sizes, and a few on car_1 (index 2 in name order after the example):
+// the seed corpus of both FuzzPlanStructured and FuzzJudgeStructured.
+func Seeds() []Seed {
+	return []Seed{
+		{0, SeedBytes(ShapePlain, 3, 1, 2, 4, 5, 1)},
+		{0, SeedBytes(ShapeGroupBy, 1, 2, 3, 40, 2)},
+		{0, SeedBytes(ShapeJoins, 2, 1, 3, 4, 5)},
+		{0, SeedBytes(ShapeNestedScalar, 3, 2)},
+		{0, SeedBytes(ShapeNestedExists, 3, 2)},
+		{0, SeedBytes(ShapeNestedIn, 3, 2)},
+		{0, SeedBytes(ShapeSetOps, 3, 5, 1)},
+		{0, SeedBytes(ShapeCTEFanout, 2, 2)},
+		{0, SeedBytes(ShapeLongIn, 1, 4, 6)},
+		{0, SeedBytes(ShapeBoolChain, 1, 4, 6)},
+		{0, SeedBytes(ShapeRowIn, 1, 4, 6)},
+		{0, SeedBytes(ShapeOrderLimit, 2, 1)},
+		{0, SeedBytes(ShapeValues, 1, 2, 3)},
+		{0, SeedBytes(ShapeNestedDistinct, 1, 2, 3)},
+		{2, SeedBytes(ShapeOrderLimit, 2, 3, 1)},
+		{2, SeedBytes(ShapeSetOps, 2, 2, 1)},
+		{2, SeedBytes(ShapePlain, 5, 3, 2, 1)},
+	}
+}
