@@ -25,8 +25,16 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 	}
 	var order []string
 	groups := map[string][][]Value{}
+	if len(gidx) == 0 {
+		// One group of every row (and one over no rows).
+		order = append(order, rowKey(nil))
+		groups[order[0]] = in.rows
+	}
+	key := make([]Value, len(gidx))
 	for _, row := range in.rows {
-		key := make([]Value, len(gidx))
+		if len(gidx) == 0 {
+			break
+		}
 		for i, j := range gidx {
 			key[i] = row[j]
 		}
@@ -36,23 +44,19 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 		}
 		groups[k] = append(groups[k], row)
 	}
-	if len(n.GroupBy) == 0 && len(order) == 0 {
-		order = append(order, rowKey(nil))
-		groups[order[0]] = nil
-	}
 	out := newRel(n.OutCols())
 	for _, k := range order {
 		rows := groups[k]
-		vals := make([]Value, 0, len(gidx)+len(n.Aggs))
-		for _, j := range gidx {
-			vals = append(vals, rows[0][j])
+		vals := x.newRow(len(gidx) + len(n.Aggs))
+		for i, j := range gidx {
+			vals[i] = rows[0][j]
 		}
-		for _, a := range n.Aggs {
+		for i, a := range n.Aggs {
 			v, err := x.aggCall(a.Expr, in, rows, outer)
 			if err != nil {
 				return nil, err
 			}
-			vals = append(vals, v)
+			vals[len(gidx)+i] = v
 		}
 		out.rows = append(out.rows, vals)
 	}
@@ -72,8 +76,9 @@ func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (V
 	var vals []Value
 	count := 0
 	seen := map[string]bool{}
+	e := &env{r: in, outer: outer}
 	for _, row := range rows {
-		e := &env{r: in, row: row, outer: outer}
+		e.row = row
 		if a.Filter != nil {
 			ok, err := x.where([]*plan.Expr{a.Filter}, e)
 			if err != nil {

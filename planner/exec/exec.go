@@ -50,14 +50,19 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	if err != nil {
 		return nil, err
 	}
-	out := r.cols
+	// The result's rows are copies in one block of their own: rel rows
+	// may be the database's, or share blocks with discarded
+	// intermediate rows.
+	w := len(r.cols)
 	res := &Result{Nondeterministic: x.nondet}
-	for _, row := range r.rows {
-		vals := make([]Value, len(out))
-		for i := range out {
-			vals[i] = row[i]
+	if len(r.rows) > 0 {
+		block := make([]Value, w*len(r.rows))
+		res.Rows = make([][]Value, len(r.rows))
+		for i, row := range r.rows {
+			vals := block[i*w : (i+1)*w : (i+1)*w]
+			copy(vals, row[:w])
+			res.Rows[i] = vals
 		}
-		res.Rows = append(res.Rows, vals)
 	}
 	if p.Ordered && r.ties != nil {
 		res.Ordered, res.Ties = true, r.ties
@@ -74,38 +79,69 @@ type executor struct {
 	pairs  int // row pairs compared in joins (see pair)
 	// lite selects SQLite's semantics.
 	lite bool
+	// buf is the unused rest of the block newRow carves rows from;
+	// block is that block's size.
+	buf   []Value
+	block int
+}
+
+// Blocks of rows grow from rowBlockMin values to rowBlockMax: most
+// executions produce a few rows, some thousands.
+const rowBlockMin, rowBlockMax = 16, 1024
+
+// newRow returns a zeroed row of n values. Rows are carved from shared
+// blocks, one allocation for many rows: allocation was a third of the
+// refuter's time. A row's capacity is its length, so appending to one
+// never writes into the next.
+func (x *executor) newRow(n int) []Value {
+	if n > len(x.buf) {
+		x.block = min(max(2*x.block, rowBlockMin), rowBlockMax)
+		x.buf = make([]Value, max(n, x.block))
+	}
+	r := x.buf[:n:n]
+	x.buf = x.buf[n:]
+	return r
 }
 
 // rel is a materialized intermediate result. ties is non-nil when the
 // rows come out of a Sort (see Result.Ties).
 type rel struct {
 	cols []plan.ColumnID
-	// idx maps a column to its first position, for wide relations only:
-	// a relation is built per operator per execution, and a map for a
-	// handful of columns cost more than the search it saves.
-	idx  map[plan.ColumnID]int
-	rows [][]Value
-	ties []int
+	// idx maps a column to its first position, for wide relations that
+	// are looked up often: a relation is built per operator per
+	// execution, usually over a few rows, and building a map cost more
+	// than the linear searches it saves. lookups counts the searches.
+	idx     map[plan.ColumnID]int
+	lookups int
+	rows    [][]Value
+	ties    []int
 }
 
-// relIndexMin is the width from which a relation indexes its columns.
-const relIndexMin = 16
+// A relation of relIndexMin columns or more indexes them after
+// relIndexAfter lookups.
+const relIndexMin, relIndexAfter = 16, 64
 
 func newRel(cols []plan.ColumnID) *rel {
-	r := &rel{cols: cols}
-	if len(cols) >= relIndexMin {
-		r.idx = make(map[plan.ColumnID]int, len(cols))
-		for i, c := range cols {
-			if _, dup := r.idx[c]; !dup {
-				r.idx[c] = i
-			}
-		}
-	}
-	return r
+	return &rel{cols: cols}
+}
+
+// newRelLike is a relation with in's columns, sharing its index.
+func newRelLike(in *rel) *rel {
+	return &rel{cols: in.cols, idx: in.idx}
 }
 
 // index returns the first position of column c.
 func (r *rel) index(c plan.ColumnID) (int, bool) {
+	if r.idx == nil && len(r.cols) >= relIndexMin {
+		if r.lookups++; r.lookups > relIndexAfter {
+			r.idx = make(map[plan.ColumnID]int, len(r.cols))
+			for i, c := range r.cols {
+				if _, dup := r.idx[c]; !dup {
+					r.idx[c] = i
+				}
+			}
+		}
+	}
 	if r.idx != nil {
 		i, ok := r.idx[c]
 		return i, ok
@@ -229,7 +265,7 @@ func (x *executor) values(n *plan.Node, outer *env) (*rel, error) {
 		if len(exprs) != len(n.Cols) {
 			return nil, cannot("VALUES row of %d expressions for %d columns", len(exprs), len(n.Cols))
 		}
-		row := make([]Value, len(exprs))
+		row := x.newRow(len(exprs))
 		for i, e := range exprs {
 			v, err := x.eval(e, outer)
 			if err != nil {
@@ -274,9 +310,12 @@ func (x *executor) filter(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRel(in.cols)
+	out := newRelLike(in)
+	// One env serves every row: nothing keeps it past an evaluation.
+	e := &env{r: in, outer: outer}
 	for i, row := range in.rows {
-		ok, err := x.where(n.Preds, &env{r: in, row: row, outer: outer})
+		e.row = row
+		ok, err := x.where(n.Preds, e)
 		if err != nil {
 			return nil, err
 		}
@@ -300,9 +339,10 @@ func (x *executor) project(n *plan.Node, outer *env) (*rel, error) {
 	}
 	out := newRel(n.OutCols())
 	out.ties = in.ties
+	e := &env{r: in, outer: outer}
 	for _, row := range in.rows {
-		e := &env{r: in, row: row, outer: outer}
-		vals := make([]Value, len(n.Proj))
+		e.row = row
+		vals := x.newRow(len(n.Proj))
 		for i, p := range n.Proj {
 			if vals[i], err = x.eval(p.Expr, e); err != nil {
 				return nil, err
@@ -318,7 +358,7 @@ func (x *executor) distinct(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRel(in.cols)
+	out := newRelLike(in)
 	seen := map[string]bool{}
 	for i, row := range in.rows {
 		k := rowKey(row)
@@ -379,7 +419,7 @@ func (x *executor) sort(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRel(in.cols)
+	out := newRelLike(in)
 	out.ties = ties
 	for _, i := range perm {
 		out.rows = append(out.rows, in.rows[i])
@@ -392,10 +432,11 @@ func (x *executor) sort(n *plan.Node, outer *env) (*rel, error) {
 func (x *executor) sortRows(keys []plan.SortKey, in *rel, outer *env) ([]int, []int, error) {
 	kv := make([][]Value, len(in.rows))
 	perm := make([]int, len(in.rows))
+	e := &env{r: in, outer: outer}
 	for i, row := range in.rows {
 		perm[i] = i
-		e := &env{r: in, row: row, outer: outer}
-		kv[i] = make([]Value, len(keys))
+		e.row = row
+		kv[i] = x.newRow(len(keys))
 		for j, k := range keys {
 			v, err := x.eval(k.Expr, e)
 			if err != nil {
@@ -477,7 +518,7 @@ func (x *executor) limit(n *plan.Node, outer *env) (*rel, error) {
 			x.nondet = true
 		}
 	}
-	out := newRel(in.cols)
+	out := newRelLike(in)
 	out.rows = in.rows[start:end]
 	if in.ties != nil {
 		out.ties = in.ties[start:end]

@@ -29,11 +29,12 @@ func (x *executor) join(n *plan.Node, outer *env) (*rel, error) {
 	l, r := ins[0], ins[1]
 	switch n.Join {
 	case plan.SemiJoin, plan.AntiJoin:
-		out := newRel(l.cols)
+		out := newRelLike(l)
+		m := x.newMatcher(l, r, outer)
 		for _, lrow := range l.rows {
 			matched := false
 			for _, rrow := range r.rows {
-				ok, err := x.joinMatch(n.Preds, l, r, lrow, rrow, outer)
+				ok, err := m.match(n.Preds, lrow, rrow)
 				if err != nil {
 					return nil, err
 				}
@@ -53,48 +54,67 @@ func (x *executor) join(n *plan.Node, outer *env) (*rel, error) {
 	return nil, cannot("%s join", n.Join)
 }
 
-func concatRow(a, b []Value) []Value {
-	out := make([]Value, 0, len(a)+len(b))
-	return append(append(out, a...), b...)
+// concatRow is a new row of a's values then b's.
+func (x *executor) concatRow(a, b []Value) []Value {
+	out := x.newRow(len(a) + len(b))
+	copy(out[copy(out, a):], b)
+	return out
 }
 
-func (x *executor) joinMatch(preds []*plan.Expr, l, r *rel, lrow, rrow []Value, outer *env) (bool, error) {
-	if err := x.pair(); err != nil {
+// matcher evaluates join predicates on pairs of rows joined in one
+// scratch row: most pairs do not match, and only a kept pair needs a
+// row of its own (concatRow).
+type matcher struct {
+	x *executor
+	e env
+}
+
+func (x *executor) newMatcher(l, r *rel, outer *env) *matcher {
+	return x.newMatcherCols(append(append([]plan.ColumnID(nil), l.cols...), r.cols...), outer)
+}
+
+func (x *executor) newMatcherCols(cols []plan.ColumnID, outer *env) *matcher {
+	return &matcher{x: x, e: env{r: newRel(cols), row: make([]Value, 0, len(cols)), outer: outer}}
+}
+
+// match reports whether preds hold on lrow joined with rrow, counting
+// the pair against the executor's bound.
+func (m *matcher) match(preds []*plan.Expr, lrow, rrow []Value) (bool, error) {
+	if err := m.x.pair(); err != nil {
 		return false, err
 	}
-	both := newRel(append(append([]plan.ColumnID(nil), l.cols...), r.cols...))
-	return x.where(preds, &env{r: both, row: concatRow(lrow, rrow), outer: outer})
+	if len(preds) == 0 {
+		return true, nil
+	}
+	m.e.row = append(append(m.e.row[:0], lrow...), rrow...)
+	return m.x.where(preds, &m.e)
 }
 
 func (x *executor) outerJoin(n *plan.Node, l, r *rel, outer *env) (*rel, error) {
-	out := newRel(append(append([]plan.ColumnID(nil), l.cols...), r.cols...))
+	m := x.newMatcher(l, r, outer)
+	out := newRel(m.e.r.cols)
 	rightMatched := make([]bool, len(r.rows))
-	nulls := func(k int) []Value { return make([]Value, k) }
 	for _, lrow := range l.rows {
 		matched := false
 		for j, rrow := range r.rows {
-			if err := x.pair(); err != nil {
-				return nil, err
-			}
-			row := concatRow(lrow, rrow)
-			ok, err := x.where(n.Preds, &env{r: out, row: row, outer: outer})
+			ok, err := m.match(n.Preds, lrow, rrow)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
 				matched = true
 				rightMatched[j] = true
-				out.rows = append(out.rows, row)
+				out.rows = append(out.rows, x.concatRow(lrow, rrow))
 			}
 		}
 		if !matched && (n.Join == plan.LeftJoin || n.Join == plan.FullJoin) {
-			out.rows = append(out.rows, concatRow(lrow, nulls(len(r.cols))))
+			out.rows = append(out.rows, x.concatRow(lrow, x.newRow(len(r.cols))))
 		}
 	}
 	if n.Join == plan.RightJoin || n.Join == plan.FullJoin {
 		for j, rrow := range r.rows {
 			if !rightMatched[j] {
-				out.rows = append(out.rows, concatRow(nulls(len(l.cols)), rrow))
+				out.rows = append(out.rows, x.concatRow(x.newRow(len(l.cols)), rrow))
 			}
 		}
 	}
@@ -126,19 +146,16 @@ func (x *executor) innerJoin(preds []*plan.Expr, ins []*rel, outer *env) (*rel, 
 		if err := x.check(); err != nil {
 			return nil, err
 		}
-		next := newRel(append(append([]plan.ColumnID(nil), acc.cols...), in.cols...))
+		m := x.newMatcher(acc, in, outer)
+		next := m.e.r
 		for _, a := range acc.rows {
 			for _, b := range in.rows {
-				if err := x.pair(); err != nil {
-					return nil, err
-				}
-				row := concatRow(a, b)
-				ok, err := x.where(ready[i], &env{r: next, row: row, outer: outer})
+				ok, err := m.match(ready[i], a, b)
 				if err != nil {
 					return nil, err
 				}
 				if ok {
-					next.rows = append(next.rows, row)
+					next.rows = append(next.rows, x.concatRow(a, b))
 				}
 			}
 		}
@@ -273,9 +290,10 @@ func (x *executor) dependentJoin(n *plan.Node, outer *env) (*rel, error) {
 		if err != nil {
 			return nil, err
 		}
+		m := x.newMatcher(l, r, outer)
 		matched := false
 		for _, rrow := range r.rows {
-			ok, err := x.joinMatch(n.Preds, l, r, lrow, rrow, outer)
+			ok, err := m.match(n.Preds, lrow, rrow)
 			if err != nil {
 				return nil, err
 			}
@@ -286,11 +304,11 @@ func (x *executor) dependentJoin(n *plan.Node, outer *env) (*rel, error) {
 			if n.Join != plan.LeftJoin {
 				break
 			}
-			out.rows = append(out.rows, concatRow(lrow, rrow))
+			out.rows = append(out.rows, x.concatRow(lrow, rrow))
 		}
 		switch {
 		case n.Join == plan.LeftJoin && !matched:
-			out.rows = append(out.rows, concatRow(lrow, make([]Value, len(r.cols))))
+			out.rows = append(out.rows, x.concatRow(lrow, x.newRow(len(r.cols))))
 		case n.Join != plan.LeftJoin && matched == (n.Join == plan.SemiJoin):
 			out.rows = append(out.rows, lrow)
 		}

@@ -135,14 +135,23 @@ func ForSQLite(db Database) Database {
 	out := make(Database, len(db))
 	for name, rows := range db {
 		var conv [][]Value
+		var block []Value // the converted rows' values, one allocation
 		for i, row := range rows {
 			if !needsLite(row) {
 				continue
 			}
 			if conv == nil {
 				conv = append([][]Value(nil), rows...)
+				block = make([]Value, 0, len(row)*(len(rows)-i))
 			}
-			conv[i] = liteRow(row)
+			if cap(block)-len(block) < len(row) {
+				block = make([]Value, 0, len(row)*(len(rows)-i))
+			}
+			start := len(block)
+			for _, v := range row {
+				block = append(block, liteValue(v))
+			}
+			conv[i] = block[start:len(block):len(block)]
 		}
 		if conv == nil {
 			conv = rows
@@ -363,7 +372,14 @@ func liteCompare(a, b Value) (int, error) {
 	if a.K == KInt && b.K == KInt {
 		return cmpInt(a.I, b.I), nil
 	}
-	// An INTEGER and a REAL compare exactly, as SQLite does.
+	// An INTEGER and a REAL compare exactly, as SQLite does: as floats
+	// when both are exact in a float64 (the usual case, and no big.Rat
+	// to allocate), else as rationals.
+	if fa, ok := exactFloat(a); ok {
+		if fb, ok := exactFloat(b); ok {
+			return cmpFloat(fa, fb), nil
+		}
+	}
 	ra, rb := liteRat(a), liteRat(b)
 	if ra == nil || rb == nil {
 		x, _ := a.float()
@@ -371,6 +387,17 @@ func liteCompare(a, b Value) (int, error) {
 		return cmpFloat(x, y), nil
 	}
 	return ra.Cmp(rb), nil
+}
+
+// exactFloat is a finite REAL, or an INTEGER a float64 holds exactly.
+func exactFloat(v Value) (float64, bool) {
+	switch v.K {
+	case KFloat:
+		return v.F, !math.IsInf(v.F, 0) && !math.IsNaN(v.F)
+	case KInt:
+		return float64(v.I), v.I >= -1<<53 && v.I <= 1<<53
+	}
+	return 0, false
 }
 
 func liteRat(v Value) *big.Rat {

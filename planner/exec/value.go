@@ -46,14 +46,18 @@ const (
 // Value is one SQL value. Numeric values are exact rationals carrying the
 // display scale PostgreSQL tracks, because division and AVG round to a
 // scale derived from their operands' scales.
+//
+// The small fields come first so that they share one word: a Value is 48
+// bytes instead of 64, and generated databases, intermediate relations
+// and results are slices of them.
 type Value struct {
 	K     Kind
+	B     bool     // KBool
+	Scale int32    // KNumeric display scale
 	I     int64    // KInt; KDate as days since 1970-01-01
 	R     *big.Rat // KNumeric
-	Scale int32    // KNumeric display scale
 	F     float64  // KFloat
 	S     string   // KText
-	B     bool     // KBool
 }
 
 // Null is the SQL NULL.

@@ -30,7 +30,7 @@ func (x *executor) window(n *plan.Node, outer *env) (*rel, error) {
 		}
 	}
 	for i, row := range in.rows {
-		out.rows = append(out.rows, concatRow(row, extra[i]))
+		out.rows = append(out.rows, x.concatRow(row, extra[i]))
 	}
 	return out, nil
 }
