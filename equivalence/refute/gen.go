@@ -265,11 +265,20 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		if g.rules.mustHoldRows(t) {
 			n = max(n, 1)
 		}
+		if n == 0 {
+			continue
+		}
+		kept := make([][]exec.Value, 0, n)
+		pools := g.columnPools(t)
+		rows := rowBlock{buf: make([]exec.Value, n*len(t.Columns))}
 		for range n {
 			for try := 0; try < 8; try++ {
-				row, ok := g.row(rng, m, t, db)
-				if ok && keysHold(t, db[t.Name], row, -1) {
-					db[t.Name] = append(db[t.Name], row)
+				row := rows.next(len(t.Columns))
+				ok := g.row(rng, m, t, pools, row, kept, db)
+				if ok && keysHold(t, kept, row, -1) {
+					kept = append(kept, row)
+					rows.keep(len(row))
+					db[t.Name] = kept // a self-reference's parents
 					break
 				}
 			}
@@ -281,19 +290,38 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 	return db
 }
 
-func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Database) ([]exec.Value, bool) {
-	row := make([]exec.Value, len(t.Columns))
-	for i, c := range t.Columns {
-		row[i] = g.value(rng, m, t, i, db[t.Name])
+// rowBlock hands out the rows of one table of an instance from one
+// block: a drawn row that is not kept (it broke a key) leaves its space
+// to the next draw.
+type rowBlock struct{ buf []exec.Value }
+
+// next is space for a row of n values; every value is overwritten
+// before the row is kept.
+func (b *rowBlock) next(n int) []exec.Value {
+	if len(b.buf) < n {
+		b.buf = make([]exec.Value, n)
+	}
+	return b.buf[:n:n]
+}
+
+// keep marks the row next returned, of n values, as used.
+func (b *rowBlock) keep(n int) { b.buf = b.buf[n:] }
+
+// row fills row, a row of t (prev its rows so far, pools its column
+// pools), and reports whether it is usable.
+func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, pools []colPools, row []exec.Value, prev [][]exec.Value, db exec.Database) bool {
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		row[i] = g.value(rng, m, c, &pools[i], i, prev)
 		if row[i].IsNull() && c.NotNull {
-			return nil, false
+			return false
 		}
 	}
 	// Untrusted foreign keys are still followed most of the time: joins
 	// along them are what queries do, and matching rows are what make
 	// results differ.
 	if !g.trustFK && rng.IntN(5) == 0 {
-		return row, true
+		return true
 	}
 	for _, fk := range t.ForeignKeys {
 		nullable := true
@@ -307,7 +335,7 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 		}
 		if len(parents) == 0 || (nullable && !g.noNulls && rng.Float64() < m.pNull) {
 			if !nullable || g.noNulls {
-				return nil, false
+				return false
 			}
 			for _, c := range fk.Columns {
 				row[c] = exec.Null
@@ -321,19 +349,18 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 				if !g.trustFK {
 					continue
 				}
-				return nil, false
+				return false
 			}
 			row[c] = v
 		}
 	}
-	return row, true
+	return true
 }
 
 // value draws one column value: NULL, a duplicate of an earlier row, a
 // literal of the queries (or its neighbour), a small base value, or a
 // wider random one.
-func (g *generator) value(rng *rand.Rand, m mode, t *catalog.Table, i int, prev [][]exec.Value) exec.Value {
-	c := t.Columns[i]
+func (g *generator) value(rng *rand.Rand, m mode, c *catalog.Column, pools *colPools, i int, prev [][]exec.Value) exec.Value {
 	if !executable(c.Type) {
 		return exec.Null
 	}
@@ -345,7 +372,6 @@ func (g *generator) value(rng *rand.Rand, m mode, t *catalog.Table, i int, prev 
 			return v
 		}
 	}
-	pools := &g.columnPools(t)[i]
 	if ex := pools.exact; len(ex) > 0 && rng.Float64() < m.pLit/2 {
 		return ex[rng.IntN(len(ex))]
 	}
@@ -353,12 +379,12 @@ func (g *generator) value(rng *rand.Rand, m mode, t *catalog.Table, i int, prev 
 		return lits[rng.IntN(len(lits))]
 	}
 	if tl := g.typeLits[c.Type]; len(tl) > 0 && rng.Float64() < m.pLit/3 {
-		if v, ok := fit(c, tl[rng.IntN(len(tl))]); ok {
+		if v, ok := fit(*c, tl[rng.IntN(len(tl))]); ok {
 			return v
 		}
 	}
 	if rng.Float64() < m.pWide {
-		if v, ok := fit(c, wide(rng, c.Type)); ok {
+		if v, ok := fit(*c, wide(rng, c.Type)); ok {
 			return v
 		}
 	}

@@ -45,9 +45,10 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 		groups[k] = append(groups[k], row)
 	}
 	out := newRel(n.OutCols())
+	block := newRows(len(order), len(gidx)+len(n.Aggs))
 	for _, k := range order {
 		rows := groups[k]
-		vals := x.newRow(len(gidx) + len(n.Aggs))
+		vals := block.next(len(gidx) + len(n.Aggs))
 		for i, j := range gidx {
 			vals[i] = rows[0][j]
 		}

@@ -85,9 +85,10 @@ type executor struct {
 	block int
 }
 
-// Blocks of rows grow from rowBlockMin values to rowBlockMax: most
-// executions produce a few rows, some thousands.
-const rowBlockMin, rowBlockMax = 16, 1024
+// Blocks of rows of unknown count (join output) start at rowBlockRows
+// rows and double up to rowBlockMax values: most executions produce a
+// few rows, some thousands.
+const rowBlockRows, rowBlockMax = 4, 1024
 
 // newRow returns a zeroed row of n values. Rows are carved from shared
 // blocks, one allocation for many rows: allocation was a third of the
@@ -95,12 +96,25 @@ const rowBlockMin, rowBlockMax = 16, 1024
 // never writes into the next.
 func (x *executor) newRow(n int) []Value {
 	if n > len(x.buf) {
-		x.block = min(max(2*x.block, rowBlockMin), rowBlockMax)
+		x.block = min(max(2*x.block, rowBlockRows*n), rowBlockMax)
 		x.buf = make([]Value, max(n, x.block))
 	}
 	r := x.buf[:n:n]
 	x.buf = x.buf[n:]
 	return r
+}
+
+// rows carves count rows of n values from one block of their own, for
+// operators that know how many rows they produce.
+type rows struct{ buf []Value }
+
+func newRows(count, n int) rows { return rows{make([]Value, count*n)} }
+
+// next returns the next row of n values.
+func (r *rows) next(n int) []Value {
+	row := r.buf[:n:n]
+	r.buf = r.buf[n:]
+	return row
 }
 
 // rel is a materialized intermediate result. ties is non-nil when the
@@ -261,11 +275,12 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 
 func (x *executor) values(n *plan.Node, outer *env) (*rel, error) {
 	r := newRel(n.Cols)
+	block := newRows(len(n.Rows), len(n.Cols))
 	for _, exprs := range n.Rows {
 		if len(exprs) != len(n.Cols) {
 			return nil, cannot("VALUES row of %d expressions for %d columns", len(exprs), len(n.Cols))
 		}
-		row := x.newRow(len(exprs))
+		row := block.next(len(exprs))
 		for i, e := range exprs {
 			v, err := x.eval(e, outer)
 			if err != nil {
@@ -340,9 +355,10 @@ func (x *executor) project(n *plan.Node, outer *env) (*rel, error) {
 	out := newRel(n.OutCols())
 	out.ties = in.ties
 	e := &env{r: in, outer: outer}
+	block := newRows(len(in.rows), len(n.Proj))
 	for _, row := range in.rows {
 		e.row = row
-		vals := x.newRow(len(n.Proj))
+		vals := block.next(len(n.Proj))
 		for i, p := range n.Proj {
 			if vals[i], err = x.eval(p.Expr, e); err != nil {
 				return nil, err
@@ -433,10 +449,11 @@ func (x *executor) sortRows(keys []plan.SortKey, in *rel, outer *env) ([]int, []
 	kv := make([][]Value, len(in.rows))
 	perm := make([]int, len(in.rows))
 	e := &env{r: in, outer: outer}
+	block := newRows(len(in.rows), len(keys))
 	for i, row := range in.rows {
 		perm[i] = i
 		e.row = row
-		kv[i] = x.newRow(len(keys))
+		kv[i] = block.next(len(keys))
 		for j, k := range keys {
 			v, err := x.eval(k.Expr, e)
 			if err != nil {

@@ -74,7 +74,7 @@ func (x *executor) newMatcher(l, r *rel, outer *env) *matcher {
 }
 
 func (x *executor) newMatcherCols(cols []plan.ColumnID, outer *env) *matcher {
-	return &matcher{x: x, e: env{r: newRel(cols), row: make([]Value, 0, len(cols)), outer: outer}}
+	return &matcher{x: x, e: env{r: newRel(cols), row: x.newRow(len(cols))[:0], outer: outer}}
 }
 
 // match reports whether preds hold on lrow joined with rrow, counting
