@@ -261,20 +261,34 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 		return nil, cannot("table %s is not in the database", n.Table.Name)
 	}
 	r := newRel(n.Cols)
+	converted := false
 	for _, row := range rows {
 		if len(row) != len(n.Cols) {
 			return nil, fmt.Errorf("exec: table %s: row has %d values, want %d", n.Table.Name, len(row), len(n.Cols))
 		}
-		if x.lite && needsLite(row) {
+		converted = converted || x.lite && needsLite(row)
+	}
+	if !converted {
+		// The table's own rows: no operator changes its input's rows,
+		// and the capacity bound makes an append copy.
+		if len(rows) > 0 {
+			r.rows = rows[:len(rows):len(rows)]
+		}
+		return r, nil
+	}
+	r.rows = make([][]Value, len(rows))
+	for i, row := range rows {
+		if needsLite(row) {
 			row = liteRow(row)
 		}
-		r.rows = append(r.rows, row)
+		r.rows[i] = row
 	}
 	return r, nil
 }
 
 func (x *executor) values(n *plan.Node, outer *env) (*rel, error) {
 	r := newRel(n.Cols)
+	r.rows = make([][]Value, 0, len(n.Rows))
 	block := newRows(len(n.Rows), len(n.Cols))
 	for _, exprs := range n.Rows {
 		if len(exprs) != len(n.Cols) {
@@ -326,6 +340,7 @@ func (x *executor) filter(n *plan.Node, outer *env) (*rel, error) {
 		return nil, err
 	}
 	out := newRelLike(in)
+	out.rows = make([][]Value, 0, len(in.rows))
 	// One env serves every row: nothing keeps it past an evaluation.
 	e := &env{r: in, outer: outer}
 	for i, row := range in.rows {
@@ -355,6 +370,7 @@ func (x *executor) project(n *plan.Node, outer *env) (*rel, error) {
 	out := newRel(n.OutCols())
 	out.ties = in.ties
 	e := &env{r: in, outer: outer}
+	out.rows = make([][]Value, 0, len(in.rows))
 	block := newRows(len(in.rows), len(n.Proj))
 	for _, row := range in.rows {
 		e.row = row
@@ -437,6 +453,7 @@ func (x *executor) sort(n *plan.Node, outer *env) (*rel, error) {
 	}
 	out := newRelLike(in)
 	out.ties = ties
+	out.rows = make([][]Value, 0, len(perm))
 	for _, i := range perm {
 		out.rows = append(out.rows, in.rows[i])
 	}

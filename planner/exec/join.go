@@ -61,20 +61,20 @@ func (x *executor) concatRow(a, b []Value) []Value {
 	return out
 }
 
-// matcher evaluates join predicates on pairs of rows joined in one
-// scratch row: most pairs do not match, and only a kept pair needs a
+// matcher evaluates join predicates on pairs of rows without joining
+// them: the left row's env encloses the right row's, so a column is
+// looked up in the left row, then the right, then the outer rows, as in
+// the joined row. Most pairs do not match, and only a kept pair needs a
 // row of its own (concatRow).
 type matcher struct {
-	x *executor
-	e env
+	x    *executor
+	l, r env
 }
 
 func (x *executor) newMatcher(l, r *rel, outer *env) *matcher {
-	return x.newMatcherCols(append(append([]plan.ColumnID(nil), l.cols...), r.cols...), outer)
-}
-
-func (x *executor) newMatcherCols(cols []plan.ColumnID, outer *env) *matcher {
-	return &matcher{x: x, e: env{r: newRel(cols), row: x.newRow(len(cols))[:0], outer: outer}}
+	m := &matcher{x: x, r: env{r: r, outer: outer}}
+	m.l = env{r: l, outer: &m.r}
+	return m
 }
 
 // match reports whether preds hold on lrow joined with rrow, counting
@@ -86,13 +86,18 @@ func (m *matcher) match(preds []*plan.Expr, lrow, rrow []Value) (bool, error) {
 	if len(preds) == 0 {
 		return true, nil
 	}
-	m.e.row = append(append(m.e.row[:0], lrow...), rrow...)
-	return m.x.where(preds, &m.e)
+	m.l.row, m.r.row = lrow, rrow
+	return m.x.where(preds, &m.l)
+}
+
+// joinCols are the columns of a join of l and r.
+func joinCols(l, r *rel) []plan.ColumnID {
+	return append(append(make([]plan.ColumnID, 0, len(l.cols)+len(r.cols)), l.cols...), r.cols...)
 }
 
 func (x *executor) outerJoin(n *plan.Node, l, r *rel, outer *env) (*rel, error) {
 	m := x.newMatcher(l, r, outer)
-	out := newRel(m.e.r.cols)
+	out := newRel(joinCols(l, r))
 	rightMatched := make([]bool, len(r.rows))
 	for _, lrow := range l.rows {
 		matched := false
@@ -147,7 +152,7 @@ func (x *executor) innerJoin(preds []*plan.Expr, ins []*rel, outer *env) (*rel, 
 			return nil, err
 		}
 		m := x.newMatcher(acc, in, outer)
-		next := m.e.r
+		next := newRel(joinCols(acc, in))
 		for _, a := range acc.rows {
 			for _, b := range in.rows {
 				ok, err := m.match(ready[i], a, b)
