@@ -75,11 +75,32 @@ type Options struct {
 
 // Run judges every pair, using Workers goroutines. Results keep the
 // pairs' order.
+//
+// Pairs are judged grouped by reference, through a Judger whose small
+// cache then serves each reference prepared once to all of its
+// candidates (datasets pair a reference with several candidates: the
+// shared Spider pairs have a third as many references as pairs). A
+// Judger's verdicts are Judge's.
 func Run(ctx context.Context, pairs []dataset.Pair, schemas SchemaSource, opts Options) ([]Result, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 8 * workers, MaxPairs: -1})
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int, len(pairs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		pa, pb := &pairs[order[a]], &pairs[order[b]]
+		if pa.DB != pb.DB {
+			return pa.DB < pb.DB
+		}
+		return pa.Reference < pb.Reference
+	})
 	results := make([]Result, len(pairs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -101,7 +122,7 @@ func Run(ctx context.Context, pairs []dataset.Pair, schemas SchemaSource, opts O
 						}
 						continue
 					}
-					results[i].Verdict, err = equivalence.Judge(ctx, s, p.Reference, p.Candidate, opts.Judge)
+					results[i].Verdict, err = j.Judge(ctx, s, p.Reference, p.Candidate, opts.Judge)
 				}
 				results[i].Err = err
 				if opts.Progress != nil {
@@ -110,7 +131,7 @@ func Run(ctx context.Context, pairs []dataset.Pair, schemas SchemaSource, opts O
 			}
 		}()
 	}
-	for i := range pairs {
+	for _, i := range order {
 		if ctx.Err() != nil {
 			break
 		}
