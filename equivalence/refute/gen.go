@@ -651,8 +651,10 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 		}
 		v = out
 	}
-	t := strings.ToLower(strings.TrimSpace(c.TypeSQL))
-	base, args, hasArgs := strings.Cut(t, "(")
+	// The declared type is read without lowering its case: fit runs for
+	// every generated and checked value, and a lowered copy was an
+	// allocation each time.
+	base, args, hasArgs := strings.Cut(strings.TrimSpace(c.TypeSQL), "(")
 	base = strings.TrimSpace(base)
 	var p, s int
 	if hasArgs {
@@ -663,10 +665,10 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 	switch v.K {
 	case exec.KInt:
 		lim := int64(1<<63 - 1)
-		switch base {
-		case "smallint", "int2":
+		switch {
+		case isAny(base, "smallint", "int2"):
 			lim = 32767
-		case "integer", "int", "int4", "serial":
+		case isAny(base, "integer", "int", "int4", "serial"):
 			lim = 1<<31 - 1
 		}
 		if v.I > lim || v.I < -lim-1 {
@@ -676,8 +678,8 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 		if !hasArgs || p <= 0 {
 			break
 		}
-		switch base {
-		case "char", "character", "bpchar", "nchar":
+		switch {
+		case isAny(base, "char", "character", "bpchar", "nchar"):
 			// Exactly n characters, the last not a blank: see bpchar.go.
 			if len(v.S) == p && !strings.HasSuffix(v.S, " ") {
 				break
@@ -693,7 +695,7 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 		// there is not 1.1, and r = 1.1 is false, where the executor
 		// (double precision throughout) would say true. Only values a
 		// float4 holds exactly keep the two in step.
-		if base == "float4" && !math.IsNaN(v.F) && float64(float32(v.F)) != v.F {
+		if isAny(base, "float4") && !math.IsNaN(v.F) && float64(float32(v.F)) != v.F {
 			return exec.Null, false
 		}
 	case exec.KNumeric:
@@ -708,6 +710,28 @@ func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
 		}
 	}
 	return v, true
+}
+
+// isAny reports whether name, lowered, is one of names (lower-case
+// ASCII): strings.ToLower(name) == n without building the lowered copy.
+func isAny(name string, names ...string) bool {
+	for _, n := range names {
+		if len(name) != len(n) {
+			continue
+		}
+		same := true
+		for i := 0; i < len(n) && same; i++ {
+			c := name[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			same = c == n[i]
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
 
 // kindOf is the value kind a column of type t holds.

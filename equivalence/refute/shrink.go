@@ -43,12 +43,27 @@ func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Databas
 	// Whole tables and whole columns first: a counterexample usually
 	// needs a few rows of one or two tables and a few values, and trying
 	// rows and cells one at a time costs an execution each.
+	simp := simplerValues(order, rules.noNulls)
 	dropTables(ctx, order, db, try, s, rules.trustFK)
-	simplifyColumns(ctx, order, db, try, rules.noNulls)
+	simplifyColumns(ctx, order, db, try, simp)
 	for progress := true; progress && ctx.Err() == nil; {
-		progress = dropRows(ctx, order, db, try, s, rules.trustFK) || simplify(ctx, order, db, try, rules.noNulls)
+		progress = dropRows(ctx, order, db, try, s, rules.trustFK) || simplify(ctx, order, db, try, simp)
 	}
 	return db, out
+}
+
+// simplerValues is simpler for every column of tables, by table name
+// and column ordinal: the simplification phases ask for each cell.
+func simplerValues(tables []*catalog.Table, noNulls bool) map[string][][]exec.Value {
+	out := make(map[string][][]exec.Value, len(tables))
+	for _, t := range tables {
+		vs := make([][]exec.Value, len(t.Columns))
+		for i, c := range t.Columns {
+			vs[i] = simpler(c, noNulls)
+		}
+		out[t.Name] = vs
+	}
+	return out
 }
 
 // dropRows tries removing each row, children first (dropping a child
@@ -110,20 +125,20 @@ func dropTables(ctx context.Context, order []*catalog.Table, db exec.Database, t
 
 // simplifyColumns tries giving every row of a table the same simpler
 // value in one column.
-func simplifyColumns(ctx context.Context, order []*catalog.Table, db exec.Database, try func(exec.Database) bool, noNulls bool) {
+func simplifyColumns(ctx context.Context, order []*catalog.Table, db exec.Database, try func(exec.Database) bool, simp map[string][][]exec.Value) {
 	for _, t := range order {
 		if len(db[t.Name]) == 0 {
 			continue
 		}
 		for col := range t.Columns {
-			for _, v := range simpler(t.Columns[col], noNulls) {
+			for _, v := range simp[t.Name][col] {
 				if ctx.Err() != nil {
 					return
 				}
 				cand := cloneDB(db)
 				changed := false
 				for r, row := range cand[t.Name] {
-					if cur := row[col]; (cur.IsNull() && v.IsNull()) || (cur.K == v.K && cur.String() == v.String()) {
+					if cur := row[col]; sameShown(cur, v) {
 						continue
 					}
 					row = append([]exec.Value(nil), row...)
@@ -142,15 +157,15 @@ func simplifyColumns(ctx context.Context, order []*catalog.Table, db exec.Databa
 
 // simplify tries simpler values cell by cell; it reports whether any
 // value changed.
-func simplify(ctx context.Context, order []*catalog.Table, db0 exec.Database, try func(exec.Database) bool, noNulls bool) bool {
+func simplify(ctx context.Context, order []*catalog.Table, db0 exec.Database, try func(exec.Database) bool, simp map[string][][]exec.Value) bool {
 	db := db0
 	moved := false
 	for _, t := range order {
 		for r := 0; r < len(db[t.Name]) && ctx.Err() == nil; r++ {
 			for col := range t.Columns {
-				for _, v := range simpler(t.Columns[col], noNulls) {
+				for _, v := range simp[t.Name][col] {
 					cur := db[t.Name][r][col]
-					if ctx.Err() != nil || (cur.K == v.K && cur.String() == v.String()) || (cur.IsNull() && v.IsNull()) {
+					if ctx.Err() != nil || sameShown(cur, v) {
 						break
 					}
 					cand := cloneDB(db)
@@ -167,6 +182,25 @@ func simplify(ctx context.Context, order []*catalog.Table, db0 exec.Database, tr
 		}
 	}
 	return moved
+}
+
+// sameShown reports whether a and b are of one kind and read alike
+// (NULL and NULL included), without formatting the common kinds.
+func sameShown(a, b exec.Value) bool {
+	if a.K != b.K {
+		return false
+	}
+	switch a.K {
+	case exec.KNull:
+		return true
+	case exec.KInt:
+		return a.I == b.I
+	case exec.KText:
+		return a.S == b.S
+	case exec.KBool:
+		return a.B == b.B
+	}
+	return a.String() == b.String()
 }
 
 // simpler lists replacement values for a column, simplest first.
