@@ -65,7 +65,7 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 	engine := exec.Options{Dialect: s.Dialect}
 	all := opts.constraints()
 	all.read = read
-	gens := []*generator{newGenerator(s, typical(read), lits), newGenerator(s, all, lits)}
+	gens := newGenerators(s, lits, typical(read), all)
 	steps := make([]Agreement, len(plans)-1)
 	cannot := make([]string, len(plans))
 	done := func(i int) bool { return steps[i].CannotExecute || steps[i].Counterexample != nil }

@@ -2,6 +2,7 @@ package refute
 
 import (
 	"math"
+	"sync"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
@@ -25,17 +26,43 @@ type generator struct {
 	order   []*catalog.Table // parents before children (cycles broken)
 	rules   constraints
 	trustFK bool
+	*valuePools
+	// empty marks tables that can never get a row: a NOT NULL column of a
+	// type the executor cannot hold.
+	empty   map[string]bool
+	noNulls bool
+}
+
+// valuePools are what a generator draws values from. They depend on the
+// schema and the queries' literals only, so the generators of one
+// search's tiers share them (see newGenerators).
+type valuePools struct {
 	// lits holds, per column, the literals compared with it and their
 	// neighbours; typeLits the literals of every query constant by type.
 	lits     map[colKey][]exec.Value
 	exact    map[colKey][]exec.Value
 	typeLits map[catalog.Type][]exec.Value
-	// empty marks tables that can never get a row: a NOT NULL column of a
-	// type the executor cannot hold.
-	empty map[string]bool
 	// pools holds each table's column pools (see columnPools).
-	pools   map[string][]colPools
-	noNulls bool
+	pools map[string][]colPools
+}
+
+func newValuePools(s *catalog.Schema, lits *literals) *valuePools {
+	vp := &valuePools{lits: map[colKey][]exec.Value{}, exact: map[colKey][]exec.Value{},
+		typeLits: map[catalog.Type][]exec.Value{}, pools: map[string][]colPools{}}
+	if lits != nil {
+		for k, vs := range lits.byCol {
+			t := s.Table(k.table)
+			if t == nil || k.ord >= len(t.Columns) {
+				continue
+			}
+			vp.lits[k] = fitAll(t.Columns[k.ord], vs)
+			vp.exact[k] = fitAll(t.Columns[k.ord], lits.exact[k])
+		}
+		for typ, vs := range lits.byType {
+			vp.typeLits[typ] = vs
+		}
+	}
+	return vp
 }
 
 // executable reports whether the executor holds values of t.
@@ -48,28 +75,23 @@ func executable(t catalog.Type) bool {
 }
 
 func newGenerator(s *catalog.Schema, rules constraints, lits *literals) *generator {
-	g := &generator{s: s, order: neededTables(s, rules), rules: rules, trustFK: rules.trustFK, noNulls: rules.noNulls, lits: map[colKey][]exec.Value{},
-		exact: map[colKey][]exec.Value{}, typeLits: map[catalog.Type][]exec.Value{}, empty: map[string]bool{},
-		pools: map[string][]colPools{}}
-	for _, t := range g.order {
-		if rules.cannotHoldRows(t) {
-			g.empty[t.Name] = true
-		}
-	}
-	if lits != nil {
-		for k, vs := range lits.byCol {
-			t := s.Table(k.table)
-			if t == nil || k.ord >= len(t.Columns) {
-				continue
+	return newGenerators(s, lits, rules)[0]
+}
+
+// newGenerators returns a generator per rules, sharing their value pools.
+func newGenerators(s *catalog.Schema, lits *literals, rules ...constraints) []*generator {
+	vp := newValuePools(s, lits)
+	gens := make([]*generator, len(rules))
+	for i, r := range rules {
+		g := &generator{s: s, order: neededTables(s, r), rules: r, trustFK: r.trustFK, noNulls: r.noNulls, valuePools: vp, empty: map[string]bool{}}
+		for _, t := range g.order {
+			if r.cannotHoldRows(t) {
+				g.empty[t.Name] = true
 			}
-			g.lits[k] = fitAll(t.Columns[k.ord], vs)
-			g.exact[k] = fitAll(t.Columns[k.ord], lits.exact[k])
 		}
-		for typ, vs := range lits.byType {
-			g.typeLits[typ] = vs
-		}
+		gens[i] = g
 	}
-	return g
+	return gens
 }
 
 // neededTables is tableOrder restricted, when rules.read is set, to the
@@ -166,6 +188,42 @@ func newBasePool(t catalog.Type) []exec.Value {
 	return nil
 }
 
+// fittedBase caches fitAll(c, basePool(c.Type)), which depends on the
+// column's type and its spelling only; a search fitted the base pool of
+// every column it generated. Bounded: past fittedBaseMax spellings,
+// pools are fitted afresh.
+var fittedBase struct {
+	sync.Mutex
+	m map[baseKey][]exec.Value
+}
+
+type baseKey struct {
+	t   catalog.Type
+	sql string
+}
+
+const fittedBaseMax = 4096
+
+func fittedBasePool(c catalog.Column) []exec.Value {
+	k := baseKey{c.Type, c.TypeSQL}
+	fittedBase.Lock()
+	vs, ok := fittedBase.m[k]
+	fittedBase.Unlock()
+	if ok {
+		return vs
+	}
+	vs = fitAll(c, basePool(c.Type))
+	fittedBase.Lock()
+	if fittedBase.m == nil {
+		fittedBase.m = map[baseKey][]exec.Value{}
+	}
+	if len(fittedBase.m) < fittedBaseMax {
+		fittedBase.m[k] = vs
+	}
+	fittedBase.Unlock()
+	return vs
+}
+
 func num(s string) exec.Value {
 	v, err := exec.Numeric(s)
 	if err != nil {
@@ -181,14 +239,12 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 	case catalog.Int:
 		return exec.Int(rng.Int64N(41) - 10)
 	case catalog.Numeric:
-		// ip.d, built without parsing its text (which took a tenth of
-		// the search's time); the draws are those of the text form.
+		// ip.d, the draws of its text form, from a table built once:
+		// parsing the text, and then building the rational, each took a
+		// tenth of the generator's time.
 		ip := rng.Int64N(401) - 100
 		d := int64(rng.IntN(10))
-		if ip < 0 {
-			d = -d
-		}
-		return exec.NumericRat(big.NewRat(ip*10+d, 10), 1)
+		return wideNumerics()[(ip+100)*10+d]
 	case catalog.Float:
 		return exec.Float(float64(rng.Int64N(401)-100) / 4)
 	case catalog.Text:
@@ -206,6 +262,23 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 	}
 	return exec.Null
 }
+
+// wideNumerics are the numerics wide draws, ip.d for ip in -100..300
+// and d in 0..9 (negative ip: -ip.d), at index (ip+100)*10+d. Values
+// are never modified in place, so they can be shared.
+var wideNumerics = sync.OnceValue(func() []exec.Value {
+	out := make([]exec.Value, 401*10)
+	for ip := int64(-100); ip <= 300; ip++ {
+		for d := int64(0); d < 10; d++ {
+			n := ip*10 + d
+			if ip < 0 {
+				n = ip*10 - d
+			}
+			out[(ip+100)*10+d] = exec.NumericRat(big.NewRat(n, 10), 1)
+		}
+	}
+	return out
+})
 
 // mode tunes one instance: how many rows, how often NULLs and literals.
 type mode struct {
@@ -411,7 +484,7 @@ func (g *generator) columnPools(t *catalog.Table) []colPools {
 	ps := make([]colPools, len(t.Columns))
 	for i, c := range t.Columns {
 		k := colKey{t.Name, i}
-		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fitAll(c, basePool(c.Type))}
+		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fittedBasePool(c)}
 	}
 	g.pools[t.Name] = ps
 	return ps

@@ -161,7 +161,8 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		res.Elapsed = time.Since(start)
 		return res, nil
 	}
-	for ti, rules := range tiers {
+	gens := newGenerators(s, lits, tiers...)
+	for ti := range tiers {
 		// The first tier gets half the instances and half the budget:
 		// most differences show on typical data, and quickly.
 		typicalTier := ti == 0 && len(tiers) > 1
@@ -171,7 +172,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			n = opts.MaxInstances / 2
 			tctx, cancelTier = context.WithTimeout(sctx, opts.Budget/2)
 		}
-		h, err := c.search(tctx, ctx, s, newGenerator(s, rules, lits), n, &res, &columnsOnly)
+		h, err := c.search(tctx, ctx, s, gens[ti], n, &res, &columnsOnly)
 		cancelTier()
 		if err != nil {
 			return res, err
