@@ -2,11 +2,11 @@ package refute
 
 import (
 	"math"
-	"sync"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
