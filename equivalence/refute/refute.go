@@ -42,6 +42,15 @@ type Options struct {
 	// IgnoreColumnOrder compares rows up to one permutation of the
 	// candidate's columns, for the judge's column_order: ignore policy.
 	IgnoreColumnOrder bool
+	// EquivalentUpToColumnOrder, when set, is asked once (IgnoreColumnOrder
+	// false) when the results first differ in the order of their columns
+	// only. True must mean the caller has proved the plans equivalent up
+	// to the order of their columns, with no assumption beyond the
+	// constraints the search keeps: then no database can show a stronger
+	// difference, and the search stops there with the column-order
+	// counterexample it would otherwise have reached after trying every
+	// remaining database.
+	EquivalentUpToColumnOrder func() bool
 	// Dialect selects the SQL of the counterexample's INSERT statements.
 	Dialect catalog.Dialect
 	// MaxShownRows bounds the result rows kept per side; default 5.
@@ -181,6 +190,9 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			res.Elapsed = time.Since(start)
 			return res, nil
 		}
+		if c.columnsProved {
+			break
+		}
 		if h != nil {
 			res.FoundAfter = time.Since(start)
 			ce := c.minimize(ctx, s, h, all)
@@ -267,6 +279,10 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 			if *columnsOnly == nil {
 				*columnsOnly = &hit{db: db, out: out}
 				n = min(n, i+1+permutedLookahead)
+				if f := c.opts.EquivalentUpToColumnOrder; f != nil && f() {
+					c.columnsProved = true
+					return nil, nil
+				}
 			}
 		}
 	}
@@ -295,6 +311,9 @@ type comparer struct {
 	// engine is the schema's dialect: a SQLite schema's queries run with
 	// SQLite's semantics (affinity, integer division, comparisons).
 	engine exec.Options
+	// columnsProved is set when Options.EquivalentUpToColumnOrder said
+	// yes: the search is over.
+	columnsProved bool
 }
 
 // run executes both plans on db and compares them. The error is
