@@ -109,6 +109,9 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 			}
 			return &c, "column selection into UNION ALL"
 		}
+		if u := n.Inputs[0]; u.Op == plan.OpSetOp && identityProject(n) {
+			return u, "projection of all of a set operation's columns"
+		}
 	case plan.OpLimit:
 		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Typ == catalog.Int &&
 			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
@@ -186,7 +189,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 					return nil, ""
 				}
 				switch {
-				case e.Name == "count" && e.Star:
+				case e.Name == "count" && (e.Star || countsRows(e)):
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewConst(catalog.Int, "1")})
 				case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
@@ -378,4 +381,29 @@ func alwaysNull(e *plan.Expr) bool {
 		}
 	}
 	return false
+}
+
+// countsRows says whether a COUNT call counts every input row: COUNT(*)
+// or COUNT of a non-NULL constant (COUNT(1)).
+func countsRows(e *plan.Expr) bool {
+	if e.Kind != plan.Agg || e.Name != "count" || e.Distinct || e.Filter != nil {
+		return false
+	}
+	return e.Star || (len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null)
+}
+
+// identityProject says whether projection n passes its input's columns
+// through unchanged, all of them and in order (SELECT * FROM (A
+// INTERSECT B)).
+func identityProject(n *plan.Node) bool {
+	in := n.Inputs[0].OutCols()
+	if len(n.Proj) != len(in) {
+		return false
+	}
+	for i, it := range n.Proj {
+		if it.ID != in[i] || it.Expr.Kind != plan.ColRef || it.Expr.Col != it.ID {
+			return false
+		}
+	}
+	return true
 }
