@@ -40,3 +40,17 @@ func setBranch(br branch, pl *plan.Plan) branch {
 	proj := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{br.n}, Proj: items}
 	return branch{n: &plan.Node{Op: plan.OpDistinct, Inputs: []*plan.Node{proj}}, cols: br.cols}
 }
+
+// setUse strips a DISTINCT at the top of subquery plan n when use reads
+// it as a set (IN/ANY/ALL, EXISTS): whether a row is in it, or whether
+// it has one, does not depend on duplicates.
+func (p *prover) setUse(n *plan.Node, use *plan.Expr) *plan.Node {
+	if use.SubKind == plan.SubScalar {
+		return n
+	}
+	for n.Op == plan.OpDistinct {
+		n = n.Inputs[0]
+		p.rule("subquery: DISTINCT under IN/EXISTS is irrelevant")
+	}
+	return n
+}
