@@ -49,6 +49,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
+			if j := p.aggThroughJoin(n, m); j != nil {
+				n = j
+				continue
+			}
 			return n
 		}
 		p.rule("simplify: %s", rule)
