@@ -219,6 +219,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 	}
 	s := newSpace(id, nullable)
 	s.noDates = p.opts.SQLite
+	s.sqliteLike = p.opts.SQLite
 	if onA {
 		s.looseEq = p.looseEq
 	} else {

@@ -376,5 +376,6 @@ func (p *prover) newSpace() *space {
 	s := newSpace(p.colA, p.nullable)
 	s.looseEq = p.looseEq
 	s.noDates = p.opts.SQLite
+	s.sqliteLike = p.opts.SQLite
 	return s
 }
