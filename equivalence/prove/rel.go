@@ -14,13 +14,16 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 		return false, err
 	}
 	a, b = p.simplify(a, p.a.Meta), p.simplify(b, p.b.Meta)
+	k0 := p.mark()
 	if p.empty(a, true) && p.empty(b, false) {
 		if p.mapOutputs(a, b) {
 			p.rule("empty: both sides return no row")
 			return true, nil
 		}
+		p.undo(k0)
 		return false, nil
 	}
+	p.undo(k0) // the rules the emptiness checks named
 	if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
 		return p.setOp(a, b, pos)
 	}
@@ -263,6 +266,11 @@ func (p *prover) empty(n *plan.Node, onA bool) bool {
 		return false
 	}
 	blk := newBlock(nil)
+	meta := p.a.Meta
+	if !onA {
+		meta = p.b.Meta
+	}
+	blk.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, meta) }
 	blk.flatten(n)
 	for _, l := range blk.leaves {
 		if p.empty(l, onA) {

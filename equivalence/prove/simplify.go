@@ -14,7 +14,8 @@ import (
 //
 //   - limit over at most one row: LIMIT n (n ≥ 1, no OFFSET) keeps it.
 //   - grouping on a key: every group is one row, so the aggregate is a
-//     projection (MIN, MAX, ANY_VALUE of x are x; COUNT(*) is 1).
+//     projection (MIN, MAX, ANY_VALUE of x are x; COUNT(*) and COUNT(1)
+//     are 1, COUNT([DISTINCT] x) is 0 where x is NULL, else 1).
 //   - constant grouping keys: they split no group, so they drop out of
 //     GROUP BY while another key remains (an aggregate with no GROUP BY
 //     would make a row from an empty input).
@@ -195,6 +196,11 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 				switch {
 				case e.Name == "count" && (e.Star || countsRows(e)):
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewConst(catalog.Int, "1")})
+				case e.Name == "count" && len(e.Args) == 1 && !e.Args[0].HasSubquery():
+					// One row: COUNT([DISTINCT] x) is 1 unless x is NULL.
+					isNull := plan.NewOp(plan.OpIsNull, catalog.Bool, e.Args[0].Copy())
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: &plan.Expr{Kind: plan.Case, Typ: e.Typ, HasElse: true, Pos: -1,
+						Args: []*plan.Expr{isNull, plan.NewConst(e.Typ, "0"), plan.NewConst(e.Typ, "1")}}})
 				case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
 				default:

@@ -147,6 +147,18 @@ func TestSpiderRules(t *testing.T) {
 			a:    "SELECT name FROM owners WHERE name ILIKE '%i%'",
 			b:    "SELECT name FROM owners WHERE name ILIKE '%I%'",
 			want: false},
+		{name: "COUNT(DISTINCT x) grouped on a key is at most 1",
+			a:    "SELECT student_id FROM likes GROUP BY student_id HAVING count(DISTINCT liked_id) >= 2",
+			b:    "SELECT student_id FROM likes WHERE false",
+			want: true, rule: "grouping on a key"},
+		{name: "COUNT(x) grouped on a key is 0 where x is NULL",
+			a:    "SELECT student_id, count(liked_id) FROM likes GROUP BY student_id",
+			b:    "SELECT student_id, CASE WHEN liked_id IS NULL THEN 0 ELSE 1 END FROM likes",
+			want: true},
+		{name: "COUNT(x) grouped on a key is not COUNT(*) for a nullable x",
+			a:    "SELECT student_id, count(liked_id) FROM likes GROUP BY student_id",
+			b:    "SELECT student_id, count(*) FROM likes GROUP BY student_id",
+			want: false},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
