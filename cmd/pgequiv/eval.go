@@ -125,7 +125,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if r.Err != nil {
 				verdict = "error"
 			}
-			if err := w.Write(dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict}); err != nil {
+			row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict}
+			if ce := r.Verdict.Counterexample; ce != nil {
+				row.Refuted, row.Needs, row.ColumnOrderOnly = true, ce.Needs, ce.ColumnOrderOnly
+			}
+			if err := w.Write(row); err != nil {
 				f.Close()
 				return err
 			}
