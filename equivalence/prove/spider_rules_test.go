@@ -188,6 +188,22 @@ func TestSpiderRules(t *testing.T) {
 			a:    "SELECT name FROM dogs WHERE age > (SELECT min(age) FROM dogs)",
 			b:    "WITH m AS (SELECT min(age) AS a FROM dogs GROUP BY owner_id) SELECT d.name FROM dogs d JOIN m ON d.age > m.a",
 			want: false},
+		{name: "self-join on a key in a NOT IN subquery",
+			a:    "SELECT min(age) FROM dogs WHERE dog_id NOT IN (SELECT l.student_id FROM likes l JOIN dogs d ON l.student_id = d.dog_id)",
+			b:    "SELECT min(age) FROM dogs WHERE dog_id NOT IN (SELECT student_id FROM likes)",
+			want: true, rule: "self-join on a key of dogs"},
+		{name: "self-join on a key in one block",
+			a:    "SELECT a.name, b.age FROM dogs a JOIN dogs b ON a.dog_id = b.dog_id WHERE b.age > 2",
+			b:    "SELECT name, age FROM dogs WHERE age > 2",
+			want: true, rule: "self-join on a key of dogs"},
+		{name: "self-join on a non-key column",
+			a:    "SELECT a.name FROM dogs a JOIN dogs b ON a.owner_id = b.owner_id",
+			b:    "SELECT name FROM dogs",
+			want: false},
+		{name: "a self-join on a key with a filter on the inner instance",
+			a:    "SELECT count(*) FROM dogs WHERE dog_id NOT IN (SELECT l.student_id FROM likes l JOIN dogs d ON l.student_id = d.dog_id WHERE d.age > 3)",
+			b:    "SELECT count(*) FROM dogs WHERE dog_id NOT IN (SELECT student_id FROM likes)",
+			want: false},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
