@@ -24,6 +24,16 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 		return false, nil
 	}
 	p.undo(k0) // the rules the emptiness checks named
+	if a.Op == plan.OpSetOp && b.Op != plan.OpSetOp {
+		if x := p.exceptAsAnti(a, p.a); x != nil {
+			return p.rel(x, b, pos)
+		}
+	}
+	if b.Op == plan.OpSetOp && a.Op != plan.OpSetOp {
+		if x := p.exceptAsAnti(b, p.b); x != nil {
+			return p.rel(a, x, pos)
+		}
+	}
 	if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
 		return p.setOp(a, b, pos)
 	}

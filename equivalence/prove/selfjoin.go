@@ -40,7 +40,9 @@ func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
 		return r
 	}
 	for _, e := range blk.preds {
-		if e.IsOp(plan.OpEq) && len(e.Args) == 2 && e.Args[0].Kind == plan.ColRef && e.Args[1].Kind == plan.ColRef &&
+		// IS NOT DISTINCT FROM equates too: the partner's key columns are
+		// NOT NULL, so a chain that reaches them holds no NULL.
+		if (e.IsOp(plan.OpEq) || e.IsOp(plan.OpNotDistinc)) && len(e.Args) == 2 && e.Args[0].Kind == plan.ColRef && e.Args[1].Kind == plan.ColRef &&
 			!loose(m, e.Args[0].Col) && !loose(m, e.Args[1].Col) {
 			x, y := find(e.Args[0].Col), find(e.Args[1].Col)
 			if x != y {

@@ -204,6 +204,18 @@ func TestSpiderRules(t *testing.T) {
 			a:    "SELECT count(*) FROM dogs WHERE dog_id NOT IN (SELECT l.student_id FROM likes l JOIN dogs d ON l.student_id = d.dog_id WHERE d.age > 3)",
 			b:    "SELECT count(*) FROM dogs WHERE dog_id NOT IN (SELECT student_id FROM likes)",
 			want: false},
+		{name: "EXCEPT of keyed rows vs a left join keeping the unmatched",
+			a:    "SELECT pro_id, name FROM pros EXCEPT SELECT p.pro_id, p.name FROM pros p JOIN treats t ON p.pro_id = t.pro_id",
+			b:    "SELECT p.pro_id, p.name FROM pros p LEFT JOIN treats t ON p.pro_id = t.pro_id WHERE t.treat_id IS NULL",
+			want: true, rule: "EXCEPT is an anti-join"},
+		{name: "EXCEPT deduplicates rows without a key",
+			a:    "SELECT name FROM pros EXCEPT SELECT p.name FROM pros p JOIN treats t ON p.pro_id = t.pro_id",
+			b:    "SELECT p.name FROM pros p LEFT JOIN treats t ON p.pro_id = t.pro_id WHERE t.treat_id IS NULL",
+			want: false},
+		{name: "EXCEPT removes a row matched by another row of equal values",
+			a:    "SELECT state FROM pros EXCEPT SELECT p.state FROM pros p JOIN treats t ON p.pro_id = t.pro_id",
+			b:    "SELECT DISTINCT p.state FROM pros p LEFT JOIN treats t ON p.pro_id = t.pro_id WHERE t.treat_id IS NULL",
+			want: false},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
