@@ -206,7 +206,7 @@ func keyEquated(sub, outer *block) bool {
 				continue
 			}
 			oc := other.Cols()
-			if other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols)) {
+			if sameEqType(x.Typ, other.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
 				pinned[o] = true
 			}
 		}

@@ -42,8 +42,9 @@ func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
 	for _, e := range blk.preds {
 		// IS NOT DISTINCT FROM equates too: the partner's key columns are
 		// NOT NULL, so a chain that reaches them holds no NULL.
+		// One kind of type throughout (sameEqType).
 		if (e.IsOp(plan.OpEq) || e.IsOp(plan.OpNotDistinc)) && len(e.Args) == 2 && e.Args[0].Kind == plan.ColRef && e.Args[1].Kind == plan.ColRef &&
-			!loose(m, e.Args[0].Col) && !loose(m, e.Args[1].Col) {
+			sameEqType(e.Args[0].Typ, e.Args[1].Typ) && !loose(m, e.Args[0].Col) && !loose(m, e.Args[1].Col) {
 			x, y := find(e.Args[0].Col), find(e.Args[1].Col)
 			if x != y {
 				uf[x] = y

@@ -21,6 +21,7 @@ CREATE TABLE pros (pro_id integer PRIMARY KEY, state text, name text);
 CREATE TABLE dogs (dog_id integer PRIMARY KEY, owner_id integer NOT NULL REFERENCES owners (owner_id), name text, age integer);
 CREATE TABLE treats (treat_id integer PRIMARY KEY, pro_id integer REFERENCES pros (pro_id), dog_id integer);
 CREATE TABLE likes (student_id integer PRIMARY KEY, liked_id integer);
+CREATE TABLE codes (code text PRIMARY KEY);
 `
 
 // TestSpiderRules: the fragments added for Spider pairs, each with the
@@ -216,6 +217,20 @@ func TestSpiderRules(t *testing.T) {
 			a:    "SELECT state FROM pros EXCEPT SELECT p.state FROM pros p JOIN treats t ON p.pro_id = t.pro_id",
 			b:    "SELECT DISTINCT p.state FROM pros p LEFT JOIN treats t ON p.pro_id = t.pro_id WHERE t.treat_id IS NULL",
 			want: false},
+		{name: "aggregate through a join across types", sqlite: true,
+			a:      "SELECT o.owner_id FROM owners o JOIN shop s ON o.owner_id = s.district GROUP BY o.owner_id HAVING count(*) >= 2",
+			b:      "SELECT owner_id FROM owners WHERE owner_id IN (SELECT district FROM shop GROUP BY district HAVING count(*) >= 2)",
+			want:   false,
+			unseen: "text '1' and '1.0' are two groups that both equal the number 1"},
+		{name: "semi-join on a text key from a number", sqlite: true,
+			a:      "SELECT o.name FROM owners o WHERE o.owner_id IN (SELECT code FROM codes)",
+			b:      "SELECT o.name FROM owners o JOIN codes c ON o.owner_id = c.code",
+			want:   false,
+			unseen: "the keys '1' and '1.0' both equal the number 1"},
+		{name: "semi-join on a key of the same type is a join", sqlite: true,
+			a:    "SELECT o.name FROM owners o WHERE o.owner_id IN (SELECT dog_id FROM dogs)",
+			b:    "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.dog_id",
+			want: true},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
