@@ -87,7 +87,11 @@ func (p *prover) leaf(x, y *plan.Node, moved bool) (bool, error) {
 		}
 		return true, nil
 	}
-	return p.rel(x, y, false)
+	ok, err := p.rel(x, y, false)
+	if !ok {
+		note("leaves %v and %v not proved equivalent", x.Op, y.Op)
+	}
+	return ok, err
 }
 
 func (p *prover) alias(pl *plan.Plan, n *plan.Node) string {
@@ -108,10 +112,12 @@ func (p *prover) finishBlock(ba, bb *block, a, b *plan.Node, pos bool) (bool, er
 	s := p.newSpace()
 	ta, ka, err := terms(s, ba.preds, p.colA, p.subA)
 	if err != nil {
+		note("conjuncts of a: %v", err)
 		return false, nil
 	}
 	tb, kb, err := terms(s, bb.preds, p.colB, p.subB)
 	if err != nil {
+		note("conjuncts of b: %v", err)
 		return false, nil
 	}
 	c := &checker{ctx: p.ctx, s: s}

@@ -47,6 +47,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.unnest(n, m); j != nil {
+			n = j
+			continue
+		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
 			return n
