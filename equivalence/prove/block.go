@@ -15,6 +15,9 @@ type block struct {
 	bad    bool // holds something the block cannot express
 	// simp simplifies each node before it is read (prover.simplify).
 	simp func(*plan.Node) *plan.Node
+	// lift moves a grouping leaf's conditions on its grouping columns
+	// into the block (prover.liftGroupFilter); nil: none.
+	lift func(*plan.Node) *plan.Node
 }
 
 type semi struct {
@@ -37,7 +40,7 @@ func isBlockNode(n *plan.Node) bool {
 func newBlock(parent *block) *block {
 	b := &block{defs: map[plan.ColumnID]*plan.Expr{}, parent: parent}
 	if parent != nil {
-		b.simp = parent.simp
+		b.simp, b.lift = parent.simp, parent.lift
 	}
 	return b
 }
@@ -101,6 +104,14 @@ func (b *block) flatten(n *plan.Node) {
 		default:
 			b.leaves = append(b.leaves, n)
 		}
+	case plan.OpAggregate:
+		if b.lift != nil {
+			if l := b.lift(n); l != nil {
+				b.flatten(l)
+				return
+			}
+		}
+		b.leaves = append(b.leaves, n)
 	default:
 		b.leaves = append(b.leaves, n)
 	}

@@ -14,8 +14,11 @@ func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
 	ba, bb := newBlock(nil), newBlock(nil)
 	ba.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.a.Meta) }
 	bb.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.b.Meta) }
+	ba.lift, bb.lift = p.liftGroupFilter, p.liftGroupFilter
 	ba.flatten(a)
 	bb.flatten(b)
+	p.dropRedundantSemis(ba, true)
+	p.dropRedundantSemis(bb, false)
 	p.semiToJoin(ba, p.a.Meta)
 	p.semiToJoin(bb, p.b.Meta)
 	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
