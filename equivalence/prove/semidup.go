@@ -18,13 +18,17 @@ import (
 // stay imply all of them.
 
 // dropRedundantSemis drops, in b and its sub-blocks, each semi-joined
-// sub-block implied by another one that stays.
-func (p *prover) dropRedundantSemis(b *block, onA bool) {
+// sub-block implied by another one that stays; it says whether it
+// dropped one.
+func (p *prover) dropRedundantSemis(b *block, onA bool) bool {
+	dropped := false
 	for _, s := range b.semis {
-		p.dropRedundantSemis(s.blk, onA)
+		if p.dropRedundantSemis(s.blk, onA) {
+			dropped = true
+		}
 	}
 	if len(b.semis) < 2 {
-		return
+		return dropped
 	}
 	kept := append([]*semi(nil), b.semis...)
 	for i := 0; i < len(kept); i++ {
@@ -39,12 +43,14 @@ func (p *prover) dropRedundantSemis(b *block, onA bool) {
 			if p.semiImplies(b, s.blk, t.blk, onA) {
 				kept = append(kept[:i], kept[i+1:]...)
 				i--
+				dropped = true
 				p.rule("semi-join: implied by another semi-join of the block")
 				break
 			}
 		}
 	}
 	b.semis = kept
+	return dropped
 }
 
 // semiImplies says whether sub-block s, with the conjuncts of b and the
