@@ -155,7 +155,14 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 	var keys []string
 	var cs []*plan.Expr
 	for _, e := range es {
-		cs = append(cs, plan.Conjuncts(fold(e.Copy()))...)
+		for _, c := range plan.Conjuncts(fold(e.Copy())) {
+			if f, ok := factorOr(c); ok {
+				s.factored = true
+				cs = append(cs, plan.Conjuncts(f)...)
+				continue
+			}
+			cs = append(cs, c)
+		}
 	}
 	pinned := pins(cs)
 	for _, c := range cs {
@@ -193,6 +200,9 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 	inB := map[string]bool{}
 	for _, k := range kb {
 		inB[k] = true
+	}
+	if c.s.factored {
+		p.rule("predicates: common conjuncts factored out of a disjunction")
 	}
 	hb := append(append([]*term(nil), hypB...), tb...)
 	for i, t := range ta {

@@ -57,6 +57,8 @@ type space struct {
 	looseEq func(plan.ColumnID) bool
 	// noDates leaves date arithmetic unfolded (SQLite has no date type).
 	noDates bool
+	// factored: terms factored a disjunction (factor.go), for the trace.
+	factored bool
 	// consts per class, for ranks.
 	consts [clsCount][]constVal
 }
