@@ -240,6 +240,11 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 	}
 	s := newSpace(id, nullable)
 	s.noDates = p.opts.SQLite
+	meta := p.a.Meta
+	if !onA {
+		meta = p.b.Meta
+	}
+	s.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
 	if onA {
 		s.looseEq = p.looseEq
 	} else {

@@ -376,6 +376,7 @@ func (p *prover) looseEq(c plan.ColumnID) bool {
 // policies.
 func (p *prover) newSpace() *space {
 	s := newSpace(p.colA, p.nullable)
+	s.declared = func(c plan.ColumnID) string { return declaredType(p.a.Meta, c) }
 	s.looseEq = p.looseEq
 	s.noDates = p.opts.SQLite
 	return s

@@ -112,6 +112,11 @@ func (p *prover) semiConjunctsImply(b, s, t *block, m map[plan.ColumnID]plan.Col
 	sp := newSpace(id, nullable)
 	sp.noDates = p.opts.SQLite
 	sp.looseEq = looseEq
+	meta := p.a.Meta
+	if !onA {
+		meta = p.b.Meta
+	}
+	sp.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
 	var hyps []*term
 	for blk := b; blk != nil; blk = blk.parent {
 		h, _, err := terms(sp, blk.preds, id, nil)
