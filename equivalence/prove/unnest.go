@@ -163,6 +163,11 @@ func unnestConjunct(e *plan.Expr, uses map[*plan.Node]int) (*plan.Node, []*plan.
 	}
 	body := agg.Inputs[0]
 	inner := allCols(body)
+	// The call reads the body's columns only: an argument reading the
+	// enclosing row has no value inside the grouped leaf.
+	if call.HasSubquery() || (call.Filter != nil && call.Filter.HasSubquery()) || !call.Cols().SubsetOf(inner) {
+		return nil, nil, "", false
+	}
 	var corr []*plan.Expr
 	stripped, ok := stripCorrelation(body, inner, &corr)
 	if !ok || len(corr) == 0 || correlated(stripped) {

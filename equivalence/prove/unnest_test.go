@@ -42,6 +42,8 @@ func TestUnnestGroupLiftSemiDup(t *testing.T) {
 			"SELECT o.id, o.v FROM o, (SELECT k, MAX(q) AS m FROM l GROUP BY k) g WHERE g.k = o.w AND g.m = o.v", true, "unnest: correlated scalar max"},
 		{"in a semi-join", "SELECT p.name FROM p WHERE p.pid IN (SELECT l.k FROM l WHERE l.q > (SELECT SUM(v) FROM o WHERE o.w = l.oid))",
 			"SELECT p.name FROM p WHERE EXISTS (SELECT 1 FROM l JOIN (SELECT w, SUM(v) AS s FROM o GROUP BY w) g ON g.w = l.oid AND l.q > g.s WHERE l.k = p.pid)", true, "unnest: correlated scalar sum"},
+		{"argument reads the enclosing row", "SELECT o.id FROM o WHERE o.v < (SELECT SUM(l.q * o.w) FROM l WHERE l.oid = o.id)",
+			"SELECT o.id FROM o JOIN (SELECT oid, SUM(q * oid) AS s FROM l GROUP BY oid) g ON g.oid = o.id AND o.v < g.s", false, ""},
 		{"count star", "SELECT o.id FROM o WHERE o.v < (SELECT COUNT(*) FROM l WHERE l.oid = o.id)",
 			"SELECT o.id FROM o JOIN (SELECT oid, COUNT(*) AS c FROM l GROUP BY oid) g ON g.oid = o.id AND o.v < g.c", false, ""},
 		{"count column", "SELECT o.id FROM o WHERE o.v < (SELECT COUNT(l.q) FROM l WHERE l.oid = o.id)",
