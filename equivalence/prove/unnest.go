@@ -24,9 +24,10 @@ import (
 //     COUNT bug), and f and the path from the comparison down to the
 //     subquery are strict (arithmetic and casts): no matching row makes
 //     the comparison NULL;
-//   - the comparison is a conjunct of the block (WHERE, inner ON, or a
-//     semi-/anti-joined sub-block's condition), where NULL drops the row
-//     as FALSE does, never under OR or NOT.
+//   - the comparison is a conjunct of a filter or of an inner join's
+//     condition (wherever that node sits: the rewrite is local to it),
+//     which keeps TRUE rows only, so NULL drops the row as FALSE does;
+//     never under OR, NOT or a non-strict function.
 //
 // Then for an enclosing row the matching R rows are exactly one group
 // (groups are classes of =), whose aggregate is the subquery's value, and
