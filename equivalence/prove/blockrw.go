@@ -54,7 +54,7 @@ func (p *prover) dedupToSemi(blk *block, root *plan.Node, m *plan.Metadata) {
 			}
 			rest = append(rest, e)
 		}
-		if !own.SubsetOf(pinned) || readsAny(blk, rest, root, own, same) {
+		if !own.SubsetOf(pinned) || dedupColsRead(blk, rest, root, own, same) {
 			continue
 		}
 		sub := newBlock(blk)
@@ -126,9 +126,9 @@ func loose(m *plan.Metadata, c plan.ColumnID) bool {
 	return (&prover{a: &plan.Plan{Meta: m}}).looseEq(c)
 }
 
-// readsAny says whether preds, the semi-joined sub-blocks of blk or
+// dedupColsRead says whether preds, the semi-joined sub-blocks of blk or
 // root's outputs read a column of cols; outputs may read those in same.
-func readsAny(blk *block, preds []*plan.Expr, root *plan.Node, cols plan.ColSet, same map[plan.ColumnID]*plan.Expr) bool {
+func dedupColsRead(blk *block, preds []*plan.Expr, root *plan.Node, cols plan.ColSet, same map[plan.ColumnID]*plan.Expr) bool {
 	for _, e := range preds {
 		if e.Cols().Intersects(cols) {
 			return true

@@ -98,7 +98,7 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 	case plan.OpDistinct:
 		return p.rel(p.setSimplify(a.Inputs[0]), p.setSimplify(b.Inputs[0]), true)
 	case plan.OpSort:
-		if ok, err := p.rel(a.Inputs[0], b.Inputs[0], true); err != nil || !ok {
+		if ok, err := p.passThrough(a.Inputs[0], b.Inputs[0]); err != nil || !ok {
 			return false, err
 		}
 		if len(a.Keys) != len(b.Keys) {
@@ -116,7 +116,7 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 		if !sameConst(a.Limit, b.Limit) || !sameConst(a.Offset, b.Offset) {
 			return false, nil
 		}
-		return p.rel(a.Inputs[0], b.Inputs[0], true)
+		return p.passThrough(a.Inputs[0], b.Inputs[0])
 	case plan.OpAggregate:
 		return p.aggregate(a, b)
 	case plan.OpJoin:
@@ -137,6 +137,22 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 		return p.mapOutputs(a, b), nil
 	}
 	return false, nil
+}
+
+// passThrough proves the inputs of a sort or limit equivalent: by
+// position first, else with each of b's columns mapped to an equal one of
+// a's where there is one (a column only one side carries, such as an
+// unnested subquery's grouping, then stays unmapped, and whatever reads
+// it above fails). rel checks the positions of the node itself where its
+// parent needs them.
+func (p *prover) passThrough(a, b *plan.Node) (bool, error) {
+	k := p.mark()
+	ok, err := p.rel(a, b, true)
+	if err != nil || ok {
+		return ok, err
+	}
+	p.undo(k)
+	return p.rel(a, b, false)
 }
 
 func sameConst(a, b *plan.Expr) bool {

@@ -48,6 +48,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.unnest(n, m); j != nil {
+			n = j
+			continue
+		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
 			if j := p.aggThroughJoin(n, m); j != nil {
