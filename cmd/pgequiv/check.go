@@ -23,6 +23,30 @@ type policyFlags []string
 func (p *policyFlags) String() string     { return strings.Join(*p, ",") }
 func (p *policyFlags) Set(v string) error { *p = append(*p, v); return nil }
 
+// has reports whether a --policy flag set key.
+func (p policyFlags) has(key string) bool {
+	for _, kv := range p {
+		if k, _, _ := strings.Cut(kv, "="); k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// evalPolicies is the policy set of both eval modes: the given flags, with
+// column_order=ignore unless they say otherwise. Text-to-SQL labels come
+// from execution accuracy (Spider's test-suite evaluation), which compares
+// results up to a permutation of their columns, so a metric that counts a
+// reordered SELECT list as wrong disagrees with the labels it is scored
+// against. check and the proxy keep the strict default: an application
+// reads columns by position.
+func evalPolicies(p policyFlags) policyFlags {
+	if p.has("column_order") {
+		return p
+	}
+	return append(append(policyFlags{}, p...), "column_order="+equivalence.ColumnOrderIgnore)
+}
+
 func loadSchema(file, dialect string) (*catalog.Schema, error) {
 	d, err := catalog.ParseDialect(dialect)
 	if err != nil {

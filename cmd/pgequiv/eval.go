@@ -34,7 +34,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the judging to this file (go tool pprof)")
 	folds := fs.Int("folds", 0, "also report AUC per db-grouped fold (the folds of `pgequiv train --cv K`)")
 	var policies policyFlags
-	fs.Var(&policies, "policy", "judge policy key=value (repeatable)")
+	fs.Var(&policies, "policy", "judge policy key=value (repeatable); eval's default is column_order=ignore, as execution accuracy compares columns")
 	var files evalFilesFlags
 	files.register(fs)
 	var llm llmFlags
@@ -53,6 +53,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	policies = evalPolicies(policies)
 	if files.gold != "" {
 		return runEvalFiles(ctx, files, policies, llm, engines, *workers, *out, stdout, stderr)
 	}
@@ -124,7 +125,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if r.Err != nil {
 				verdict = "error"
 			}
-			if err := w.Write(dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict}); err != nil {
+			row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict}
+			if ce := r.Verdict.Counterexample; ce != nil {
+				row.Refuted, row.Needs, row.ColumnOrderOnly = true, ce.Needs, ce.ColumnOrderOnly
+			}
+			if err := w.Write(row); err != nil {
 				f.Close()
 				return err
 			}
@@ -147,6 +152,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
+	fmt.Fprintf(stdout, "policy: %s\n", policies.String())
 	sum.Print(stdout)
 	if *folds > 0 {
 		return printFoldAUCs(stdout, results, *folds)

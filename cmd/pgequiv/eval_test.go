@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,5 +55,74 @@ func TestRunEvalWithGMNScores(t *testing.T) {
 	err = runEval(context.Background(), []string{"--schemas", schemas, "--gmn-scores", scores, data}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("malformed line: err %v", err)
+	}
+}
+
+// eval compares columns up to order by default, as execution-accuracy
+// labels do, says so above the summary, and --out carries what each
+// counterexample needs; --policy column_order=strict restores the check
+// and the proxy's default.
+func TestRunEvalColumnOrderAndOutFields(t *testing.T) {
+	dir := t.TempDir()
+	schemas := filepath.Join(dir, "schemas")
+	if err := os.MkdirAll(schemas, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ddl := "CREATE TABLE t (id numeric PRIMARY KEY, a numeric, b numeric);\n"
+	if err := os.WriteFile(filepath.Join(schemas, "db.sql"), []byte(ddl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "pairs.jsonl")
+	pairs := `{"id": "swapped", "db": "db", "reference": "SELECT a, b FROM t", "candidate": "SELECT b, a FROM t", "label": 1, "dialect": "sqlite"}
+{"id": "nulls", "db": "db", "reference": "SELECT COUNT(*) FROM t", "candidate": "SELECT COUNT(a) FROM t", "label": 1, "dialect": "sqlite"}
+{"id": "filter", "db": "db", "reference": "SELECT a FROM t", "candidate": "SELECT a FROM t WHERE b > 1", "label": 0, "dialect": "sqlite"}
+`
+	if err := os.WriteFile(data, []byte(pairs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(policy ...string) (string, map[string]string) {
+		t.Helper()
+		out := filepath.Join(dir, "out.jsonl")
+		args := []string{"--gmn=false", "--workers", "1", "--out", out}
+		for _, p := range policy {
+			args = append(args, "--policy", p)
+		}
+		var stdout, stderr bytes.Buffer
+		if err := runEval(context.Background(), append(args, data), &stdout, &stderr); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var row struct{ ID string }
+			if err := json.Unmarshal([]byte(l), &row); err != nil {
+				t.Fatalf("--out line %q: %v", l, err)
+			}
+			lines[row.ID] = l
+		}
+		return stdout.String(), lines
+	}
+	stdout, lines := run()
+	if !strings.Contains(stdout, "policy: column_order=ignore") {
+		t.Errorf("default eval output lacks the policy line:\n%s", stdout)
+	}
+	if !strings.Contains(lines["swapped"], `"verdict":"equivalent"`) {
+		t.Errorf("swapped columns under eval's default: %s", lines["swapped"])
+	}
+	if want := `"refuted":true,"needs":["a NULL in a nullable column"]`; !strings.Contains(lines["nulls"], want) {
+		t.Errorf("COUNT(a) vs COUNT(*): want %s in %s", want, lines["nulls"])
+	}
+	if !strings.Contains(lines["filter"], `"refuted":true`) || strings.Contains(lines["filter"], "needs") {
+		t.Errorf("a filter is refuted on ordinary data: %s", lines["filter"])
+	}
+	stdout, lines = run("column_order=strict")
+	if !strings.Contains(stdout, "policy: column_order=strict") {
+		t.Errorf("strict eval output lacks the policy line:\n%s", stdout)
+	}
+	if !strings.Contains(lines["swapped"], `"column_order_only":true`) {
+		t.Errorf("swapped columns under strict: %s", lines["swapped"])
 	}
 }

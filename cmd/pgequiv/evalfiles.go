@@ -105,6 +105,7 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
+	fmt.Fprintf(stdout, "policy: %s\n", policies.String())
 	sum.Print(stdout)
 	return nil
 }

@@ -14,6 +14,13 @@ type Score struct {
 	Label   int     `json:"label"`   // the pair's label, 0 or 1
 	Score   float64 `json:"score"`   // higher means more likely equivalent
 	Verdict string  `json:"verdict"` // the judge's verdict
+	// Refuted is set when the refuter found a counterexample; Needs is
+	// then what it relies on beyond typical data (empty: ordinary data)
+	// and ColumnOrderOnly whether the results differ only in column
+	// order. They let an audit of refuted pairs start from the file.
+	Refuted         bool     `json:"refuted,omitempty"`
+	Needs           []string `json:"needs,omitempty"`
+	ColumnOrderOnly bool     `json:"column_order_only,omitempty"`
 }
 
 // ScoreWriter writes Score rows as JSON lines. Writes are buffered: call

@@ -15,6 +15,9 @@ type block struct {
 	bad    bool // holds something the block cannot express
 	// simp simplifies each node before it is read (prover.simplify).
 	simp func(*plan.Node) *plan.Node
+	// lift moves a grouping leaf's conditions on its grouping columns
+	// into the block (prover.liftGroupFilter); nil: none.
+	lift func(*plan.Node) *plan.Node
 }
 
 type semi struct {
@@ -37,7 +40,7 @@ func isBlockNode(n *plan.Node) bool {
 func newBlock(parent *block) *block {
 	b := &block{defs: map[plan.ColumnID]*plan.Expr{}, parent: parent}
 	if parent != nil {
-		b.simp = parent.simp
+		b.simp, b.lift = parent.simp, parent.lift
 	}
 	return b
 }
@@ -101,6 +104,14 @@ func (b *block) flatten(n *plan.Node) {
 		default:
 			b.leaves = append(b.leaves, n)
 		}
+	case plan.OpAggregate:
+		if b.lift != nil {
+			if l := b.lift(n); l != nil {
+				b.flatten(l)
+				return
+			}
+		}
+		b.leaves = append(b.leaves, n)
 	default:
 		b.leaves = append(b.leaves, n)
 	}
@@ -144,7 +155,14 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 	var keys []string
 	var cs []*plan.Expr
 	for _, e := range es {
-		cs = append(cs, plan.Conjuncts(fold(e.Copy()))...)
+		for _, c := range plan.Conjuncts(fold(e.Copy())) {
+			if f, ok := factorOr(c); ok {
+				s.factored = true
+				cs = append(cs, plan.Conjuncts(f)...)
+				continue
+			}
+			cs = append(cs, c)
+		}
 	}
 	pinned := pins(cs)
 	for _, c := range cs {
@@ -183,6 +201,9 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 	for _, k := range kb {
 		inB[k] = true
 	}
+	if c.s.factored {
+		p.rule("predicates: common conjuncts factored out of a disjunction")
+	}
 	hb := append(append([]*term(nil), hypB...), tb...)
 	for i, t := range ta {
 		if inB[ka[i]] {
@@ -219,6 +240,12 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 	}
 	s := newSpace(id, nullable)
 	s.noDates = p.opts.SQLite
+	s.sqliteLike = p.opts.SQLite
+	meta := p.a.Meta
+	if !onA {
+		meta = p.b.Meta
+	}
+	s.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
 	if onA {
 		s.looseEq = p.looseEq
 	} else {

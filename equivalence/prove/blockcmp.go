@@ -9,30 +9,74 @@ import (
 // blocks proves two query blocks equivalent: a bijection between their
 // relation occurrences under which the conjuncts keep the same rows, the
 // semi- and anti-joined sub-blocks pair up alike, and the outputs agree.
+// When that fails it tries again with the group-lift and redundant
+// semi-join rewrites (grouplift.go, semidup.go), where they change a
+// block: applied to one side's block only where the other's has no
+// counterpart, they could part blocks that were alike.
 func (p *prover) blocks(a, b *plan.Node, pos bool) (bool, error) {
+	ok, _, err := p.blocksWith(a, b, pos, false)
+	if ok || err != nil {
+		return ok, err
+	}
+	ok, changed, err := p.blocksWith(a, b, pos, true)
+	if !changed {
+		return false, nil
+	}
+	return ok, err
+}
+
+func (p *prover) blocksWith(a, b *plan.Node, pos, rewrite bool) (ok, changed bool, err error) {
 	k := p.mark()
 	ba, bb := newBlock(nil), newBlock(nil)
 	ba.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.a.Meta) }
 	bb.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, p.b.Meta) }
+	if rewrite {
+		lift := func(n *plan.Node) *plan.Node {
+			l := p.liftGroupFilter(n)
+			if l != nil {
+				changed = true
+			}
+			return l
+		}
+		ba.lift, bb.lift = lift, lift
+	}
 	ba.flatten(a)
 	bb.flatten(b)
+	if rewrite {
+		if p.dropRedundantSemis(ba, true) {
+			changed = true
+		}
+		if p.dropRedundantSemis(bb, false) {
+			changed = true
+		}
+		if !changed {
+			p.undo(k)
+			return false, false, nil
+		}
+	}
 	p.semiToJoin(ba, p.a.Meta)
 	p.semiToJoin(bb, p.b.Meta)
+	p.dedupToSemi(ba, a, p.a.Meta)
+	p.dedupToSemi(bb, b, p.b.Meta)
+	p.oneRowLeaves(ba, p.a.Meta)
+	p.oneRowLeaves(bb, p.b.Meta)
+	p.selfKeyJoins(ba, p.a.Meta)
+	p.selfKeyJoins(bb, p.b.Meta)
 	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
 	p.elimFKJoins(bb, p.b.Meta, p.nullB, blockProtected(bb, b))
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {
 		note("blocks differ in shape: %d/%d leaves, %d/%d semi-joins", len(ba.leaves), len(bb.leaves), len(ba.semis), len(bb.semis))
 		p.undo(k)
-		return false, nil
+		return false, changed, nil
 	}
-	ok, err := p.pairLeaves(ba.leaves, bb.leaves, func() (bool, error) { return p.finishBlock(ba, bb, a, b, pos) })
+	ok, err = p.pairLeaves(ba.leaves, bb.leaves, func() (bool, error) { return p.finishBlock(ba, bb, a, b, pos) })
 	if err != nil || !ok {
 		p.undo(k)
 	}
 	if err == errTooLarge {
 		err = nil
 	}
-	return ok, err
+	return ok, changed, err
 }
 
 // pairLeaves searches a bijection between the leaves, then calls then;
@@ -87,7 +131,11 @@ func (p *prover) leaf(x, y *plan.Node, moved bool) (bool, error) {
 		}
 		return true, nil
 	}
-	return p.rel(x, y, false)
+	ok, err := p.rel(x, y, false)
+	if !ok {
+		note("leaves %v and %v not proved equivalent", x.Op, y.Op)
+	}
+	return ok, err
 }
 
 func (p *prover) alias(pl *plan.Plan, n *plan.Node) string {
@@ -108,10 +156,12 @@ func (p *prover) finishBlock(ba, bb *block, a, b *plan.Node, pos bool) (bool, er
 	s := p.newSpace()
 	ta, ka, err := terms(s, ba.preds, p.colA, p.subA)
 	if err != nil {
+		note("conjuncts of a: %v", err)
 		return false, nil
 	}
 	tb, kb, err := terms(s, bb.preds, p.colB, p.subB)
 	if err != nil {
+		note("conjuncts of b: %v", err)
 		return false, nil
 	}
 	c := &checker{ctx: p.ctx, s: s}

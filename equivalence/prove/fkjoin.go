@@ -159,14 +159,19 @@ func blockProtected(blk *block, n *plan.Node) plan.ColSet {
 func (p *prover) semiToJoin(blk *block, m *plan.Metadata) {
 	var keep []*semi
 	for _, s := range blk.semis {
-		if !s.anti && len(s.blk.leaves) == 1 && s.blk.leaves[0].Op == plan.OpScan && s.blk.leaves[0].Table != nil && keyEquated(s.blk, blk) {
+		scan := len(s.blk.leaves) == 1 && s.blk.leaves[0].Op == plan.OpScan && s.blk.leaves[0].Table != nil
+		if !s.anti && len(s.blk.leaves) == 1 && ((scan && keyEquated(s.blk, blk)) || (!scan && derivedKeyEquated(s.blk, blk, m))) {
 			blk.leaves = append(blk.leaves, s.blk.leaves[0])
 			blk.preds = append(blk.preds, s.blk.preds...)
 			for _, n := range s.blk.semis {
 				n.blk.parent = blk
 				keep = append(keep, n)
 			}
-			p.rule("semi-join on a key of %s is a join", s.blk.leaves[0].Table.Name)
+			if scan {
+				p.rule("semi-join on a key of %s is a join", s.blk.leaves[0].Table.Name)
+			} else {
+				p.rule("semi-join on a key of a derived table is a join")
+			}
 			continue
 		}
 		keep = append(keep, s)
@@ -201,7 +206,7 @@ func keyEquated(sub, outer *block) bool {
 				continue
 			}
 			oc := other.Cols()
-			if other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols)) {
+			if sameEqType(x.Typ, other.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
 				pinned[o] = true
 			}
 		}

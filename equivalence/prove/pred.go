@@ -57,6 +57,13 @@ type space struct {
 	looseEq func(plan.ColumnID) bool
 	// noDates leaves date arithmetic unfolded (SQLite has no date type).
 	noDates bool
+	// sqliteLike reads ILIKE as SQLite's LIKE, which folds ASCII case
+	// only: a constant pattern's ASCII letters are lowered (likeASCII).
+	sqliteLike bool
+	// factored: terms factored a disjunction (factor.go), for the trace.
+	factored bool
+	// declared gives a reference column's declared type; nil: unknown.
+	declared func(plan.ColumnID) string
 	// consts per class, for ranks.
 	consts [clsCount][]constVal
 }
@@ -83,6 +90,9 @@ var errUnkeyable = errors.New("prove: expression cannot be keyed")
 
 // term translates e. Columns map through s.col.
 func (s *space) term(e *plan.Expr) (*term, error) {
+	if s.sqliteLike {
+		e = likeASCII(e)
+	}
 	if !s.noDates && dateish(e) {
 		if days, ok := dateValue(e); ok {
 			return &term{op: "const", cls: clsDate, c: constVal{num: new(big.Rat).SetInt64(days), integral: true}}, nil
@@ -139,10 +149,11 @@ func (s *space) term(e *plan.Expr) (*term, error) {
 			switch {
 			case ok && a.cls == clsBool && to == clsNum && e.Typ == catalog.Int:
 				return &term{op: "castint", cls: clsNum, args: []*term{a}}, nil
-			case ok && a.cls == to && (to == clsBool || to == clsDate || (to == clsNum && e.Typ != catalog.Int && e.Args[0].Typ != catalog.Float && (e.Typ != catalog.Float || e.Args[0].Typ == catalog.Int))):
+			case ok && a.cls == to && (to == clsBool || to == clsDate || (to == clsNum && e.Typ != catalog.Int && e.Args[0].Typ != catalog.Float && (e.Typ != catalog.Float || e.Args[0].Typ == catalog.Int) && castKeepsValue(e, s.col, s.declared))):
 				// A cast within the class that keeps the value and its
 				// order: integers widened to numeric or floating point
-				// (integers beyond 2^53 aside), numerics to numeric.
+				// (integers beyond 2^53 aside), numerics to a numeric
+				// that holds them (typmod.go).
 				return a, nil
 			}
 		}

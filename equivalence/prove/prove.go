@@ -137,6 +137,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 		return Result{}, nil
 	}
 	if !ok {
+		note("not proved after %d steps", p.steps)
 		return Result{}, nil
 	}
 	return Result{Proved: true, Rules: p.rules, Assumptions: p.assumed}, nil
@@ -156,6 +157,7 @@ type prover struct {
 	aliasA       map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
 	intA, intB   map[plan.ColumnID]bool          // columns holding an integral EXTRACT (facts of each plan)
 	subMemo      map[*plan.Node]subMatch         // candidate subqueries matched so far
+	subUses      map[*plan.Node]int              // occurrences of each subquery plan in a and b (unnest.go)
 	a, b         *plan.Plan
 	m            map[plan.ColumnID]plan.ColumnID // b's columns to a's
 	trail        []mapping
@@ -374,7 +376,9 @@ func (p *prover) looseEq(c plan.ColumnID) bool {
 // policies.
 func (p *prover) newSpace() *space {
 	s := newSpace(p.colA, p.nullable)
+	s.declared = func(c plan.ColumnID) string { return declaredType(p.a.Meta, c) }
 	s.looseEq = p.looseEq
 	s.noDates = p.opts.SQLite
+	s.sqliteLike = p.opts.SQLite
 	return s
 }

@@ -48,6 +48,10 @@ func TestPredicates(t *testing.T) {
 		{"age = 3 AND owner_id = age + 5", "age = 3 AND owner_id = 8", true},
 		{"dog_id > 2 AND dog_id < 4", "dog_id = 3", true},
 		{"weight > 2 AND weight < 4", "weight = 3", false},
+		{"(age = 1 AND name = 'a') OR (age = 1 AND name = 'b')", "age = 1 AND (name = 'a' OR name = 'b')", true},
+		{"(age = 1 AND name = 'a') OR age = 1", "age = 1", true},
+		{"(age = 1 AND name = 'a') OR (weight = 1 AND name = 'b')", "name IN ('a', 'b') AND (age = 1 OR weight = 1)", false},
+		{"(age = 1 AND name = 'a') OR (age = 1 AND name = 'b')", "age = 1", false},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
