@@ -517,12 +517,29 @@ func sameValue(a, b exec.Value) bool {
 		return a.I == b.I
 	case a.K == exec.KText && b.K == exec.KText:
 		return a.S == b.S
+	case a.K == exec.KNumeric && b.K == exec.KNumeric:
+		return ratEqual(a.R, b.R)
 	}
 	if a.K == b.K || (isNum(a.K) && isNum(b.K)) {
 		c, err := exec.Compare(a, b)
 		return err == nil && c == 0
 	}
 	return a.String() == b.String()
+}
+
+// ratEqual is x.Cmp(y) == 0 without Cmp's allocations: rationals are
+// kept normalized, so equal ones have equal numerators and denominators.
+func ratEqual(x, y *big.Rat) bool {
+	if x == y {
+		return true
+	}
+	if x.Num().Cmp(y.Num()) != 0 {
+		return false
+	}
+	if xi, yi := x.IsInt(), y.IsInt(); xi || yi {
+		return xi == yi
+	}
+	return x.Denom().Cmp(y.Denom()) == 0
 }
 
 func isNum(k exec.Kind) bool { return k == exec.KInt || k == exec.KNumeric || k == exec.KFloat }

@@ -44,7 +44,7 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 		}
 		groups[k] = append(groups[k], row)
 	}
-	out := newRel(n.OutCols())
+	out := x.newRel(n.OutCols())
 	out.rows = make([][]Value, 0, len(order))
 	block := newRows(len(order), len(gidx)+len(n.Aggs))
 	for _, k := range order {

@@ -83,6 +83,8 @@ type executor struct {
 	// block is that block's size.
 	buf   []Value
 	block int
+	// rels is the unused rest of the block newRel carves from.
+	rels []rel
 }
 
 // Blocks of rows of unknown count (join output) start at rowBlockRows
@@ -135,13 +137,26 @@ type rel struct {
 // relIndexAfter lookups.
 const relIndexMin, relIndexAfter = 16, 64
 
-func newRel(cols []plan.ColumnID) *rel {
-	return &rel{cols: cols}
+// newRel is an empty relation of cols. Relations are carved from
+// blocks, as rows are (see newRow): an execution builds one per
+// operator, and per outer row in a correlated subquery.
+func (x *executor) newRel(cols []plan.ColumnID) *rel {
+	if len(x.rels) == 0 {
+		x.rels = make([]rel, relBlock)
+	}
+	r := &x.rels[0]
+	x.rels = x.rels[1:]
+	r.cols = cols
+	return r
 }
 
+const relBlock = 8
+
 // newRelLike is a relation with in's columns, sharing its index.
-func newRelLike(in *rel) *rel {
-	return &rel{cols: in.cols, idx: in.idx}
+func (x *executor) newRelLike(in *rel) *rel {
+	r := x.newRel(in.cols)
+	r.idx = in.idx
+	return r
 }
 
 // index returns the first position of column c.
@@ -260,7 +275,7 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 	if !ok {
 		return nil, cannot("table %s is not in the database", n.Table.Name)
 	}
-	r := newRel(n.Cols)
+	r := x.newRel(n.Cols)
 	converted := false
 	for _, row := range rows {
 		if len(row) != len(n.Cols) {
@@ -287,7 +302,7 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 }
 
 func (x *executor) values(n *plan.Node, outer *env) (*rel, error) {
-	r := newRel(n.Cols)
+	r := x.newRel(n.Cols)
 	r.rows = make([][]Value, 0, len(n.Rows))
 	block := newRows(len(n.Rows), len(n.Cols))
 	for _, exprs := range n.Rows {
@@ -339,7 +354,7 @@ func (x *executor) filter(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRelLike(in)
+	out := x.newRelLike(in)
 	out.rows = make([][]Value, 0, len(in.rows))
 	// One env serves every row: nothing keeps it past an evaluation.
 	e := &env{r: in, outer: outer}
@@ -367,7 +382,7 @@ func (x *executor) project(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRel(n.OutCols())
+	out := x.newRel(n.OutCols())
 	out.ties = in.ties
 	e := &env{r: in, outer: outer}
 	out.rows = make([][]Value, 0, len(in.rows))
@@ -390,7 +405,7 @@ func (x *executor) distinct(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRelLike(in)
+	out := x.newRelLike(in)
 	seen := map[string]bool{}
 	for i, row := range in.rows {
 		k := rowKey(row)
@@ -451,7 +466,7 @@ func (x *executor) sort(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRelLike(in)
+	out := x.newRelLike(in)
 	out.ties = ties
 	out.rows = make([][]Value, 0, len(perm))
 	for _, i := range perm {
@@ -552,7 +567,7 @@ func (x *executor) limit(n *plan.Node, outer *env) (*rel, error) {
 			x.nondet = true
 		}
 	}
-	out := newRelLike(in)
+	out := x.newRelLike(in)
 	out.rows = in.rows[start:end]
 	if in.ties != nil {
 		out.ties = in.ties[start:end]

@@ -15,7 +15,7 @@ func (x *executor) window(n *plan.Node, outer *env) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRel(n.OutCols())
+	out := x.newRel(n.OutCols())
 	extra := make([][]Value, len(in.rows))
 	for i := range extra {
 		extra[i] = make([]Value, len(n.Proj))
@@ -195,7 +195,7 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 	}
 	for _, k := range order {
 		idx := parts[k]
-		sub := newRel(in.cols)
+		sub := x.newRel(in.cols)
 		for _, i := range idx {
 			sub.rows = append(sub.rows, in.rows[i])
 		}
