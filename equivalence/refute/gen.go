@@ -248,13 +248,14 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 	case catalog.Float:
 		return exec.Float(float64(rng.Int64N(401)-100) / 4)
 	case catalog.Text:
-		const letters = "abcABC xyz%_"
+		// Up to three of wideLetters, from a table of every such string
+		// (building each drawn string was an allocation per value).
 		n := rng.IntN(4)
-		var b strings.Builder
+		i := 0
 		for range n {
-			b.WriteByte(letters[rng.IntN(len(letters))])
+			i = i*len(wideLetters) + rng.IntN(len(wideLetters))
 		}
-		return exec.Text(b.String())
+		return wideTexts()[n][i]
 	case catalog.Bool:
 		return exec.Bool(rng.IntN(2) == 0)
 	case catalog.Date:
@@ -262,6 +263,24 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 	}
 	return exec.Null
 }
+
+const wideLetters = "abcABC xyz%_"
+
+// wideTexts are the texts wide draws: by length n (0..3), every string
+// of n wideLetters, at the index whose base-len(wideLetters) digits are
+// the letters' positions.
+var wideTexts = sync.OnceValue(func() [4][]exec.Value {
+	var out [4][]exec.Value
+	out[0] = []exec.Value{exec.Text("")}
+	for n := 1; n < 4; n++ {
+		for _, prev := range out[n-1] {
+			for j := range len(wideLetters) {
+				out[n] = append(out[n], exec.Text(prev.S+wideLetters[j:j+1]))
+			}
+		}
+	}
+	return out
+})
 
 // wideNumerics are the numerics wide draws, ip.d for ip in -100..300
 // and d in 0..9 (negative ip: -ip.d), at index (ip+100)*10+d. Values
@@ -451,13 +470,13 @@ func (g *generator) value(rng *rand.Rand, m mode, c *catalog.Column, pools *colP
 	if lits := pools.lits; len(lits) > 0 && rng.Float64() < m.pLit {
 		return lits[rng.IntN(len(lits))]
 	}
-	if tl := g.typeLits[c.Type]; len(tl) > 0 && rng.Float64() < m.pLit/3 {
-		if v, ok := fit(*c, tl[rng.IntN(len(tl))]); ok {
+	if tl := pools.typeLits; len(tl) > 0 && rng.Float64() < m.pLit/3 {
+		if v, ok := fitTo(c.Type, pools.spec, tl[rng.IntN(len(tl))]); ok {
 			return v
 		}
 	}
 	if rng.Float64() < m.pWide {
-		if v, ok := fit(*c, wide(rng, c.Type)); ok {
+		if v, ok := fitTo(c.Type, pools.spec, wide(rng, c.Type)); ok {
 			return v
 		}
 	}
@@ -472,6 +491,10 @@ func (g *generator) value(rng *rand.Rand, m mode, c *catalog.Column, pools *colP
 // fitted to the column.
 type colPools struct {
 	exact, lits, base []exec.Value
+	// typeLits are the queries' literals of the column's type (fitted
+	// on use), spec its declared type.
+	typeLits []exec.Value
+	spec     typeSpec
 }
 
 // columnPools returns t's pools by column, built on first use: looking
@@ -484,7 +507,7 @@ func (g *generator) columnPools(t *catalog.Table) []colPools {
 	ps := make([]colPools, len(t.Columns))
 	for i, c := range t.Columns {
 		k := colKey{t.Name, i}
-		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fittedBasePool(c)}
+		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fittedBasePool(c), typeLits: g.typeLits[c.Type], spec: specOf(c)}
 	}
 	g.pools[t.Name] = ps
 	return ps
@@ -731,27 +754,44 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 // smallint/integer values their range. ok is false when v cannot be
 // stored as is.
 func fit(c catalog.Column, v exec.Value) (exec.Value, bool) {
+	return fitTo(c.Type, specOf(c), v)
+}
+
+// typeSpec is a declared type as fit reads it: base name (in its own
+// case) and arguments.
+type typeSpec struct {
+	base    string
+	p, s    int
+	hasArgs bool
+}
+
+// specOf reads c's declared type without lowering its case: fit runs
+// for every generated and checked value, and a lowered copy was an
+// allocation each time.
+func specOf(c catalog.Column) typeSpec {
+	base, args, hasArgs := strings.Cut(strings.TrimSpace(c.TypeSQL), "(")
+	sp := typeSpec{base: strings.TrimSpace(base), hasArgs: hasArgs}
+	if hasArgs {
+		a, b, _ := strings.Cut(strings.TrimSuffix(strings.TrimSpace(args), ")"), ",")
+		sp.p, _ = strconv.Atoi(strings.TrimSpace(a))
+		sp.s, _ = strconv.Atoi(strings.TrimSpace(b))
+	}
+	return sp
+}
+
+// fitTo is fit for a column of type t declared as sp.
+func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 	if v.IsNull() {
 		return v, true
 	}
-	if v.K != kindOf(c.Type) {
-		out, err := exec.Parse(c.Type, v.String())
+	if v.K != kindOf(t) {
+		out, err := exec.Parse(t, v.String())
 		if err != nil {
 			return exec.Null, false
 		}
 		v = out
 	}
-	// The declared type is read without lowering its case: fit runs for
-	// every generated and checked value, and a lowered copy was an
-	// allocation each time.
-	base, args, hasArgs := strings.Cut(strings.TrimSpace(c.TypeSQL), "(")
-	base = strings.TrimSpace(base)
-	var p, s int
-	if hasArgs {
-		a, b, _ := strings.Cut(strings.TrimSuffix(strings.TrimSpace(args), ")"), ",")
-		p, _ = strconv.Atoi(strings.TrimSpace(a))
-		s, _ = strconv.Atoi(strings.TrimSpace(b))
-	}
+	base, p, s, hasArgs := sp.base, sp.p, sp.s, sp.hasArgs
 	switch v.K {
 	case exec.KInt:
 		lim := int64(1<<63 - 1)
