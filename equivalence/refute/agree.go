@@ -131,6 +131,7 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 				continue
 			}
 			c := &comparer{ref: plans[j], cand: plans[j+1], opts: opts, engine: engine}
+			c.lite.Rows = true // shrink's candidates share rows
 			cdb := db
 			if keep == nil {
 				sctx, cancel := context.WithTimeout(ctx, max(opts.ShrinkBudget, 200*time.Millisecond))

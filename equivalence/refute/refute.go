@@ -226,6 +226,7 @@ const permutedLookahead = 32
 func (c *comparer) minimize(ctx context.Context, s *catalog.Schema, h *hit, rules constraints) *Counterexample {
 	shrinkCtx, cancel := context.WithTimeout(ctx, c.opts.ShrinkBudget)
 	defer cancel()
+	c.lite.Rows = true // the candidates share rows
 	db, out := shrink(shrinkCtx, s, c, h.db, h.out, rules)
 	return c.counterexample(s, db, out)
 }
@@ -314,13 +315,15 @@ type comparer struct {
 	// columnsProved is set when Options.EquivalentUpToColumnOrder said
 	// yes: the search is over.
 	columnsProved bool
+	// lite converts databases for a SQLite schema's plans.
+	lite exec.SQLiteConverter
 }
 
 // run executes both plans on db and compares them. The error is
 // ErrCannotExecute or a context error; query errors are outcomes.
 func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 	if c.engine.Dialect == catalog.SQLite {
-		db = exec.ForSQLite(db) // once, not at every scan of either plan
+		db = c.lite.Database(db) // once, not at every scan of either plan
 	}
 	r1, err1 := exec.ExecuteWith(ctx, c.ref, db, c.engine)
 	if err1 != nil && !errors.Is(err1, exec.ErrQuery) {

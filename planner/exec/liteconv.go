@@ -1,0 +1,74 @@
+package exec
+
+import "math/big"
+
+// SQLiteConverter is ForSQLite for a run of databases that share values,
+// as a refutation search's do (its databases draw values from the same
+// pools): it converts each numeric and date once. With Rows it also
+// converts each row once, for databases that share rows (a
+// minimization's candidates); such rows must not be modified once
+// converted, as a converted row is remembered by its address. The zero
+// value is ready; it is not safe for concurrent use.
+type SQLiteConverter struct {
+	Rows  bool
+	rats  map[*big.Rat]Value
+	dates map[int64]Value
+	rows  map[*Value][]Value
+}
+
+// Database returns db in SQLite's storage classes, as ForSQLite does.
+func (c *SQLiteConverter) Database(db Database) Database {
+	if c.rows == nil {
+		c.rats, c.dates, c.rows = map[*big.Rat]Value{}, map[int64]Value{}, map[*Value][]Value{}
+	}
+	out := make(Database, len(db))
+	for name, rows := range db {
+		var conv [][]Value
+		for i, row := range rows {
+			if !needsLite(row) {
+				continue
+			}
+			if conv == nil {
+				conv = append([][]Value(nil), rows...)
+			}
+			lr, ok := c.rows[&row[0]]
+			if !ok || len(lr) != len(row) {
+				lr = make([]Value, len(row))
+				for j, v := range row {
+					lr[j] = c.value(v)
+				}
+				if c.Rows {
+					c.rows[&row[0]] = lr
+				}
+			}
+			conv[i] = lr
+		}
+		if conv == nil {
+			conv = rows
+		}
+		out[name] = conv
+	}
+	return out
+}
+
+// value is liteValue, remembered for numerics (by their shared rational)
+// and dates.
+func (c *SQLiteConverter) value(v Value) Value {
+	switch v.K {
+	case KNumeric:
+		lv, ok := c.rats[v.R]
+		if !ok {
+			lv = liteValue(v)
+			c.rats[v.R] = lv
+		}
+		return lv
+	case KDate:
+		lv, ok := c.dates[v.I]
+		if !ok {
+			lv = liteValue(v)
+			c.dates[v.I] = lv
+		}
+		return lv
+	}
+	return v
+}
