@@ -721,6 +721,16 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 		if len(rows) == 0 && k.mustHoldRows(t) {
 			return t.Name + " is empty"
 		}
+		if len(rows) == 0 {
+			continue
+		}
+		// The declared types, read once for all rows (on the stack for
+		// tables of up to 32 columns).
+		var buf [32]typeSpec
+		specs := buf[:0]
+		for _, c := range t.Columns {
+			specs = append(specs, specOf(c))
+		}
 		for j, row := range rows {
 			for i, c := range t.Columns {
 				if row[i].IsNull() {
@@ -729,7 +739,7 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 					}
 					continue
 				}
-				if _, ok := fit(c, row[i]); !ok {
+				if _, ok := fitTo(c.Type, specs[i], row[i]); !ok {
 					return t.Name + "." + c.Name + " does not fit " + c.TypeSQL
 				}
 			}

@@ -24,6 +24,7 @@ func (c *SQLiteConverter) Database(db Database) Database {
 	out := make(Database, len(db))
 	for name, rows := range db {
 		var conv [][]Value
+		var block []Value // converted rows' values, one allocation
 		for i, row := range rows {
 			if !needsLite(row) {
 				continue
@@ -31,15 +32,22 @@ func (c *SQLiteConverter) Database(db Database) Database {
 			if conv == nil {
 				conv = append([][]Value(nil), rows...)
 			}
-			lr, ok := c.rows[&row[0]]
-			if !ok || len(lr) != len(row) {
-				lr = make([]Value, len(row))
-				for j, v := range row {
-					lr[j] = c.value(v)
+			if c.Rows {
+				if lr, ok := c.rows[&row[0]]; ok && len(lr) == len(row) {
+					conv[i] = lr
+					continue
 				}
-				if c.Rows {
-					c.rows[&row[0]] = lr
-				}
+			}
+			if len(block) < len(row) {
+				block = make([]Value, len(row)*(len(rows)-i))
+			}
+			lr := block[:len(row):len(row)]
+			block = block[len(row):]
+			for j, v := range row {
+				lr[j] = c.value(v)
+			}
+			if c.Rows {
+				c.rows[&row[0]] = lr
 			}
 			conv[i] = lr
 		}
