@@ -43,8 +43,11 @@ func (c *SQLiteConverter) Database(db Database) Database {
 			}
 			lr := block[:len(row):len(row)]
 			block = block[len(row):]
-			for j, v := range row {
-				lr[j] = c.value(v)
+			copy(lr, row)
+			for j, v := range lr {
+				if v.K == KNumeric || v.K == KDate {
+					lr[j] = c.value(v)
+				}
 			}
 			if c.Rows {
 				c.rows[&row[0]] = lr
