@@ -67,7 +67,7 @@ func aggPushSide(n, R, S *plan.Node, preds []*plan.Expr, m *plan.Metadata) *plan
 				if sc.Has(x) && rc.Has(y) {
 					x, y = y, x
 				}
-				if !rc.Has(x) || !sc.Has(y) || !sameEqType(c.Args[0].Typ, c.Args[1].Typ) {
+				if !rc.Has(x) || !sc.Has(y) || !catalog.EqualsAlike(c.Args[0].Typ, c.Args[1].Typ) {
 					// (Across types, values unequal to each other, '1' and
 					// '1.0' in SQLite text, may both equal one value.)
 					return nil
@@ -160,24 +160,10 @@ func derivedKeyEquated(sub, outer *block, m *plan.Metadata) bool {
 				continue
 			}
 			oc := other.Cols()
-			if sameEqType(other.Typ, x.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
+			if catalog.EqualsAlike(other.Typ, x.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
 				pinned.Add(x.Col)
 			}
 		}
 	}
 	return !pinned.Empty() && plan.Derive(l, m).HasKeyWithin(pinned)
-}
-
-// sameEqType says whether = between values of types a and b is an
-// equality of one kind, so that values equal to one value are equal to
-// each other and a key names one row: one type, or numbers of any type.
-// Across kinds it is not: SQLite compares a text column with a number by
-// reading the text as a number, so the distinct keys '1' and '1.0' both
-// equal 1.
-func sameEqType(a, b catalog.Type) bool {
-	if a == b {
-		return true
-	}
-	num := func(t catalog.Type) bool { return t == catalog.Int || t == catalog.Numeric || t == catalog.Float }
-	return num(a) && num(b)
 }

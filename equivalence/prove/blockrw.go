@@ -113,7 +113,7 @@ func pinOf(e *plan.Expr, own, others plan.ColSet) (plan.ColumnID, *plan.Expr, bo
 	for k, x := range e.Args {
 		other := e.Args[1-k]
 		oc := other.Cols()
-		if x.Kind == plan.ColRef && own.Has(x.Col) && !oc.Empty() && oc.SubsetOf(others) && sameEqType(x.Typ, other.Typ) {
+		if x.Kind == plan.ColRef && own.Has(x.Col) && !oc.Empty() && oc.SubsetOf(others) && catalog.EqualsAlike(x.Typ, other.Typ) {
 			return x.Col, other, true
 		}
 	}

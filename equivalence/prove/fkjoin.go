@@ -54,7 +54,9 @@ func (p *prover) dropFKLeaf(blk *block, i int, m *plan.Metadata, nulls plan.ColS
 		if !e.Cols().Intersects(lcols) {
 			continue
 		}
-		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.Args[0].Kind != plan.ColRef || e.Args[1].Kind != plan.ColRef {
+		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.Args[0].Kind != plan.ColRef || e.Args[1].Kind != plan.ColRef ||
+			!catalog.EqualsAlike(e.Args[0].Typ, e.Args[1].Typ) {
+			// (A number may equal two distinct text keys of the parent.)
 			return false
 		}
 		c, par := e.Args[0].Col, e.Args[1].Col
@@ -206,7 +208,7 @@ func keyEquated(sub, outer *block) bool {
 				continue
 			}
 			oc := other.Cols()
-			if sameEqType(x.Typ, other.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
+			if catalog.EqualsAlike(x.Typ, other.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
 				pinned[o] = true
 			}
 		}

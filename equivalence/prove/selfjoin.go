@@ -1,6 +1,7 @@
 package prove
 
 import (
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -44,7 +45,7 @@ func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
 		// NOT NULL, so a chain that reaches them holds no NULL.
 		// One kind of type throughout (sameEqType).
 		if (e.IsOp(plan.OpEq) || e.IsOp(plan.OpNotDistinc)) && len(e.Args) == 2 && e.Args[0].Kind == plan.ColRef && e.Args[1].Kind == plan.ColRef &&
-			sameEqType(e.Args[0].Typ, e.Args[1].Typ) && !loose(m, e.Args[0].Col) && !loose(m, e.Args[1].Col) {
+			catalog.EqualsAlike(e.Args[0].Typ, e.Args[1].Typ) && !loose(m, e.Args[0].Col) && !loose(m, e.Args[1].Col) {
 			x, y := find(e.Args[0].Col), find(e.Args[1].Col)
 			if x != y {
 				uf[x] = y
