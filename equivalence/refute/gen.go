@@ -361,6 +361,11 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 			continue
 		}
 		kept := make([][]exec.Value, 0, n)
+		// A row referencing its own table finds its parents in db.
+		selfRef := false
+		for _, fk := range t.ForeignKeys {
+			selfRef = selfRef || fk.RefTable == t.Name
+		}
 		pools := g.columnPools(t)
 		rows := rowBlock{buf: make([]exec.Value, n*len(t.Columns))}
 		for range n {
@@ -370,11 +375,14 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 				if ok && keysHold(t, kept, row, -1) {
 					kept = append(kept, row)
 					rows.keep(len(row))
-					db[t.Name] = kept // a self-reference's parents
+					if selfRef {
+						db[t.Name] = kept
+					}
 					break
 				}
 			}
 		}
+		db[t.Name] = kept
 	}
 	if g.trustFK {
 		repairFKs(g.s, db)
