@@ -134,6 +134,8 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 		return p.passThrough(a.Inputs[0], b.Inputs[0])
 	case plan.OpAggregate:
 		return p.aggregate(a, b)
+	case plan.OpWindow:
+		return p.window(a, b)
 	case plan.OpJoin:
 		return p.outerJoin(a, b)
 	case plan.OpValues:

@@ -52,6 +52,11 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := filterValues(n); j != nil {
+			p.rule("simplify: filter over constant VALUES rows evaluated row by row")
+			n = j
+			continue
+		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
 			if j := p.aggThroughJoin(n, m); j != nil {
