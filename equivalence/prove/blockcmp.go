@@ -62,6 +62,8 @@ func (p *prover) blocksWith(a, b *plan.Node, pos, rewrite bool) (ok, changed boo
 	p.oneRowLeaves(bb, p.b.Meta)
 	p.selfKeyJoins(ba, p.a.Meta)
 	p.selfKeyJoins(bb, p.b.Meta)
+	p.leaflessSemis(ba)
+	p.leaflessSemis(bb)
 	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
 	p.elimFKJoins(bb, p.b.Meta, p.nullB, blockProtected(bb, b))
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {
