@@ -60,3 +60,38 @@ func limitOneConst(e *plan.Expr) *plan.Node {
 	}
 	return l.Inputs[0]
 }
+
+// anySemi reads a filter conjunct x op ANY (S), S uncorrelated with one
+// column y, as a semi-join with S on x op y: the conjunct is TRUE exactly
+// when some row of S makes x op y TRUE. (The planner does this where it
+// plans the conjunct; a disjunct split off by disjunctionAsUnion meets
+// it here.) It returns nil when no conjunct has that form.
+func anySemi(n *plan.Node) *plan.Node {
+	if n.Op != plan.OpFilter || len(n.Inputs) != 1 {
+		return nil
+	}
+	for i, e := range n.Preds {
+		if e.Kind != plan.Subquery || e.SubKind != plan.SubAny || e.Sub == nil || len(e.Args) != 1 || e.SubOp == "" {
+			continue
+		}
+		outs := e.Sub.OutCols()
+		if len(outs) != 1 || correlated(e.Sub) {
+			continue
+		}
+		y := plan.NewCol(outs[0], e.Args[0].Typ)
+		if e.Sub.Op == plan.OpProject && len(e.Sub.Proj) == 1 {
+			y.Typ = e.Sub.Proj[0].Expr.Typ
+		}
+		cond := plan.NewOp(e.SubOp, e.Typ, e.Args[0].Copy(), y)
+		j := &plan.Node{Op: plan.OpJoin, Join: plan.SemiJoin, Inputs: []*plan.Node{n.Inputs[0], e.Sub}, Preds: []*plan.Expr{cond}}
+		rest := append(append([]*plan.Expr(nil), n.Preds[:i]...), n.Preds[i+1:]...)
+		if len(rest) == 0 {
+			return j
+		}
+		c := *n
+		c.Inputs = []*plan.Node{j}
+		c.Preds = rest
+		return &c
+	}
+	return nil
+}

@@ -57,6 +57,11 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := anySemi(n); j != nil {
+			p.rule("simplify: x op ANY (subquery) conjunct is a semi-join")
+			n = j
+			continue
+		}
 		if j := filterValues(n); j != nil {
 			p.rule("simplify: filter over constant VALUES rows evaluated row by row")
 			n = j
