@@ -13,25 +13,46 @@ import (
 )
 
 // TestDisjunctionAsUnion: a duplicate-free query with a disjunction is
-// the UNION of its disjuncts. Each "false" row differs on some database
-// (without the key the filter repeats rows UNION merges; UNION ALL keeps
-// a row both branches return twice; a disjunct's NULL is not another's
-// FALSE), so a proof of it would be wrong.
+// the UNION of its disjuncts, and a grouping on G with HAVING
+// COUNT(DISTINCT x) = k over x IN (k constants) the INTERSECT of x = each.
+// Each "false" row differs on some database (without the key the filter
+// repeats rows UNION merges; UNION ALL keeps a row both branches return
+// twice; COUNT without DISTINCT counts repeats; a projection of part of
+// the grouping merges groups; a repeated constant), so a proof of it
+// would be wrong.
 func TestDisjunctionAsUnion(t *testing.T) {
 	cases := []struct {
 		name   string
 		sqlite bool
 		a, b   string
 		want   bool
+		rule   string
 	}{
+		{name: "intersect as a count",
+			a:    "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'a' INTERSECT SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'b'",
+			b:    "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name IN ('a', 'b') GROUP BY o.name HAVING COUNT(DISTINCT d.name) = 2",
+			want: true, rule: "INTERSECT of x = each"},
+		{name: "intersect as a count, sqlite, or-list", sqlite: true,
+			a:    "SELECT o.name, o.state FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.age = 3 INTERSECT SELECT o.name, o.state FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.age = 5",
+			b:    "SELECT o.name, o.state FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.age = 3 OR d.age = 5 GROUP BY o.state, o.name HAVING COUNT(DISTINCT d.age) = 2",
+			want: true, rule: "INTERSECT of x = each"},
+		{name: "count without distinct",
+			a: "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'a' INTERSECT SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'b'",
+			b: "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name IN ('a', 'b') GROUP BY o.name HAVING COUNT(d.name) = 2"},
+		{name: "part of the grouping",
+			a: "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'a' INTERSECT SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'b'",
+			b: "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name IN ('a', 'b') GROUP BY o.name, o.owner_id HAVING COUNT(DISTINCT d.name) = 2"},
+		{name: "a repeated constant",
+			a: "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'a' INTERSECT SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name = 'a'",
+			b: "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.name IN ('a', 'a') GROUP BY o.name HAVING COUNT(DISTINCT d.name) = 2"},
 		{name: "keyed branches",
 			a:    "SELECT owner_id, name FROM owners WHERE state = 'A' UNION SELECT owner_id, name FROM owners WHERE owner_id IN (SELECT owner_id FROM dogs WHERE age > 3)",
 			b:    "SELECT owner_id, name FROM owners WHERE state = 'A' OR owner_id IN (SELECT owner_id FROM dogs WHERE age > 3)",
-			want: true},
+			want: true, rule: "UNION of its disjuncts"},
 		{name: "keyed branches, sqlite", sqlite: true,
 			a:    "SELECT owner_id, name FROM owners WHERE name = 'x' AND state = 'A' UNION SELECT owner_id, name FROM owners WHERE name = 'x' AND state = 'B'",
 			b:    "SELECT owner_id, name FROM owners WHERE name = 'x' AND (state = 'A' OR state = 'B')",
-			want: true},
+			want: true, rule: "UNION of its disjuncts"},
 		{name: "three disjuncts",
 			a:    "SELECT dog_id FROM dogs WHERE age = 1 UNION SELECT dog_id FROM dogs WHERE age = 2 UNION SELECT dog_id FROM dogs WHERE name = 'x'",
 			b:    "SELECT dog_id FROM dogs WHERE age = 1 OR age = 2 OR name = 'x'",
@@ -69,8 +90,8 @@ func TestDisjunctionAsUnion(t *testing.T) {
 			if r.Proved != c.want {
 				t.Fatalf("proved %v, want %v (%v)", r.Proved, c.want, r.Rules)
 			}
-			if r.Proved && !strings.Contains(strings.Join(r.Rules, "; "), "UNION of its disjuncts") {
-				t.Errorf("rules %v lack the rule", r.Rules)
+			if r.Proved && !strings.Contains(strings.Join(r.Rules, "; "), c.rule) {
+				t.Errorf("rules %v lack %q", r.Rules, c.rule)
 			}
 			if c.name == "three disjuncts" {
 				return

@@ -40,6 +40,12 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 	if ok, err := p.unionOfDisjuncts(b, a, p.a.Meta, pos, true); err != nil || ok {
 		return ok, err
 	}
+	if ok, err := p.intersectOfCount(a, b, p.b.Meta, pos, false); err != nil || ok {
+		return ok, err
+	}
+	if ok, err := p.intersectOfCount(b, a, p.a.Meta, pos, true); err != nil || ok {
+		return ok, err
+	}
 	if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
 		return p.setOp(a, b, pos)
 	}
