@@ -110,35 +110,7 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 	case plan.OpDistinct:
 		return p.rel(p.setSimplify(a.Inputs[0]), p.setSimplify(b.Inputs[0]), true)
 	case plan.OpSort:
-		if ok, err := p.passThrough(a.Inputs[0], b.Inputs[0]); err != nil || !ok {
-			return false, err
-		}
-		if len(a.Keys) != len(b.Keys) {
-			return false, nil
-		}
-		var clsA, clsB map[plan.ColumnID][]plan.ColumnID
-		viaEq := false
-		for i := range a.Keys {
-			if a.Keys[i].Desc != b.Keys[i].Desc || a.Keys[i].NullsFirst != b.Keys[i].NullsFirst {
-				return false, nil
-			}
-			ka, oka := exprKeySub(a.Keys[i].Expr, p.colA, p.subA)
-			kb, okb := exprKeySub(b.Keys[i].Expr, p.colB, p.subB)
-			if oka && okb && ka == kb {
-				continue
-			}
-			if clsA == nil && clsB == nil {
-				clsA, clsB = sortClasses(a.Inputs[0], p.a.Meta), sortClasses(b.Inputs[0], p.b.Meta)
-			}
-			if !p.sameSortKey(a.Keys[i].Expr, b.Keys[i].Expr, clsA, clsB) {
-				return false, nil
-			}
-			viaEq = true
-		}
-		if viaEq {
-			p.rule("sort: keys equal under the input's equalities")
-		}
-		return true, nil
+		return p.sort(a, b)
 	case plan.OpLimit:
 		if !sameConst(a.Limit, b.Limit) || !sameConst(a.Offset, b.Offset) {
 			return false, nil

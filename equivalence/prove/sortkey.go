@@ -5,6 +5,41 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
+// sort: equivalent inputs and the same keys, each equal under the column
+// mapping or under the inputs' equalities (sameSortKey).
+func (p *prover) sort(a, b *plan.Node) (bool, error) {
+	if ok, err := p.passThrough(a.Inputs[0], b.Inputs[0]); err != nil || !ok {
+		return false, err
+	}
+	if len(a.Keys) != len(b.Keys) {
+		return false, nil
+	}
+	var clsA, clsB map[plan.ColumnID][]plan.ColumnID
+	viaEq, classes := false, false
+	for i := range a.Keys {
+		if a.Keys[i].Desc != b.Keys[i].Desc || a.Keys[i].NullsFirst != b.Keys[i].NullsFirst {
+			return false, nil
+		}
+		ka, oka := exprKeySub(a.Keys[i].Expr, p.colA, p.subA)
+		kb, okb := exprKeySub(b.Keys[i].Expr, p.colB, p.subB)
+		if oka && okb && ka == kb {
+			continue
+		}
+		if !classes {
+			clsA, clsB = sortClasses(a.Inputs[0], p.a.Meta), sortClasses(b.Inputs[0], p.b.Meta)
+			classes = true
+		}
+		if !p.sameSortKey(a.Keys[i].Expr, b.Keys[i].Expr, clsA, clsB) {
+			return false, nil
+		}
+		viaEq = true
+	}
+	if viaEq {
+		p.rule("sort: keys equal under the input's equalities")
+	}
+	return true, nil
+}
+
 // sortClasses gathers, for the input n of a sort, the columns equal to
 // each other on every row of it: the block's conjuncts x = y between
 // columns of one type (not char(n), citext or collated, which compare
