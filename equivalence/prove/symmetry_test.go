@@ -2,6 +2,7 @@ package prove_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,8 @@ import (
 var knownOneWay = map[string]string{}
 
 // TestProofsSymmetric proves every pair of the prover suites, the Spider
-// pairs and the curated cases with reference and candidate swapped.
+// pairs (and pairs of neighbouring Spider queries of one database) and
+// the curated cases with reference and candidate swapped.
 func TestProofsSymmetric(t *testing.T) {
 	ctx := context.Background()
 	check := func(id string, s *catalog.Schema, ref, cand string, opts prove.Options) {
@@ -63,6 +65,29 @@ func TestProofsSymmetric(t *testing.T) {
 				schemas[p.DB] = s
 			}
 			check(p.ID, s, p.Reference, p.Candidate, prove.Options{TrustForeignKeys: c.dialect == catalog.Postgres, SQLite: c.dialect == catalog.SQLite})
+		}
+	}
+	// Pairs no one wrote: neighbouring Spider queries of one database.
+	pairs := loadPairs(t, filepath.Join(sharedData, "spider_pair_dev.jsonl"))
+	schemas := map[string]*catalog.Schema{}
+	for i := 0; i+1 < len(pairs); i++ {
+		p, q := pairs[i], pairs[i+1]
+		if p.DB != q.DB {
+			continue
+		}
+		s, ok := schemas[p.DB]
+		if !ok {
+			ddl, err := os.ReadFile(filepath.Join(sharedData, "schemas", p.DB+".sql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, err = catalog.LoadDDL(string(ddl), catalog.SQLite); err != nil {
+				t.Fatal(err)
+			}
+			schemas[p.DB] = s
+		}
+		for k, pair := range [][2]string{{p.Reference, q.Candidate}, {p.Candidate, q.Reference}, {p.Reference, q.Reference}, {p.Candidate, q.Candidate}} {
+			check(fmt.Sprintf("%s~%s#%d", p.ID, q.ID, k), s, pair[0], pair[1], prove.Options{SQLite: true})
 		}
 	}
 	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
