@@ -98,6 +98,8 @@ func pgDate(a []Value) (Value, error) {
 	switch a[0].K {
 	case KDate:
 		return a[0], nil
+	case KTimestamp:
+		return temporalCast(a[0], catalog.Date)
 	case KText:
 		m := pgDateText.FindStringSubmatch(a[0].S)
 		if m == nil {
