@@ -86,7 +86,7 @@ func TestProvedPairsSurviveRefuter(t *testing.T) {
 				checked++
 			}
 			if testing.Verbose() {
-				t.Logf("%s: %d instances executed, %d skipped; %s", p.ID, res.Instances, res.Skipped, res.Reason)
+				t.Logf("%s: %d instances executed, %d with a reference row, %d skipped; %s", p.ID, res.Instances, res.NonEmpty, res.Skipped, res.Reason)
 			}
 			if res.Found {
 				t.Errorf("%s (label %d) proved by %v but refuted:\n  %s\n  %s\n  inserts %v\n  ref %v\n  cand %v", p.ID, p.Label, r.Rules,

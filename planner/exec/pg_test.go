@@ -94,6 +94,12 @@ func TestDifferentialPostgres(t *testing.T) {
 }
 
 func differential(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, instances int) {
+	differentialWith(t, conn, ddl, sqls, instances, nil)
+}
+
+// differentialWith is differential drawing half of the values from
+// extra where it has values for a column's type.
+func differentialWith(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, instances int, extra map[catalog.Type][]string) {
 	ctx := context.Background()
 	readTypmods(ddl)
 	schema, err := catalog.LoadDDL(ddl, catalog.Postgres)
@@ -123,7 +129,7 @@ func differential(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, insta
 	classes := map[string][]string{}
 	rng := rand.New(rand.NewSource(1))
 	for inst := 0; inst < instances; inst++ {
-		db := generate(rng, schema, inst)
+		db := generateWith(rng, schema, inst, extra)
 		if err := load(ctx, conn, schema, db); err != nil {
 			t.Fatalf("load instance %d: %v", inst, err)
 		}
@@ -155,6 +161,9 @@ func differential(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, insta
 					agree++
 				} else {
 					classes[diff] = append(classes[diff], fmt.Sprintf("%s [instance %d]", q.sql, inst))
+					if os.Getenv("EXEC_PG_DEBUG") != "" {
+						t.Logf("exec %v\npg %v", got.Rows, deref(want))
+					}
 				}
 			}
 		}
@@ -287,4 +296,14 @@ func sameBag(a, b []string) bool {
 	sort.Strings(a)
 	sort.Strings(b)
 	return strings.Join(a, "\n") == strings.Join(b, "\n")
+}
+
+func deref(rows [][]*string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		for _, v := range r {
+			out[i] = append(out[i], canon(v))
+		}
+	}
+	return out
 }

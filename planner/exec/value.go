@@ -159,7 +159,12 @@ func (v Value) String() string {
 		if math.IsInf(v.F, -1) {
 			return "-Infinity"
 		}
-		return strconv.FormatFloat(v.F, 'g', -1, 64)
+		// float8out: the shortest exact digits, in exponent form only
+		// below 1e-4 or from 1e15 (Go's shortest 'g' already from 1e6).
+		if a := math.Abs(v.F); a != 0 && (a < 1e-4 || a >= 1e15) {
+			return strconv.FormatFloat(v.F, 'e', -1, 64)
+		}
+		return strconv.FormatFloat(v.F, 'f', -1, 64)
 	case KText:
 		return v.S
 	case KBool:
