@@ -94,7 +94,7 @@ var epoch = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 func ParseDate(s string) (Value, error) {
 	t, err := time.Parse("2006-01-02", strings.TrimSpace(s))
 	if err == nil {
-		return Date(int64(t.Sub(epoch).Hours() / 24)), nil
+		return Date(daysOf(t)), nil // t.Sub(epoch) overflows beyond 2262
 	}
 	ts, terr := ParseTimestamp(s)
 	if terr != nil {
