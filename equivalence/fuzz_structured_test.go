@@ -31,7 +31,7 @@ func FuzzJudgeStructured(f *testing.F) {
 		p := sqlgen.New(ns.Schema, sqlgen.NewByteSource(data), sqlgen.FuzzConfig).Pair()
 		var v equivalence.Verdict
 		var jerr error
-		u := lim.Measure(context.Background(), func(ctx context.Context) {
+		u := lim.MeasureSettled(context.Background(), func(ctx context.Context) {
 			v, jerr = equivalence.Judge(ctx, ns.Schema, p.Reference, p.Candidate, equivalence.Options{})
 		})
 		if err := lim.Check(u); err != nil {

@@ -28,7 +28,8 @@ func semiJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 	var keyCols plan.ColSet
 	for _, p := range n.Preds {
 		a, b, ok := plan.ColEquality(p)
-		if !ok {
+		if !ok || !catalog.EqualsAlike(r.p.Meta.Col(a).Type, r.p.Meta.Col(b).Type) {
+			// (A number may equal two distinct text keys.)
 			return false
 		}
 		switch {
@@ -201,7 +202,8 @@ func fkJoinElimination(r *ruleCtx, slot **plan.Node) bool {
 					if a, b, ok := plan.ColEquality(p); ok {
 						for k := range fk.Columns {
 							ca, pb := child.Cols[fk.Columns[k]], parent.Cols[fk.RefColumns[k]]
-							if (a == ca && b == pb) || (a == pb && b == ca) {
+							alike := catalog.EqualsAlike(child.Table.Columns[fk.Columns[k]].Type, parent.Table.Columns[fk.RefColumns[k]].Type)
+							if alike && ((a == ca && b == pb) || (a == pb && b == ca)) {
 								used[k] = true
 								matched = true
 							}

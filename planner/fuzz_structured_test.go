@@ -30,7 +30,7 @@ func FuzzPlanStructured(f *testing.F) {
 	f.Fuzz(func(t *testing.T, schema uint8, data []byte) {
 		ns := schemas[int(schema)%len(schemas)]
 		q := sqlgen.New(ns.Schema, sqlgen.NewByteSource(data), sqlgen.FuzzConfig).Query()
-		u := lim.Measure(context.Background(), func(ctx context.Context) {
+		u := lim.MeasureSettled(context.Background(), func(ctx context.Context) {
 			p, err := planner.Plan(ctx, ns.Schema, q, planner.Options{})
 			if err == nil {
 				_ = p.Fingerprint()

@@ -240,6 +240,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 	}
 	s := newSpace(id, nullable)
 	s.noDates = p.opts.SQLite
+	s.sqliteLike = p.opts.SQLite
 	meta := p.a.Meta
 	if !onA {
 		meta = p.b.Meta

@@ -56,6 +56,12 @@ func (p *prover) blocksWith(a, b *plan.Node, pos, rewrite bool) (ok, changed boo
 	}
 	p.semiToJoin(ba, p.a.Meta)
 	p.semiToJoin(bb, p.b.Meta)
+	p.dedupToSemi(ba, a, p.a.Meta)
+	p.dedupToSemi(bb, b, p.b.Meta)
+	p.oneRowLeaves(ba, p.a.Meta)
+	p.oneRowLeaves(bb, p.b.Meta)
+	p.selfKeyJoins(ba, p.a.Meta)
+	p.selfKeyJoins(bb, p.b.Meta)
 	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
 	p.elimFKJoins(bb, p.b.Meta, p.nullB, blockProtected(bb, b))
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {

@@ -54,7 +54,9 @@ func (p *prover) dropFKLeaf(blk *block, i int, m *plan.Metadata, nulls plan.ColS
 		if !e.Cols().Intersects(lcols) {
 			continue
 		}
-		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.Args[0].Kind != plan.ColRef || e.Args[1].Kind != plan.ColRef {
+		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.Args[0].Kind != plan.ColRef || e.Args[1].Kind != plan.ColRef ||
+			!catalog.EqualsAlike(e.Args[0].Typ, e.Args[1].Typ) {
+			// (A number may equal two distinct text keys of the parent.)
 			return false
 		}
 		c, par := e.Args[0].Col, e.Args[1].Col
@@ -159,14 +161,19 @@ func blockProtected(blk *block, n *plan.Node) plan.ColSet {
 func (p *prover) semiToJoin(blk *block, m *plan.Metadata) {
 	var keep []*semi
 	for _, s := range blk.semis {
-		if !s.anti && len(s.blk.leaves) == 1 && s.blk.leaves[0].Op == plan.OpScan && s.blk.leaves[0].Table != nil && keyEquated(s.blk, blk) {
+		scan := len(s.blk.leaves) == 1 && s.blk.leaves[0].Op == plan.OpScan && s.blk.leaves[0].Table != nil
+		if !s.anti && len(s.blk.leaves) == 1 && ((scan && keyEquated(s.blk, blk)) || (!scan && derivedKeyEquated(s.blk, blk, m))) {
 			blk.leaves = append(blk.leaves, s.blk.leaves[0])
 			blk.preds = append(blk.preds, s.blk.preds...)
 			for _, n := range s.blk.semis {
 				n.blk.parent = blk
 				keep = append(keep, n)
 			}
-			p.rule("semi-join on a key of %s is a join", s.blk.leaves[0].Table.Name)
+			if scan {
+				p.rule("semi-join on a key of %s is a join", s.blk.leaves[0].Table.Name)
+			} else {
+				p.rule("semi-join on a key of a derived table is a join")
+			}
 			continue
 		}
 		keep = append(keep, s)
@@ -201,7 +208,7 @@ func keyEquated(sub, outer *block) bool {
 				continue
 			}
 			oc := other.Cols()
-			if other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols)) {
+			if catalog.EqualsAlike(x.Typ, other.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
 				pinned[o] = true
 			}
 		}

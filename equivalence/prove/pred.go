@@ -57,6 +57,9 @@ type space struct {
 	looseEq func(plan.ColumnID) bool
 	// noDates leaves date arithmetic unfolded (SQLite has no date type).
 	noDates bool
+	// sqliteLike reads ILIKE as SQLite's LIKE, which folds ASCII case
+	// only: a constant pattern's ASCII letters are lowered (likeASCII).
+	sqliteLike bool
 	// factored: terms factored a disjunction (factor.go), for the trace.
 	factored bool
 	// declared gives a reference column's declared type; nil: unknown.
@@ -87,6 +90,9 @@ var errUnkeyable = errors.New("prove: expression cannot be keyed")
 
 // term translates e. Columns map through s.col.
 func (s *space) term(e *plan.Expr) (*term, error) {
+	if s.sqliteLike {
+		e = likeASCII(e)
+	}
 	if !s.noDates && dateish(e) {
 		if days, ok := dateValue(e); ok {
 			return &term{op: "const", cls: clsDate, c: constVal{num: new(big.Rat).SetInt64(days), integral: true}}, nil

@@ -379,5 +379,6 @@ func (p *prover) newSpace() *space {
 	s.declared = func(c plan.ColumnID) string { return declaredType(p.a.Meta, c) }
 	s.looseEq = p.looseEq
 	s.noDates = p.opts.SQLite
+	s.sqliteLike = p.opts.SQLite
 	return s
 }

@@ -14,12 +14,25 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 		return false, err
 	}
 	a, b = p.simplify(a, p.a.Meta), p.simplify(b, p.b.Meta)
+	k0 := p.mark()
 	if p.empty(a, true) && p.empty(b, false) {
 		if p.mapOutputs(a, b) {
 			p.rule("empty: both sides return no row")
 			return true, nil
 		}
+		p.undo(k0)
 		return false, nil
+	}
+	p.undo(k0) // the rules the emptiness checks named
+	if a.Op == plan.OpSetOp && b.Op != plan.OpSetOp {
+		if x := p.exceptAsAnti(a, p.a); x != nil {
+			return p.rel(x, b, pos)
+		}
+	}
+	if b.Op == plan.OpSetOp && a.Op != plan.OpSetOp {
+		if x := p.exceptAsAnti(b, p.b); x != nil {
+			return p.rel(a, x, pos)
+		}
 	}
 	if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
 		return p.setOp(a, b, pos)
@@ -29,11 +42,40 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 	}
 	if a.Op == plan.OpDistinct && b.Op != plan.OpDistinct && dupFree(b, p.b.Meta) {
 		// DISTINCT X is the duplicate-free Y when X's rows, as a set, are
-		// Y's: a bag-equal X' with the same set will do.
-		return p.rel(p.dedupUnion(p.setSimplify(p.simplify(a.Inputs[0], p.a.Meta)), p.a), b, pos)
+		// Y's: a bag-equal X' with the same set will do. Y must be
+		// duplicate-free on the columns the proof pairs, not only on all
+		// of its own (a wider Y read through fewer columns repeats rows).
+		k := p.mark()
+		ok, err := p.rel(p.dedupUnion(p.setSimplify(p.simplify(a.Inputs[0], p.a.Meta)), p.a), b, pos)
+		if err != nil || !ok {
+			return ok, err
+		}
+		if !p.keyWithinPaired(b, p.b.Meta, func(c plan.ColumnID) bool {
+			m, found := p.m[c]
+			return found && slices.Contains(a.OutCols(), m)
+		}) {
+			p.undo(k)
+			return false, nil
+		}
+		return true, nil
 	}
 	if b.Op == plan.OpDistinct && a.Op != plan.OpDistinct && dupFree(a, p.a.Meta) {
-		return p.rel(a, p.dedupUnion(p.setSimplify(p.simplify(b.Inputs[0], p.b.Meta)), p.b), pos)
+		k := p.mark()
+		ok, err := p.rel(a, p.dedupUnion(p.setSimplify(p.simplify(b.Inputs[0], p.b.Meta)), p.b), pos)
+		if err != nil || !ok {
+			return ok, err
+		}
+		paired := plan.ColSet{}
+		for _, c := range b.OutCols() {
+			if m, found := p.m[c]; found {
+				paired.Add(m)
+			}
+		}
+		if !p.keyWithinPaired(a, p.a.Meta, paired.Has) {
+			p.undo(k)
+			return false, nil
+		}
+		return true, nil
 	}
 	if a.Op != b.Op {
 		return false, nil
@@ -250,6 +292,11 @@ func (p *prover) empty(n *plan.Node, onA bool) bool {
 		return false
 	}
 	blk := newBlock(nil)
+	meta := p.a.Meta
+	if !onA {
+		meta = p.b.Meta
+	}
+	blk.simp = func(n *plan.Node) *plan.Node { return p.simplify(n, meta) }
 	blk.flatten(n)
 	for _, l := range blk.leaves {
 		if p.empty(l, onA) {
@@ -327,6 +374,10 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 	}
 	if a.Op != plan.OpSetOp || b.Op != plan.OpSetOp {
 		return false, nil
+	}
+	if !a.All && !b.All {
+		ba, bb = setBranches(ba, p.a), setBranches(bb, p.b)
+		p.rule("set operation: branches compared as sets")
 	}
 	ordered := a.Set == plan.Except
 	used := make([]bool, len(ba))
@@ -473,6 +524,18 @@ func (p *prover) setSimplify(n *plan.Node) *plan.Node {
 	c.Inputs = []*plan.Node{j.Inputs[0]}
 	p.rule("distinct: left join whose columns are unread drops out")
 	return &c
+}
+
+// keyWithinPaired says whether n has a key within those of its output
+// columns that paired accepts.
+func (p *prover) keyWithinPaired(n *plan.Node, m *plan.Metadata, paired func(plan.ColumnID) bool) bool {
+	var cols plan.ColSet
+	for _, c := range n.OutCols() {
+		if paired(c) {
+			cols.Add(c)
+		}
+	}
+	return plan.Derive(n, m).HasKeyWithin(cols)
 }
 
 func dupFree(n *plan.Node, m *plan.Metadata) bool {

@@ -14,7 +14,8 @@ import (
 //
 //   - limit over at most one row: LIMIT n (n ≥ 1, no OFFSET) keeps it.
 //   - grouping on a key: every group is one row, so the aggregate is a
-//     projection (MIN, MAX, ANY_VALUE of x are x; COUNT(*) is 1).
+//     projection (MIN, MAX, ANY_VALUE of x are x; COUNT(*) and COUNT(1)
+//     are 1, COUNT([DISTINCT] x) is 0 where x is NULL, else 1).
 //   - constant grouping keys: they split no group, so they drop out of
 //     GROUP BY while another key remains (an aggregate with no GROUP BY
 //     would make a row from an empty input).
@@ -53,6 +54,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
+			if j := p.aggThroughJoin(n, m); j != nil {
+				n = j
+				continue
+			}
 			return n
 		}
 		p.rule("simplify: %s", rule)
@@ -112,6 +117,9 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 				}
 			}
 			return &c, "column selection into UNION ALL"
+		}
+		if u := n.Inputs[0]; u.Op == plan.OpSetOp && identityProject(n) {
+			return u, "projection of all of a set operation's columns"
 		}
 	case plan.OpLimit:
 		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Typ == catalog.Int &&
@@ -190,8 +198,13 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 					return nil, ""
 				}
 				switch {
-				case e.Name == "count" && e.Star:
+				case e.Name == "count" && (e.Star || countsRows(e)):
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewConst(catalog.Int, "1")})
+				case e.Name == "count" && len(e.Args) == 1 && !e.Args[0].HasSubquery():
+					// One row: COUNT([DISTINCT] x) is 1 unless x is NULL.
+					isNull := plan.NewOp(plan.OpIsNull, catalog.Bool, e.Args[0].Copy())
+					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: &plan.Expr{Kind: plan.Case, Typ: e.Typ, HasElse: true, Pos: -1,
+						Args: []*plan.Expr{isNull, plan.NewConst(e.Typ, "0"), plan.NewConst(e.Typ, "1")}}})
 				case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
 				default:
@@ -382,4 +395,29 @@ func alwaysNull(e *plan.Expr) bool {
 		}
 	}
 	return false
+}
+
+// countsRows says whether a COUNT call counts every input row: COUNT(*)
+// or COUNT of a non-NULL constant (COUNT(1)).
+func countsRows(e *plan.Expr) bool {
+	if e.Kind != plan.Agg || e.Name != "count" || e.Distinct || e.Filter != nil {
+		return false
+	}
+	return e.Star || (len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null)
+}
+
+// identityProject says whether projection n passes its input's columns
+// through unchanged, all of them and in order (SELECT * FROM (A
+// INTERSECT B)).
+func identityProject(n *plan.Node) bool {
+	in := n.Inputs[0].OutCols()
+	if len(n.Proj) != len(in) {
+		return false
+	}
+	for i, it := range n.Proj {
+		if it.ID != in[i] || it.Expr.Kind != plan.ColRef || it.Expr.Col != it.ID {
+			return false
+		}
+	}
+	return true
 }

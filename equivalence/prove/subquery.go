@@ -14,7 +14,7 @@ import (
 // (one reading columns from outside its plan) has no name.
 
 func (p *prover) subA(e *plan.Expr) (string, bool) {
-	if e.Sub == nil || hasOuterArgs(e) {
+	if e.Sub == nil {
 		return "", false
 	}
 	for i, x := range p.subsA {
@@ -40,7 +40,7 @@ type subMatch struct {
 }
 
 func (p *prover) subB(e *plan.Expr) (string, bool) {
-	if e.Sub == nil || hasOuterArgs(e) {
+	if e.Sub == nil {
 		return "", false
 	}
 	m, seen := p.subMemo[e.Sub]
@@ -64,7 +64,7 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 	}
 	for i := start; i < len(p.subsA); i++ {
 		x := p.subsA[i]
-		r, err := Equivalent(p.ctx, &plan.Plan{Root: x, Meta: p.a.Meta}, &plan.Plan{Root: e.Sub, Meta: p.b.Meta}, p.opts)
+		r, err := Equivalent(p.ctx, &plan.Plan{Root: p.setUse(x, e), Meta: p.a.Meta}, &plan.Plan{Root: p.setUse(e.Sub, e), Meta: p.b.Meta}, p.opts)
 		if err != nil {
 			return "", false
 		}
@@ -82,10 +82,6 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 	note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
 	return "", false
 }
-
-// hasOuterArgs: the left operands of IN/ANY/ALL are keyed apart; this
-// fragment names only the subquery, so it keeps to operand-free uses.
-func hasOuterArgs(e *plan.Expr) bool { return len(e.Args) > 0 }
 
 // correlated says whether n reads a column it does not produce.
 func correlated(n *plan.Node) bool {

@@ -174,6 +174,13 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 		}
 		k, ok := sub(e)
 		b.WriteString(k)
+		// The left operands of IN/ANY/ALL, keyed under the mapping.
+		for _, a := range e.Args {
+			b.WriteString(" ")
+			if !writeKey(b, a, col, sub) {
+				return false
+			}
+		}
 		return ok
 	case plan.WinFunc:
 		return false

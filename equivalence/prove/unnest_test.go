@@ -64,8 +64,11 @@ func TestUnnestGroupLiftSemiDup(t *testing.T) {
 			"SELECT o.id FROM o WHERE EXISTS (SELECT 1 FROM (SELECT oid, SUM(q) AS s FROM l WHERE l.oid = o.id GROUP BY oid) x WHERE s > 3)", true, "group lift: filter on grouping columns"},
 		{"filter on an ungrouped column", "SELECT o.id FROM o WHERE o.id IN (SELECT oid FROM l GROUP BY oid HAVING SUM(q) > 3)",
 			"SELECT o.id FROM o WHERE EXISTS (SELECT 1 FROM (SELECT oid, SUM(q) AS s FROM l WHERE l.k = o.w GROUP BY oid) x WHERE x.oid = o.id AND s > 3)", false, ""},
-		{"semi-join across an equality", "SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT pid FROM p)",
-			"SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT pid FROM p) AND l.oid IN (SELECT pid FROM p)", true, "semi-join: implied by another"},
+		{"semi-join across an equality", "SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT w FROM o o2)",
+			"SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT w FROM o o2) AND l.oid IN (SELECT w FROM o o2)", true, "semi-join: implied by another"},
+		// On a key the semi-joins are joins, and the two instances one row.
+		{"semi-join on a key across an equality", "SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT pid FROM p)",
+			"SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT pid FROM p) AND l.oid IN (SELECT pid FROM p)", true, "self-join on a key of p"},
 		{"semi-join on another column", "SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT pid FROM p)",
 			"SELECT o.id, l.lid FROM o JOIN l ON o.id = l.oid WHERE o.id IN (SELECT pid FROM p) AND l.k IN (SELECT pid FROM p)", false, ""},
 		{"grouped semi-join on a key", "SELECT o.id FROM o JOIN (SELECT oid, SUM(q) AS s FROM l WHERE oid IN (SELECT pid FROM p) GROUP BY oid) g ON g.oid = o.id WHERE o.id IN (SELECT pid FROM p)",

@@ -76,6 +76,14 @@ func (t Type) String() string {
 // IsNumeric reports whether values of t compare as numbers.
 func (t Type) IsNumeric() bool { return t == Int || t == Numeric || t == Float }
 
+// EqualsAlike says whether = between values of types a and b is one
+// equivalence relation, so that values equal to one value equal each
+// other and a key names at most one row through it: one type, or numbers
+// of any type. Across kinds it is not: SQLite compares a text column with
+// a number by reading the text as a number, so the distinct keys '1' and
+// '1.0' both equal 1.
+func EqualsAlike(a, b Type) bool { return a == b || (a.IsNumeric() && b.IsNumeric()) }
+
 // TypeFromName maps a SQL type name to its family.
 func TypeFromName(name string) Type {
 	n := strings.ToLower(strings.TrimSpace(name))
