@@ -40,6 +40,11 @@ import (
 //	date_trunc(f, timestamp)               timestamp; of a date cannot execute (the result is
 //	                                       a timestamp with time zone)
 //	casts                                  text ↔ date/timestamp/interval, date ↔ timestamp
+//	a date and a timestamp in one column   not promoted: the date prints as a date where
+//	(CASE, COALESCE, UNION branches)       PostgreSQL prints its midnight; they compare and
+//	                                       group as equal, so no difference arises from it
+//	equal intervals spelled apart          group together ('1 mon' and '30 days'); the
+//	                                       first seen is kept, PostgreSQL keeps either
 //
 // An interval's days are kept in Value.F and its months in Value.Scale
 // (only these accessors know), so that a Value stays one size.
