@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +51,7 @@ func TestDifferentialPostgres(t *testing.T) {
 	type suite struct {
 		name, ddl string
 		sqls      []string
+		extra     map[catalog.Type][]string
 	}
 	suites := []suite{{name: "cases", ddl: cf.Schema}, {name: "constructs", ddl: cf.Schema, sqls: constructQueries}}
 	for _, c := range cf.Cases {
@@ -70,6 +72,7 @@ func TestDifferentialPostgres(t *testing.T) {
 		for _, p := range pairs {
 			su.sqls = append(su.sqls, p.Reference, p.Candidate)
 		}
+		su.extra = map[catalog.Type][]string{catalog.Date: datesAround(su.sqls)}
 		suites = append(suites, su)
 	}
 
@@ -88,7 +91,7 @@ func TestDifferentialPostgres(t *testing.T) {
 			if _, err := conn.Exec(ctx, su.ddl); err != nil {
 				t.Fatalf("create schema: %v", err)
 			}
-			differential(t, conn, su.ddl, su.sqls, instances)
+			differentialWith(t, conn, su.ddl, su.sqls, instances, su.extra)
 		})
 	}
 }
@@ -305,5 +308,33 @@ func deref(rows [][]*string) [][]string {
 			out[i] = append(out[i], canon(v))
 		}
 	}
+	return out
+}
+
+var isoDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}`)
+
+// datesAround lists the days at the boundaries of the date predicates
+// of sqls: each date literal, the day after a month, three months or a
+// year (what date + interval folds to), and the days either side.
+func datesAround(sqls []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, q := range sqls {
+		for _, lit := range isoDate.FindAllString(q, -1) {
+			d, err := time.Parse("2006-01-02", lit)
+			if err != nil {
+				continue
+			}
+			for _, b := range []time.Time{d, d.AddDate(0, 1, 0), d.AddDate(0, 3, 0), d.AddDate(1, 0, 0)} {
+				for _, x := range []time.Time{b.AddDate(0, 0, -1), b, b.AddDate(0, 0, 1)} {
+					if s := x.Format("2006-01-02"); !seen[s] {
+						seen[s] = true
+						out = append(out, s)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
 	return out
 }
