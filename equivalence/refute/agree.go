@@ -60,7 +60,7 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		}
 	}
 	opts = opts.withDefaults()
-	lits := collectLiterals(plans...)
+	lits := collectLiteralsFor(s.Dialect, plans...)
 	read := readTables(plans...)
 	engine := exec.Options{Dialect: s.Dialect}
 	all := opts.constraints()
