@@ -108,7 +108,9 @@ func daysOf(t time.Time) int64 {
 // timestampText matches the timestamp input read exactly: an ISO date,
 // optionally a time of day, optionally a time zone (which a timestamp
 // without time zone ignores, as PostgreSQL does).
-var timestampText = regexp.MustCompile(`^\s*(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(?:\s*(?:[+-]\d{2}(?::?\d{2})?|Z|UTC))?\s*$`)
+// A zone after a bare date needs a blank before it: PostgreSQL rejects
+// '2020-01-01-08'. Named zones (UTC, Z) are not read.
+var timestampText = regexp.MustCompile(`^\s*(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:\s*[+-]\d{2}(?::?\d{2})?)?|\s+[+-]\d{2}(?::?\d{2})?)?\s*$`)
 
 // ParseTimestamp reads a timestamp's text.
 func ParseTimestamp(s string) (Value, error) {

@@ -153,3 +153,48 @@ func pgInstances(t *testing.T) int {
 	}
 	return n
 }
+
+// TestDatetimeText runs datetimeCases on PostgreSQL: every value the
+// executor computes must have PostgreSQL's exact text (scale of extract's
+// numerics, interval and timestamp output included), every query error
+// must be one there too, and the cases' expected values are PostgreSQL's.
+func TestDatetimeText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if _, err := pgtest.FindBinDir(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, datetimeOneDDL+" INSERT INTO one VALUES (1, NULL, NULL, NULL);"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range datetimeCases {
+		if tc.want == cannot_ {
+			continue
+		}
+		rows, err := pgRows(ctx, conn, "SELECT "+tc.expr+" FROM one")
+		got := queryError
+		if err == nil {
+			got = "NULL"
+			if len(rows) != 1 || len(rows[0]) != 1 {
+				t.Fatalf("%s: %d rows", tc.expr, len(rows))
+			}
+			if v := rows[0][0]; v != nil {
+				got = *v
+			}
+		}
+		if got == "t" || got == "f" {
+			got = map[string]string{"t": "true", "f": "false"}[got]
+		}
+		if got != tc.want {
+			t.Errorf("PostgreSQL: %s = %s, the case says %s (%v)", tc.expr, got, tc.want, err)
+		}
+	}
+}

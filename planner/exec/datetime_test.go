@@ -16,8 +16,52 @@ import (
 // years, negative intervals, days before 1970, NULLs, errors, and the
 // constructs refused by design. The columns of "one" are all NULL.
 func TestDatetimeArithmetic(t *testing.T) {
-	const queryError, cannot = "ERROR", "CANNOT"
-	tests := []struct{ expr, want string }{
+	ctx := context.Background()
+	s, err := catalog.LoadDDL(datetimeOneDDL, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := exec.Database{"one": {{exec.Int(1), exec.Null, exec.Null, exec.Null}}}
+	for _, tc := range datetimeCases {
+		if got := evalOne(ctx, t, s, db, tc.expr); got != tc.want {
+			t.Errorf("%s = %s, want %s", tc.expr, got, tc.want)
+		}
+	}
+}
+
+const (
+	datetimeOneDDL      = "CREATE TABLE one (id integer PRIMARY KEY, d date, ts timestamp, n integer);"
+	queryError, cannot_ = "ERROR", "CANNOT"
+)
+
+// evalOne evaluates SELECT expr FROM one: the value's text, or ERROR
+// (a query error) or CANNOT (not modelled).
+func evalOne(ctx context.Context, t *testing.T, s *catalog.Schema, db exec.Database, expr string) string {
+	t.Helper()
+	p, err := planner.Plan(ctx, s, "SELECT "+expr+" FROM one", planner.Options{})
+	if err != nil {
+		t.Fatalf("%s: plan: %v", expr, err)
+	}
+	r, err := exec.Execute(ctx, p, db)
+	switch {
+	case errors.Is(err, exec.ErrCannotExecute):
+		return cannot_
+	case errors.Is(err, exec.ErrQuery):
+		return queryError
+	case err != nil:
+		t.Fatalf("%s: %v", expr, err)
+	case len(r.Rows) != 1 || len(r.Rows[0]) != 1:
+		t.Fatalf("%s: result %v", expr, r.Rows)
+	}
+	return r.Rows[0][0].String()
+}
+
+// datetimeCases are expressions over the one-row table "one", whose
+// columns are all NULL, with PostgreSQL's results (TestDatetimeText
+// checks the texts against a real server).
+var datetimeCases = func() []struct{ expr, want string } {
+	const cannot = cannot_
+	return []struct{ expr, want string }{
 		// Months first, the day clamped to the month's end.
 		{"date '2020-01-31' + interval '1 month'", "2020-02-29 00:00:00"},
 		{"date '2019-01-31' + interval '1 month'", "2019-02-28 00:00:00"},
@@ -114,39 +158,7 @@ func TestDatetimeArithmetic(t *testing.T) {
 		{"date '9999-12-01' + interval '1 month'", cannot},
 		{"extract(timezone from timestamp '2020-01-01')", cannot},
 	}
-	ctx := context.Background()
-	s, err := catalog.LoadDDL("CREATE TABLE one (id integer PRIMARY KEY, d date, ts timestamp, n integer);", catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := exec.Database{"one": {{exec.Int(1), exec.Null, exec.Null, exec.Null}}}
-	for _, tc := range tests {
-		p, err := planner.Plan(ctx, s, "SELECT "+tc.expr+" FROM one", planner.Options{})
-		if err != nil {
-			t.Errorf("%s: plan: %v", tc.expr, err)
-			continue
-		}
-		r, err := exec.Execute(ctx, p, db)
-		var got string
-		switch {
-		case errors.Is(err, exec.ErrCannotExecute):
-			got = cannot
-		case errors.Is(err, exec.ErrQuery):
-			got = queryError
-		case err != nil:
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		case len(r.Rows) != 1 || len(r.Rows[0]) != 1:
-			t.Errorf("%s: result %v", tc.expr, r.Rows)
-			continue
-		default:
-			got = r.Rows[0][0].String()
-		}
-		if got != tc.want {
-			t.Errorf("%s = %s, want %s (%v)", tc.expr, got, tc.want, err)
-		}
-	}
-}
+}()
 
 // TestParseInterval reads interval input forms and refuses the others.
 func TestParseInterval(t *testing.T) {
@@ -172,6 +184,39 @@ func TestParseInterval(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("ParseInterval(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestParseTimestamp reads timestamp input forms and refuses the others.
+func TestParseTimestamp(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"2020-01-01", "2020-01-01 00:00:00"},
+		{"2020-01-01T10:00", "2020-01-01 10:00:00"},
+		{"1995-03-21 +08", "1995-03-21 00:00:00"},
+		{"2020-01-01 10:00:00+0830", "2020-01-01 10:00:00"},
+		{"2020-01-01 10:00:00.25-02:00", "2020-01-01 10:00:00.25"},
+		{"0001-01-01 00:00:00", "0001-01-01 00:00:00"},
+		{"9999-12-31 23:59:59.999999", "9999-12-31 23:59:59.999999"},
+		{"2020-02-30", "ERROR"},
+		{"2020-01-01 23:60", "ERROR"},
+		{"2020-01-01-08", "CANNOT"}, // PostgreSQL rejects it; not read
+		{"2020-01-01 UTC", "CANNOT"},
+		{"2020-01-01 24:00:00", "CANNOT"},
+		{"2020-01-01 10:00:00.1234567", "CANNOT"},
+		{"Jan 1 2020", "CANNOT"},
+		{"0000-01-01", "ERROR"},
+	}
+	for _, tc := range tests {
+		v, err := exec.ParseTimestamp(tc.in)
+		got := v.String()
+		if errors.Is(err, exec.ErrCannotExecute) {
+			got = "CANNOT"
+		} else if err != nil {
+			got = "ERROR"
+		}
+		if got != tc.want {
+			t.Errorf("ParseTimestamp(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }
