@@ -143,6 +143,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	}
 	opts = opts.withDefaults()
 	lits := collectLiteralsFor(s.Dialect, ref, cand)
+	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)
 	if blankLiteralBesideChar(s, read, ref, cand) {
 		return Result{CannotExecute: true, Reason: blankPaddedReason, Elapsed: time.Since(start)}, nil
