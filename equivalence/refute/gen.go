@@ -39,16 +39,17 @@ type generator struct {
 }
 
 // executable reports whether the executor holds values of column c in
-// dialect d. PostgreSQL's timestamp without time zone is modelled; a
-// timestamp with time zone depends on the session's TimeZone, and
-// SQLite's date-time columns are left as they were (NULL only).
+// dialect d. PostgreSQL's timestamp without time zone is modelled, at
+// its default precision only (a timestamp(0) column rounds what is
+// stored); a timestamp with time zone depends on the session's TimeZone,
+// and SQLite's date-time columns are left as they were (NULL only).
 func executable(d catalog.Dialect, c catalog.Column) bool {
 	switch c.Type {
 	case catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date:
 		return true
 	case catalog.Timestamp:
-		t := strings.ToLower(c.TypeSQL)
-		return d == catalog.Postgres && strings.HasPrefix(t, "timestamp") && !strings.Contains(t, "with time zone") && !strings.HasPrefix(t, "timestamptz")
+		t := strings.Join(strings.Fields(strings.ToLower(c.TypeSQL)), " ")
+		return d == catalog.Postgres && (t == "timestamp" || t == "timestamp without time zone" || t == "timestamp(6)" || t == "timestamp(6) without time zone")
 	}
 	return false
 }
