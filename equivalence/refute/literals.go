@@ -23,6 +23,8 @@ type literals struct {
 	folds bool
 }
 
+// collectLiterals collects the literals of plans without folding
+// constant expressions (as for SQLite plans).
 func collectLiterals(plans ...*plan.Plan) *literals {
 	return collectLiteralsFor(catalog.SQLite, plans...)
 }
