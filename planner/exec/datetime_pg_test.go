@@ -65,6 +65,8 @@ var datetimeQueries = []string{
 	"SELECT date_part('year', ev_d), date_part('hour', ev_d), date_part('second', ev_ts), date_part('epoch', ev_ts), date_part('dow', ev_ts), date_part('month', ev_e) FROM ev",
 	"SELECT extract(year from interval '1 year 14 months'), extract(month from interval '14 months'), extract(day from interval '40 days'), extract(hour from interval '-3 hours 25 minutes'), extract(minute from ev_ts - ev_t2), extract(day from ev_ts - ev_t2) FROM ev",
 	"SELECT ev_id FROM ev WHERE extract(year from ev_d) = 2020",
+	"SELECT CAST(EXTRACT(YEAR FROM ev_e) AS INTEGER) AS y, sum(ev_n) FROM ev GROUP BY 1 ORDER BY 1",
+	"SELECT ev_id FROM ev WHERE ev_ts BETWEEN ev_e AND ev_e + interval '1 day' OR ev_d + interval '1 month' = ev_e + 29",
 	"SELECT extract(year from ev_e), count(*) FROM ev GROUP BY extract(year from ev_e)",
 	// date_trunc of timestamps.
 	"SELECT date_trunc('month', ev_ts), date_trunc('week', ev_ts), date_trunc('quarter', ev_ts), date_trunc('year', ev_ts), date_trunc('hour', ev_ts) FROM ev",
