@@ -27,6 +27,9 @@ var soundnessCorpus = []struct {
 	{"provers/spark.jsonl", "provers/schemas", catalog.Postgres},
 	{"provers/tpch.jsonl", "provers/schemas", catalog.Postgres},
 	{"provers/tpcc.jsonl", "provers/schemas", catalog.Postgres},
+	{"provers/spark_no_order_by.jsonl", "provers/schemas", catalog.Postgres},
+	{"provers/tpch_no_order_by.jsonl", "provers/schemas", catalog.Postgres},
+	{"provers/tpcc_no_order_by.jsonl", "provers/schemas", catalog.Postgres},
 	{"spider_pair_dev.jsonl", "schemas", catalog.SQLite},
 }
 
