@@ -34,6 +34,18 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 			return p.rel(a, x, pos)
 		}
 	}
+	if ok, err := p.unionOfDisjuncts(a, b, p.b.Meta, pos, false); err != nil || ok {
+		return ok, err
+	}
+	if ok, err := p.unionOfDisjuncts(b, a, p.a.Meta, pos, true); err != nil || ok {
+		return ok, err
+	}
+	if ok, err := p.intersectOfCount(a, b, p.b.Meta, pos, false); err != nil || ok {
+		return ok, err
+	}
+	if ok, err := p.intersectOfCount(b, a, p.a.Meta, pos, true); err != nil || ok {
+		return ok, err
+	}
 	if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
 		return p.setOp(a, b, pos)
 	}
@@ -98,20 +110,7 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 	case plan.OpDistinct:
 		return p.rel(p.setSimplify(a.Inputs[0]), p.setSimplify(b.Inputs[0]), true)
 	case plan.OpSort:
-		if ok, err := p.passThrough(a.Inputs[0], b.Inputs[0]); err != nil || !ok {
-			return false, err
-		}
-		if len(a.Keys) != len(b.Keys) {
-			return false, nil
-		}
-		for i := range a.Keys {
-			ka, oka := exprKeySub(a.Keys[i].Expr, p.colA, p.subA)
-			kb, okb := exprKeySub(b.Keys[i].Expr, p.colB, p.subB)
-			if !oka || !okb || ka != kb || a.Keys[i].Desc != b.Keys[i].Desc || a.Keys[i].NullsFirst != b.Keys[i].NullsFirst {
-				return false, nil
-			}
-		}
-		return true, nil
+		return p.sort(a, b)
 	case plan.OpLimit:
 		if !sameConst(a.Limit, b.Limit) || !sameConst(a.Offset, b.Offset) {
 			return false, nil
@@ -119,6 +118,8 @@ func (p *prover) sameOp(a, b *plan.Node) (bool, error) {
 		return p.passThrough(a.Inputs[0], b.Inputs[0])
 	case plan.OpAggregate:
 		return p.aggregate(a, b)
+	case plan.OpWindow:
+		return p.window(a, b)
 	case plan.OpJoin:
 		return p.outerJoin(a, b)
 	case plan.OpValues:

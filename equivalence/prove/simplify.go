@@ -52,6 +52,21 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := existsLimit(n); j != nil {
+			p.rule("simplify: (SELECT constant ... LIMIT 1) IS [NOT] NULL is [NOT] EXISTS")
+			n = j
+			continue
+		}
+		if j := anySemi(n); j != nil {
+			p.rule("simplify: x op ANY (subquery) conjunct is a semi-join")
+			n = j
+			continue
+		}
+		if j := filterValues(n); j != nil {
+			p.rule("simplify: filter over constant VALUES rows evaluated row by row")
+			n = j
+			continue
+		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
 			if j := p.aggThroughJoin(n, m); j != nil {

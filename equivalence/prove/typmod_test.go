@@ -39,10 +39,7 @@ func TestNumericCasts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.b, err)
 		}
-		r, err := prove.Equivalent(ctx, a, b, prove.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := proveBoth(t, ctx, a, b, prove.Options{})
 		if r.Proved != c.want {
 			t.Errorf("%s vs %s: proved %v, want %v (%v)", c.a, c.b, r.Proved, c.want, r.Rules)
 		}
