@@ -43,6 +43,28 @@ func loadPairs(t testing.TB, path string) []pair {
 	return out
 }
 
+// schemaLoader returns a function that loads a database's schema from
+// dir/<db>.sql under dialect d, once per database.
+func schemaLoader(t testing.TB, dir string, d catalog.Dialect) func(db string) *catalog.Schema {
+	loaded := map[string]*catalog.Schema{}
+	return func(db string) *catalog.Schema {
+		t.Helper()
+		if s, ok := loaded[db]; ok {
+			return s
+		}
+		ddl, err := os.ReadFile(filepath.Join(dir, db+".sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := catalog.LoadDDL(string(ddl), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded[db] = s
+		return s
+	}
+}
+
 func loadSchema(t testing.TB, dir, db string) *catalog.Schema {
 	t.Helper()
 	ddl, err := os.ReadFile(filepath.Join(dir, db+".sql"))
