@@ -2,6 +2,7 @@ package prove
 
 import (
 	"math/big"
+	"sort"
 )
 
 // val is a value in a domain: NULL, or a rank among the points of its
@@ -386,4 +387,24 @@ func (d *domains) eval(t *term, assign []val) val {
 		return val{r: d.zero}
 	}
 	return vNull
+}
+
+// sortedConsts orders the distinct constants of an ordered class.
+func sortedConsts(cs []constVal) []constVal {
+	seen := map[string]bool{}
+	var out []constVal
+	for _, c := range cs {
+		if c.null || seen[c.key()] {
+			continue
+		}
+		seen[c.key()] = true
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].num != nil && out[j].num != nil {
+			return out[i].num.Cmp(out[j].num) < 0
+		}
+		return out[i].str < out[j].str
+	})
+	return out
 }
