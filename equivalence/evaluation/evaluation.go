@@ -212,7 +212,7 @@ func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "                 label 1   label 0\n")
 	fmt.Fprintf(w, "  proved         %7d   %7d\n", c.TP, c.FP)
 	fmt.Fprintf(w, "  not proved     %7d   %7d\n", c.FN, c.TN)
-	fmt.Fprintf(w, "precision of proved %.3f   recall of proved %.3f   precision of 'equivalent' %.3f\n", c.Precision(), c.Recall(), s.EquivalentPrecision)
+	fmt.Fprintf(w, "precision of proved %.4f   recall of proved %.4f   precision of 'equivalent' %.4f\n", c.Precision(), c.Recall(), s.EquivalentPrecision)
 	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 	fmt.Fprintf(w, "refuted (counterexample found): label 0 %d/%d (%.1f%%), label 1 %d/%d (%.2f%%); median search %s\n",
 		s.Refuted[0], s.Labelled[0], pct(s.Refuted[0], s.Labelled[0]), s.Refuted[1], s.Labelled[1], pct(s.Refuted[1], s.Labelled[1]), s.RefuteMedian.Round(time.Microsecond))
@@ -227,5 +227,5 @@ func (s *Summary) Print(w io.Writer) {
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "planning failure %s: %v\n", f.Pair.ID, f.Err)
 	}
-	fmt.Fprintf(w, "AUC=%.4f precision_equivalent=%.3f recall_equivalent=%.3f pairs=%d\n", s.AUC, c.Precision(), c.Recall(), s.Pairs)
+	fmt.Fprintf(w, "AUC=%.4f precision_equivalent=%.4f recall_equivalent=%.4f pairs=%d\n", s.AUC, c.Precision(), c.Recall(), s.Pairs)
 }

@@ -60,7 +60,8 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		}
 	}
 	opts = opts.withDefaults()
-	lits := collectLiterals(plans...)
+	lits := collectLiteralsFor(s.Dialect, plans...)
+	lits.alongForeignKeys(s)
 	read := readTables(plans...)
 	engine := exec.Options{Dialect: s.Dialect}
 	all := opts.constraints()

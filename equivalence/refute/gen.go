@@ -38,11 +38,18 @@ type generator struct {
 	noNulls bool
 }
 
-// executable reports whether the executor holds values of t.
-func executable(t catalog.Type) bool {
-	switch t {
+// executable reports whether the executor holds values of column c in
+// dialect d. PostgreSQL's timestamp without time zone is modelled, at
+// its default precision only (a timestamp(0) column rounds what is
+// stored); a timestamp with time zone depends on the session's TimeZone,
+// and SQLite's date-time columns are left as they were (NULL only).
+func executable(d catalog.Dialect, c catalog.Column) bool {
+	switch c.Type {
 	case catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date:
 		return true
+	case catalog.Timestamp:
+		t := strings.Join(strings.Fields(strings.ToLower(c.TypeSQL)), " ")
+		return d == catalog.Postgres && (t == "timestamp" || t == "timestamp without time zone" || t == "timestamp(6)" || t == "timestamp(6) without time zone")
 	}
 	return false
 }
@@ -52,7 +59,7 @@ func newGenerator(s *catalog.Schema, rules constraints, lits *literals) *generat
 		exact: map[colKey][]exec.Value{}, typeLits: map[catalog.Type][]exec.Value{}, empty: map[string]bool{},
 		pools: map[string][]colPools{}}
 	for _, t := range g.order {
-		if rules.cannotHoldRows(t) {
+		if rules.cannotHoldRows(s.Dialect, t) {
 			g.empty[t.Name] = true
 		}
 	}
@@ -142,7 +149,7 @@ func basePool(t catalog.Type) []exec.Value { return basePools[t] }
 // they can be shared.
 var basePools = func() map[catalog.Type][]exec.Value {
 	m := map[catalog.Type][]exec.Value{}
-	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date} {
+	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date, catalog.Timestamp} {
 		m[t] = newBasePool(t)
 	}
 	return m
@@ -162,6 +169,11 @@ func newBasePool(t catalog.Type) []exec.Value {
 		return []exec.Value{exec.Bool(true), exec.Bool(false)}
 	case catalog.Date:
 		return []exec.Value{exec.Date(0), exec.Date(1), exec.Date(18262)}
+	case catalog.Timestamp:
+		// Midnights that equal the date pool's days, and times of day
+		// between them.
+		const day = 86_400_000_000
+		return []exec.Value{exec.Timestamp(0), exec.Timestamp(day), exec.Timestamp(18262 * day), exec.Timestamp(18262*day + 45_000_000_000)}
 	}
 	return nil
 }
@@ -203,6 +215,17 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 		return exec.Bool(rng.IntN(2) == 0)
 	case catalog.Date:
 		return exec.Date(rng.Int64N(20000))
+	case catalog.Timestamp:
+		// Whole days, hours or seconds, so that comparisons with dates
+		// and date arithmetic meet both midnights and times of day.
+		us := rng.Int64N(20000) * 86_400_000_000
+		switch rng.IntN(3) {
+		case 1:
+			us += rng.Int64N(24) * 3_600_000_000
+		case 2:
+			us += rng.Int64N(86_400) * 1_000_000
+		}
+		return exec.Timestamp(us)
 	}
 	return exec.Null
 }
@@ -262,7 +285,7 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		if m.maxRows > 3 && n > 3 && rng.IntN(2) == 0 {
 			n = rng.IntN(4)
 		}
-		if g.rules.mustHoldRows(t) {
+		if g.rules.mustHoldRows(g.s.Dialect, t) {
 			n = max(n, 1)
 		}
 		for range n {
@@ -334,7 +357,7 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, db exec.Databa
 // wider random one.
 func (g *generator) value(rng *rand.Rand, m mode, t *catalog.Table, i int, prev [][]exec.Value) exec.Value {
 	c := t.Columns[i]
-	if !executable(c.Type) {
+	if !executable(g.s.Dialect, c) {
 		return exec.Null
 	}
 	if !c.NotNull && !g.noNulls && rng.Float64() < m.pNull {
@@ -546,17 +569,17 @@ type constraints struct {
 }
 
 // mustHoldRows reports whether nonEmpty applies to t.
-func (k constraints) mustHoldRows(t *catalog.Table) bool {
-	return k.nonEmpty && (k.read == nil || k.read[t.Name]) && !k.cannotHoldRows(t)
+func (k constraints) mustHoldRows(d catalog.Dialect, t *catalog.Table) bool {
+	return k.nonEmpty && (k.read == nil || k.read[t.Name]) && !k.cannotHoldRows(d, t)
 }
 
 // cannotHoldRows reports whether no row of t can be generated: a column
 // of a type the executor does not model can only be NULL, which a NOT
 // NULL column forbids. (noNulls leaves such columns NULL: they are not
 // values the search chooses.)
-func (k constraints) cannotHoldRows(t *catalog.Table) bool {
+func (k constraints) cannotHoldRows(d catalog.Dialect, t *catalog.Table) bool {
 	for _, c := range t.Columns {
-		if !executable(c.Type) && c.NotNull {
+		if !executable(d, c) && c.NotNull {
 			return true
 		}
 	}
@@ -579,13 +602,13 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 			continue
 		}
 		rows := db[t.Name]
-		if len(rows) == 0 && k.mustHoldRows(t) {
+		if len(rows) == 0 && k.mustHoldRows(s.Dialect, t) {
 			return t.Name + " is empty"
 		}
 		for j, row := range rows {
 			for i, c := range t.Columns {
 				if row[i].IsNull() {
-					if c.NotNull || (k.noNulls && executable(c.Type)) {
+					if c.NotNull || (k.noNulls && executable(s.Dialect, c)) {
 						return t.Name + "." + c.Name + " is NULL"
 					}
 					continue
@@ -699,6 +722,8 @@ func kindOf(t catalog.Type) exec.Kind {
 		return exec.KBool
 	case catalog.Date:
 		return exec.KDate
+	case catalog.Timestamp:
+		return exec.KTimestamp
 	}
 	return exec.KNull
 }

@@ -18,10 +18,21 @@ type literals struct {
 	exact  map[colKey][]exec.Value
 	byCol  map[colKey][]exec.Value
 	byType map[catalog.Type][]exec.Value
+	// folds evaluates constant expressions compared with columns
+	// (PostgreSQL plans only, whose semantics exec.EvalConst has).
+	folds bool
 }
 
+// collectLiterals collects the literals of plans without folding
+// constant expressions (as for SQLite plans).
 func collectLiterals(plans ...*plan.Plan) *literals {
-	l := &literals{exact: map[colKey][]exec.Value{}, byCol: map[colKey][]exec.Value{}, byType: map[catalog.Type][]exec.Value{}}
+	return collectLiteralsFor(catalog.SQLite, plans...)
+}
+
+// collectLiteralsFor collects the literals of plans of dialect d.
+func collectLiteralsFor(d catalog.Dialect, plans ...*plan.Plan) *literals {
+	l := &literals{exact: map[colKey][]exec.Value{}, byCol: map[colKey][]exec.Value{}, byType: map[catalog.Type][]exec.Value{},
+		folds: d == catalog.Postgres}
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
 			continue
@@ -129,6 +140,17 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 	}
 	pattern := x.Name == plan.OpLike || x.Name == plan.OpNotLike || x.Name == plan.OpILike || x.Name == plan.OpNotILike
 	for _, a := range x.Args {
+		if a.Kind != plan.Const && l.folds {
+			// A constant expression (date '1996-01-01' + interval
+			// '1' year): its value, read as the column's type.
+			for _, v := range constAsColumn(col, a) {
+				nb := neighbours(v, false)
+				l.exact[key] = append(l.exact[key], nb[0])
+				l.byCol[key] = append(l.byCol[key], nb...)
+				l.byType[col.Type] = append(l.byType[col.Type], nb...)
+			}
+			continue
+		}
 		if a.Kind != plan.Const || a.Null {
 			continue
 		}
@@ -152,6 +174,8 @@ func neighbours(v exec.Value, pattern bool) []exec.Value {
 		out = append(out, exec.Int(v.I-1), exec.Int(v.I+1))
 	case exec.KDate:
 		out = append(out, exec.Date(v.I-1), exec.Date(v.I+1))
+	case exec.KTimestamp:
+		out = append(out, timestampNeighbours(v)...)
 	case exec.KNumeric:
 		s := v.String()
 		for _, d := range []string{"1", "-1", "0.5", "-0.5"} {

@@ -107,7 +107,7 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 	if opts.NonEmpty {
 		rules.read = readTables(nonNil...)
 	}
-	g := newGenerator(s, rules, collectLiterals(nonNil...))
+	g := newGenerator(s, rules, collectLiteralsFor(s.Dialect, nonNil...))
 	for _, i := range live {
 		if blankLiteralBesideChar(s, readTables(plans[i]), plans[i]) {
 			part.CannotExecute[i] = blankPaddedReason

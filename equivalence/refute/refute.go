@@ -88,6 +88,9 @@ type Result struct {
 	// Skipped counts databases on which the comparison was not possible
 	// (a nondeterministic result, or a query error on either side).
 	Skipped int
+	// NonEmpty counts databases on which the reference returned a row:
+	// a rough measure of how much of the query the search exercised.
+	NonEmpty int
 	// CannotExecute is true when the executor does not model one of the
 	// plans; Reason then says what.
 	CannotExecute bool
@@ -139,7 +142,8 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		return Result{}, errors.New("refute: schema and both plans are required")
 	}
 	opts = opts.withDefaults()
-	lits := collectLiterals(ref, cand)
+	lits := collectLiteralsFor(s.Dialect, ref, cand)
+	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)
 	if blankLiteralBesideChar(s, read, ref, cand) {
 		return Result{CannotExecute: true, Reason: blankPaddedReason, Elapsed: time.Since(start)}, nil
@@ -253,6 +257,9 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 			return nil, nil // the budget ran out inside an execution
 		}
 		res.Instances++
+		if out.ref != nil && len(out.ref.Rows) > 0 {
+			res.NonEmpty++
+		}
 		switch out.kind {
 		case skip:
 			res.Skipped++

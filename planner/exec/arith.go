@@ -30,6 +30,8 @@ func arith(op string, a, b Value) (Value, error) {
 		return floatArith(op, x, y)
 	case isNumber(a.K) && isNumber(b.K):
 		return numArith(op, toNumeric(a), toNumeric(b))
+	case a.K == KTimestamp || a.K == KInterval || b.K == KTimestamp || b.K == KInterval:
+		return temporalArith(op, a, b)
 	}
 	return Null, cannot("operator %s on %s and %s", op, kindName(a.K), kindName(b.K))
 }
@@ -197,6 +199,8 @@ func negate(v Value) (Value, error) {
 		return NumericRat(new(big.Rat).Neg(v.R), v.Scale), nil
 	case KFloat:
 		return Float(-v.F), nil
+	case KInterval:
+		return negInterval(v)
 	}
 	return Null, cannot("negation of %s", kindName(v.K))
 }

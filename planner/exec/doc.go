@@ -4,7 +4,9 @@
 // so that two plans can be run on the same database and their results
 // compared (window frames, navigation functions, string_agg, substr and
 // date() included, each checked against PostgreSQL by
-// TestDifferentialPostgres); anything it cannot evaluate exactly is reported as
+// TestDifferentialPostgres; dates, timestamps and intervals as
+// datetime.go lists, checked by TestDifferentialDatetime); anything it
+// cannot evaluate exactly is reported as
 // ErrCannotExecute rather than guessed, because a guessed result could
 // "refute" an equivalence that holds.
 //

@@ -202,6 +202,9 @@ func cast(v Value, t catalog.Type) (Value, error) {
 	if v.IsNull() {
 		return Null, nil
 	}
+	if t == catalog.Timestamp || t == catalog.Interval || v.K == KTimestamp || v.K == KInterval {
+		return temporalCast(v, t)
+	}
 	switch t {
 	case catalog.Text:
 		return Text(v.String()), nil

@@ -24,6 +24,8 @@ var pools = map[catalog.Type][]string{
 	catalog.Text:    {"a", "B", "Re", "re", "Rex", "Paris", "paris", "Oslo", "Husky", "BUL", "HUS", "B%x", "", "Bob"},
 	catalog.Bool:    {"true", "false"},
 	catalog.Date:    {"2020-01-01", "2019-12-31", "2021-06-15", "2000-02-29"},
+	// Month ends, a leap day, times of day and fractions of a second.
+	catalog.Timestamp: {"2020-01-01 00:00:00", "2020-01-31 12:30:00", "2020-02-29 23:59:59.5", "2019-12-31 00:00:00.000001", "2021-03-31 06:00:00"},
 }
 
 // litePools replace pools for SQLite schemas, whose dates and

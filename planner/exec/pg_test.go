@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +51,7 @@ func TestDifferentialPostgres(t *testing.T) {
 	type suite struct {
 		name, ddl string
 		sqls      []string
+		extra     map[catalog.Type][]string
 	}
 	suites := []suite{{name: "cases", ddl: cf.Schema}, {name: "constructs", ddl: cf.Schema, sqls: constructQueries}}
 	for _, c := range cf.Cases {
@@ -70,6 +72,7 @@ func TestDifferentialPostgres(t *testing.T) {
 		for _, p := range pairs {
 			su.sqls = append(su.sqls, p.Reference, p.Candidate)
 		}
+		su.extra = map[catalog.Type][]string{catalog.Date: datesAround(su.sqls)}
 		suites = append(suites, su)
 	}
 
@@ -88,12 +91,18 @@ func TestDifferentialPostgres(t *testing.T) {
 			if _, err := conn.Exec(ctx, su.ddl); err != nil {
 				t.Fatalf("create schema: %v", err)
 			}
-			differential(t, conn, su.ddl, su.sqls, instances)
+			differentialWith(t, conn, su.ddl, su.sqls, instances, su.extra)
 		})
 	}
 }
 
 func differential(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, instances int) {
+	differentialWith(t, conn, ddl, sqls, instances, nil)
+}
+
+// differentialWith is differential drawing half of the values from
+// extra where it has values for a column's type.
+func differentialWith(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, instances int, extra map[catalog.Type][]string) {
 	ctx := context.Background()
 	readTypmods(ddl)
 	schema, err := catalog.LoadDDL(ddl, catalog.Postgres)
@@ -123,7 +132,7 @@ func differential(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, insta
 	classes := map[string][]string{}
 	rng := rand.New(rand.NewSource(1))
 	for inst := 0; inst < instances; inst++ {
-		db := generate(rng, schema, inst)
+		db := generateWith(rng, schema, inst, extra)
 		if err := load(ctx, conn, schema, db); err != nil {
 			t.Fatalf("load instance %d: %v", inst, err)
 		}
@@ -155,6 +164,9 @@ func differential(t *testing.T, conn *pgx.Conn, ddl string, sqls []string, insta
 					agree++
 				} else {
 					classes[diff] = append(classes[diff], fmt.Sprintf("%s [instance %d]", q.sql, inst))
+					if os.Getenv("EXEC_PG_DEBUG") != "" {
+						t.Logf("exec %v\npg %v", got.Rows, deref(want))
+					}
 				}
 			}
 		}
@@ -287,4 +299,42 @@ func sameBag(a, b []string) bool {
 	sort.Strings(a)
 	sort.Strings(b)
 	return strings.Join(a, "\n") == strings.Join(b, "\n")
+}
+
+func deref(rows [][]*string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		for _, v := range r {
+			out[i] = append(out[i], canon(v))
+		}
+	}
+	return out
+}
+
+var isoDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}`)
+
+// datesAround lists the days at the boundaries of the date predicates
+// of sqls: each date literal, the day after a month, three months or a
+// year (what date + interval folds to), and the days either side.
+func datesAround(sqls []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, q := range sqls {
+		for _, lit := range isoDate.FindAllString(q, -1) {
+			d, err := time.Parse("2006-01-02", lit)
+			if err != nil {
+				continue
+			}
+			for _, b := range []time.Time{d, d.AddDate(0, 1, 0), d.AddDate(0, 3, 0), d.AddDate(1, 0, 0)} {
+				for _, x := range []time.Time{b.AddDate(0, 0, -1), b, b.AddDate(0, 0, 1)} {
+					if s := x.Format("2006-01-02"); !seen[s] {
+						seen[s] = true
+						out = append(out, s)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -98,12 +98,13 @@ func pgDate(a []Value) (Value, error) {
 	switch a[0].K {
 	case KDate:
 		return a[0], nil
+	case KTimestamp:
+		return temporalCast(a[0], catalog.Date)
 	case KText:
-		m := pgDateText.FindStringSubmatch(a[0].S)
-		if m == nil {
-			return Null, cannot("date input %q", a[0].S)
+		if m := pgDateText.FindStringSubmatch(a[0].S); m != nil {
+			return ParseDate(m[1])
 		}
-		return ParseDate(m[1])
+		return ParseDate(a[0].S) // with a time of day; other forms cannot execute
 	}
 	return Null, cannot("date of %s", kindName(a[0].K))
 }

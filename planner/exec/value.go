@@ -41,6 +41,8 @@ const (
 	KText
 	KBool
 	KDate
+	KTimestamp // see datetime.go
+	KInterval
 )
 
 // Value is one SQL value. Numeric values are exact rationals carrying the
@@ -86,13 +88,23 @@ func NumericRat(r *big.Rat, scale int32) Value { return Value{K: KNumeric, R: r,
 
 var epoch = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// ParseDate reads an ISO date (YYYY-MM-DD).
+// ParseDate reads an ISO date (YYYY-MM-DD), optionally followed by a
+// time of day or a time zone, which a date ignores. Other spellings
+// PostgreSQL accepts are not modelled.
 func ParseDate(s string) (Value, error) {
 	t, err := time.Parse("2006-01-02", strings.TrimSpace(s))
-	if err != nil {
+	if err == nil {
+		return Date(daysOf(t)), nil // t.Sub(epoch) overflows beyond 2262
+	}
+	ts, terr := ParseTimestamp(s)
+	if terr != nil {
+		if errors.Is(terr, ErrCannotExecute) {
+			return Null, cannot("date input %q", s)
+		}
 		return Null, queryErr("invalid input syntax for type date: %q", s)
 	}
-	return Date(int64(t.Sub(epoch).Hours() / 24)), nil
+	d, _ := civil(ts.I)
+	return Date(d), nil
 }
 
 // Parse reads the text form of a value of type t, as a literal or a
@@ -125,6 +137,10 @@ func Parse(t catalog.Type, s string) (Value, error) {
 		return Null, queryErr("invalid input syntax for type boolean: %q", s)
 	case catalog.Date:
 		return ParseDate(s)
+	case catalog.Timestamp:
+		return ParseTimestamp(s)
+	case catalog.Interval:
+		return ParseInterval(s)
 	}
 	return Null, cannot("values of type %s", t)
 }
@@ -143,7 +159,12 @@ func (v Value) String() string {
 		if math.IsInf(v.F, -1) {
 			return "-Infinity"
 		}
-		return strconv.FormatFloat(v.F, 'g', -1, 64)
+		// float8out: the shortest exact digits, in exponent form only
+		// below 1e-4 or from 1e15 (Go's shortest 'g' already from 1e6).
+		if a := math.Abs(v.F); a != 0 && (a < 1e-4 || a >= 1e15) {
+			return strconv.FormatFloat(v.F, 'e', -1, 64)
+		}
+		return strconv.FormatFloat(v.F, 'f', -1, 64)
 	case KText:
 		return v.S
 	case KBool:
@@ -153,6 +174,10 @@ func (v Value) String() string {
 		return "false"
 	case KDate:
 		return epoch.AddDate(0, 0, int(v.I)).Format("2006-01-02")
+	case KTimestamp:
+		return timestampString(v.I)
+	case KInterval:
+		return intervalString(v)
 	}
 	return "NULL"
 }
@@ -202,6 +227,8 @@ func Compare(a, b Value) (int, error) {
 		x, _ := a.rat()
 		y, _ := b.rat()
 		return x.Cmp(y), nil
+	case isTemporal(a.K) && isTemporal(b.K) && (a.K != b.K || a.K != KDate):
+		return compareTemporal(a, b)
 	case a.K != b.K:
 		return 0, cannot("comparison of %s with %s", kindName(a.K), kindName(b.K))
 	case a.K == KText:
@@ -251,7 +278,7 @@ func cmpFloat(a, b float64) int {
 }
 
 func kindName(k Kind) string {
-	return [...]string{"null", "int", "numeric", "float", "text", "bool", "date"}[k]
+	return [...]string{"null", "int", "numeric", "float", "text", "bool", "date", "timestamp", "interval"}[k]
 }
 
 // Key returns a string that is equal for two values exactly when SQL
@@ -275,6 +302,8 @@ func (v Value) Key() string {
 		return "b" + v.String()
 	case KDate:
 		return "d" + strconv.FormatInt(v.I, 10)
+	case KTimestamp, KInterval:
+		return temporalKey(v)
 	}
 	return "?"
 }
