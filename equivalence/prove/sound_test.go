@@ -131,14 +131,7 @@ func TestCrossPairsTerminate(t *testing.T) {
 // case the prover proves must not be refuted, and none expected
 // not_equivalent may be proved.
 func TestProvedCasesSurviveRefuter(t *testing.T) {
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
-	if err != nil {
-		t.Skipf("shared cases not present: %v", err)
-	}
-	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf, s := loadCuratedCases(t)
 	ctx := context.Background()
 	proved := 0
 	for _, c := range cf.Cases {

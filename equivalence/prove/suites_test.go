@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -41,6 +42,21 @@ func loadPairs(t testing.TB, path string) []pair {
 		out = append(out, p)
 	}
 	return out
+}
+
+// loadCuratedCases reads the shared curated cases and their schema
+// (PostgreSQL), skipping the test where they are not present.
+func loadCuratedCases(t *testing.T) (*dataset.CaseFile, *catalog.Schema) {
+	t.Helper()
+	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
+	if err != nil {
+		t.Skipf("shared cases not present: %v", err)
+	}
+	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cf, s
 }
 
 // schemaLoader returns a function that loads a database's schema from

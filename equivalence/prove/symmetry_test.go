@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -68,14 +67,7 @@ func TestProofsSymmetric(t *testing.T) {
 			check(fmt.Sprintf("%s~%s#%d", p.ID, q.ID, k), s, pair[0], pair[1], prove.Options{SQLite: true})
 		}
 	}
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
-	if err != nil {
-		t.Skipf("shared cases not present: %v", err)
-	}
-	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf, s := loadCuratedCases(t)
 	for _, c := range cf.Cases {
 		if len(c.Policy) == 0 {
 			check(c.ID, s, c.Reference, c.Candidate, prove.Options{TrustForeignKeys: true})
