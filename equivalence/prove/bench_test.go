@@ -2,7 +2,6 @@ package prove_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -23,19 +22,9 @@ func BenchmarkProveSpider(b *testing.B) {
 	pairs := loadPairs(b, filepath.Join(sharedData, "spider_pair_dev.jsonl"))
 	type planned struct{ a, b *plan.Plan }
 	var ps []planned
-	schemas := map[string]*catalog.Schema{}
+	schemas := schemaLoader(b, filepath.Join(sharedData, "schemas"), catalog.SQLite)
 	for _, p := range pairs {
-		s, ok := schemas[p.DB]
-		if !ok {
-			ddl, err := os.ReadFile(filepath.Join(sharedData, "schemas", p.DB+".sql"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if s, err = catalog.LoadDDL(string(ddl), catalog.SQLite); err != nil {
-				b.Fatal(err)
-			}
-			schemas[p.DB] = s
-		}
+		s := schemas(p.DB)
 		x, err1 := planner.Plan(ctx, s, p.Reference, planner.Options{})
 		y, err2 := planner.Plan(ctx, s, p.Candidate, planner.Options{})
 		if err1 == nil && err2 == nil {

@@ -66,6 +66,14 @@ func (p *prover) unionOfDisjuncts(a, b *plan.Node, m *plan.Metadata, pos bool, s
 	if u == nil {
 		return false, nil
 	}
+	return p.setOpRewritten(a, u, pos, swap, "union: a duplicate-free query's disjunction is the UNION of its disjuncts")
+}
+
+// setOpRewritten compares the set operation a with u, the other side
+// rewritten as a set operation, in the caller's order of the sides
+// (swap: u stands first), and on success names rule; a failed
+// comparison leaves no trace.
+func (p *prover) setOpRewritten(a, u *plan.Node, pos, swap bool, rule string) (bool, error) {
 	k := p.mark()
 	var ok bool
 	var err error
@@ -78,6 +86,6 @@ func (p *prover) unionOfDisjuncts(a, b *plan.Node, m *plan.Metadata, pos bool, s
 		p.undo(k)
 		return false, err
 	}
-	p.rule("union: a duplicate-free query's disjunction is the UNION of its disjuncts")
+	p.rule("%s", rule)
 	return true, nil
 }

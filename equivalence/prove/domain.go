@@ -2,6 +2,7 @@ package prove
 
 import (
 	"math/big"
+	"sort"
 )
 
 // val is a value in a domain: NULL, or a rank among the points of its
@@ -43,23 +44,10 @@ func (s *space) domains(terms []*term) (*domains, error) {
 	used := map[int]bool{}
 	var consts [clsCount][]constVal
 	castInt := false
-	parent := map[int]int{}
-	var find func(int) int
-	find = func(x int) int {
-		p, ok := parent[x]
-		if !ok || p == x {
-			return x
-		}
-		r := find(p)
-		parent[x] = r
-		return r
-	}
+	uf := unionFind[int]{}
 	union := func(vs []int) {
 		for _, v := range vs[1:] {
-			a, b := find(vs[0]), find(v)
-			if a != b {
-				parent[b] = a
-			}
+			uf.union(v, vs[0])
 		}
 	}
 	var sources func(t *term) []int
@@ -126,7 +114,7 @@ func (s *space) domains(terms []*term) (*domains, error) {
 	}
 	groupSize := map[int]int{}
 	for v := range used {
-		groupSize[find(v)]++
+		groupSize[uf.find(v)]++
 	}
 	maxGroup := [clsCount]int{}
 	allIntegral := [clsCount]bool{}
@@ -135,7 +123,7 @@ func (s *space) domains(terms []*term) (*domains, error) {
 	}
 	for v := range used {
 		info := s.vars[v]
-		if g := groupSize[find(v)]; g > maxGroup[info.cls] {
+		if g := groupSize[uf.find(v)]; g > maxGroup[info.cls] {
 			maxGroup[info.cls] = g
 		}
 		if !info.integral {
@@ -245,7 +233,7 @@ func (s *space) domains(terms []*term) (*domains, error) {
 		for _, r := range l.consts {
 			dom = append(dom, val{r: r})
 		}
-		g := groupSize[find(v)]
+		g := groupSize[uf.find(v)]
 		for _, gap := range l.gaps {
 			for i := 0; i < g && i < len(gap); i++ {
 				dom = append(dom, val{r: gap[i]})
@@ -399,4 +387,24 @@ func (d *domains) eval(t *term, assign []val) val {
 		return val{r: d.zero}
 	}
 	return vNull
+}
+
+// sortedConsts orders the distinct constants of an ordered class.
+func sortedConsts(cs []constVal) []constVal {
+	seen := map[string]bool{}
+	var out []constVal
+	for _, c := range cs {
+		if c.null || seen[c.key()] {
+			continue
+		}
+		seen[c.key()] = true
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].num != nil && out[j].num != nil {
+			return out[i].num.Cmp(out[j].num) < 0
+		}
+		return out[i].str < out[j].str
+	})
+	return out
 }

@@ -25,15 +25,7 @@ func existsLimit(n *plan.Node) *plan.Node {
 		if e.IsOp(plan.OpIsNull) {
 			kind = plan.AntiJoin
 		}
-		j := &plan.Node{Op: plan.OpJoin, Join: kind, Inputs: []*plan.Node{n.Inputs[0], x}}
-		rest := append(append([]*plan.Expr(nil), n.Preds[:i]...), n.Preds[i+1:]...)
-		if len(rest) == 0 {
-			return j
-		}
-		c := *n
-		c.Inputs = []*plan.Node{j}
-		c.Preds = rest
-		return &c
+		return conjunctAsJoin(n, i, &plan.Node{Op: plan.OpJoin, Join: kind, Inputs: []*plan.Node{n.Inputs[0], x}})
 	}
 	return nil
 }
@@ -83,15 +75,21 @@ func anySemi(n *plan.Node) *plan.Node {
 			y.Typ = e.Sub.Proj[0].Expr.Typ
 		}
 		cond := plan.NewOp(e.SubOp, e.Typ, e.Args[0].Copy(), y)
-		j := &plan.Node{Op: plan.OpJoin, Join: plan.SemiJoin, Inputs: []*plan.Node{n.Inputs[0], e.Sub}, Preds: []*plan.Expr{cond}}
-		rest := append(append([]*plan.Expr(nil), n.Preds[:i]...), n.Preds[i+1:]...)
-		if len(rest) == 0 {
-			return j
-		}
-		c := *n
-		c.Inputs = []*plan.Node{j}
-		c.Preds = rest
-		return &c
+		return conjunctAsJoin(n, i, &plan.Node{Op: plan.OpJoin, Join: plan.SemiJoin, Inputs: []*plan.Node{n.Inputs[0], e.Sub}, Preds: []*plan.Expr{cond}})
 	}
 	return nil
+}
+
+// conjunctAsJoin returns filter n with its i-th conjunct read as the join
+// j of n's input: j alone when no other conjunct is left, else a copy of n
+// over j without that conjunct.
+func conjunctAsJoin(n *plan.Node, i int, j *plan.Node) *plan.Node {
+	rest := append(append([]*plan.Expr(nil), n.Preds[:i]...), n.Preds[i+1:]...)
+	if len(rest) == 0 {
+		return j
+	}
+	c := *n
+	c.Inputs = []*plan.Node{j}
+	c.Preds = rest
+	return &c
 }

@@ -172,18 +172,5 @@ func (p *prover) intersectOfCount(a, b *plan.Node, m *plan.Metadata, pos, swap b
 	if u == nil {
 		return false, nil
 	}
-	k := p.mark()
-	var ok bool
-	var err error
-	if swap {
-		ok, err = p.setOp(u, a, pos)
-	} else {
-		ok, err = p.setOp(a, u, pos)
-	}
-	if err != nil || !ok {
-		p.undo(k)
-		return false, err
-	}
-	p.rule("intersect: GROUP BY … HAVING COUNT(DISTINCT x) = k over x IN (k constants) is the INTERSECT of x = each")
-	return true, nil
+	return p.setOpRewritten(a, u, pos, swap, "intersect: GROUP BY … HAVING COUNT(DISTINCT x) = k over x IN (k constants) is the INTERSECT of x = each")
 }

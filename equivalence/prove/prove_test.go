@@ -7,6 +7,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 // TestPredicates: the predicate procedure under three-valued logic, on
@@ -123,4 +124,22 @@ func TestHonoursContext(t *testing.T) {
 	if _, err := prove.Equivalent(ctx, a, a, prove.Options{}); err == nil {
 		t.Error("cancelled context: no error")
 	}
+}
+
+// proveBoth proves a against b and b against a: the unit tests' pairs
+// must be proved alike either way round. It returns the first result.
+func proveBoth(t *testing.T, ctx context.Context, a, b *plan.Plan, opts prove.Options) prove.Result {
+	t.Helper()
+	fwd, err := prove.Equivalent(ctx, a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := prove.Equivalent(ctx, b, a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fwd.Proved != back.Proved {
+		t.Errorf("proved %v as given, %v swapped (rules %v / %v)", fwd.Proved, back.Proved, fwd.Rules, back.Rules)
+	}
+	return fwd
 }

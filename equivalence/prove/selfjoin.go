@@ -29,27 +29,14 @@ func (p *prover) selfKeyJoins(blk *block, m *plan.Metadata) {
 }
 
 func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
-	uf := map[plan.ColumnID]plan.ColumnID{}
-	var find func(c plan.ColumnID) plan.ColumnID
-	find = func(c plan.ColumnID) plan.ColumnID {
-		r, ok := uf[c]
-		if !ok || r == c {
-			return c
-		}
-		r = find(r)
-		uf[c] = r
-		return r
-	}
+	uf := unionFind[plan.ColumnID]{}
 	for _, e := range blk.preds {
 		// IS NOT DISTINCT FROM equates too: the partner's key columns are
 		// NOT NULL, so a chain that reaches them holds no NULL.
 		// One kind of type throughout (sameEqType).
 		if (e.IsOp(plan.OpEq) || e.IsOp(plan.OpNotDistinc)) && len(e.Args) == 2 && e.Args[0].Kind == plan.ColRef && e.Args[1].Kind == plan.ColRef &&
 			catalog.EqualsAlike(e.Args[0].Typ, e.Args[1].Typ) && !loose(m, e.Args[0].Col) && !loose(m, e.Args[1].Col) {
-			x, y := find(e.Args[0].Col), find(e.Args[1].Col)
-			if x != y {
-				uf[x] = y
-			}
+			uf.union(e.Args[0].Col, e.Args[1].Col)
 		}
 	}
 	if len(uf) == 0 {
@@ -68,7 +55,7 @@ func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
 			continue
 		}
 		for _, o := range partners {
-			if o == l || o.Table.Name != l.Table.Name || len(o.Cols) != len(l.Cols) || !sameKeyRow(l, o, find) {
+			if o == l || o.Table.Name != l.Table.Name || len(o.Cols) != len(l.Cols) || !sameKeyRow(l, o, uf.find) {
 				continue
 			}
 			sub := map[plan.ColumnID]plan.ColumnID{}

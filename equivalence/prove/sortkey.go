@@ -54,33 +54,18 @@ func sortClasses(n *plan.Node, m *plan.Metadata) map[plan.ColumnID][]plan.Column
 	}
 	blk := newBlock(nil)
 	blk.flatten(n)
-	uf := map[plan.ColumnID]plan.ColumnID{}
-	var find func(c plan.ColumnID) plan.ColumnID
-	find = func(c plan.ColumnID) plan.ColumnID {
-		r, ok := uf[c]
-		if !ok || r == c {
-			return c
-		}
-		r = find(r)
-		uf[c] = r
-		return r
-	}
-	union := func(x, y plan.ColumnID) {
-		if rx, ry := find(x), find(y); rx != ry {
-			uf[rx] = ry
-		}
-	}
+	uf := unionFind[plan.ColumnID]{}
 	for _, p := range blk.preds {
 		for _, e := range plan.Conjuncts(p) {
 			if e.IsOp(plan.OpEq) && len(e.Args) == 2 && e.Args[0].Kind == plan.ColRef && e.Args[1].Kind == plan.ColRef &&
 				e.Args[0].Typ == e.Args[1].Typ && !loose(m, e.Args[0].Col) && !loose(m, e.Args[1].Col) {
-				union(e.Args[0].Col, e.Args[1].Col)
+				uf.union(e.Args[0].Col, e.Args[1].Col)
 			}
 		}
 	}
 	for c, d := range blk.defs {
 		if d.Kind == plan.ColRef && d.Col != c {
-			union(c, d.Col)
+			uf.union(c, d.Col)
 		}
 	}
 	if len(uf) == 0 {
@@ -88,7 +73,7 @@ func sortClasses(n *plan.Node, m *plan.Metadata) map[plan.ColumnID][]plan.Column
 	}
 	members := map[plan.ColumnID][]plan.ColumnID{}
 	for c := range uf {
-		members[find(c)] = append(members[find(c)], c)
+		members[uf.find(c)] = append(members[uf.find(c)], c)
 	}
 	for r := range members {
 		if _, ok := uf[r]; !ok {

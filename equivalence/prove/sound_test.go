@@ -53,20 +53,10 @@ func TestProvedPairsSurviveRefuter(t *testing.T) {
 			continue
 		}
 		pairs := loadPairs(t, filepath.Join(sharedData, c.file))
-		schemas := map[string]*catalog.Schema{}
+		schemas := schemaLoader(t, filepath.Join(sharedData, c.schemas), c.dialect)
 		proved, checked := 0, 0
 		for _, p := range pairs {
-			s, ok := schemas[p.DB]
-			if !ok {
-				ddl, err := os.ReadFile(filepath.Join(sharedData, c.schemas, p.DB+".sql"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s, err = catalog.LoadDDL(string(ddl), c.dialect); err != nil {
-					t.Fatal(err)
-				}
-				schemas[p.DB] = s
-			}
+			s := schemas(p.DB)
 			a, err1 := planner.Plan(ctx, s, p.Reference, planner.Options{})
 			b, err2 := planner.Plan(ctx, s, p.Candidate, planner.Options{})
 			if err1 != nil || err2 != nil {
@@ -106,23 +96,13 @@ func TestProvedPairsSurviveRefuter(t *testing.T) {
 func TestCrossPairsTerminate(t *testing.T) {
 	ctx := context.Background()
 	pairs := loadPairs(t, filepath.Join(sharedData, "spider_pair_dev.jsonl"))
-	schemas := map[string]*catalog.Schema{}
+	schemas := schemaLoader(t, filepath.Join(sharedData, "schemas"), catalog.SQLite)
 	for i := 0; i+1 < len(pairs) && i < 600; i++ {
 		p, q := pairs[i], pairs[i+1]
 		if p.DB != q.DB {
 			continue
 		}
-		s, ok := schemas[p.DB]
-		if !ok {
-			ddl, err := os.ReadFile(filepath.Join(sharedData, "schemas", p.DB+".sql"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s, err = catalog.LoadDDL(string(ddl), catalog.SQLite); err != nil {
-				t.Fatal(err)
-			}
-			schemas[p.DB] = s
-		}
+		s := schemas(p.DB)
 		for _, pair := range [][2]string{{p.Reference, q.Candidate}, {p.Candidate, q.Reference}, {p.Reference, q.Reference}} {
 			a, err1 := planner.Plan(ctx, s, pair[0], planner.Options{})
 			b, err2 := planner.Plan(ctx, s, pair[1], planner.Options{})
@@ -151,14 +131,7 @@ func TestCrossPairsTerminate(t *testing.T) {
 // case the prover proves must not be refuted, and none expected
 // not_equivalent may be proved.
 func TestProvedCasesSurviveRefuter(t *testing.T) {
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
-	if err != nil {
-		t.Skipf("shared cases not present: %v", err)
-	}
-	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf, s := loadCuratedCases(t)
 	ctx := context.Background()
 	proved := 0
 	for _, c := range cf.Cases {

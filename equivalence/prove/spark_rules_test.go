@@ -1,15 +1,7 @@
 package prove_test
 
 import (
-	"context"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/pgequiv/pgequiv/equivalence/prove"
-	"github.com/pgequiv/pgequiv/equivalence/refute"
-	"github.com/pgequiv/pgequiv/planner"
-	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
 const empDDL = `
@@ -27,16 +19,7 @@ CREATE TABLE t (k0 varchar(20) NOT NULL, c1 varchar(20), f0_c1 integer NOT NULL,
 // projection without the key; NOT over a NULL), so a proof of it would be
 // wrong; unseen says why the executor cannot show a difference it has.
 func TestSparkRules(t *testing.T) {
-	s, err := catalog.LoadDDL(empDDL, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name, a, b string
-		want       bool
-		rule       string
-		unseen     string
-	}{
+	cases := []ruleCase{
 		{name: "nth_value 1 is first_value",
 			a:    "SELECT FIRST_VALUE(deptno) OVER (PARTITION BY job ORDER BY ename, empno ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM emp",
 			b:    "SELECT NTH_VALUE(deptno, 1) OVER (PARTITION BY job ORDER BY ename, empno ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM emp",
@@ -105,34 +88,5 @@ func TestSparkRules(t *testing.T) {
 			a: "SELECT * FROM emp e WHERE NOT EXISTS (SELECT 1 FROM emp e2 WHERE e2.empno = e.empno AND e2.mgr > 10)",
 			b: "SELECT * FROM emp WHERE NOT (mgr > 10)"},
 	}
-	ctx := context.Background()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			a, err := planner.Plan(ctx, s, c.a, planner.Options{})
-			if err != nil {
-				t.Fatalf("%s: %v", c.a, err)
-			}
-			b, err := planner.Plan(ctx, s, c.b, planner.Options{})
-			if err != nil {
-				t.Fatalf("%s: %v", c.b, err)
-			}
-			r := proveBoth(t, ctx, a, b, prove.Options{TrustForeignKeys: true})
-			if r.Proved != c.want {
-				t.Fatalf("proved %v, want %v (%v)", r.Proved, c.want, r.Rules)
-			}
-			if r.Proved && !strings.Contains(strings.Join(r.Rules, "; "), c.rule) {
-				t.Errorf("rules %v lack %q", r.Rules, c.rule)
-			}
-			res, err := refute.Refute(ctx, s, a, b, refute.Options{MaxInstances: 300, Budget: 2 * time.Second, Seed: 7, TrustForeignKeys: true, Dialect: catalog.Postgres})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.want && res.Instances == 0 {
-				t.Errorf("the executor ran no instance")
-			}
-			if res.Found == c.want && c.unseen == "" {
-				t.Errorf("refuter found a counterexample: %v (want proved: %v)", res.Found, c.want)
-			}
-		})
-	}
+	runRuleCases(t, empDDL, cases)
 }

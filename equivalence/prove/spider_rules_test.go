@@ -1,15 +1,7 @@
 package prove_test
 
 import (
-	"context"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/pgequiv/pgequiv/equivalence/prove"
-	"github.com/pgequiv/pgequiv/equivalence/refute"
-	"github.com/pgequiv/pgequiv/planner"
-	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
 // spiderDDL is a Spider-like schema: one-column primary keys, nullable
@@ -27,16 +19,7 @@ CREATE TABLE codes (code text PRIMARY KEY);
 // TestSpiderRules: the fragments added for Spider pairs, each with the
 // pairs that must stay unproved beside it (they differ on some database).
 func TestSpiderRules(t *testing.T) {
-	cases := []struct {
-		name   string
-		sqlite bool
-		a, b   string
-		want   bool
-		rule   string // a rule the proof must name
-		// unseen says why the executor cannot show a difference the
-		// pair has (an error, a locale), if so.
-		unseen string
-	}{
+	cases := []ruleCase{
 		{name: "union all of non-distinct vs distinct branches",
 			a:    "SELECT district FROM shop WHERE number_products < 3000 UNION ALL SELECT district FROM shop WHERE number_products > 10000",
 			b:    "SELECT DISTINCT district FROM shop WHERE number_products < 3000 UNION ALL SELECT DISTINCT district FROM shop WHERE number_products > 10000",
@@ -232,41 +215,5 @@ func TestSpiderRules(t *testing.T) {
 			b:    "SELECT o.name FROM owners o JOIN dogs d ON o.owner_id = d.dog_id",
 			want: true},
 	}
-	ctx := context.Background()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			d := catalog.Postgres
-			if c.sqlite {
-				d = catalog.SQLite
-			}
-			s, err := catalog.LoadDDL(spiderDDL, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := planner.Plan(ctx, s, c.a, planner.Options{})
-			if err != nil {
-				t.Fatalf("%s: %v", c.a, err)
-			}
-			b, err := planner.Plan(ctx, s, c.b, planner.Options{})
-			if err != nil {
-				t.Fatalf("%s: %v", c.b, err)
-			}
-			r := proveBoth(t, ctx, a, b, prove.Options{TrustForeignKeys: true, SQLite: c.sqlite})
-			if r.Proved != c.want {
-				t.Fatalf("proved %v, want %v (%v)", r.Proved, c.want, r.Rules)
-			}
-			if c.want && c.rule != "" && !strings.Contains(strings.Join(r.Rules, "; "), c.rule) {
-				t.Errorf("rules %v do not name %q", r.Rules, c.rule)
-			}
-			// The executor on random databases: a proof must survive it,
-			// and each pair left unproved here differs on one it finds.
-			res, err := refute.Refute(ctx, s, a, b, refute.Options{MaxInstances: 300, Budget: time.Second, Seed: 11, TrustForeignKeys: true, Dialect: d})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Found == c.want && c.unseen == "" {
-				t.Errorf("refuter found a counterexample: %v, want %v", res.Found, !c.want)
-			}
-		})
-	}
+	runRuleCases(t, spiderDDL, cases)
 }

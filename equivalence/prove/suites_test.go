@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -41,6 +42,43 @@ func loadPairs(t testing.TB, path string) []pair {
 		out = append(out, p)
 	}
 	return out
+}
+
+// loadCuratedCases reads the shared curated cases and their schema
+// (PostgreSQL), skipping the test where they are not present.
+func loadCuratedCases(t *testing.T) (*dataset.CaseFile, *catalog.Schema) {
+	t.Helper()
+	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
+	if err != nil {
+		t.Skipf("shared cases not present: %v", err)
+	}
+	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cf, s
+}
+
+// schemaLoader returns a function that loads a database's schema from
+// dir/<db>.sql under dialect d, once per database.
+func schemaLoader(t testing.TB, dir string, d catalog.Dialect) func(db string) *catalog.Schema {
+	loaded := map[string]*catalog.Schema{}
+	return func(db string) *catalog.Schema {
+		t.Helper()
+		if s, ok := loaded[db]; ok {
+			return s
+		}
+		ddl, err := os.ReadFile(filepath.Join(dir, db+".sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := catalog.LoadDDL(string(ddl), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded[db] = s
+		return s
+	}
 }
 
 func loadSchema(t testing.TB, dir, db string) *catalog.Schema {

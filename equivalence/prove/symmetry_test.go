@@ -3,15 +3,12 @@ package prove_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
-	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 // knownOneWay lists pairs proved with one side as the reference only,
@@ -51,74 +48,29 @@ func TestProofsSymmetric(t *testing.T) {
 		t.Errorf("%s: proved %v as given, %v swapped (rules %v / %v)\n  ref:  %s\n  cand: %s", id, fwd.Proved, back.Proved, fwd.Rules, back.Rules, ref, cand)
 	}
 	for _, c := range soundnessCorpus {
-		schemas := map[string]*catalog.Schema{}
+		schemas := schemaLoader(t, filepath.Join(sharedData, c.schemas), c.dialect)
 		for _, p := range loadPairs(t, filepath.Join(sharedData, c.file)) {
-			s, ok := schemas[p.DB]
-			if !ok {
-				ddl, err := os.ReadFile(filepath.Join(sharedData, c.schemas, p.DB+".sql"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s, err = catalog.LoadDDL(string(ddl), c.dialect); err != nil {
-					t.Fatal(err)
-				}
-				schemas[p.DB] = s
-			}
+			s := schemas(p.DB)
 			check(p.ID, s, p.Reference, p.Candidate, prove.Options{TrustForeignKeys: c.dialect == catalog.Postgres, SQLite: c.dialect == catalog.SQLite})
 		}
 	}
 	// Pairs no one wrote: neighbouring Spider queries of one database.
 	pairs := loadPairs(t, filepath.Join(sharedData, "spider_pair_dev.jsonl"))
-	schemas := map[string]*catalog.Schema{}
+	schemas := schemaLoader(t, filepath.Join(sharedData, "schemas"), catalog.SQLite)
 	for i := 0; i+1 < len(pairs); i++ {
 		p, q := pairs[i], pairs[i+1]
 		if p.DB != q.DB {
 			continue
 		}
-		s, ok := schemas[p.DB]
-		if !ok {
-			ddl, err := os.ReadFile(filepath.Join(sharedData, "schemas", p.DB+".sql"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s, err = catalog.LoadDDL(string(ddl), catalog.SQLite); err != nil {
-				t.Fatal(err)
-			}
-			schemas[p.DB] = s
-		}
+		s := schemas(p.DB)
 		for k, pair := range [][2]string{{p.Reference, q.Candidate}, {p.Candidate, q.Reference}, {p.Reference, q.Reference}, {p.Candidate, q.Candidate}} {
 			check(fmt.Sprintf("%s~%s#%d", p.ID, q.ID, k), s, pair[0], pair[1], prove.Options{SQLite: true})
 		}
 	}
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
-	if err != nil {
-		t.Skipf("shared cases not present: %v", err)
-	}
-	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf, s := loadCuratedCases(t)
 	for _, c := range cf.Cases {
 		if len(c.Policy) == 0 {
 			check(c.ID, s, c.Reference, c.Candidate, prove.Options{TrustForeignKeys: true})
 		}
 	}
-}
-
-// proveBoth proves a against b and b against a: the unit tests' pairs
-// must be proved alike either way round. It returns the first result.
-func proveBoth(t *testing.T, ctx context.Context, a, b *plan.Plan, opts prove.Options) prove.Result {
-	t.Helper()
-	fwd, err := prove.Equivalent(ctx, a, b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := prove.Equivalent(ctx, b, a, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fwd.Proved != back.Proved {
-		t.Errorf("proved %v as given, %v swapped (rules %v / %v)", fwd.Proved, back.Proved, fwd.Rules, back.Rules)
-	}
-	return fwd
 }
