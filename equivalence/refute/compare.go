@@ -31,6 +31,10 @@ func valueKey(v exec.Value) string {
 			return "n" + strconv.FormatInt(int64(v.F), 10)
 		}
 		return "n" + strconv.FormatFloat(v.F, 'g', 12, 64)
+	case exec.KText:
+		// Output form: a char(n) value prints padded, and c differs
+		// from c::text (Value.Key ignores the padding, as grouping does).
+		return "t" + v.S
 	}
 	return v.Key()
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -851,8 +852,10 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 		}
 		switch {
 		case isAny(base, "char", "character", "bpchar", "nchar"):
-			// Exactly n characters, the last not a blank: see bpchar.go.
-			if len(v.S) == p && !strings.HasSuffix(v.S, " ") {
+			// At most n characters, the last not a blank: the executor
+			// pads (see bpchar.go), and a value's own trailing blanks
+			// would only repeat the padding.
+			if utf8.RuneCountInString(v.S) <= p && !strings.HasSuffix(v.S, " ") {
 				break
 			}
 			return exec.Null, false
@@ -931,14 +934,27 @@ func kindOf(t catalog.Type) exec.Kind {
 func fitAll(c catalog.Column, vs []exec.Value) []exec.Value {
 	var out []exec.Value
 	seen := map[string]bool{}
+	add := func(f exec.Value) {
+		if !seen[f.Key()+"|"+f.String()] {
+			seen[f.Key()+"|"+f.String()] = true
+			out = append(out, f)
+		}
+	}
+	_, char := charWidthOf(c)
 	for _, v := range vs {
 		f, ok := fit(c, v)
 		if !ok && v.K == exec.KText {
 			f, ok = fit(c, exec.Text(padTo(c, v.S)))
 		}
-		if ok && !seen[f.Key()+"|"+f.String()] {
-			seen[f.Key()+"|"+f.String()] = true
-			out = append(out, f)
+		if ok {
+			add(f)
+		}
+		if char && v.K == exec.KText {
+			// Also the full-width spelling: plans that fold a string
+			// cast execute only on unpadded char(n) values.
+			if f, ok := fit(c, exec.Text(padTo(c, v.S))); ok {
+				add(f)
+			}
 		}
 	}
 	return out

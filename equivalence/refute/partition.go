@@ -108,11 +108,6 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		rules.read = readTables(nonNil...)
 	}
 	g := newGenerator(s, rules, collectLiteralsFor(s.Dialect, nonNil...))
-	for _, i := range live {
-		if blankLiteralBesideChar(s, readTables(plans[i]), plans[i]) {
-			part.CannotExecute[i] = blankPaddedReason
-		}
-	}
 	classes := dropCannot(byArity(plans, live), part.CannotExecute)
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()

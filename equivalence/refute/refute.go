@@ -154,9 +154,6 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	lits := collectLiteralsFor(s.Dialect, ref, cand)
 	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)
-	if blankLiteralBesideChar(s, read, ref, cand) {
-		return Result{CannotExecute: true, Reason: blankPaddedReason, Elapsed: time.Since(start)}, nil
-	}
 	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()

@@ -288,6 +288,11 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 			return &plan.Expr{Kind: plan.Cast, Typ: t, Value: mod, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
 		}
 	}
+	if t == catalog.Text && arg.Typ == catalog.Text && b.schema.Dialect == catalog.Postgres {
+		// Folded below: string types all plan as text (see
+		// Metadata.StringCast).
+		b.meta.StringCast = true
+	}
 	if arg.Kind == plan.Const {
 		if c, ok := CoerceConst(arg, t); ok {
 			c.Pos = tc.Location

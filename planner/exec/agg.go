@@ -232,6 +232,9 @@ func (x *executor) stringAgg(a *plan.Expr, in *rel, rows [][]Value, outer *env) 
 		// delimiter that is over values.
 		return Null, cannot("%s(DISTINCT) with a varying delimiter", a.Name)
 	}
+	if x.mentionsBp(a.Args[0]) || len(a.Args) == 2 && x.mentionsBp(a.Args[1]) {
+		return Null, cannot("%s of a char(n) value", a.Name)
+	}
 	type piece struct{ val, delim string }
 	var parts []piece
 	seen := map[string]bool{}

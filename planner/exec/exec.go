@@ -45,7 +45,8 @@ func Execute(ctx context.Context, p *plan.Plan, db Database) (*Result, error) {
 
 // ExecuteWith runs p over db with the semantics opts select.
 func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (*Result, error) {
-	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite}
+	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root}
+	x.initBpchar()
 	r, err := x.node(p.Root, nil)
 	if err != nil {
 		return nil, err
@@ -79,6 +80,11 @@ type executor struct {
 	pairs  int // row pairs compared in joins (see pair)
 	// lite selects SQLite's semantics.
 	lite bool
+	// bp is true when the plan reads a char(n) column; bpCol holds the
+	// width of each column with bpchar values (see bpchar.go).
+	root  *plan.Node
+	bp    bool
+	bpCol map[plan.ColumnID]int
 	// buf is the unused rest of the block newRow carves rows from;
 	// block is that block's size.
 	buf   []Value
@@ -265,6 +271,22 @@ func (x *executor) scan(n *plan.Node) (*rel, error) {
 		return nil, cannot("table %s is not in the database", n.Table.Name)
 	}
 	r := x.newRel(n.Cols)
+	if x.bp {
+		if widths, ok := tableWidths(n.Table); ok && len(widths) == len(n.Cols) {
+			r.rows = make([][]Value, len(rows))
+			for i, row := range rows {
+				if len(row) != len(n.Cols) {
+					return nil, fmt.Errorf("exec: table %s: row has %d values, want %d", n.Table.Name, len(row), len(n.Cols))
+				}
+				padded, err := x.padRow(n.Table, widths, row)
+				if err != nil {
+					return nil, err
+				}
+				r.rows[i] = padded
+			}
+			return r, nil
+		}
+	}
 	converted := false
 	for _, row := range rows {
 		if len(row) != len(n.Cols) {

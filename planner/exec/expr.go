@@ -83,8 +83,17 @@ func adaptLiteral(lit *plan.Expr, v Value, other catalog.Type) (Value, error) {
 // affinity conversions in SQLite mode.
 func (x *executor) cmpOperands(a, b *plan.Expr, e *env) (Value, Value, error) {
 	va, vb, err := x.operands(a, b, e)
-	if err != nil || !x.lite {
+	if err != nil {
 		return va, vb, err
+	}
+	if !x.lite {
+		if va, err = x.bpLiteral(a, va, vb); err != nil {
+			return Null, Null, err
+		}
+		if vb, err = x.bpLiteral(b, vb, va); err != nil {
+			return Null, Null, err
+		}
+		return va, vb, nil
 	}
 	va, vb = liteCmpOperands(x.exprAffinity(a), x.exprAffinity(b), va, vb)
 	return va, vb, nil
@@ -252,7 +261,9 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		if a.K != KText || b.K != KText {
 			return Null, cannot("LIKE on %s", kindName(a.K))
 		}
-		s, p := a.S, b.S
+		// bpchar's LIKE matches the padded value; a bpchar pattern is
+		// cast to text.
+		s, p := a.S, textOf(b)
 		if ex.Name == plan.OpILike || ex.Name == plan.OpNotILike {
 			s, p = asciiLower(s), asciiLower(p)
 		}
@@ -293,7 +304,7 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		if x.lite {
 			return Text(liteText(a) + liteText(b)), nil
 		}
-		return Text(a.String() + b.String()), nil
+		return Text(textOf(a) + textOf(b)), nil
 	case "in", "not in":
 		return x.inList(ex, e)
 	case "between", "not between", "between symmetric", "not between symmetric":
@@ -407,6 +418,16 @@ func (x *executor) caseExpr(ex *plan.Expr, e *env) (Value, error) {
 	var elseExpr *plan.Expr
 	if ex.HasElse {
 		elseExpr, args = args[len(args)-1], args[:len(args)-1]
+	}
+	if x.bp {
+		// The result type is resolved from every branch (see bpchar.go).
+		bp := x.mentionsBp(elseExpr)
+		for i := 1; i < len(args); i += 2 {
+			bp = bp || x.mentionsBp(args[i])
+		}
+		if bp {
+			return Null, cannot("CASE with a char(n) result")
+		}
 	}
 	for i := 0; i+1 < len(args); i += 2 {
 		cond := args[i]

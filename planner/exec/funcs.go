@@ -15,6 +15,14 @@ import (
 // modelled exactly; any other is ErrCannotExecute.
 func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 	args := make([]Value, len(ex.Args))
+	if x.bp && (ex.Name == "coalesce" || ex.Name == "greatest" || ex.Name == "least") {
+		// The result type is resolved from every argument (see bpchar.go).
+		for _, a := range ex.Args {
+			if x.mentionsBp(a) {
+				return Null, cannot("%s with a char(n) argument", ex.Name)
+			}
+		}
+	}
 	// coalesce evaluates lazily: later arguments may raise errors that
 	// the database never reaches.
 	if ex.Name == "coalesce" {
@@ -32,6 +40,11 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 			return Null, err
 		}
 		args[i] = v
+	}
+	if x.bp && ex.Name != "nullif" {
+		if v, done, err := bpFuncArgs(ex.Name, args); err != nil || done {
+			return v, err
+		}
 	}
 	switch ex.Name {
 	case "nullif":
@@ -201,6 +214,12 @@ func textLen(a []Value) (Value, error) {
 func cast(v Value, t catalog.Type) (Value, error) {
 	if v.IsNull() {
 		return Null, nil
+	}
+	if v.K == KText && v.B {
+		if t != catalog.Text {
+			return Null, cannot("cast of char(n) to %s", t)
+		}
+		return Text(stripBlanks(v.S)), nil
 	}
 	if t == catalog.Timestamp || t == catalog.Interval || v.K == KTimestamp || v.K == KInterval {
 		return temporalCast(v, t)

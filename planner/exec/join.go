@@ -176,6 +176,13 @@ func (x *executor) setOp(n *plan.Node, outer *env) (*rel, error) {
 	if len(n.Inputs) < 2 || len(n.SetCols) != len(n.Inputs) {
 		return nil, cannot("set operation with %d inputs", len(n.Inputs))
 	}
+	for _, c := range n.Cols {
+		if x.bp && x.bpCol[c] == bpMixed {
+			// The output type would be text or bpchar of no width,
+			// resolved from the inputs (see bpchar.go).
+			return nil, cannot("set operation mixing char(n) with other types or widths")
+		}
+	}
 	var acc [][]Value
 	for i, in := range n.Inputs {
 		r, err := x.node(in, outer)

@@ -60,6 +60,8 @@ type Value struct {
 	R     *big.Rat // KNumeric
 	F     float64  // KFloat
 	S     string   // KText
+	// B on a KText value marks PostgreSQL's char(n) (bpchar): S is then
+	// blank-padded, as stored (see bpchar.go).
 }
 
 // Null is the SQL NULL.
@@ -236,6 +238,9 @@ func Compare(a, b Value) (int, error) {
 	case a.K != b.K:
 		return 0, cannot("comparison of %s with %s", kindName(a.K), kindName(b.K))
 	case a.K == KText:
+		if a.B || b.B {
+			return compareBpchar(a, b)
+		}
 		return strings.Compare(a.S, b.S), nil
 	case a.K == KBool:
 		return cmpInt(b2i(a.B), b2i(b.B)), nil
@@ -301,6 +306,9 @@ func (v Value) Key() string {
 		}
 		return "n" + new(big.Rat).SetFloat64(v.F).RatString()
 	case KText:
+		if v.B {
+			return "t" + stripBlanks(v.S)
+		}
 		return "t" + v.S
 	case KBool:
 		return "b" + v.String()

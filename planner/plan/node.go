@@ -291,6 +291,11 @@ type TableInstance struct {
 type Metadata struct {
 	Columns   []ColumnMeta // indexed by ColumnID
 	Instances []TableInstance
+	// StringCast is true when the builder folded a cast between string
+	// types (c::text, 'x'::varchar) into its argument: all string types
+	// plan as text, but PostgreSQL's char(n) is not text, so an executor
+	// cannot tell c from c::text in such a plan.
+	StringCast bool
 }
 
 // AddColumn registers a new column and returns its ID.
