@@ -252,8 +252,8 @@ func load(ctx context.Context, conn *pgx.Conn, s *catalog.Schema, _ exec.Databas
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// fit adapts a pool value to a declared width: char(n) values get exactly
-// n characters (the executor does not model blank padding), varchar(n)
+// fit adapts a pool value to a declared width: char(n) values are cut to
+// n characters without trailing blanks, varchar(n)
 // values are cut to n, and numeric(p,s) values that would be rounded or
 // overflow become 0.
 func fit(typeSQL, v string) string {
@@ -270,10 +270,11 @@ func fit(typeSQL, v string) string {
 	base := strings.TrimSpace(strings.ReplaceAll(t[:open], "charactervarying", "varchar"))
 	switch base {
 	case "char", "character", "bpchar":
-		for len(v) < p {
-			v += "x"
+		// At most n characters; PostgreSQL pads them (see bpchar.go).
+		if len(v) > p {
+			v = v[:p]
 		}
-		return v[:p]
+		return strings.TrimRight(v, " ")
 	case "varchar", "character varying":
 		if len(v) > p {
 			return v[:p]
