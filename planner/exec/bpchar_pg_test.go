@@ -170,3 +170,50 @@ func TestDifferentialBpchar(t *testing.T) {
 func isBlankEnded(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "text value ending in a blank")
 }
+
+// TestBpcharText runs bpcharCases on PostgreSQL: the values the executor
+// computes must be PostgreSQL's text exactly.
+func TestBpcharText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if _, err := pgtest.FindBinDir(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, bpcharUnitDDL+"; INSERT INTO b VALUES (1, 'ab', 'ab', 'ab ', E'ab\\t')"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range bpcharCases {
+		if c.want == bpCannot {
+			continue
+		}
+		rows, err := pgRows(ctx, conn, c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		var got []string
+		for _, r := range rows {
+			vals := make([]string, len(r))
+			for j, v := range r {
+				vals[j] = "NULL"
+				if v != nil {
+					vals[j] = map[string]string{"t": "true", "f": "false"}[*v]
+					if vals[j] == "" {
+						vals[j] = *v
+					}
+				}
+			}
+			got = append(got, strings.Join(vals, "|"))
+		}
+		if g := strings.Join(got, ";"); g != c.want {
+			t.Errorf("PostgreSQL: %s = %q, the case says %q", c.sql, g, c.want)
+		}
+	}
+}

@@ -330,7 +330,7 @@ func (p *Plan) Clone() *Plan {
 	c := *p
 	c.Root = p.Root.Copy()
 	if p.Meta != nil {
-		m := &Metadata{Columns: append([]ColumnMeta(nil), p.Meta.Columns...)}
+		m := &Metadata{Columns: append([]ColumnMeta(nil), p.Meta.Columns...), StringCast: p.Meta.StringCast}
 		if p.Meta.Instances != nil {
 			m.Instances = make([]TableInstance, len(p.Meta.Instances))
 			for i, in := range p.Meta.Instances {
