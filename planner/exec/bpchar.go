@@ -15,8 +15,8 @@ import (
 // padding and what does not follows PostgreSQL:
 //
 //   - comparison, grouping, DISTINCT, set operations and sorting ignore
-//     trailing blanks (bpcharcmp); a quoted literal beside a bpchar value
-//     is read as bpchar ('ab ' = 'ab'::char(4));
+//     trailing blanks (bpcharcmp); a string constant ending in a blank
+//     beside a bpchar value "cannot execute" (see bpLiteral);
 //   - bpchar against text (or varchar) depends on the operator PostgreSQL
 //     picks (text = text for text, bpchar = bpchar for varchar), which the
 //     executor cannot see; both agree when the other side has no trailing
@@ -28,8 +28,7 @@ import (
 //
 // The planner folds casts between string types away (c::text is c), so
 // for a plan where it did (Metadata.StringCast) the executor cannot tell
-// c from c::text; it then refuses padded values and blank-ended literals
-// beside bpchar values, where the two differ. Constructs whose result type
+// c from c::text; it then refuses padded values, where the two differ. Constructs whose result type
 // PostgreSQL resolves from several inputs (CASE, COALESCE, GREATEST,
 // LEAST, a set operation mixing char(n) with other types or widths)
 // "cannot execute" when a bpchar input may be among them.
@@ -279,16 +278,19 @@ func tableWidths(t *catalog.Table) ([]int, bool) {
 	return w, w != nil
 }
 
-// bpLiteral reads a quoted literal beside a bpchar value as bpchar, as
-// PostgreSQL resolves char_col = 'lit'.
+// bpLiteral checks a string constant beside a bpchar value. PostgreSQL
+// reads char_col = 'ab ' as bpchar = bpchar (true for 'ab'), but a
+// constant the planner substituted for a column (WITH k AS (SELECT 'ab '
+// AS s) ... c = k.s) is text there, and text = text is false: the plan
+// holds the same constant either way. The two agree unless the constant
+// ends in a blank, which then "cannot execute".
 func (x *executor) bpLiteral(lit *plan.Expr, v, other Value) (Value, error) {
 	if !x.bp || lit.Kind != plan.Const || v.K != KText || v.B || other.K != KText || !other.B {
 		return v, nil
 	}
-	if x.meta.StringCast && strings.HasSuffix(v.S, " ") {
-		return Null, cannot("blank-ended literal beside char(n) where the plan folded a string cast")
+	if strings.HasSuffix(v.S, " ") {
+		return Null, cannot("a string constant ending in a blank beside char(n) (char(n) or text comparison)")
 	}
-	v.B = true
 	return v, nil
 }
 

@@ -330,6 +330,11 @@ func (x *executor) lagLead(w *plan.Expr, sub *rel, perm []int, pos int, e *env, 
 	if len(w.Args) == 0 || len(w.Args) > 3 {
 		return Null, cannot("%s of %d arguments", w.Name, len(w.Args))
 	}
+	if len(w.Args) == 3 && (x.mentionsBp(w.Args[0]) || x.mentionsBp(w.Args[2])) {
+		// The result type is resolved from the value and the default
+		// (see bpchar.go).
+		return Null, cannot("%s with a default beside a char(n) value", w.Name)
+	}
 	off, ok, err := x.intArg(w, 1, e, 1)
 	if err != nil || !ok {
 		return Null, err
