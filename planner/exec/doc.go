@@ -5,7 +5,8 @@
 // compared (window frames, navigation functions, string_agg, substr and
 // date() included, each checked against PostgreSQL by
 // TestDifferentialPostgres; dates, timestamps and intervals as
-// datetime.go lists, checked by TestDifferentialDatetime); anything it
+// datetime.go lists, checked by TestDifferentialDatetime; char(n) as
+// bpchar.go says, checked by TestDifferentialBpchar); anything it
 // cannot evaluate exactly is reported as
 // ErrCannotExecute rather than guessed, because a guessed result could
 // "refute" an equivalence that holds.
