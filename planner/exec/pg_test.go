@@ -72,7 +72,7 @@ func TestDifferentialPostgres(t *testing.T) {
 		for _, p := range pairs {
 			su.sqls = append(su.sqls, p.Reference, p.Candidate)
 		}
-		su.extra = map[catalog.Type][]string{catalog.Date: datesAround(su.sqls)}
+		su.extra = map[catalog.Type][]string{catalog.Date: datesAround(su.sqls), catalog.Text: stringLiterals(su.sqls)}
 		suites = append(suites, su)
 	}
 
@@ -332,6 +332,26 @@ func datesAround(sqls []string) []string {
 						out = append(out, s)
 					}
 				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+var quoted = regexp.MustCompile(`'([^']*)'`)
+
+// stringLiterals are the queries' quoted strings: values that make their
+// predicates true ('INDIA' in a char(25) column), as the refuter's
+// generator draws them.
+func stringLiterals(sqls []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, q := range sqls {
+		for _, m := range quoted.FindAllStringSubmatch(q, -1) {
+			if !seen[m[1]] && !isoDate.MatchString(m[1]) {
+				seen[m[1]] = true
+				out = append(out, m[1])
 			}
 		}
 	}
