@@ -3,6 +3,8 @@ package exec
 import (
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -36,6 +38,16 @@ import (
 // charWidth reports whether a declared column type is char(n) and its n
 // (char without a width is char(1)).
 func charWidth(typeSQL string) (int, bool) {
+	// Most declared types start otherwise: this runs for every column
+	// of every table a plan reads, at every execution.
+	if typeSQL == "" {
+		return 0, false
+	}
+	switch typeSQL[0] | 0x20 {
+	case 'c', 'b', 'n', ' ':
+	default:
+		return 0, false
+	}
 	base, args, hasArgs := strings.Cut(strings.ToLower(strings.TrimSpace(typeSQL)), "(")
 	switch strings.TrimSpace(base) {
 	case "char", "character", "bpchar", "nchar":
@@ -88,36 +100,38 @@ func compareBpchar(a, b Value) (int, error) {
 	return strings.Compare(stripBlanks(a.S), stripBlanks(b.S)), nil
 }
 
-// initBpchar finds the plan's char(n) columns and the widths of the
-// columns computed from them (see bpMixed).
+// initBpchar finds whether the plan reads char(n) columns.
 func (x *executor) initBpchar() {
 	if x.lite || x.meta == nil {
 		return
 	}
-	for _, inst := range x.meta.Instances {
+	widths := make([][]int, len(x.meta.Instances))
+	for i, inst := range x.meta.Instances {
 		if inst.Table == nil {
 			continue
 		}
-		for _, c := range inst.Table.Columns {
-			if _, ok := charWidth(c.TypeSQL); ok {
-				x.bp = true
-			}
+		if w, ok := tableWidths(inst.Table); ok {
+			widths[i], x.bp = w, true
 		}
 	}
-	if !x.bp {
-		return
+	x.bpWidths = widths
+}
+
+// bpCols returns the width of every column with bpchar values, computed
+// at the first use: most plans never ask (only CASE, COALESCE, set
+// operations and the like do).
+func (x *executor) bpCols() map[plan.ColumnID]int {
+	if x.bpCol != nil || !x.bp {
+		return x.bpCol
 	}
+	widths := x.bpWidths
 	x.bpCol = map[plan.ColumnID]int{}
 	for id, c := range x.meta.Columns {
-		if c.Instance < 0 || c.Instance >= len(x.meta.Instances) {
+		if c.Instance < 0 || c.Instance >= len(widths) {
 			continue
 		}
-		t := x.meta.Instances[c.Instance].Table
-		if t == nil || c.Ordinal < 0 || c.Ordinal >= len(t.Columns) {
-			continue
-		}
-		if n, ok := charWidth(t.Columns[c.Ordinal].TypeSQL); ok {
-			x.bpCol[plan.ColumnID(id)] = n
+		if w := widths[c.Instance]; c.Ordinal >= 0 && c.Ordinal < len(w) && w[c.Ordinal] > 0 {
+			x.bpCol[plan.ColumnID(id)] = w[c.Ordinal]
 		}
 	}
 	// Computed columns take their inputs' widths; a fixpoint over the
@@ -153,6 +167,7 @@ func (x *executor) initBpchar() {
 			changed = d() || changed
 		}
 	}
+	return x.bpCol
 }
 
 // setBp records width w for column id; it reports a change.
@@ -225,10 +240,11 @@ func (x *executor) mentionsBp(e *plan.Expr) bool {
 	if !x.bp || e == nil {
 		return false
 	}
+	cols := x.bpCols()
 	found := false
 	plan.WalkDeep(e, func(s *plan.Expr) {
 		if s.Kind == plan.ColRef {
-			if _, ok := x.bpCol[s.Col]; ok {
+			if _, ok := cols[s.Col]; ok {
 				found = true
 			}
 		}
@@ -264,8 +280,30 @@ func (x *executor) padRow(t *catalog.Table, widths []int, row []Value) ([]Value,
 	return out, nil
 }
 
-// tableWidths is the char(n) width of each column of t (0: not char).
+// tableWidths is the char(n) width of each column of t (0: not char),
+// remembered per table: it is asked at every execution. Catalog tables
+// do not change once loaded; past widthCacheMax tables (a long-running
+// process loading many schemas) widths are computed afresh.
 func tableWidths(t *catalog.Table) ([]int, bool) {
+	if w, ok := widthCache.Load(t); ok {
+		w := w.([]int)
+		return w, w != nil
+	}
+	w, _ := computeWidths(t)
+	if widthCacheLen.Add(1) <= widthCacheMax {
+		widthCache.Store(t, w)
+	}
+	return w, w != nil
+}
+
+const widthCacheMax = 4096
+
+var (
+	widthCache    sync.Map // *catalog.Table → []int (nil: no char(n) column)
+	widthCacheLen atomic.Int64
+)
+
+func computeWidths(t *catalog.Table) ([]int, bool) {
 	var w []int
 	for i, c := range t.Columns {
 		if n, ok := charWidth(c.TypeSQL); ok {

@@ -80,11 +80,12 @@ type executor struct {
 	pairs  int // row pairs compared in joins (see pair)
 	// lite selects SQLite's semantics.
 	lite bool
-	// bp is true when the plan reads a char(n) column; bpCol holds the
-	// width of each column with bpchar values (see bpchar.go).
-	root  *plan.Node
-	bp    bool
-	bpCol map[plan.ColumnID]int
+	// bp is true when the plan reads a char(n) column; bpCol (see
+	// bpCols) holds the width of each column with bpchar values.
+	root     *plan.Node
+	bp       bool
+	bpWidths [][]int // per table instance, nil where no char(n)
+	bpCol    map[plan.ColumnID]int
 	// buf is the unused rest of the block newRow carves rows from;
 	// block is that block's size.
 	buf   []Value

@@ -177,7 +177,7 @@ func (x *executor) setOp(n *plan.Node, outer *env) (*rel, error) {
 		return nil, cannot("set operation with %d inputs", len(n.Inputs))
 	}
 	for _, c := range n.Cols {
-		if x.bp && x.bpCol[c] == bpMixed {
+		if x.bp && x.bpCols()[c] == bpMixed {
 			// The output type would be text or bpchar of no width,
 			// resolved from the inputs (see bpchar.go).
 			return nil, cannot("set operation mixing char(n) with other types or widths")
