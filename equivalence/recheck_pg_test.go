@@ -161,7 +161,8 @@ func TestRecheckCounterexamplesPostgres(t *testing.T) {
 // PostgreSQL's semantics (c = 'ab' vs c = 'ab ' on a char(3) column;
 // r = 1.1 vs false on a real column): the refuter once refuted them.
 // Others differ only on a char(n) value shorter than n (c LIKE 'ab' vs
-// c = 'ab'; c vs c || ” in the output), which the refuter now generates.
+// c = 'ab'; c vs c concatenated with the empty string, in the output),
+// which the refuter now generates.
 const probeDDL = `
 CREATE TABLE p (id integer PRIMARY KEY, c char(3) NOT NULL, v varchar(5), r real NOT NULL, d double precision,
   n numeric(6,2), s smallint, dt date, b boolean, t text);
