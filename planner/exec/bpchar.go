@@ -362,3 +362,15 @@ func bpFuncArgs(name string, args []Value) (v Value, done bool, err error) {
 	}
 	return Null, false, cannot("%s of a char(n) value", name)
 }
+
+// bpNullifSecond reports whether NULLIF(bpchar, e) stays bpchar: e is a
+// constant (read as bpchar) or a char(n) column.
+func (x *executor) bpNullifSecond(e *plan.Expr) bool {
+	switch e.Kind {
+	case plan.Const:
+		return true
+	case plan.ColRef:
+		return x.bpCols()[e.Col] > 0
+	}
+	return false
+}

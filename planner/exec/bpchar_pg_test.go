@@ -66,6 +66,7 @@ var bpcharQueries = []string{
 	"SELECT cp_id FROM cp WHERE cp_d = cp_v",
 	"SELECT cq_id FROM cq WHERE cq_c > cq_v",
 	"SELECT cp_id FROM cp WHERE cp_c = NULLIF(cp_d, 'ab')",
+	"SELECT NULLIF(cp_c, 'ab'), NULLIF(cp_d, cp_c), NULLIF(cp_v, 'x') FROM cp",
 	// LIKE sees the padding.
 	"SELECT cp_id FROM cp WHERE cp_c LIKE 'ab'",
 	"SELECT cp_id FROM cp WHERE cp_c LIKE 'ab%'",
@@ -108,6 +109,7 @@ var bpcharCannot = []string{
 	"SELECT cp_c FROM cp UNION SELECT cp_t FROM cp",
 	"SELECT cp_c::text FROM cp",
 	"SELECT concat(cp_c, 'x') FROM cp",
+	"SELECT NULLIF(cp_c, cp_t) FROM cp",
 	"SELECT CAST(cp_c AS char(2)) FROM cp",
 }
 

@@ -55,6 +55,11 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
+		if x.bp && a.K == KText && a.B && !x.bpNullifSecond(ex.Args[1]) {
+			// NULLIF returns the = operator's first operand, which
+			// PostgreSQL casts to text when the second is text.
+			return Null, cannot("nullif of char(n) and another type")
+		}
 		eq, err := x.cmpOp(plan.OpEq, a, b)
 		if err != nil {
 			return Null, err
