@@ -31,9 +31,6 @@ func TestRecheckCounterexamplesPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	if _, err := pgtest.FindBinDir(); err != nil {
-		t.Skip(err)
-	}
 	shared := filepath.Join("..", "..", "shared")
 	type pgPair struct{ id, ref, cand string }
 	type suite struct {

@@ -120,9 +120,6 @@ func TestDifferentialBpchar(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	if _, err := pgtest.FindBinDir(); err != nil {
-		t.Skip(err)
-	}
 	instances := max(40, pgInstances(t))
 	ctx := context.Background()
 	pg := pgtest.New(t, pgtest.Options{})
@@ -181,9 +178,6 @@ func isBlankEnded(err error) bool {
 func TestBpcharText(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
-	}
-	if _, err := pgtest.FindBinDir(); err != nil {
-		t.Skip(err)
 	}
 	ctx := context.Background()
 	pg := pgtest.New(t, pgtest.Options{})

@@ -103,9 +103,6 @@ func TestDifferentialDatetime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	if _, err := pgtest.FindBinDir(); err != nil {
-		t.Skip(err)
-	}
 	instances := max(40, pgInstances(t))
 	ctx := context.Background()
 	pg := pgtest.New(t, pgtest.Options{})
@@ -163,9 +160,6 @@ func pgInstances(t *testing.T) int {
 func TestDatetimeText(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
-	}
-	if _, err := pgtest.FindBinDir(); err != nil {
-		t.Skip(err)
 	}
 	ctx := context.Background()
 	pg := pgtest.New(t, pgtest.Options{})

@@ -32,9 +32,6 @@ func TestDifferentialPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	if _, err := pgtest.FindBinDir(); err != nil {
-		t.Skip(err)
-	}
 	instances := 5
 	if s := os.Getenv("EXEC_PG_INSTANCES"); s != "" {
 		n, err := strconv.Atoi(s)
