@@ -2,15 +2,10 @@ package exec_test
 
 import (
 	"context"
-	"errors"
 	"math/rand"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/pgequiv/pgequiv/internal/pgtest"
-	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 )
@@ -122,15 +117,7 @@ func TestDifferentialBpchar(t *testing.T) {
 	}
 	instances := max(40, pgInstances(t))
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, bpcharDDL); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgConn(t, ctx, bpcharDDL)
 	readTypmods(bpcharDDL)
 	schema, err := catalog.LoadDDL(bpcharDDL, catalog.Postgres)
 	if err != nil {
@@ -150,20 +137,7 @@ func TestDifferentialBpchar(t *testing.T) {
 	if !short {
 		t.Fatalf("no short char(6) value in %v", db["cp"])
 	}
-	for _, q := range append(append([]string(nil), bpcharQueries...), bpcharCannot...) {
-		p, err := planner.Plan(ctx, schema, q, planner.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		_, err = exec.Execute(ctx, p, db)
-		wantCannot := false
-		for _, c := range bpcharCannot {
-			wantCannot = wantCannot || c == q
-		}
-		if got := errors.Is(err, exec.ErrCannotExecute); got != wantCannot && !(got && isBlankEnded(err)) {
-			t.Errorf("%s: cannot execute = %v (%v), want %v", q, got, err, wantCannot)
-		}
-	}
+	checkExecutes(t, ctx, schema, db, bpcharQueries, bpcharCannot, isBlankEnded)
 	differentialWith(t, conn, bpcharDDL, bpcharQueries, instances, bpcharPools)
 }
 
@@ -180,15 +154,7 @@ func TestBpcharText(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, bpcharUnitDDL+"; INSERT INTO b VALUES (1, 'ab', 'ab', 'ab ', E'ab\\t')"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgConn(t, ctx, bpcharUnitDDL+"; INSERT INTO b VALUES (1, 'ab', 'ab', 'ab ', E'ab\\t')")
 	for _, c := range bpcharCases {
 		if c.want == bpCannot {
 			continue

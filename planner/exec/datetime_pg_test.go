@@ -2,16 +2,11 @@ package exec_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/pgequiv/pgequiv/internal/pgtest"
-	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 )
@@ -105,15 +100,7 @@ func TestDifferentialDatetime(t *testing.T) {
 	}
 	instances := max(40, pgInstances(t))
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, datetimeDDL); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgConn(t, ctx, datetimeDDL)
 	schema, err := catalog.LoadDDL(datetimeDDL, catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
@@ -125,20 +112,7 @@ func TestDifferentialDatetime(t *testing.T) {
 	for len(db["ev"]) < 3 {
 		db = generateWith(rng, schema, 1, datetimePools)
 	}
-	for _, q := range append(append([]string(nil), datetimeQueries...), datetimeCannot...) {
-		p, err := planner.Plan(ctx, schema, q, planner.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		_, err = exec.Execute(ctx, p, db)
-		wantCannot := false
-		for _, c := range datetimeCannot {
-			wantCannot = wantCannot || c == q
-		}
-		if got := errors.Is(err, exec.ErrCannotExecute); got != wantCannot {
-			t.Errorf("%s: cannot execute = %v (%v), want %v", q, got, err, wantCannot)
-		}
-	}
+	checkExecutes(t, ctx, schema, db, datetimeQueries, datetimeCannot, nil)
 	differentialWith(t, conn, datetimeDDL, datetimeQueries, instances, datetimePools)
 }
 
@@ -162,15 +136,7 @@ func TestDatetimeText(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, datetimeOneDDL+" INSERT INTO one VALUES (1, NULL, NULL, NULL);"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgConn(t, ctx, datetimeOneDDL+" INSERT INTO one VALUES (1, NULL, NULL, NULL);")
 	for _, tc := range datetimeCases {
 		if tc.want == cannot_ {
 			continue

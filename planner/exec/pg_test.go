@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -74,12 +73,7 @@ func TestDifferentialPostgres(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgConn(t, ctx, "")
 	for _, su := range suites {
 		t.Run(su.name, func(t *testing.T) {
 			if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE SCHEMA %s; SET search_path TO %s", su.name, su.name)); err != nil {
