@@ -175,10 +175,7 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 			if !ok {
 				return nil, nil, errUnkeyable
 			}
-			saved, savedSub := s.col, s.sub
-			s.col, s.sub = col, sub
-			t, err := s.term(c)
-			s.col, s.sub = saved, savedSub
+			t, err := s.termUnder(c, col, sub)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -302,15 +302,11 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		if ka == kb {
 			return true, nil
 		}
-		saved, savedSub := s.col, s.sub
-		s.col, s.sub = p.colA, p.subA
-		xa, err := s.term(ea)
-		s.col, s.sub = p.colB, p.subB
+		xa, err := s.termUnder(ea, p.colA, p.subA)
 		var xb *term
 		if err == nil {
-			xb, err = s.term(eb)
+			xb, err = s.termUnder(eb, p.colB, p.subB)
 		}
-		s.col, s.sub = saved, savedSub
 		if err != nil {
 			return false, nil
 		}

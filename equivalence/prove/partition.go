@@ -55,15 +55,11 @@ func (p *prover) partition(a *plan.Node, bs []branch) (bool, error) {
 				}
 				ea := fold(blkA.inline(plan.NewCol(ao[i], typ)))
 				eb := fold(blkB.inline(plan.NewCol(br.cols[i], typ)))
-				saved, savedSub := s.col, s.sub
-				s.col, s.sub = p.colA, p.subA
-				xa, err := s.term(ea)
-				s.col, s.sub = p.colB, p.subB
+				xa, err := s.termUnder(ea, p.colA, p.subA)
 				var xb *term
 				if err == nil {
-					xb, err = s.term(eb)
+					xb, err = s.termUnder(eb, p.colB, p.subB)
 				}
-				s.col, s.sub = saved, savedSub
 				if err != nil {
 					return false, nil
 				}

@@ -86,6 +86,15 @@ func (s *space) variable(key string, cls class, nullable, integral bool) int {
 // name (a subquery, a volatile call).
 var errUnkeyable = errors.New("prove: expression cannot be keyed")
 
+// termUnder is term with columns and subqueries named through col and
+// sub, as one side of a proof names them; s keeps its own naming after.
+func (s *space) termUnder(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool), sub subKeyer) (*term, error) {
+	saved, savedSub := s.col, s.sub
+	s.col, s.sub = col, sub
+	defer func() { s.col, s.sub = saved, savedSub }()
+	return s.term(e)
+}
+
 // term translates e. Columns map through s.col.
 func (s *space) term(e *plan.Expr) (*term, error) {
 	if s.sqliteLike {
