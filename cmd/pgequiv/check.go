@@ -86,6 +86,22 @@ func judgeOptions(policies policyFlags, useGMN bool) (equivalence.Options, error
 	return opts, nil
 }
 
+// commandOptions are the judge options of check and both eval modes:
+// the policies, the engines (GMN, refuter) and the LLM second opinion.
+func commandOptions(policies policyFlags, engines *engineFlags, llm *llmFlags) (equivalence.Options, error) {
+	opts, err := judgeOptions(policies, *engines.gmn)
+	if err != nil {
+		return opts, err
+	}
+	if err := engines.apply(&opts); err != nil {
+		return opts, err
+	}
+	if err := llm.apply(&opts); err != nil {
+		return opts, err
+	}
+	return opts, nil
+}
+
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return check(ctx, args, os.Stdin, stdout, stderr)
 }
@@ -142,17 +158,11 @@ or no verdict within --timeout.`)
 	if err != nil {
 		return err
 	}
-	opts, err := judgeOptions(policies, *engines.gmn)
+	opts, err := commandOptions(policies, engines, &llm)
 	if err != nil {
 		return err
 	}
-	if err := engines.apply(&opts); err != nil {
-		return err
-	}
 	opts.MaxQueryBytes = *maxQuery
-	if err := llm.apply(&opts); err != nil {
-		return err
-	}
 	v, err := judgeWithin(ctx, *timeout, s, ref, cand, opts)
 	if err != nil {
 		return err

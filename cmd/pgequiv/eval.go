@@ -64,14 +64,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *gmnScores != "" {
 		*useGMN = false // the precomputed scores stand in for the model
 	}
-	opts, err := judgeOptions(policies, *useGMN)
+	opts, err := commandOptions(policies, engines, &llm)
 	if err != nil {
-		return err
-	}
-	if err := engines.apply(&opts); err != nil {
-		return err
-	}
-	if err := llm.apply(&opts); err != nil {
 		return err
 	}
 	var precomputed map[string]float64

@@ -52,14 +52,8 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 		fmt.Fprintf(stderr, "eval: --format %q: want text or json\n", f.format)
 		return exitError{2}
 	}
-	opts, err := judgeOptions(policies, *engines.gmn)
+	opts, err := commandOptions(policies, engines, &llm)
 	if err != nil {
-		return err
-	}
-	if err := engines.apply(&opts); err != nil {
-		return err
-	}
-	if err := llm.apply(&opts); err != nil {
 		return err
 	}
 	schemas := &spidereval.Schemas{DBDir: f.dbDir}
