@@ -126,6 +126,25 @@ type Column struct {
 	TypeSQL string // the declared type as written, for display
 	NotNull bool   // declared NOT NULL or part of the primary key
 	Ordinal int    // position in the table, from 0
+
+	// Generated is the expression of a GENERATED ALWAYS AS (...) STORED
+	// column, as SQL over the table's other columns; empty for ordinary
+	// columns. The engine computes it: a generator never writes it.
+	Generated string
+	// Collation is the declared collation ("C", "nocase", an ICU name);
+	// empty for the default.
+	Collation string
+	// Nondeterministic says the column's collation makes = something other
+	// than identity (SQLite NOCASE/RTRIM, a PostgreSQL collation created
+	// with deterministic = false): equal values may be told apart, so no
+	// rule may substitute one for the other.
+	Nondeterministic bool
+	// Enum lists the labels of the column's enum type in their declared
+	// order, which is the order < compares them in; nil for other types.
+	Enum []string
+	// Domain names the domain the column was declared with; its NOT NULL
+	// is in NotNull and its CHECKs in the table's Checks.
+	Domain string
 }
 
 // ForeignKey says Columns of the owning table reference RefColumns of
@@ -134,6 +153,24 @@ type ForeignKey struct {
 	Columns    []int // ordinals in the owning table
 	RefTable   string
 	RefColumns []int // ordinals in RefTable
+}
+
+// Check is a CHECK constraint (a column's, a table's, or a domain's,
+// with the domain's VALUE replaced by the column): a row is legal when
+// Expr is true or NULL.
+type Check struct {
+	Name string // the constraint's name, "" when unnamed
+	Expr string // a boolean SQL expression over the table's columns
+}
+
+// UniqueIndex is a unique index that is not a plain key: one on
+// expressions, or a partial one. No two rows for which Where holds (all
+// rows when Where is empty) have the same non-NULL values of Exprs.
+type UniqueIndex struct {
+	Name    string
+	Exprs   []string // each indexed element as SQL; a plain column is its name
+	Columns []int    // the ordinal of each element that is a plain column, -1 for an expression
+	Where   string   // the partial index's predicate as SQL; empty when total
 }
 
 // Table is a base table or a view.
@@ -150,6 +187,34 @@ type Table struct {
 	ViewSQL string
 	// ViewColumns renames the view's output columns when given.
 	ViewColumns []string
+
+	// Checks are the CHECK constraints every row satisfies (not NULL-false).
+	Checks []Check
+	// UniqueIndexes are the expression and partial unique indexes. They
+	// are not keys: a rule may use a partial one only under its predicate.
+	UniqueIndexes []UniqueIndex
+	// DeferrableKeys are PRIMARY KEY and UNIQUE constraints declared
+	// DEFERRABLE, and DeferrableForeignKeys such foreign keys: inside a
+	// transaction they may be violated until commit, so they are not in
+	// PrimaryKey, Unique or ForeignKeys, which rules trust. A generator
+	// may still honour them (a committed state does).
+	DeferrableKeys        [][]int
+	DeferrableForeignKeys []ForeignKey
+	// Inherits names the tables this one inherits from (INHERITS) or the
+	// partitioned table it is a partition of (PARTITION OF). A scan of a
+	// parent reads its children's rows too; a key holds per table.
+	Inherits []string
+	// PartitionBound is a partition's bound as a boolean SQL expression
+	// over its columns; empty for other tables.
+	PartitionBound string
+	// Partitioned says the table is declared PARTITION BY: it holds no
+	// rows of its own, only its partitions' rows.
+	Partitioned bool
+	// Unmodelled lists what the catalog knows it does not model about the
+	// table (a constraint it could not read, a row-level policy, ...),
+	// each with where it was declared. A verdict that reads the table is
+	// not proved and not refuted while this is non-empty.
+	Unmodelled []string
 }
 
 // IsView reports whether the table is a view that expands when referenced.
@@ -238,14 +303,39 @@ func (s *Schema) computeFingerprint() string {
 	for _, t := range tables {
 		fmt.Fprintf(h, "table %q view=%q %q\n", t.Name, t.ViewSQL, t.ViewColumns)
 		for _, c := range t.Columns {
-			fmt.Fprintf(h, " col %q %s notnull=%v\n", c.Name, c.Type, c.NotNull)
+			fmt.Fprintf(h, " col %q %s notnull=%v gen=%q coll=%q/%v enum=%q domain=%q\n", c.Name, c.Type, c.NotNull, c.Generated, c.Collation, c.Nondeterministic, c.Enum, c.Domain)
 		}
-		fmt.Fprintf(h, " pk %v unique %v\n", t.PrimaryKey, t.Unique)
+		fmt.Fprintf(h, " pk %v unique %v deferrable %v\n", t.PrimaryKey, t.Unique, t.DeferrableKeys)
 		for _, fk := range t.ForeignKeys {
 			fmt.Fprintf(h, " fk %v -> %q %v\n", fk.Columns, fk.RefTable, fk.RefColumns)
 		}
+		for _, fk := range t.DeferrableForeignKeys {
+			fmt.Fprintf(h, " deferrable fk %v -> %q %v\n", fk.Columns, fk.RefTable, fk.RefColumns)
+		}
+		for _, c := range t.Checks {
+			fmt.Fprintf(h, " check %q\n", c.Expr)
+		}
+		for _, u := range t.UniqueIndexes {
+			fmt.Fprintf(h, " unique index %q %v where %q\n", u.Exprs, u.Columns, u.Where)
+		}
+		fmt.Fprintf(h, " inherits %q bound %q partitioned=%v unmodelled %q\n", t.Inherits, t.PartitionBound, t.Partitioned, t.Unmodelled)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Children returns the tables that inherit from t or are its
+// partitions, in declaration order.
+func (s *Schema) Children(t *Table) []*Table {
+	var out []*Table
+	for _, c := range s.Tables {
+		for _, p := range c.Inherits {
+			if s.NameEqual(p, t.Name) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Keys returns the table's candidate keys usable for uniqueness: the
