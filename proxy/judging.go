@@ -137,6 +137,17 @@ type JudgingOptions struct {
 // SET/RESET of pgequiv settings, resolves each query's reference
 // (comment, session setting, catalog match), judges it against the
 // database's schema and annotates, logs or enforces the verdict.
+// JudgeDurationBuckets are the bounds, in seconds, of the judge latency
+// histogram. A judgement takes from tens of microseconds (a cached or
+// proved pair) to its budget (seconds, a search that ran out); the SDK's
+// default bounds (0, 5, 10, 25, ... 10000) are for milliseconds and put
+// every judgement in the first bucket, so a dashboard's quantiles read
+// seconds where the truth is a fraction of a millisecond.
+var JudgeDurationBuckets = []float64{
+	0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+	0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+}
+
 type Judging struct {
 	judger  judgepool.Judger
 	set     atomic.Pointer[JudgeSettings]
@@ -189,7 +200,8 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 		return nil, err
 	}
 	if j.latency, err = meter.Float64Histogram("pgequiv.judge.duration", metric.WithUnit("s"),
-		metric.WithDescription("Time to judge a tagged query, including schema loading")); err != nil {
+		metric.WithDescription("Time to judge a tagged query, including schema loading"),
+		metric.WithExplicitBucketBoundaries(JudgeDurationBuckets...)); err != nil {
 		return nil, err
 	}
 	if _, err = meter.Int64ObservableCounter("pgequiv.judge.cache.events",

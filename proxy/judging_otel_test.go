@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ type recorder struct {
 	spans    []*recSpan
 	counts   map[string]int64     // "instrument label" → sum
 	observed map[string][]float64 // histogram values by instrument
+	bounds   map[string][]float64 // histogram bucket bounds by instrument
 	gauges   []metric.Int64Callback
 }
 
@@ -52,7 +54,7 @@ func (o *recObserver) Observe(v int64, opts ...metric.ObserveOption) {
 }
 
 func newRecorder() *recorder {
-	return &recorder{counts: map[string]int64{}, observed: map[string][]float64{}}
+	return &recorder{counts: map[string]int64{}, observed: map[string][]float64{}, bounds: map[string][]float64{}}
 }
 
 func (r *recorder) Tracer(string, ...trace.TracerOption) trace.Tracer { return recTracer{r: r} }
@@ -115,7 +117,11 @@ func (m recMeter) Int64Counter(name string, _ ...metric.Int64CounterOption) (met
 	return recCounter{r: m.r, name: name}, nil
 }
 
-func (m recMeter) Float64Histogram(name string, _ ...metric.Float64HistogramOption) (metric.Float64Histogram, error) {
+func (m recMeter) Float64Histogram(name string, opts ...metric.Float64HistogramOption) (metric.Float64Histogram, error) {
+	cfg := metric.NewFloat64HistogramConfig(opts...)
+	m.r.mu.Lock()
+	m.r.bounds[name] = cfg.ExplicitBucketBoundaries()
+	m.r.mu.Unlock()
 	return recHistogram{r: m.r, name: name}, nil
 }
 
@@ -191,6 +197,12 @@ func TestJudgeTelemetry(t *testing.T) {
 	}
 	if h := rec.observed["pgequiv.judge.duration"]; len(h) != 2 || h[0] <= 0 {
 		t.Errorf("latency histogram %v", h)
+	}
+	// The judgements above take well under a second: without explicit
+	// bounds the SDK's default ones (0, 5, 10, ...) put them all in one
+	// bucket, and quantiles read seconds.
+	if b := rec.bounds["pgequiv.judge.duration"]; len(b) == 0 || b[0] > 0.0001 || !slices.Contains(b, 0.001) || b[len(b)-1] < 5 {
+		t.Errorf("latency histogram bounds %v: want sub-millisecond to seconds", b)
 	}
 	rec.mu.Unlock()
 	// One reference, two candidates: four lookups, each candidate

@@ -97,6 +97,9 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 			// latency quantiles need one to rise after Prometheus has
 			// seen it (the next query has the same labels).
 			waitPromData(t, ctx, prom, `pgequiv_judge_duration_seconds_count`, 1)
+			// Sub-millisecond buckets exist (the SDK's default bounds
+			// start at 5 seconds for a histogram in seconds).
+			waitPromData(t, ctx, prom, `pgequiv_judge_duration_seconds_bucket{le="0.001"}`, 1)
 		}
 	}
 	// pgx: an inline reference, with a tracestate.
