@@ -43,9 +43,9 @@ func LoadDDL(ddl string, d Dialect) (*Schema, error) {
 // that table's Unmodelled. An error means the DDL is not well formed (it
 // does not parse, or names a column or table that does not exist).
 func LoadDDLReport(ddl string, d Dialect) (*Schema, []Dropped, error) {
-	text := ddl
+	text := blankPsqlMeta(ddl)
 	if d == SQLite {
-		text = sqliteToPG(ddl)
+		text = sqliteToPG(text)
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {

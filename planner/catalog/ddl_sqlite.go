@@ -142,3 +142,76 @@ func skipQuoted(s string, i int, q byte) int {
 	}
 	return len(s)
 }
+
+// blankPsqlMeta blanks the psql meta-commands of a script (a line that
+// starts with a backslash outside any string, such as the \restrict and
+// \unrestrict lines pg_dump writes), which no SQL parser reads, keeping
+// every offset where it was.
+func blankPsqlMeta(ddl string) string {
+	var out []byte
+	lineStart := true
+	for i := 0; i < len(ddl); {
+		c := ddl[i]
+		switch {
+		case lineStart && c == '\\':
+			j := strings.IndexByte(ddl[i:], '\n')
+			if j < 0 {
+				j = len(ddl) - i
+			}
+			if out == nil {
+				out = []byte(ddl)
+			}
+			for k := i; k < i+j; k++ {
+				out[k] = ' '
+			}
+			i += j
+			continue
+		case c == '\'' || c == '"':
+			i = skipQuoted(ddl, i, c)
+		case c == '$':
+			j := i + 1
+			for j < len(ddl) && isWordByte(ddl[j]) && ddl[j] < 0x80 {
+				j++
+			}
+			if j < len(ddl) && ddl[j] == '$' && (j == i+1 || ddl[i+1] < '0' || ddl[i+1] > '9') {
+				tag := ddl[i : j+1]
+				if e := strings.Index(ddl[j+1:], tag); e >= 0 {
+					i = j + 1 + e + len(tag)
+				} else {
+					i = len(ddl)
+				}
+			} else {
+				i++
+			}
+		case c == '-' && strings.HasPrefix(ddl[i:], "--"):
+			j := strings.IndexByte(ddl[i:], '\n')
+			if j < 0 {
+				i = len(ddl)
+			} else {
+				i += j
+			}
+		case c == '/' && strings.HasPrefix(ddl[i:], "/*"):
+			j := strings.Index(ddl[i+2:], "*/")
+			if j < 0 {
+				i = len(ddl)
+			} else {
+				i += j + 4
+			}
+		default:
+			i++
+		}
+		lineStart = i > 0 && i <= len(ddl) && ddl[i-1] == '\n'
+		if !lineStart && i < len(ddl) {
+			// Leading spaces keep a line's start.
+			k := i - 1
+			for k >= 0 && (ddl[k] == ' ' || ddl[k] == '\t') {
+				k--
+			}
+			lineStart = k < 0 || ddl[k] == '\n'
+		}
+	}
+	if out == nil {
+		return ddl
+	}
+	return string(out)
+}
