@@ -62,8 +62,8 @@ ORDER BY c.relname, a.attnum`)
 	}
 	type colRow struct {
 		rel, col, gen, coll, domain string
-		notNull, nondet         bool
-		enum                    []string
+		notNull, nondet             bool
+		enum                        []string
 	}
 	var cols []colRow
 	for rows.Next() {
