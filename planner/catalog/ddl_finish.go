@@ -152,6 +152,25 @@ func (b *ddlBuilder) finish() ([]*Table, error) {
 			}
 			t.UniqueIndexes = append(t.UniqueIndexes, ui)
 		}
+		if t.Partitioned {
+			// Rows written to a partitioned table go to its partitions: it
+			// holds none of its own, which a generator must honour.
+			t.Checks = append(t.Checks, Check{Name: t.Name + " is partitioned: no rows of its own", Expr: "false"})
+		}
+		// A partition's rows satisfy its bound and its ancestors': a
+		// CHECK like any other, which a generator must honour too.
+		seen := map[string]bool{}
+		for a := ts; a != nil && !seen[a.t.Name]; {
+			seen[a.t.Name] = true
+			if a.t.PartitionBound != "" {
+				t.Checks = append(t.Checks, Check{Name: a.t.Name + " partition bound", Expr: a.t.PartitionBound})
+			}
+			var up *tableState
+			if a.bound != nil && len(a.t.Inherits) == 1 {
+				up = b.byName[b.norm(a.t.Inherits[0])]
+			}
+			a = up
+		}
 		t.Unmodelled = append(t.Unmodelled, ts.unmodelled...)
 		out = append(out, t)
 	}
