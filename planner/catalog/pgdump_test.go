@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,16 +16,6 @@ import (
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
-
-// icuDDL adds a nondeterministic ICU collation and a column under it,
-// where the server was built with ICU.
-const icuDDL = `
-CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-CREATE TABLE person (
-    pid integer PRIMARY KEY,
-    name text COLLATE ci NOT NULL,
-    nick text COLLATE "C"
-);`
 
 // EverythingDB starts a PostgreSQL 15 cluster holding testdata/everything.sql
 // (and the ICU part where the server has ICU) and returns a connection
@@ -51,7 +43,11 @@ func everythingDB(t *testing.T, ctx context.Context) (*pgx.Conn, *pgtest.Cluster
 		t.Log("the server has no ICU collations: the nondeterministic collation is not tested")
 		return conn, pg, false
 	}
-	if _, err := conn.Exec(ctx, icuDDL); err != nil {
+	icuDDL, err := os.ReadFile("testdata/everything_icu.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, string(icuDDL)); err != nil {
 		t.Fatalf("ICU collation: %v", err)
 	}
 	return conn, pg, true
@@ -89,6 +85,19 @@ func TestPgDumpCatalog(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("dump:\n%s", dump)
+	}
+	// The comparison itself catches a missing fact: without pg_dump's
+	// ALTER TABLE that adds item's primary key, it must complain.
+	cut := regexp.MustCompile(`(?m)^ALTER TABLE ONLY public\.item\s+ADD CONSTRAINT item_pkey[^;]*;`)
+	if !cut.MatchString(dump) {
+		t.Fatalf("the dump has no ALTER TABLE adding item_pkey:\n%s", dump)
+	}
+	less, err := catalog.LoadDDL(cut.ReplaceAllString(dump, ""), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad, err := catalogcheck.Compare(ctx, conn, less); err != nil || !slices.ContainsFunc(bad, func(b string) bool { return strings.Contains(b, "item: primary key") }) {
+		t.Errorf("without item's primary key the comparison says %q (%v)", bad, err)
 	}
 	// The facts Compare does not see: partition bounds, view, ICU.
 	checkExtraFacts(t, s, icu)
