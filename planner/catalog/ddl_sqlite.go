@@ -18,7 +18,8 @@ func sqliteToPG(ddl string) string {
 			}
 		}
 	}
-	var prev, prev2 string // the last two words outside strings
+	var prev, prev2 string  // the last two words outside strings
+	prev2At, prevAt := 0, 0 // where prev2 and prev start
 	i := 0
 	for i < len(ddl) {
 		c := ddl[i]
@@ -79,10 +80,7 @@ func sqliteToPG(ddl string) string {
 				blank(i, j)
 			case prev2 == "on" && prev == "conflict":
 				// ON CONFLICT ROLLBACK/ABORT/FAIL/IGNORE/REPLACE
-				k := strings.LastIndex(strings.ToLower(ddl[:i]), "on")
-				if k >= 0 {
-					blank(k, j)
-				}
+				blank(prev2At, j)
 			}
 			if sqliteNumericTypes[w] {
 				k := j
@@ -99,6 +97,7 @@ func sqliteToPG(ddl string) string {
 				}
 			}
 			prev2, prev = prev, w
+			prev2At, prevAt = prevAt, i
 			i = j
 		case c == ')':
 			prev2, prev = prev, ")"
