@@ -97,9 +97,6 @@ func (b *ddlBuilder) alterCmd(ts *tableState, cmd *pg.AlterTableCmd, only bool) 
 				}
 				ts.types[o] = ct
 				t.Columns[o].Type, t.Columns[o].TypeSQL = TypeFromName(ct.name), ct.name+ct.mods
-				if ct.array {
-					t.Columns[o].TypeSQL += "[]"
-				}
 			}
 		}
 	case pg.AlterTableType_AT_DropExpression:

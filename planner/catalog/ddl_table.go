@@ -210,10 +210,6 @@ func (b *ddlBuilder) newColumn(ts *tableState, cd *pg.ColumnDef) error {
 	ct := colTypeOf(cd.TypeName, cd.CollClause)
 	ct.line = b.line
 	col := Column{Name: cd.Colname, TypeSQL: ct.name + ct.mods, Type: TypeFromName(ct.name), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
-	if ct.array {
-		// Not the element type's family: an array is one value.
-		col.TypeSQL += "[]"
-	}
 	t.Columns = append(t.Columns, col)
 	ts.types = append(ts.types, ct)
 	return b.columnConstraints(ts, col.Ordinal, cd.Constraints)

@@ -223,9 +223,6 @@ func (b *ddlBuilder) resolveTypes(ts *tableState) []checkDef {
 		}
 		if c.Domain != "" {
 			c.Type, c.TypeSQL = TypeFromName(ct.name), ct.name+ct.mods
-			if ct.array {
-				c.TypeSQL += "[]"
-			}
 		}
 		if labels, ok := b.enums[ct.name]; ok && !ct.array {
 			c.Type, c.TypeSQL, c.Enum = Text, ct.name, append([]string(nil), labels...)
