@@ -69,6 +69,35 @@ func LoadDDLReport(ddl string, d Dialect) (*Schema, []Dropped, error) {
 	return s, b.dropped, nil
 }
 
+// ParseSQLiteTable reads one CREATE TABLE statement of SQLite DDL, as
+// sqlite_master holds it, for what SQLite's pragmas do not say: its
+// columns' collations and its CHECKs. Its foreign keys are not resolved
+// (the tables they name are not at hand).
+func ParseSQLiteTable(createTable string) (*Table, error) {
+	text := sqliteToPG(blankPsqlMeta(createTable))
+	tree, err := pg.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: parse SQLite DDL: %w", err)
+	}
+	b := newBuilder(SQLite, text)
+	for _, raw := range tree.Stmts {
+		if cs := raw.Stmt.GetCreateStmt(); cs != nil {
+			if err := b.createTable(cs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(b.tables) != 1 {
+		return nil, fmt.Errorf("catalog: %d tables in one CREATE TABLE", len(b.tables))
+	}
+	b.tables[0].fks = nil
+	tables, err := b.finish()
+	if err != nil {
+		return nil, err
+	}
+	return tables[0], nil
+}
+
 // lineAt is the 1-based line of byte offset off in text.
 func lineAt(text string, off int32) int {
 	if off < 0 || int(off) > len(text) {

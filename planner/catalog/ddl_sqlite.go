@@ -25,7 +25,20 @@ func sqliteToPG(ddl string) string {
 		c := ddl[i]
 		switch {
 		case c == '\'':
-			i = skipQuoted(ddl, i, '\'')
+			j := skipQuoted(ddl, i, '\'')
+			// SQLite reads a string where a name must be as the name:
+			// CREATE TABLE 'flights', a column 'id' int.
+			k := j
+			for k < len(ddl) && (ddl[k] == ' ' || ddl[k] == '\t') {
+				k++
+			}
+			nextWord := k < len(ddl) && isWordByte(ddl[k]) && !(ddl[k] >= '0' && ddl[k] <= '9')
+			if sqliteNameBefore[prev] || (prev == "(" || prev == ",") && nextWord && j-1 > i && ddl[j-1] == '\'' &&
+				!strings.Contains(ddl[i+1:j-1], "\"") {
+				out[i], out[j-1] = '"', '"'
+				prev2, prev = prev, "ident"
+			}
+			i = j
 		case c == '"':
 			i = skipQuoted(ddl, i, '"')
 			prev2, prev = prev, "ident"
@@ -76,6 +89,10 @@ func sqliteToPG(ddl string) string {
 				if k := strings.LastIndex(strings.ToLower(ddl[:i]), "without"); k >= 0 {
 					blank(k, j)
 				}
+			case w == "binary" && prev == "collate":
+				// The default collation, and a keyword PostgreSQL's
+				// grammar refuses as a name.
+				blank(prevAt, j)
 			case w == "strict" && prev == ")":
 				blank(i, j)
 			case prev2 == "on" && prev == "conflict":
@@ -111,6 +128,10 @@ func sqliteToPG(ddl string) string {
 	}
 	return string(out)
 }
+
+// sqliteNameBefore are the words after which SQLite reads a
+// single-quoted string as a name.
+var sqliteNameBefore = map[string]bool{"table": true, "exists": true, "references": true, "index": true, "on": true}
 
 // sqliteNumericTypes are type names whose widths PostgreSQL's grammar
 // refuses (int(11)) or reads otherwise (float(10,2)).
