@@ -390,7 +390,15 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 	v.ReferenceFingerprint, v.CandidateFingerprint = ref.fp, cand.fp
 	cmp := compare(ref, cand)
 	v.Differences = cmp.differences
+	um := unmodelledReads(ref.p, cand.p)
 	switch {
+	case len(um) > 0:
+		// The catalog knows it misses something about a table read (a
+		// row security policy, a rule, a constraint it cannot read): no
+		// proof and no counterexample can be trusted.
+		v.Label = Unknown
+		v.Differences = append(v.Differences, Difference{Component: ComponentUnmodelled, Reference: strings.Join(um, "; ")})
+		v.Notes = append(v.Notes, "neither proved nor refuted: "+strings.Join(um, "; "))
 	case ref.normFP == cand.normFP:
 		// Alike before the ESM+ rules: whatever those assumed, they
 		// rewrote both sides alike, so nothing needs assuming.
@@ -457,7 +465,7 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 		}
 	}
 	v.Timings.Compare = time.Since(t)
-	if !v.Label.Proved() {
+	if !v.Label.Proved() && len(um) == 0 {
 		// Structure could not prove them equivalent: look for a database
 		// that tells them apart (a structural not_equivalent gains one
 		// to show).
@@ -626,4 +634,27 @@ func sortOutputColumns(p *plan.Plan) {
 	}
 	f := plan.NewFormatter(p.Meta, p.Root, true)
 	sort.SliceStable(n.Proj, func(i, j int) bool { return f.Expr(n.Proj[i].Expr) < f.Expr(n.Proj[j].Expr) })
+}
+
+// ComponentUnmodelled is the Difference component of a verdict left
+// unknown because a table either query reads has facts the catalog does
+// not model (catalog.Table.Unmodelled).
+const ComponentUnmodelled = "unmodelled schema"
+
+// unmodelledReads lists, for each table either plan reads, what the
+// catalog says it does not model about it.
+func unmodelledReads(plans ...*plan.Plan) []string {
+	var out []string
+	seen := map[*catalog.Table]bool{}
+	for _, p := range plans {
+		for _, in := range p.Meta.Instances {
+			t := in.Table
+			if t == nil || seen[t] || len(t.Unmodelled) == 0 {
+				continue
+			}
+			seen[t] = true
+			out = append(out, "table "+t.Name+": "+strings.Join(t.Unmodelled, ", "))
+		}
+	}
+	return out
 }

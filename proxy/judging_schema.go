@@ -223,45 +223,97 @@ func quoteConnValue(s string) string {
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 type introRel struct {
-	oid     uint32
-	name    string
-	kind    string
-	viewDef string
-	cols    []string
-	colDefs []string
-	cons    []string
-	indexes []string
+	oid       uint32
+	name      string
+	kind      string
+	viewDef   string
+	partKey   string // PARTITION BY ... of a partitioned table
+	partBound string // FOR VALUES ... of a partition
+	rls       bool
+	parents   []string
+	cols      []string
+	colDefs   []string
+	cons      []string
+	indexes   []string
+	triggers  []string
 }
 
 const relsQuery = `
-SELECT c.oid, c.relname, c.relkind::text, CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid, true) ELSE '' END
+SELECT c.oid, c.relname, c.relkind::text, CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid, true) ELSE '' END,
+       CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) ELSE '' END,
+       COALESCE(pg_get_expr(c.relpartbound, c.oid), ''), c.relrowsecurity,
+       COALESCE((SELECT array_agg(p.relname::text ORDER BY h.inhseqno) FROM pg_inherits h JOIN pg_class p ON p.oid = h.inhparent
+                 WHERE h.inhrelid = c.oid), '{}')
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%'
   AND pg_table_is_visible(c.oid)
 ORDER BY c.oid`
 
+// colsQuery reads each column with what the loader models of it: its
+// type as declared (a domain or enum by name), NOT NULL, the expression
+// of a stored generated column and a collation other than its type's.
 const colsQuery = `
-SELECT a.attrelid, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull
+SELECT a.attrelid, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+       CASE WHEN a.attgenerated = 's' THEN pg_get_expr(d.adbin, d.adrelid) ELSE '' END,
+       CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation THEN quote_ident(co.collname) ELSE '' END
 FROM pg_attribute a
+JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+LEFT JOIN pg_collation co ON co.oid = a.attcollation
 WHERE a.attrelid = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attrelid, a.attnum`
 
+// consQuery reads keys, foreign keys, CHECKs and exclusion constraints;
+// pg_get_constraintdef writes DEFERRABLE and NOT VALID, which the loader
+// reads (such constraints are not trusted).
 const consQuery = `
 SELECT c.conrelid, pg_get_constraintdef(c.oid)
 FROM pg_constraint c
-WHERE c.conrelid = ANY($1) AND c.contype IN ('p', 'u', 'f') AND c.convalidated
+WHERE c.conrelid = ANY($1) AND c.contype IN ('p', 'u', 'f', 'c', 'x')
   AND (c.contype <> 'f' OR c.confrelid = ANY($1))
 ORDER BY c.conrelid, c.contype DESC, c.oid`
 
+// indexesQuery reads the unique indexes that are not constraints: plain
+// ones (keys), on expressions and partial ones.
 const indexesQuery = `
 SELECT i.indrelid, pg_get_indexdef(i.indexrelid)
 FROM pg_index i
-WHERE i.indrelid = ANY($1) AND i.indisunique AND NOT i.indisprimary AND i.indpred IS NULL AND i.indexprs IS NULL
+WHERE i.indrelid = ANY($1) AND i.indisunique AND NOT i.indisprimary
   AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
 ORDER BY i.indexrelid`
 
-// introspectDDL builds DDL text for the visible tables and views.
+// triggersQuery reads user triggers: the loader cannot model what they
+// do to rows written, so their tables are not judged.
+const triggersQuery = `
+SELECT t.tgrelid, pg_get_triggerdef(t.oid)
+FROM pg_trigger t
+WHERE t.tgrelid = ANY($1) AND NOT t.tgisinternal
+ORDER BY t.oid`
+
+// typesQuery writes the enums (labels in their order), domains (base
+// type, NOT NULL, CHECKs) and nondeterministic collations the database
+// has, as DDL.
+const typesQuery = `
+SELECT 'CREATE TYPE ' || quote_ident(t.typname) || ' AS ENUM (' ||
+       (SELECT string_agg(quote_literal(e.enumlabel), ', ' ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid) || ');'
+FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+WHERE t.typtype = 'e' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+UNION ALL
+SELECT 'CREATE DOMAIN ' || quote_ident(t.typname) || ' AS ' || format_type(t.typbasetype, t.typtypmod) ||
+       CASE WHEN t.typnotnull THEN ' NOT NULL' ELSE '' END ||
+       COALESCE((SELECT string_agg(' CONSTRAINT ' || quote_ident(c.conname) || ' ' || pg_get_constraintdef(c.oid), '' ORDER BY c.oid)
+                 FROM pg_constraint c WHERE c.contypid = t.oid AND c.contype = 'c'), '') || ';'
+FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+WHERE t.typtype = 'd' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+UNION ALL
+SELECT 'CREATE COLLATION ' || quote_ident(c.collname) || ' (deterministic = false);'
+FROM pg_collation c
+WHERE NOT c.collisdeterministic`
+
+// introspectDDL builds DDL text for the visible tables and views, with
+// the types, domains and collations their columns use, in the form the
+// catalog's loader reads (one loader serves files and introspection).
 func introspectDDL(ctx context.Context, conn *pgx.Conn) (tables, views string, err error) {
 	rows, err := conn.Query(ctx, relsQuery)
 	if err != nil {
@@ -272,7 +324,7 @@ func introspectDDL(ctx context.Context, conn *pgx.Conn) (tables, views string, e
 	var oids []uint32
 	for rows.Next() {
 		r := &introRel{}
-		if err := rows.Scan(&r.oid, &r.name, &r.kind, &r.viewDef); err != nil {
+		if err := rows.Scan(&r.oid, &r.name, &r.kind, &r.viewDef, &r.partKey, &r.partBound, &r.rls, &r.parents); err != nil {
 			rows.Close()
 			return "", "", err
 		}
@@ -286,16 +338,38 @@ func introspectDDL(ctx context.Context, conn *pgx.Conn) (tables, views string, e
 	if len(rels) == 0 {
 		return "", "", nil
 	}
+	var types []string
+	trows, err := conn.Query(ctx, typesQuery)
+	if err != nil {
+		return "", "", err
+	}
+	for trows.Next() {
+		var d string
+		if err := trows.Scan(&d); err != nil {
+			trows.Close()
+			return "", "", err
+		}
+		types = append(types, d)
+	}
+	if err := trows.Err(); err != nil {
+		return "", "", err
+	}
 	if err := scanPairs(ctx, conn, colsQuery, oids, func(oid uint32, vals []any) {
 		r := byOID[oid]
-		name, typ, notNull := vals[0].(string), vals[1].(string), vals[2].(bool)
+		name, typ, notNull, gen, coll := vals[0].(string), vals[1].(string), vals[2].(bool), vals[3].(string), vals[4].(string)
 		r.cols = append(r.cols, quoteIdent(name))
 		def := quoteIdent(name) + " " + typ
+		if coll != "" {
+			def += " COLLATE " + coll
+		}
+		if gen != "" {
+			def += " GENERATED ALWAYS AS (" + gen + ") STORED"
+		}
 		if notNull {
 			def += " NOT NULL"
 		}
 		r.colDefs = append(r.colDefs, def)
-	}, new(string), new(string), new(bool)); err != nil {
+	}, new(string), new(string), new(bool), new(string), new(string)); err != nil {
 		return "", "", err
 	}
 	if err := scanPairs(ctx, conn, consQuery, oids, func(oid uint32, vals []any) {
@@ -308,16 +382,46 @@ func introspectDDL(ctx context.Context, conn *pgx.Conn) (tables, views string, e
 	}, new(string)); err != nil {
 		return "", "", err
 	}
+	if err := scanPairs(ctx, conn, triggersQuery, oids, func(oid uint32, vals []any) {
+		byOID[oid].triggers = append(byOID[oid].triggers, vals[0].(string))
+	}, new(string)); err != nil {
+		return "", "", err
+	}
 	var b, v strings.Builder
+	for _, d := range types {
+		b.WriteString(d + "\n")
+	}
 	for _, r := range rels {
 		if r.kind == "v" {
 			continue
 		}
 		b.WriteString("CREATE TABLE " + quoteIdent(r.name) + " (\n  ")
 		b.WriteString(strings.Join(append(append([]string(nil), r.colDefs...), r.cons...), ",\n  "))
-		b.WriteString("\n);\n")
+		b.WriteString("\n)")
+		if r.partKey != "" {
+			b.WriteString(" PARTITION BY " + r.partKey)
+		}
+		b.WriteString(";\n")
+	}
+	// Parents before children: every table exists before any link.
+	for _, r := range rels {
+		for _, p := range r.parents {
+			if r.partBound != "" {
+				b.WriteString("ALTER TABLE " + quoteIdent(p) + " ATTACH PARTITION " + quoteIdent(r.name) + " " + r.partBound + ";\n")
+			} else {
+				b.WriteString("ALTER TABLE " + quoteIdent(r.name) + " INHERIT " + quoteIdent(p) + ";\n")
+			}
+		}
+	}
+	for _, r := range rels {
 		for _, ix := range r.indexes {
 			b.WriteString(ix + ";\n")
+		}
+		for _, tg := range r.triggers {
+			b.WriteString(tg + ";\n")
+		}
+		if r.rls {
+			b.WriteString("ALTER TABLE " + quoteIdent(r.name) + " ENABLE ROW LEVEL SECURITY;\n")
 		}
 	}
 	for _, r := range rels {
@@ -349,6 +453,8 @@ func scanPairs(ctx context.Context, conn *pgx.Conn, q string, oids []uint32, f f
 			case *string:
 				vals[i] = *p
 			case *bool:
+				vals[i] = *p
+			case *[]string:
 				vals[i] = *p
 			}
 		}

@@ -121,6 +121,9 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if err != nil {
 		return nil, err
 	}
+	if err := b.refuseEnumOrdering(root); err != nil {
+		return nil, err
+	}
 	return root, nil
 }
 

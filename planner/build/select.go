@@ -645,22 +645,19 @@ func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, 
 		cols, err := b.relationCols(rel, alias, colAliases)
 		return rel.node, cols, err
 	}
-	if err := b.spend(1 + len(t.Columns)); err != nil {
+	// rv.Inh is false for FROM ONLY t.
+	n, ids, err := b.tableScan(t, alias, !rv.Inh, 0, rv.Location)
+	if err != nil {
 		return nil, nil, err
 	}
-	inst := len(b.meta.Instances)
-	n := &plan.Node{Op: plan.OpScan, Table: t, Instance: inst}
 	var cols []scopeCol
 	for i, c := range t.Columns {
-		id := b.meta.AddColumn(plan.ColumnMeta{Name: c.Name, Type: c.Type, Instance: inst, Ordinal: i, NotNull: c.NotNull})
-		n.Cols = append(n.Cols, id)
 		name := c.Name
 		if i < len(colAliases) {
 			name = colAliases[i].GetString_().GetSval()
 		}
-		cols = append(cols, scopeCol{qual: alias, name: name, id: id, typ: c.Type})
+		cols = append(cols, scopeCol{qual: alias, name: name, id: ids[i], typ: c.Type})
 	}
-	b.meta.Instances = append(b.meta.Instances, plan.TableInstance{Table: t, Alias: alias, Cols: n.Cols})
 	return n, cols, nil
 }
 

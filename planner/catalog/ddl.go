@@ -2,285 +2,251 @@ package catalog
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-// LoadDDL builds a schema from PostgreSQL DDL: CREATE TABLE (with column
-// and table constraints), CREATE [UNIQUE] INDEX and CREATE VIEW. Other
-// statements (INSERT, COMMENT, SET, ...) are ignored because they do not
-// change what a query means.
+// Dropped is a statement (or part of one) the loader read but could not
+// model: what it was and the 1-based line of the DDL it starts on. Where
+// it changes what a query over a table sees or what data the table may
+// hold, the table's Unmodelled names it too, and no verdict reading the
+// table is proved or refuted.
+type Dropped struct {
+	Line int
+	What string
+}
+
+func (d Dropped) String() string { return fmt.Sprintf("line %d: %s", d.Line, d.What) }
+
+// LoadDDL builds a schema from PostgreSQL DDL (or SQLite DDL with d ==
+// SQLite); see LoadDDLReport for what it reads. What it cannot model is
+// recorded in the tables' Unmodelled; LoadDDLReport lists it too.
 func LoadDDL(ddl string, d Dialect) (*Schema, error) {
-	tree, err := pg.Parse(ddl)
-	if err != nil {
-		return nil, fmt.Errorf("catalog: parse DDL: %w", err)
+	s, _, err := LoadDDLReport(ddl, d)
+	return s, err
+}
+
+// LoadDDLReport builds a schema from DDL as pg_dump --schema-only writes
+// it or as people write it by hand: CREATE TABLE with every column and
+// table constraint (keys, foreign keys, CHECKs, GENERATED, COLLATE,
+// DEFERRABLE, NOT VALID), INHERITS, PARTITION BY and PARTITION OF;
+// ALTER TABLE [ONLY] ADD/DROP CONSTRAINT, ALTER COLUMN SET/DROP NOT NULL,
+// ADD COLUMN, ATTACH PARTITION, VALIDATE CONSTRAINT; CREATE [UNIQUE]
+// INDEX (expression and partial ones too); CREATE DOMAIN, CREATE TYPE ...
+// AS ENUM, ALTER TYPE ... ADD VALUE, CREATE COLLATION; CREATE VIEW.
+// Statements that cannot change a query's meaning (SET, COMMENT, GRANT,
+// OWNER TO, sequences, extensions, schemas, functions) load silently.
+// Anything else is returned as Dropped; one that bears on a table (a row
+// security policy, a rule, a trigger, an exclusion constraint, a HASH or
+// DEFAULT partition, a column of an unknown type, ...) is also put in
+// that table's Unmodelled. An error means the DDL is not well formed (it
+// does not parse, or names a column or table that does not exist).
+func LoadDDLReport(ddl string, d Dialect) (*Schema, []Dropped, error) {
+	text := blankPsqlMeta(ddl)
+	if d == SQLite {
+		text = sqliteToPG(text)
 	}
-	b := &ddlBuilder{d: d, byName: map[string]*Table{}}
+	tree, err := pg.Parse(text)
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: parse DDL: %w", err)
+	}
+	b := newBuilder(d, text)
 	for _, raw := range tree.Stmts {
-		switch st := raw.Stmt.Node.(type) {
-		case *pg.Node_CreateStmt:
-			if err := b.createTable(st.CreateStmt); err != nil {
-				return nil, err
-			}
-		case *pg.Node_ViewStmt:
-			if err := b.createView(st.ViewStmt); err != nil {
-				return nil, err
-			}
-		case *pg.Node_IndexStmt:
-			if err := b.createIndex(st.IndexStmt); err != nil {
+		b.line = lineAt(text, raw.StmtLocation)
+		if err := b.statement(raw.Stmt); err != nil {
+			return nil, nil, err
+		}
+	}
+	tables, err := b.finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := NewSchema(d, tables)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, b.dropped, nil
+}
+
+// ParseSQLiteTable reads one CREATE TABLE statement of SQLite DDL, as
+// sqlite_master holds it, for what SQLite's pragmas do not say: its
+// columns' collations and its CHECKs. Its foreign keys are not resolved
+// (the tables they name are not at hand).
+func ParseSQLiteTable(createTable string) (*Table, error) {
+	text := sqliteToPG(blankPsqlMeta(createTable))
+	tree, err := pg.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: parse SQLite DDL: %w", err)
+	}
+	b := newBuilder(SQLite, text)
+	for _, raw := range tree.Stmts {
+		if cs := raw.Stmt.GetCreateStmt(); cs != nil {
+			if err := b.createTable(cs); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := b.resolveForeignKeys(); err != nil {
+	if len(b.tables) != 1 {
+		return nil, fmt.Errorf("catalog: %d tables in one CREATE TABLE", len(b.tables))
+	}
+	b.tables[0].fks = nil
+	tables, err := b.finish()
+	if err != nil {
 		return nil, err
 	}
-	return NewSchema(d, b.tables)
+	return tables[0], nil
 }
 
-type pendingFK struct {
-	table   *Table
-	cols    []int
-	refName string
-	refCols []string
-	loc     int32
-}
-
-type ddlBuilder struct {
-	d      Dialect
-	tables []*Table
-	byName map[string]*Table
-	fks    []pendingFK
-}
-
-func (b *ddlBuilder) norm(name string) string {
-	if b.d == SQLite {
-		return lower(name)
+// lineAt is the 1-based line of byte offset off in text.
+func lineAt(text string, off int32) int {
+	if off < 0 || int(off) > len(text) {
+		return 1
 	}
-	return name
-}
-
-func lower(s string) string {
-	out := []byte(s)
-	for i, c := range out {
-		if c >= 'A' && c <= 'Z' {
-			out[i] = c + 32
+	// A statement's location is where the previous one's ';' left off:
+	// skip the blank lines and comments before its first word.
+	i := int(off)
+	for i < len(text) {
+		switch {
+		case text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r':
+			i++
+		case strings.HasPrefix(text[i:], "--"):
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				i = len(text)
+			} else {
+				i += j + 1
+			}
+		default:
+			return 1 + strings.Count(text[:i], "\n")
 		}
 	}
-	return string(out)
+	return 1 + strings.Count(text[:i], "\n")
 }
 
-func (b *ddlBuilder) add(t *Table) error {
-	k := b.norm(t.Name)
-	if _, dup := b.byName[k]; dup {
-		return fmt.Errorf("catalog: table %q declared twice", t.Name)
+// statement reads one DDL statement.
+func (b *ddlBuilder) statement(n *pg.Node) error {
+	switch st := n.Node.(type) {
+	case *pg.Node_CreateStmt:
+		return b.createTable(st.CreateStmt)
+	case *pg.Node_ViewStmt:
+		return b.createView(st.ViewStmt)
+	case *pg.Node_IndexStmt:
+		return b.createIndex(st.IndexStmt)
+	case *pg.Node_AlterTableStmt:
+		return b.alterTable(st.AlterTableStmt)
+	case *pg.Node_CreateDomainStmt:
+		b.createDomain(st.CreateDomainStmt)
+	case *pg.Node_AlterDomainStmt:
+		b.alterDomain(st.AlterDomainStmt)
+	case *pg.Node_CreateEnumStmt:
+		b.createEnum(st.CreateEnumStmt)
+	case *pg.Node_AlterEnumStmt:
+		b.alterEnum(st.AlterEnumStmt)
+	case *pg.Node_DefineStmt:
+		b.define(st.DefineStmt)
+	case *pg.Node_CompositeTypeStmt:
+		// A composite type's values are rows: a column of it is not
+		// modelled (resolveTypes reports it), the type itself is harmless.
+		b.otherTypes[lastName(qualifiedName(st.CompositeTypeStmt.Typevar))] = "composite type"
+	case *pg.Node_CreateRangeStmt:
+		b.otherTypes[lastName(nodeNames(st.CreateRangeStmt.TypeName))] = "range type"
+	case *pg.Node_CreatePolicyStmt:
+		b.tableNote(st.CreatePolicyStmt.Table, "CREATE POLICY "+st.CreatePolicyStmt.PolicyName, "a row security policy filters the rows a query sees")
+	case *pg.Node_RuleStmt:
+		b.tableNote(st.RuleStmt.Relation, "CREATE RULE "+st.RuleStmt.Rulename, "a rule rewrites the queries and changes over the table")
+	case *pg.Node_CreateTrigStmt:
+		b.tableNote(st.CreateTrigStmt.Relation, "CREATE TRIGGER "+st.CreateTrigStmt.Trigname, "a trigger may change or refuse the rows written")
+	case *pg.Node_CreateTableAsStmt:
+		if into := st.CreateTableAsStmt.Into; into != nil {
+			b.matviews[b.norm(into.Rel.GetRelname())] = true
+			b.drop("CREATE " + strings.ToUpper(strings.TrimPrefix(st.CreateTableAsStmt.Objtype.String(), "OBJECT_")) + " " + into.Rel.GetRelname() + " AS: its columns are not read, so queries over it do not plan")
+		}
+	case *pg.Node_RenameStmt:
+		b.rename(st.RenameStmt)
+	case *pg.Node_DropStmt:
+		b.dropStmt(st.DropStmt)
+	case *pg.Node_VariableSetStmt, *pg.Node_SelectStmt, *pg.Node_CommentStmt, *pg.Node_AlterOwnerStmt,
+		*pg.Node_GrantStmt, *pg.Node_GrantRoleStmt, *pg.Node_CreateSeqStmt, *pg.Node_AlterSeqStmt,
+		*pg.Node_CreateExtensionStmt, *pg.Node_CreateSchemaStmt, *pg.Node_AlterDefaultPrivilegesStmt,
+		*pg.Node_CreateFunctionStmt, *pg.Node_InsertStmt, *pg.Node_CopyStmt, *pg.Node_TransactionStmt,
+		*pg.Node_VariableShowStmt, *pg.Node_CreateRoleStmt, *pg.Node_AlterRoleStmt, *pg.Node_CreateStatsStmt,
+		*pg.Node_SecLabelStmt, *pg.Node_AlterObjectSchemaStmt, *pg.Node_AlterFunctionStmt, *pg.Node_DoStmt,
+		*pg.Node_CreateCastStmt, *pg.Node_AlterExtensionStmt, *pg.Node_CreatePublicationStmt,
+		*pg.Node_CreateEventTrigStmt, *pg.Node_ClusterStmt, *pg.Node_VacuumStmt, *pg.Node_AlterCollationStmt,
+		*pg.Node_CreateOpClassStmt, *pg.Node_CreateOpFamilyStmt, *pg.Node_CreateConversionStmt,
+		*pg.Node_CreateTableSpaceStmt, *pg.Node_CreatedbStmt, *pg.Node_AlterDatabaseSetStmt, *pg.Node_AlterDatabaseStmt:
+		// Cannot change what a query over the tables returns, or what
+		// data the tables may hold.
+	default:
+		b.drop(statementKind(n) + " is not read")
 	}
-	b.byName[k] = t
-	b.tables = append(b.tables, t)
 	return nil
 }
 
-func (t *Table) ordinal(name string, d Dialect) int {
-	for i, c := range t.Columns {
-		if c.Name == name || (d == SQLite && lower(c.Name) == lower(name)) {
-			return i
-		}
-	}
-	return -1
+// statementKind names a statement's node for a report: "CreateForeignTableStmt".
+func statementKind(n *pg.Node) string {
+	s := fmt.Sprintf("%T", n.Node)
+	s = strings.TrimPrefix(s, "*pg_query.Node_")
+	return s
 }
 
-func (b *ddlBuilder) ordinals(t *Table, names []*pg.Node, what string, loc int32) ([]int, error) {
-	out := make([]int, 0, len(names))
-	for _, n := range names {
-		name := n.GetString_().GetSval()
-		o := t.ordinal(name, b.d)
-		if o < 0 {
-			return nil, fmt.Errorf("catalog: table %s: %s names unknown column %q at position %d", t.Name, what, name, loc+1)
-		}
-		out = append(out, o)
-	}
-	return out, nil
+// drop records a statement the loader did not model.
+func (b *ddlBuilder) drop(what string) {
+	b.dropped = append(b.dropped, Dropped{Line: b.line, What: what})
 }
 
-func typeName(tn *pg.TypeName) string {
-	if tn == nil || len(tn.Names) == 0 {
+// note records something about table t that the catalog does not model:
+// the judge will neither prove nor refute a pair that reads t.
+func (b *ddlBuilder) note(ts *tableState, what, why string) { b.noteAt(ts, b.line, what, why) }
+
+// noteAt is note for something declared at line.
+func (b *ddlBuilder) noteAt(ts *tableState, line int, what, why string) {
+	msg := fmt.Sprintf("%s (line %d): %s", what, line, why)
+	for _, u := range ts.unmodelled {
+		if u == msg {
+			return
+		}
+	}
+	ts.unmodelled = append(ts.unmodelled, msg)
+	b.dropped = append(b.dropped, Dropped{Line: line, What: fmt.Sprintf("%s on %s: %s", what, ts.t.Name, why)})
+}
+
+// tableNote is note for a statement that names its table.
+func (b *ddlBuilder) tableNote(rv *pg.RangeVar, what, why string) {
+	ts := b.lookup(rv)
+	if ts == nil {
+		b.drop(fmt.Sprintf("%s on unknown table %s", what, rv.GetRelname()))
+		return
+	}
+	b.note(ts, what, why)
+}
+
+// qualifiedName is schema.name of a RangeVar, or name alone.
+func qualifiedName(rv *pg.RangeVar) string {
+	if rv == nil {
 		return ""
 	}
-	// pg_catalog.int4 and friends: the last name is the type.
-	return tn.Names[len(tn.Names)-1].GetString_().GetSval()
+	if rv.Schemaname != "" {
+		return rv.Schemaname + "." + rv.Relname
+	}
+	return rv.Relname
 }
 
-// typeMods writes a type's declared widths as "(p)" or "(p,s)"; empty
-// when it has none (or any is not an integer). The refuter reads them
-// from TypeSQL so that a counterexample's values fit the columns: a
-// 3-character value in a char(1) column is no database PostgreSQL holds.
-func typeMods(tn *pg.TypeName) string {
-	if tn == nil || len(tn.Typmods) == 0 {
-		return ""
+// nodeNames joins a qualified name list (String nodes) with dots.
+func nodeNames(ns []*pg.Node) string {
+	parts := make([]string, 0, len(ns))
+	for _, n := range ns {
+		parts = append(parts, n.GetString_().GetSval())
 	}
-	mods := make([]string, len(tn.Typmods))
-	for i, n := range tn.Typmods {
-		iv := n.GetAConst().GetIval()
-		if iv == nil {
-			return ""
-		}
-		mods[i] = strconv.Itoa(int(iv.Ival))
-	}
-	return "(" + strings.Join(mods, ",") + ")"
+	return strings.Join(parts, ".")
 }
 
-// constraint is what the catalog keeps of a column or table constraint.
-type constraint struct {
-	kind    pg.ConstrType
-	keys    []*pg.Node // PRIMARY KEY / UNIQUE columns
-	fkAttrs []*pg.Node // FOREIGN KEY columns
-	pkTable string
-	pkAttrs []*pg.Node
-	loc     int32
-}
-
-func fromPG(c *pg.Constraint) constraint {
-	return constraint{kind: c.Contype, keys: c.Keys, fkAttrs: c.FkAttrs, pkTable: c.Pktable.GetRelname(), pkAttrs: c.PkAttrs, loc: c.Location}
-}
-
-func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
-	t := &Table{Name: cs.Relation.GetRelname()}
-	var cons []constraint
-	for _, elt := range cs.TableElts {
-		switch e := elt.Node.(type) {
-		case *pg.Node_ColumnDef:
-			cd := e.ColumnDef
-			tn := typeName(cd.TypeName)
-			col := Column{Name: cd.Colname, TypeSQL: tn + typeMods(cd.TypeName), Type: TypeFromName(tn), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
-			t.Columns = append(t.Columns, col)
-			for _, cn := range cd.Constraints {
-				pc := cn.GetConstraint()
-				if pc == nil {
-					continue
-				}
-				// Column constraints name their column implicitly.
-				c := fromPG(pc)
-				self := []*pg.Node{pg.MakeStrNode(cd.Colname)}
-				switch c.kind {
-				case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
-					c.keys = self
-				case pg.ConstrType_CONSTR_FOREIGN:
-					c.fkAttrs = self
-				case pg.ConstrType_CONSTR_NOTNULL:
-					t.Columns[col.Ordinal].NotNull = true
-					continue
-				default:
-					continue
-				}
-				cons = append(cons, c)
-			}
-		case *pg.Node_Constraint:
-			cons = append(cons, fromPG(e.Constraint))
-		}
+// lastName is the unqualified part of a dotted name: types, domains and
+// collations are looked up by it, as one search path would find them.
+func lastName(s string) string {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		return s[i+1:]
 	}
-	for _, n := range cs.Constraints {
-		if c := n.GetConstraint(); c != nil {
-			cons = append(cons, fromPG(c))
-		}
-	}
-	for _, c := range cons {
-		switch c.kind {
-		case pg.ConstrType_CONSTR_PRIMARY:
-			if t.PrimaryKey != nil {
-				return fmt.Errorf("catalog: table %s: more than one primary key at position %d", t.Name, c.loc+1)
-			}
-			ords, err := b.ordinals(t, c.keys, "PRIMARY KEY", c.loc)
-			if err != nil {
-				return err
-			}
-			t.PrimaryKey = ords
-			for _, o := range ords {
-				t.Columns[o].NotNull = true
-			}
-		case pg.ConstrType_CONSTR_UNIQUE:
-			ords, err := b.ordinals(t, c.keys, "UNIQUE", c.loc)
-			if err != nil {
-				return err
-			}
-			t.Unique = append(t.Unique, ords)
-		case pg.ConstrType_CONSTR_FOREIGN:
-			ords, err := b.ordinals(t, c.fkAttrs, "FOREIGN KEY", c.loc)
-			if err != nil {
-				return err
-			}
-			var refCols []string
-			for _, n := range c.pkAttrs {
-				refCols = append(refCols, n.GetString_().GetSval())
-			}
-			b.fks = append(b.fks, pendingFK{table: t, cols: ords, refName: c.pkTable, refCols: refCols, loc: c.loc})
-		}
-	}
-	return b.add(t)
-}
-
-func (b *ddlBuilder) createIndex(is *pg.IndexStmt) error {
-	if !is.Unique || is.WhereClause != nil {
-		return nil // only plain unique indexes make keys
-	}
-	t := b.byName[b.norm(is.Relation.GetRelname())]
-	if t == nil {
-		return fmt.Errorf("catalog: CREATE UNIQUE INDEX on unknown table %q", is.Relation.GetRelname())
-	}
-	var ords []int
-	for _, p := range is.IndexParams {
-		el := p.GetIndexElem()
-		if el == nil || el.Name == "" {
-			return nil // expression index: no column key
-		}
-		o := t.ordinal(el.Name, b.d)
-		if o < 0 {
-			return fmt.Errorf("catalog: unique index on %s names unknown column %q", t.Name, el.Name)
-		}
-		ords = append(ords, o)
-	}
-	t.Unique = append(t.Unique, ords)
-	return nil
-}
-
-func (b *ddlBuilder) createView(vs *pg.ViewStmt) error {
-	q, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: vs.Query}}})
-	if err != nil {
-		return fmt.Errorf("catalog: view %s: %w", vs.View.GetRelname(), err)
-	}
-	t := &Table{Name: vs.View.GetRelname(), ViewSQL: q}
-	for _, a := range vs.Aliases {
-		t.ViewColumns = append(t.ViewColumns, a.GetString_().GetSval())
-	}
-	return b.add(t)
-}
-
-func (b *ddlBuilder) resolveForeignKeys() error {
-	for _, fk := range b.fks {
-		ref := b.byName[b.norm(fk.refName)]
-		if ref == nil {
-			return fmt.Errorf("catalog: table %s: foreign key at position %d references unknown table %q", fk.table.Name, fk.loc+1, fk.refName)
-		}
-		var refOrds []int
-		if len(fk.refCols) == 0 {
-			refOrds = ref.PrimaryKey
-			if refOrds == nil {
-				return fmt.Errorf("catalog: table %s: foreign key references %s, which has no primary key", fk.table.Name, ref.Name)
-			}
-		} else {
-			for _, n := range fk.refCols {
-				o := ref.ordinal(n, b.d)
-				if o < 0 {
-					return fmt.Errorf("catalog: table %s: foreign key references unknown column %s.%s", fk.table.Name, ref.Name, n)
-				}
-				refOrds = append(refOrds, o)
-			}
-		}
-		if len(refOrds) != len(fk.cols) {
-			return fmt.Errorf("catalog: table %s: foreign key has %d columns but references %d", fk.table.Name, len(fk.cols), len(refOrds))
-		}
-		fk.table.ForeignKeys = append(fk.table.ForeignKeys, ForeignKey{Columns: fk.cols, RefTable: ref.Name, RefColumns: refOrds})
-	}
-	return nil
+	return s
 }

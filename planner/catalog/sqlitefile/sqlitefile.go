@@ -137,6 +137,7 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 			if err := readUnique(ctx, conn, t); err != nil {
 				return nil, err
 			}
+			readDDLFacts(t, o.sql)
 			fr, err := conn.QueryContext(ctx, `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, o.name)
 			if err != nil {
 				return nil, fmt.Errorf("foreign_key_list(%s): %w", o.name, err)
@@ -329,3 +330,27 @@ func viewBody(ddl string) (string, bool) {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// readDDLFacts adds what the pragmas do not say and the table's DDL does:
+// each column's collation (NOCASE and RTRIM make = something other than
+// identity) and the CHECK constraints. DDL the loader cannot read that
+// declares either leaves the table unmodelled, so no verdict over it is
+// proved or refuted.
+func readDDLFacts(t *catalog.Table, ddl string) {
+	pt, err := catalog.ParseSQLiteTable(ddl)
+	if err != nil {
+		low := strings.ToLower(ddl)
+		if strings.Contains(low, "collate") || strings.Contains(low, "check") {
+			t.Unmodelled = append(t.Unmodelled, "its DDL declares a COLLATE or CHECK the loader cannot read: "+err.Error())
+		}
+		return
+	}
+	for i := range t.Columns {
+		if o := ordinal(pt, t.Columns[i].Name); o >= 0 {
+			t.Columns[i].Collation = pt.Columns[o].Collation
+			t.Columns[i].Nondeterministic = pt.Columns[o].Nondeterministic
+		}
+	}
+	t.Checks = pt.Checks
+	t.Unmodelled = append(t.Unmodelled, pt.Unmodelled...)
+}

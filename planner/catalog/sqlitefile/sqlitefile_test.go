@@ -142,3 +142,56 @@ func TestViewBody(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadCollationsAndChecks: the collations and CHECKs the pragmas do
+// not report are read from each table's DDL, and SQLite really compares
+// a NOCASE column without regard to case and refuses a row its CHECK
+// rejects.
+func TestLoadCollationsAndChecks(t *testing.T) {
+	path := create(t, t.TempDir(), "c.sqlite", "CREATE TABLE `Person` (\n"+
+		"  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"+
+		"  [name] TEXT COLLATE NOCASE NOT NULL,\n"+
+		"  code TEXT COLLATE BINARY,\n"+
+		"  pad TEXT COLLATE RTRIM,\n"+
+		"  age int(11) CHECK (age >= 0),\n"+
+		"  CHECK (length(code) < 5)\n"+
+		");\n"+
+		"CREATE TABLE odd (a TEXT COLLATE NOCASE, b);\n")
+	s, err := Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Table("person")
+	c := p.Columns
+	if !c[1].Nondeterministic || c[2].Nondeterministic || c[2].Collation != "" || !c[3].Nondeterministic {
+		t.Errorf("collations %+v", c)
+	}
+	var checks []string
+	for _, ck := range p.Checks {
+		checks = append(checks, ck.Expr)
+	}
+	if !reflect.DeepEqual(checks, []string{"age >= 0", "length(code) < 5"}) {
+		t.Errorf("checks %q", checks)
+	}
+	// A typeless column's DDL does not parse: its COLLATE is unknown, so
+	// the table is not modelled.
+	if o := s.Table("odd"); len(o.Unmodelled) != 1 {
+		t.Errorf("odd: unmodelled %q", o.Unmodelled)
+	}
+	// The engine's side: NOCASE makes = ignore case, the CHECK holds.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO Person (name, code, pad, age) VALUES ('Ann', 'x', 'p', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM Person WHERE name = 'ANN' AND pad = 'p  '`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("NOCASE/RTRIM on SQLite: %d %v", n, err)
+	}
+	if _, err := db.Exec(`INSERT INTO Person (name, code, pad, age) VALUES ('Bob', 'x', 'p', -1)`); err == nil {
+		t.Error("SQLite accepted a row its CHECK rejects")
+	}
+}

@@ -1,0 +1,251 @@
+package catalog
+
+import (
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// alterTable reads ALTER TABLE [ONLY] t ...: how pg_dump adds every key,
+// foreign key and partition.
+func (b *ddlBuilder) alterTable(as *pg.AlterTableStmt) error {
+	if as.Objtype != pg.ObjectType_OBJECT_TABLE {
+		// ALTER INDEX ... ATTACH PARTITION, ALTER SEQUENCE, ALTER VIEW
+		// ... OWNER: nothing a query over the tables sees.
+		return nil
+	}
+	ts := b.lookup(as.Relation)
+	if ts == nil {
+		if as.MissingOk || b.matviews[b.norm(as.Relation.GetRelname())] {
+			return nil
+		}
+		b.drop("ALTER TABLE on unknown table " + as.Relation.GetRelname())
+		return nil
+	}
+	only := !as.Relation.Inh
+	for _, cn := range as.Cmds {
+		cmd := cn.GetAlterTableCmd()
+		if cmd == nil {
+			continue
+		}
+		if err := b.alterCmd(ts, cmd, only); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *ddlBuilder) alterCmd(ts *tableState, cmd *pg.AlterTableCmd, only bool) error {
+	t := ts.t
+	col := func() int {
+		o := t.ordinal(cmd.Name, b.d)
+		if o < 0 {
+			b.note(ts, "ALTER TABLE ... ALTER COLUMN "+cmd.Name, "no such column")
+		}
+		return o
+	}
+	switch cmd.Subtype {
+	case pg.AlterTableType_AT_AddConstraint:
+		if c := cmd.Def.GetConstraint(); c != nil {
+			return b.addConstraint(ts, c, only)
+		}
+	case pg.AlterTableType_AT_DropConstraint:
+		b.dropConstraint(ts, cmd.Name, cmd.MissingOk, only)
+	case pg.AlterTableType_AT_ValidateConstraint:
+		for i, ck := range ts.checks {
+			if ck.name == cmd.Name {
+				ts.checks[i].notValid = false
+			}
+		}
+	case pg.AlterTableType_AT_SetNotNull:
+		if o := col(); o >= 0 {
+			t.Columns[o].NotNull = true
+			if !only {
+				for _, ch := range b.children(ts) {
+					b.alterCmd(ch, cmd, false)
+				}
+			}
+		}
+	case pg.AlterTableType_AT_DropNotNull:
+		if o := col(); o >= 0 {
+			t.Columns[o].NotNull = false
+			for _, k := range ts.keys {
+				if k.primary && !k.deferrable && contains(k.cols, t.Columns[o].Name) {
+					b.note(ts, "DROP NOT NULL on primary key column "+cmd.Name, "PostgreSQL refuses it")
+				}
+			}
+		}
+	case pg.AlterTableType_AT_AddColumn:
+		if cd := cmd.Def.GetColumnDef(); cd != nil {
+			if err := b.newColumn(ts, cd); err != nil {
+				return err
+			}
+			if !only {
+				for _, ch := range b.children(ts) {
+					if err := b.newColumn(ch, cd); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	case pg.AlterTableType_AT_AlterColumnType:
+		if o := col(); o >= 0 {
+			if cd := cmd.Def.GetColumnDef(); cd != nil && cd.TypeName != nil {
+				ct := colTypeOf(cd.TypeName, cd.CollClause)
+				if ct.collation == "" {
+					ct.collation = ts.types[o].collation
+				}
+				ts.types[o] = ct
+				t.Columns[o].Type, t.Columns[o].TypeSQL = TypeFromName(ct.name), ct.name+ct.mods
+			}
+		}
+	case pg.AlterTableType_AT_DropExpression:
+		if o := col(); o >= 0 {
+			t.Columns[o].Generated = ""
+		}
+	case pg.AlterTableType_AT_AttachPartition:
+		pc := cmd.Def.GetPartitionCmd()
+		ch := b.lookup(pc.GetName())
+		if ch == nil {
+			return fmt.Errorf("catalog: ALTER TABLE %s ATTACH PARTITION names unknown table %q", t.Name, pc.GetName().GetRelname())
+		}
+		ch.t.Inherits = []string{t.Name}
+		b.setBound(ch, ts, pc.Bound)
+	case pg.AlterTableType_AT_DetachPartition, pg.AlterTableType_AT_DropInherit:
+		if ch := b.lookup(cmd.Def.GetPartitionCmd().GetName()); ch != nil && cmd.Subtype == pg.AlterTableType_AT_DetachPartition {
+			ch.t.Inherits, ch.t.PartitionBound, ch.bound = nil, "", nil
+		} else if p := b.lookup(cmd.Def.GetRangeVar()); p != nil {
+			t.Inherits = removeName(t.Inherits, p.t.Name, b.norm)
+		}
+	case pg.AlterTableType_AT_AddInherit:
+		if p := b.lookup(cmd.Def.GetRangeVar()); p != nil {
+			t.Inherits = append(t.Inherits, p.t.Name)
+			b.inheritColumns(ts, p, false)
+		}
+	case pg.AlterTableType_AT_EnableRowSecurity, pg.AlterTableType_AT_ForceRowSecurity:
+		b.note(ts, "ENABLE ROW LEVEL SECURITY", "row security policies filter the rows a query sees")
+	case pg.AlterTableType_AT_EnableRule, pg.AlterTableType_AT_EnableAlwaysRule:
+		b.note(ts, "ENABLE RULE "+cmd.Name, "a rule rewrites the queries over the table")
+	case pg.AlterTableType_AT_DropColumn:
+		b.note(ts, "DROP COLUMN "+cmd.Name, "dropping columns after creation is not modelled")
+	case pg.AlterTableType_AT_AddOf:
+		b.note(ts, "OF type", "a typed table's columns come from the type")
+	case pg.AlterTableType_AT_ColumnDefault, pg.AlterTableType_AT_CookedColumnDefault,
+		pg.AlterTableType_AT_AddIdentity, pg.AlterTableType_AT_SetIdentity, pg.AlterTableType_AT_DropIdentity,
+		pg.AlterTableType_AT_ChangeOwner, pg.AlterTableType_AT_SetStatistics, pg.AlterTableType_AT_SetOptions,
+		pg.AlterTableType_AT_ResetOptions, pg.AlterTableType_AT_SetStorage, pg.AlterTableType_AT_SetCompression,
+		pg.AlterTableType_AT_ClusterOn, pg.AlterTableType_AT_DropCluster, pg.AlterTableType_AT_SetLogged,
+		pg.AlterTableType_AT_SetUnLogged, pg.AlterTableType_AT_SetAccessMethod, pg.AlterTableType_AT_SetTableSpace,
+		pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions, pg.AlterTableType_AT_ReplaceRelOptions,
+		pg.AlterTableType_AT_ReplicaIdentity, pg.AlterTableType_AT_DisableRowSecurity, pg.AlterTableType_AT_NoForceRowSecurity,
+		pg.AlterTableType_AT_EnableTrig, pg.AlterTableType_AT_EnableAlwaysTrig, pg.AlterTableType_AT_EnableReplicaTrig,
+		pg.AlterTableType_AT_DisableTrig, pg.AlterTableType_AT_EnableTrigAll, pg.AlterTableType_AT_DisableTrigAll,
+		pg.AlterTableType_AT_EnableTrigUser, pg.AlterTableType_AT_DisableTrigUser, pg.AlterTableType_AT_DisableRule,
+		pg.AlterTableType_AT_GenericOptions, pg.AlterTableType_AT_AlterColumnGenericOptions:
+		// Defaults, identity, storage, ownership, triggers enabled or not
+		// (a trigger's own CREATE TRIGGER is what is reported): nothing
+		// the catalog models changes.
+	default:
+		b.note(ts, "ALTER TABLE "+cmd.Subtype.String(), "not modelled")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func removeName(list []string, name string, norm func(string) string) []string {
+	var out []string
+	for _, x := range list {
+		if norm(x) != norm(name) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// dropConstraint removes the named key, foreign key or CHECK. A name the
+// loader does not know might be a constraint it would otherwise trust
+// under another name, so the table is marked unmodelled.
+func (b *ddlBuilder) dropConstraint(ts *tableState, name string, missingOK, only bool) {
+	found := false
+	for i := 0; i < len(ts.keys); i++ {
+		if ts.keys[i].name == name && !ts.keys[i].index {
+			ts.keys = append(ts.keys[:i], ts.keys[i+1:]...)
+			i--
+			found = true
+		}
+	}
+	for i := 0; i < len(ts.fks); i++ {
+		if ts.fks[i].name == name {
+			ts.fks = append(ts.fks[:i], ts.fks[i+1:]...)
+			i--
+			found = true
+		}
+	}
+	for i := 0; i < len(ts.checks); i++ {
+		if ts.checks[i].name == name {
+			ts.checks = append(ts.checks[:i], ts.checks[i+1:]...)
+			i--
+			found = true
+		}
+	}
+	if !only {
+		for _, ch := range b.children(ts) {
+			b.dropConstraint(ch, name, true, false)
+		}
+	}
+	if !found && !missingOK {
+		b.note(ts, "DROP CONSTRAINT "+name, "the loader does not know which constraint this names")
+	}
+}
+
+// rename reads ALTER TABLE ... RENAME: renaming is rare in schema files
+// and would need every constraint's expressions rewritten, so a renamed
+// table or column is marked unmodelled.
+func (b *ddlBuilder) rename(rs *pg.RenameStmt) {
+	switch rs.RenameType {
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
+		b.tableNote(rs.Relation, "RENAME "+rs.Subname+" TO "+rs.Newname, "renaming after creation is not modelled")
+	case pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_SEQUENCE:
+	default:
+		b.drop("ALTER ... RENAME of a " + rs.RenameType.String() + " is not read")
+	}
+}
+
+// dropStmt reads DROP INDEX (a unique index stops being a fact) and marks
+// other drops as not read.
+func (b *ddlBuilder) dropStmt(ds *pg.DropStmt) {
+	switch ds.RemoveType {
+	case pg.ObjectType_OBJECT_INDEX:
+		for _, o := range ds.Objects {
+			name := lastName(nodeNames(o.GetList().GetItems()))
+			ts := b.indexes[name]
+			if ts == nil {
+				continue
+			}
+			for i := 0; i < len(ts.keys); i++ {
+				if ts.keys[i].index && ts.keys[i].name == name {
+					ts.keys = append(ts.keys[:i], ts.keys[i+1:]...)
+					i--
+				}
+			}
+			for i := 0; i < len(ts.uidx); i++ {
+				if ts.uidx[i].name == name {
+					ts.uidx = append(ts.uidx[:i], ts.uidx[i+1:]...)
+					i--
+				}
+			}
+		}
+	case pg.ObjectType_OBJECT_SEQUENCE, pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_EXTENSION,
+		pg.ObjectType_OBJECT_SCHEMA, pg.ObjectType_OBJECT_ROLE, pg.ObjectType_OBJECT_STATISTIC_EXT:
+	default:
+		b.drop("DROP " + ds.RemoveType.String() + " is not read")
+	}
+}
