@@ -114,6 +114,15 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 	results := make([]*exec.Result, len(plans))
 	for inst := 0; inst < opts.MaxInstances && sctx.Err() == nil && (inst < minAgreementInstances || !allSingletons(classes)); inst++ {
 		db := g.instance(opts.Seed, inst)
+		if g.cannot != "" {
+			// The databases may not be ones the engine accepts: no split
+			// on them can be trusted.
+			for _, i := range live {
+				part.CannotExecute[i] = "constraints not modelled: " + g.cannot
+			}
+			classes = nil
+			break
+		}
 		if rules.check(s, db) != "" {
 			continue // repairing a reference broke an assumption of opts
 		}
