@@ -39,7 +39,7 @@ CREATE TABLE ord (
   n integer NOT NULL CHECK (n BETWEEN 1 AND 5),
   note varchar(3) CHECK (note <> '')
 );
-CREATE TABLE nothing (id integer PRIMARY KEY, v integer, CHECK (false));
+CREATE TABLE blank (id integer PRIMARY KEY, v integer, CHECK (false));
 CREATE TABLE slot (id integer PRIMARY KEY, pos integer, UNIQUE (pos) DEFERRABLE INITIALLY DEFERRED);
 CREATE TABLE ev (id integer NOT NULL, k integer) PARTITION BY RANGE (k);
 CREATE TABLE ev_low PARTITION OF ev FOR VALUES FROM (0) TO (3);
@@ -66,7 +66,7 @@ CREATE TABLE ord (
   n integer NOT NULL CHECK (n BETWEEN 1 AND 5),
   note varchar(3) CHECK (note <> '')
 );
-CREATE TABLE nothing (id integer PRIMARY KEY, v integer, CHECK (false));
+CREATE TABLE blank (id integer PRIMARY KEY, v integer, CHECK (false));
 `,
 }
 
@@ -74,7 +74,7 @@ const ruleCatalogDDL = `
 CREATE TABLE item (id integer PRIMARY KEY, sku text NOT NULL, qty integer NOT NULL, price numeric(10,2),
   lo integer, hi integer, active boolean NOT NULL, stock integer NOT NULL, mood text, total numeric);
 CREATE TABLE ord (id integer PRIMARY KEY, item_id integer REFERENCES item (id), n integer NOT NULL, note varchar(3));
-CREATE TABLE nothing (id integer PRIMARY KEY, v integer);
+CREATE TABLE blank (id integer PRIMARY KEY, v integer);
 `
 
 const rulePartitionDDL = `
@@ -110,10 +110,12 @@ func ruleSchema(t *testing.T, d catalog.Dialect) *catalog.Schema {
 					{Name: "item_active_lo", Exprs: []string{"lo"}, Columns: []int{col(t, tb, "lo").Ordinal}, Where: "active"},
 				}
 			},
-			"ord":     func(tb *catalog.Table) { tb.Checks = []catalog.Check{{Expr: "n BETWEEN 1 AND 5"}, {Expr: "note <> ''"}} },
-			"nothing": func(tb *catalog.Table) { tb.Checks = []catalog.Check{{Expr: "false"}} },
-			"slot":    func(tb *catalog.Table) { tb.DeferrableKeys = [][]int{{1}} },
-			"ev":      func(tb *catalog.Table) { tb.Partitioned = true },
+			"ord": func(tb *catalog.Table) {
+				tb.Checks = []catalog.Check{{Expr: "n BETWEEN 1 AND 5"}, {Expr: "note <> ''"}}
+			},
+			"blank": func(tb *catalog.Table) { tb.Checks = []catalog.Check{{Expr: "false"}} },
+			"slot":  func(tb *catalog.Table) { tb.DeferrableKeys = [][]int{{1}} },
+			"ev":    func(tb *catalog.Table) { tb.Partitioned = true },
 			"ev_low": func(tb *catalog.Table) {
 				tb.Inherits = []string{"ev"}
 				tb.PartitionBound = "k IS NOT NULL AND k >= 0 AND k < 3"
@@ -152,7 +154,7 @@ func col(t *testing.T, tb *catalog.Table, name string) *catalog.Column {
 // ruleSeedQuery puts illegal values in the generator's literal pools: a
 // non-positive qty, a negative price, a label that is not one, a second
 // spelling of one sku.
-const ruleSeedQuery = `SELECT i.id FROM item i, ord o, nothing x WHERE i.qty IN (-1, 0, 1, 2) AND i.price IN (-5, 0, 1.5)
+const ruleSeedQuery = `SELECT i.id FROM item i, ord o, blank x WHERE i.qty IN (-1, 0, 1, 2) AND i.price IN (-5, 0, 1.5)
  AND i.sku IN ('abc', 'ABC', 'Abc') AND i.lo IN (3, 4) AND i.hi IN (2, 3) AND i.total = 7 AND o.n IN (0, 5, 6)
  AND o.note IN ('', 'x') AND x.v = 1`
 
@@ -189,7 +191,7 @@ func TestGeneratorKeepsRowRules(t *testing.T) {
 				if msg := validate(s, db, rules.trustFK); msg != "" {
 					t.Fatalf("%s %+v instance %d: %s", d, rules, i, msg)
 				}
-				if len(db["nothing"]) > 0 || len(db["ev"]) > 0 {
+				if len(db["blank"]) > 0 || len(db["ev"]) > 0 {
 					t.Fatalf("%s: rows in a table that cannot hold any: %v", d, db)
 				}
 				for _, row := range db["item"] {
