@@ -417,19 +417,19 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 			for try := 0; try < 8; try++ {
 				row := rows.next(len(t.Columns))
 				ok := g.row(rng, m, t, pools, row, kept, db)
+				var out []exec.Value
 				if ok && tr != nil {
-					var out []exec.Value
 					var err error
 					out, ok, err = tr.admit(context.Background(), row, kept, outs)
 					if err != nil {
 						g.cannot = err.Error()
 						return db
 					}
-					if ok {
-						outs = append(outs, out)
-					}
 				}
 				if ok && keysHold(t, kept, row, -1) {
+					if tr != nil {
+						outs = append(outs, out)
+					}
 					kept = append(kept, row)
 					rows.keep(len(row))
 					if selfRef {
@@ -441,10 +441,9 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		}
 		db[t.Name] = kept
 	}
-	if g.trustFK {
-		repairFKs(g.s, db)
-	}
-	if g.rowRules != nil {
+	// Rows were admitted against the rules as drawn; only a repaired
+	// reference (set to NULL, or its row dropped) can break one since.
+	if g.trustFK && repairFKs(g.s, db) && g.rowRules != nil {
 		g.legalize(db)
 	}
 	return db
@@ -774,8 +773,8 @@ func fkHolds(db exec.Database, fk catalog.ForeignKey, row []exec.Value) bool {
 // repairFKs restores referential integrity after rows were dropped or
 // generated out of order (reference cycles): a dangling reference
 // becomes NULL where its columns allow, else its row is dropped, until
-// nothing changes.
-func repairFKs(s *catalog.Schema, db exec.Database) {
+// nothing changes. It reports whether it changed anything.
+func repairFKs(s *catalog.Schema, db exec.Database) (repaired bool) {
 	for changed := true; changed; {
 		changed = false
 		for _, t := range s.Tables {
@@ -790,7 +789,7 @@ func repairFKs(s *catalog.Schema, db exec.Database) {
 					if fkHolds(db, fk, row) {
 						continue
 					}
-					changed = true
+					changed, repaired = true, true
 					nullable := true
 					for _, c := range fk.Columns {
 						nullable = nullable && !t.Columns[c].NotNull
@@ -811,6 +810,7 @@ func repairFKs(s *catalog.Schema, db exec.Database) {
 			db[t.Name] = kept
 		}
 	}
+	return repaired
 }
 
 // constraints are the facts every database of a search satisfies: the
