@@ -26,6 +26,12 @@ func inserts(s *catalog.Schema, db exec.Database, d catalog.Dialect) []string {
 				cols = append(cols, quoteIdent(c.Name))
 			}
 		}
+		if len(cols) == 0 { // every column generated
+			for range rows {
+				out = append(out, "INSERT INTO "+quoteIdent(t.Name)+" DEFAULT VALUES;")
+			}
+			continue
+		}
 		tuples := make([]string, len(rows))
 		for i, row := range rows {
 			vals := make([]string, 0, len(cols))
