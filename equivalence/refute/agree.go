@@ -61,7 +61,7 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		}
 	}
 	opts = opts.withDefaults()
-	lits := collectLiteralsFor(s.Dialect, plans...)
+	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, plans...)...)
 	lits.alongForeignKeys(s)
 	read := readTables(plans...)
 	engine := exec.Options{Dialect: s.Dialect}

@@ -107,7 +107,7 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 	if opts.NonEmpty {
 		rules.read = readTables(nonNil...)
 	}
-	g := newGenerator(s, rules, collectLiteralsFor(s.Dialect, nonNil...))
+	g := newGenerator(s, rules, collectLiteralsFor(s.Dialect, withRulePlans(s, nonNil...)...))
 	classes := dropCannot(byArity(plans, live), part.CannotExecute)
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()

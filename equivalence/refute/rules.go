@@ -481,3 +481,25 @@ func unmodelledTables(s *catalog.Schema, tables []*catalog.Table) string {
 	}
 	return ""
 }
+
+// withRulePlans is plans followed by the rule plans of the tables they
+// read: the constants of a CHECK, a bound or an index predicate (a
+// CHECK (status IN ('a', 'b')) in SQLite, say) seed the value pools, so
+// that drawn rows satisfy the rules more often than chance would.
+func withRulePlans(s *catalog.Schema, plans ...*plan.Plan) []*plan.Plan {
+	out := append([]*plan.Plan(nil), plans...)
+	read := readTables(plans...)
+	for _, t := range s.Tables {
+		if !read[t.Name] {
+			continue
+		}
+		if r := rulesFor(s, t); r != nil && r.err == nil {
+			for _, p := range []*plan.Plan{r.rowPlan, r.genPlan} {
+				if p != nil {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
