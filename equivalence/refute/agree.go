@@ -61,6 +61,7 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		}
 	}
 	opts = opts.withDefaults()
+	s = generationSchema(s) // deferrable foreign keys hold in every committed state
 	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, plans...)...)
 	lits.alongForeignKeys(s)
 	read := readTables(plans...)

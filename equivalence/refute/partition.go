@@ -79,6 +79,7 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		return Partition{}, errors.New("refute: partition: schema is required")
 	}
 	opts = opts.withDefaults()
+	s = generationSchema(s) // deferrable foreign keys hold in every committed state
 	part := Partition{CannotExecute: map[int]string{}, Stats: make([]PlanStats, len(plans)),
 		Agree: make([][]int, len(plans)), Compared: make([][]int, len(plans))}
 	for i := range plans {
@@ -340,6 +341,7 @@ func mergeSorted(a, b []int) []int {
 // skipped one).
 func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Plan, opts Options) *Counterexample {
 	opts = opts.withDefaults()
+	s = generationSchema(s)
 	c := &comparer{ref: a, cand: b, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	for _, db := range p.Splits {
 		out, err := c.run(ctx, db)
@@ -347,9 +349,15 @@ func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Pl
 			return nil
 		}
 		if out.kind == differ {
+			if legalCounterexample(s, db, opts.TrustForeignKeys) != "" {
+				continue // never reported (see legalCounterexample)
+			}
 			sctx, cancel := context.WithTimeout(ctx, opts.ShrinkBudget)
-			db, out = shrink(sctx, s, c, db, out, opts.constraints())
+			sdb, sout := shrink(sctx, s, c, cloneDB(db), out, opts.constraints())
 			cancel()
+			if legalCounterexample(s, sdb, opts.TrustForeignKeys) == "" {
+				db, out = sdb, sout
+			}
 			ce := c.counterexample(s, db, out)
 			ce.Needs = needs(s, ce.Database, readTables(a, b))
 			return ce

@@ -157,6 +157,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		return Result{}, errors.New("refute: schema and both plans are required")
 	}
 	opts = opts.withDefaults()
+	s = generationSchema(s) // deferrable foreign keys hold in every committed state
 	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, ref, cand)...)
 	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)

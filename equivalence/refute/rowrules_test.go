@@ -40,7 +40,8 @@ CREATE TABLE ord (
   note varchar(3) CHECK (note <> '')
 );
 CREATE TABLE blank (id integer PRIMARY KEY, v integer, CHECK (false));
-CREATE TABLE slot (id integer PRIMARY KEY, pos integer, UNIQUE (pos) DEFERRABLE INITIALLY DEFERRED);
+CREATE TABLE slot (id integer PRIMARY KEY, pos integer, item_id integer REFERENCES item (id) DEFERRABLE INITIALLY DEFERRED,
+  UNIQUE (pos) DEFERRABLE INITIALLY DEFERRED);
 CREATE TABLE ev (id integer NOT NULL, k integer) PARTITION BY RANGE (k);
 CREATE TABLE ev_low PARTITION OF ev FOR VALUES FROM (0) TO (3);
 `,
@@ -78,7 +79,7 @@ CREATE TABLE blank (id integer PRIMARY KEY, v integer);
 `
 
 const rulePartitionDDL = `
-CREATE TABLE slot (id integer PRIMARY KEY, pos integer);
+CREATE TABLE slot (id integer PRIMARY KEY, pos integer, item_id integer);
 CREATE TABLE ev (id integer NOT NULL, k integer);
 CREATE TABLE ev_low (id integer NOT NULL, k integer);
 `
@@ -114,8 +115,11 @@ func ruleSchema(t *testing.T, d catalog.Dialect) *catalog.Schema {
 				tb.Checks = []catalog.Check{{Expr: "n BETWEEN 1 AND 5"}, {Expr: "note <> ''"}}
 			},
 			"blank": func(tb *catalog.Table) { tb.Checks = []catalog.Check{{Expr: "false"}} },
-			"slot":  func(tb *catalog.Table) { tb.DeferrableKeys = [][]int{{1}} },
-			"ev":    func(tb *catalog.Table) { tb.Partitioned = true },
+			"slot": func(tb *catalog.Table) {
+				tb.DeferrableKeys = [][]int{{1}}
+				tb.DeferrableForeignKeys = []catalog.ForeignKey{{Columns: []int{2}, RefTable: "item", RefColumns: []int{0}}}
+			},
+			"ev": func(tb *catalog.Table) { tb.Partitioned = true },
 			"ev_low": func(tb *catalog.Table) {
 				tb.Inherits = []string{"ev"}
 				tb.PartitionBound = "k IS NOT NULL AND k >= 0 AND k < 3"
@@ -180,6 +184,7 @@ func TestGeneratorKeepsRowRules(t *testing.T) {
 			seed += " AND i.mood IN ('ok', 'bogus')"
 		}
 		lits := collectLiteralsFor(d, mustPlan(t, s, seed))
+		s = generationSchema(s) // as a search does
 		rows := 0
 		for _, rules := range ruleTiers(false) {
 			g := newGenerators(s, lits, rules)[0]

@@ -503,3 +503,32 @@ func withRulePlans(s *catalog.Schema, plans ...*plan.Plan) []*plan.Plan {
 	}
 	return out
 }
+
+// generationSchema is s with every table's deferrable foreign keys
+// among its foreign keys: a deferrable reference may dangle inside a
+// transaction but not at its commit, so a database the engine holds
+// keeps it, and the generator (which writes committed states) must
+// too. s itself when no table has one: nothing to copy.
+func generationSchema(s *catalog.Schema) *catalog.Schema {
+	need := false
+	for _, t := range s.Tables {
+		need = need || len(t.DeferrableForeignKeys) > 0
+	}
+	if !need {
+		return s
+	}
+	tables := make([]*catalog.Table, len(s.Tables))
+	for i, t := range s.Tables {
+		c := *t
+		if len(t.DeferrableForeignKeys) > 0 {
+			c.ForeignKeys = append(append([]catalog.ForeignKey(nil), t.ForeignKeys...), t.DeferrableForeignKeys...)
+			c.DeferrableForeignKeys = nil
+		}
+		tables[i] = &c
+	}
+	out, err := catalog.NewSchema(s.Dialect, tables)
+	if err != nil {
+		return s // a reference to an unknown table: the loader reported it
+	}
+	return out
+}
