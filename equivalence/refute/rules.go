@@ -87,12 +87,19 @@ func rulesFor(s *catalog.Schema, t *catalog.Table) *tableRules {
 	if t == nil || t.IsView() || !hasRowRules(t) {
 		return nil
 	}
-	k := s.Fingerprint() + "\x00" + t.Name
+	// The fingerprint folds declared widths into type families; the
+	// rules' values are fitted to the declared types, so they key too.
+	var k strings.Builder
+	k.WriteString(s.Fingerprint())
+	k.WriteString("\x00" + t.Name)
+	for i := range t.Columns {
+		k.WriteString("\x00" + t.Columns[i].TypeSQL)
+	}
 	rulesCache.Lock()
-	r, ok := rulesCache.m[k]
+	r, ok := rulesCache.m[k.String()]
 	rulesCache.Unlock()
 	if ok {
-		return r // the same fingerprint plans alike, whichever schema value
+		return r // the same key plans alike, whichever schema value
 	}
 	r = compileRules(s, t)
 	rulesCache.Lock()
@@ -100,7 +107,7 @@ func rulesFor(s *catalog.Schema, t *catalog.Table) *tableRules {
 		rulesCache.m = map[string]*tableRules{}
 	}
 	if len(rulesCache.m) < rulesCacheMax {
-		rulesCache.m[k] = r
+		rulesCache.m[k.String()] = r
 	}
 	rulesCache.Unlock()
 	return r
