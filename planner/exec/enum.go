@@ -3,6 +3,7 @@ package exec
 import (
 	"slices"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -59,10 +60,12 @@ func enumRefusal(p *plan.Plan) error {
 
 // readsEnum reports whether any table the plan reads has an enum column.
 func readsEnum(m *plan.Metadata) bool {
+	var last *catalog.Table // a plan of many instances repeats its tables
 	for _, inst := range m.Instances {
-		if inst.Table == nil {
+		if inst.Table == nil || inst.Table == last {
 			continue
 		}
+		last = inst.Table
 		for i := range inst.Table.Columns {
 			if inst.Table.Columns[i].Enum != nil {
 				return true
