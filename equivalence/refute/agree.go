@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -60,7 +61,8 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		}
 	}
 	opts = opts.withDefaults()
-	lits := collectLiteralsFor(s.Dialect, plans...)
+	s = generationSchema(s) // deferrable foreign keys hold in every committed state
+	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, plans...)...)
 	lits.alongForeignKeys(s)
 	read := readTables(plans...)
 	engine := exec.Options{Dialect: s.Dialect}
@@ -81,6 +83,14 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		}
 		g := gens[i%2]
 		db := g.instance(opts.Seed, i/2)
+		if g.cannot != "" {
+			for j := range steps {
+				if !done(j) {
+					steps[j].CannotExecute, steps[j].Reason = true, "cannot execute: constraints not modelled: "+g.cannot
+				}
+			}
+			break
+		}
 		rejected := (g.rules.noNulls || g.rules.nonEmpty) && g.rules.check(s, db) != "" || keep != nil && !keep(db)
 		live := false
 		for j := range steps {
@@ -131,13 +141,20 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 			if out.kind == same {
 				continue
 			}
+			if msg := legalCounterexample(s, db, opts.TrustForeignKeys); msg != "" {
+				slog.Debug("agree: a generated database breaks a constraint; not reported", "violation", msg)
+				continue
+			}
 			c := &comparer{ref: plans[j], cand: plans[j+1], opts: opts, engine: engine}
 			c.lite.Rows = true // shrink's candidates share rows
 			cdb := db
 			if keep == nil {
 				sctx, cancel := context.WithTimeout(ctx, max(opts.ShrinkBudget, 200*time.Millisecond))
-				cdb, out = shrink(sctx, s, c, cloneDB(db), out, all)
+				sdb, sout := shrink(sctx, s, c, cloneDB(db), out, all)
 				cancel()
+				if legalCounterexample(s, sdb, opts.TrustForeignKeys) == "" {
+					cdb, out = sdb, sout
+				}
 			}
 			steps[j].Counterexample = c.counterexample(s, cdb, out)
 			steps[j].Counterexample.ColumnOrderOnly = out.kind == permuted

@@ -1,6 +1,7 @@
 package refute
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -32,6 +33,12 @@ type generator struct {
 	// type the executor cannot hold.
 	empty   map[string]bool
 	noNulls bool
+	// rowRules holds the row rules of the tables that have any (see
+	// rules.go); cannot is set when evaluating them needed something the
+	// executor does not model: the search must stop, as its databases may
+	// not be ones the engine accepts.
+	rowRules map[string]*tableRules
+	cannot   string
 }
 
 // valuePools are what a generator draws values from. They depend on the
@@ -93,9 +100,21 @@ func newGenerators(s *catalog.Schema, lits *literals, rules ...constraints) []*g
 	for i, r := range rules {
 		g := &generator{s: s, order: neededTables(s, r), rules: r, trustFK: r.trustFK, noNulls: r.noNulls, valuePools: vp, empty: map[string]bool{}}
 		for _, t := range g.order {
-			if r.cannotHoldRows(s.Dialect, t) {
+			if tr := rulesFor(s, t); tr != nil {
+				if g.rowRules == nil {
+					g.rowRules = map[string]*tableRules{}
+				}
+				g.rowRules[t.Name] = tr
+				if tr.err != nil {
+					g.cannot = tr.err.Error()
+				}
+			}
+			if r.cannotHoldRows(s, t) {
 				g.empty[t.Name] = true
 			}
+		}
+		if why := unmodelledTables(s, g.order); why != "" {
+			g.cannot = why
 		}
 		gens[i] = g
 	}
@@ -378,7 +397,7 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		if m.maxRows > 3 && n > 3 && rng.IntN(2) == 0 {
 			n = rng.IntN(4)
 		}
-		if g.rules.mustHoldRows(g.s.Dialect, t) {
+		if g.rules.mustHoldRows(g.s, t) {
 			n = max(n, 1)
 		}
 		if n == 0 {
@@ -392,11 +411,25 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		}
 		pools := g.columnPools(t)
 		rows := rowBlock{buf: make([]exec.Value, n*len(t.Columns))}
+		tr := g.rowRules[t.Name]
+		var outs [][]exec.Value // tr's outputs of the kept rows
 		for range n {
 			for try := 0; try < 8; try++ {
 				row := rows.next(len(t.Columns))
 				ok := g.row(rng, m, t, pools, row, kept, db)
+				var out []exec.Value
+				if ok && tr != nil {
+					var err error
+					out, ok, err = tr.admit(context.Background(), row, kept, outs)
+					if err != nil {
+						g.cannot = err.Error()
+						return db
+					}
+				}
 				if ok && keysHold(t, kept, row, -1) {
+					if tr != nil {
+						outs = append(outs, out)
+					}
 					kept = append(kept, row)
 					rows.keep(len(row))
 					if selfRef {
@@ -408,10 +441,44 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		}
 		db[t.Name] = kept
 	}
-	if g.trustFK {
-		repairFKs(g.s, db)
+	// Rows were admitted against the rules as drawn; only a repaired
+	// reference (set to NULL, or its row dropped) can break one since.
+	if g.trustFK && repairFKs(g.s, db) && g.rowRules != nil {
+		g.legalize(db)
 	}
 	return db
+}
+
+// legalize drops the rows that break a row rule after the foreign keys
+// were repaired (a reference set to NULL can break a CHECK, and a key
+// checked before its row was admitted can collide with a unique index),
+// repairing references again until nothing changes.
+func (g *generator) legalize(db exec.Database) {
+	for changed := true; changed; {
+		changed = false
+		for name, tr := range g.rowRules {
+			rows := db[name]
+			if len(rows) == 0 || tr.validate(context.Background(), rows) == "" {
+				continue
+			}
+			var kept, outs [][]exec.Value
+			for _, row := range rows {
+				row = append([]exec.Value(nil), row...)
+				out, ok, err := tr.admit(context.Background(), row, kept, outs)
+				if err != nil {
+					g.cannot = err.Error()
+				}
+				if ok && err == nil {
+					kept, outs = append(kept, row), append(outs, out)
+				}
+			}
+			db[name] = kept
+			changed = true
+		}
+		if changed && g.trustFK {
+			repairFKs(g.s, db)
+		}
+	}
 }
 
 // rowBlock hands out the rows of one table of an instance from one
@@ -436,6 +503,10 @@ func (b *rowBlock) keep(n int) { b.buf = b.buf[n:] }
 func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, pools []colPools, row []exec.Value, prev [][]exec.Value, db exec.Database) bool {
 	for i := range t.Columns {
 		c := &t.Columns[i]
+		if c.Generated != "" {
+			row[i] = exec.Null // computed once the row is drawn (see tableRules.complete)
+			continue
+		}
 		row[i] = g.value(rng, m, c, &pools[i], i, prev)
 		if row[i].IsNull() && c.NotNull {
 			return false
@@ -496,6 +567,9 @@ func (g *generator) value(rng *rand.Rand, m mode, c *catalog.Column, pools *colP
 			return v
 		}
 	}
+	if c.Enum != nil {
+		return g.enumValue(rng, m, c, pools)
+	}
 	if ex := pools.exact; len(ex) > 0 && rng.Float64() < m.pLit/2 {
 		return ex[rng.IntN(len(ex))]
 	}
@@ -516,6 +590,38 @@ func (g *generator) value(rng *rand.Rand, m mode, c *catalog.Column, pools *colP
 		return pool[rng.IntN(len(pool))]
 	}
 	return exec.Null
+}
+
+// enumValue draws a label of an enum column: a literal of the queries
+// that is a label, or any label. Nothing else is a value of the type.
+func (g *generator) enumValue(rng *rand.Rand, m mode, c *catalog.Column, pools *colPools) exec.Value {
+	if len(c.Enum) == 0 {
+		return exec.Null
+	}
+	if ex := pools.exact; len(ex) > 0 && rng.Float64() < m.pLit/2 {
+		if v := ex[rng.IntN(len(ex))]; isLabel(c, v) {
+			return v
+		}
+	}
+	if lits := pools.lits; len(lits) > 0 && rng.Float64() < m.pLit {
+		if v := lits[rng.IntN(len(lits))]; isLabel(c, v) {
+			return v
+		}
+	}
+	return exec.Text(c.Enum[rng.IntN(len(c.Enum))])
+}
+
+// isLabel reports whether v is one of c's enum labels.
+func isLabel(c *catalog.Column, v exec.Value) bool {
+	if v.K != exec.KText {
+		return false
+	}
+	for _, l := range c.Enum {
+		if l == v.S {
+			return true
+		}
+	}
+	return false
 }
 
 // colPools are one column's value pools: the queries' literals compared
@@ -667,8 +773,8 @@ func fkHolds(db exec.Database, fk catalog.ForeignKey, row []exec.Value) bool {
 // repairFKs restores referential integrity after rows were dropped or
 // generated out of order (reference cycles): a dangling reference
 // becomes NULL where its columns allow, else its row is dropped, until
-// nothing changes.
-func repairFKs(s *catalog.Schema, db exec.Database) {
+// nothing changes. It reports whether it changed anything.
+func repairFKs(s *catalog.Schema, db exec.Database) (repaired bool) {
 	for changed := true; changed; {
 		changed = false
 		for _, t := range s.Tables {
@@ -683,7 +789,7 @@ func repairFKs(s *catalog.Schema, db exec.Database) {
 					if fkHolds(db, fk, row) {
 						continue
 					}
-					changed = true
+					changed, repaired = true, true
 					nullable := true
 					for _, c := range fk.Columns {
 						nullable = nullable && !t.Columns[c].NotNull
@@ -704,6 +810,7 @@ func repairFKs(s *catalog.Schema, db exec.Database) {
 			db[t.Name] = kept
 		}
 	}
+	return repaired
 }
 
 // constraints are the facts every database of a search satisfies: the
@@ -717,19 +824,27 @@ type constraints struct {
 }
 
 // mustHoldRows reports whether nonEmpty applies to t.
-func (k constraints) mustHoldRows(d catalog.Dialect, t *catalog.Table) bool {
-	return k.nonEmpty && (k.read == nil || k.read[t.Name]) && !k.cannotHoldRows(d, t)
+func (k constraints) mustHoldRows(s *catalog.Schema, t *catalog.Table) bool {
+	return k.nonEmpty && (k.read == nil || k.read[t.Name]) && !k.cannotHoldRows(s, t)
 }
 
 // cannotHoldRows reports whether no row of t can be generated: a column
 // of a type the executor does not model can only be NULL, which a NOT
 // NULL column forbids. (noNulls leaves such columns NULL: they are not
-// values the search chooses.)
-func (k constraints) cannotHoldRows(d catalog.Dialect, t *catalog.Table) bool {
+// values the search chooses.) Nor can a partitioned table (its rows are
+// its partitions'), a table with a CHECK no row satisfies, one whose
+// rules are not modelled, or one with a NOT NULL enum of no labels.
+func (k constraints) cannotHoldRows(s *catalog.Schema, t *catalog.Table) bool {
 	for _, c := range t.Columns {
-		if !executable(d, c) && c.NotNull {
+		if !executable(s.Dialect, c) && c.NotNull && c.Generated == "" {
 			return true
 		}
+		if c.Enum != nil && len(c.Enum) == 0 && c.NotNull {
+			return true
+		}
+	}
+	if r := rulesFor(s, t); r != nil && (r.partitioned || r.alwaysEmpty || r.err != nil) {
+		return true
 	}
 	return false
 }
@@ -750,7 +865,7 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 			continue
 		}
 		rows := db[t.Name]
-		if len(rows) == 0 && k.mustHoldRows(s.Dialect, t) {
+		if len(rows) == 0 && k.mustHoldRows(s, t) {
 			return t.Name + " is empty"
 		}
 		if len(rows) == 0 {
@@ -766,7 +881,8 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 		for j, row := range rows {
 			for i, c := range t.Columns {
 				if row[i].IsNull() {
-					if c.NotNull || (k.noNulls && executable(s.Dialect, c)) {
+					// A generated column's NULL is computed, not chosen.
+					if c.NotNull || (k.noNulls && executable(s.Dialect, c) && c.Generated == "") {
 						return t.Name + "." + c.Name + " is NULL"
 					}
 					continue
@@ -784,6 +900,11 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 						return t.Name + ": dangling reference to " + fk.RefTable
 					}
 				}
+			}
+		}
+		if r := rulesFor(s, t); r != nil {
+			if msg := r.validate(context.Background(), rows); msg != "" {
+				return msg
 			}
 		}
 	}

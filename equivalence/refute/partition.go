@@ -79,6 +79,7 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 		return Partition{}, errors.New("refute: partition: schema is required")
 	}
 	opts = opts.withDefaults()
+	s = generationSchema(s) // deferrable foreign keys hold in every committed state
 	part := Partition{CannotExecute: map[int]string{}, Stats: make([]PlanStats, len(plans)),
 		Agree: make([][]int, len(plans)), Compared: make([][]int, len(plans))}
 	for i := range plans {
@@ -107,13 +108,22 @@ func PartitionPlans(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, 
 	if opts.NonEmpty {
 		rules.read = readTables(nonNil...)
 	}
-	g := newGenerator(s, rules, collectLiteralsFor(s.Dialect, nonNil...))
+	g := newGenerator(s, rules, collectLiteralsFor(s.Dialect, withRulePlans(s, nonNil...)...))
 	classes := dropCannot(byArity(plans, live), part.CannotExecute)
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 	results := make([]*exec.Result, len(plans))
 	for inst := 0; inst < opts.MaxInstances && sctx.Err() == nil && (inst < minAgreementInstances || !allSingletons(classes)); inst++ {
 		db := g.instance(opts.Seed, inst)
+		if g.cannot != "" {
+			// The databases may not be ones the engine accepts: no split
+			// on them can be trusted.
+			for _, i := range live {
+				part.CannotExecute[i] = "constraints not modelled: " + g.cannot
+			}
+			classes = nil
+			break
+		}
 		if rules.check(s, db) != "" {
 			continue // repairing a reference broke an assumption of opts
 		}
@@ -331,6 +341,7 @@ func mergeSorted(a, b []int) []int {
 // skipped one).
 func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Plan, opts Options) *Counterexample {
 	opts = opts.withDefaults()
+	s = generationSchema(s)
 	c := &comparer{ref: a, cand: b, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	for _, db := range p.Splits {
 		out, err := c.run(ctx, db)
@@ -338,9 +349,15 @@ func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Pl
 			return nil
 		}
 		if out.kind == differ {
+			if legalCounterexample(s, db, opts.TrustForeignKeys) != "" {
+				continue // never reported (see legalCounterexample)
+			}
 			sctx, cancel := context.WithTimeout(ctx, opts.ShrinkBudget)
-			db, out = shrink(sctx, s, c, db, out, opts.constraints())
+			sdb, sout := shrink(sctx, s, c, cloneDB(db), out, opts.constraints())
 			cancel()
+			if legalCounterexample(s, sdb, opts.TrustForeignKeys) == "" {
+				db, out = sdb, sout
+			}
 			ce := c.counterexample(s, db, out)
 			ce.Needs = needs(s, ce.Database, readTables(a, b))
 			return ce

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -105,6 +106,11 @@ type Result struct {
 	CannotExecute bool
 	// Reason says why nothing was found, when Found is false.
 	Reason string
+	// Illegal counts databases on which the plans differed but that
+	// broke a constraint of the schema when checked before reporting
+	// (see legalCounterexample): never reported. Nonzero means the
+	// generator let one through, which is a bug.
+	Illegal int
 	// Cut is true when the budget ended the search before its instance
 	// count did: on an idle machine it would have tried more databases.
 	Cut bool
@@ -151,7 +157,8 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		return Result{}, errors.New("refute: schema and both plans are required")
 	}
 	opts = opts.withDefaults()
-	lits := collectLiteralsFor(s.Dialect, ref, cand)
+	s = generationSchema(s) // deferrable foreign keys hold in every committed state
+	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, ref, cand)...)
 	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)
 	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
@@ -172,6 +179,13 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		return res, nil
 	}
 	gens := newGenerators(s, lits, tiers...)
+	if why := unmodelledTables(s, gens[len(gens)-1].order); why != "" {
+		// The engine's constraints on a table the search fills cannot
+		// be kept: no database it writes could be trusted.
+		res.CannotExecute, res.Reason = true, "cannot execute: "+why
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
 	for ti := range tiers {
 		// The first tier gets half the instances and half the budget:
 		// most differences show on typical data, and quickly.
@@ -196,7 +210,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		}
 		if h != nil {
 			res.FoundAfter = time.Since(start)
-			ce := c.minimize(ctx, s, h, all)
+			ce := c.minimize(ctx, s, h, all, &res)
 			if len(tiers) > 1 && !typicalTier {
 				ce.Needs = needs(s, ce.Database, read)
 			}
@@ -208,7 +222,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	}
 	if columnsOnly != nil {
 		res.FoundAfter = time.Since(start)
-		ce := c.minimize(ctx, s, columnsOnly, all)
+		ce := c.minimize(ctx, s, columnsOnly, all, &res)
 		ce.ColumnOrderOnly = true
 		return found(ce)
 	}
@@ -224,12 +238,30 @@ const permutedLookahead = 32
 // minimize shrinks h under the schema's constraints alone (the smallest
 // real counterexample, even when a typical one was found) within the
 // shrink budget, and returns its counterexample.
-func (c *comparer) minimize(ctx context.Context, s *catalog.Schema, h *hit, rules constraints) *Counterexample {
+func (c *comparer) minimize(ctx context.Context, s *catalog.Schema, h *hit, rules constraints, res *Result) *Counterexample {
 	shrinkCtx, cancel := context.WithTimeout(ctx, c.opts.ShrinkBudget)
 	defer cancel()
 	c.lite.Rows = true // the candidates share rows
-	db, out := shrink(shrinkCtx, s, c, h.db, h.out, rules)
-	return c.counterexample(s, db, out)
+	db, out := shrink(shrinkCtx, s, c, cloneDB(h.db), h.out, rules)
+	ce := c.counterexample(s, db, out)
+	if msg := legalCounterexample(s, ce.Database, c.opts.TrustForeignKeys); msg != "" {
+		// Every step keeps the constraints, so this is a bug in the
+		// shrinker: the database found, checked before, is reported
+		// instead.
+		res.Illegal++
+		slog.Debug("refute: minimized counterexample breaks a constraint; reporting it unminimized", "violation", msg)
+		ce = c.counterexample(s, h.db, h.out)
+	}
+	return ce
+}
+
+// legalCounterexample is the safety net under every reported database:
+// the first constraint of the schema the engine would enforce that db
+// breaks (NOT NULL, keys, foreign keys where trusted, declared widths,
+// CHECKs, unique indexes, partition bounds, generated values, enum
+// labels), or "" when it breaks none.
+func legalCounterexample(s *catalog.Schema, db exec.Database, trustFK bool) string {
+	return validate(s, db, trustFK)
 }
 
 // hit is a database on which the plans differ, before minimization.
@@ -248,6 +280,11 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 			return nil, nil
 		}
 		db := g.instance(c.opts.Seed, i)
+		if g.cannot != "" {
+			res.CannotExecute = true
+			res.Reason = "cannot execute: constraints not modelled: " + g.cannot
+			return nil, nil
+		}
 		// The generator keeps the declared constraints by construction;
 		// the assumptions of a typical tier need checking, as repairing
 		// a reference may set it NULL and a row may fail to generate.
@@ -275,8 +312,18 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 		case skip:
 			res.Skipped++
 		case differ:
+			if msg := legalCounterexample(s, db, c.opts.TrustForeignKeys); msg != "" {
+				res.Illegal++
+				slog.Debug("refute: a generated database breaks a constraint; not reported", "violation", msg)
+				continue
+			}
 			return &hit{db: db, out: out}, nil
 		case permuted:
+			if msg := legalCounterexample(s, db, c.opts.TrustForeignKeys); msg != "" {
+				res.Illegal++
+				slog.Debug("refute: a generated database breaks a constraint; not reported", "violation", msg)
+				continue
+			}
 			// A difference in column order only is kept in case no
 			// stronger one turns up; the search then looks a little
 			// further, not to its end: queries whose columns are permuted

@@ -24,6 +24,7 @@ func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Databas
 	defer stop()
 	runs := 0
 	try := func(cand exec.Database) bool {
+		regenerate(s, cand)
 		if rules.check(s, cand) != "" {
 			return false
 		}
@@ -46,7 +47,8 @@ func shrink(ctx context.Context, s *catalog.Schema, c *comparer, db exec.Databas
 		dead = deadColumns(c.ref, c.cand)
 	}
 	tryCell := func(t string, col int, cand exec.Database) bool {
-		if d := dead[t]; col >= len(d) || !d[col] {
+		// A dead column may feed a generated one that is read.
+		if d := dead[t]; col >= len(d) || !d[col] || hasGenerated(s.Table(t)) {
 			return try(cand)
 		}
 		if rules.check(s, cand) != "" {
@@ -83,11 +85,26 @@ func simplerValues(tables []*catalog.Table, noNulls bool) map[string][][]exec.Va
 	for _, t := range tables {
 		vs := make([][]exec.Value, len(t.Columns))
 		for i, c := range t.Columns {
-			vs[i] = simpler(c, noNulls)
+			if c.Generated == "" { // computed, never chosen
+				vs[i] = simpler(c, noNulls)
+			}
 		}
 		out[t.Name] = vs
 	}
 	return out
+}
+
+// hasGenerated reports whether t has a generated column.
+func hasGenerated(t *catalog.Table) bool {
+	if t == nil {
+		return false
+	}
+	for i := range t.Columns {
+		if t.Columns[i].Generated != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // skipDeadColumns lets minimization skip running candidates that change
@@ -238,6 +255,12 @@ func simpler(c catalog.Column, noNulls bool) []exec.Value {
 		out = append(out, exec.Null)
 	}
 	var vs []exec.Value
+	if c.Enum != nil { // only labels are values of the type
+		for _, l := range c.Enum[:min(2, len(c.Enum))] {
+			out = append(out, exec.Text(l))
+		}
+		return out
+	}
 	switch c.Type {
 	case catalog.Int:
 		vs = []exec.Value{exec.Int(0), exec.Int(1)}

@@ -10,7 +10,7 @@ import (
 )
 
 // inserts writes db as INSERT statements, referenced tables first, one
-// statement per non-empty table.
+// statement per non-empty table, leaving out generated columns.
 func inserts(s *catalog.Schema, db exec.Database, d catalog.Dialect) []string {
 	var out []string
 	for _, t := range tableOrder(s) {
@@ -18,15 +18,27 @@ func inserts(s *catalog.Schema, db exec.Database, d catalog.Dialect) []string {
 		if len(rows) == 0 {
 			continue
 		}
-		cols := make([]string, len(t.Columns))
-		for i, c := range t.Columns {
-			cols[i] = quoteIdent(c.Name)
+		// Generated columns are the engine's to compute: an INSERT that
+		// names one is refused.
+		var cols []string
+		for _, c := range t.Columns {
+			if c.Generated == "" {
+				cols = append(cols, quoteIdent(c.Name))
+			}
+		}
+		if len(cols) == 0 { // every column generated
+			for range rows {
+				out = append(out, "INSERT INTO "+quoteIdent(t.Name)+" DEFAULT VALUES;")
+			}
+			continue
 		}
 		tuples := make([]string, len(rows))
 		for i, row := range rows {
-			vals := make([]string, len(row))
+			vals := make([]string, 0, len(cols))
 			for j, v := range row {
-				vals[j] = literal(v, d)
+				if t.Columns[j].Generated == "" {
+					vals = append(vals, literal(v, d))
+				}
 			}
 			tuples[i] = "(" + strings.Join(vals, ", ") + ")"
 		}

@@ -65,12 +65,12 @@ func needs(s *catalog.Schema, db exec.Database, read map[string]bool) []string {
 			continue
 		}
 		rows := db[t.Name]
-		if len(rows) == 0 && read[t.Name] && !(constraints{}).cannotHoldRows(s.Dialect, t) {
+		if len(rows) == 0 && read[t.Name] && !(constraints{}).cannotHoldRows(s, t) {
 			empty = true
 		}
 		for _, row := range rows {
 			for i, v := range row {
-				nulls = nulls || (v.IsNull() && executable(s.Dialect, t.Columns[i]))
+				nulls = nulls || (v.IsNull() && executable(s.Dialect, t.Columns[i]) && t.Columns[i].Generated == "")
 			}
 			for _, fk := range t.ForeignKeys {
 				orphan = orphan || !fkHolds(db, fk, row)

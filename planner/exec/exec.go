@@ -45,6 +45,9 @@ func Execute(ctx context.Context, p *plan.Plan, db Database) (*Result, error) {
 
 // ExecuteWith runs p over db with the semantics opts select.
 func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (*Result, error) {
+	if err := enumRefusal(p); err != nil {
+		return nil, err
+	}
 	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root}
 	x.initBpchar()
 	r, err := x.node(p.Root, nil)
