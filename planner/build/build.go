@@ -121,6 +121,7 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if err != nil {
 		return nil, err
 	}
+	plan.AnnotateDomains(root.Root, root.Meta)
 	return root, nil
 }
 

@@ -278,6 +278,11 @@ type ColumnMeta struct {
 	Ordinal  int
 	// NotNull is the declared constraint of a base column.
 	NotNull bool
+	// Dom is what = compares on a computed column's values (the domain
+	// of the column it carries, or of the expression it is computed
+	// from; see AnnotateDomains); nil: the family Type alone. A table
+	// column's domain is its declaration's.
+	Dom *catalog.EqDomain
 }
 
 // TableInstance is one occurrence of a table in a query.
