@@ -248,6 +248,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 	} else {
 		s.looseEq = func(c plan.ColumnID) bool { return (&prover{a: p.b}).looseEq(c) }
 	}
+	s.domain = meta.Domain
 	ts, _, err := terms(s, preds, id, nil)
 	if err != nil || len(ts) == 0 {
 		return false

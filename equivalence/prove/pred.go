@@ -53,6 +53,10 @@ type space struct {
 	// of values (char(n) ignores trailing spaces, citext case): its
 	// comparisons stay opaque. nil: none is.
 	looseEq func(plan.ColumnID) bool
+	// domain gives a reference column's EqDomain (what = compares); nil:
+	// unknown. A comparison of anything read from a column under a
+	// nondeterministic collation stays opaque.
+	domain func(plan.ColumnID) catalog.EqDomain
 	// noDates leaves date arithmetic unfolded (SQLite has no date type).
 	noDates bool
 	// sqliteLike reads ILIKE as SQLite's LIKE, which folds ASCII case
@@ -406,8 +410,30 @@ func dateish(e *plan.Expr) bool {
 	return false
 }
 
-// loose says whether e compares a column whose equality is loose.
+// loose says whether e compares a column whose equality is loose, a
+// value computed from a column under a nondeterministic collation (whose
+// comparisons follow it), or intervals or json, whose = is not equality
+// of their text ('1 month' = '30 days'): two such equalities with
+// unequal constants are not a contradiction.
 func (s *space) loose(e *plan.Expr) bool {
+	for _, a := range e.Args {
+		if a.Typ == catalog.Interval || a.Typ == catalog.JSON {
+			return true
+		}
+		if s.domain != nil && s.col != nil {
+			tainted := false
+			plan.WalkDeep(a, func(x *plan.Expr) {
+				if !tainted && x.Kind == plan.ColRef {
+					if c, ok := s.col(x.Col); ok && s.domain(c).Nondeterministic {
+						tainted = true
+					}
+				}
+			})
+			if tainted {
+				return true
+			}
+		}
+	}
 	if s.looseEq == nil {
 		return false
 	}

@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/pgequiv/pgequiv/planner/catalog"
+import (
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
 
 // What = compares on a column or expression, and whether two values it
 // calls equal are the same value (catalog.IdentityEqual). Every rule that
@@ -157,4 +161,21 @@ func agree(t catalog.Type, ds []catalog.EqDomain) catalog.EqDomain {
 		return catalog.EqDomain{Type: t, Mod: -1}
 	}
 	return ds[0]
+}
+
+// KeyEq says a = b is one equivalence relation under which a key of
+// either side is unique, so that a key names at most one row through it:
+// values of one kind (catalog.EqualsAlike), compared under no
+// nondeterministic collation or under the same one on both sides. A
+// comparison under NOCASE against a column unique only byte for byte
+// meets both 'a' and 'A'.
+func (m *Metadata) KeyEq(a, b *Expr) bool {
+	if !catalog.EqualsAlike(a.Typ, b.Typ) {
+		return false
+	}
+	da, db := m.ExprDomain(a), m.ExprDomain(b)
+	if !da.Nondeterministic && !db.Nondeterministic {
+		return true
+	}
+	return da.Nondeterministic && db.Nondeterministic && da.Collation != "" && strings.EqualFold(da.Collation, db.Collation)
 }
