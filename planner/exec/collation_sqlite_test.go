@@ -75,7 +75,7 @@ func TestExecCollationSQLite(t *testing.T) {
 		{"SELECT name, count(*) FROM t GROUP BY name", false},
 		{"SELECT DISTINCT name FROM t", false},
 		{"SELECT name, count(*) FROM t WHERE id IN (1, 3, 5) GROUP BY name", true},
-		{"SELECT DISTINCT name FROM t WHERE id <> 2", true},
+		{"SELECT DISTINCT name FROM t WHERE id NOT IN (2, 4)", true},
 		{"SELECT name FROM t WHERE id IN (1, 3) UNION SELECT name FROM t WHERE id = 5", true},
 		{"SELECT name FROM t WHERE id IN (1, 4) INTERSECT SELECT name FROM t WHERE id IN (2, 3)", false},
 		{"SELECT DISTINCT lower(name) FROM t", true},
