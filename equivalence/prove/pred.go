@@ -412,12 +412,13 @@ func dateish(e *plan.Expr) bool {
 
 // loose says whether e compares a column whose equality is loose, a
 // value computed from a column under a nondeterministic collation (whose
-// comparisons follow it), or intervals or json, whose = is not equality
-// of their text ('1 month' = '30 days'): two such equalities with
-// unequal constants are not a contradiction.
+// comparisons follow it), or intervals or json with a constant: their =
+// is not equality of the constants' text ('1 month' = '30 days'), so two
+// such equalities with unequal constants are not a contradiction (= is
+// still an equivalence, so comparisons of variables alone stay).
 func (s *space) loose(e *plan.Expr) bool {
 	for _, a := range e.Args {
-		if a.Typ == catalog.Interval || a.Typ == catalog.JSON {
+		if (a.Typ == catalog.Interval || a.Typ == catalog.JSON) && hasConst(e) {
 			return true
 		}
 		if s.domain != nil && s.col != nil {
@@ -442,6 +443,19 @@ func (s *space) loose(e *plan.Expr) bool {
 			if c, ok := s.col(a.Col); ok && s.looseEq(c) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// hasConst says whether an argument of e is a literal, or a cast of one.
+func hasConst(e *plan.Expr) bool {
+	for _, a := range e.Args {
+		for a.Kind == plan.Cast && len(a.Args) == 1 {
+			a = a.Args[0]
+		}
+		if a.Kind == plan.Const {
+			return true
 		}
 	}
 	return false

@@ -26,7 +26,27 @@ type EqDomain struct {
 	Mixed bool
 }
 
-// ColumnDomain is c's EqDomain.
+// ColumnDomainIn is c's EqDomain in a table of dialect d. SQLite
+// stores by affinity: INTEGER and NUMERIC columns hold an integral value
+// as an integer and any other number as a REAL, alike whatever the
+// declared precision or scale, so both read as integers here (a number
+// one of them holds prints the same from the other); char(n) is not
+// padded, so it is text.
+func ColumnDomainIn(c *Column, d Dialect) EqDomain {
+	dom := ColumnDomain(c)
+	if d != SQLite {
+		return dom
+	}
+	switch {
+	case dom.Type == Int || dom.Type == Numeric:
+		dom.Type, dom.Base, dom.Mod = Int, "int", -1
+	case dom.Base == "char":
+		dom.Base, dom.Mod = "text", -1
+	}
+	return dom
+}
+
+// ColumnDomain is c's EqDomain under PostgreSQL's types.
 func ColumnDomain(c *Column) EqDomain {
 	d := EqDomain{Type: c.Type, Mod: -1, Collation: c.Collation, Nondeterministic: c.LooseCollation()}
 	base, args, hasArgs := strings.Cut(strings.ToLower(strings.TrimSpace(c.TypeSQL)), "(")

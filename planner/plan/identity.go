@@ -21,7 +21,7 @@ func (m *Metadata) Domain(c ColumnID) catalog.EqDomain {
 	meta := &m.Columns[c]
 	if meta.Instance >= 0 && meta.Instance < len(m.Instances) {
 		if t := m.Instances[meta.Instance].Table; t != nil && meta.Ordinal >= 0 && meta.Ordinal < len(t.Columns) {
-			return catalog.ColumnDomain(&t.Columns[meta.Ordinal])
+			return catalog.ColumnDomainIn(&t.Columns[meta.Ordinal], m.Dialect)
 		}
 	}
 	if meta.Dom != nil {
