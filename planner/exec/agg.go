@@ -65,7 +65,10 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 			if err != nil {
 				return nil, err
 			}
-			vals[len(gidx)+i] = untag(v)
+			if x.lite {
+				v = untag(v) // an aggregate's result is no column's
+			}
+			vals[len(gidx)+i] = v
 		}
 		out.rows = append(out.rows, vals)
 	}

@@ -118,6 +118,32 @@ func (x *executor) tagRows(t *catalog.Table, rows [][]Value) [][]Value {
 	return out
 }
 
+// exprColl is the collation of v, ex's text result: none in SQLite (an
+// expression is no column); in PostgreSQL the strongest of the columns
+// ex reads, as PostgreSQL derives an expression's collation from its
+// inputs'.
+func (x *executor) exprColl(ex *plan.Expr, v Value) Value {
+	if v.K != KText {
+		return v
+	}
+	v.Scale = collNone
+	if x.lite {
+		return v
+	}
+	plan.WalkDeep(ex, func(c *plan.Expr) {
+		if c.Kind != plan.ColRef || v.Scale == collPGNondet {
+			return
+		}
+		d := x.meta.Domain(c.Col)
+		if d.Nondeterministic {
+			v.Scale = collPGNondet
+		} else if tag, _ := columnCollation(&catalog.Column{Collation: d.Collation}, false); tag == collPGOrder {
+			v.Scale = collPGOrder
+		}
+	})
+	return v
+}
+
 // untag drops a text value's collation: an expression's result is no
 // column's.
 func untag(v Value) Value {

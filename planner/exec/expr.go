@@ -27,19 +27,19 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 	case plan.Op:
 		if x.coll {
 			v, err := x.op(ex, e)
-			return untag(v), err
+			return x.exprColl(ex, v), err
 		}
 		return x.op(ex, e)
 	case plan.Func:
 		if x.coll {
 			v, err := x.fn(ex, e)
-			return untag(v), err
+			return x.exprColl(ex, v), err
 		}
 		return x.fn(ex, e)
 	case plan.Case:
 		if x.coll {
 			v, err := x.caseExpr(ex, e)
-			return untag(v), err
+			return x.exprColl(ex, v), err
 		}
 		return x.caseExpr(ex, e)
 	case plan.Cast:
