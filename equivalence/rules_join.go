@@ -27,7 +27,7 @@ func semiJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 	lcols, rcols := l.OutColSet(), rt.OutColSet()
 	var keyCols plan.ColSet
 	for _, p := range n.Preds {
-		a, b, ok := plan.ColEquality(p)
+		a, b, ok := plan.ColEquality(p, r.p.Meta)
 		if !ok || !catalog.EqualsAlike(r.p.Meta.Col(a).Type, r.p.Meta.Col(b).Type) {
 			// (A number may equal two distinct text keys.)
 			return false
@@ -60,7 +60,7 @@ func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 	if n.Op != plan.OpJoin || n.Join != plan.InnerJoin || len(n.Inputs) < 2 {
 		return false
 	}
-	i, j, ok := selfJoinPair(n)
+	i, j, ok := selfJoinPair(n, r.p.Meta)
 	if !ok {
 		return false
 	}
@@ -68,7 +68,7 @@ func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 	sb, pb, _ := singleTable(n.Inputs[j])
 	var rest []*plan.Expr
 	for _, p := range n.Preds {
-		if a, b, ok := plan.ColEquality(p); ok {
+		if a, b, ok := plan.ColEquality(p, r.p.Meta); ok {
 			oa, ob := ordinalOf(sa, a), ordinalOf(sb, b)
 			if oa < 0 {
 				oa, ob = ordinalOf(sa, b), ordinalOf(sb, a)
@@ -106,7 +106,7 @@ func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 // (i, j) order. It indexes columns by input and so reads each predicate
 // once: a join of hundreds of instances of one table (CTE fan-out) would
 // otherwise cost inputs² × predicates.
-func selfJoinPair(n *plan.Node) (int, int, bool) {
+func selfJoinPair(n *plan.Node, m *plan.Metadata) (int, int, bool) {
 	scans := make([]*plan.Node, len(n.Inputs))
 	owner := map[plan.ColumnID]int{}
 	for i, in := range n.Inputs {
@@ -120,7 +120,7 @@ func selfJoinPair(n *plan.Node) (int, int, bool) {
 	type pair struct{ i, j int }
 	equated := map[pair]map[int]bool{}
 	for _, p := range n.Preds {
-		a, b, ok := plan.ColEquality(p)
+		a, b, ok := plan.ColEquality(p, m)
 		if !ok {
 			continue
 		}
@@ -199,7 +199,7 @@ func fkJoinElimination(r *ruleCtx, slot **plan.Node) bool {
 				var rest []*plan.Expr
 				for _, p := range n.Preds {
 					matched := false
-					if a, b, ok := plan.ColEquality(p); ok {
+					if a, b, ok := plan.ColEquality(p, r.p.Meta); ok {
 						for k := range fk.Columns {
 							ca, pb := child.Cols[fk.Columns[k]], parent.Cols[fk.RefColumns[k]]
 							alike := catalog.EqualsAlike(child.Table.Columns[fk.Columns[k]].Type, parent.Table.Columns[fk.RefColumns[k]].Type)

@@ -112,12 +112,13 @@ func orderLimitToMax(r *ruleCtx, slot **plan.Node) bool {
 	}
 	cm := *r.p.Meta.Col(c)
 	typ := cm.Type
-	id := r.p.Meta.AddColumn(plan.ColumnMeta{Name: name, Type: typ, Instance: -1, Ordinal: -1})
+	dom := r.p.Meta.Domain(c)
+	id := r.p.Meta.AddColumn(plan.ColumnMeta{Name: name, Type: typ, Instance: -1, Ordinal: -1, Dom: &dom})
 	// The projection's output gets a fresh id: keeping c while defining it
 	// as #id, with id := max(#c) reading x's c, would make c its own
 	// definition (a cycle every renderer recurses on forever). Readers of
 	// the projection's c above n move to the new id.
-	out := r.p.Meta.AddColumn(plan.ColumnMeta{Name: cm.Name, Type: typ, Instance: -1, Ordinal: -1})
+	out := r.p.Meta.AddColumn(plan.ColumnMeta{Name: cm.Name, Type: typ, Instance: -1, Ordinal: -1, Dom: &dom})
 	plan.ReplaceColsOutside(r.p.Root, n, map[plan.ColumnID]*plan.Expr{c: plan.NewCol(out, typ)})
 	agg := &plan.Node{Op: plan.OpAggregate, Inputs: []*plan.Node{x}, Aggs: []plan.ProjItem{{ID: id, Expr: &plan.Expr{Kind: plan.Agg, Name: name, Typ: typ, Args: []*plan.Expr{plan.NewCol(c, typ)}, Pos: -1}}}}
 	n.Inputs[0] = agg

@@ -1,7 +1,6 @@
 package prove
 
 import (
-	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -67,7 +66,7 @@ func aggPushSide(n, R, S *plan.Node, preds []*plan.Expr, m *plan.Metadata) *plan
 				if sc.Has(x) && rc.Has(y) {
 					x, y = y, x
 				}
-				if !rc.Has(x) || !sc.Has(y) || !catalog.EqualsAlike(c.Args[0].Typ, c.Args[1].Typ) {
+				if !rc.Has(x) || !sc.Has(y) || !m.KeyEq(c.Args[0], c.Args[1]) {
 					// (Across types, values unequal to each other, '1' and
 					// '1.0' in SQLite text, may both equal one value.)
 					return nil
@@ -160,7 +159,7 @@ func derivedKeyEquated(sub, outer *block, m *plan.Metadata) bool {
 				continue
 			}
 			oc := other.Cols()
-			if catalog.EqualsAlike(other.Typ, x.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
+			if m.KeyEq(other, x) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
 				pinned.Add(x.Col)
 			}
 		}

@@ -3,6 +3,7 @@ package prove
 import (
 	"slices"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -310,8 +311,18 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		if err != nil {
 			return false, nil
 		}
-		ok, err := c.sameValue(hyps, xa, xb)
-		if !ok && err == nil {
+		// Where = between the two is not identity (timestamp against
+		// timestamptz, intervals, unconstrained numerics, a collation),
+		// an equality among the hypotheses may hold between values that
+		// print or compute differently: only the expressions themselves
+		// may show the outputs the same.
+		ident := catalog.IdentityEqual(p.a.Meta.ExprDomain(ea), p.b.Meta.ExprDomain(eb))
+		h := hyps
+		if !ident {
+			h = nil
+		}
+		ok, err := c.sameValue(h, xa, xb)
+		if !ok && err == nil && ident {
 			if facts == nil {
 				facts = p.leafFactTerms(s, ba, bb)
 			}

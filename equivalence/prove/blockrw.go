@@ -44,10 +44,10 @@ func (p *prover) dedupToSemi(blk *block, root *plan.Node, m *plan.Metadata) {
 		var pins, rest []*plan.Expr
 		same := map[plan.ColumnID]*plan.Expr{} // a column equal to an outer column in every kept row
 		for _, e := range blk.preds {
-			if c, other, ok := pinOf(e, own, others); ok {
+			if c, other, ok := pinOf(e, own, others, m); ok {
 				pinned.Add(c)
 				pins = append(pins, e)
-				if other.Kind == plan.ColRef && other.Typ == m.Col(c).Type && !loose(m, c) && !loose(m, other.Col) {
+				if other.Kind == plan.ColRef && other.Typ == m.Col(c).Type && !loose(m, c) && !loose(m, other.Col) && m.ColIdentityEq(c, other.Col) {
 					same[c] = other
 				}
 				continue
@@ -105,15 +105,17 @@ func (p *prover) dedupToSemi(blk *block, root *plan.Node, m *plan.Metadata) {
 }
 
 // pinOf says whether e equates a column of own with an expression over
-// others, and which column and expression.
-func pinOf(e *plan.Expr, own, others plan.ColSet) (plan.ColumnID, *plan.Expr, bool) {
+// others, and which column and expression. The equality must be
+// identity (Metadata.IdentityEq): the deduplicated leaf's one matching
+// row then holds exactly the outer values.
+func pinOf(e *plan.Expr, own, others plan.ColSet, m *plan.Metadata) (plan.ColumnID, *plan.Expr, bool) {
 	if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.HasSubquery() {
 		return 0, nil, false
 	}
 	for k, x := range e.Args {
 		other := e.Args[1-k]
 		oc := other.Cols()
-		if x.Kind == plan.ColRef && own.Has(x.Col) && !oc.Empty() && oc.SubsetOf(others) && catalog.EqualsAlike(x.Typ, other.Typ) {
+		if x.Kind == plan.ColRef && own.Has(x.Col) && !oc.Empty() && oc.SubsetOf(others) && catalog.EqualsAlike(x.Typ, other.Typ) && m.IdentityEq(x, other) {
 			return x.Col, other, true
 		}
 	}

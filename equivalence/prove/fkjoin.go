@@ -55,7 +55,7 @@ func (p *prover) dropFKLeaf(blk *block, i int, m *plan.Metadata, nulls plan.ColS
 			continue
 		}
 		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.Args[0].Kind != plan.ColRef || e.Args[1].Kind != plan.ColRef ||
-			!catalog.EqualsAlike(e.Args[0].Typ, e.Args[1].Typ) {
+			!m.KeyEq(e.Args[0], e.Args[1]) {
 			// (A number may equal two distinct text keys of the parent.)
 			return false
 		}
@@ -162,7 +162,7 @@ func (p *prover) semiToJoin(blk *block, m *plan.Metadata) {
 	var keep []*semi
 	for _, s := range blk.semis {
 		scan := len(s.blk.leaves) == 1 && s.blk.leaves[0].Op == plan.OpScan && s.blk.leaves[0].Table != nil
-		if !s.anti && len(s.blk.leaves) == 1 && ((scan && keyEquated(s.blk, blk)) || (!scan && derivedKeyEquated(s.blk, blk, m))) {
+		if !s.anti && len(s.blk.leaves) == 1 && ((scan && keyEquated(s.blk, blk, m)) || (!scan && derivedKeyEquated(s.blk, blk, m))) {
 			blk.leaves = append(blk.leaves, s.blk.leaves[0])
 			blk.preds = append(blk.preds, s.blk.preds...)
 			for _, n := range s.blk.semis {
@@ -183,7 +183,7 @@ func (p *prover) semiToJoin(blk *block, m *plan.Metadata) {
 
 // keyEquated says whether sub's conjuncts equate every column of a key of
 // its one scanned table with an expression over outer's leaves.
-func keyEquated(sub, outer *block) bool {
+func keyEquated(sub, outer *block, m *plan.Metadata) bool {
 	l := sub.leaves[0]
 	ord := map[plan.ColumnID]int{}
 	for k, c := range l.Cols {
@@ -208,7 +208,7 @@ func keyEquated(sub, outer *block) bool {
 				continue
 			}
 			oc := other.Cols()
-			if catalog.EqualsAlike(x.Typ, other.Typ) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
+			if m.KeyEq(x, other) && (other.Kind == plan.Const || (!oc.Empty() && oc.SubsetOf(outerCols))) {
 				pinned[o] = true
 			}
 		}

@@ -53,6 +53,10 @@ type space struct {
 	// of values (char(n) ignores trailing spaces, citext case): its
 	// comparisons stay opaque. nil: none is.
 	looseEq func(plan.ColumnID) bool
+	// domain gives a reference column's EqDomain (what = compares); nil:
+	// unknown. A comparison of anything read from a column under a
+	// nondeterministic collation stays opaque.
+	domain func(plan.ColumnID) catalog.EqDomain
 	// noDates leaves date arithmetic unfolded (SQLite has no date type).
 	noDates bool
 	// sqliteLike reads ILIKE as SQLite's LIKE, which folds ASCII case
@@ -406,8 +410,31 @@ func dateish(e *plan.Expr) bool {
 	return false
 }
 
-// loose says whether e compares a column whose equality is loose.
+// loose says whether e compares a column whose equality is loose, a
+// value computed from a column under a nondeterministic collation (whose
+// comparisons follow it), or intervals or json with a constant: their =
+// is not equality of the constants' text ('1 month' = '30 days'), so two
+// such equalities with unequal constants are not a contradiction (= is
+// still an equivalence, so comparisons of variables alone stay).
 func (s *space) loose(e *plan.Expr) bool {
+	for _, a := range e.Args {
+		if (a.Typ == catalog.Interval || a.Typ == catalog.JSON) && hasConst(e) {
+			return true
+		}
+		if s.domain != nil && s.col != nil {
+			tainted := false
+			plan.WalkDeep(a, func(x *plan.Expr) {
+				if !tainted && x.Kind == plan.ColRef {
+					if c, ok := s.col(x.Col); ok && s.domain(c).Nondeterministic {
+						tainted = true
+					}
+				}
+			})
+			if tainted {
+				return true
+			}
+		}
+	}
 	if s.looseEq == nil {
 		return false
 	}
@@ -416,6 +443,19 @@ func (s *space) loose(e *plan.Expr) bool {
 			if c, ok := s.col(a.Col); ok && s.looseEq(c) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// hasConst says whether an argument of e is a literal, or a cast of one.
+func hasConst(e *plan.Expr) bool {
+	for _, a := range e.Args {
+		for a.Kind == plan.Cast && len(a.Args) == 1 {
+			a = a.Args[0]
+		}
+		if a.Kind == plan.Const {
+			return true
 		}
 	}
 	return false

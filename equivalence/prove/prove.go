@@ -351,8 +351,12 @@ func hasSetOp(n *plan.Node) bool {
 }
 
 // looseEq says whether = on reference column c is looser than equality of
-// values: char(n) ignores trailing spaces, citext case.
+// values: char(n) ignores trailing spaces, citext case, a collation
+// (declared or nondeterministic) may ignore case or order otherwise.
 func (p *prover) looseEq(c plan.ColumnID) bool {
+	if d := p.a.Meta.Domain(c); d.Nondeterministic || d.Collation != "" {
+		return true
+	}
 	meta := p.a.Meta.Col(c)
 	if meta.Instance < 0 || meta.Instance >= len(p.a.Meta.Instances) {
 		return false
@@ -378,6 +382,7 @@ func (p *prover) newSpace() *space {
 	s := newSpace(p.colA, p.nullable)
 	s.declared = func(c plan.ColumnID) string { return declaredType(p.a.Meta, c) }
 	s.looseEq = p.looseEq
+	s.domain = p.a.Meta.Domain
 	s.noDates = p.opts.SQLite
 	s.sqliteLike = p.opts.SQLite
 	return s

@@ -31,6 +31,7 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 		groups[order[0]] = in.rows
 	}
 	key := make([]Value, len(gidx))
+	reps := map[string]string{}
 	for _, row := range in.rows {
 		if len(gidx) == 0 {
 			break
@@ -39,6 +40,12 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 			key[i] = row[j]
 		}
 		k := rowKey(key)
+		if x.coll {
+			var err error
+			if k, err = looseRowKey(key, reps); err != nil {
+				return nil, err
+			}
+		}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -57,6 +64,9 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 			v, err := x.aggCall(a.Expr, in, rows, outer)
 			if err != nil {
 				return nil, err
+			}
+			if x.lite {
+				v = untag(v) // an aggregate's result is no column's
 			}
 			vals[len(gidx)+i] = v
 		}
@@ -103,6 +113,9 @@ func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (V
 		}
 		if v.IsNull() {
 			continue
+		}
+		if x.coll && v.K == KText && v.Scale == collPGNondet {
+			return Null, cannot("aggregate over values of a nondeterministic collation")
 		}
 		if a.Distinct {
 			if seen[v.Key()] {
@@ -163,19 +176,24 @@ func reduce(name string, vals []Value) (Value, error) {
 			return Null, nil
 		}
 		best := vals[0]
+		tie := false // best ties a different spelling (collation.go)
 		for _, v := range vals[1:] {
 			c, err := Compare(v, best)
 			if err != nil {
 				return Null, err
 			}
+			tie = tie || collTie(c, v, best)
 			if name == "any_value" && c != 0 {
 				// The planner only introduces any_value where the value is
 				// determined; differing values mean an arbitrary choice.
 				return Null, cannot("any_value over differing values")
 			}
 			if (name == "max" && c > 0) || (name == "min" && c < 0) {
-				best = v
+				best, tie = v, false
 			}
+		}
+		if tie {
+			return Null, cannot("min/max tie between values equal only under their collation")
 		}
 		return best, nil
 	case "bit_and", "bit_or", "bit_xor":

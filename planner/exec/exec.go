@@ -50,6 +50,9 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	}
 	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root}
 	x.initBpchar()
+	if err := x.initCollations(); err != nil {
+		return nil, err
+	}
 	r, err := x.node(p.Root, nil)
 	if err != nil {
 		return nil, err
@@ -89,6 +92,9 @@ type executor struct {
 	bp       bool
 	bpWidths [][]int // per table instance, nil where no char(n)
 	bpCol    map[plan.ColumnID]int
+	// coll is true when the plan reads a column whose collation matters
+	// (see collation.go): its text values carry their collation.
+	coll bool
 	// buf is the unused rest of the block newRow carves rows from;
 	// block is that block's size.
 	buf   []Value
@@ -264,6 +270,14 @@ func (x *executor) node(n *plan.Node, outer *env) (*rel, error) {
 }
 
 func (x *executor) scan(n *plan.Node) (*rel, error) {
+	r, err := x.scanRows(n)
+	if err == nil && x.coll {
+		r.rows = x.tagRows(n.Table, r.rows)
+	}
+	return r, err
+}
+
+func (x *executor) scanRows(n *plan.Node) (*rel, error) {
 	if n.Table == nil {
 		return nil, cannot("scan without a table")
 	}
@@ -422,8 +436,14 @@ func (x *executor) distinct(n *plan.Node, outer *env) (*rel, error) {
 	}
 	out := x.newRelLike(in)
 	seen := map[string]bool{}
+	reps := map[string]string{}
 	for i, row := range in.rows {
 		k := rowKey(row)
+		if x.coll {
+			if k, err = looseRowKey(row, reps); err != nil {
+				return nil, err
+			}
+		}
 		if seen[k] {
 			continue
 		}

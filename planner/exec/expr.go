@@ -25,15 +25,33 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 		}
 		return Parse(ex.Typ, ex.Value)
 	case plan.Op:
+		if x.coll {
+			v, err := x.op(ex, e)
+			return x.exprColl(ex, v), err
+		}
 		return x.op(ex, e)
 	case plan.Func:
+		if x.coll {
+			v, err := x.fn(ex, e)
+			return x.exprColl(ex, v), err
+		}
 		return x.fn(ex, e)
 	case plan.Case:
+		if x.coll {
+			v, err := x.caseExpr(ex, e)
+			return x.exprColl(ex, v), err
+		}
 		return x.caseExpr(ex, e)
 	case plan.Cast:
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil {
 			return Null, err
+		}
+		if x.coll && v.K == KText && ex.Typ == catalog.Text && ex.Value == "" && !v.B {
+			// A cast keeps a column's collation (SQLite reads CAST(c AS
+			// TEXT) as the column c; PostgreSQL keeps the collation of a
+			// text value cast to text).
+			return v, nil
 		}
 		if ex.Value != "" {
 			return castModified(v, ex.Typ, ex.Value)
@@ -121,6 +139,11 @@ func boolVal(v Value) (b, null bool, err error) {
 func (x *executor) cmpOp(name string, a, b Value) (Value, error) {
 	if a.IsNull() || b.IsNull() {
 		return Null, nil
+	}
+	if x.coll && (name == plan.OpEq || name == plan.OpNe) && a.K == KText && b.K == KText && !a.B && !b.B &&
+		(a.Scale == collPGOrder || b.Scale == collPGOrder) && a.Scale != collPGNondet && b.Scale != collPGNondet {
+		// A deterministic collation's = is byte equality.
+		return Bool((a.S == b.S) == (name == plan.OpEq)), nil
 	}
 	c, err := x.compare(a, b)
 	if err != nil {
@@ -316,6 +339,11 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 // inList: a IN (x, y) is a = x OR a = y in three-valued logic; NOT IN is
 // its negation.
 func (x *executor) inList(ex *plan.Expr, e *env) (Value, error) {
+	if x.coll && x.lite {
+		if err := x.inListColl(ex, e); err != nil {
+			return Null, err
+		}
+	}
 	terms := make([]*plan.Expr, 0, len(ex.Args)-1)
 	for _, it := range ex.Args[1:] {
 		terms = append(terms, plan.NewOp(plan.OpEq, catalog.Bool, ex.Args[0], it))

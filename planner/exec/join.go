@@ -205,6 +205,11 @@ func (x *executor) setOp(n *plan.Node, outer *env) (*rel, error) {
 			acc = rows
 			continue
 		}
+		if x.coll {
+			if err := setOpColl(acc, rows, n.All, n.Set); err != nil {
+				return nil, err
+			}
+		}
 		acc = combine(n.Set, n.All, acc, rows)
 	}
 	out := x.newRel(n.Cols)

@@ -367,6 +367,9 @@ func liteCompare(a, b Value) (int, error) {
 		return cmpInt(int64(ca), int64(cb)), nil
 	}
 	if ca == 2 {
+		if c, ok, err := compareColl(a, b); ok {
+			return c, err
+		}
 		return strings.Compare(a.S, b.S), nil
 	}
 	if a.K == KInt && b.K == KInt {

@@ -134,17 +134,22 @@ func liteReduce(name string, vals []Value) (Value, error) {
 			return Null, nil
 		}
 		best := vals[0]
+		tie := false // best ties a different spelling (collation.go)
 		for _, v := range vals[1:] {
 			c, err := liteCompare(v, best)
 			if err != nil {
 				return Null, err
 			}
+			tie = tie || collTie(c, v, best)
 			if name == "any_value" && c != 0 {
 				return Null, cannot("any_value over differing values")
 			}
 			if (name == "max" && c > 0) || (name == "min" && c < 0) {
-				best = v
+				best, tie = v, false
 			}
+		}
+		if tie {
+			return Null, cannot("min/max tie between values equal only under their collation")
 		}
 		return best, nil
 	}

@@ -238,6 +238,9 @@ func Compare(a, b Value) (int, error) {
 	case a.K != b.K:
 		return 0, cannot("comparison of %s with %s", kindName(a.K), kindName(b.K))
 	case a.K == KText:
+		if c, ok, err := compareColl(a, b); ok {
+			return c, err
+		}
 		if a.B || b.B {
 			return compareBpchar(a, b)
 		}
@@ -308,6 +311,9 @@ func (v Value) Key() string {
 	case KText:
 		if v.B {
 			return "t" + stripBlanks(v.S)
+		}
+		if v.Scale == collNocase || v.Scale == collRtrim {
+			return "t" + collKey(v.S, v.Scale)
 		}
 		return "t" + v.S
 	case KBool:

@@ -177,6 +177,7 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 	// Partition rows by key, keeping first-appearance order.
 	var order []string
 	parts := map[string][]int{}
+	reps := map[string]string{}
 	for i, row := range in.rows {
 		e := &env{r: in, row: row, outer: outer}
 		key := make([]Value, len(w.Partition))
@@ -188,6 +189,12 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 			key[j] = v
 		}
 		k := rowKey(key)
+		if x.coll {
+			var err error
+			if k, err = looseRowKey(key, reps); err != nil {
+				return err
+			}
+		}
 		if _, ok := parts[k]; !ok {
 			order = append(order, k)
 		}

@@ -393,7 +393,8 @@ func reduceGroupBy(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
 	c := n.GroupBy[best]
 	n.GroupBy = append(n.GroupBy[:best:best], n.GroupBy[best+1:]...)
 	m := z.p.Meta.Col(c)
-	id := z.p.Meta.AddColumn(plan.ColumnMeta{Name: m.Name, Type: m.Type, Instance: -1, Ordinal: -1})
+	dom := z.p.Meta.Domain(c)
+	id := z.p.Meta.AddColumn(plan.ColumnMeta{Name: m.Name, Type: m.Type, Instance: -1, Ordinal: -1, Dom: &dom})
 	any := &plan.Expr{Kind: plan.Agg, Name: "any_value", Typ: m.Type, Args: []*plan.Expr{plan.NewCol(c, m.Type)}, Pos: -1}
 	// An any_value(c) already present serves; otherwise add one.
 	for _, a := range n.Aggs {

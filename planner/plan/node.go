@@ -278,6 +278,11 @@ type ColumnMeta struct {
 	Ordinal  int
 	// NotNull is the declared constraint of a base column.
 	NotNull bool
+	// Dom is what = compares on a computed column's values (the domain
+	// of the column it carries, or of the expression it is computed
+	// from; see AnnotateDomains); nil: the family Type alone. A table
+	// column's domain is its declaration's.
+	Dom *catalog.EqDomain
 }
 
 // TableInstance is one occurrence of a table in a query.
@@ -296,6 +301,9 @@ type Metadata struct {
 	// plan as text, but PostgreSQL's char(n) is not text, so an executor
 	// cannot tell c from c::text in such a plan.
 	StringCast bool
+	// Dialect is the schema's: what = compares on a column depends on it
+	// (see Domain).
+	Dialect catalog.Dialect
 }
 
 // AddColumn registers a new column and returns its ID.
@@ -330,7 +338,7 @@ func (p *Plan) Clone() *Plan {
 	c := *p
 	c.Root = p.Root.Copy()
 	if p.Meta != nil {
-		m := &Metadata{Columns: append([]ColumnMeta(nil), p.Meta.Columns...), StringCast: p.Meta.StringCast}
+		m := &Metadata{Columns: append([]ColumnMeta(nil), p.Meta.Columns...), StringCast: p.Meta.StringCast, Dialect: p.Meta.Dialect}
 		if p.Meta.Instances != nil {
 			m.Instances = make([]TableInstance, len(p.Meta.Instances))
 			for i, in := range p.Meta.Instances {

@@ -128,7 +128,7 @@ func (d *Deriver) derive(n *Node) *Props {
 		return p
 	case OpFilter:
 		p := Derive(n.Inputs[0], m)
-		applyPreds(p, n.Preds)
+		applyPreds(p, n.Preds, m)
 		return p
 	case OpProject:
 		in := Derive(n.Inputs[0], m)
@@ -274,20 +274,24 @@ func (d *Deriver) derive(n *Node) *Props {
 
 // applyPreds adds what conjuncts guarantee: columns they reject NULLs of,
 // and equalities between columns.
-func applyPreds(p *Props, preds []*Expr) {
+func applyPreds(p *Props, preds []*Expr, m *Metadata) {
 	for _, c := range preds {
 		for _, col := range NullRejected(c).Ordered() {
 			p.NotNull.Add(col)
 		}
-		if a, b, ok := ColEquality(c); ok {
+		if a, b, ok := ColEquality(c, m); ok {
 			p.addEquiv(a, b)
 		}
 	}
 }
 
-// ColEquality matches a = b between two columns of the same type.
-func ColEquality(e *Expr) (ColumnID, ColumnID, bool) {
-	if e.IsOp(OpEq) && e.Args[0].Kind == ColRef && e.Args[1].Kind == ColRef && e.Args[0].Typ == e.Args[1].Typ && e.Args[0].Col != e.Args[1].Col {
+// ColEquality matches a = b between two columns of the same type on
+// which = is identity (Metadata.ColIdentityEq): the columns are then one
+// value on every row that satisfies it, and either may stand for the
+// other. m nil checks the types alone.
+func ColEquality(e *Expr, m *Metadata) (ColumnID, ColumnID, bool) {
+	if e.IsOp(OpEq) && e.Args[0].Kind == ColRef && e.Args[1].Kind == ColRef && e.Args[0].Typ == e.Args[1].Typ && e.Args[0].Col != e.Args[1].Col &&
+		(m == nil || m.ColIdentityEq(e.Args[0].Col, e.Args[1].Col)) {
 		return e.Args[0].Col, e.Args[1].Col, true
 	}
 	return 0, 0, false
@@ -394,7 +398,7 @@ func (d *Deriver) deriveJoin(n *Node) *Props {
 				p.Equiv = append(p.Equiv, e.Copy())
 			}
 		}
-		applyPreds(p, n.Preds)
+		applyPreds(p, n.Preds, d.meta)
 		// Keys: walk inputs left to right. An input whose key is equated
 		// to columns already joined matches at most one row per row so far,
 		// and keeps the keys so far; otherwise keys combine.
@@ -421,7 +425,7 @@ func (d *Deriver) deriveJoin(n *Node) *Props {
 		}
 		p := &Props{NotNull: ins[pres].NotNull.Copy(), Equiv: ins[pres].Equiv}
 		cond := &Props{}
-		applyPreds(cond, n.Preds)
+		applyPreds(cond, n.Preds, d.meta)
 		cond.Equiv = append(cond.Equiv, ins[null].Equiv...)
 		if keyEquated(ins[null].Keys, cond, n.Inputs[pres].OutColSet()) {
 			p.Keys = ins[pres].Keys
