@@ -1,0 +1,580 @@
+// Package campaign is the standing soundness campaign of issue 18: pairs
+// of related queries over a constraint- and type-rich schema corpus are
+// judged by the product, and every proved label is checked on the real
+// engine (PostgreSQL 15, SQLite 3). An `equivalent` must hold on every
+// database the engine accepts: both queries run on many databases, made
+// both by the product's own generator (the refuter's) and by an
+// independent one that inserts random rows through the real DDL and
+// keeps what the engine accepts. A `not_equivalent` must rest on a
+// database the engine accepts, on which the engine's results differ.
+//
+// The schema goes to the judge through the product's normal path
+// (catalog.LoadDDL on the pg_dump output; sqlitefile.Load on the SQLite
+// file, and LoadDDL on its DDL); nothing is pre-digested. The generators
+// and the oracle read the schema from the engine itself.
+package campaign
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/catalog/sqlitefile"
+)
+
+//go:embed testdata/pg/*.sql testdata/sqlite/*.sql
+var corpus embed.FS
+
+// Schemas lists the corpus's schemas for an engine ("postgres" or
+// "sqlite"): name and DDL.
+func Schemas(engine string) (map[string]string, error) {
+	dir := "testdata/pg"
+	if engine == "sqlite" {
+		dir = "testdata/sqlite"
+	}
+	ents, err := corpus.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("campaign corpus: %w", err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		b, err := corpus.ReadFile(path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("campaign corpus: %w", err)
+		}
+		out[strings.TrimSuffix(e.Name(), ".sql")] = string(b)
+	}
+	return out, nil
+}
+
+// Options configure a run on one engine.
+type Options struct {
+	Engine string // "postgres" or "sqlite"
+	// Duration and MaxPairs bound the run (whichever comes first; a zero
+	// one does not bound).
+	Duration time.Duration
+	MaxPairs int
+	Seed     uint64
+	// States is the number of databases each generator makes per proved
+	// equivalence (default 12).
+	States int
+	// JudgeBudget bounds each judgement (default 2 s, check's --timeout).
+	JudgeBudget time.Duration
+	// OutDir, when set, receives findings-<engine>.jsonl.
+	OutDir string
+	// PGConn is a connection string (dbname=postgres) to a PostgreSQL 15
+	// cluster where databases may be created; WorkDir holds the SQLite
+	// files.
+	PGConn, WorkDir string
+	// Logf, when set, reports progress.
+	Logf func(format string, args ...any)
+}
+
+// Finding is a wrong proved label (or, with Kind "display-only", an
+// equivalence the engine shows only in how values print), with its
+// repro: schema, both queries and the database.
+type Finding struct {
+	Engine      string   `json:"engine"`
+	Kind        string   `json:"kind"`
+	Class       string   `json:"class"`
+	Pair        Pair     `json:"pair"`
+	Loader      string   `json:"loader"`
+	PairSeed    uint64   `json:"pair_seed"`
+	Label       string   `json:"label"`
+	Rules       []string `json:"rules,omitempty"`
+	Assumptions []string `json:"assumptions,omitempty"`
+	Why         string   `json:"why"`
+	Source      string   `json:"database_source"`
+	TimeZone    string   `json:"time_zone,omitempty"`
+	Database    []string `json:"database"`
+	RefResult   string   `json:"reference_result"`
+	CandResult  string   `json:"candidate_result"`
+}
+
+// Stats are a run's counts.
+type Stats struct {
+	Engine                                                string
+	Pairs, Equivalent, UnderAssumptions, NotEquivalent    int
+	Unknown, JudgeErrors, StatesChecked, CounterexChecked int
+	JudgeErrorKinds                                       map[string]int
+	// Wrong are the wrong proved labels; Display the equivalences that
+	// hold by value but not in print.
+	Wrong, Display []Finding
+	// Illegal counts the refuter-made databases the engine refused, by
+	// cause: no label rests on them, but a counterexample could.
+	Illegal        map[string]int
+	IllegalExample map[string]string
+	// BothFail counts counterexamples on which the engine fails both queries.
+	BothFail     int
+	LoadProblems []string
+	ByFamily     map[string]*[3]int // proved equivalent, refuted, unknown
+	Elapsed      time.Duration
+}
+
+// WrongByClass counts wrong labels per cause.
+func (s *Stats) WrongByClass() map[string]int {
+	out := map[string]int{}
+	for _, f := range s.Wrong {
+		out[f.Class]++
+	}
+	return out
+}
+
+// classTitles name the causes of issue 18.
+var classTitles = map[string]string{
+	"1": "CHECK constraints", "2": "ALTER TABLE keys / NOT NULL / FKs", "3": "expression and partial unique indexes",
+	"4": "generated columns", "5": "domains and enums", "6": "inheritance and partitions", "7": "deferrable constraints",
+	"8": "collations", "9": "casts within a type family", "10": "float4/float8 literals, -0, numeric scale",
+	"11": "substituting join-equal columns", "12": "interval equality, timestamptz offsets", "13": "volatile functions",
+	"14": "data-modifying CTEs", "15": "ORDER BY feeding an order-sensitive consumer", "16": "self-join on a key",
+	"17": "SQLite affinity", "18": "dialect fidelity (a query the engine rejects)", "other": "other",
+}
+
+// Run runs the campaign on one engine.
+func Run(ctx context.Context, opts Options) (*Stats, error) {
+	if opts.States <= 0 {
+		opts.States = 12
+	}
+	if opts.JudgeBudget <= 0 {
+		opts.JudgeBudget = 2 * time.Second
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	st := &Stats{Engine: opts.Engine, Illegal: map[string]int{}, JudgeErrorKinds: map[string]int{}, IllegalExample: map[string]string{}, ByFamily: map[string]*[3]int{}}
+	targets, err := openTargets(ctx, opts, st)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		closed := map[engine]bool{}
+		for _, t := range targets {
+			if !closed[t.eng] {
+				closed[t.eng] = true
+				t.eng.close()
+			}
+		}
+	}()
+	var out *os.File
+	if opts.OutDir != "" {
+		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+			return nil, err
+		}
+		out, err = os.Create(filepath.Join(opts.OutDir, "findings-"+opts.Engine+".jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		defer out.Close()
+	}
+	record := func(f Finding) {
+		if out != nil {
+			b, _ := json.Marshal(f)
+			out.Write(append(b, '\n'))
+		}
+	}
+	var usable []*target
+	for _, t := range targets {
+		if t.schema != nil {
+			usable = append(usable, t)
+		}
+	}
+	if len(usable) == 0 {
+		return st, fmt.Errorf("campaign: no schema of the %s corpus loads: %v", opts.Engine, st.LoadProblems)
+	}
+	start := time.Now()
+	deadline := start.Add(opts.Duration)
+	for i := 0; ; i++ {
+		if ctx.Err() != nil || opts.MaxPairs > 0 && i >= opts.MaxPairs || opts.Duration > 0 && time.Now().After(deadline) {
+			break
+		}
+		seed := opts.Seed<<32 + uint64(i)
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		tg := usable[r.IntN(len(usable))]
+		p := newGen(tg.meta, tg.eng.dialect(), r).pair()
+		p.Schema, p.Engine = tg.name, opts.Engine
+		st.Pairs++
+		fams := st.ByFamily[p.Family]
+		if fams == nil {
+			fams = &[3]int{}
+			st.ByFamily[p.Family] = fams
+		}
+		v, err := judge(ctx, tg, p, seed, opts.JudgeBudget)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			st.JudgeErrors++
+			msg := firstLine(err.Error())
+			if len(msg) > 120 {
+				msg = msg[:120]
+			}
+			st.JudgeErrorKinds[msg]++
+			continue
+		}
+		base := Finding{Engine: opts.Engine, Pair: p, Loader: tg.loader, PairSeed: seed, Label: string(v.Label), Rules: v.Rules}
+		for _, a := range v.Assumptions {
+			base.Assumptions = append(base.Assumptions, a.String())
+		}
+		var found []Finding
+		switch v.Label {
+		case equivalence.Equivalent, equivalence.EquivalentUnderAssumptions:
+			if v.Label == equivalence.Equivalent {
+				st.Equivalent++
+			} else {
+				st.UnderAssumptions++
+			}
+			fams[0]++
+			found = checkEquivalent(ctx, tg, p, v, base, opts.States, seed, r, st)
+		case equivalence.NotEquivalent:
+			st.NotEquivalent++
+			fams[1]++
+			found = checkNotEquivalent(ctx, tg, p, v, base, st)
+		default:
+			st.Unknown++
+			fams[2]++
+		}
+		for _, f := range found {
+			record(f)
+			if f.Kind == "display-only" {
+				st.Display = append(st.Display, f)
+				continue
+			}
+			st.Wrong = append(st.Wrong, f)
+			logf("WRONG %s [class %s] %s/%s: %s\n  reference: %s\n  candidate: %s\n  %s", f.Kind, f.Class, f.Pair.Schema, f.Pair.Mutation, f.Why, p.Reference, p.Candidate, strings.Join(f.Database, " "))
+		}
+		if st.Pairs%100 == 0 {
+			logf("%s: %d pairs, %d wrong, %v", opts.Engine, st.Pairs, len(st.Wrong), time.Since(start).Round(time.Second))
+		}
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// openTargets creates every schema of the corpus on the engine and loads
+// the product's catalog of it.
+func openTargets(ctx context.Context, opts Options, st *Stats) ([]*target, error) {
+	schemas, err := Schemas(opts.Engine)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(schemas))
+	for n := range schemas {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []*target
+	for _, name := range names {
+		ddl := schemas[name]
+		switch opts.Engine {
+		case "postgres":
+			// psql consumes pg_dump's meta-commands (\restrict); the
+			// server never sees them.
+			e, m, err := openPG(ctx, opts.PGConn, name, stripPsql(ddl))
+			if err != nil {
+				return nil, err
+			}
+			s, lerr := catalog.LoadDDL(ddl, catalog.Postgres)
+			if lerr != nil {
+				st.LoadProblems = append(st.LoadProblems, fmt.Sprintf("%s: catalog.LoadDDL of the pg_dump output: %v", name, lerr))
+				s, lerr = catalog.LoadDDL(stripPsql(ddl), catalog.Postgres)
+				if lerr != nil {
+					st.LoadProblems = append(st.LoadProblems, fmt.Sprintf("%s: catalog.LoadDDL without psql meta-commands: %v", name, lerr))
+				}
+			}
+			out = append(out, &target{name: name, ddl: ddl, schema: s, loader: "catalog.LoadDDL", meta: m, eng: e})
+		case "sqlite":
+			e, m, err := openSQLite(ctx, opts.WorkDir, name, ddl)
+			if err != nil {
+				return nil, err
+			}
+			fs, ferr := sqlitefile.Load(ctx, e.path)
+			if ferr != nil {
+				st.LoadProblems = append(st.LoadProblems, fmt.Sprintf("%s: sqlitefile.Load: %v", name, ferr))
+			} else {
+				out = append(out, &target{name: name, ddl: ddl, schema: fs.Schema, loader: "sqlitefile.Load", meta: m, eng: e})
+			}
+			s, lerr := catalog.LoadDDL(ddl, catalog.SQLite)
+			if lerr != nil {
+				st.LoadProblems = append(st.LoadProblems, fmt.Sprintf("%s: catalog.LoadDDL: %v", name, lerr))
+			}
+			out = append(out, &target{name: name, ddl: ddl, schema: s, loader: "catalog.LoadDDL", meta: m, eng: e})
+		default:
+			return nil, fmt.Errorf("campaign: unknown engine %q (want postgres or sqlite)", opts.Engine)
+		}
+	}
+	return out, nil
+}
+
+// stripPsql drops the psql meta-command lines of a pg_dump output.
+func stripPsql(ddl string) string {
+	lines := strings.Split(ddl, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "\\") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// checkEquivalent runs both queries on databases from both generators;
+// the first on which the engine tells them apart makes the label wrong.
+func checkEquivalent(ctx context.Context, tg *target, p Pair, v equivalence.Verdict, base Finding, n int, seed uint64, r *rand.Rand, st *Stats) []Finding {
+	e := tg.eng
+	var shown *Finding
+	try := func(s state) *Finding {
+		rr, cr := runBoth(ctx, e, p)
+		held := assumptionsHold(ctx, tg, v, rr, cr)
+		_ = e.rollback(ctx)
+		if !held {
+			return nil
+		}
+		st.StatesChecked++
+		o, why := compareResults(p, rr, cr)
+		switch o {
+		case differ:
+			f := base
+			f.Kind, f.Why, f.Source, f.TimeZone = "wrong equivalent", why, s.source, s.tz
+			f.Class = p.Class
+			if rej := rejectedOnEmpty(ctx, e, p); rej != "" {
+				f.Class, f.Why = "18", rej
+			} else if s.deferred() {
+				f.Class = "7"
+			}
+			f.Database = minimize(ctx, e, p, s)
+			if _, err := build(ctx, e, s.tz, f.Database, s.deferred()); err == nil {
+				rr, cr = runBoth(ctx, e, p)
+			}
+			_ = e.rollback(ctx)
+			f.RefResult, f.CandResult = rr.String(), cr.String()
+			return &f
+		case display:
+			if shown == nil {
+				f := base
+				f.Kind, f.Class, f.Why, f.Source, f.TimeZone, f.Database = "display-only", "10", why, s.source, s.tz, s.inserts
+				f.RefResult, f.CandResult = rr.String(), cr.String()
+				shown = &f
+			}
+		}
+		return nil
+	}
+	for _, s := range refuterStates(ctx, tg, p, n, seed, r) {
+		bad, err := build(ctx, e, s.tz, s.inserts, false)
+		if err != nil {
+			_ = e.rollback(ctx)
+			if bad != "" {
+				c := classifyRejection(tg.meta, bad+": "+err.Error())
+				st.Illegal[c]++
+				if _, ok := st.IllegalExample[c]; !ok {
+					st.IllegalExample[c] = fmt.Sprintf("%s [%s]: %s — %s", p.Schema, tg.loader, firstLine(err.Error()), bad)
+				}
+			}
+			continue
+		}
+		if f := try(s); f != nil {
+			return []Finding{*f}
+		}
+	}
+	for k := 0; k < n; k++ {
+		s, err := randomState(ctx, tg, p, r)
+		if err != nil {
+			_ = e.rollback(ctx)
+			continue
+		}
+		if f := try(s); f != nil {
+			return []Finding{*f}
+		}
+	}
+	if shown != nil {
+		return []Finding{*shown}
+	}
+	return nil
+}
+
+// checkNotEquivalent loads the counterexample into the engine with the
+// real DDL in force and runs both queries there, in every session time
+// zone: a refused database, or no difference anywhere, makes it wrong.
+func checkNotEquivalent(ctx context.Context, tg *target, p Pair, v equivalence.Verdict, base Finding, st *Stats) []Finding {
+	ce := v.Counterexample
+	if ce == nil {
+		return nil
+	}
+	e := tg.eng
+	st.CounterexChecked++
+	f := base
+	f.Database, f.Source = ce.Inserts, "counterexample"
+	zones := []string{""}
+	if e.dialect() == catalog.Postgres {
+		zones = pgTimeZones
+	}
+	var rr, cr result
+	bothFail := true
+	for _, tz := range zones {
+		bad, err := build(ctx, e, tz, ce.Inserts, false)
+		if err != nil {
+			_ = e.rollback(ctx)
+			f.Kind, f.Why = "illegal counterexample", "the engine refuses the database: "+firstLine(err.Error())+" — "+bad
+			f.Class = classifyRejection(tg.meta, bad+": "+err.Error())
+			return []Finding{f}
+		}
+		rr, cr = runBoth(ctx, e, p)
+		_ = e.rollback(ctx)
+		o, _ := compareResults(p, rr, cr)
+		switch o {
+		case differ, display:
+			return nil
+		case same:
+			bothFail = false
+		}
+	}
+	if bothFail {
+		st.BothFail++
+		return nil
+	}
+	f.Kind, f.Class, f.TimeZone = "wrong not_equivalent", p.Class, ""
+	f.Why = fmt.Sprintf("the engine returns the same on the counterexample (the judge: %d vs %d rows)", ce.Reference.Count, ce.Candidate.Count)
+	f.RefResult, f.CandResult = rr.String(), cr.String()
+	return []Finding{f}
+}
+
+// assumptionsHold reports whether the state meets the assumptions the
+// proof named (the state is still open).
+func assumptionsHold(ctx context.Context, tg *target, v equivalence.Verdict, rr, cr result) bool {
+	count := func(q string) int {
+		r := tg.eng.query(ctx, q, false, false)
+		if r.err != nil || len(r.rows) == 0 {
+			return -1
+		}
+		var n int
+		fmt.Sscanf(strings.Trim(r.rows[0][0].exact, "'"), "%d", &n)
+		return n
+	}
+	for _, a := range v.Assumptions {
+		switch a.Kind {
+		case equivalence.AssumeNonEmpty:
+			if t := tg.meta.table(a.Subject); t != nil {
+				if count("SELECT count(*) FROM "+pgIdent(t.name)) <= 0 {
+					return false
+				}
+			} else if emptyish(rr) || emptyish(cr) {
+				return false
+			}
+		case equivalence.AssumeForeignKey:
+			for _, t := range tg.meta.tables {
+				for _, fk := range t.fks {
+					if len(fk.cols) != 1 || fk.refCols[0] == "" {
+						continue
+					}
+					q := "SELECT count(*) FROM " + pgIdent(t.name) + " AS c WHERE c." + pgIdent(fk.cols[0]) + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " +
+						pgIdent(fk.ref) + " AS p WHERE p." + pgIdent(fk.refCols[0]) + " = c." + pgIdent(fk.cols[0]) + ")"
+					if count(q) != 0 {
+						return false
+					}
+				}
+			}
+		case equivalence.AssumePrimaryKeyNotNull:
+			for _, t := range tg.meta.tables {
+				for _, c := range t.pk {
+					if count("SELECT count(*) FROM "+pgIdent(t.name)+" WHERE "+pgIdent(c)+" IS NULL") != 0 {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// emptyish: no row, or one row of NULLs (an aggregate over nothing).
+func emptyish(r result) bool {
+	if r.err != nil || len(r.rows) == 0 {
+		return true
+	}
+	if len(r.rows) > 1 {
+		return false
+	}
+	for _, c := range r.rows[0] {
+		if c.exact != "NULL" {
+			return false
+		}
+	}
+	return true
+}
+
+// Report writes the run's summary: pairs tried, labels, wrong labels by
+// cause with up to two repros each, display-only equivalences, refused
+// generated databases.
+func (s *Stats) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "campaign %s: %d pairs in %v: %d equivalent, %d equivalent under assumptions, %d not_equivalent, %d unknown, %d judge errors\n",
+		s.Engine, s.Pairs, s.Elapsed.Round(time.Second), s.Equivalent, s.UnderAssumptions, s.NotEquivalent, s.Unknown, s.JudgeErrors)
+	fmt.Fprintf(&b, "  checked: %d databases for proved equivalences, %d counterexamples (%d where the engine fails both queries)\n", s.StatesChecked, s.CounterexChecked, s.BothFail)
+	for _, k := range sortedKeys(s.JudgeErrorKinds) {
+		fmt.Fprintf(&b, "  judge error (%d): %s\n", s.JudgeErrorKinds[k], k)
+	}
+	for _, p := range s.LoadProblems {
+		fmt.Fprintf(&b, "  schema load problem: %s\n", p)
+	}
+	fmt.Fprintf(&b, "  WRONG proved labels: %d\n", len(s.Wrong))
+	byClass := map[string][]Finding{}
+	for _, f := range s.Wrong {
+		byClass[f.Class] = append(byClass[f.Class], f)
+	}
+	for _, c := range sortedKeys(byClass) {
+		fs := byClass[c]
+		kinds := map[string]int{}
+		for _, f := range fs {
+			kinds[f.Kind]++
+		}
+		fmt.Fprintf(&b, "    cause %s (%s): %d %v\n", c, classTitles[c], len(fs), kinds)
+		for i, f := range fs {
+			if i == 2 {
+				break
+			}
+			fmt.Fprintf(&b, "      [%s %s/%s, %s] %s\n        ref:  %s\n        cand: %s\n        db:   %s\n        results: %s vs %s\n",
+				f.Kind, f.Pair.Schema, f.Pair.Mutation, f.Loader, f.Why, f.Pair.Reference, f.Pair.Candidate, strings.Join(f.Database, " "), f.RefResult, f.CandResult)
+		}
+	}
+	if len(s.Display) > 0 {
+		fmt.Fprintf(&b, "  equivalences that hold by value but print differently (cause 10, not counted as wrong): %d\n", len(s.Display))
+		for i, f := range s.Display {
+			if i == 2 {
+				break
+			}
+			fmt.Fprintf(&b, "      [%s/%s] %s\n        ref:  %s\n        cand: %s\n", f.Pair.Schema, f.Pair.Mutation, f.Why, f.Pair.Reference, f.Pair.Candidate)
+		}
+	}
+	if len(s.Illegal) > 0 {
+		fmt.Fprintf(&b, "  refuter-made databases the engine refuses (no label rests on them here), by cause:\n")
+		for _, c := range sortedKeys(s.Illegal) {
+			fmt.Fprintf(&b, "    cause %s (%s): %d, e.g. %s\n", c, classTitles[c], s.Illegal[c], s.IllegalExample[c])
+		}
+	}
+	fmt.Fprintf(&b, "  per family (equivalent / not_equivalent / unknown):")
+	for _, k := range sortedKeys(s.ByFamily) {
+		v := s.ByFamily[k]
+		fmt.Fprintf(&b, " %s %d/%d/%d;", k, v[0], v[1], v[2])
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
