@@ -11,12 +11,26 @@ type outcome int
 const (
 	same    outcome = iota
 	skip            // nothing to compare: both queries failed
-	display         // equal values, printed differently (1.0 and 1.00)
+	display         // equal values, printed differently (1.0 and 1.00), or the same text in columns of other types
 	differ
 )
 
 func (o outcome) String() string {
 	return [...]string{"same", "skip", "display-only difference", "differ"}[o]
+}
+
+// typesDiffer reports whether the result columns' types differ (0 and
+// '0' print alike).
+func typesDiffer(a, b result) bool {
+	if len(a.types) != len(b.types) {
+		return a.types != nil && b.types != nil
+	}
+	for i := range a.types {
+		if a.types[i] != b.types[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // compareResults compares ref and cand as the pair says: as multisets of
@@ -59,7 +73,30 @@ func compareResults(p Pair, ref, cand result) (outcome, string) {
 			if i < len(ref.rows) && tie(ref.rows[i]) == tie(ref.rows[i-1]) {
 				continue
 			}
-			if !(p.Limit && i == len(ref.rows)) {
+			if p.Limit && i == len(ref.rows) {
+				// rows tied at the cut: each must be one of the tie
+				// group's rows in the reference's whole result
+				if ref.full != nil && ref.full.err == nil {
+					avail, availLoose := map[string]int{}, map[string]int{}
+					for _, row := range ref.full.rows {
+						if tie(row) == tie(ref.rows[start]) {
+							avail[exact(row)]++
+							availLoose[loose(row)]++
+						}
+					}
+					for _, row := range cand.rows[start:i] {
+						switch {
+						case avail[exact(row)] > 0:
+						case availLoose[loose(row)] > 0:
+							worst, why = display, fmt.Sprintf("row %s prints differently from the reference's rows that tie at the LIMIT", exact(row))
+						default:
+							return differ, fmt.Sprintf("row %s is not among the reference's rows that tie at the LIMIT", exact(row))
+						}
+						avail[exact(row)]--
+						availLoose[loose(row)]--
+					}
+				}
+			} else {
 				switch {
 				case bagsDiffer(ref.rows[start:i], cand.rows[start:i], exact) && bagsDiffer(ref.rows[start:i], cand.rows[start:i], loose):
 					return differ, fmt.Sprintf("rows %d-%d differ", start+1, i)
@@ -69,9 +106,15 @@ func compareResults(p Pair, ref, cand result) (outcome, string) {
 			}
 			start = i
 		}
+		if worst == same && typesDiffer(ref, cand) {
+			return display, "the same text in columns of other types"
+		}
 		return worst, why
 	}
 	if !bagsDiffer(ref.rows, cand.rows, exact) {
+		if typesDiffer(ref, cand) {
+			return display, fmt.Sprintf("the same text in columns of other types (%v vs %v)", ref.types, cand.types)
+		}
 		return same, ""
 	}
 	if !bagsDiffer(ref.rows, cand.rows, loose) {

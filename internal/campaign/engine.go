@@ -51,9 +51,15 @@ type cell struct{ exact, loose string }
 
 // result is one query's rows on the engine, or the engine's error.
 type result struct {
-	rows   [][]cell
+	rows [][]cell
+	// types are the result columns' types as the engine reports them
+	// (PostgreSQL; nil for SQLite, whose values carry their class).
+	types  []string
 	err    error
 	digest string // the tables after the query, when asked
+	// full is the reference's result without its LIMIT: the rows a cut
+	// may choose among when they tie.
+	full *result
 }
 
 func (r result) String() string {

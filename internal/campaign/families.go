@@ -171,6 +171,7 @@ func (g *gen) famOnly(p *Pair) bool {
 	p.Class = "6"
 	p.Reference = "SELECT " + items + " FROM " + ident(t.name) + w
 	p.Candidate = "SELECT " + items + " FROM ONLY " + ident(t.name) + w
+	p.Mutation = "from-only"
 	if g.r.IntN(3) == 0 {
 		// a union of the children's ONLY scans and the parent's
 		parts := []string{"SELECT " + items + " FROM ONLY " + ident(t.name) + w}

@@ -130,6 +130,10 @@ func (e *pgEngine) rows(ctx context.Context, q string) result {
 		return result{err: err}
 	}
 	defer rows.Close()
+	var types []string
+	for _, fd := range rows.FieldDescriptions() {
+		types = append(types, strconv.FormatUint(uint64(fd.DataTypeOID), 10))
+	}
 	var out [][]cell
 	for rows.Next() {
 		raw := rows.RawValues()
@@ -143,7 +147,7 @@ func (e *pgEngine) rows(ctx context.Context, q string) result {
 		}
 		out = append(out, row)
 	}
-	return result{rows: out, err: rows.Err()}
+	return result{rows: out, types: types, err: rows.Err()}
 }
 
 // digest writes every table's rows, sorted, so that two states compare.
