@@ -116,7 +116,10 @@ type Stats struct {
 	Illegal        map[string]int
 	IllegalExample map[string]string
 	// BothFail counts counterexamples on which the engine fails both queries.
-	BothFail     int
+	BothFail int
+	// OracleErrors are failures of the campaign's own machinery (a lost
+	// connection): a run with any is not a clean run.
+	OracleErrors []string
 	LoadProblems []string
 	ByFamily     map[string]*[3]int // proved equivalent, refuted, unknown
 	Elapsed      time.Duration

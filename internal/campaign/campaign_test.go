@@ -50,8 +50,7 @@ func TestCampaign(t *testing.T) {
 			}
 			switch eng {
 			case "postgres":
-				pg := pgtest.New(t, pgtest.Options{})
-				opts.PGConn = pg.ConnString(pgtest.SuperUser, "")
+				opts.PGConn = pgConnString(t)
 			case "sqlite":
 				opts.WorkDir = t.TempDir()
 			}
@@ -62,6 +61,9 @@ func TestCampaign(t *testing.T) {
 			t.Log("\n" + st.Report())
 			if st.Pairs == 0 || st.Equivalent+st.UnderAssumptions+st.NotEquivalent == 0 {
 				t.Fatalf("the campaign proved no label in %d pairs", st.Pairs)
+			}
+			if len(st.OracleErrors) > 0 {
+				t.Errorf("the oracle failed %d times, first: %s", len(st.OracleErrors), st.OracleErrors[0])
 			}
 			for _, f := range st.Wrong {
 				t.Errorf("wrong %s label (cause %s, %s): %s\n  schema %s (%s), %s\n  reference: %s\n  candidate: %s\n  database (%s): %s\n  results: %s vs %s",

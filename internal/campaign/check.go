@@ -117,6 +117,10 @@ func checkNotEquivalent(ctx context.Context, tg *target, p Pair, v equivalence.V
 	bothFail := true
 	for _, tz := range zones {
 		bad, err := build(ctx, e, tz, ce.Inserts, false)
+		if err != nil && bad == "" {
+			st.OracleErrors = append(st.OracleErrors, err.Error())
+			return nil
+		}
 		if err != nil {
 			_ = e.rollback(ctx)
 			f.Kind, f.Why = "illegal counterexample", "the engine refuses the database: "+firstLine(err.Error())+" — "+bad

@@ -17,6 +17,12 @@ func (s *Stats) Report() string {
 	for _, k := range sortedKeys(s.JudgeErrorKinds) {
 		fmt.Fprintf(&b, "  judge error (%d): %s\n", s.JudgeErrorKinds[k], k)
 	}
+	for i, e := range s.OracleErrors {
+		if i == 3 {
+			break
+		}
+		fmt.Fprintf(&b, "  ORACLE ERROR (%d in all): %s\n", len(s.OracleErrors), e)
+	}
 	for _, p := range s.LoadProblems {
 		fmt.Fprintf(&b, "  schema load problem: %s\n", p)
 	}

@@ -58,7 +58,7 @@ func queryLiterals(qs ...string) (nums, strs []string) {
 			} else {
 				nums = append(nums, l)
 				if n, err := strconv.Atoi(l); err == nil {
-					nums = append(nums, strconv.Itoa(n+1), strconv.Itoa(n-1))
+					nums = append(nums, strconv.Itoa(n+1), strconv.Itoa(n-1), l+".5")
 				}
 			}
 		}
