@@ -189,6 +189,8 @@ func rejectedOnEmpty(ctx context.Context, e engine, p Pair) string {
 	return ""
 }
 
+var liteUniqueRE = regexp.MustCompile(`UNIQUE constraint failed: ([\w., ]+?) \(`)
+
 var notNullRE = regexp.MustCompile(`null value in column "([^"]+)" of relation "([^"]+)"`)
 
 // classifyRejection names the cause of issue 18 behind a statement the
@@ -204,6 +206,23 @@ func classifyRejection(m *meta, msg string) string {
 	}
 	if strings.Contains(msg, "partition constraint") {
 		return "6"
+	}
+	// a key over a column whose collation is not identity ('a' and 'A'
+	// collide under NOCASE)
+	if sm := liteUniqueRE.FindStringSubmatch(msg); sm != nil {
+		nondet := false
+		for _, tc := range strings.Split(sm[1], ", ") {
+			if tn, cn, ok := strings.Cut(tc, "."); ok {
+				if t := m.table(tn); t != nil {
+					if c := t.col(cn); c != nil && c.nondet {
+						nondet = true
+					}
+				}
+			}
+		}
+		if nondet {
+			return "8"
+		}
 	}
 	return classifyMessage(msg)
 }
