@@ -115,13 +115,17 @@ type Stats struct {
 	// cause: no label rests on them, but a counterexample could.
 	Illegal        map[string]int
 	IllegalExample map[string]string
-	// BothFail counts counterexamples on which the engine fails both queries.
-	BothFail int
+	// BothFail counts counterexamples on which the engine fails both
+	// queries; Slow the proved pairs whose check stopped at a query that
+	// ran out of time.
+	BothFail, Slow int
 	// OracleErrors are failures of the campaign's own machinery (a lost
 	// connection): a run with any is not a clean run.
 	OracleErrors []string
 	LoadProblems []string
 	ByFamily     map[string]*[3]int // proved equivalent, refuted, unknown
+	// FamilyTime is the time spent per family, judging and checking.
+	FamilyTime map[string]time.Duration
 	Elapsed      time.Duration
 }
 
@@ -156,7 +160,7 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	st := &Stats{Engine: opts.Engine, Illegal: map[string]int{}, JudgeErrorKinds: map[string]int{}, IllegalExample: map[string]string{}, ByFamily: map[string]*[3]int{}}
+	st := &Stats{Engine: opts.Engine, Illegal: map[string]int{}, JudgeErrorKinds: map[string]int{}, FamilyTime: map[string]time.Duration{}, IllegalExample: map[string]string{}, ByFamily: map[string]*[3]int{}}
 	targets, err := openTargets(ctx, opts, st)
 	if err != nil {
 		return nil, err
@@ -205,7 +209,9 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 		seed := opts.Seed<<32 + uint64(i)
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
 		tg := usable[r.IntN(len(usable))]
-		p := newGen(tg.meta, tg.eng.dialect(), r).pair()
+		g := newGen(tg.meta, tg.eng.dialect(), r)
+		g.schema = tg.schema
+		p := g.pair()
 		p.Schema, p.Engine = tg.name, opts.Engine
 		st.Pairs++
 		fams := st.ByFamily[p.Family]
@@ -213,6 +219,7 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 			fams = &[3]int{}
 			st.ByFamily[p.Family] = fams
 		}
+		pairStart := time.Now()
 		v, err := judge(ctx, tg, p, seed, opts.JudgeBudget)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -248,6 +255,7 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 			st.Unknown++
 			fams[2]++
 		}
+		st.FamilyTime[p.Family] += time.Since(pairStart)
 		for _, f := range found {
 			record(f)
 			if f.Kind == "display-only" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -14,9 +15,18 @@ import (
 // the first on which the engine tells them apart makes the label wrong.
 func checkEquivalent(ctx context.Context, tg *target, p Pair, v equivalence.Verdict, base Finding, n int, seed uint64, r *rand.Rand, st *Stats) []Finding {
 	e := tg.eng
+	// A pair's check gets a bounded time: the databases it did not reach
+	// are counted as not checked, never as agreeing.
+	deadline := time.Now().Add(pairCheckBudget)
 	var shown *Finding
 	try := func(s state) *Finding {
 		rr, cr := runBoth(ctx, e, p)
+		if timedOut(rr.err) || timedOut(cr.err) {
+			_ = e.rollback(ctx)
+			deadline = time.Now() // a slow pair: stop here
+			st.Slow++
+			return nil
+		}
 		held := assumptionsHold(ctx, tg, v, rr, cr)
 		_ = e.rollback(ctx)
 		if !held {
@@ -65,6 +75,9 @@ func checkEquivalent(ctx context.Context, tg *target, p Pair, v equivalence.Verd
 		return nil
 	}
 	for _, s := range refuterStates(ctx, tg, p, n, seed, r) {
+		if time.Now().After(deadline) {
+			break
+		}
 		bad, err := build(ctx, e, s.tz, s.inserts, false)
 		if err != nil {
 			_ = e.rollback(ctx)
@@ -81,7 +94,7 @@ func checkEquivalent(ctx context.Context, tg *target, p Pair, v equivalence.Verd
 			return []Finding{*f}
 		}
 	}
-	for k := 0; k < n; k++ {
+	for k := 0; k < n && !time.Now().After(deadline); k++ {
 		s, err := randomState(ctx, tg, p, r)
 		if err != nil {
 			_ = e.rollback(ctx)
@@ -96,6 +109,9 @@ func checkEquivalent(ctx context.Context, tg *target, p Pair, v equivalence.Verd
 	}
 	return nil
 }
+
+// pairCheckBudget bounds the databases one proved equivalence is checked on.
+const pairCheckBudget = 10 * time.Second
 
 // checkNotEquivalent loads the counterexample into the engine with the
 // real DDL in force and runs both queries there, in every session time

@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,6 +19,23 @@ const (
 
 func (o outcome) String() string {
 	return [...]string{"same", "skip", "display-only difference", "differ"}[o]
+}
+
+// maxRows bounds a result the oracle reads: a larger one (a cross join
+// of cross joins) is treated as a query out of time.
+const maxRows = 5000
+
+var errTooManyRows = errors.New("result too large to compare")
+
+// timedOut reports whether a query was stopped for time (a slow query
+// tells nothing about equivalence).
+func timedOut(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := err.Error()
+	return errors.Is(err, errTooManyRows) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		strings.Contains(m, "statement timeout") || strings.Contains(m, "interrupted") || strings.Contains(m, "context deadline")
 }
 
 // typesDiffer reports whether the result columns' types differ (0 and
@@ -41,6 +60,8 @@ func typesDiffer(a, b result) bool {
 // (equal numbers at another scale) the outcome is display.
 func compareResults(p Pair, ref, cand result) (outcome, string) {
 	switch {
+	case timedOut(ref.err) || timedOut(cand.err):
+		return skip, "a query ran out of time"
 	case ref.err != nil && cand.err != nil:
 		return skip, "both fail"
 	case ref.err != nil:

@@ -3,6 +3,8 @@ package campaign
 import (
 	"strconv"
 	"strings"
+
+	"github.com/pgequiv/pgequiv/internal/sqlgen"
 )
 
 // families are the kinds of related pairs, each probing causes of issue
@@ -29,6 +31,26 @@ var families = []family{
 	{"group", 5, (*gen).famGroup},
 	{"dialect", 4, (*gen).famDialect},
 	{"domain", 4, (*gen).famDomain},
+	{"sqlgen", 3, (*gen).famSqlgen},
+}
+
+// famSqlgen takes a pair of internal/sqlgen (the structure-aware fuzzing
+// grammar: joins, grouping, subqueries, set operations, and a rewrite,
+// literal bump or wrapping of the query) over the product's catalog of
+// the schema. Pairs with LIMIT are left out: sqlgen orders by one column,
+// and rows tied at the cut may be any of them.
+func (g *gen) famSqlgen(p *Pair) bool {
+	if g.schema == nil {
+		return false
+	}
+	sg := sqlgen.New(g.schema, sqlgen.NewRandSource(g.r.Uint64()), sqlgen.Config{MaxDepth: 2, MaxChain: 3, MaxList: 6, MaxBranches: 3, MaxCTEs: 2})
+	sp := sg.Pair()
+	if strings.Contains(sp.Reference+sp.Candidate, "LIMIT") {
+		return false
+	}
+	p.Reference, p.Candidate = sp.Reference, sp.Candidate
+	p.Mutation, p.Class = string(sp.Shape)+"/"+sp.Rewrite, "other"
+	return true
 }
 
 // famCheck adds a table's CHECK as a conjunct, drops it, or asks for a

@@ -39,6 +39,9 @@ type gen struct {
 	r   *rand.Rand
 	d   catalog.Dialect
 	pgs bool // PostgreSQL syntax
+	// schema is the product's catalog, which internal/sqlgen writes
+	// general queries over (the family "sqlgen"); nil leaves it out.
+	schema *catalog.Schema
 }
 
 func newGen(m *meta, d catalog.Dialect, r *rand.Rand) *gen {

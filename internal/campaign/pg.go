@@ -56,7 +56,7 @@ func openPG(ctx context.Context, connString, name, ddl string) (*pgEngine, *meta
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect %s: %w", db, err)
 	}
-	if _, err := conn.Exec(ctx, "SET statement_timeout = '3s'"); err != nil {
+	if _, err := conn.Exec(ctx, "SET statement_timeout = '2s'"); err != nil {
 		conn.Close(ctx)
 		return nil, nil, err
 	}
@@ -137,6 +137,9 @@ func (e *pgEngine) rows(ctx context.Context, q string) result {
 	var out [][]cell
 	for rows.Next() {
 		raw := rows.RawValues()
+		if len(out) >= maxRows {
+			return result{err: errTooManyRows}
+		}
 		row := make([]cell, len(raw))
 		for i, b := range raw {
 			if b == nil {

@@ -13,7 +13,7 @@ func (s *Stats) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "campaign %s: %d pairs in %v: %d equivalent, %d equivalent under assumptions, %d not_equivalent, %d unknown, %d judge errors\n",
 		s.Engine, s.Pairs, s.Elapsed.Round(time.Second), s.Equivalent, s.UnderAssumptions, s.NotEquivalent, s.Unknown, s.JudgeErrors)
-	fmt.Fprintf(&b, "  checked: %d databases for proved equivalences, %d counterexamples (%d where the engine fails both queries)\n", s.StatesChecked, s.CounterexChecked, s.BothFail)
+	fmt.Fprintf(&b, "  checked: %d databases for proved equivalences (%d pairs stopped at a slow query), %d counterexamples (%d where the engine fails both queries)\n", s.StatesChecked, s.Slow, s.CounterexChecked, s.BothFail)
 	for _, k := range sortedKeys(s.JudgeErrorKinds) {
 		fmt.Fprintf(&b, "  judge error (%d): %s\n", s.JudgeErrorKinds[k], k)
 	}
@@ -64,7 +64,7 @@ func (s *Stats) Report() string {
 	fmt.Fprintf(&b, "  per family (equivalent / not_equivalent / unknown):")
 	for _, k := range sortedKeys(s.ByFamily) {
 		v := s.ByFamily[k]
-		fmt.Fprintf(&b, " %s %d/%d/%d;", k, v[0], v[1], v[2])
+		fmt.Fprintf(&b, " %s %d/%d/%d (%v);", k, v[0], v[1], v[2], s.FamilyTime[k].Round(time.Second))
 	}
 	b.WriteString("\n")
 	return b.String()

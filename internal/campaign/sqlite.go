@@ -118,6 +118,9 @@ func (e *sqliteEngine) rows(ctx context.Context, q string) result {
 		if err := rows.Scan(ptrs...); err != nil {
 			return result{err: err}
 		}
+		if len(out) >= maxRows {
+			return result{err: errTooManyRows}
+		}
 		row := make([]cell, len(vals))
 		for i, v := range vals {
 			row[i] = cell{liteExact(v), sqlitetest.Canon(v)}
