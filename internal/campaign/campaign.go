@@ -126,7 +126,7 @@ type Stats struct {
 	ByFamily     map[string]*[3]int // proved equivalent, refuted, unknown
 	// FamilyTime is the time spent per family, judging and checking.
 	FamilyTime map[string]time.Duration
-	Elapsed      time.Duration
+	Elapsed    time.Duration
 }
 
 // WrongByClass counts wrong labels per cause.
