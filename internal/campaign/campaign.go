@@ -58,6 +58,15 @@ func Schemas(engine string) (map[string]string, error) {
 	return out, nil
 }
 
+// schemaFile is the repository path of a corpus schema.
+func schemaFile(engine, name string) string {
+	dir := "pg"
+	if engine == "sqlite" {
+		dir = "sqlite"
+	}
+	return "internal/campaign/testdata/" + dir + "/" + name + ".sql"
+}
+
 // Options configure a run on one engine.
 type Options struct {
 	Engine string // "postgres" or "sqlite"
@@ -95,11 +104,14 @@ type Finding struct {
 	Rules       []string `json:"rules,omitempty"`
 	Assumptions []string `json:"assumptions,omitempty"`
 	Why         string   `json:"why"`
-	Source      string   `json:"database_source"`
-	TimeZone    string   `json:"time_zone,omitempty"`
-	Database    []string `json:"database"`
-	RefResult   string   `json:"reference_result"`
-	CandResult  string   `json:"candidate_result"`
+	// SchemaFile is the corpus file of the schema, for
+	// `pgequiv check --schema FILE [--dialect sqlite] REF CAND`.
+	SchemaFile string   `json:"schema_file"`
+	Source     string   `json:"database_source"`
+	TimeZone   string   `json:"time_zone,omitempty"`
+	Database   []string `json:"database"`
+	RefResult  string   `json:"reference_result"`
+	CandResult string   `json:"candidate_result"`
 }
 
 // Stats are a run's counts.
@@ -233,7 +245,7 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 			st.JudgeErrorKinds[msg]++
 			continue
 		}
-		base := Finding{Engine: opts.Engine, Pair: p, Loader: tg.loader, PairSeed: seed, Label: string(v.Label), Rules: v.Rules}
+		base := Finding{Engine: opts.Engine, Pair: p, Loader: tg.loader, PairSeed: seed, Label: string(v.Label), Rules: v.Rules, SchemaFile: schemaFile(opts.Engine, tg.name)}
 		for _, a := range v.Assumptions {
 			base.Assumptions = append(base.Assumptions, a.String())
 		}

@@ -18,11 +18,27 @@ import (
 // judge runs the product's judgement of a pair as `pgequiv check` does
 // (default options: refuter on with its default budget, foreign keys
 // trusted in PostgreSQL only), within the per-pair budget.
+// Like the CLI (judgeWithin), it returns at the deadline even if the
+// judge has not: a judgement that overruns is an error, never a label.
 func judge(ctx context.Context, tg *target, p Pair, seed uint64, budget time.Duration) (equivalence.Verdict, error) {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	opts := equivalence.Options{Refute: equivalence.RefuteOptions{Seed: seed}}
-	return equivalence.Judge(ctx, tg.schema, p.Reference, p.Candidate, opts)
+	type out struct {
+		v   equivalence.Verdict
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		v, err := equivalence.Judge(ctx, tg.schema, p.Reference, p.Candidate, opts)
+		done <- out{v, err}
+	}()
+	select {
+	case o := <-done:
+		return o.v, o.err
+	case <-ctx.Done():
+		return equivalence.Verdict{}, fmt.Errorf("no verdict within %v: %w", budget, ctx.Err())
+	}
 }
 
 // state is one database built on the engine: the statements that built
