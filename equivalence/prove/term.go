@@ -200,6 +200,9 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 	if e.HasElse {
 		b.WriteString(" else")
 	}
+	if e.Kind == plan.Cast && e.Value != "" {
+		b.WriteString(" as " + e.Value) // numeric(10,2), float4: not the family's cast
+	}
 	b.WriteString("(")
 	args := make([]string, 0, len(e.Args))
 	for _, a := range e.Args {

@@ -865,12 +865,17 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 			}
 		}
 	case exec.KFloat:
-		// PostgreSQL's real (float4) holds single precision: 1.1 stored
-		// there is not 1.1, and r = 1.1 is false, where the executor
-		// (double precision throughout) would say true. Only values a
-		// float4 holds exactly keep the two in step.
-		if isAny(base, "float4") && !math.IsNaN(v.F) && float64(float32(v.F)) != v.F {
-			return exec.Null, false
+		// PostgreSQL's real (float4) holds single precision: 0.1 stored
+		// there is 0.100000001490116, so r = 0.1 is false and
+		// r = 0.1::real true. The executor models real values
+		// (exec.Float4: rounded, compared in float8 beside anything but
+		// another real), so a literal reaches the column rounded.
+		if isAny(base, "float4", "real") {
+			f := float32(v.F)
+			if math.IsInf(float64(f), 0) && !math.IsInf(v.F, 0) {
+				return exec.Null, false
+			}
+			v = exec.Float4(f)
 		}
 	case exec.KNumeric:
 		if !hasArgs || p <= 0 {

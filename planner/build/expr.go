@@ -288,10 +288,16 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 			return &plan.Expr{Kind: plan.Cast, Typ: t, Value: mod, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
 		}
 	}
-	if t == catalog.Text && arg.Typ == catalog.Text && b.schema.Dialect == catalog.Postgres {
-		// Folded below: string types all plan as text (see
-		// Metadata.StringCast).
-		b.meta.StringCast = true
+	if b.schema.Dialect == catalog.Postgres {
+		// A cast inside a family is an operation unless it is an
+		// identity on the operand's exact type (exacttype.go).
+		value, identity, foldable := b.exactCast(CanonicalType(name, false), arg)
+		if identity {
+			return arg, nil
+		}
+		if value != "" && !foldable {
+			return &plan.Expr{Kind: plan.Cast, Typ: t, Value: value, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+		}
 	}
 	if arg.Kind == plan.Const {
 		if c, ok := CoerceConst(arg, t); ok {

@@ -39,8 +39,10 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 			key[i] = row[j]
 		}
 		k := rowKey(key)
-		if _, ok := groups[k]; !ok {
+		if g, ok := groups[k]; !ok {
 			order = append(order, k)
+		} else if err := spelledApart(gidx, g[0], row); err != nil {
+			return nil, err
 		}
 		groups[k] = append(groups[k], row)
 	}
@@ -129,6 +131,9 @@ func reduce(name string, vals []Value) (Value, error) {
 	case "sum", "avg":
 		if len(vals) == 0 {
 			return Null, nil
+		}
+		if vals[0].IsFloat4() {
+			return reduceFloat4(name, vals)
 		}
 		sum := vals[0]
 		if sum.K == KInt && name == "sum" {
