@@ -242,3 +242,19 @@ func inRange(t string, i int64) bool {
 	}
 	return true
 }
+
+// realLiterals types the quoted literals of lits compared with ref as
+// real when ref is a real: PostgreSQL reads r = '0.1' as float4 = float4
+// (true for the stored 0.1), unlike r = 0.1 (compared in float8). The
+// literal becomes an explicit cast to float4, which no rule folds into
+// a float8 constant.
+func (b *builder) realLiterals(ref *plan.Expr, lits []*plan.Expr) {
+	if b.schema.Dialect != catalog.Postgres || b.exactType(ref) != "float4" {
+		return
+	}
+	for i, l := range lits {
+		if l.Kind == plan.Const && !l.Null && l.Typ == catalog.Text {
+			lits[i] = &plan.Expr{Kind: plan.Cast, Typ: catalog.Float, Value: "float4", Args: []*plan.Expr{l}, Pos: l.Pos}
+		}
+	}
+}

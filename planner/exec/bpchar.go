@@ -258,7 +258,16 @@ func (x *executor) padRow(t *catalog.Table, widths []int, row []Value) ([]Value,
 	var out []Value
 	for i, n := range widths {
 		v := row[i]
-		if n == 0 || v.K != KText || (v.B && utf8.RuneCountInString(v.S) == n) {
+		if n == realWidth && v.K == KFloat && !v.B {
+			// A real column stores single precision, whatever the
+			// database handed in.
+			if out == nil {
+				out = append([]Value(nil), row...)
+			}
+			out[i] = Float4(float32(v.F))
+			continue
+		}
+		if n <= 0 || v.K != KText || (v.B && utf8.RuneCountInString(v.S) == n) {
 			continue
 		}
 		s := stripBlanks(v.S)
@@ -280,7 +289,20 @@ func (x *executor) padRow(t *catalog.Table, widths []int, row []Value) ([]Value,
 	return out, nil
 }
 
-// tableWidths is the char(n) width of each column of t (0: not char),
+// realWidth marks a real (float4) column among the widths: its values
+// are rounded to single precision as they are read.
+const realWidth = -1
+
+func isRealType(typeSQL string) bool {
+	switch strings.ToLower(strings.TrimSpace(typeSQL)) {
+	case "real", "float4", "pg_catalog.float4":
+		return true
+	}
+	return false
+}
+
+// tableWidths is the char(n) width of each column of t (0: not char,
+// realWidth: real),
 // remembered per table: it is asked at every execution. Catalog tables
 // do not change once loaded; past widthCacheMax tables (a long-running
 // process loading many schemas) widths are computed afresh.
@@ -306,6 +328,13 @@ var (
 func computeWidths(t *catalog.Table) ([]int, bool) {
 	var w []int
 	for i, c := range t.Columns {
+		if isRealType(c.TypeSQL) {
+			if w == nil {
+				w = make([]int, len(t.Columns))
+			}
+			w[i] = realWidth
+			continue
+		}
 		if n, ok := charWidth(c.TypeSQL); ok {
 			if w == nil {
 				w = make([]int, len(t.Columns))
