@@ -876,6 +876,8 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 				return exec.Null, false
 			}
 			v = exec.Float4(f)
+		} else if v.IsFloat4() {
+			v = exec.Float(v.F) // a double precision column holds it widened
 		}
 	case exec.KNumeric:
 		if !hasArgs || p <= 0 {
