@@ -168,6 +168,7 @@ func reduce(name string, vals []Value) (Value, error) {
 			return Null, nil
 		}
 		best := vals[0]
+		var tied error
 		for _, v := range vals[1:] {
 			c, err := Compare(v, best)
 			if err != nil {
@@ -179,8 +180,13 @@ func reduce(name string, vals []Value) (Value, error) {
 				return Null, cannot("any_value over differing values")
 			}
 			if (name == "max" && c > 0) || (name == "min" && c < 0) {
-				best = v
+				best, tied = v, nil
+			} else if c == 0 && tied == nil {
+				tied = spelledApart(nil, []Value{best}, []Value{v})
 			}
+		}
+		if tied != nil {
+			return Null, tied // equal intervals spelled apart: PostgreSQL returns either
 		}
 		return best, nil
 	case "bit_and", "bit_or", "bit_xor":

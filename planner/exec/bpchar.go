@@ -28,9 +28,11 @@ import (
 //     characters without them, octet_length the padded bytes;
 //   - output is the padded value.
 //
-// The planner folds casts between string types away (c::text is c), so
-// for a plan where it did (Metadata.StringCast) the executor cannot tell
-// c from c::text; it then refuses padded values, where the two differ. Constructs whose result type
+// The planner keeps a cast from a char(n) value to text or varchar in
+// the plan (build/exacttype.go), so c::text strips the padding here as
+// in PostgreSQL; Metadata.StringCast (a plan that folded such a cast,
+// whose padded values are refused) is no longer set by the planner.
+// Constructs whose result type
 // PostgreSQL resolves from several inputs (CASE, COALESCE, GREATEST,
 // LEAST, a set operation mixing char(n) with other types or widths)
 // "cannot execute" when a bpchar input may be among them.

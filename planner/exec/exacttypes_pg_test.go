@@ -59,6 +59,7 @@ var exactQueries = []string{
 	"SELECT r, r::float8, r::text, r * 2, r + r, -r, abs(r), r::numeric FROM ty",
 	"SELECT count(*) FROM ty WHERE r < 0.1",
 	"SELECT avg(r) FROM ty",
+	"SELECT sum(r) FROM ty WHERE id <> 1",
 	// Cause 9: casts inside a family.
 	"SELECT x::real, x::float8, (x * 1.1)::real FROM ty WHERE id = 1",
 	"SELECT d::real FROM ty WHERE id IN (1, 2)",
@@ -86,6 +87,7 @@ var exactQueries = []string{
 	"SELECT id FROM ty WHERE iv < interval '2 days'",
 	"SELECT iv, date '2024-01-31' + iv FROM ty",
 	"SELECT count(DISTINCT iv) FROM ty",
+	"SELECT max(iv) FROM ty",
 	"SELECT id FROM ty WHERE '2024-01-01 10:00+03'::timestamptz = '2024-01-01 07:00+00'::timestamptz",
 	"SELECT id FROM ty WHERE '2024-01-01 10:00+03'::timestamptz = '2024-01-01 10:00+00'::timestamptz",
 	"SELECT id FROM ty WHERE '2024-01-01 10:00+03'::timestamptz < '2024-01-01 08:00:00-01:30'::timestamptz",
@@ -106,6 +108,7 @@ var exactCannot = []string{
 	"SELECT tx::char(2) FROM ty",
 	"SELECT DISTINCT iv FROM ty",
 	"SELECT iv, count(*) FROM ty GROUP BY iv",
+	"SELECT min(iv) FROM ty",
 	"SELECT sum(r) FROM ty",
 }
 
