@@ -265,7 +265,9 @@ func dateValue(e *plan.Expr) (int64, bool) {
 			return parseDateText(e.Args[0].Value)
 		}
 	case plan.Cast:
-		if (e.Typ == catalog.Date || e.Typ == catalog.Timestamp) && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
+		// Not a cast naming timestamptz (or a date of one): its instant
+		// depends on the offset and the session's TimeZone.
+		if (e.Typ == catalog.Date || e.Typ == catalog.Timestamp) && e.Value == "" && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
 			return parseDateText(e.Args[0].Value)
 		}
 	case plan.Op:

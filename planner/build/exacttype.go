@@ -244,17 +244,23 @@ func inRange(t string, i int64) bool {
 }
 
 // realLiterals types the quoted literals of lits compared with ref as
-// real when ref is a real: PostgreSQL reads r = '0.1' as float4 = float4
-// (true for the stored 0.1), unlike r = 0.1 (compared in float8). The
-// literal becomes an explicit cast to float4, which no rule folds into
-// a float8 constant.
+// ref's exact type where folding them into the family's constant would
+// change them: PostgreSQL reads r = '0.1' on a real as float4 = float4
+// (true for the stored 0.1), unlike r = 0.1 (compared in float8), and
+// tz > '2024-01-01 10:00+03' on a timestamptz as that instant, where a
+// timestamp constant ignores the offset. The literal becomes an explicit
+// cast to the exact type, which no rule folds into a constant.
 func (b *builder) realLiterals(ref *plan.Expr, lits []*plan.Expr) {
-	if b.schema.Dialect != catalog.Postgres || b.exactType(ref) != "float4" {
+	if b.schema.Dialect != catalog.Postgres {
+		return
+	}
+	t := b.exactType(ref)
+	if t != "float4" && t != "timestamptz" {
 		return
 	}
 	for i, l := range lits {
 		if l.Kind == plan.Const && !l.Null && l.Typ == catalog.Text {
-			lits[i] = &plan.Expr{Kind: plan.Cast, Typ: catalog.Float, Value: "float4", Args: []*plan.Expr{l}, Pos: l.Pos}
+			lits[i] = &plan.Expr{Kind: plan.Cast, Typ: ref.Typ, Value: t, Args: []*plan.Expr{l}, Pos: l.Pos}
 		}
 	}
 }
