@@ -870,7 +870,10 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 		// r = 0.1::real true. The executor models real values
 		// (exec.Float4: rounded, compared in float8 beside anything but
 		// another real), so a literal reaches the column rounded.
-		if isAny(base, "float4", "real") {
+		// float4 is how the postgres DDL loader spells real; SQLite's
+		// REAL is double precision. (The executor rounds a postgres
+		// column spelled real as it reads it.)
+		if isAny(base, "float4") {
 			f := float32(v.F)
 			if math.IsInf(float64(f), 0) && !math.IsInf(v.F, 0) {
 				return exec.Null, false
