@@ -3,6 +3,7 @@ package equivalence
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,6 +91,10 @@ type Search struct {
 	// CannotExecute says why the search did not run, when the executor
 	// does not model one of the queries.
 	CannotExecute string `json:"cannot_execute,omitempty"`
+	// DisplayOnly shows results that compared the same (under =, as the
+	// judge compares them) but printed differently, such as 1.0 and
+	// 1.00: a display-only difference, named rather than hidden.
+	DisplayOnly string `json:"display_only,omitempty"`
 }
 
 // Strength says in words how strong the evidence of a search is.
@@ -310,6 +315,7 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 		if res.CannotExecute {
 			out.search.CannotExecute = strings.TrimPrefix(res.Reason, "cannot execute: ")
 		}
+		out.search.DisplayOnly = res.DisplayOnly
 		out.apply(v)
 		// A search the clock cut short would have gone further on an
 		// idle machine: only complete ones are remembered.
@@ -373,6 +379,12 @@ func (r refutation) apply(v *Verdict) {
 		return
 	}
 	v.Search = r.search
+	if r.search != nil && r.search.DisplayOnly != "" {
+		n := "display-only difference: results equal under = print differently (" + r.search.DisplayOnly + ")"
+		if !slices.Contains(v.Notes, n) {
+			v.Notes = append(v.Notes, n)
+		}
+	}
 }
 
 // refuteKey identifies a search: the two cached queries (whose keys hold

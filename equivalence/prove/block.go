@@ -250,6 +250,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 		meta = p.b.Meta
 	}
 	s.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
+	s.displayOnly = p.displayOnly
 	if onA {
 		s.looseEq = p.looseEq
 	} else {

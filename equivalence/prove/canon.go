@@ -21,8 +21,10 @@ func fold(e *plan.Expr) *plan.Expr {
 		if x.Kind == plan.Func && x.Name == "concat" {
 			return flattenConcat(x)
 		}
-		if x.Kind == plan.Cast && x.Typ == catalog.Int && len(x.Args) == 1 && integralExtract(x.Args[0]) {
-			return x.Args[0] // a whole number already: the cast changes no value
+		if x.Kind == plan.Cast && x.Typ == catalog.Int && (x.Value == "" || x.Value == "int4") && len(x.Args) == 1 && integralExtract(x.Args[0]) {
+			// A whole number already: the cast changes no value (a
+			// smallint could overflow on a year past 32767).
+			return x.Args[0]
 		}
 		if x.Kind == plan.Subquery && x.SubKind == plan.SubScalar {
 			if c := constSubquery(x); c != nil {

@@ -68,6 +68,19 @@ type space struct {
 	declared func(plan.ColumnID) string
 	// consts per class, for ranks.
 	consts [clsCount][]constVal
+	// displayOnly, when set, hears of each display-only difference a
+	// term identified (a numeric cast that keeps the value but not its
+	// printed scale), for the proof to name.
+	displayOnly func(what string)
+}
+
+// castKeeps is castKeepsValue, reporting a display-only identification.
+func (s *space) castKeeps(e *plan.Expr) bool {
+	keeps, display := castKeepsValue(e, s.col, s.declared)
+	if keeps && display != "" && s.displayOnly != nil {
+		s.displayOnly(display)
+	}
+	return keeps
 }
 
 func newSpace(col func(plan.ColumnID) (plan.ColumnID, bool), nullable func(plan.ColumnID) bool) *space {
@@ -160,7 +173,7 @@ func (s *space) term(e *plan.Expr) (*term, error) {
 			switch {
 			case ok && a.cls == clsBool && to == clsNum && e.Typ == catalog.Int:
 				return &term{op: "castint", cls: clsNum, args: []*term{a}}, nil
-			case ok && a.cls == to && (to == clsBool || to == clsDate || (to == clsNum && e.Typ != catalog.Int && e.Args[0].Typ != catalog.Float && (e.Typ != catalog.Float || e.Args[0].Typ == catalog.Int) && castKeepsValue(e, s.col, s.declared))):
+			case ok && a.cls == to && (to == clsBool || to == clsDate || (to == clsNum && e.Typ != catalog.Int && e.Args[0].Typ != catalog.Float && (e.Typ != catalog.Float || e.Args[0].Typ == catalog.Int) && s.castKeeps(e))):
 				// A cast within the class that keeps the value and its
 				// order: integers widened to numeric or floating point
 				// (integers beyond 2^53 aside), numerics to a numeric

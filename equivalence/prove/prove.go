@@ -140,6 +140,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 		note("not proved after %d steps", p.steps)
 		return Result{}, nil
 	}
+	p.nameDisplayOnly()
 	return Result{Proved: true, Rules: p.rules, Assumptions: p.assumed}, nil
 }
 
@@ -173,6 +174,13 @@ func (p *prover) rule(format string, args ...any) {
 		p.seen[r] = true
 		p.rules = append(p.rules, r)
 	}
+}
+
+// displayOnly names a display-only difference a proof identified: the
+// values are equal under = (what pgequiv compares) but may print
+// differently. The rule says so in the verdict.
+func (p *prover) displayOnly(what string) {
+	p.rule("display-only difference: %s", what)
 }
 
 func (p *prover) assume(a Assumption) {
@@ -381,6 +389,7 @@ func (p *prover) looseEq(c plan.ColumnID) bool {
 func (p *prover) newSpace() *space {
 	s := newSpace(p.colA, p.nullable)
 	s.declared = func(c plan.ColumnID) string { return declaredType(p.a.Meta, c) }
+	s.displayOnly = p.displayOnly
 	s.looseEq = p.looseEq
 	s.domain = p.a.Meta.Domain
 	s.noDates = p.opts.SQLite

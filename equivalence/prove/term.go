@@ -200,6 +200,9 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 	if e.HasElse {
 		b.WriteString(" else")
 	}
+	if e.Kind == plan.Cast && e.Value != "" {
+		b.WriteString(" as " + e.Value) // numeric(10,2), float4: not the family's cast
+	}
 	b.WriteString("(")
 	args := make([]string, 0, len(e.Args))
 	for _, a := range e.Args {
@@ -262,7 +265,9 @@ func dateValue(e *plan.Expr) (int64, bool) {
 			return parseDateText(e.Args[0].Value)
 		}
 	case plan.Cast:
-		if (e.Typ == catalog.Date || e.Typ == catalog.Timestamp) && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
+		// Not a cast naming timestamptz (or a date of one): its instant
+		// depends on the offset and the session's TimeZone.
+		if (e.Typ == catalog.Date || e.Typ == catalog.Timestamp) && e.Value == "" && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
 			return parseDateText(e.Args[0].Value)
 		}
 	case plan.Op:

@@ -40,28 +40,41 @@ func numericTypmod(t string) (p, s int, ok bool) {
 
 // castKeepsValue says whether e, a cast to numeric of a numeric or
 // integer argument, keeps the argument's value. declared gives a
-// reference column's declared type (nil: unknown).
-func castKeepsValue(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool), declared func(plan.ColumnID) string) bool {
+// reference column's declared type (nil: unknown). display is set when
+// the value is kept but prints differently (a wider scale: 10.50 and
+// 10.5000), a display-only difference the proof names.
+func castKeepsValue(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool), declared func(plan.ColumnID) string) (keeps bool, display string) {
+	keeps, widens := castKeepsValueScale(e, col, declared)
+	if keeps && widens {
+		display = "numeric scale (cast to " + e.Value + ")"
+	}
+	return keeps, display
+}
+
+func castKeepsValueScale(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool), declared func(plan.ColumnID) string) (keeps, widens bool) {
 	if e.Typ != catalog.Numeric {
-		return true // widening to floating point is the documented assumption
+		// Widening to floating point is the documented assumption; a cast
+		// naming an exact type (float4, int2, bpchar, ...: see
+		// build/exacttype.go) changes values.
+		return e.Value == "", false
 	}
 	p, s, ok := numericTypmod(e.Value)
 	if !ok {
-		return e.Value == "" || strings.EqualFold(strings.TrimSpace(e.Value), "numeric") || strings.EqualFold(strings.TrimSpace(e.Value), "decimal")
+		return e.Value == "" || strings.EqualFold(strings.TrimSpace(e.Value), "numeric") || strings.EqualFold(strings.TrimSpace(e.Value), "decimal"), false
 	}
 	arg := e.Args[0]
 	if arg.Typ == catalog.Int {
-		return p-s >= 19
+		return p-s >= 19, s > 0
 	}
 	if arg.Kind != plan.ColRef || declared == nil {
-		return false
+		return false, false
 	}
 	c, ok := col(arg.Col)
 	if !ok {
-		return false
+		return false, false
 	}
 	ap, as, ok := numericTypmod(declared(c))
-	return ok && as <= s && ap-as <= p-s
+	return ok && as <= s && ap-as <= p-s, as < s
 }
 
 // declaredType is a reference column's declared type, "" when it is not

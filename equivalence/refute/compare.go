@@ -134,3 +134,52 @@ func permute(n int, f func([]int) bool) {
 	}
 	rec(0)
 }
+
+// What "the same result" means: two results are the same when their
+// rows match as bags (in order, where both are ordered) with each value
+// compared as the engine's IS NOT DISTINCT FROM compares it within its
+// type family: 1, 1.0 and 1.00 are one number, -0 is 0, a real 0.1 is
+// the float8 0.100000001490116 it widens to, '1 day' is '24:00:00'.
+// Results that are the same this way but print differently are a
+// display-only difference: never a counterexample, but reported
+// (Result.DisplayOnly, and a note in the verdict) so that it is not
+// hidden.
+
+// displayDiffers returns a description of the first row whose printed
+// text differs between two results that compare the same, or "" when
+// they print alike (as bags of printed rows).
+func displayDiffers(a, b *exec.Result) string {
+	if a == nil || b == nil || len(a.Rows) != len(b.Rows) {
+		return ""
+	}
+	text := func(row []exec.Value) string {
+		parts := make([]string, len(row))
+		for i, v := range row {
+			parts[i] = v.String()
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	count := map[string]int{}
+	for _, row := range a.Rows {
+		count[text(row)]++
+	}
+	var extra []string
+	for _, row := range b.Rows {
+		t := text(row)
+		if count[t] == 0 {
+			extra = append(extra, t)
+			continue
+		}
+		count[t]--
+	}
+	if len(extra) == 0 {
+		return ""
+	}
+	for _, row := range a.Rows {
+		t := text(row)
+		if count[t] > 0 {
+			return "the reference prints " + t + " where the candidate prints " + extra[0]
+		}
+	}
+	return ""
+}

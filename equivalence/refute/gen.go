@@ -986,12 +986,22 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 			}
 		}
 	case exec.KFloat:
-		// PostgreSQL's real (float4) holds single precision: 1.1 stored
-		// there is not 1.1, and r = 1.1 is false, where the executor
-		// (double precision throughout) would say true. Only values a
-		// float4 holds exactly keep the two in step.
-		if isAny(base, "float4") && !math.IsNaN(v.F) && float64(float32(v.F)) != v.F {
-			return exec.Null, false
+		// PostgreSQL's real (float4) holds single precision: 0.1 stored
+		// there is 0.100000001490116, so r = 0.1 is false and
+		// r = 0.1::real true. The executor models real values
+		// (exec.Float4: rounded, compared in float8 beside anything but
+		// another real), so a literal reaches the column rounded.
+		// float4 is how the postgres DDL loader spells real; SQLite's
+		// REAL is double precision. (The executor rounds a postgres
+		// column spelled real as it reads it.)
+		if isAny(base, "float4") {
+			f := float32(v.F)
+			if math.IsInf(float64(f), 0) && !math.IsInf(v.F, 0) {
+				return exec.Null, false
+			}
+			v = exec.Float4(f)
+		} else if v.IsFloat4() {
+			v = exec.Float(v.F) // a double precision column holds it widened
 		}
 	case exec.KNumeric:
 		if !hasArgs || p <= 0 {

@@ -117,6 +117,11 @@ type Result struct {
 	// Elapsed is the whole search; FoundAfter the time until the first
 	// difference, before minimization.
 	Elapsed, FoundAfter time.Duration
+	// DisplayOnly, when not empty, shows a database's results that agree
+	// under = (the comparison) but print differently: numeric scale
+	// (1.0, 1.00), -0 and 0, a real and its float8 widening, intervals
+	// spelled apart. Not a counterexample; see compare.go.
+	DisplayOnly string
 }
 
 // Counterexample is a database on which the queries differ.
@@ -227,6 +232,7 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		return found(ce)
 	}
 	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
+	res.DisplayOnly = c.displayOnly
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
@@ -368,6 +374,8 @@ type comparer struct {
 	columnsProved bool
 	// lite converts databases for a SQLite schema's plans.
 	lite exec.SQLiteConverter
+	// displayOnly is the first display-only difference seen.
+	displayOnly string
 }
 
 // run executes both plans on db and compares them. The error is
@@ -384,7 +392,11 @@ func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 	if err2 != nil && !errors.Is(err2, exec.ErrQuery) {
 		return outcome{}, err2
 	}
-	return classify(r1, err1, r2, err2, c.opts.IgnoreColumnOrder), nil
+	out := classify(r1, err1, r2, err2, c.opts.IgnoreColumnOrder)
+	if out.kind == same && c.displayOnly == "" {
+		c.displayOnly = displayDiffers(r1, r2)
+	}
+	return out, nil
 }
 
 // classify compares two executions' results (err: a query error, such

@@ -16,7 +16,9 @@ const usecPerDay = 86_400_000_000
 // give nothing.
 func constAsColumn(c *catalog.Column, e *plan.Expr) []exec.Value {
 	v, err := exec.EvalConst(e)
-	if err != nil || v.IsNull() {
+	if err != nil || v.IsNull() || v.K == exec.KTimestamp && v.B {
+		// A timestamp with time zone is a timestamp only in the
+		// session's TimeZone.
 		return nil
 	}
 	switch {

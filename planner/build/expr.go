@@ -288,10 +288,16 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 			return &plan.Expr{Kind: plan.Cast, Typ: t, Value: mod, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
 		}
 	}
-	if t == catalog.Text && arg.Typ == catalog.Text && b.schema.Dialect == catalog.Postgres {
-		// Folded below: string types all plan as text (see
-		// Metadata.StringCast).
-		b.meta.StringCast = true
+	if b.schema.Dialect == catalog.Postgres {
+		// A cast inside a family is an operation unless it is an
+		// identity on the operand's exact type (exacttype.go).
+		value, identity, foldable := b.exactCast(CanonicalType(name, false), arg)
+		if identity {
+			return arg, nil
+		}
+		if value != "" && !foldable {
+			return &plan.Expr{Kind: plan.Cast, Typ: t, Value: value, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+		}
 	}
 	if arg.Kind == plan.Const {
 		if c, ok := CoerceConst(arg, t); ok {
@@ -440,6 +446,7 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		if err != nil {
 			return nil, err
 		}
+		b.realLiterals(l, args)
 		name := "in"
 		if opName == "<>" {
 			name = "not in"
@@ -454,6 +461,7 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		}
 		name := map[pg.A_Expr_Kind]string{pg.A_Expr_Kind_AEXPR_BETWEEN: "between", pg.A_Expr_Kind_AEXPR_NOT_BETWEEN: "not between",
 			pg.A_Expr_Kind_AEXPR_BETWEEN_SYM: "between symmetric", pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM: "not between symmetric"}[a.Kind]
+		b.realLiterals(l, bounds)
 		e := plan.NewOp(name, catalog.Bool, l, bounds[0], bounds[1])
 		e.Pos = a.Location
 		return e, nil
@@ -471,7 +479,8 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		if l == nil { // prefix operator
 			switch opName {
 			case "-":
-				if r.Kind == plan.Const && r.Typ.IsNumeric() && !r.Null {
+				// -0 is a float (it prints as -0): kept as an operator.
+				if r.Kind == plan.Const && r.Typ.IsNumeric() && !r.Null && !(r.Typ == catalog.Float && r.Value == "0") {
 					v := r.Value
 					if strings.HasPrefix(v, "-") {
 						v = v[1:]
@@ -500,7 +509,10 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 					op = plan.OpNotILike
 				}
 			}
-			e = plan.NewOp(op, catalog.Bool, l, r)
+			pair := []*plan.Expr{l, r}
+			b.realLiterals(l, pair[1:])
+			b.realLiterals(r, pair[:1])
+			e = plan.NewOp(op, catalog.Bool, pair[0], pair[1])
 			break
 		}
 		switch opName {

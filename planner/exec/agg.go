@@ -46,8 +46,10 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 				return nil, err
 			}
 		}
-		if _, ok := groups[k]; !ok {
+		if g, ok := groups[k]; !ok {
 			order = append(order, k)
+		} else if err := spelledApart(gidx, g[0], row); err != nil {
+			return nil, err
 		}
 		groups[k] = append(groups[k], row)
 	}
@@ -143,6 +145,9 @@ func reduce(name string, vals []Value) (Value, error) {
 		if len(vals) == 0 {
 			return Null, nil
 		}
+		if vals[0].IsFloat4() {
+			return reduceFloat4(name, vals)
+		}
 		sum := vals[0]
 		if sum.K == KInt && name == "sum" {
 			// sum(integer) is bigint or numeric in PostgreSQL; summing
@@ -177,6 +182,7 @@ func reduce(name string, vals []Value) (Value, error) {
 		}
 		best := vals[0]
 		tie := false // best ties a different spelling (collation.go)
+		var tied error
 		for _, v := range vals[1:] {
 			c, err := Compare(v, best)
 			if err != nil {
@@ -189,11 +195,16 @@ func reduce(name string, vals []Value) (Value, error) {
 				return Null, cannot("any_value over differing values")
 			}
 			if (name == "max" && c > 0) || (name == "min" && c < 0) {
-				best, tie = v, false
+				best, tie, tied = v, false, nil
+			} else if c == 0 && tied == nil {
+				tied = spelledApart(nil, []Value{best}, []Value{v})
 			}
 		}
 		if tie {
 			return Null, cannot("min/max tie between values equal only under their collation")
+		}
+		if tied != nil {
+			return Null, tied // equal intervals spelled apart: PostgreSQL returns either
 		}
 		return best, nil
 	case "bit_and", "bit_or", "bit_xor":

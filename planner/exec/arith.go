@@ -27,6 +27,9 @@ func arith(op string, a, b Value) (Value, error) {
 		if !ok1 || !ok2 {
 			break
 		}
+		if a.IsFloat4() && b.IsFloat4() {
+			return float4Arith(op, x, y) // real op real is real; with anything else float8
+		}
 		return floatArith(op, x, y)
 	case isNumber(a.K) && isNumber(b.K):
 		return numArith(op, toNumeric(a), toNumeric(b))
@@ -198,7 +201,7 @@ func negate(v Value) (Value, error) {
 	case KNumeric:
 		return NumericRat(new(big.Rat).Neg(v.R), v.Scale), nil
 	case KFloat:
-		return Float(-v.F), nil
+		return Value{K: KFloat, F: -v.F, B: v.B}, nil
 	case KInterval:
 		return negInterval(v)
 	}

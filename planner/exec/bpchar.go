@@ -28,9 +28,11 @@ import (
 //     characters without them, octet_length the padded bytes;
 //   - output is the padded value.
 //
-// The planner folds casts between string types away (c::text is c), so
-// for a plan where it did (Metadata.StringCast) the executor cannot tell
-// c from c::text; it then refuses padded values, where the two differ. Constructs whose result type
+// The planner keeps a cast from a char(n) value to text or varchar in
+// the plan (build/exacttype.go), so c::text strips the padding here as
+// in PostgreSQL; Metadata.StringCast (a plan that folded such a cast,
+// whose padded values are refused) is no longer set by the planner.
+// Constructs whose result type
 // PostgreSQL resolves from several inputs (CASE, COALESCE, GREATEST,
 // LEAST, a set operation mixing char(n) with other types or widths)
 // "cannot execute" when a bpchar input may be among them.
@@ -258,7 +260,16 @@ func (x *executor) padRow(t *catalog.Table, widths []int, row []Value) ([]Value,
 	var out []Value
 	for i, n := range widths {
 		v := row[i]
-		if n == 0 || v.K != KText || (v.B && utf8.RuneCountInString(v.S) == n) {
+		if n == realWidth && v.K == KFloat && !v.B {
+			// A real column stores single precision, whatever the
+			// database handed in.
+			if out == nil {
+				out = append([]Value(nil), row...)
+			}
+			out[i] = Float4(float32(v.F))
+			continue
+		}
+		if n <= 0 || v.K != KText || (v.B && utf8.RuneCountInString(v.S) == n) {
 			continue
 		}
 		s := stripBlanks(v.S)
@@ -280,7 +291,20 @@ func (x *executor) padRow(t *catalog.Table, widths []int, row []Value) ([]Value,
 	return out, nil
 }
 
-// tableWidths is the char(n) width of each column of t (0: not char),
+// realWidth marks a real (float4) column among the widths: its values
+// are rounded to single precision as they are read.
+const realWidth = -1
+
+func isRealType(typeSQL string) bool {
+	switch strings.ToLower(strings.TrimSpace(typeSQL)) {
+	case "real", "float4", "pg_catalog.float4":
+		return true
+	}
+	return false
+}
+
+// tableWidths is the char(n) width of each column of t (0: not char,
+// realWidth: real),
 // remembered per table: it is asked at every execution. Catalog tables
 // do not change once loaded; past widthCacheMax tables (a long-running
 // process loading many schemas) widths are computed afresh.
@@ -306,6 +330,13 @@ var (
 func computeWidths(t *catalog.Table) ([]int, bool) {
 	var w []int
 	for i, c := range t.Columns {
+		if isRealType(c.TypeSQL) {
+			if w == nil {
+				w = make([]int, len(t.Columns))
+			}
+			w[i] = realWidth
+			continue
+		}
 		if n, ok := charWidth(c.TypeSQL); ok {
 			if w == nil {
 				w = make([]int, len(t.Columns))

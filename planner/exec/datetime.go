@@ -357,6 +357,12 @@ func compareTemporal(a, b Value) (int, error) {
 	if a.K == KInterval && b.K == KInterval {
 		return intervalSpan(a).Cmp(intervalSpan(b)), nil
 	}
+	if isTimestamptz(a) || isTimestamptz(b) {
+		if isTimestamptz(a) && isTimestamptz(b) {
+			return cmpInt(a.I, b.I), nil // instants
+		}
+		return 0, cannot("comparison of timestamp with time zone with %s (depends on the session's TimeZone)", kindName(b.K))
+	}
 	x, ok1 := asTimestamp(a)
 	y, ok2 := asTimestamp(b)
 	if !ok1 || !ok2 {
@@ -370,6 +376,9 @@ func compareTemporal(a, b Value) (int, error) {
 func temporalKey(v Value) string {
 	switch v.K {
 	case KTimestamp:
+		if v.B {
+			return "Z" + strconv.FormatInt(v.I, 10)
+		}
 		if d, tod := civil(v.I); tod == 0 {
 			return "d" + strconv.FormatInt(d, 10)
 		}
@@ -438,6 +447,10 @@ func justifiedDiff(a, b int64) (Value, error) {
 // operand is a date, timestamp or interval; date ± integer and
 // date − date are arith's.
 func temporalArith(op string, a, b Value) (Value, error) {
+	if isTimestamptz(a) || isTimestamptz(b) {
+		// A day is not 24 hours across a daylight-saving change.
+		return Null, cannot("arithmetic on timestamp with time zone (depends on the session's TimeZone)")
+	}
 	switch {
 	case op == "+" && b.K == KInterval && (a.K == KDate || a.K == KTimestamp):
 		ts, _ := asTimestamp(a)

@@ -72,6 +72,9 @@ func extract(a []Value, asFloat bool) (Value, error) {
 		}
 		num = new(big.Rat).SetInt64(n)
 	case KDate, KTimestamp:
+		if src.B && src.K == KTimestamp {
+			return Null, cannot("extract from timestamp with time zone (depends on the session's TimeZone)")
+		}
 		days, tod := src.I, int64(0)
 		if src.K == KTimestamp {
 			days, tod = civil(src.I)
@@ -155,7 +158,7 @@ func dateFieldValue(f string, t time.Time) (int64, bool) {
 // returns a timestamp with time zone, which depends on the session's
 // TimeZone: not modelled.
 func dateTrunc(a []Value) (Value, error) {
-	if len(a) != 2 || a[1].K != KTimestamp {
+	if len(a) != 2 || a[1].K != KTimestamp || a[1].B {
 		return Null, cannot("date_trunc of these arguments")
 	}
 	f, err := fieldName(a[0])

@@ -435,7 +435,7 @@ func (x *executor) distinct(n *plan.Node, outer *env) (*rel, error) {
 		return nil, err
 	}
 	out := x.newRelLike(in)
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	reps := map[string]string{}
 	for i, row := range in.rows {
 		k := rowKey(row)
@@ -444,10 +444,13 @@ func (x *executor) distinct(n *plan.Node, outer *env) (*rel, error) {
 				return nil, err
 			}
 		}
-		if seen[k] {
+		if j, ok := seen[k]; ok {
+			if err := spelledApart(nil, out.rows[j], row); err != nil {
+				return nil, err
+			}
 			continue
 		}
-		seen[k] = true
+		seen[k] = len(out.rows)
 		out.rows = append(out.rows, row)
 		if in.ties != nil {
 			out.ties = append(out.ties, in.ties[i])

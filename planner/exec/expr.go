@@ -54,6 +54,9 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 			return v, nil
 		}
 		if ex.Value != "" {
+			if out, ok, err := castExact(v, ex.Typ, ex.Value); ok {
+				return out, err
+			}
 			return castModified(v, ex.Typ, ex.Value)
 		}
 		if x.lite {
@@ -87,7 +90,22 @@ func (x *executor) operands(a, b *plan.Expr, e *env) (Value, Value, error) {
 	if vb, err = adaptLiteral(b, vb, a.Typ); err != nil {
 		return Null, Null, err
 	}
+	// A quoted literal beside a real takes type real (rounded to single
+	// precision): r = '0.1' holds for the stored 0.1, r = 0.1 does not.
+	if va, err = float4Literal(a, va, vb); err != nil {
+		return Null, Null, err
+	}
+	if vb, err = float4Literal(b, vb, va); err != nil {
+		return Null, Null, err
+	}
 	return va, vb, nil
+}
+
+func float4Literal(lit *plan.Expr, v, other Value) (Value, error) {
+	if lit.Kind != plan.Const || lit.Typ != catalog.Text || v.K != KFloat || v.B || !other.IsFloat4() {
+		return v, nil
+	}
+	return toFloat4(Text(lit.Value))
 }
 
 func adaptLiteral(lit *plan.Expr, v Value, other catalog.Type) (Value, error) {

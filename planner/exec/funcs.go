@@ -152,7 +152,7 @@ var strictFuncs = map[string]func([]Value) (Value, error){
 		case KNumeric:
 			return NumericRat(new(big.Rat).Abs(v.R), v.Scale), nil
 		case KFloat:
-			return Float(math.Abs(v.F)), nil
+			return Value{K: KFloat, F: math.Abs(v.F), B: v.B}, nil // abs(real) is real
 		}
 		return Null, cannot("abs of %s", kindName(v.K))
 	},
@@ -226,6 +226,9 @@ func cast(v Value, t catalog.Type) (Value, error) {
 		}
 		return Text(stripBlanks(v.S)), nil
 	}
+	if v.K == KTimestamp && v.B {
+		return Null, cannot("cast of timestamp with time zone to %s (depends on the session's TimeZone)", t)
+	}
 	if t == catalog.Timestamp || t == catalog.Interval || v.K == KTimestamp || v.K == KInterval {
 		return temporalCast(v, t)
 	}
@@ -261,7 +264,10 @@ func cast(v Value, t catalog.Type) (Value, error) {
 			if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
 				return Null, cannot("non-finite float to numeric")
 			}
-			// float8 → numeric keeps 15 significant digits.
+			// float8 → numeric keeps 15 significant digits, float4 6.
+			if v.B {
+				return Numeric(strconv.FormatFloat(v.F, 'g', 6, 32))
+			}
 			return Numeric(strconv.FormatFloat(v.F, 'g', 15, 64))
 		case KText:
 			return Parse(t, v.S)
@@ -270,7 +276,7 @@ func cast(v Value, t catalog.Type) (Value, error) {
 		switch v.K {
 		case KInt, KNumeric, KFloat:
 			f, _ := v.float()
-			return Float(f), nil
+			return Float(f), nil // a real widens exactly
 		case KText:
 			return Parse(t, v.S)
 		}

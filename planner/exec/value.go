@@ -159,6 +159,9 @@ func (v Value) String() string {
 	case KNumeric:
 		return v.R.FloatString(int(v.Scale))
 	case KFloat:
+		if v.B {
+			return float4String(v.F)
+		}
 		if math.IsInf(v.F, 1) {
 			return "Infinity"
 		}
@@ -181,6 +184,11 @@ func (v Value) String() string {
 	case KDate:
 		return epoch.AddDate(0, 0, int(v.I)).Format("2006-01-02")
 	case KTimestamp:
+		if v.B {
+			// A timestamptz prints in the session's TimeZone; results
+			// compare as instants, and shown they are in UTC.
+			return timestampString(v.I) + "+00"
+		}
 		return timestampString(v.I)
 	case KInterval:
 		return intervalString(v)
