@@ -21,7 +21,7 @@ var VolatileFuncs = map[string]bool{
 	"uuid_generate_v1mc": true, "uuid_generate_v4": true, "clock_timestamp": true, "timeofday": true,
 	"nextval": true, "setval": true, "currval": true, "lastval": true, "set_config": true,
 	"pg_advisory_lock": true, "pg_try_advisory_lock": true, "pg_advisory_unlock": true, "pg_sleep": true,
-	"txid_current": true, "pg_current_xact_id": true, "pg_notify": true, "dblink": true,
+	"pg_notify": true, "dblink": true,
 	// SQLite
 	"randomblob": true, "changes": true, "total_changes": true, "last_insert_rowid": true,
 }
@@ -31,7 +31,7 @@ var VolatileFuncs = map[string]bool{
 // query calling one is refused, like a data-modifying statement.
 var SideEffectFuncs = map[string]bool{
 	"nextval": true, "setval": true, "set_config": true, "pg_advisory_lock": true, "pg_try_advisory_lock": true,
-	"pg_advisory_unlock": true, "pg_notify": true, "dblink": true, "txid_current": true, "pg_current_xact_id": true,
+	"pg_advisory_unlock": true, "pg_notify": true, "dblink": true,
 	"setseed": true,
 }
 
