@@ -236,7 +236,7 @@ func (b *builder) errf(loc int32, format string, args ...any) error {
 // sideEffects reports a statement or clause that changes the database
 // (see ErrSideEffects).
 func (b *builder) sideEffects(loc int32, what string) error {
-	e := b.errf(loc, "%s has side effects (it writes to the database or takes locks): not judged, only read-only queries are", what).(*Error)
+	e := b.errf(loc, "%s is not supported: it has side effects (it writes to the database or takes locks), and only read-only queries are judged", what).(*Error)
 	e.Err = ErrSideEffects
 	return e
 }
