@@ -253,6 +253,7 @@ type prepared struct {
 	trustFK     bool               // declared foreign keys hold (the prover's option)
 	sqlite      bool               // the schema's dialect is sqlite (the prover's option)
 	exec        *execPlan          // the plan to execute for the refuter, planned on first use
+	volatile    string             // a volatile function the query calls (random()), or ""
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column
@@ -262,7 +263,7 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	if opts.TrustForeignKeys != nil {
 		trust = *opts.TrustForeignKeys
 	}
-	q := &prepared{p: p, trustFK: trust, sqlite: s.Dialect == catalog.SQLite}
+	q := &prepared{p: p, trustFK: trust, sqlite: s.Dialect == catalog.SQLite, volatile: plan.NodeVolatile(p.Root)}
 	if opts.GMN != nil {
 		// The network was trained on normalized plans before the ESM+
 		// rewrites; score the same form. Its cross-graph attention costs
@@ -399,6 +400,17 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 		v.Label = Unknown
 		v.Differences = append(v.Differences, Difference{Component: ComponentUnmodelled, Reference: strings.Join(um, "; ")})
 		v.Notes = append(v.Notes, "neither proved nor refuted: "+strings.Join(um, "; "))
+	case ref.volatile != "" || cand.volatile != "":
+		// Two evaluations of a volatile call differ, even of one query
+		// text: there is no single result to prove equal, and none the
+		// executor could compute (issue 18, cause 13). Only a different
+		// number of output columns tells them apart whatever the calls
+		// return.
+		v.Label = Unknown
+		if len(ref.p.Root.OutCols()) != len(cand.p.Root.OutCols()) {
+			v.Label = NotEquivalent
+		}
+		v.Differences = append([]Difference{volatileDifference(ref.volatile, cand.volatile)}, v.Differences...)
 	case ref.normFP == cand.normFP:
 		// Alike before the ESM+ rules: whatever those assumed, they
 		// rewrote both sides alike, so nothing needs assuming.
@@ -515,6 +527,22 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 	v.Timings.Score = time.Since(t)
 	v.Timings.Total = time.Since(start)
 	return v, ctx.Err()
+}
+
+// ComponentVolatile is the Difference component of a verdict left
+// unknown because a query calls a volatile function.
+const ComponentVolatile = "volatile function"
+
+// volatileDifference names the volatile calls that keep a pair from
+// being judged.
+func volatileDifference(ref, cand string) Difference {
+	name := func(f string) string {
+		if f == "" {
+			return "none"
+		}
+		return f + "() (its value differs between evaluations)"
+	}
+	return Difference{Component: ComponentVolatile, Reference: name(ref), Candidate: name(cand)}
 }
 
 // band places the combined score in its label's band and, for unknown

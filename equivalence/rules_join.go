@@ -66,7 +66,7 @@ func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 	}
 	sa, pa, _ := singleTable(n.Inputs[i])
 	sb, pb, _ := singleTable(n.Inputs[j])
-	var rest []*plan.Expr
+	var rest, notNull []*plan.Expr
 	for _, p := range n.Preds {
 		if a, b, ok := plan.ColEquality(p, r.p.Meta); ok {
 			oa, ob := ordinalOf(sa, a), ordinalOf(sb, b)
@@ -74,6 +74,13 @@ func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 				oa, ob = ordinalOf(sa, b), ordinalOf(sb, a)
 			}
 			if oa >= 0 && oa == ob {
+				// y.c = z.c of one row is c = c: true unless c is NULL,
+				// when the join drops the row. A nullable column keeps
+				// that as "c IS NOT NULL" (issue 18, cause 16).
+				if !sa.Table.Columns[oa].NotNull {
+					c := plan.NewCol(sa.Cols[oa], sa.Table.Columns[oa].Type)
+					notNull = append(notNull, plan.NewOp(plan.OpIsNotNull, catalog.Bool, c))
+				}
 				continue
 			}
 		}
@@ -81,7 +88,7 @@ func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 	}
 	m := columnMap(sa, sb)
 	var body *plan.Node = sa
-	if preds := append(append([]*plan.Expr(nil), pa...), remap(pb, m)...); len(preds) > 0 {
+	if preds := append(append(append([]*plan.Expr(nil), pa...), remap(pb, m)...), notNull...); len(preds) > 0 {
 		body = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{sa}, Preds: preds}
 	}
 	var ins []*plan.Node

@@ -236,7 +236,7 @@ func commutative(op string) bool {
 
 // volatile names functions whose value differs between calls, so two
 // mentions are not the same value.
-var volatile = map[string]bool{"random": true, "gen_random_uuid": true, "clock_timestamp": true, "nextval": true, "setseed": true, "timeofday": true, "uuid_generate_v4": true, "random_normal": true}
+var volatile = plan.VolatileFuncs
 
 // strictFuncs are functions that return NULL when any argument is NULL.
 var strictFuncs = map[string]bool{"upper": true, "lower": true, "length": true, "char_length": true, "abs": true, "substring": true, "substr": true,

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -36,6 +37,16 @@ func (e *Error) Unwrap() error { return e.Err }
 // ErrUnsupported marks syntax the planner does not model; callers may treat
 // it differently from a wrong query.
 var ErrUnsupported = errors.New("unsupported syntax")
+
+// ErrSideEffects marks a statement that changes the database: INSERT,
+// UPDATE, DELETE, MERGE, CREATE TABLE AS, SELECT INTO, SELECT ... FOR
+// UPDATE/SHARE (which takes row locks), or a WITH query that modifies
+// data (run whether or not the query reads it). The judge compares query
+// results and models no database state, so it judges none of them:
+// calling one equivalent to a read-only query would hide its effect, and
+// calling it not equivalent would claim a difference in results that may
+// not exist. It wraps ErrUnsupported.
+var ErrSideEffects = fmt.Errorf("a statement with side effects is not judged: %w", ErrUnsupported)
 
 // ErrTooLarge marks a query whose plan would exceed the node budget
 // (Options.MaxNodes), or whose CTE and view expansions would exceed
@@ -226,6 +237,14 @@ func (b *builder) errf(loc int32, format string, args ...any) error {
 	return e
 }
 
+// sideEffects reports a statement or clause that changes the database
+// (see ErrSideEffects).
+func (b *builder) sideEffects(loc int32, what string) error {
+	e := b.errf(loc, "%s is not supported: it has side effects (it writes to the database or takes locks), and only read-only queries are judged", what).(*Error)
+	e.Err = ErrSideEffects
+	return e
+}
+
 func (b *builder) unsupported(loc int32, what string) error {
 	e := b.errf(loc, "%s is not supported", what).(*Error)
 	e.Err = ErrUnsupported
@@ -235,6 +254,11 @@ func (b *builder) unsupported(loc int32, what string) error {
 func (b *builder) buildStmt(n *pg.Node) (*plan.Plan, error) {
 	sel := n.GetSelectStmt()
 	if sel == nil {
+		switch {
+		case n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil, n.GetMergeStmt() != nil,
+			n.GetCreateTableAsStmt() != nil:
+			return nil, b.sideEffects(0, "statement "+nodeKindName(n))
+		}
 		return nil, b.unsupported(0, "statement "+nodeKindName(n))
 	}
 	q, err := b.buildSelect(sel, nil, nil)
@@ -310,10 +334,10 @@ func (b *builder) buildSelect(sel *pg.SelectStmt, outer *scope, ctes map[string]
 		return nil, err
 	}
 	if sel.IntoClause != nil {
-		return nil, b.unsupported(-1, "SELECT INTO")
+		return nil, b.sideEffects(-1, "SELECT INTO")
 	}
 	if len(sel.LockingClause) > 0 {
-		return nil, b.unsupported(-1, "FOR UPDATE/SHARE")
+		return nil, b.sideEffects(-1, "FOR UPDATE/SHARE (row locks)")
 	}
 	sc := &scope{parent: outer, ctes: map[string]*cte{}}
 	for k, v := range ctes {
@@ -325,6 +349,11 @@ func (b *builder) buildSelect(sel *pg.SelectStmt, outer *scope, ctes map[string]
 		}
 		for _, cn := range w.Ctes {
 			c := cn.GetCommonTableExpr()
+			if c.Ctequery.GetSelectStmt() == nil {
+				// PostgreSQL runs a data-modifying WITH query to
+				// completion whether or not the query reads it.
+				return nil, b.sideEffects(c.Location, "data-modifying WITH query "+strconv.Quote(c.Ctename)+" ("+nodeKindName(c.Ctequery)+")")
+			}
 			snapshot := &scope{parent: outer, ctes: map[string]*cte{}}
 			for k, v := range sc.ctes {
 				snapshot.ctes[k] = v

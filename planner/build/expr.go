@@ -732,6 +732,12 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	}
 	t, known := scalarFuncTypes[name]
 	if !known {
+		switch {
+		case plan.SideEffectFuncs[name]:
+			return nil, b.sideEffects(fc.Location, "function "+name)
+		case plan.VolatileFuncs[name]:
+			return nil, b.unsupported(fc.Location, "volatile function "+name)
+		}
 		return nil, b.errf(fc.Location, "function %s does not exist", name)
 	}
 	switch name {

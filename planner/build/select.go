@@ -604,7 +604,7 @@ func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, 
 			b.depth++
 			sel := c.def.Ctequery.GetSelectStmt()
 			if sel == nil {
-				return nil, nil, b.unsupported(rv.Location, "a data-modifying WITH query")
+				return nil, nil, b.sideEffects(rv.Location, "a data-modifying WITH query")
 			}
 			// Inline: every reference gets a fresh copy with its own columns.
 			rel, err := b.buildSelect(sel, c.visible.parent, c.visible.ctes)

@@ -14,6 +14,11 @@ import (
 // fn evaluates the scalar functions whose PostgreSQL behaviour is
 // modelled exactly; any other is ErrCannotExecute.
 func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
+	if plan.VolatileFuncs[ex.Name] {
+		// Any value would be made up: a counterexample must not rest on
+		// one (issue 18, cause 13).
+		return Null, cannot("volatile function %s", ex.Name)
+	}
 	args := make([]Value, len(ex.Args))
 	if x.bp && (ex.Name == "coalesce" || ex.Name == "greatest" || ex.Name == "least") {
 		// The result type is resolved from every argument (see bpchar.go).

@@ -250,7 +250,9 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 			return x
 		}
 		if x.Kind == plan.Subquery {
-			x.Sub = z.node(x.Sub, flags{keepCols: true})
+			// SQLite's scalar subquery of several rows yields its first
+			// row: an ORDER BY there picks the row.
+			x.Sub = z.node(x.Sub, flags{keepCols: true, readsOrder: x.SubKind == plan.SubScalar})
 		}
 		// z.err: a rule may not fire past a stop (see firingProbe).
 		for i := 0; i < 16 && z.err == nil; i++ {
@@ -301,9 +303,28 @@ type flags struct {
 	// a column defined here reads NULL above the join on those rows,
 	// whatever its definition says.
 	nullSide bool
+	// readsOrder: a consumer above reads the order of the rows it gets
+	// (string_agg, array_agg, float sum, row_number() OVER () ...), so a
+	// subquery's ORDER BY below it may decide its result and is kept
+	// (issue 18, cause 15). It passes through every operator but an
+	// aggregate or window that reads no order.
+	readsOrder bool
 }
 
 func childFlags(n *plan.Node, f flags) flags {
+	cf := childFlagsOrder(n, f)
+	switch n.Op {
+	case plan.OpAggregate:
+		cf.readsOrder = plan.ReadsInputOrder(n)
+	case plan.OpWindow:
+		cf.readsOrder = f.readsOrder || plan.ReadsInputOrder(n)
+	default:
+		cf.readsOrder = f.readsOrder
+	}
+	return cf
+}
+
+func childFlagsOrder(n *plan.Node, f flags) flags {
 	switch n.Op {
 	case plan.OpProject:
 		// Only the query's own ORDER BY sits right below its projection;

@@ -8,9 +8,13 @@ import (
 )
 
 // dropSubqueryOrder: Sort ⇒ its input, where nothing observes the order
-// (inside subqueries, derived tables and set operands without LIMIT).
+// (inside subqueries, derived tables and set operands without LIMIT),
+// and no consumer above reads the order of its rows (flags.readsOrder).
 func dropSubqueryOrder(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
 	if n.Op != plan.OpSort || f.keepOrder {
+		return n, false
+	}
+	if f.readsOrder && !plan.Derive(n.Inputs[0], z.p.Meta).AtMostOneRow() {
 		return n, false
 	}
 	return n.Inputs[0], true
@@ -31,7 +35,10 @@ func removePassthroughProject(z *normalizer, n *plan.Node, f flags) (*plan.Node,
 	var withSub []plan.ColumnID
 	for _, it := range n.Proj {
 		if !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
-			if it.Expr.HasSubquery() {
+			if it.Expr.HasSubquery() || plan.Volatile(it.Expr) != "" {
+				// A subquery would be copied; a volatile call
+				// (random()) read twice would become two calls with two
+				// values, where the query has one (issue 18, cause 13).
 				withSub = append(withSub, it.ID)
 			}
 			if f.nullSide && !plan.StrictCols(it.Expr).Intersects(inCols) {

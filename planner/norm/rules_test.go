@@ -19,6 +19,15 @@ func TestRuleDropSubqueryOrder(t *testing.T) {
 		{name: "scalar-under-limit", sql: "SELECT (SELECT name FROM dogs ORDER BY age DESC LIMIT 1) FROM owners", fire: false, has: []string{"sort t1.age desc"}},
 		{name: "top-level-distinct", sql: "SELECT DISTINCT age FROM dogs ORDER BY age", fire: false, has: []string{"sort t1.age", "distinct"}},
 		{name: "top-level-offset", sql: "SELECT name FROM dogs ORDER BY age OFFSET 2", fire: false, has: []string{"sort t1.age"}},
+		// Issue 18, cause 15: a consumer that reads the order of its rows
+		// keeps the ORDER BY below it.
+		{name: "string-agg-consumer", sql: "SELECT string_agg(x.name, ',') FROM (SELECT name FROM dogs ORDER BY age) x", fire: false, has: []string{"sort t1.age"}},
+		{name: "float-sum-consumer", sql: "SELECT sum(x.w) FROM (SELECT weight::float8 AS w, age FROM dogs ORDER BY age) x", fire: false, has: []string{"sort t1.age"}},
+		{name: "row-number-over-empty", sql: "SELECT x.name, row_number() OVER () FROM (SELECT name FROM dogs ORDER BY age) x", fire: false, has: []string{"sort t1.age"}},
+		{name: "scalar-subquery-first-row", sql: "SELECT (SELECT name FROM dogs ORDER BY age) FROM owners", fire: false, has: []string{"sort t1.age"}},
+		{name: "count-consumer", sql: "SELECT count(x.name) FROM (SELECT name FROM dogs ORDER BY age) x", fire: true, hasNot: []string{"sort"}},
+		{name: "row-number-ordered-window", sql: "SELECT x.name, row_number() OVER (ORDER BY x.name) FROM (SELECT name FROM dogs ORDER BY age) x", fire: true, hasNot: []string{"sort t1.age"}},
+		{name: "string-agg-over-unordering-aggregate", sql: "SELECT string_agg(y.name, ',') FROM (SELECT x.name FROM (SELECT name FROM dogs ORDER BY age) x GROUP BY x.name) y", fire: true, hasNot: []string{"sort t1.age"}},
 	})
 }
 
@@ -31,6 +40,9 @@ func TestRuleRemovePassthroughProject(t *testing.T) {
 		{name: "distinct-input-kept", sql: "SELECT DISTINCT x.name FROM (SELECT name, age FROM dogs) x", fire: true, has: []string{"distinct\n  project t1.name"}},
 		{name: "subquery-column-not-duplicated", sql: "SELECT x.c FROM (SELECT (SELECT count(*) FROM owners) AS c FROM dogs) x WHERE x.c > 1", fire: false},
 		{name: "group-by-expression-kept", sql: "SELECT count(*) FROM dogs GROUP BY age % 3", fire: false, has: []string{"(t1.age % 3)"}},
+		// Issue 18, cause 13: a volatile call read twice stays one call.
+		{name: "volatile-read-twice-kept", sql: "SELECT x.r, x.r FROM (SELECT random() AS r FROM dogs) x", fire: false},
+		{name: "volatile-read-once", sql: "SELECT x.r FROM (SELECT random() AS r, name FROM dogs) x", fire: true},
 	})
 }
 
