@@ -121,8 +121,11 @@ func TestRecheckCounterexamplesPostgres(t *testing.T) {
 			}
 			refuted[su.name]++
 			ce := v.Counterexample
-			if _, err := conn.Exec(ctx, truncate); err != nil {
-				t.Fatal(err)
+			// A suite may read no table at all (VALUES only): nothing to empty.
+			if len(tables) > 0 {
+				if _, err := conn.Exec(ctx, truncate); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if len(ce.Inserts) > 0 {
 				if _, err := conn.Exec(ctx, strings.Join(ce.Inserts, "\n")); err != nil {

@@ -196,7 +196,9 @@ func (b *builder) exactCast(target string, arg *plan.Expr) (value string, identi
 	case "float4":
 		return target, false, false
 	case "numeric":
-		return "", arg.Typ == catalog.Numeric || arg.Typ == catalog.Int, true
+		// An integer cast to numeric is no identity: 25::numeric / 3 is
+		// 8.33..., 25 / 3 is 8.
+		return "", arg.Typ == catalog.Numeric, true
 	case "text", "varchar":
 		if arg.Typ == catalog.Text && !b.mayHold(arg, "bpchar") {
 			return "", true, true
