@@ -164,6 +164,9 @@ func (b *builder) mayHold(e *plan.Expr, kinds ...string) bool {
 // is an identity to drop, and, for a literal, whether folding it to a
 // constant of the family is exact.
 func (b *builder) exactCast(target string, arg *plan.Expr) (value string, identity, foldable bool) {
+	if arg.Kind == plan.Const && arg.Null {
+		return "", false, true // NULL of any type is NULL
+	}
 	src := b.exactType(arg)
 	if target == "" {
 		return "", arg.Typ != catalog.Unknown && arg.Typ == catalog.TypeFromName(target), true

@@ -18,7 +18,12 @@ import (
 //	construct                              model
 //	timestamp values                       microseconds since 1970-01-01, years 1–9999;
 //	                                       output as PostgreSQL's ISO DateStyle
-//	timestamp with time zone, time         cannot execute (depend on the session's TimeZone)
+//	timestamp with time zone               a literal with a UTC offset is that instant (Value.B
+//	                                       marks it); instants compare with each other and
+//	                                       print in UTC; anything depending on the session's
+//	                                       TimeZone (no offset, to timestamp, date or text,
+//	                                       arithmetic, extract) cannot execute (exactcast.go)
+//	time                                   cannot execute
 //	interval values                        months, days and microseconds kept apart, as
 //	                                       PostgreSQL does; output as IntervalStyle postgres
 //	interval input                         integer fields with units, [-]HH:MM[:SS[.f]], "ago";
@@ -43,8 +48,10 @@ import (
 //	a date and a timestamp in one column   not promoted: the date prints as a date where
 //	(CASE, COALESCE, UNION branches)       PostgreSQL prints its midnight; they compare and
 //	                                       group as equal, so no difference arises from it
-//	equal intervals spelled apart          group together ('1 mon' and '30 days'); the
-//	                                       first seen is kept, PostgreSQL keeps either
+//	equal intervals spelled apart          group together ('1 mon' and '30 days'); where
+//	                                       one group, DISTINCT row, set operation match or
+//	                                       MIN/MAX tie holds both, PostgreSQL keeps either:
+//	                                       cannot execute
 //
 // An interval's days are kept in Value.F and its months in Value.Scale
 // (only these accessors know), so that a Value stays one size.

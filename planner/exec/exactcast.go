@@ -287,3 +287,34 @@ func spelledApart(idx []int, a, b []Value) error {
 	}
 	return nil
 }
+
+// intervalsSpelledApart is spelledApart over the rows of a set
+// operation's inputs: rows that match (UNION without ALL keeps one,
+// INTERSECT the left one) must not hold equal intervals spelled apart.
+func intervalsSpelledApart(sides ...[][]Value) error {
+	has := false
+	for _, rows := range sides {
+		for _, row := range rows {
+			for _, v := range row {
+				has = has || v.K == KInterval
+			}
+		}
+	}
+	if !has {
+		return nil
+	}
+	first := map[string][]Value{}
+	for _, rows := range sides {
+		for _, row := range rows {
+			k := rowKey(row)
+			if f, ok := first[k]; ok {
+				if err := spelledApart(nil, f, row); err != nil {
+					return err
+				}
+				continue
+			}
+			first[k] = row
+		}
+	}
+	return nil
+}

@@ -88,6 +88,8 @@ var exactQueries = []string{
 	"SELECT iv, date '2024-01-31' + iv FROM ty",
 	"SELECT count(DISTINCT iv) FROM ty",
 	"SELECT max(iv) FROM ty",
+	"SELECT iv FROM ty UNION ALL SELECT iv FROM ty WHERE id = 2",
+	"SELECT iv FROM ty WHERE id = 1 UNION SELECT iv FROM ty WHERE id = 3",
 	"SELECT id FROM ty WHERE '2024-01-01 10:00+03'::timestamptz = '2024-01-01 07:00+00'::timestamptz",
 	"SELECT id FROM ty WHERE '2024-01-01 10:00+03'::timestamptz = '2024-01-01 10:00+00'::timestamptz",
 	"SELECT id FROM ty WHERE '2024-01-01 10:00+03'::timestamptz < '2024-01-01 08:00:00-01:30'::timestamptz",
@@ -109,6 +111,7 @@ var exactCannot = []string{
 	"SELECT DISTINCT iv FROM ty",
 	"SELECT iv, count(*) FROM ty GROUP BY iv",
 	"SELECT min(iv) FROM ty",
+	"SELECT iv FROM ty WHERE id = 1 UNION SELECT iv FROM ty WHERE id = 2",
 	"SELECT sum(r) FROM ty",
 }
 

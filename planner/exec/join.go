@@ -210,6 +210,12 @@ func (x *executor) setOp(n *plan.Node, outer *env) (*rel, error) {
 				return nil, err
 			}
 		}
+		if !n.All || n.Set != plan.Union {
+			// Rows that match keep one side's spelling.
+			if err := intervalsSpelledApart(acc, rows); err != nil {
+				return nil, err
+			}
+		}
 		acc = combine(n.Set, n.All, acc, rows)
 	}
 	out := x.newRel(n.Cols)
