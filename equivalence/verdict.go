@@ -90,6 +90,8 @@ func clip(s string) string {
 
 func (d Difference) String() string {
 	switch {
+	case d.Component == ComponentUnmodelled:
+		return fmt.Sprintf("%s: %s", d.Component, d.Reference)
 	case d.Reference != "" && d.Candidate != "":
 		return fmt.Sprintf("%s: %s vs %s", d.Component, d.Reference, d.Candidate)
 	case d.Reference != "":
@@ -162,7 +164,8 @@ const ComponentOutputColumns = "output columns"
 // Redacted returns d with redact applied to its SQL sides; column counts
 // are not SQL and stay.
 func (d Difference) Redacted(redact func(string) string) Difference {
-	if d.Component == ComponentOutputColumns {
+	if d.Component == ComponentOutputColumns || d.Component == ComponentUnmodelled {
+		// Column counts, and what the schema does not model: not SQL.
 		return d
 	}
 	if d.Reference != "" {

@@ -47,7 +47,11 @@ func evalPolicies(p policyFlags) policyFlags {
 	return append(append(policyFlags{}, p...), "column_order="+equivalence.ColumnOrderIgnore)
 }
 
-func loadSchema(file, dialect string) (*catalog.Schema, error) {
+// loadSchema loads the DDL file (the example schema when none) and
+// writes to warn, as file:line, each statement the catalog could not
+// model: a verdict over a table it bears on is neither proved nor
+// refuted.
+func loadSchema(file, dialect string, warn io.Writer) (*catalog.Schema, error) {
 	d, err := catalog.ParseDialect(dialect)
 	if err != nil {
 		return nil, err
@@ -60,7 +64,14 @@ func loadSchema(file, dialect string) (*catalog.Schema, error) {
 		}
 		ddl = string(b)
 	}
-	return catalog.LoadDDL(ddl, d)
+	s, dropped, err := catalog.LoadDDLReport(ddl, d)
+	if err != nil {
+		return nil, err
+	}
+	for _, dr := range dropped {
+		fmt.Fprintf(warn, "%s:%d: not modelled: %s\n", file, dr.Line, dr.What)
+	}
+	return s, nil
 }
 
 // judgeOptions builds judge options from --policy key=value flags and
@@ -154,7 +165,7 @@ or no verdict within --timeout.`)
 	if err != nil {
 		return err
 	}
-	s, err := loadSchema(*schemaFile, *dialect)
+	s, err := loadSchema(*schemaFile, *dialect, stderr)
 	if err != nil {
 		return err
 	}

@@ -70,11 +70,16 @@ func LoadDDLReport(ddl string, d Dialect) (*Schema, []Dropped, error) {
 }
 
 // ParseSQLiteTable reads one CREATE TABLE statement of SQLite DDL, as
-// sqlite_master holds it, for what SQLite's pragmas do not say: its
-// columns' collations and its CHECKs. Its foreign keys are not resolved
-// (the tables they name are not at hand).
-func ParseSQLiteTable(createTable string) (*Table, error) {
-	text := sqliteToPG(blankPsqlMeta(createTable))
+// sqlite_master holds it, and the CREATE INDEX statements on the table,
+// for what SQLite's pragmas do not say: its columns' collations, its
+// CHECKs and its expression and partial unique indexes. Its foreign keys
+// are not resolved (the tables they name are not at hand).
+func ParseSQLiteTable(createTable string, indexes ...string) (*Table, error) {
+	all := createTable
+	for _, ix := range indexes {
+		all += ";\n" + ix
+	}
+	text := sqliteToPG(blankPsqlMeta(all))
 	tree, err := pg.Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: parse SQLite DDL: %w", err)
@@ -83,6 +88,11 @@ func ParseSQLiteTable(createTable string) (*Table, error) {
 	for _, raw := range tree.Stmts {
 		if cs := raw.Stmt.GetCreateStmt(); cs != nil {
 			if err := b.createTable(cs); err != nil {
+				return nil, err
+			}
+		}
+		if is := raw.Stmt.GetIndexStmt(); is != nil && len(b.tables) == 1 {
+			if err := b.createIndex(is); err != nil {
 				return nil, err
 			}
 		}

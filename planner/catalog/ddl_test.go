@@ -144,6 +144,7 @@ CREATE TABLE public.t (
   c text COLLATE "C",
   m public.mood,
   s public.small,
+  ci citext,
   CHECK (a <> 3)
 );`, catalog.Postgres)
 	if len(dropped) != 0 {
@@ -162,6 +163,9 @@ CREATE TABLE public.t (
 	}
 	if c[5].Domain != "small" || c[5].Type != catalog.Numeric || c[5].TypeSQL != "numeric(10,2)" || !c[5].NotNull {
 		t.Errorf("domain column %+v", c[5])
+	}
+	if !c[6].Nondeterministic || c[6].Type != catalog.Text {
+		t.Errorf("citext %+v", c[6])
 	}
 	var exprs []string
 	for _, ck := range tb.Checks {

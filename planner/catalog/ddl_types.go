@@ -231,13 +231,17 @@ func (b *ddlBuilder) resolveTypes(ts *tableState) []checkDef {
 		} else if b.d == Postgres && c.Type == Unknown && !ct.array && !knownPGTypes[ct.name] && !knownPGTypes[strings.TrimPrefix(ct.name, "_")] {
 			b.noteAt(ts, ts.types[i].line, "column "+c.Name+" of unknown type "+ct.qualified, "its values are not modelled")
 		}
+		if b.d == Postgres && ct.name == "citext" && !ct.array {
+			// citext's = ignores case, as a nondeterministic collation's.
+			c.Nondeterministic = true
+		}
 		if coll != "" {
 			c.Collation = coll
 			switch {
 			case b.d == SQLite:
 				c.Nondeterministic = strings.EqualFold(coll, "nocase") || strings.EqualFold(coll, "rtrim")
 			default:
-				c.Nondeterministic = b.collations[coll]
+				c.Nondeterministic = c.Nondeterministic || b.collations[coll]
 			}
 		}
 	}

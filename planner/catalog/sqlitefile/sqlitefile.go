@@ -137,7 +137,11 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 			if err := readUnique(ctx, conn, t); err != nil {
 				return nil, err
 			}
-			readDDLFacts(t, o.sql)
+			ixs, err := indexSQL(ctx, conn, o.name)
+			if err != nil {
+				return nil, err
+			}
+			readDDLFacts(t, o.sql, ixs)
 			fr, err := conn.QueryContext(ctx, `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, o.name)
 			if err != nil {
 				return nil, fmt.Errorf("foreign_key_list(%s): %w", o.name, err)
@@ -336,15 +340,26 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // identity) and the CHECK constraints. DDL the loader cannot read that
 // declares either leaves the table unmodelled, so no verdict over it is
 // proved or refuted.
-func readDDLFacts(t *catalog.Table, ddl string) {
-	pt, err := catalog.ParseSQLiteTable(ddl)
+func readDDLFacts(t *catalog.Table, ddl string, indexes []string) {
+	pt, err := catalog.ParseSQLiteTable(ddl, indexes...)
+	if err != nil {
+		// Without the indexes, at least the table's own facts.
+		pt, err = catalog.ParseSQLiteTable(ddl)
+		if err == nil && len(indexes) > 0 {
+			t.Unmodelled = append(t.Unmodelled, "a unique index on an expression or with WHERE the loader cannot read")
+		}
+	}
 	if err != nil {
 		low := strings.ToLower(ddl)
 		if strings.Contains(low, "collate") || strings.Contains(low, "check") {
 			t.Unmodelled = append(t.Unmodelled, "its DDL declares a COLLATE or CHECK the loader cannot read: "+err.Error())
 		}
+		if len(indexes) > 0 {
+			t.Unmodelled = append(t.Unmodelled, "a unique index on an expression or with WHERE the loader cannot read")
+		}
 		return
 	}
+	t.UniqueIndexes = pt.UniqueIndexes
 	for i := range t.Columns {
 		if o := ordinal(pt, t.Columns[i].Name); o >= 0 {
 			t.Columns[i].Collation = pt.Columns[o].Collation
@@ -353,4 +368,27 @@ func readDDLFacts(t *catalog.Table, ddl string) {
 	}
 	t.Checks = pt.Checks
 	t.Unmodelled = append(t.Unmodelled, pt.Unmodelled...)
+}
+
+// indexSQL returns the DDL of the table's unique indexes that are not
+// plain keys (on an expression, or partial): the pragmas say they exist
+// but not what they hold.
+func indexSQL(ctx context.Context, conn *sql.Conn, table string) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT m.sql FROM pragma_index_list(?) l JOIN sqlite_master m ON m.type = 'index' AND m.name = l.name
+WHERE l."unique" AND m.sql IS NOT NULL
+  AND (l.partial OR EXISTS (SELECT 1 FROM pragma_index_info(l.name) i WHERE i.cid < 0))
+ORDER BY l.name`, table)
+	if err != nil {
+		return nil, fmt.Errorf("index_list(%s): %w", table, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("index_list(%s): %w", table, err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }

@@ -156,7 +156,10 @@ func TestLoadCollationsAndChecks(t *testing.T) {
 		"  age int(11) CHECK (age >= 0),\n"+
 		"  CHECK (length(code) < 5)\n"+
 		");\n"+
-		"CREATE TABLE odd (a TEXT COLLATE NOCASE, b);\n")
+		"CREATE TABLE odd (a TEXT COLLATE NOCASE, b);\n"+
+		"CREATE UNIQUE INDEX person_lower ON Person (lower(name));\n"+
+		"CREATE UNIQUE INDEX person_code ON Person (code) WHERE age > 3;\n"+
+		"CREATE UNIQUE INDEX person_pad ON Person (pad);\n")
 	s, err := Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +175,10 @@ func TestLoadCollationsAndChecks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(checks, []string{"age >= 0", "length(code) < 5"}) {
 		t.Errorf("checks %q", checks)
+	}
+	if len(p.UniqueIndexes) != 2 || p.UniqueIndexes[0].Exprs[0] != "code" || p.UniqueIndexes[0].Where != "age > 3" ||
+		p.UniqueIndexes[1].Exprs[0] != "lower(name)" || len(p.Unique) != 1 {
+		t.Errorf("unique indexes %+v, unique %v", p.UniqueIndexes, p.Unique)
 	}
 	// A typeless column's DDL does not parse: its COLLATE is unknown, so
 	// the table is not modelled.
