@@ -732,6 +732,9 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 		}
 		n.Preds = append(n.Preds, q)
 	}
+	if err := b.checkFullJoin(n, lcols, rcols, -1); err != nil {
+		return nil, nil, err
+	}
 	node := n
 	if b.laterals > laterals {
 		var rcols []scopeCol
