@@ -67,15 +67,31 @@ func (m *Metadata) ExprDomain(e *Expr) catalog.EqDomain {
 	return catalog.EqDomain{Type: e.Typ, Mod: -1, Nondeterministic: e.Typ == catalog.Text && m.readsLoose(e)}
 }
 
-// readsLoose says whether e reads a column whose = is nondeterministic.
+// readsLoose says whether e reads a column whose = is nondeterministic
+// (a subquery's value is its output's, not its own columns').
 func (m *Metadata) readsLoose(e *Expr) bool {
 	found := false
-	WalkDeep(e, func(x *Expr) {
-		if !found && x.Kind == ColRef && m.Domain(x.Col).Nondeterministic {
+	Walk(e, func(x *Expr) {
+		if !found && x.Kind == ColRef && m.looseCol(x.Col) {
 			found = true
 		}
 	})
 	return found
+}
+
+// looseCol is Domain(c).Nondeterministic without parsing a declared type.
+func (m *Metadata) looseCol(c ColumnID) bool {
+	if c < 0 || int(c) >= len(m.Columns) {
+		return false
+	}
+	meta := &m.Columns[c]
+	if meta.Instance >= 0 && meta.Instance < len(m.Instances) {
+		if t := m.Instances[meta.Instance].Table; t != nil && meta.Ordinal >= 0 && meta.Ordinal < len(t.Columns) {
+			col := &t.Columns[meta.Ordinal]
+			return col.LooseCollation() || strings.Contains(strings.ToLower(col.TypeSQL), "collate")
+		}
+	}
+	return meta.Dom != nil && meta.Dom.Nondeterministic
 }
 
 // IdentityEq says a = b is identity on their values: catalog.IdentityEqual
