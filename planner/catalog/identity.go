@@ -128,9 +128,11 @@ func (c *Column) LooseCollation() bool {
 // call two equalities with unequal constants a contradiction.
 //
 // It holds for integers, booleans, dates, uuids and byte strings of any
-// declaration; for text, varchar and name under a deterministic
-// collation; for char(n) against char(n) of the same n (both padded to
-// n); for numeric(p,s) against numeric of the same declared scale; for
+// declaration; for text, varchar and name under one deterministic
+// collation on both sides (what reads the value next compares under its
+// column's collation); for char(n) against char(n) of the same n (both
+// padded to n); for numeric(p,s) against numeric of the same declared
+// scale; for
 // timestamps and times of one declared kind. It fails across families
 // (1 = 1.0 holds between an int and a numeric that print differently;
 // SQLite compares text with numbers), under a nondeterministic collation
@@ -146,6 +148,12 @@ func IdentityEqual(a, b EqDomain) bool {
 	case Int, Bool, Date, UUID, Bytes:
 		return true
 	case Text:
+		if !strings.EqualFold(a.Collation, b.Collation) {
+			// Equal values, but what orders or compares them next
+			// follows the column's collation: one may not stand for the
+			// other.
+			return false
+		}
 		ca, cb := a.Base == "char", b.Base == "char"
 		switch {
 		case ca || cb:
