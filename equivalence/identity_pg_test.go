@@ -199,6 +199,8 @@ CREATE TABLE u (id int PRIMARY KEY, label text);`
 		"SELECT max(name) FROM t":                    true,
 		"SELECT id, name FROM t WHERE plain = 'x'":   false,
 		"SELECT id FROM t WHERE lower(name) = 'abc'": true,
+		"SELECT id FROM t WHERE name LIKE 'a%'":      true,
+		"SELECT id FROM t WHERE plain LIKE 'x%'":     false,
 	} {
 		p, err := planner.Plan(ctx, s, q, planner.Options{})
 		if err != nil {
