@@ -194,7 +194,7 @@ CREATE TABLE u (id int PRIMARY KEY, label text);`
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tx.Exec(ctx, engineDDL); err != nil {
+		if _, err := tx.Exec(ctx, engineDDL+"\nINSERT INTO t VALUES (1, 'abc', 'x');"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := tx.Exec(ctx, "SELECT id FROM t WHERE name LIKE 'a%'"); err == nil {
