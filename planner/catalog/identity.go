@@ -37,6 +37,9 @@ func ColumnDomainIn(c *Column, d Dialect) EqDomain {
 	if d != SQLite {
 		return dom
 	}
+	if dom.Collation == "binary" {
+		dom.Collation = "" // SQLite's default
+	}
 	switch {
 	case dom.Type == Int || dom.Type == Numeric:
 		dom.Type, dom.Base, dom.Mod = Int, "int", -1
@@ -48,7 +51,10 @@ func ColumnDomainIn(c *Column, d Dialect) EqDomain {
 
 // ColumnDomain is c's EqDomain under PostgreSQL's types.
 func ColumnDomain(c *Column) EqDomain {
-	d := EqDomain{Type: c.Type, Mod: -1, Collation: c.Collation, Nondeterministic: c.LooseCollation()}
+	d := EqDomain{Type: c.Type, Mod: -1, Collation: strings.ToLower(strings.Trim(strings.TrimSpace(c.Collation), `"`)), Nondeterministic: c.LooseCollation()}
+	if d.Collation == "default" {
+		d.Collation = ""
+	}
 	base, args, hasArgs := strings.Cut(strings.ToLower(strings.TrimSpace(c.TypeSQL)), "(")
 	base = strings.Join(strings.Fields(base), " ")
 	if i := strings.Index(base, " collate"); i >= 0 {

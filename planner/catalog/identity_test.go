@@ -52,6 +52,8 @@ func TestIdentityEqual(t *testing.T) {
 		{"sqlite char(3) = char(5)", lite("char(3)"), lite("char(5)"), true},
 		{"sqlite real = integer", lite("real"), lite("integer"), false},
 		{"mixed", EqDomain{Type: Int, Mod: -1, Mixed: true}, col("int"), false},
+		{"COLLATE \"default\"", ColumnDomain(&Column{Type: Text, TypeSQL: "text", Collation: `"default"`}), col("text"), true},
+		{"sqlite COLLATE BINARY", ColumnDomainIn(&Column{Type: Text, TypeSQL: "text", Collation: "BINARY"}, SQLite), lite("text"), true},
 	}
 	for _, c := range cases {
 		if got := IdentityEqual(c.a, c.b); got != c.want {
