@@ -168,7 +168,7 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 	for c := range pinned {
 		// A pin is an equality the column's value must be identical
 		// under (a date under RTRIM is not).
-		if r, ok := col(c); ok && s.domain != nil && s.domain(r).Nondeterministic {
+		if r, ok := col(c); ok && s.nondet != nil && s.nondet(r) {
 			delete(pinned, c)
 		}
 	}
@@ -256,7 +256,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 	} else {
 		s.looseEq = func(c plan.ColumnID) bool { return (&prover{a: p.b}).looseEq(c) }
 	}
-	s.domain = meta.Domain
+	s.nondet = meta.LooseCol
 	ts, _, err := terms(s, preds, id, nil)
 	if err != nil || len(ts) == 0 {
 		return false

@@ -53,10 +53,10 @@ type space struct {
 	// of values (char(n) ignores trailing spaces, citext case): its
 	// comparisons stay opaque. nil: none is.
 	looseEq func(plan.ColumnID) bool
-	// domain gives a reference column's EqDomain (what = compares); nil:
-	// unknown. A comparison of anything read from a column under a
-	// nondeterministic collation stays opaque.
-	domain func(plan.ColumnID) catalog.EqDomain
+	// nondet says a reference column's collation is nondeterministic
+	// (Metadata.LooseCol); nil: none is. A comparison of anything read
+	// from such a column stays opaque.
+	nondet func(plan.ColumnID) bool
 	// noDates leaves date arithmetic unfolded (SQLite has no date type).
 	noDates bool
 	// sqliteLike reads ILIKE as SQLite's LIKE, which folds ASCII case
@@ -434,11 +434,11 @@ func (s *space) loose(e *plan.Expr) bool {
 		if (a.Typ == catalog.Interval || a.Typ == catalog.JSON) && hasConst(e) {
 			return true
 		}
-		if s.domain != nil && s.col != nil {
+		if s.nondet != nil && s.col != nil {
 			tainted := false
 			plan.WalkDeep(a, func(x *plan.Expr) {
 				if !tainted && x.Kind == plan.ColRef {
-					if c, ok := s.col(x.Col); ok && s.domain(c).Nondeterministic {
+					if c, ok := s.col(x.Col); ok && s.nondet(c) {
 						tainted = true
 					}
 				}

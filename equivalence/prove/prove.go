@@ -367,7 +367,7 @@ func hasSetOp(n *plan.Node) bool {
 // values: char(n) ignores trailing spaces, citext case, a collation
 // (declared or nondeterministic) may ignore case or order otherwise.
 func (p *prover) looseEq(c plan.ColumnID) bool {
-	if d := p.a.Meta.Domain(c); d.Nondeterministic || d.Collation != "" {
+	if coll, nondet := p.a.Meta.Collation(c); nondet || coll != "" {
 		return true
 	}
 	meta := p.a.Meta.Col(c)
@@ -396,7 +396,7 @@ func (p *prover) newSpace() *space {
 	s.declared = func(c plan.ColumnID) string { return declaredType(p.a.Meta, c) }
 	s.displayOnly = p.displayOnly
 	s.looseEq = p.looseEq
-	s.domain = p.a.Meta.Domain
+	s.nondet = p.a.Meta.LooseCol
 	s.noDates = p.opts.SQLite
 	s.sqliteLike = p.opts.SQLite
 	return s

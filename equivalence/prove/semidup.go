@@ -116,7 +116,7 @@ func (p *prover) semiConjunctsImply(b, s, t *block, m map[plan.ColumnID]plan.Col
 	if !onA {
 		meta = p.b.Meta
 	}
-	sp.domain = meta.Domain
+	sp.nondet = meta.LooseCol
 	sp.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
 	var hyps []*term
 	for blk := b; blk != nil; blk = blk.parent {

@@ -714,19 +714,20 @@ func keysHold(t *catalog.Table, rows [][]exec.Value, row []exec.Value, skip int)
 			return false
 		}
 	}
-	if t.PrimaryKey != nil && !setHolds(t.PrimaryKey, rows, row, skip) {
+	if t.PrimaryKey != nil && !setHolds(t, t.PrimaryKey, rows, row, skip) {
 		return false
 	}
 	for _, set := range t.Unique {
-		if !setHolds(set, rows, row, skip) {
+		if !setHolds(t, set, rows, row, skip) {
 			return false
 		}
 	}
 	return true
 }
 
-// setHolds reports whether no row but rows[skip] equals row on set.
-func setHolds(set []int, rows [][]exec.Value, row []exec.Value, skip int) bool {
+// setHolds reports whether no row but rows[skip] equals row on set,
+// each column compared under its collation (keyEqual).
+func setHolds(t *catalog.Table, set []int, rows [][]exec.Value, row []exec.Value, skip int) bool {
 	{
 		for j, other := range rows {
 			if j == skip {
@@ -734,7 +735,7 @@ func setHolds(set []int, rows [][]exec.Value, row []exec.Value, skip int) bool {
 			}
 			same := true
 			for _, c := range set {
-				if !sameValue(row[c], other[c]) {
+				if !keyEqual(&t.Columns[c], row[c], other[c]) {
 					same = false
 					break
 				}
@@ -1109,4 +1110,37 @@ func padTo(c catalog.Column, s string) string {
 	}
 	s = strings.TrimRight(s[:n], " ")
 	return s + strings.Repeat("x", n-len(s))
+}
+
+// keyEqual is sameValue under column c's collation, as the engine checks
+// a key: SQLite's NOCASE folds ASCII case and RTRIM ignores trailing
+// spaces; a nondeterministic PostgreSQL collation (ICU, not modelled)
+// is read as at least case- and trailing-space-insensitive, so that a
+// generated database holds no two keys such a collation may equate
+// (accent-insensitive collations are beyond this).
+func keyEqual(c *catalog.Column, a, b exec.Value) bool {
+	if sameValue(a, b) {
+		return true
+	}
+	if !c.LooseCollation() || a.K != exec.KText || b.K != exec.KText {
+		return false
+	}
+	x, y := strings.TrimRight(a.S, " "), strings.TrimRight(b.S, " ")
+	switch strings.ToLower(strings.Trim(c.Collation, `"`)) {
+	case "rtrim":
+		return x == y
+	case "nocase":
+		return asciiFold(a.S) == asciiFold(b.S)
+	}
+	return strings.EqualFold(x, y)
+}
+
+func asciiFold(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

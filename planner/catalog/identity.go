@@ -37,6 +37,9 @@ func ColumnDomainIn(c *Column, d Dialect) EqDomain {
 	if d != SQLite {
 		return dom
 	}
+	if dom.Collation == "binary" {
+		dom.Collation = "" // SQLite's default
+	}
 	switch {
 	case dom.Type == Int || dom.Type == Numeric:
 		dom.Type, dom.Base, dom.Mod = Int, "int", -1
@@ -48,7 +51,10 @@ func ColumnDomainIn(c *Column, d Dialect) EqDomain {
 
 // ColumnDomain is c's EqDomain under PostgreSQL's types.
 func ColumnDomain(c *Column) EqDomain {
-	d := EqDomain{Type: c.Type, Mod: -1, Collation: c.Collation, Nondeterministic: c.LooseCollation()}
+	d := EqDomain{Type: c.Type, Mod: -1, Collation: strings.ToLower(strings.Trim(strings.TrimSpace(c.Collation), `"`)), Nondeterministic: c.LooseCollation()}
+	if d.Collation == "default" {
+		d.Collation = ""
+	}
 	base, args, hasArgs := strings.Cut(strings.ToLower(strings.TrimSpace(c.TypeSQL)), "(")
 	base = strings.Join(strings.Fields(base), " ")
 	if i := strings.Index(base, " collate"); i >= 0 {
@@ -128,9 +134,11 @@ func (c *Column) LooseCollation() bool {
 // call two equalities with unequal constants a contradiction.
 //
 // It holds for integers, booleans, dates, uuids and byte strings of any
-// declaration; for text, varchar and name under a deterministic
-// collation; for char(n) against char(n) of the same n (both padded to
-// n); for numeric(p,s) against numeric of the same declared scale; for
+// declaration; for text, varchar and name under one deterministic
+// collation on both sides (what reads the value next compares under its
+// column's collation); for char(n) against char(n) of the same n (both
+// padded to n); for numeric(p,s) against numeric of the same declared
+// scale; for
 // timestamps and times of one declared kind. It fails across families
 // (1 = 1.0 holds between an int and a numeric that print differently;
 // SQLite compares text with numbers), under a nondeterministic collation
@@ -146,6 +154,12 @@ func IdentityEqual(a, b EqDomain) bool {
 	case Int, Bool, Date, UUID, Bytes:
 		return true
 	case Text:
+		if !strings.EqualFold(a.Collation, b.Collation) {
+			// Equal values, but what orders or compares them next
+			// follows the column's collation: one may not stand for the
+			// other.
+			return false
+		}
 		ca, cb := a.Base == "char", b.Base == "char"
 		switch {
 		case ca || cb:

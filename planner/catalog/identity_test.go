@@ -45,12 +45,15 @@ func TestIdentityEqual(t *testing.T) {
 		{"timestamp = timestamptz", col("timestamp"), col("timestamptz"), false},
 		{"text = text NOCASE", col("text"), nocase, false},
 		{"text = text nondeterministic", ci, col("text"), false},
-		{"text = text COLLATE \"C\"", cColl, col("text"), true},
+		{"text = text COLLATE \"C\"", cColl, col("text"), false},
+		{"text COLLATE \"C\" = text COLLATE \"C\"", cColl, cColl, true},
 		{"unknown = unknown", col("geometry"), col("geometry"), false},
 		{"sqlite numeric = integer", lite("numeric"), lite("integer"), true},
 		{"sqlite char(3) = char(5)", lite("char(3)"), lite("char(5)"), true},
 		{"sqlite real = integer", lite("real"), lite("integer"), false},
 		{"mixed", EqDomain{Type: Int, Mod: -1, Mixed: true}, col("int"), false},
+		{"COLLATE \"default\"", ColumnDomain(&Column{Type: Text, TypeSQL: "text", Collation: `"default"`}), col("text"), true},
+		{"sqlite COLLATE BINARY", ColumnDomainIn(&Column{Type: Text, TypeSQL: "text", Collation: "BINARY"}, SQLite), lite("text"), true},
 	}
 	for _, c := range cases {
 		if got := IdentityEqual(c.a, c.b); got != c.want {

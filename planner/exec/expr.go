@@ -302,6 +302,11 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		if a.K != KText || b.K != KText {
 			return Null, cannot("LIKE on %s", kindName(a.K))
 		}
+		if a.Scale == collPGNondet || b.Scale == collPGNondet {
+			// PostgreSQL 15 rejects LIKE under a nondeterministic
+			// collation.
+			return Null, cannot("LIKE under a nondeterministic collation")
+		}
 		// bpchar's LIKE matches the padded value; a bpchar pattern is
 		// cast to text.
 		s, p := a.S, textOf(b)

@@ -67,15 +67,47 @@ func (m *Metadata) ExprDomain(e *Expr) catalog.EqDomain {
 	return catalog.EqDomain{Type: e.Typ, Mod: -1, Nondeterministic: e.Typ == catalog.Text && m.readsLoose(e)}
 }
 
-// readsLoose says whether e reads a column whose = is nondeterministic.
+// readsLoose says whether e reads a column whose = is nondeterministic
+// (a subquery's value is its output's, not its own columns').
 func (m *Metadata) readsLoose(e *Expr) bool {
 	found := false
-	WalkDeep(e, func(x *Expr) {
-		if !found && x.Kind == ColRef && m.Domain(x.Col).Nondeterministic {
+	Walk(e, func(x *Expr) {
+		if !found && x.Kind == ColRef && m.LooseCol(x.Col) {
 			found = true
 		}
 	})
 	return found
+}
+
+// LooseCol is Domain(c).Nondeterministic without parsing a declared
+// type.
+func (m *Metadata) LooseCol(c ColumnID) bool {
+	_, nondet := m.Collation(c)
+	return nondet
+}
+
+// Collation is column c's collation and whether it is nondeterministic
+// (Domain's Collation and Nondeterministic), cheaply: the prover asks for
+// every comparison it reads.
+func (m *Metadata) Collation(c ColumnID) (string, bool) {
+	if m == nil || c < 0 || int(c) >= len(m.Columns) {
+		return "", false
+	}
+	meta := &m.Columns[c]
+	if meta.Instance >= 0 && meta.Instance < len(m.Instances) {
+		if t := m.Instances[meta.Instance].Table; t != nil && meta.Ordinal >= 0 && meta.Ordinal < len(t.Columns) {
+			col := &t.Columns[meta.Ordinal]
+			if col.Collation == "" && !col.Nondeterministic && !spellsCollate(col.TypeSQL) {
+				return "", false
+			}
+			d := catalog.ColumnDomainIn(col, m.Dialect)
+			return d.Collation, d.Nondeterministic
+		}
+	}
+	if meta.Dom != nil {
+		return meta.Dom.Collation, meta.Dom.Nondeterministic
+	}
+	return "", false
 }
 
 // IdentityEq says a = b is identity on their values: catalog.IdentityEqual
@@ -178,4 +210,15 @@ func (m *Metadata) KeyEq(a, b *Expr) bool {
 		return true
 	}
 	return da.Nondeterministic && db.Nondeterministic && da.Collation != "" && strings.EqualFold(da.Collation, db.Collation)
+}
+
+// spellsCollate says whether a declared type carries a COLLATE clause,
+// without allocating.
+func spellsCollate(t string) bool {
+	for i := 0; i+7 <= len(t); i++ {
+		if strings.EqualFold(t[i:i+7], "collate") {
+			return true
+		}
+	}
+	return false
 }
