@@ -363,7 +363,7 @@ func (r *tableRules) conflict(a, b []exec.Value) string {
 // rows (skipping index skip): a committed state satisfies them.
 func deferrableHold(t *catalog.Table, rows [][]exec.Value, row []exec.Value, skip int) bool {
 	for _, set := range t.DeferrableKeys {
-		if !setHolds(set, rows, row, skip) {
+		if !setHolds(t, set, rows, row, skip) {
 			return false
 		}
 	}
