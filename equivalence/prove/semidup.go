@@ -117,6 +117,7 @@ func (p *prover) semiConjunctsImply(b, s, t *block, m map[plan.ColumnID]plan.Col
 		meta = p.b.Meta
 	}
 	sp.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
+	sp.ints = p.intsOf(onA)
 	var hyps []*term
 	for blk := b; blk != nil; blk = blk.parent {
 		h, _, err := terms(sp, blk.preds, id, nil)

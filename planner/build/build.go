@@ -116,7 +116,7 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{}, lim: lim}
+	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim}
 	root, err := b.buildStmt(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err

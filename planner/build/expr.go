@@ -299,10 +299,25 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 			return c, nil
 		}
 	}
-	if arg.Typ == t {
+	if arg.Typ == t && !(t == catalog.Int && b.schema.Dialect == catalog.SQLite && !b.integerOnlyColumn(arg)) {
 		return arg, nil
 	}
 	return &plan.Expr{Kind: plan.Cast, Typ: t, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+}
+
+// integerOnlyColumn reports whether e is a base column the engine keeps
+// to integers (catalog.Table.IntegerOnly). In SQLite CAST(x AS INTEGER)
+// of any other integer-typed x is no identity: x may hold 5.5 (cast: 5)
+// or 'abc' (cast: 0).
+func (b *builder) integerOnlyColumn(e *plan.Expr) bool {
+	if e.Kind != plan.ColRef {
+		return false
+	}
+	m := b.meta.Col(e.Col)
+	if m.Instance < 0 || m.Instance >= len(b.meta.Instances) || b.meta.Instances[m.Instance].Table == nil {
+		return false
+	}
+	return b.meta.Instances[m.Instance].Table.IntegerOnly(b.schema.Dialect, m.Ordinal)
 }
 
 // intervalFields are the INTERVAL_MASK values of PostgreSQL's

@@ -296,6 +296,9 @@ type Metadata struct {
 	// plan as text, but PostgreSQL's char(n) is not text, so an executor
 	// cannot tell c from c::text in such a plan.
 	StringCast bool
+	// Dialect is the dialect the plan was built in: in SQLite a column's
+	// type is an affinity, not a guarantee (IntegerChecker).
+	Dialect catalog.Dialect
 }
 
 // AddColumn registers a new column and returns its ID.
@@ -330,7 +333,7 @@ func (p *Plan) Clone() *Plan {
 	c := *p
 	c.Root = p.Root.Copy()
 	if p.Meta != nil {
-		m := &Metadata{Columns: append([]ColumnMeta(nil), p.Meta.Columns...), StringCast: p.Meta.StringCast}
+		m := &Metadata{Columns: append([]ColumnMeta(nil), p.Meta.Columns...), StringCast: p.Meta.StringCast, Dialect: p.Meta.Dialect}
 		if p.Meta.Instances != nil {
 			m.Instances = make([]TableInstance, len(p.Meta.Instances))
 			for i, in := range p.Meta.Instances {
