@@ -19,19 +19,27 @@ import "github.com/pgequiv/pgequiv/planner/catalog"
 type IntegerChecker struct {
 	sqlite bool
 	meta   *Metadata
-	defs   map[ColumnID][]*Expr // computed columns' definitions (SQLite)
+	root   *Node
+	defs   map[ColumnID][]*Expr // computed columns' definitions (SQLite); nil until needed
 	memo   map[ColumnID]int8    // 1 visiting, 2 yes, 3 no
 }
 
-// NewIntegerChecker reads p's column definitions when p is of the
-// SQLite dialect; for PostgreSQL it needs nothing.
+// NewIntegerChecker judges p's expressions. For a SQLite plan it reads
+// the plan's column definitions when a computed column is first asked
+// about; for PostgreSQL it needs nothing.
 func NewIntegerChecker(p *Plan) *IntegerChecker {
 	c := &IntegerChecker{}
 	if p == nil || p.Meta == nil || p.Meta.Dialect != catalog.SQLite {
 		return c
 	}
-	c.sqlite, c.meta = true, p.Meta
+	c.sqlite, c.meta, c.root = true, p.Meta, p.Root
+	return c
+}
+
+// readDefs records every computed column's definitions.
+func (c *IntegerChecker) readDefs() {
 	c.defs, c.memo = map[ColumnID][]*Expr{}, map[ColumnID]int8{}
+	meta := c.meta
 	var node func(n *Node)
 	node = func(n *Node) {
 		if n == nil {
@@ -50,7 +58,7 @@ func NewIntegerChecker(p *Plan) *IntegerChecker {
 			for _, in := range n.SetCols {
 				for j, id := range in {
 					if j < len(n.Cols) {
-						c.defs[n.Cols[j]] = append(c.defs[n.Cols[j]], NewCol(id, p.Meta.Col(id).Type))
+						c.defs[n.Cols[j]] = append(c.defs[n.Cols[j]], NewCol(id, meta.Col(id).Type))
 					}
 				}
 			}
@@ -74,8 +82,7 @@ func NewIntegerChecker(p *Plan) *IntegerChecker {
 			node(in)
 		}
 	}
-	node(p.Root)
-	return c
+	node(c.root)
 }
 
 // Expr reports whether e is integer-typed and takes only integer values
@@ -122,6 +129,9 @@ func (c *IntegerChecker) Column(id ColumnID) bool {
 			return false
 		}
 		return c.meta.Instances[m.Instance].Table.IntegerOnly(catalog.SQLite, m.Ordinal)
+	}
+	if c.defs == nil {
+		c.readDefs()
 	}
 	switch c.memo[id] {
 	case 1, 3:
