@@ -96,6 +96,9 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	}
 	text, posMap := sql, []int32(nil)
 	if s.Dialect == catalog.SQLite {
+		if err := sqliteRejects(sql); err != nil {
+			return nil, err
+		}
 		text, posMap = rewriteSQLite(sql)
 	}
 	tree, err := parse(ctx, text)
@@ -178,6 +181,8 @@ type builder struct {
 	// laterals counts LATERAL subqueries built so far: a join whose right
 	// input built none cannot depend on its left, and need not be checked.
 	laterals int
+	// srcToks are src's tokens, lexed on first use (sqliteNoSuchFunc).
+	srcToks []token
 }
 
 // limits are the budgets one Build shares with the builders of the views
@@ -458,6 +463,9 @@ func (b *builder) finishOrderLimit(sel *pg.SelectStmt, rel *relation, sc *scope)
 }
 
 func (b *builder) applyLimit(sel *pg.SelectStmt, rel *relation, sc *scope) (*relation, error) {
+	if b.schema.Dialect == catalog.SQLite && sel.LimitCount == nil && sel.LimitOffset != nil {
+		return nil, b.sqliteErr(-1, "near \"OFFSET\": syntax error: OFFSET without LIMIT")
+	}
 	if sel.LimitCount == nil && sel.LimitOffset == nil {
 		return rel, nil
 	}

@@ -76,6 +76,14 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		}
 		return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: v.CoalesceExpr.Location}, nil
 	case *pg.Node_MinMaxExpr:
+		if b.schema.Dialect == catalog.SQLite {
+			// GREATEST/LEAST syntax; SQLite's scalar max/min are calls.
+			name := "greatest"
+			if v.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+				name = "least"
+			}
+			return nil, b.sqliteErr(v.MinMaxExpr.Location, "no such function: %s", name)
+		}
 		args, err := b.exprs(v.MinMaxExpr.Args, sc, st)
 		if err != nil {
 			return nil, err
@@ -625,6 +633,11 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	name := strings.ToLower(fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval())
 	if len(fc.Funcname) == 2 && fc.Funcname[0].GetString_().GetSval() != "pg_catalog" {
 		return nil, b.errf(fc.Location, "function %s.%s does not exist", fc.Funcname[0].GetString_().GetSval(), name)
+	}
+	if b.schema.Dialect == catalog.SQLite {
+		if err := b.sqliteNoSuchFunc(name, fc.Location); err != nil {
+			return nil, err
+		}
 	}
 	if fc.AggWithinGroup || fc.FuncVariadic {
 		return nil, b.unsupported(fc.Location, "WITHIN GROUP / VARIADIC")
