@@ -22,7 +22,13 @@ type IntegerChecker struct {
 	root   *Node
 	defs   map[ColumnID][]*Expr // computed columns' definitions (SQLite); nil until needed
 	memo   map[ColumnID]int8    // 1 visiting, 2 yes, 3 no
+	// rereads counts re-readings of the definitions: a column a rewrite
+	// added after the last reading has none there.
+	rereads int
 }
+
+// maxRereads bounds the re-readings of a plan's definitions.
+const maxRereads = 4
 
 // NewIntegerChecker judges p's expressions. For a SQLite plan it reads
 // the plan's column definitions when a computed column is first asked
@@ -36,9 +42,17 @@ func NewIntegerChecker(p *Plan) *IntegerChecker {
 	return c
 }
 
-// readDefs records every computed column's definitions.
+// readDefs records every computed column's definitions. A column found
+// integer-valued stays so (rewrites keep values), and one being visited
+// stays so; other answers are forgotten.
 func (c *IntegerChecker) readDefs() {
-	c.defs, c.memo = map[ColumnID][]*Expr{}, map[ColumnID]int8{}
+	memo := map[ColumnID]int8{}
+	for id, v := range c.memo {
+		if v == 1 || v == 2 {
+			memo[id] = v
+		}
+	}
+	c.defs, c.memo = map[ColumnID][]*Expr{}, memo
 	meta := c.meta
 	var node func(n *Node)
 	node = func(n *Node) {
@@ -48,6 +62,9 @@ func (c *IntegerChecker) readDefs() {
 		switch n.Op {
 		case OpProject, OpWindow:
 			for _, it := range n.Proj {
+				if it.Expr.Kind == ColRef && it.Expr.Col == it.ID {
+					continue // a column passed through: defined below
+				}
 				c.defs[it.ID] = append(c.defs[it.ID], it.Expr)
 			}
 		case OpAggregate:
@@ -140,6 +157,11 @@ func (c *IntegerChecker) Column(id ColumnID) bool {
 		return true
 	}
 	defs := c.defs[id]
+	if len(defs) == 0 && c.rereads < maxRereads && c.memo[id] == 0 {
+		c.rereads++
+		c.readDefs()
+		defs = c.defs[id]
+	}
 	c.memo[id] = 1
 	ok := len(defs) > 0
 	for _, d := range defs {
