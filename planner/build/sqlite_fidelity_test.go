@@ -144,6 +144,21 @@ var fidelityCases = []struct {
 	{"backtick", "SELECT `a` FROM `t`", true, false},
 	{"double-equals", "SELECT a FROM t WHERE a == 1", true, false},
 	{"glob", "SELECT a FROM t WHERE b GLOB 'x*'", true, false},
+	{"empty-in-list", "SELECT a FROM t WHERE a IN ()", true, false},
+	{"not-in-subquery", "SELECT a FROM t WHERE a NOT IN (SELECT a FROM u)", true, false},
+	{"isnull-postfix", "SELECT a FROM t WHERE b ISNULL", true, false},
+	{"notnull-postfix", "SELECT a FROM t WHERE b NOTNULL", true, false},
+	{"bit-ops", "SELECT a & 1, a | 2, a << 1, ~a FROM t", true, false},
+	{"collate-nocase", "SELECT a FROM t ORDER BY b COLLATE NOCASE", true, false},
+	{"cast-int", "SELECT CAST(b AS INT) FROM t", true, false},
+	{"having-grouped-column", "SELECT count(*) FROM t GROUP BY a HAVING a > 1", true, false},
+	{"distinct", "SELECT DISTINCT a FROM t", true, false},
+	{"cte-column-list", "WITH x(y) AS (SELECT a FROM t) SELECT y FROM x", true, false},
+	{"recursive-cte", "WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM x WHERE n < 3) SELECT n FROM x", true, false},
+	{"trim-from", "SELECT trim(BOTH 'x' FROM b) FROM t", false, false},
+	{"trim", "SELECT trim(b) FROM t", true, false},
+	{"substr", "SELECT substr(b, 1, 2) FROM t", true, false},
+	{"double-quoted-string", `SELECT a FROM t WHERE b = "x"`, true, false},
 }
 
 // TestSQLiteFidelitySweep (issue 18, cause 18): a query SQLite rejects is
