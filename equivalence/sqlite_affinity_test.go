@@ -91,6 +91,8 @@ func TestSQLiteIntegerAffinity(t *testing.T) {
 		{"loose-fraction", "SELECT id FROM loose WHERE n = 5.5", "SELECT id FROM loose WHERE n <> n", true},
 		{"loose-cast", "SELECT id FROM loose WHERE CAST(n AS INTEGER) = 5", "SELECT id FROM loose WHERE n = 5", true},
 		{"loose-plus-zero", "SELECT id, n + 0 FROM loose", "SELECT id, n FROM loose", true},
+		{"loose-sum-bound", "SELECT g FROM loose GROUP BY g HAVING sum(n) > 5", "SELECT g FROM loose GROUP BY g HAVING sum(n) >= 6", true},
+		{"strict-sum-bound", "SELECT g FROM tight GROUP BY g HAVING sum(n) > 5", "SELECT g FROM tight GROUP BY g HAVING sum(n) >= 6", false},
 		{"strict-strict-bound", "SELECT id FROM tight WHERE n > 5", "SELECT id FROM tight WHERE n >= 6", false},
 		{"strict-empty-range", "SELECT id FROM tight WHERE n > 5 AND n < 6", "SELECT id FROM tight WHERE n <> n", false},
 		{"rowid-strict-bound", "SELECT n FROM loose WHERE id > 2", "SELECT n FROM loose WHERE id >= 3", false},
