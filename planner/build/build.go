@@ -95,11 +95,13 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 		return nil, fmt.Errorf("build: query of %d bytes exceeds %d nodes: %w", len(sql), lim.max, ErrTooLarge)
 	}
 	text, posMap := sql, []int32(nil)
+	var toks []token
 	if s.Dialect == catalog.SQLite {
-		if err := sqliteRejects(sql); err != nil {
+		toks = lexSQL(sql)
+		if err := sqliteRejects(sql, toks); err != nil {
 			return nil, err
 		}
-		text, posMap = rewriteSQLite(sql)
+		text, posMap = rewriteSQLiteTokens(sql, toks)
 	}
 	tree, err := parse(ctx, text)
 	if ctx.Err() != nil {
@@ -119,7 +121,7 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim}
+	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim, srcToks: toks}
 	root, err := b.buildStmt(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err

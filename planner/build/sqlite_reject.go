@@ -37,9 +37,9 @@ func isCompoundWord(t token) bool {
 
 // sqliteRejects reports the first PostgreSQL-only construct of src that
 // SQLite's parser refuses, or nil.
-func sqliteRejects(src string) error {
+func sqliteRejects(src string, toks []token) error {
 	var ts []token
-	for _, t := range lexSQL(src) {
+	for _, t := range toks {
 		if t.kind != tokSpace && t.kind != tokComment {
 			ts = append(ts, t)
 		}
