@@ -14,6 +14,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/equivalence/refute"
 	"github.com/pgequiv/pgequiv/internal/sqlitetest"
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/catalog/sqlitefile"
 )
 
@@ -21,12 +22,13 @@ import (
 // 5.5 as REAL and 'abc' as TEXT; tight is STRICT; in both, id is the
 // rowid alias, which holds only integers.
 const affinityDDL = `CREATE TABLE loose (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, g INTEGER);
-CREATE TABLE tight (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, g INTEGER) STRICT;`
+CREATE TABLE tight (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, g INTEGER) STRICT;
+CREATE TABLE checked (id INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (typeof(n) = 'integer'));`
 
 // affinityData are databases the truth is checked on: integers only,
 // then with a REAL and a TEXT in loose.n (tight refuses them).
 var affinityData = []string{
-	`INSERT INTO loose VALUES (1, 5, 1), (2, 6, 1), (3, 7, 2); INSERT INTO tight VALUES (1, 5, 1), (2, 6, 1), (3, 7, 2);`,
+	`INSERT INTO loose VALUES (1, 5, 1), (2, 6, 1), (3, 7, 2); INSERT INTO tight VALUES (1, 5, 1), (2, 6, 1), (3, 7, 2); INSERT INTO checked VALUES (1, 5), (2, 6);`,
 	`INSERT INTO loose VALUES (1, 5, 1), (2, 6, 1), (4, 0, 2), (3, 7, 2); INSERT INTO tight VALUES (1, 5, 1), (2, 6, 1), (3, 7, 2), (4, 0, 2);`,
 	`INSERT INTO loose VALUES (1, 5.5, 1), (2, 'abc', 1), (3, 7, 2), (4, 5, 2);`,
 }
@@ -55,6 +57,25 @@ func TestSQLiteIntegerAffinity(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.Schema
+	// The CHECK is read by the DDL loader where it models CHECKs; set here
+	// so the test does not depend on it.
+	if tab := s.Table("checked"); len(tab.Checks) == 0 {
+		tab.Checks = []catalog.Check{{Expr: "typeof(n) = 'integer'"}}
+	}
+	// The engine keeps checked.n and tight.n to integers: 5.5 is refused.
+	for _, table := range []string{"tight", "checked"} {
+		mem, err := sql.Open("sqlite", ":memory:")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mem.Exec(affinityDDL); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mem.Exec(`INSERT INTO ` + table + ` (id, n) VALUES (9, 5.5)`); err == nil {
+			t.Errorf("SQLite stores 5.5 in %s.n", table)
+		}
+		mem.Close()
+	}
 	// Truth: does SQLite tell the pair apart on one of affinityData?
 	differs := func(t *testing.T, ref, cand string) bool {
 		for _, data := range affinityData {
@@ -95,6 +116,7 @@ func TestSQLiteIntegerAffinity(t *testing.T) {
 		{"strict-sum-bound", "SELECT g FROM tight GROUP BY g HAVING sum(n) > 5", "SELECT g FROM tight GROUP BY g HAVING sum(n) >= 6", false},
 		{"strict-strict-bound", "SELECT id FROM tight WHERE n > 5", "SELECT id FROM tight WHERE n >= 6", false},
 		{"strict-empty-range", "SELECT id FROM tight WHERE n > 5 AND n < 6", "SELECT id FROM tight WHERE n <> n", false},
+		{"check-typeof-strict-bound", "SELECT id FROM checked WHERE n > 5", "SELECT id FROM checked WHERE n >= 6", false},
 		{"rowid-strict-bound", "SELECT n FROM loose WHERE id > 2", "SELECT n FROM loose WHERE id >= 3", false},
 		{"count-strict-bound", "SELECT g FROM loose GROUP BY g HAVING count(*) > 1", "SELECT g FROM loose GROUP BY g HAVING count(*) >= 2", false},
 	}

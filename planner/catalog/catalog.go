@@ -242,11 +242,29 @@ func (t *Table) IntegerOnly(d Dialect, ord int) bool {
 	if d != SQLite {
 		return true
 	}
-	if t.Strict {
+	if t.Strict || t.checksInteger(ord) {
 		return true
 	}
 	name := strings.ToLower(strings.TrimSpace(t.Columns[ord].TypeSQL))
 	return !t.WithoutRowID && !t.IsView() && len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == ord && name == "integer"
+}
+
+// checksInteger reports whether a CHECK keeps column ord to integers:
+// CHECK (typeof(x) = 'integer'), or typeof(x) IN ('integer', 'null').
+func (t *Table) checksInteger(ord int) bool {
+	name := strings.ToLower(t.Columns[ord].Name)
+	for _, c := range t.Checks {
+		e := strings.ToLower(strings.Join(strings.Fields(c.Expr), ""))
+		e = strings.TrimSuffix(strings.TrimPrefix(e, "("), ")")
+		for _, arg := range []string{name, `"` + name + `"`, "`" + name + "`", "[" + name + "]"} {
+			call := "typeof(" + arg + ")"
+			switch e {
+			case call + "='integer'", "'integer'=" + call, call + "in('integer')", call + "in('integer','null')", call + "in('null','integer')":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IsView reports whether the table is a view that expands when referenced.
