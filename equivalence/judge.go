@@ -199,7 +199,10 @@ func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 			}
 			v.Label = Unknown
 			what := "does not plan"
-			if errors.Is(err, build.ErrUnsupported) {
+			switch {
+			case errors.Is(err, build.ErrSQLiteRejects):
+				what = "is invalid: SQLite rejects it"
+			case errors.Is(err, build.ErrUnsupported):
 				what = "uses unsupported syntax"
 			}
 			v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}

@@ -155,7 +155,7 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 	var keys []string
 	var cs []*plan.Expr
 	for _, e := range es {
-		for _, c := range plan.Conjuncts(fold(e.Copy())) {
+		for _, c := range plan.Conjuncts(foldInts(e.Copy(), s.intsFn())) {
 			if f, ok := factorOr(c); ok {
 				s.factored = true
 				cs = append(cs, plan.Conjuncts(f)...)
@@ -164,7 +164,7 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 			cs = append(cs, c)
 		}
 	}
-	pinned := pins(cs)
+	pinned := pins(cs, s.intsFn())
 	for c := range pinned {
 		// A pin is an equality the column's value must be identical
 		// under (a date under RTRIM is not).
@@ -173,7 +173,7 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 		}
 	}
 	for _, c := range cs {
-		c = fold(substitute(c, pinned))
+		c = foldInts(substitute(c, pinned), s.intsFn())
 		{
 			if c.IsTrue() {
 				continue
@@ -251,6 +251,7 @@ func (p *prover) unsat(blk *block, preds []*plan.Expr, onA bool) bool {
 	}
 	s.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
 	s.displayOnly = p.displayOnly
+	s.ints = p.intsOf(onA)
 	if onA {
 		s.looseEq = p.looseEq
 	} else {

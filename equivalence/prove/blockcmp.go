@@ -277,8 +277,8 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 	var facts []*term
 	same := func(i, j int) (bool, error) {
 		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
-		ea := fold(ba.inline(plan.NewCol(ao[i], ta)))
-		eb := fold(bb.inline(plan.NewCol(bo[j], tb)))
+		ea := foldInts(ba.inline(plan.NewCol(ao[i], ta)), p.intsFn(true))
+		eb := foldInts(bb.inline(plan.NewCol(bo[j], tb)), p.intsFn(false))
 		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
 		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
 		if intA {

@@ -16,7 +16,13 @@ import (
 // reassociated sum might not.
 
 // fold rewrites e (a private copy) bottom-up.
-func fold(e *plan.Expr) *plan.Expr {
+func fold(e *plan.Expr) *plan.Expr { return foldInts(e, nil) }
+
+// foldInts is fold where ints (nil: every integer-typed expression)
+// says which terms hold only integers: a sum is rewritten only when all
+// its terms do. In SQLite an INTEGER column may hold 'abc' (x + 0 is 0,
+// not x) or 0.1 (0.1 + 1 - 1 is not 0.1 in floating point).
+func foldInts(e *plan.Expr, ints func(*plan.Expr) bool) *plan.Expr {
 	return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
 		if x.Kind == plan.Func && x.Name == "concat" {
 			return flattenConcat(x)
@@ -45,7 +51,7 @@ func fold(e *plan.Expr) *plan.Expr {
 				return intExpr(new(big.Int).Mul(a, b), x)
 			}
 		case plan.OpAdd, plan.OpSub:
-			return sum(x)
+			return sum(x, ints)
 		}
 		return x
 	})
@@ -72,7 +78,7 @@ type addend struct {
 }
 
 // sum flattens an integer sum, adds its constants and orders its terms.
-func sum(x *plan.Expr) *plan.Expr {
+func sum(x *plan.Expr, ints func(*plan.Expr) bool) *plan.Expr {
 	var terms []addend
 	total := new(big.Int)
 	ok := true
@@ -93,6 +99,10 @@ func sum(x *plan.Expr) *plan.Expr {
 			} else {
 				total.Add(total, c)
 			}
+			return
+		}
+		if ints != nil && !ints(e) {
+			ok = false
 			return
 		}
 		k, _ := exprKey(e, func(c plan.ColumnID) (plan.ColumnID, bool) { return c, true })
@@ -133,8 +143,10 @@ func sum(x *plan.Expr) *plan.Expr {
 
 // pins finds conjuncts col = constant over integer, date and boolean
 // columns: in every row they keep, col is that constant, whatever the
-// expression around it.
-func pins(cs []*plan.Expr) map[plan.ColumnID]*plan.Expr {
+// expression around it. ints (nil: all) says which integer columns hold
+// only integers: a SQLite computed column equal to 3 may be REAL 3.0,
+// and 3.0 / 2 is not 3 / 2.
+func pins(cs []*plan.Expr, ints func(*plan.Expr) bool) map[plan.ColumnID]*plan.Expr {
 	out := map[plan.ColumnID]*plan.Expr{}
 	for _, c := range cs {
 		if !c.IsOp(plan.OpEq) || len(c.Args) != 2 {
@@ -148,7 +160,11 @@ func pins(cs []*plan.Expr) map[plan.ColumnID]*plan.Expr {
 			continue
 		}
 		switch a.Typ {
-		case catalog.Int, catalog.Date, catalog.Bool:
+		case catalog.Int:
+			if ints == nil || ints(a) {
+				out[a.Col] = b
+			}
+		case catalog.Date, catalog.Bool:
 			out[a.Col] = b
 		}
 	}

@@ -53,8 +53,8 @@ func (p *prover) partition(a *plan.Node, bs []branch) (bool, error) {
 				if typ != p.b.Meta.Col(br.cols[i]).Type {
 					return false, nil
 				}
-				ea := fold(blkA.inline(plan.NewCol(ao[i], typ)))
-				eb := fold(blkB.inline(plan.NewCol(br.cols[i], typ)))
+				ea := foldInts(blkA.inline(plan.NewCol(ao[i], typ)), p.intsFn(true))
+				eb := foldInts(blkB.inline(plan.NewCol(br.cols[i], typ)), p.intsFn(false))
 				xa, err := s.termUnder(ea, p.colA, p.subA)
 				var xb *term
 				if err == nil {

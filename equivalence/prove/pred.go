@@ -66,6 +66,10 @@ type space struct {
 	factored bool
 	// declared gives a reference column's declared type; nil: unknown.
 	declared func(plan.ColumnID) string
+	// ints says which of the reference's integer-typed columns hold
+	// only integers; nil: all do (PostgreSQL). In SQLite an INTEGER
+	// column may hold 5.5, so it is no integral variable.
+	ints *plan.IntegerChecker
 	// consts per class, for ranks.
 	consts [clsCount][]constVal
 	// displayOnly, when set, hears of each display-only difference a
@@ -133,7 +137,7 @@ func (s *space) term(e *plan.Expr) (*term, error) {
 			cl = clsEq
 		}
 		key, _ := exprKeySub(e, s.col, s.sub)
-		v := s.variable(key, cl, s.nullable(c), e.Typ == catalog.Int)
+		v := s.variable(key, cl, s.nullable(c), e.Typ == catalog.Int && (s.ints == nil || s.ints.Column(c)))
 		return &term{op: "var", v: v, cls: cl}, nil
 	case plan.Const:
 		if e.Null {
@@ -205,7 +209,7 @@ func (s *space) opaque(e *plan.Expr) (*term, error) {
 	if !ok {
 		cl = clsEq
 	}
-	t := &term{op: "var", cls: cl, v: s.variable(key, cl, true, e.Typ == catalog.Int)}
+	t := &term{op: "var", cls: cl, v: s.variable(key, cl, true, s.integral(e))}
 	strict := (e.Kind == plan.Op && strictOps[e.Name]) || (e.Kind == plan.Func && strictFuncs[e.Name] && e.Filter == nil)
 	if strict {
 		for _, a := range e.Args {
@@ -472,4 +476,29 @@ func hasConst(e *plan.Expr) bool {
 		}
 	}
 	return false
+}
+
+// integral says e takes only whole numbers: it is integer-typed and, in
+// SQLite, integer-valued (plan.IntegerChecker) with its columns named
+// through s.col.
+func (s *space) integral(e *plan.Expr) bool {
+	if e.Typ != catalog.Int {
+		return false
+	}
+	if s.ints == nil || !s.ints.SQLite() {
+		return true
+	}
+	return s.ints.ExprWith(e, func(id plan.ColumnID) bool {
+		c, ok := s.col(id)
+		return ok && s.ints.Column(c)
+	})
+}
+
+// intsFn is s.integral for foldInts and pins; nil (every integer-typed
+// term) outside SQLite.
+func (s *space) intsFn() func(*plan.Expr) bool {
+	if s.ints == nil || !s.ints.SQLite() {
+		return nil
+	}
+	return s.integral
 }

@@ -162,6 +162,7 @@ type prover struct {
 	subsA        []*plan.Node                    // the reference's uncorrelated subqueries, by key number
 	aliasA       map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
 	intA, intB   map[plan.ColumnID]bool          // columns holding an integral EXTRACT (facts of each plan)
+	intsA, intsB *plan.IntegerChecker            // integer-valued expressions of each plan; built on first use
 	subMemo      map[*plan.Node]subMatch         // candidate subqueries matched so far
 	subUses      map[*plan.Node]int              // occurrences of each subquery plan in a and b (unnest.go)
 	a, b         *plan.Plan
@@ -395,9 +396,36 @@ func (p *prover) newSpace() *space {
 	s := newSpace(p.colA, p.nullable)
 	s.declared = func(c plan.ColumnID) string { return declaredType(p.a.Meta, c) }
 	s.displayOnly = p.displayOnly
+	s.ints = p.intsOf(true)
 	s.looseEq = p.looseEq
 	s.nondet = p.a.Meta.LooseCol
 	s.noDates = p.opts.SQLite
 	s.sqliteLike = p.opts.SQLite
 	return s
+}
+
+// intsOf is the integer checker of a (onA) or b: which integer-typed
+// expressions hold only integers (all in PostgreSQL; in SQLite only what
+// the engine keeps to integers).
+func (p *prover) intsOf(onA bool) *plan.IntegerChecker {
+	if onA {
+		if p.intsA == nil {
+			p.intsA = plan.NewIntegerChecker(p.a)
+		}
+		return p.intsA
+	}
+	if p.intsB == nil {
+		p.intsB = plan.NewIntegerChecker(p.b)
+	}
+	return p.intsB
+}
+
+// intsFn is intsOf(onA).Expr for foldInts; nil outside SQLite, where
+// every integer-typed expression holds integers.
+func (p *prover) intsFn(onA bool) func(*plan.Expr) bool {
+	c := p.intsOf(onA)
+	if !c.SQLite() {
+		return nil
+	}
+	return c.Expr
 }

@@ -118,6 +118,7 @@ func (p *prover) semiConjunctsImply(b, s, t *block, m map[plan.ColumnID]plan.Col
 	}
 	sp.nondet = meta.LooseCol
 	sp.declared = func(c plan.ColumnID) string { return declaredType(meta, c) }
+	sp.ints = p.intsOf(onA)
 	var hyps []*term
 	for blk := b; blk != nil; blk = blk.parent {
 		h, _, err := terms(sp, blk.preds, id, nil)

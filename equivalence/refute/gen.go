@@ -39,6 +39,8 @@ type generator struct {
 	// not be ones the engine accepts.
 	rowRules map[string]*tableRules
 	cannot   string
+	// nonIntLits caches nonIntegerLits; nil until first used.
+	nonIntLits *[]exec.Value
 }
 
 // valuePools are what a generator draws values from. They depend on the
@@ -508,6 +510,9 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, pools []colPoo
 			continue
 		}
 		row[i] = g.value(rng, m, c, &pools[i], i, prev)
+		if g.rules.nonIntegers && pools[i].looseInt && !row[i].IsNull() && rng.Float64() < pNonInteger {
+			row[i] = nonInteger(rng, row[i], g.nonIntegerLits())
+		}
 		if row[i].IsNull() && c.NotNull {
 			return false
 		}
@@ -633,6 +638,64 @@ type colPools struct {
 	// on use), spec its declared type.
 	typeLits []exec.Value
 	spec     typeSpec
+	// looseInt: a SQLite INTEGER column that may hold non-integers
+	// (catalog.Table.IntegerOnly is false).
+	looseInt bool
+}
+
+// pNonInteger is the share of a loose INTEGER column's values that
+// constraints.nonIntegers turns into non-integers.
+const pNonInteger = 0.25
+
+// nonInteger turns v, drawn for a SQLite INTEGER column, into a value
+// such a column keeps as given: v ± 0.5 (stored as REAL) or a text that
+// is no number (stored as TEXT). A text that reads as an integer, or a
+// REAL with no fractional part, SQLite would store as an INTEGER, so
+// neither is drawn.
+func nonInteger(rng *rand.Rand, v exec.Value, lits []exec.Value) exec.Value {
+	base := int64(0)
+	if v.K == exec.KInt {
+		base = v.I
+	}
+	if len(lits) > 0 && rng.IntN(3) == 0 {
+		return lits[rng.IntN(len(lits))]
+	}
+	switch rng.IntN(4) {
+	case 0, 1:
+		return exec.Float(float64(base) + 0.5)
+	case 2:
+		return exec.Float(float64(base) - 0.5)
+	}
+	return nonIntegerTexts[rng.IntN(len(nonIntegerTexts))]
+}
+
+var nonIntegerTexts = []exec.Value{exec.Text("abc"), exec.Text("")}
+
+// nonIntegerLits are the queries' numeric and floating-point literals
+// that are no integers (n = 5.5), which a loose INTEGER column may hold.
+func (g *generator) nonIntegerLits() []exec.Value {
+	if g.nonIntLits != nil {
+		return *g.nonIntLits
+	}
+	var out []exec.Value
+	defer func() { g.nonIntLits = &out }()
+	for _, t := range []catalog.Type{catalog.Numeric, catalog.Float} {
+		for _, v := range g.typeLits[t] {
+			switch {
+			case v.K == exec.KNumeric && v.R != nil && !v.R.IsInt():
+				out = append(out, v)
+			case v.K == exec.KFloat && v.F != math.Trunc(v.F) && !math.IsNaN(v.F) && !math.IsInf(v.F, 0):
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// looseInteger reports whether column i of t is a SQLite INTEGER column
+// that may hold non-integers.
+func looseInteger(d catalog.Dialect, t *catalog.Table, i int) bool {
+	return d == catalog.SQLite && t.Columns[i].Type == catalog.Int && !t.IntegerOnly(d, i)
 }
 
 // columnPools returns t's pools by column, built on first use: looking
@@ -645,7 +708,7 @@ func (g *generator) columnPools(t *catalog.Table) []colPools {
 	ps := make([]colPools, len(t.Columns))
 	for i, c := range t.Columns {
 		k := colKey{t.Name, i}
-		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fittedBasePool(c), typeLits: g.typeLits[c.Type], spec: specOf(c)}
+		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fittedBasePool(c), typeLits: g.typeLits[c.Type], spec: specOf(c), looseInt: looseInteger(g.s.Dialect, t, i)}
 	}
 	g.pools[t.Name] = ps
 	return ps
@@ -819,6 +882,11 @@ func repairFKs(s *catalog.Schema, db exec.Database) (repaired bool) {
 // data assumptions of Options.
 type constraints struct {
 	trustFK, noNulls, nonEmpty bool
+	// nonIntegers lets a SQLite INTEGER column that the engine does not
+	// keep to integers (catalog.Table.IntegerOnly) hold what SQLite
+	// stores there as given: a REAL such as 5.5, or a text that reads as
+	// no number ('abc'). See nonInteger.
+	nonIntegers bool
 	// read limits nonEmpty to the tables the queries read (nil: all):
 	// an unrelated empty table changes no result.
 	read map[string]bool

@@ -173,6 +173,9 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	all := opts.constraints()
 	all.read = read
 	tiers := []constraints{typical(read), all}
+	// The widest tier also stores in SQLite INTEGER columns what SQLite
+	// keeps there as given (5.5, 'abc'); Needs then says so.
+	tiers[1].nonIntegers = s.Dialect == catalog.SQLite
 	if all.noNulls && all.nonEmpty && all.trustFK {
 		tiers = tiers[1:] // the caller's assumptions are already typical
 	}
@@ -215,9 +218,12 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		}
 		if h != nil {
 			res.FoundAfter = time.Since(start)
-			ce := c.minimize(ctx, s, h, all, &res)
+			ce := c.minimize(ctx, s, h, tiers[len(tiers)-1], &res)
 			if len(tiers) > 1 && !typicalTier {
 				ce.Needs = needs(s, ce.Database, read)
+			}
+			if nonIntegers(s, ce.Database) {
+				ce.Needs = append(ce.Needs, NeedsNonInteger)
 			}
 			return found(ce)
 		}

@@ -21,7 +21,32 @@ const (
 	NeedsNull        = "a NULL in a nullable column"
 	NeedsEmptyTable  = "an empty table"
 	NeedsOrphanedRow = "a row whose declared foreign key has no parent"
+	// NeedsNonInteger: SQLite keeps 5.5 or 'abc' as given in an INTEGER
+	// column of an ordinary (not STRICT) table, other than the rowid
+	// alias; the Inserts show the value.
+	NeedsNonInteger = "a non-integer (REAL or TEXT) in a SQLite INTEGER column"
 )
+
+// nonIntegers reports whether db holds a non-integer in a SQLite INTEGER
+// column (see constraints.nonIntegers).
+func nonIntegers(s *catalog.Schema, db exec.Database) bool {
+	if s.Dialect != catalog.SQLite {
+		return false
+	}
+	for _, t := range s.Tables {
+		if t.IsView() {
+			continue
+		}
+		for _, row := range db[t.Name] {
+			for i, v := range row {
+				if i < len(t.Columns) && !v.IsNull() && v.K != exec.KInt && looseInteger(s.Dialect, t, i) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // typical are the constraints of the first tier.
 func typical(read map[string]bool) constraints {

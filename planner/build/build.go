@@ -106,8 +106,13 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 		return nil, fmt.Errorf("build: query of %d bytes exceeds %d nodes: %w", len(sql), lim.max, ErrTooLarge)
 	}
 	text, posMap := sql, []int32(nil)
+	var toks []token
 	if s.Dialect == catalog.SQLite {
-		text, posMap = rewriteSQLite(sql)
+		toks = lexSQL(sql)
+		if err := sqliteRejects(sql, toks); err != nil {
+			return nil, err
+		}
+		text, posMap = rewriteSQLiteTokens(sql, toks)
 	}
 	tree, err := parse(ctx, text)
 	if ctx.Err() != nil {
@@ -127,7 +132,7 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim}
+	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim, srcToks: toks}
 	root, err := b.buildStmt(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err
@@ -193,6 +198,8 @@ type builder struct {
 	// laterals counts LATERAL subqueries built so far: a join whose right
 	// input built none cannot depend on its left, and need not be checked.
 	laterals int
+	// srcToks are src's tokens, lexed on first use (sqliteNoSuchFunc).
+	srcToks []token
 }
 
 // limits are the budgets one Build shares with the builders of the views
@@ -491,6 +498,9 @@ func (b *builder) finishOrderLimit(sel *pg.SelectStmt, rel *relation, sc *scope)
 }
 
 func (b *builder) applyLimit(sel *pg.SelectStmt, rel *relation, sc *scope) (*relation, error) {
+	if b.schema.Dialect == catalog.SQLite && sel.LimitCount == nil && sel.LimitOffset != nil {
+		return nil, b.sqliteErr(-1, "near \"OFFSET\": syntax error: OFFSET without LIMIT")
+	}
 	if sel.LimitCount == nil && sel.LimitOffset == nil {
 		return rel, nil
 	}

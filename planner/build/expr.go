@@ -76,6 +76,14 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		}
 		return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: v.CoalesceExpr.Location}, nil
 	case *pg.Node_MinMaxExpr:
+		if b.schema.Dialect == catalog.SQLite {
+			// GREATEST/LEAST syntax; SQLite's scalar max/min are calls.
+			name := "greatest"
+			if v.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+				name = "least"
+			}
+			return nil, b.sqliteErr(v.MinMaxExpr.Location, "no such function: %s", name)
+		}
 		args, err := b.exprs(v.MinMaxExpr.Args, sc, st)
 		if err != nil {
 			return nil, err
@@ -305,10 +313,25 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 			return c, nil
 		}
 	}
-	if arg.Typ == t {
+	if arg.Typ == t && !(t == catalog.Int && b.schema.Dialect == catalog.SQLite && !b.integerOnlyColumn(arg)) {
 		return arg, nil
 	}
 	return &plan.Expr{Kind: plan.Cast, Typ: t, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+}
+
+// integerOnlyColumn reports whether e is a base column the engine keeps
+// to integers (catalog.Table.IntegerOnly). In SQLite CAST(x AS INTEGER)
+// of any other integer-typed x is no identity: x may hold 5.5 (cast: 5)
+// or 'abc' (cast: 0).
+func (b *builder) integerOnlyColumn(e *plan.Expr) bool {
+	if e.Kind != plan.ColRef {
+		return false
+	}
+	m := b.meta.Col(e.Col)
+	if m.Instance < 0 || m.Instance >= len(b.meta.Instances) || b.meta.Instances[m.Instance].Table == nil {
+		return false
+	}
+	return b.meta.Instances[m.Instance].Table.IntegerOnly(b.schema.Dialect, m.Ordinal)
 }
 
 // intervalFields are the INTERVAL_MASK values of PostgreSQL's
@@ -622,6 +645,11 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	name := strings.ToLower(fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval())
 	if len(fc.Funcname) == 2 && fc.Funcname[0].GetString_().GetSval() != "pg_catalog" {
 		return nil, b.errf(fc.Location, "function %s.%s does not exist", fc.Funcname[0].GetString_().GetSval(), name)
+	}
+	if b.schema.Dialect == catalog.SQLite {
+		if err := b.sqliteNoSuchFunc(name, fc.Location); err != nil {
+			return nil, err
+		}
 	}
 	if fc.AggWithinGroup || fc.FuncVariadic {
 		return nil, b.unsupported(fc.Location, "WITHIN GROUP / VARIADIC")

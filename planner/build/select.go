@@ -107,6 +107,9 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		if e.HasAgg() {
 			return nil, b.errf(-1, "aggregate functions are not allowed in GROUP BY")
 		}
+		if err := b.sqliteOuterRef(e, gn, sc, "GROUP BY"); err != nil {
+			return nil, err
+		}
 		return e, nil
 	})
 	if err != nil {
@@ -123,6 +126,13 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 			return nil, err
 		}
 	}
+	// SQLite decides whether a query aggregates from its GROUP BY, its
+	// result columns and HAVING: not from ORDER BY.
+	aggBeforeOrder := len(groupExprs) > 0 || groupSets != nil || len(st.aggs) > 0
+	if b.schema.Dialect == catalog.SQLite && having != nil && !aggBeforeOrder {
+		return nil, b.sqliteErr(-1, "HAVING clause on a non-aggregate query")
+	}
+	nAggs := len(st.aggs)
 	// ORDER BY keys: ordinals and output names refer to targets; anything
 	// else is an expression over the input.
 	type orderItem struct {
@@ -150,7 +160,15 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		if err != nil {
 			return nil, err
 		}
+		if err := b.sqliteOuterRef(e, sb.Node, sc, "ORDER BY"); err != nil {
+			return nil, err
+		}
 		orders = append(orders, orderItem{target: -1, expr: e, sb: sb})
+	}
+
+	if b.schema.Dialect == catalog.SQLite && !aggBeforeOrder && len(st.aggs) > nAggs {
+		a := st.aggs[nAggs]
+		return nil, b.sqliteErr(a.Pos, "misuse of aggregate: %s()", a.Name)
 	}
 
 	// Aggregation.
@@ -560,6 +578,9 @@ func (b *builder) fromItem(n *pg.Node, sc *scope) (*plan.Node, []scopeCol, error
 		if rs.Alias != nil {
 			alias, colAliases = rs.Alias.Aliasname, rs.Alias.Colnames
 		}
+		if err := b.sqliteAliasList(colAliases); err != nil {
+			return nil, nil, err
+		}
 		cols, err := b.relationCols(rel, alias, colAliases)
 		if err != nil {
 			return nil, nil, err
@@ -595,6 +616,13 @@ func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, 
 	var colAliases []*pg.Node
 	if rv.Alias != nil {
 		alias, colAliases = rv.Alias.Aliasname, rv.Alias.Colnames
+	}
+	if err := b.sqliteAliasList(colAliases); err != nil {
+		return nil, nil, err
+	}
+	if b.schema.Dialect == catalog.SQLite && !rv.Inh {
+		// FROM ONLY t: SQLite reads ONLY as the table's name.
+		return nil, nil, b.sqliteErr(rv.Location, "no such table: ONLY")
 	}
 	if rv.Schemaname == "" {
 		if c := sc.lookupCTE(b, rv.Relname); c != nil {

@@ -17,8 +17,10 @@ import (
 // source byte it came from, so errors can name positions in what the user
 // wrote. Double-quoted strings are left alone here: whether "x" is a
 // column or a string is decided during name resolution.
-func rewriteSQLite(src string) (string, []int32) {
-	toks := lexSQL(src)
+func rewriteSQLite(src string) (string, []int32) { return rewriteSQLiteTokens(src, lexSQL(src)) }
+
+// rewriteSQLiteTokens is rewriteSQLite of src lexed into toks.
+func rewriteSQLiteTokens(src string, toks []token) (string, []int32) {
 	var b strings.Builder
 	pos := make([]int32, 0, len(src)+16)
 	emit := func(s string, from int) {

@@ -215,6 +215,56 @@ type Table struct {
 	// each with where it was declared. A verdict that reads the table is
 	// not proved and not refuted while this is non-empty.
 	Unmodelled []string
+
+	// Strict says a SQLite table is declared STRICT: each column holds
+	// only values of its declared type (INTEGER, REAL, TEXT, BLOB or ANY)
+	// or NULL. An ordinary SQLite table's column holds any storage class
+	// (an INTEGER column keeps 5.5 and 'abc' as given).
+	Strict bool
+	// WithoutRowID says a SQLite table is declared WITHOUT ROWID: an
+	// INTEGER PRIMARY KEY column is then no alias of the rowid and holds
+	// what any INTEGER column may.
+	WithoutRowID bool
+}
+
+// IntegerOnly says column ord of t holds only integers (or NULL) in
+// dialect d: any integer column in PostgreSQL; in SQLite an INTEGER
+// column of a STRICT table, or an INTEGER PRIMARY KEY of a rowid table
+// (the rowid alias, which refuses anything but an integer). Any other
+// SQLite column with integer affinity converts what it can to an
+// integer and keeps the rest as given: 5.5 stays REAL, 'abc' TEXT.
+// (INTEGER PRIMARY KEY DESC, which SQLite does not make an alias, is
+// read as one: a DDL quirk the catalog does not see.)
+func (t *Table) IntegerOnly(d Dialect, ord int) bool {
+	if ord < 0 || ord >= len(t.Columns) || t.Columns[ord].Type != Int {
+		return false
+	}
+	if d != SQLite {
+		return true
+	}
+	if t.Strict || t.checksInteger(ord) {
+		return true
+	}
+	name := strings.ToLower(strings.TrimSpace(t.Columns[ord].TypeSQL))
+	return !t.WithoutRowID && !t.IsView() && len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == ord && name == "integer"
+}
+
+// checksInteger reports whether a CHECK keeps column ord to integers:
+// CHECK (typeof(x) = 'integer'), or typeof(x) IN ('integer', 'null').
+func (t *Table) checksInteger(ord int) bool {
+	name := strings.ToLower(t.Columns[ord].Name)
+	for _, c := range t.Checks {
+		e := strings.ToLower(strings.Join(strings.Fields(c.Expr), ""))
+		e = strings.TrimSuffix(strings.TrimPrefix(e, "("), ")")
+		for _, arg := range []string{name, `"` + name + `"`, "`" + name + "`", "[" + name + "]"} {
+			call := "typeof(" + arg + ")"
+			switch e {
+			case call + "='integer'", "'integer'=" + call, call + "in('integer')", call + "in('integer','null')", call + "in('null','integer')":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IsView reports whether the table is a view that expands when referenced.
@@ -319,6 +369,9 @@ func (s *Schema) computeFingerprint() string {
 			fmt.Fprintf(h, " unique index %q %v where %q\n", u.Exprs, u.Columns, u.Where)
 		}
 		fmt.Fprintf(h, " inherits %q bound %q partitioned=%v unmodelled %q\n", t.Inherits, t.PartitionBound, t.Partitioned, t.Unmodelled)
+		if t.Strict || t.WithoutRowID {
+			fmt.Fprintf(h, " strict=%v withoutrowid=%v\n", t.Strict, t.WithoutRowID)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -92,6 +93,27 @@ type normalizer struct {
 	// probe, set only by the soundness tests, counts rule firings and
 	// may stop normalization after a given number of them.
 	probe *firingProbe
+	// ints says which integer-typed expressions hold only integers; built
+	// on first use (intValued).
+	ints *plan.IntegerChecker
+}
+
+// intValued reports whether e takes only integer values (or NULL): any
+// integer-typed expression in PostgreSQL, only those SQLite keeps to
+// integers in SQLite (plan.IntegerChecker). Column definitions are read
+// once; columns a rule adds later are not integer-valued to it, which
+// only keeps a rule from firing.
+func (z *normalizer) intValued(e *plan.Expr) bool {
+	if e.Typ != catalog.Int {
+		return false
+	}
+	if z.p.Meta == nil || z.p.Meta.Dialect != catalog.SQLite {
+		return true
+	}
+	if z.ints == nil {
+		z.ints = plan.NewIntegerChecker(z.p)
+	}
+	return z.ints.Expr(e)
 }
 
 // firingProbe lets the soundness tests (export_test.go) normalize a plan
@@ -277,7 +299,7 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RuleFlattenAndOr
 			case func() bool { x, ok = orientComparison(x, z.key); return ok }():
 				rule = RuleOrientComparison
-			case func() bool { x, ok = integerBound(x); return ok }():
+			case func() bool { x, ok = integerBound(x, z.intValued); return ok }():
 				rule = RuleIntegerBound
 			default:
 				return x

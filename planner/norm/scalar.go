@@ -100,14 +100,16 @@ func copyable(e *plan.Expr) bool {
 	return count(e)
 }
 
-// integerBound: for an integer-typed x and integer literal c, x > c ⇒
-// x >= c+1 and x < c ⇒ x <= c-1, so equal bounds read alike.
-func integerBound(e *plan.Expr) (*plan.Expr, bool) {
+// integerBound: for an integer-valued x and integer literal c, x > c ⇒
+// x >= c+1 and x < c ⇒ x <= c-1, so equal bounds read alike. intValued
+// says x holds only integers: in SQLite an INTEGER column of an ordinary
+// table may hold 5.5, which is > 5 and not >= 6.
+func integerBound(e *plan.Expr, intValued func(*plan.Expr) bool) (*plan.Expr, bool) {
 	if !(e.IsOp(plan.OpGt) || e.IsOp(plan.OpLt)) || len(e.Args) != 2 {
 		return e, false
 	}
 	x, c := e.Args[0], e.Args[1]
-	if x.Typ != catalog.Int || c.Kind != plan.Const || c.Null || c.Typ != catalog.Int || x.Kind == plan.Const {
+	if x.Typ != catalog.Int || c.Kind != plan.Const || c.Null || c.Typ != catalog.Int || x.Kind == plan.Const || !intValued(x) {
 		return e, false
 	}
 	v, ok := new(big.Int).SetString(c.Value, 10)

@@ -301,8 +301,9 @@ type Metadata struct {
 	// plan as text, but PostgreSQL's char(n) is not text, so an executor
 	// cannot tell c from c::text in such a plan.
 	StringCast bool
-	// Dialect is the schema's: what = compares on a column depends on it
-	// (see Domain).
+	// Dialect is the dialect the plan was built in: what = compares on a
+	// column depends on it (see Domain), and in SQLite a column's type is
+	// an affinity, not a guarantee (IntegerChecker).
 	Dialect catalog.Dialect
 }
 

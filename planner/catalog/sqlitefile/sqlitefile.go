@@ -142,6 +142,11 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 				return nil, err
 			}
 			readDDLFacts(t, o.sql, ixs)
+			// STRICT and WITHOUT ROWID decide which columns hold only
+			// integers (catalog.Table.IntegerOnly).
+			if err := conn.QueryRowContext(ctx, `SELECT strict, wr FROM pragma_table_list(?) WHERE schema = 'main'`, o.name).Scan(&t.Strict, &t.WithoutRowID); err != nil {
+				return nil, fmt.Errorf("table_list(%s): %w", o.name, err)
+			}
 			fr, err := conn.QueryContext(ctx, `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, o.name)
 			if err != nil {
 				return nil, fmt.Errorf("foreign_key_list(%s): %w", o.name, err)

@@ -202,3 +202,44 @@ func TestLoadCollationsAndChecks(t *testing.T) {
 		t.Error("SQLite accepted a row its CHECK rejects")
 	}
 }
+
+// TestLoadStrictAndRowidAlias: STRICT and WITHOUT ROWID are read, and
+// decide which INTEGER columns hold only integers — checked by storing
+// 5.5 into each on the real engine.
+func TestLoadStrictAndRowidAlias(t *testing.T) {
+	ddl := `CREATE TABLE loose (id INTEGER PRIMARY KEY, n INTEGER);
+CREATE TABLE tight (id INTEGER PRIMARY KEY, n INTEGER) STRICT;
+CREATE TABLE norowid (id INTEGER PRIMARY KEY, n INTEGER) WITHOUT ROWID;`
+	path := create(t, t.TempDir(), "x.sqlite", ddl)
+	s, err := Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct {
+		table string
+		ord   int
+	}{{"loose", 0}, {"loose", 1}, {"tight", 0}, {"tight", 1}, {"norowid", 0}, {"norowid", 1}} {
+		tab := s.Table(c.table)
+		col := tab.Columns[c.ord].Name
+		// The engine's truth: does the column refuse or convert 5.5?
+		_, err := db.Exec(`INSERT INTO `+c.table+` (id, n) VALUES (?, ?)`, map[bool]any{true: 5.5, false: 100 + c.ord}[c.ord == 0], map[bool]any{true: 5.5, false: 7}[c.ord == 1])
+		holdsReal := false
+		if err == nil {
+			var typ string
+			if err := db.QueryRow(`SELECT typeof(` + col + `) FROM ` + c.table + ` WHERE typeof(` + col + `) = 'real'`).Scan(&typ); err == nil {
+				holdsReal = true
+			}
+		}
+		if got := tab.IntegerOnly(catalog.SQLite, c.ord); got == holdsReal {
+			t.Errorf("%s.%s: IntegerOnly %v, but the engine stores 5.5 as REAL: %v (insert error %v)", c.table, col, got, holdsReal, err)
+		}
+		if !tab.IntegerOnly(catalog.Postgres, c.ord) {
+			t.Errorf("%s.%s: not IntegerOnly in PostgreSQL", c.table, col)
+		}
+	}
+}
