@@ -35,6 +35,9 @@ have npm || missing+=(npm)
 # psycopg2 from Debian (PyPI is out of reach): proxy/admin_drivers_test.go.
 /usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || missing+=(python3-psycopg2)
 have prometheus || missing+=(prometheus)
+# The sqlite3 shell (Debian's is 3.40, the version the sqlite dialect
+# models): planner/build's fidelity sweep compares the planner with it.
+have sqlite3 || missing+=(sqlite3)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 
