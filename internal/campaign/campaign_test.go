@@ -84,9 +84,9 @@ func TestCampaign(t *testing.T) {
 }
 
 // TestDumpSchemas rewrites testdata/pg/NAME.sql as pg_dump --schema-only
-// writes the database that testdata/pgsrc/NAME.sql creates (with
-// -campaign.dump), and otherwise checks that every dumped schema still
-// loads into PostgreSQL.
+// writes the database that testdata/pgsrc/NAME.sql creates; it runs only
+// with -campaign.dump (every other test loads the dumped schemas into
+// PostgreSQL, so a stale dump fails there).
 func TestDumpSchemas(t *testing.T) {
 	if !*flagDump {
 		t.Skip("run with -campaign.dump to rewrite testdata/pg")
