@@ -36,6 +36,6 @@ start=$(date +%s)
 status=0
 go test -count=1 -timeout "${timeout_min}m" -v -run 'TestCampaign$' ./internal/campaign \
   -campaign.duration="${minutes}m" -campaign.engine="$engine" -campaign.seed="$seed" -campaign.out="$out" 2>&1 |
-  grep -Ev '^=== (RUN|PAUSE|CONT)' || status=$?
+  grep -aEv '^=== (RUN|PAUSE|CONT)' || status=$?
 echo "soundness-campaign.sh: ${minutes} min per engine ($engine), seed $seed, $(( $(date +%s) - start )) s; findings in $out"
 exit "$status"

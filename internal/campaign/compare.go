@@ -79,12 +79,13 @@ func compareResults(p Pair, ref, cand result) (outcome, string) {
 		return differ, fmt.Sprintf("%d columns vs %d", len(ref.rows[0]), len(cand.rows[0]))
 	}
 	exact := func(row []cell) string { return rowKey(row, func(c cell) string { return c.exact }) }
+	show := func(row []cell) string { return strings.ReplaceAll(exact(row), "\x00", ", ") }
 	loose := func(row []cell) string { return rowKey(row, func(c cell) string { return c.loose }) }
 	if p.Ordered {
 		tie := func(row []cell) string { return rowKey(row, tieValue) }
 		for i := range ref.rows {
 			if tie(ref.rows[i]) != tie(cand.rows[i]) {
-				return differ, fmt.Sprintf("row %d differs in order or value: %s vs %s", i+1, exact(ref.rows[i]), exact(cand.rows[i]))
+				return differ, fmt.Sprintf("row %d differs in order or value: (%s) vs (%s)", i+1, show(ref.rows[i]), show(cand.rows[i]))
 			}
 		}
 		start := 0
@@ -109,9 +110,9 @@ func compareResults(p Pair, ref, cand result) (outcome, string) {
 						switch {
 						case avail[exact(row)] > 0:
 						case availLoose[loose(row)] > 0:
-							worst, why = display, fmt.Sprintf("row %s prints differently from the reference's rows that tie at the LIMIT", exact(row))
+							worst, why = display, fmt.Sprintf("row (%s) prints differently from the reference's rows that tie at the LIMIT", show(row))
 						default:
-							return differ, fmt.Sprintf("row %s is not among the reference's rows that tie at the LIMIT", exact(row))
+							return differ, fmt.Sprintf("row (%s) is not among the reference's rows that tie at the LIMIT", show(row))
 						}
 						avail[exact(row)]--
 						availLoose[loose(row)]--

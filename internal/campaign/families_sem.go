@@ -183,7 +183,7 @@ func (g *gen) famCollation(p *Pair) bool {
 		p.Reference = "SELECT id FROM " + tbl + " WHERE " + col + " = 'ab'"
 		p.Candidate = "SELECT id FROM " + tbl + " WHERE " + binary + " = 'ab'"
 		p.Mutation = "binary"
-		if !strings.Contains(strings.Join(colNames(t), ","), "id") {
+		if t.col("id") == nil {
 			p.Reference = strings.Replace(p.Reference, "SELECT id", "SELECT "+col, 1)
 			p.Candidate = strings.Replace(p.Candidate, "SELECT id", "SELECT "+col, 1)
 		}
@@ -201,14 +201,6 @@ func (g *gen) famCollation(p *Pair) bool {
 		p.Mutation = "self-join-substituted"
 	}
 	return true
-}
-
-func colNames(t *mtable) []string {
-	var out []string
-	for _, c := range t.cols {
-		out = append(out, c.name)
-	}
-	return out
 }
 
 // famLimit rewrites ORDER BY ... LIMIT as an aggregate and moves limits.

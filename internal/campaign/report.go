@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -37,7 +38,19 @@ func (s *Stats) Report() string {
 		for _, f := range fs {
 			kinds[f.Kind]++
 		}
-		fmt.Fprintf(&b, "    cause %s (%s): %d %v\n", c, classTitles[c], len(fs), kinds)
+		muts := map[string]int{}
+		for _, f := range fs {
+			muts[f.Pair.Schema+"/"+f.Pair.Mutation]++
+		}
+		top := sortedKeys(muts)
+		sort.SliceStable(top, func(i, j int) bool { return muts[top[i]] > muts[top[j]] })
+		if len(top) > 4 {
+			top = top[:4]
+		}
+		for i, k := range top {
+			top[i] = fmt.Sprintf("%s ×%d", k, muts[k])
+		}
+		fmt.Fprintf(&b, "    cause %s (%s): %d %v; most from %s\n", c, classTitles[c], len(fs), kinds, strings.Join(top, ", "))
 		for i, f := range fs {
 			if i == 2 {
 				break
