@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 )
@@ -78,13 +79,20 @@ func TestEnumSemantics(t *testing.T) {
 		"SELECT id FROM m WHERE a > (SELECT b FROM m WHERE id = 1)",
 	}
 	for _, q := range append(append([]string(nil), run...), refused...) {
-		p, err := planner.Plan(ctx, s, q, planner.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		res, err := exec.Execute(ctx, p, db)
-		want, pgErr := pgRows(ctx, conn, q)
 		isRefused := strings.Contains(strings.Join(refused, "\n"), q)
+		p, err := planner.Plan(ctx, s, q, planner.Options{})
+		var res *exec.Result
+		switch {
+		case err != nil && isRefused && errors.Is(err, build.ErrUnsupported):
+			// Refused before execution: the planner does not model enum
+			// order (planner/build/enum.go). Same outcome: no result.
+			err = exec.ErrCannotExecute
+		case err != nil:
+			t.Fatalf("%s: %v", q, err)
+		default:
+			res, err = exec.Execute(ctx, p, db)
+		}
+		want, pgErr := pgRows(ctx, conn, q)
 		if !isRefused {
 			if err != nil {
 				t.Errorf("%s: %v", q, err)
