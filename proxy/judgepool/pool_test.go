@@ -88,15 +88,23 @@ func TestPoolSurvivesFaults(t *testing.T) {
 		marker string
 		want   error
 		count  func(judgepool.SupervisionStats) uint64
+		budget time.Duration // 0: budget
 	}{
-		{"fatal error", markFatal, judgepool.ErrWorkerDied, func(s judgepool.SupervisionStats) uint64 { return s.Deaths }},
-		{"exit", markExit, judgepool.ErrWorkerDied, func(s judgepool.SupervisionStats) uint64 { return s.Deaths }},
-		{"hang", markHang, context.DeadlineExceeded, func(s judgepool.SupervisionStats) uint64 { return s.DeadlineKills }},
-		{"memory", markAlloc, judgepool.ErrMemoryLimit, func(s judgepool.SupervisionStats) uint64 { return s.MemoryKills }},
-		{"panic", markPanic, judgepool.ErrPanicked, func(s judgepool.SupervisionStats) uint64 { return s.Panics }},
+		{"fatal error", markFatal, judgepool.ErrWorkerDied, func(s judgepool.SupervisionStats) uint64 { return s.Deaths }, 0},
+		{"exit", markExit, judgepool.ErrWorkerDied, func(s judgepool.SupervisionStats) uint64 { return s.Deaths }, 0},
+		{"hang", markHang, context.DeadlineExceeded, func(s judgepool.SupervisionStats) uint64 { return s.DeadlineKills }, 0},
+		// Growing past the limit takes page faults, slow on some machines
+		// (about 300 MB/s in a sandbox): the memory kill must come first,
+		// however long the budget.
+		{"memory", markAlloc, judgepool.ErrMemoryLimit, func(s judgepool.SupervisionStats) uint64 { return s.MemoryKills }, 10 * time.Second},
+		{"panic", markPanic, judgepool.ErrPanicked, func(s judgepool.SupervisionStats) uint64 { return s.Panics }, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			budget := budget
+			if c.budget > 0 {
+				budget = c.budget
+			}
 			before := p.Supervision()
 			start := time.Now()
 			_, err := judge(p, s, cand+" /* "+c.marker+" */", budget)
