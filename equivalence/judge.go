@@ -144,6 +144,14 @@ func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 }
 
 func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) (Verdict, error) {
+	v, err := judgeUnder(ctx, s, reference, candidate, opts, j)
+	if err != nil || v.Label.Proved() || s.Dialect != catalog.SQLite {
+		return v, err
+	}
+	return provePrimaryKeysNotNull(ctx, s, reference, candidate, opts, j, v), nil
+}
+
+func judgeUnder(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) (Verdict, error) {
 	start := time.Now()
 	var v Verdict
 	if tl, ok := tooLargeInput(reference, candidate, opts); ok {

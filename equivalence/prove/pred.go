@@ -80,6 +80,12 @@ type space struct {
 
 // castKeeps is castKeepsValue, reporting a display-only identification.
 func (s *space) castKeeps(e *plan.Expr) bool {
+	if s.ints != nil && s.ints.SQLite() && len(e.Args) == 1 && !s.integral(e.Args[0]) {
+		// SQLite: an ordinary column may hold text ('x'), which
+		// CAST(... AS REAL) turns into 0 and which orders after every
+		// number: only an integer-valued operand widens in order.
+		return false
+	}
 	keeps, display := castKeepsValue(e, s.col, s.declared)
 	if keeps && display != "" && s.displayOnly != nil {
 		s.displayOnly(display)

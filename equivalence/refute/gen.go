@@ -794,8 +794,8 @@ func isNum(k exec.Kind) bool { return k == exec.KInt || k == exec.KNumeric || k 
 // never conflicts.
 func keysHold(t *catalog.Table, rows [][]exec.Value, row []exec.Value, skip int) bool {
 	for _, c := range t.PrimaryKey {
-		if row[c].IsNull() {
-			return false
+		if row[c].IsNull() && t.Columns[c].NotNull {
+			return false // (a SQLite rowid table's key may hold NULLs: see catalog.Keys)
 		}
 	}
 	if t.PrimaryKey != nil && !setHolds(t, t.PrimaryKey, rows, row, skip) {

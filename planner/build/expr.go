@@ -313,10 +313,25 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 			return c, nil
 		}
 	}
-	if arg.Typ == t && !(t == catalog.Int && b.schema.Dialect == catalog.SQLite && !b.integerOnlyColumn(arg)) {
+	if arg.Typ == t && (b.schema.Dialect != catalog.SQLite || b.sqliteCastIdentity(arg, t)) {
 		return arg, nil
 	}
 	return &plan.Expr{Kind: plan.Cast, Typ: t, Args: []*plan.Expr{arg}, Pos: tc.Location}, nil
+}
+
+// sqliteCastIdentity says CAST(e AS t), e of t's family, returns e's
+// value in SQLite. A column's type there is an affinity, not a
+// guarantee: an INTEGER or REAL column of an ordinary table may hold
+// 'abc' (CAST: 0) and an INTEGER one 5.5 (CAST AS INTEGER: 5). A TEXT
+// column stores every number as text, so a cast to text keeps it.
+func (b *builder) sqliteCastIdentity(e *plan.Expr, t catalog.Type) bool {
+	switch t {
+	case catalog.Text:
+		return true
+	case catalog.Int:
+		return b.integerOnlyColumn(e)
+	}
+	return false
 }
 
 // integerOnlyColumn reports whether e is a base column the engine keeps

@@ -376,6 +376,28 @@ func (s *Schema) computeFingerprint() string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// sqlitePrimaryKey records the PRIMARY KEY ords of a SQLite table t as
+// SQLite enforces it. Only the rowid alias (a lone column declared
+// INTEGER) and the columns of a WITHOUT ROWID table are NOT NULL by
+// being the key; any other key column of a rowid table may hold NULLs
+// (SQLite keeps this legacy behaviour), which are distinct there: its
+// NotNull stays what was declared, and Keys counts the key only where
+// every column is NOT NULL, as for UNIQUE.
+func sqlitePrimaryKey(t *Table, ords []int) {
+	rowidAlias := len(ords) == 1 && strings.EqualFold(strings.TrimSpace(t.Columns[ords[0]].TypeSQL), "integer")
+	if rowidAlias || t.WithoutRowID {
+		for _, o := range ords {
+			t.Columns[o].NotNull = true
+		}
+	}
+	t.PrimaryKey = ords
+}
+
+// SetSQLitePrimaryKey is sqlitePrimaryKey for loaders that read a SQLite
+// database's own catalog (planner/catalog/sqlitefile); NotNull must hold
+// what the table declared, not what the key implies.
+func SetSQLitePrimaryKey(t *Table, ords []int) { sqlitePrimaryKey(t, ords) }
+
 // Children returns the tables that inherit from t or are its
 // partitions, in declaration order.
 func (s *Schema) Children(t *Table) []*Table {
@@ -395,10 +417,12 @@ func (s *Schema) Children(t *Table) []*Table {
 // primary key and every UNIQUE set whose columns are all NOT NULL.
 func (t *Table) Keys() [][]int {
 	var keys [][]int
-	if len(t.PrimaryKey) > 0 {
-		keys = append(keys, t.PrimaryKey)
-	}
-	for _, u := range t.Unique {
+	// A PRIMARY KEY is NOT NULL everywhere but in a SQLite rowid table
+	// (see sqlitePrimaryKey), where it is a key only as UNIQUE is.
+	for _, u := range append([][]int{t.PrimaryKey}, t.Unique...) {
+		if len(u) == 0 {
+			continue
+		}
 		ok := true
 		for _, o := range u {
 			if !t.Columns[o].NotNull {

@@ -106,6 +106,8 @@ func (b *ddlBuilder) finish() ([]*Table, error) {
 				if !containsSet(t.DeferrableKeys, o) {
 					t.DeferrableKeys = append(t.DeferrableKeys, o)
 				}
+			case k.primary && t.PrimaryKey == nil && b.d == SQLite:
+				sqlitePrimaryKey(t, o)
 			case k.primary && t.PrimaryKey == nil:
 				t.PrimaryKey = o
 			case !containsSet(t.Unique, o):

@@ -210,9 +210,29 @@ func (b *ddlBuilder) newColumn(ts *tableState, cd *pg.ColumnDef) error {
 	ct := colTypeOf(cd.TypeName, cd.CollClause)
 	ct.line = b.line
 	col := Column{Name: cd.Colname, TypeSQL: ct.name + ct.mods, Type: TypeFromName(ct.name), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
+	if b.d == SQLite && b.spelledInteger(cd.TypeName) {
+		// pg_query reads INTEGER and INT alike (int4); SQLite does not:
+		// only INTEGER PRIMARY KEY is the rowid alias (sqlitePrimaryKey).
+		col.TypeSQL = "INTEGER"
+	}
 	t.Columns = append(t.Columns, col)
 	ts.types = append(ts.types, ct)
 	return b.columnConstraints(ts, col.Ordinal, cd.Constraints)
+}
+
+// spelledInteger says the type name at tn is written INTEGER (in any
+// case) in the DDL text.
+func (b *ddlBuilder) spelledInteger(tn *pg.TypeName) bool {
+	if tn == nil || tn.Location < 0 || int(tn.Location)+7 > len(b.text) {
+		return false
+	}
+	w := b.text[tn.Location : tn.Location+7]
+	rest := b.text[tn.Location+7:]
+	return strings.EqualFold(w, "integer") && (rest == "" || !isIdentByte(rest[0]))
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // columnConstraints reads the constraints written after a column. Their
@@ -294,8 +314,12 @@ func (b *ddlBuilder) addConstraint(ts *tableState, c *pg.Constraint, only bool) 
 					return fmt.Errorf("catalog: table %s: more than one primary key at position %d", t.Name, c.Location+1)
 				}
 			}
+			// SQLite lets a PRIMARY KEY column of a rowid table hold
+			// NULLs (a legacy bug it keeps): finish decides there.
 			for _, n := range cols {
-				t.Columns[t.ordinal(n, b.d)].NotNull = true
+				if b.d != SQLite {
+					t.Columns[t.ordinal(n, b.d)].NotNull = true
+				}
 			}
 		}
 		if c.NullsNotDistinct {

@@ -130,9 +130,9 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 			// The key's order is the declaration's (pk gives the position),
 			// which is how LoadDDL keeps it.
 			sort.Slice(pk, func(i, j int) bool { return pk[i].pos < pk[j].pos })
+			var pkOrds []int
 			for _, p := range pk {
-				t.PrimaryKey = append(t.PrimaryKey, p.ord)
-				t.Columns[p.ord].NotNull = true
+				pkOrds = append(pkOrds, p.ord)
 			}
 			if err := readUnique(ctx, conn, t); err != nil {
 				return nil, err
@@ -146,6 +146,12 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 			// integers (catalog.Table.IntegerOnly).
 			if err := conn.QueryRowContext(ctx, `SELECT strict, wr FROM pragma_table_list(?) WHERE schema = 'main'`, o.name).Scan(&t.Strict, &t.WithoutRowID); err != nil {
 				return nil, fmt.Errorf("table_list(%s): %w", o.name, err)
+			}
+			// table_info's notnull is the declaration: whether a key
+			// column may hold NULL is SQLite's rule (rowid alias,
+			// WITHOUT ROWID), which SetSQLitePrimaryKey applies.
+			if len(pkOrds) > 0 {
+				catalog.SetSQLitePrimaryKey(t, pkOrds)
 			}
 			fr, err := conn.QueryContext(ctx, `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, o.name)
 			if err != nil {
