@@ -78,6 +78,13 @@ var exactTypeCases = []exactTypeCase{
 		ref:       `SELECT tx::"char" FROM t`,
 		cand:      "SELECT tx FROM t",
 		witnesses: []string{"(1, 1, NULL, NULL, NULL, 'ab', NULL, NULL, NULL, NULL)"}},
+	// A quoted literal beside a "char" is a "char" too: 'ab' reads as 'a'
+	// (the soundness campaign found a counterexample that PostgreSQL
+	// did not reproduce when the literal stayed text).
+	{name: `"char" compared with a longer literal`, want: "refuted",
+		ref:       "SELECT id FROM t WHERE tx = 'ab'",
+		cand:      `SELECT id FROM t WHERE tx::"char" = 'ab'`,
+		witnesses: []string{"(1, 1, NULL, NULL, NULL, 'a', NULL, NULL, NULL, NULL)"}},
 	{name: "bpchar ignores trailing blanks", want: "not proved",
 		ref:       "SELECT id FROM t WHERE tx::bpchar = 'a'",
 		cand:      "SELECT id FROM t WHERE tx = 'a'",

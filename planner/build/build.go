@@ -141,6 +141,9 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 		return nil, err
 	}
 	plan.AnnotateDomains(root.Root, root.Meta)
+	if err := b.refuseJSONEquality(root); err != nil {
+		return nil, err
+	}
 	return root, nil
 }
 

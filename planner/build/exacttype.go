@@ -260,7 +260,7 @@ func (b *builder) realLiterals(ref *plan.Expr, lits []*plan.Expr) {
 		return
 	}
 	t := b.exactType(ref)
-	if t != "float4" && t != "timestamptz" {
+	if t != "float4" && t != "timestamptz" && t != "char" {
 		return
 	}
 	for i, l := range lits {
