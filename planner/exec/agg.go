@@ -67,8 +67,12 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 			if err != nil {
 				return nil, err
 			}
-			if x.lite {
-				v = untag(v) // an aggregate's result is no column's
+			if x.lite && a.Expr.Name != "any_value" {
+				// An aggregate's result is no column's. any_value is the
+				// planner's stand-in for a column the grouping determines
+				// (reduce-group-by-by-fd), which SQLite still reads as
+				// that column, collation and all.
+				v = untag(v)
 			}
 			vals[len(gidx)+i] = v
 		}
