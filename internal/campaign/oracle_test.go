@@ -240,3 +240,18 @@ func TestGeneratedQueriesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalLoose: intervals compare as PostgreSQL's = does.
+func TestIntervalLoose(t *testing.T) {
+	same := [][]string{{"1 mon", "30 days", "720:00:00"}, {"1 day 01:00:00", "25:00:00"}, {"-1 days", "-24:00:00"}, {"1 year", "12 mons", "360 days"}, {"00:00:00.5", "00:00:00.5"}}
+	for _, g := range same {
+		for _, v := range g[1:] {
+			if intervalLoose(v) != intervalLoose(g[0]) {
+				t.Errorf("%q and %q: %s vs %s", g[0], v, intervalLoose(g[0]), intervalLoose(v))
+			}
+		}
+	}
+	if intervalLoose("1 mon") == intervalLoose("31 days") || intervalLoose("1 day") == intervalLoose("1 day 00:00:01") {
+		t.Error("unequal intervals compare equal")
+	}
+}

@@ -145,7 +145,11 @@ func (e *pgEngine) rows(ctx context.Context, q string) result {
 			if b == nil {
 				row[i] = cell{"NULL", "NULL"}
 			} else {
-				row[i] = cell{"'" + string(b) + "'", pgLoose(string(b))}
+				loose := pgLoose(string(b))
+				if i < len(types) && types[i] == intervalOID {
+					loose = intervalLoose(string(b))
+				}
+				row[i] = cell{"'" + string(b) + "'", loose}
 			}
 		}
 		out = append(out, row)
@@ -189,6 +193,66 @@ func pgLoose(v string) string {
 		}
 	}
 	return "s:" + v
+}
+
+// intervalOID is the pg_type OID of interval.
+const intervalOID = "1186"
+
+// intervalLoose is an interval as PostgreSQL's = compares it: a month is
+// 30 days, a day 24 hours, so '1 mon', '30 days' and '720:00:00' are one
+// value (printed apart: a display difference, and peers under ORDER BY).
+// It reads the default IntervalStyle's output; what it cannot read stays
+// as printed.
+func intervalLoose(v string) string {
+	var micros big.Int
+	add := func(n *big.Rat, unit int64) {
+		n.Mul(n, new(big.Rat).SetInt64(unit))
+		if !n.IsInt() {
+			n.SetInt(new(big.Int).Quo(n.Num(), n.Denom()))
+		}
+		micros.Add(&micros, n.Num())
+	}
+	const day = 24 * 3600 * 1000000
+	f := strings.Fields(v)
+	for i := 0; i < len(f); i++ {
+		tok := f[i]
+		if strings.Contains(tok, ":") {
+			neg := strings.HasPrefix(tok, "-")
+			parts := strings.Split(strings.TrimLeft(tok, "+-"), ":")
+			if len(parts) != 3 {
+				return "s:" + v
+			}
+			var t big.Rat
+			for k, unit := range []int64{3600, 60, 1} {
+				x, ok := new(big.Rat).SetString(parts[k])
+				if !ok {
+					return "s:" + v
+				}
+				t.Add(&t, x.Mul(x, new(big.Rat).SetInt64(unit)))
+			}
+			if neg {
+				t.Neg(&t)
+			}
+			add(&t, 1000000)
+			continue
+		}
+		n, ok := new(big.Rat).SetString(tok)
+		if !ok || i+1 >= len(f) {
+			return "s:" + v
+		}
+		i++
+		switch strings.TrimSuffix(f[i], "s") {
+		case "year":
+			add(n, 360*day)
+		case "mon":
+			add(n, 30*day)
+		case "day":
+			add(n, day)
+		default:
+			return "s:" + v
+		}
+	}
+	return "iv:" + micros.String()
 }
 
 func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
