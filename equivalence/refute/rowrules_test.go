@@ -2,11 +2,13 @@ package refute
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 // The constraint-rich schema of the row-rule tests, as each engine
@@ -258,4 +260,33 @@ func ruleRows(db exec.Database) int {
 		n += len(rows)
 	}
 	return n
+}
+
+// TestPartitionAndChainKeepRowRules: the other searches over generated
+// databases (PartitionPlans, Chain) keep the row rules too: filters a
+// CHECK makes redundant stay in one class, and a chain step across
+// them finds no counterexample.
+func TestPartitionAndChainKeepRowRules(t *testing.T) {
+	ctx := context.Background()
+	s := ruleSchema(t, catalog.Postgres)
+	plans := []*plan.Plan{
+		mustPlan(t, s, "SELECT id FROM item WHERE qty > 0"),
+		mustPlan(t, s, "SELECT id FROM item"),
+		mustPlan(t, s, "SELECT id FROM item WHERE qty > 1"),
+		mustPlan(t, s, "SELECT id FROM item WHERE stock >= 1 AND (price >= 0 OR price IS NULL)"),
+	}
+	part, err := PartitionPlans(ctx, s, plans, testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(part.Classes) != "[[0 1 3] [2]]" {
+		t.Errorf("classes %v, want [[0 1 3] [2]] (cannot execute: %v)", part.Classes, part.CannotExecute)
+	}
+	steps, err := Chain(ctx, s, plans[:2], 200, testOpts(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce := steps[0].Counterexample; ce != nil || steps[0].CannotExecute {
+		t.Errorf("chain step: %v %s", ce, steps[0].Reason)
+	}
 }
