@@ -42,19 +42,7 @@ CREATE TABLE b (u int, v int, t text);`
 		{"false", true},
 	}
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, ddl); err != nil {
-		t.Fatal(err)
-	}
-	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, s := pgAndSchema(t, ctx, ddl)
 	for _, c := range cases {
 		q := "SELECT a.k, b.u FROM a FULL JOIN b ON " + c.on
 		_, pgErr := conn.Exec(ctx, q)
@@ -77,4 +65,26 @@ CREATE TABLE b (u int, v int, t text);`
 			t.Errorf("%s: sqlite dialect refuses: %v", q, err)
 		}
 	}
+}
+
+// pgAndSchema starts a throwaway PostgreSQL cluster, runs ddl there and
+// loads it into a postgres-dialect catalog: the engine and the schema a
+// fidelity test compares the planner with. The connection closes when
+// the test ends.
+func pgAndSchema(t *testing.T, ctx context.Context, ddl string) (*pgx.Conn, *catalog.Schema) {
+	t.Helper()
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	if _, err := conn.Exec(ctx, ddl); err != nil {
+		t.Fatal(err)
+	}
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, s
 }

@@ -4,11 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner"
-	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
 // TestJSONEqualityAsPostgres: json has no equality operator in
@@ -31,19 +27,7 @@ func TestJSONEqualityAsPostgres(t *testing.T) {
 		"SELECT count(*) FROM o GROUP BY note::text",
 	}
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, ddl); err != nil {
-		t.Fatal(err)
-	}
-	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, s := pgAndSchema(t, ctx, ddl)
 	refused := 0
 	for _, q := range queries {
 		_, pgErr := conn.Exec(ctx, q)
