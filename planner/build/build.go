@@ -372,6 +372,9 @@ func (b *builder) buildSelect(sel *pg.SelectStmt, outer *scope, ctes map[string]
 		}
 	}
 	if sel.Op != pg.SetOperation_SETOP_NONE && sel.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		if b.schema.Dialect == catalog.SQLite {
+			sel = sqliteCompoundOrder(sel)
+		}
 		return b.buildSetOp(sel, sc)
 	}
 	if len(sel.ValuesLists) > 0 {
