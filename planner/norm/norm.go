@@ -264,6 +264,25 @@ func (z *normalizer) checkFresh(got string, render func(*plan.Formatter) string)
 	}
 }
 
+// noAffinity, in the sqlite dialect, says an expression has no type
+// affinity (SQLite's: only a base column, a CAST and a scalar subquery of
+// one have one), so a literal compared with it is not converted; nil in
+// PostgreSQL, which types the literal from its context.
+func (z *normalizer) noAffinity() func(*plan.Expr) bool {
+	if z.p.Meta == nil || z.p.Meta.Dialect != catalog.SQLite {
+		return nil
+	}
+	return func(e *plan.Expr) bool {
+		switch e.Kind {
+		case plan.Cast, plan.Subquery:
+			return false
+		case plan.ColRef:
+			return z.p.Meta.Col(e.Col).Instance < 0
+		}
+		return true
+	}
+}
+
 // scalar normalizes an expression bottom-up to a fixpoint of the scalar
 // rules, and normalizes the plans of subqueries inside it.
 func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
@@ -291,7 +310,7 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RulePushNot
 			case func() bool { x, ok = foldConstants(x); return ok }():
 				rule = RuleFoldConstants
-			case func() bool { x, ok = coerceLiteral(x); return ok }():
+			case func() bool { x, ok = coerceLiteral(x, z.noAffinity()); return ok }():
 				rule = RuleCoerceLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():
 				rule = RuleExpandIsDistinct

@@ -387,7 +387,7 @@ func sortCommutative(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, boo
 // coerceLiteral: a literal compared with a typed expression takes that
 // type when the conversion is exact (age = '3' ⇒ age = 3 for an integer
 // age), as PostgreSQL resolves an unknown-typed literal.
-func coerceLiteral(e *plan.Expr) (*plan.Expr, bool) {
+func coerceLiteral(e *plan.Expr, noAffinity func(*plan.Expr) bool) (*plan.Expr, bool) {
 	if e.Kind != plan.Op || len(e.Args) != 2 {
 		return e, false
 	}
@@ -403,6 +403,12 @@ func coerceLiteral(e *plan.Expr) (*plan.Expr, bool) {
 		}
 		t := other.Typ
 		if t == catalog.Unknown || t == catalog.Null || t == c.Typ && (!t.IsNumeric() || t == catalog.Int && canonicalInt(c.Value)) {
+			continue
+		}
+		if noAffinity != nil && (t == catalog.Text) != (c.Typ == catalog.Text) && noAffinity(other) {
+			// SQLite converts a literal only beside an operand with an
+			// affinity (a column, a CAST): MAX(name) > 3 compares text
+			// with a number, which no text equals or undercuts.
 			continue
 		}
 		nc, ok := build.CoerceConst(c, t)

@@ -186,9 +186,26 @@ func TestFoldConstants(t *testing.T) {
 	})
 }
 
+// TestCoerceLiteralWithoutAffinity: in SQLite a literal beside an
+// operand without affinity (an aggregate's output) is not converted;
+// HAVING max(name) > 3 compares text with a number there. The truth of
+// the pair is checked on SQLite in equivalence's
+// TestSQLiteCoerceWithoutAffinity.
+func TestCoerceLiteralWithoutAffinity(t *testing.T) {
+	v := newScalarEnv()
+	none := func(*plan.Expr) bool { return true }
+	e := op(plan.OpGt, v.col(v.as), plan.NewConst(catalog.Int, "3"))
+	if _, fired := coerceLiteral(e, none); fired {
+		t.Error("coerced a number to text beside an operand without affinity")
+	}
+	if _, fired := coerceLiteral(e, func(*plan.Expr) bool { return false }); !fired {
+		t.Error("did not coerce beside a text column")
+	}
+}
+
 func TestCoerceLiteral(t *testing.T) {
 	v := newScalarEnv()
-	runScalar(t, v, coerceLiteral, []scalarCase{
+	runScalar(t, v, func(e *plan.Expr) (*plan.Expr, bool) { return coerceLiteral(e, nil) }, []scalarCase{
 		{"int-from-text", op(plan.OpEq, v.col(v.ai), textc("3")), true, "(t1.i = 3)"},
 		{"int-left-literal", op(plan.OpLt, textc(" 3"), v.col(v.ai)), true, "(3 < t1.i)"},
 		{"date-from-text", op(plan.OpGt, v.col(v.ad), textc("2020-01-01")), true, "(t1.d > '2020-01-01'::date)"},
