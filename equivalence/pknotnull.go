@@ -3,6 +3,7 @@ package equivalence
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/pgequiv/pgequiv/planner"
@@ -21,6 +22,11 @@ import (
 // the verdict under the declared schema stands (with its counterexample,
 // which may need that NULL: it is a database SQLite accepts).
 func provePrimaryKeysNotNull(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger, strict Verdict) Verdict {
+	if ce := strict.Counterexample; ce != nil && len(ce.Needs) == 0 {
+		// The queries differ on ordinary data, which holds no NULL at
+		// all: no proof can rest on keys without NULLs.
+		return strict
+	}
 	assumed, nullable := pkNotNullSchema(s)
 	if assumed == nil || ctx.Err() != nil {
 		return strict
@@ -32,17 +38,9 @@ func provePrimaryKeysNotNull(ctx context.Context, s *catalog.Schema, reference, 
 	if err != nil || !v.Label.Proved() {
 		return strict
 	}
-	read := map[string]bool{}
-	for _, q := range []string{reference, candidate} {
-		p, err := planner.Plan(ctx, assumed, q, planner.Options{})
-		if err != nil {
-			return strict
-		}
-		for _, in := range p.Meta.Instances {
-			if in.Table != nil && nullable[in.Table.Name] {
-				read[in.Table.Name] = true
-			}
-		}
+	read := readNullableKeyTables(ctx, assumed, nullable, reference, candidate)
+	if read == nil {
+		return strict
 	}
 	if len(read) == 0 {
 		return strict // the keys read are not the reason (cannot happen: the schemas differ only there)
@@ -59,6 +57,46 @@ func provePrimaryKeysNotNull(ctx context.Context, s *catalog.Schema, reference, 
 	v.Timings.Total += strict.Timings.Total
 	band(&v, opts)
 	return v
+}
+
+// readNullableKeyTables names the tables of nullable that the queries
+// read (nil when that cannot be told). Without views a table is read
+// only where its name stands in a query's text, so the names found there
+// (a superset: a name may also be a column's or a string's) serve
+// without planning the queries again; with views, the plans tell.
+func readNullableKeyTables(ctx context.Context, s *catalog.Schema, nullable map[string]bool, queries ...string) map[string]bool {
+	read := map[string]bool{}
+	views := false
+	for _, t := range s.Tables {
+		views = views || t.IsView()
+	}
+	if !views {
+		for _, q := range queries {
+			words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+				return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127)
+			})
+			for _, w := range words {
+				for n := range nullable {
+					if strings.EqualFold(n, w) {
+						read[n] = true
+					}
+				}
+			}
+		}
+		return read
+	}
+	for _, q := range queries {
+		p, err := planner.Plan(ctx, s, q, planner.Options{})
+		if err != nil {
+			return nil
+		}
+		for _, in := range p.Meta.Instances {
+			if in.Table != nil && nullable[in.Table.Name] {
+				read[in.Table.Name] = true
+			}
+		}
+	}
+	return read
 }
 
 // pkNotNullSchemas caches, by fingerprint, a SQLite schema with its

@@ -149,7 +149,7 @@ func permute(n int, f func([]int) bool) {
 // text differs between two results that compare the same, or "" when
 // they print alike (as bags of printed rows).
 func displayDiffers(a, b *exec.Result) string {
-	if a == nil || b == nil || len(a.Rows) != len(b.Rows) {
+	if a == nil || b == nil || len(a.Rows) != len(b.Rows) || !mayPrintApart(a) && !mayPrintApart(b) {
 		return ""
 	}
 	text := func(row []exec.Value) string {
@@ -182,4 +182,21 @@ func displayDiffers(a, b *exec.Result) string {
 		}
 	}
 	return ""
+}
+
+// mayPrintApart says r holds a value that may equal another under = yet
+// print differently (a numeric's scale, a float's -0, an interval's
+// spelling): only then can two same results print apart. Integers, texts,
+// booleans and dates print as they compare, and checking every row of
+// every database the search runs for nothing was a tenth of its time.
+func mayPrintApart(r *exec.Result) bool {
+	for _, row := range r.Rows {
+		for _, v := range row {
+			switch v.K {
+			case exec.KNumeric, exec.KFloat, exec.KInterval:
+				return true
+			}
+		}
+	}
+	return false
 }
