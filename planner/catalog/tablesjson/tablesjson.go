@@ -144,10 +144,10 @@ func (e entry) schema(d catalog.Dialect) (*catalog.Schema, error) {
 	}
 	for ti, ords := range keys {
 		sort.Ints(ords)
-		tables[ti].PrimaryKey = ords
-		for _, o := range ords {
-			tables[ti].Columns[o].NotNull = true
-		}
+		// The databases are SQLite: a rowid table's key may hold NULL
+		// unless it is the INTEGER rowid alias, which tables.json cannot
+		// tell (it says "number"), so the key is kept as SQLite allows.
+		catalog.SetSQLitePrimaryKey(tables[ti], ords)
 	}
 	// Foreign keys come as column pairs. Pairs from one table to another
 	// that together reference the parent's whole composite key are one
