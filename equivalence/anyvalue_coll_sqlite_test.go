@@ -3,6 +3,7 @@ package equivalence_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	_ "modernc.org/sqlite" // the real engine the truth is checked on
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 	"github.com/pgequiv/pgequiv/planner/catalog/sqlitefile"
 )
 
@@ -73,19 +75,9 @@ func TestAnyValueKeepsCollationSQLite(t *testing.T) {
 // orderedRows is q's rows on db in order, as text.
 func orderedRows(t *testing.T, db *sql.DB, q string) string {
 	t.Helper()
-	rows, err := db.Query(q)
+	rows, err := sqlitetest.Query(context.Background(), db, q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		var id int64
-		if err := rows.Scan(&name, &id); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, name+"/"+string(rune('0'+id%10)))
-	}
-	return strings.Join(out, " ")
+	return fmt.Sprint(rows)
 }

@@ -10,6 +10,7 @@ import (
 	_ "modernc.org/sqlite" // the real engine the truth is checked on
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -80,23 +81,13 @@ INSERT INTO tagged VALUES ('x', 'a');`
 // rowsOf is q's rows on db as one sorted text (a bag).
 func rowsOf(t *testing.T, db *sql.DB, q string) string {
 	t.Helper()
-	rows, err := db.Query(q)
+	rows, err := sqlitetest.Query(context.Background(), db, q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprint(vals...))
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = fmt.Sprint(r)
 	}
 	slices.Sort(out)
 	return fmt.Sprint(out)
