@@ -55,6 +55,11 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 		c.writeFatal(pgCodeInvalidAuthSpec, fmt.Sprintf("pgequiv: user %q may not use the admin console", c.session.User))
 		return newErrorf(CodeAuthFailed, "admin console: user %q not allowed", c.session.User)
 	}
+	if neg := protocol.Negotiate(startup); neg.NeedsAnswer() {
+		if err := c.writeBackend(neg.Answer()); err != nil {
+			return err
+		}
+	}
 	if a.Password != "" {
 		if err := c.writeBackend(&pgproto3.AuthenticationCleartextPassword{}); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -28,7 +29,8 @@ const (
 // binding mechanisms are hidden unless the binding would verify (see
 // channelBindingMatches).
 func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
-	b, err := startup.Encode(nil)
+	neg := protocol.Negotiate(startup)
+	b, err := neg.Forwarded(startup).Encode(nil)
 	if err != nil {
 		return &Error{Code: CodeClientProtocol, Err: err}
 	}
@@ -38,12 +40,20 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 	if err := c.upW.Flush(); err != nil {
 		return err
 	}
-	for {
+	for first := true; ; first = false {
 		frame, err := c.upR.Next()
 		if err != nil {
 			return classify(err, CodeBackendRead, CodeBackendProtocol)
 		}
 		body := protocol.Body(frame)
+		if first {
+			if answered, err := c.negotiate(neg, frame); err != nil || answered {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		switch frame[0] {
 		case protocol.TypeAuthentication:
 			if err := c.relayAuthRequest(frame, body); err != nil {
@@ -77,6 +87,33 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 			return c.clW.Flush()
 		}
 	}
+}
+
+// negotiate answers the client's protocol version and options, as
+// PostgreSQL does, with one NegotiateProtocolVersion before the upstream's
+// first message: the proxy forwarded a version it speaks and no options
+// (see protocol.Negotiation), and the upstream's own answer to that, if
+// any, is folded into the proxy's. It reports whether frame was that
+// answer (then consumed).
+func (c *conn) negotiate(neg protocol.Negotiation, frame []byte) (bool, error) {
+	consumed := frame[0] == protocol.TypeNegotiateProto
+	if consumed {
+		var up pgproto3.NegotiateProtocolVersion
+		if err := up.Decode(protocol.Body(frame)); err != nil {
+			return true, &Error{Code: CodeBackendProtocol, Err: err}
+		}
+		neg.Minor = min(neg.Minor, protocol.AnsweredMinor(&up))
+		for _, o := range up.UnrecognizedOptions {
+			if !slices.Contains(neg.Options, o) {
+				neg.Options = append(neg.Options, o)
+			}
+		}
+	}
+	if !neg.NeedsAnswer() {
+		return consumed, nil
+	}
+	c.log.Debug("protocol negotiated", "requested", fmt.Sprintf("3.%d", neg.Requested), "spoken", fmt.Sprintf("3.%d", neg.Minor), "unrecognized", neg.Options)
+	return consumed, c.writeBackend(neg.Answer())
 }
 
 // relayAuthRequest forwards one Authentication message and, for those that

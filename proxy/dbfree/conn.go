@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,20 +168,12 @@ func (c *conn) serve() error {
 	return c.loop()
 }
 
-// negotiate answers a protocol minor version above 3.2 or _pq_ options
-// with NegotiateProtocolVersion, as PostgreSQL does.
+// negotiate answers a protocol minor version other than 3.0 and 3.2, or
+// _pq_ options, with NegotiateProtocolVersion, as PostgreSQL does.
 func (c *conn) negotiate(m *pgproto3.StartupMessage) error {
-	minor := m.ProtocolVersion & 0xffff
-	var unknown []string
-	for k := range m.Parameters {
-		if strings.HasPrefix(k, "_pq_.") {
-			unknown = append(unknown, k)
-		}
+	if neg := protocol.Negotiate(m); neg.NeedsAnswer() {
+		c.be.Send(neg.Answer())
 	}
-	if minor <= 2 && len(unknown) == 0 {
-		return nil
-	}
-	c.be.Send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: min(minor, 2), UnrecognizedOptions: unknown})
 	return nil
 }
 
