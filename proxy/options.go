@@ -46,7 +46,9 @@ type Upstream struct {
 	// ServerName overrides the name verified under TLSVerifyFull; default
 	// is the host part of Address.
 	ServerName string
-	// ConnectTimeout bounds dialing and the TLS handshake; default 10s.
+	// ConnectTimeout bounds the whole upstream startup: dialing, TLS,
+	// authentication (the client's answers included) and the first
+	// ReadyForQuery; default 10s.
 	ConnectTimeout time.Duration
 }
 
