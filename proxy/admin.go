@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"cmp"
 	"crypto/subtle"
+	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"time"
 
@@ -117,6 +119,30 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 			return err
 		}
 	}
+}
+
+// ServeAdmin serves an admin console session on nc, a client connection
+// (TLS already negotiated) whose StartupMessage the caller has read:
+// database-free mode hands its admin database's connections here. It
+// returns when the session ends; nc is closed.
+func (s *Server) ServeAdmin(nc net.Conn, startup *pgproto3.StartupMessage) error {
+	c := newConn(s, nc)
+	if c.opts.Admin == nil {
+		nc.Close()
+		return errors.New("proxy: ServeAdmin without an admin console")
+	}
+	if !s.conns.Add(c) {
+		nc.Close()
+		return ErrServerClosed
+	}
+	defer s.conns.Done(c)
+	defer c.Close()
+	_ = nc.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+	c.session.User = startup.Parameters["user"]
+	c.session.Database = startup.Parameters["database"]
+	c.session.ApplicationName = startup.Parameters["application_name"]
+	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
+	return c.serveAdmin(startup)
 }
 
 func adminError(code, msg string) *pgproto3.ErrorResponse {

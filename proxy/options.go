@@ -80,6 +80,10 @@ type Options struct {
 	// relayed on a few shared event loops until a statement needs the
 	// observer (see StatementFilter).
 	DisableFastRelay bool
+	// AdminOnly: the server has no upstream and serves only admin console
+	// sessions handed to ServeAdmin (database-free mode); Upstream is
+	// ignored.
+	AdminOnly bool
 }
 
 // DefaultMaxMessageSize is the default Options.MaxMessageSize.
@@ -89,6 +93,9 @@ const DefaultMaxMessageSize = 64 << 20
 const DefaultMaxClientConn = 1000
 
 func (o Options) withDefaults() (Options, error) {
+	if o.AdminOnly {
+		o.Upstream = Upstream{Address: "none:0", TLSMode: TLSDisable}
+	}
 	if o.Upstream.Address == "" {
 		return o, fmt.Errorf("proxy: no upstream address")
 	}

@@ -69,7 +69,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	}
 	defer tel.stop()
 	if cfg.Upstream.None {
-		return serveDatabaseFree(ctx, *path, cfg, env)
+		return serveDatabaseFree(ctx, *path, cfg, env, tel)
 	}
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
@@ -109,20 +109,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	console := &proxy.Console{
 		Judging: judging,
 		Config:  func() [][2]string { return current.Load().Settings() },
-		Reload: func(ctx context.Context) error {
-			res := make(chan error, 1)
-			select {
-			case reloadReq <- res:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			select {
-			case err := <-res:
-				return err
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		},
+		Reload:  consoleReload(reloadReq),
 	}
 	wire := func(l *loaded) {
 		l.opts.Logger = logger

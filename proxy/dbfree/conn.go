@@ -18,6 +18,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -53,6 +54,14 @@ type conn struct {
 	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
 	// by MaxPreparedBytes.
 	held int
+
+	// id is the BackendKeyData process id, also the connection's id in
+	// SHOW VERDICTS and SHOW CLIENTS; ready is set once it has greeted.
+	id          uint32
+	ready       atomic.Bool
+	remoteAddr  string
+	since       time.Time
+	application string
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
@@ -60,6 +69,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &conn{
 		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw, tx: 'I',
+		remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
 		log:   st.opts.Logger.With("client", raw.RemoteAddr().String()),
 		stmts: map[string]*prepared{}, portals: map[string]*portal{},
 	}
@@ -145,6 +155,13 @@ func (c *conn) serve() error {
 		return &pgError{code: codeTooManyConnections, msg: "sorry, too many clients already",
 			detail: fmt.Sprintf("pgequiv serves at most max_client_conn = %d connections at once.", c.opts.MaxClientConn)}
 	}
+	if c.isAdmin(startup) {
+		// The admin console (SHOW VERDICTS, SHOW STATS, ...) answers it.
+		if err := c.opts.Admin.ServeAdmin(nc, startup); err != nil {
+			c.log.Debug("admin console session ended", "err", err)
+		}
+		return nil
+	}
 	fr := newFramer(c, nc, c.opts.MaxMessageSize)
 	c.be = pgproto3.NewBackend(fr, nc)
 	c.be.SetMaxBodyLen(c.opts.MaxMessageSize)
@@ -163,6 +180,7 @@ func (c *conn) serve() error {
 	if err := c.be.Flush(); err != nil {
 		return err
 	}
+	c.ready.Store(true)
 	_ = nc.SetDeadline(time.Time{})
 	fr.arm(c.opts.ClientIdleTimeout, c.opts.ClientReadTimeout)
 	return c.loop()
@@ -257,7 +275,9 @@ func (c *conn) sendGreeting(m *pgproto3.StartupMessage) {
 	}
 	secret := make([]byte, 4)
 	_, _ = rand.Read(secret)
-	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.s.nextID.Add(1), SecretKey: secret})
+	c.id = c.s.nextID.Add(1)
+	c.application = m.Parameters["application_name"]
+	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.id, SecretKey: secret})
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
 }
 
@@ -397,6 +417,7 @@ func (c *conn) runSimple(st *statement) *pgError {
 // verdict judges st (a check call or a tagged statement) with params.
 func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []int, *pgError) {
 	var ref, cand string
+	var rec tag.Reference // what the verdict is recorded under
 	cols := st.cols
 	switch st.kind {
 	case kindCheck:
@@ -413,10 +434,14 @@ func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []i
 			return equivalence.Verdict{}, nil, err
 		}
 		ref, cand, cols = r.SQL, tag.StripComment(st.sql), allColumns()
+		rec = r
+	}
+	if rec.SQL == "" {
+		rec.SQL = ref
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.VerdictTimeout)
 	defer cancel()
-	v, err := c.judge(ctx, ref, cand)
+	v, err := c.recordedJudge(ctx, st, rec, cand)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
@@ -428,6 +453,33 @@ func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []i
 		return v, nil, &pgError{code: codeInvalidParameter, msg: "pgequiv: the reference cannot be judged", detail: err.Error()}
 	}
 	return v, cols, nil
+}
+
+// recordedJudge judges, through the Judging when there is one: it
+// records the judgement (metrics, span, admin console) as relay mode
+// records a tagged query's.
+func (c *conn) recordedJudge(ctx context.Context, st *statement, r tag.Reference, cand string) (equivalence.Verdict, error) {
+	j := c.opts.Judging
+	if j == nil {
+		return c.judge(ctx, r.SQL, cand)
+	}
+	d := proxy.DirectJudgement{ConnID: uint64(c.id), User: c.user, Database: c.database, Ref: r,
+		Candidate: cand, SQL: st.sql, Options: c.opts.Judge}
+	return j.JudgeDirect(ctx, d, func(ctx context.Context) (equivalence.Verdict, error) { return c.judge(ctx, r.SQL, cand) })
+}
+
+// isAdmin reports whether the startup is for the admin console's
+// database.
+func (c *conn) isAdmin(m *pgproto3.StartupMessage) bool {
+	if c.opts.Admin == nil {
+		return false
+	}
+	a := c.opts.Admin.Options().Admin
+	db := m.Parameters["database"]
+	if db == "" {
+		db = m.Parameters["user"]
+	}
+	return a != nil && db == a.Database
 }
 
 // judge runs the judge with a panic guard: the connection's goroutine

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -55,6 +56,13 @@ type Options struct {
 	MaxPreparedBytes int
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Judging, if set, records every judgement as relay mode records a
+	// tagged query's: verdict and latency metrics, pgequiv.judge spans,
+	// the admin console's SHOW VERDICTS and SHOW STATS, the verdict file.
+	Judging *proxy.Judging
+	// Admin, if set, is an admin-only proxy server (proxy.Options
+	// AdminOnly) that serves connections to its admin database.
+	Admin *proxy.Server
 	// Judger judges; read by New only (Reload keeps the server's). nil
 	// means in-process (judgepool.Local); a judgepool.Pool isolates each
 	// judgement in a worker process and bounds how many run at once. The

@@ -25,6 +25,8 @@ type Server struct {
 	// refusing counts the connections in conns that are over
 	// MaxClientConn and only being told so.
 	refusing atomic.Int32
+
+	counters counters // metrics.go
 }
 
 // Connections over MaxClientConn are answered as PostgreSQL answers them,
@@ -110,12 +112,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		backoff = 0
 		c := newConn(s, raw)
 		if s.ActiveConns() >= c.opts.MaxClientConn {
+			s.counters.refused.Add(1)
 			if s.refusing.Load() >= maxRefusing {
 				raw.Close()
 				continue
 			}
 			c.refused = true
 			s.refusing.Add(1)
+		} else {
+			s.counters.accepted.Add(1)
 		}
 		if !s.conns.Add(c) {
 			raw.Close()
