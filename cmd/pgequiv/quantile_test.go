@@ -45,9 +45,12 @@ func promScalar(t *testing.T, base, expr string) float64 {
 	return v
 }
 
-// adminLatencies reads every recorded judgement's latency, in seconds,
-// from the admin console's SHOW VERDICTS (user user, database pgequiv).
-func adminLatencies(t *testing.T, ctx context.Context, port int, user string) []float64 {
+// adminLatencies reads the recorded judgements' latencies, in seconds,
+// from the admin console's SHOW VERDICTS (user user, database pgequiv),
+// leaving out the first judgement of each metric series (label, mode,
+// reference): Prometheus's rate counts only what a series gained after it
+// first saw it. It also returns how many judgements were listed.
+func adminLatencies(t *testing.T, ctx context.Context, port int, user string) ([]float64, int) {
 	t.Helper()
 	conn, err := pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=pgequiv sslmode=disable", port, user))
 	if err != nil {
@@ -58,22 +61,26 @@ func adminLatencies(t *testing.T, ctx context.Context, port int, user string) []
 	if err != nil {
 		t.Fatal(err)
 	}
+	recs, err := pgx.CollectRows(rows, pgx.RowToMap)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []float64
-	for rows.Next() {
-		m, err := pgx.RowToMap(rows)
-		if err != nil {
-			t.Fatal(err)
-		}
+	seen := map[string]bool{}
+	for i := len(recs) - 1; i >= 0; i-- { // oldest first
+		m := recs[i]
 		ms, ok := m["latency_ms"].(float64)
 		if !ok {
 			t.Fatalf("SHOW VERDICTS latency_ms %T", m["latency_ms"])
 		}
+		key := fmt.Sprint(m["label"], "|", m["mode"], "|", m["reference_id"], "|", m["reference"] == "")
+		if !seen[key] {
+			seen[key] = true // the series' birth
+			continue
+		}
 		out = append(out, ms/1000)
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, len(recs)
 }
 
 // bucketOf is the index of the histogram bucket holding x: the first
