@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -266,7 +267,7 @@ func Parse(data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, friendlyYAMLError(err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -299,13 +300,28 @@ func (c *Config) applyEnv(getenv func(string) string) {
 	}
 }
 
+// checkHostPort checks a host:port address as the listener or dialer will
+// read it, so that a port such as 99999 is refused with the rest of the
+// file rather than when workers have started.
+func checkHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("is not host:port")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("has port %q, not a number in 0..65535", port)
+	}
+	return nil
+}
+
 // Validate checks every field and returns all problems at once.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		bad("listen: %q is not host:port", c.Listen)
+	if err := checkHostPort(c.Listen); err != nil {
+		bad("listen: %q %v", c.Listen, err)
 	}
 	errs = append(errs, c.LLMJudge.validate(c)...)
 	switch {
@@ -313,8 +329,8 @@ func (c *Config) Validate() error {
 	case c.Upstream.Address == "":
 		bad("upstream.address: required (or set %s)", EnvUpstream)
 	default:
-		if _, _, err := net.SplitHostPort(c.Upstream.Address); err != nil {
-			bad("upstream.address: %q is not host:port", c.Upstream.Address)
+		if err := checkHostPort(c.Upstream.Address); err != nil {
+			bad("upstream.address: %q %v", c.Upstream.Address, err)
 		}
 	}
 	switch c.Upstream.TLSMode {

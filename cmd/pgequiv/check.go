@@ -65,6 +65,10 @@ func loadSchema(file, dialect string, warn io.Writer) (*catalog.Schema, error) {
 		ddl = string(b)
 	}
 	s, dropped, err := catalog.LoadDDLReport(ddl, d)
+	var se *catalog.SyntaxError
+	if errors.As(err, &se) && file != "" {
+		return nil, fmt.Errorf("%s:%d:%d: %s", file, se.Line, se.Column, se.Msg)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,7 @@ func TestCheckQueryArguments(t *testing.T) {
 	bigFile := write("big.sql", big)
 	nul := write("nul.sql", "SELECT dog_id FROM dogs\x00 WHERE junk")
 	missing := filepath.Join(dir, "missing.sql")
+	badSchema := write("bad.sql", "CREATE TABLE dogs (\n  id int,\n);\n")
 
 	for _, tc := range []struct {
 		name    string
@@ -71,6 +72,7 @@ func TestCheckQueryArguments(t *testing.T) {
 		// comment is still a query.
 		{"flags after the queries", []string{"SELECT COUNT(*) FROM dogs", "SELECT COUNT(owner_id) FROM dogs", "--json", "--timeout", "5s"}, "", 0, `"label": "equivalent"`, ""},
 		{"flag between the queries", []string{"SELECT name FROM dogs ORDER BY name", "--json", "-- a note\nSELECT name FROM dogs"}, "", 1, `"label": "not_equivalent"`, ""},
+		{"schema syntax error", []string{"--schema", badSchema, "SELECT 1", "SELECT 1"}, "", 2, "", badSchema + `:3:1: syntax error at or near ")"`},
 		{"one query", []string{"SELECT 1"}, "", 2, "", "missing the CANDIDATE query"},
 		{"no query", []string{"--json"}, "", 2, "", "missing the REFERENCE and CANDIDATE queries"},
 		{"three queries", []string{"SELECT", "1", "SELECT 1"}, "", 2, "", "3 queries given, check takes two"},
