@@ -58,6 +58,9 @@ type Config struct {
 	MaxQuerySize ByteSize `yaml:"max_query_size"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
+	// LogFormat is text (logfmt) or json, for the operational log on
+	// stderr.
+	LogFormat string `yaml:"log_format"`
 	// FastRelay relays connections without TLS on shared event loops
 	// (Linux) until a statement needs the judge; false keeps every
 	// connection on its own goroutines.
@@ -131,6 +134,10 @@ type Log struct {
 	// Literals keeps string and number literals in logged SQL and
 	// differences; by default they are replaced with ?.
 	Literals bool `yaml:"literals"`
+	// Verdicts is where mode log writes its JSON verdict lines: stdout
+	// (default), stderr (with the text log, as before), or a file path
+	// (relative to the config file), appended to.
+	Verdicts string `yaml:"verdicts"`
 }
 
 // Schema says where the schema of each database comes from: DDL files,
@@ -224,6 +231,8 @@ func Default() Config {
 		MaxPreparedBytes:      64 << 20,
 		MaxQuerySize:          1 << 20,
 		LogLevel:              "info",
+		LogFormat:             "text",
+		Log:                   Log{Verdicts: "stdout"},
 		FastRelay:             true,
 		Mode:                  "off",
 		VerdictTimeout:        2 * time.Second,
@@ -378,6 +387,11 @@ func (c *Config) Validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		bad("log_level: %q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		bad("log_format: %q is not one of text, json", c.LogFormat)
 	}
 	switch c.Mode {
 	case "off":

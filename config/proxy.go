@@ -188,6 +188,8 @@ func (c *Config) Settings() [][2]string {
 	list := func(l []string) string { return strings.Join(l, ",") }
 	out := [][2]string{
 		{"listen", c.Listen},
+		{"log_format", c.LogFormat},
+		{"log.verdicts", c.Log.Verdicts},
 		{"upstream.address", c.Upstream.Address},
 		{"upstream.tls_mode", c.Upstream.TLSMode},
 		{"upstream.ca_file", c.Upstream.CAFile},

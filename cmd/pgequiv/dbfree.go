@@ -20,7 +20,7 @@ import (
 func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env serveEnv, tel *serveTelemetry) error {
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
-	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(cfg.LogHandler(env.stderr, level))
 	opts, err := cfg.DBFreeOptions()
 	if err != nil {
 		return err
