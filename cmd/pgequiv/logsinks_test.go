@@ -120,4 +120,3 @@ func execOnce(ctx context.Context, connString, sql string) ([]*pgconn.Result, er
 	defer c.Close(ctx)
 	return c.Exec(ctx, sql).ReadAll()
 }
-
