@@ -174,6 +174,10 @@ type Admin struct {
 	Password string `yaml:"password"`
 	// RecentVerdicts bounds SHOW VERDICTS.
 	RecentVerdicts int `yaml:"recent_verdicts"`
+	// Database is the console's virtual database; empty means pgequiv
+	// with an upstream and pgequiv_admin in database-free mode (whose
+	// clients may use any database name, pgequiv in the docs).
+	Database string `yaml:"database"`
 }
 
 // Upstream is the PostgreSQL server behind the proxy.

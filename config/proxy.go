@@ -169,11 +169,22 @@ func (c *Config) AdminOptions(console proxy.AdminConsole) *proxy.AdminOptions {
 	if len(c.Admin.Users) == 0 {
 		return nil
 	}
-	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console}
+	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console, Database: c.AdminDatabase()}
 	if c.Admin.Auth == "password" {
 		a.Password = c.Admin.Password
 	}
 	return a
+}
+
+// AdminDatabase is the admin console's database (see Admin.Database).
+func (c *Config) AdminDatabase() string {
+	switch {
+	case c.Admin.Database != "":
+		return c.Admin.Database
+	case c.Upstream.None:
+		return "pgequiv_admin"
+	}
+	return proxy.DefaultAdminDatabase
 }
 
 // Settings lists every setting as key/value pairs for the admin console's
@@ -244,6 +255,7 @@ func (c *Config) Settings() [][2]string {
 		{"admin.auth", c.Admin.Auth},
 		{"admin.password", hide(c.Admin.Password)},
 		{"admin.recent_verdicts", strconv.Itoa(c.Admin.RecentVerdicts)},
+		{"admin.database", c.AdminDatabase()},
 		{"llm_judge.endpoint", c.LLMJudge.Endpoint},
 		{"llm_judge.model", c.LLMJudge.Model},
 		{"llm_judge.api_key_env", c.LLMJudge.APIKeyEnv},

@@ -89,6 +89,9 @@ type Options struct {
 // DefaultMaxMessageSize is the default Options.MaxMessageSize.
 const DefaultMaxMessageSize = 64 << 20
 
+// DefaultAdminDatabase is the admin console's default database name.
+const DefaultAdminDatabase = "pgequiv"
+
 // DefaultMaxClientConn is the default Options.MaxClientConn.
 const DefaultMaxClientConn = 1000
 
@@ -129,7 +132,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Admin != nil {
 		a := *o.Admin
 		if a.Database == "" {
-			a.Database = "pgequiv"
+			a.Database = DefaultAdminDatabase
 		}
 		if a.Console == nil {
 			return o, fmt.Errorf("proxy: admin console without a Console")

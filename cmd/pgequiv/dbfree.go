@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pgequiv/pgequiv/config"
+	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/dbfree"
 )
@@ -64,11 +65,18 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 	if err != nil {
 		return err
 	}
-	console.Clients = func() []proxy.ClientInfo { return append(srv.Clients(), admin.Clients()...) }
+	console.Clients = func() []proxy.ClientInfo {
+		var out []proxy.ClientInfo
+		for _, c := range srv.Clients() {
+			out = append(out, proxy.ClientInfo{ConnID: c.ConnID, User: c.User, Database: c.Database,
+				ApplicationName: c.ApplicationName, Addr: c.Addr, State: "active", Since: c.Since})
+		}
+		return append(out, admin.Clients()...)
+	}
 	wire := func(c *config.Config, o *dbfree.Options) {
-		o.Logger, o.Judger, o.Judging = logger, judger, judging
-		if c.AdminOptions(console) != nil {
-			o.Admin = admin
+		o.Logger, o.Judger, o.Recorder = logger, judger, judgingRecorder{judging}
+		if a := c.AdminOptions(console); a != nil {
+			o.AdminDatabase, o.AdminServe = a.Database, admin.ServeAdmin
 		}
 	}
 	wire(cfg, &opts)
@@ -84,7 +92,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 	}
 	logger.Info("pgequiv listening in database-free mode", "addr", ln.Addr().String(),
 		"schema_files", len(cfg.Schema.Files), "tables", len(opts.Schema.Tables), "password", cfg.Password != "",
-		"admin_console", opts.Admin != nil)
+		"admin_console", opts.AdminServe != nil)
 	if env.listening != nil {
 		env.listening(ln.Addr())
 	}
@@ -176,4 +184,12 @@ func consoleReload(reloadReq chan<- chan error) func(context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// judgingRecorder records database-free judgements with the Judging.
+type judgingRecorder struct{ j *proxy.Judging }
+
+func (r judgingRecorder) JudgeRecorded(ctx context.Context, j dbfree.Judgement, judge func(context.Context) (equivalence.Verdict, error)) (equivalence.Verdict, error) {
+	return r.j.JudgeDirect(ctx, proxy.DirectJudgement{ConnID: j.ConnID, User: j.User, Database: j.Database,
+		Ref: j.Ref, Candidate: j.Candidate, SQL: j.SQL, Options: j.Options}, judge)
 }

@@ -46,13 +46,13 @@ func promScalar(t *testing.T, base, expr string) float64 {
 }
 
 // adminLatencies reads the recorded judgements' latencies, in seconds,
-// from the admin console's SHOW VERDICTS (user user, database pgequiv),
+// from the admin console's SHOW VERDICTS (user user, database db),
 // leaving out the first judgement of each metric series (label, mode,
 // reference): Prometheus's rate counts only what a series gained after it
 // first saw it. It also returns how many judgements were listed.
-func adminLatencies(t *testing.T, ctx context.Context, port int, user string) ([]float64, int) {
+func adminLatencies(t *testing.T, ctx context.Context, port int, user, db string) ([]float64, int) {
 	t.Helper()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=pgequiv sslmode=disable", port, user))
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=%s sslmode=disable", port, user, db))
 	if err != nil {
 		t.Fatalf("admin console: %v", err)
 	}

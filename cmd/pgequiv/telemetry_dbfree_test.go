@@ -32,7 +32,7 @@ func TestTelemetryDatabaseFree(t *testing.T) {
 	prom := startPrometheus(t, ctx, dir, metricsAddr)
 	waitPromData(t, ctx, prom, `up{job="pgequiv"} == 1`, 1)
 
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d user=app dbname=pgequiv_app sslmode=disable", port))
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d user=app dbname=pgequiv sslmode=disable", port))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestTelemetryDatabaseFree(t *testing.T) {
 	waitPromData(t, ctx, prom, `pgequiv_judge_events_total{event="tagged"} >= 1`, 1)
 	waitPromData(t, ctx, prom, `pgequiv_judge_worker_events_total`, 1)
 
-	latencies, listed := adminLatencies(t, ctx, port, "ops")
+	latencies, listed := adminLatencies(t, ctx, port, "ops", "pgequiv_admin")
 	if listed != n {
 		t.Fatalf("SHOW VERDICTS lists %d judgements, want %d", listed, n)
 	}
@@ -100,7 +100,7 @@ func TestTelemetryDatabaseFree(t *testing.T) {
 	}
 
 	// The admin console's other statements.
-	admin, err := pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d user=ops dbname=pgequiv sslmode=disable", port))
+	admin, err := pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d user=ops dbname=pgequiv_admin sslmode=disable", port))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,8 +142,8 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 	conn.Close(ctx)
 	judged := 4 + more
 	waitPromData(t, ctx, prom, fmt.Sprintf(`sum(pgequiv_judge_duration_seconds_count) >= %d`, judged), 1)
-	latencies, listed := adminLatencies(t, ctx, port, "ops")
-	for ; listed < judged; latencies, listed = adminLatencies(t, ctx, port, "ops") {
+	latencies, listed := adminLatencies(t, ctx, port, "ops", "pgequiv")
+	for ; listed < judged; latencies, listed = adminLatencies(t, ctx, port, "ops", "pgequiv") {
 		select { // recorded just after the notice
 		case <-ctx.Done():
 			t.Fatalf("SHOW VERDICTS lists %d judgements, want %d", listed, judged)

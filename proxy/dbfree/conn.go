@@ -18,7 +18,6 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/protocol"
-	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -157,7 +156,7 @@ func (c *conn) serve() error {
 	}
 	if c.isAdmin(startup) {
 		// The admin console (SHOW VERDICTS, SHOW STATS, ...) answers it.
-		if err := c.opts.Admin.ServeAdmin(nc, startup); err != nil {
+		if err := c.opts.AdminServe(nc, startup); err != nil {
 			c.log.Debug("admin console session ended", "err", err)
 		}
 		return nil
@@ -459,27 +458,26 @@ func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []i
 // records the judgement (metrics, span, admin console) as relay mode
 // records a tagged query's.
 func (c *conn) recordedJudge(ctx context.Context, st *statement, r tag.Reference, cand string) (equivalence.Verdict, error) {
-	j := c.opts.Judging
-	if j == nil {
+	rec := c.opts.Recorder
+	if rec == nil {
 		return c.judge(ctx, r.SQL, cand)
 	}
-	d := proxy.DirectJudgement{ConnID: uint64(c.id), User: c.user, Database: c.database, Ref: r,
+	j := Judgement{ConnID: uint64(c.id), User: c.user, Database: c.database, Ref: r,
 		Candidate: cand, SQL: st.sql, Options: c.opts.Judge}
-	return j.JudgeDirect(ctx, d, func(ctx context.Context) (equivalence.Verdict, error) { return c.judge(ctx, r.SQL, cand) })
+	return rec.JudgeRecorded(ctx, j, func(ctx context.Context) (equivalence.Verdict, error) { return c.judge(ctx, r.SQL, cand) })
 }
 
 // isAdmin reports whether the startup is for the admin console's
 // database.
 func (c *conn) isAdmin(m *pgproto3.StartupMessage) bool {
-	if c.opts.Admin == nil {
+	if c.opts.AdminServe == nil || c.opts.AdminDatabase == "" {
 		return false
 	}
-	a := c.opts.Admin.Options().Admin
 	db := m.Parameters["database"]
 	if db == "" {
 		db = m.Parameters["user"]
 	}
-	return a != nil && db == a.Database
+	return db == c.opts.AdminDatabase
 }
 
 // judge runs the judge with a panic guard: the connection's goroutine

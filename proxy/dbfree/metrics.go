@@ -5,11 +5,10 @@ import (
 	"context"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-
-	"github.com/pgequiv/pgequiv/proxy"
 )
 
 // counters are the server's connection counters, read by the metrics
@@ -59,17 +58,24 @@ func (s *Server) Instrument(mp metric.MeterProvider) error {
 	return err
 }
 
+// ClientInfo describes one connection past startup.
+type ClientInfo struct {
+	ConnID                                uint64
+	User, Database, ApplicationName, Addr string
+	Since                                 time.Time
+}
+
 // Clients lists the connections past startup, oldest first, for the
 // admin console's SHOW CLIENTS.
-func (s *Server) Clients() []proxy.ClientInfo {
-	var out []proxy.ClientInfo
+func (s *Server) Clients() []ClientInfo {
+	var out []ClientInfo
 	for _, c := range s.conns.Snapshot() {
 		if !c.ready.Load() {
 			continue // the fields below are written before ready is set
 		}
-		out = append(out, proxy.ClientInfo{ConnID: uint64(c.id), User: c.user, Database: c.database,
-			ApplicationName: c.application, Addr: c.remoteAddr, State: "active", Since: c.since})
+		out = append(out, ClientInfo{ConnID: uint64(c.id), User: c.user, Database: c.database,
+			ApplicationName: c.application, Addr: c.remoteAddr, Since: c.since})
 	}
-	slices.SortFunc(out, func(a, b proxy.ClientInfo) int { return cmp.Compare(a.ConnID, b.ConnID) })
+	slices.SortFunc(out, func(a, b ClientInfo) int { return cmp.Compare(a.ConnID, b.ConnID) })
 	return out
 }
