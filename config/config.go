@@ -168,12 +168,16 @@ type Introspect struct {
 type Admin struct {
 	// Users may connect; empty disables the console.
 	Users []string `yaml:"users"`
-	// Auth is password (cleartext password check) or trust.
+	// Auth is password (SCRAM-SHA-256, failed logins throttled per
+	// source address) or trust.
 	Auth string `yaml:"auth"`
 	// Password (or PGEQUIV_ADMIN_PASSWORD) for auth: password.
 	Password string `yaml:"password"`
 	// RecentVerdicts bounds SHOW VERDICTS.
 	RecentVerdicts int `yaml:"recent_verdicts"`
+	// RequireTLS refuses console connections without TLS (needs tls.cert
+	// and tls.key).
+	RequireTLS bool `yaml:"require_tls"`
 	// Database is the console's virtual database; empty means pgequiv
 	// with an upstream and pgequiv_admin in database-free mode (whose
 	// clients may use any database name, pgequiv in the docs).
@@ -465,6 +469,9 @@ func (c *Config) Validate() error {
 		}
 	default:
 		bad("admin.auth: %q is not one of password, trust", c.Admin.Auth)
+	}
+	if c.Admin.RequireTLS && c.TLS.Cert == "" {
+		bad("admin.require_tls: needs tls.cert and tls.key (the console's clients connect with TLS)")
 	}
 	for i, u := range c.Admin.Users {
 		if u == "" {

@@ -169,7 +169,7 @@ func (c *Config) AdminOptions(console proxy.AdminConsole) *proxy.AdminOptions {
 	if len(c.Admin.Users) == 0 {
 		return nil
 	}
-	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console, Database: c.AdminDatabase()}
+	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console, Database: c.AdminDatabase(), RequireTLS: c.Admin.RequireTLS}
 	if c.Admin.Auth == "password" {
 		a.Password = c.Admin.Password
 	}
@@ -256,6 +256,7 @@ func (c *Config) Settings() [][2]string {
 		{"admin.password", hide(c.Admin.Password)},
 		{"admin.recent_verdicts", strconv.Itoa(c.Admin.RecentVerdicts)},
 		{"admin.database", c.AdminDatabase()},
+		{"admin.require_tls", strconv.FormatBool(c.Admin.RequireTLS)},
 		{"llm_judge.endpoint", c.LLMJudge.Endpoint},
 		{"llm_judge.model", c.LLMJudge.Model},
 		{"llm_judge.api_key_env", c.LLMJudge.APIKeyEnv},

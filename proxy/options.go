@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
 // TLSMode is how the proxy secures its connection to the upstream, with
@@ -136,6 +138,16 @@ func (o Options) withDefaults() (Options, error) {
 		}
 		if a.Console == nil {
 			return o, fmt.Errorf("proxy: admin console without a Console")
+		}
+		if a.RequireTLS && o.ClientTLS == nil {
+			return o, fmt.Errorf("proxy: the admin console requires TLS, but no client TLS is configured")
+		}
+		if a.Password != "" {
+			s, err := scram.NewSecret(a.Password)
+			if err != nil {
+				return o, fmt.Errorf("proxy: admin password: %w", err)
+			}
+			a.secret = s
 		}
 		o.Admin = &a
 	}

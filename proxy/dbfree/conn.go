@@ -19,6 +19,7 @@ import (
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/scram"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -200,8 +201,8 @@ func (c *conn) authenticate(user string) error {
 		return nil
 	}
 	fail := errorf(codeInvalidPassword, "password authentication failed for user %q", user)
-	x := &scramExchange{secret: c.st.secret}
-	c.be.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
+	x := &scram.Exchange{Secret: c.st.secret}
+	c.be.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scram.Mechanism}})
 	if err := c.be.Flush(); err != nil {
 		return err
 	}
@@ -213,10 +214,10 @@ func (c *conn) authenticate(user string) error {
 		return err
 	}
 	init, ok := msg.(*pgproto3.SASLInitialResponse)
-	if !ok || init.AuthMechanism != scramMechanism {
-		return errorf(codeProtocolViolation, "expected a SASL initial response for %s", scramMechanism)
+	if !ok || init.AuthMechanism != scram.Mechanism {
+		return errorf(codeProtocolViolation, "expected a SASL initial response for %s", scram.Mechanism)
 	}
-	serverFirst, err := x.first(string(init.Data))
+	serverFirst, err := x.First(string(init.Data))
 	if err != nil {
 		return errorf(codeProtocolViolation, "%v", err)
 	}
@@ -234,8 +235,8 @@ func (c *conn) authenticate(user string) error {
 	if !ok {
 		return errorf(codeProtocolViolation, "expected a SASL response")
 	}
-	serverFinal, err := x.final(string(resp.Data))
-	if errors.Is(err, errBadPassword) {
+	serverFinal, err := x.Final(string(resp.Data))
+	if errors.Is(err, scram.ErrBadPassword) {
 		c.log.Info("password authentication failed")
 		return fail
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/proxy/connset"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
 // ErrServerClosed is returned by Serve after Shutdown or Close.
@@ -41,7 +42,7 @@ const (
 // settings are Options with what is derived from them.
 type settings struct {
 	opts   Options
-	secret *scramSecret // nil: trust
+	secret *scram.Secret // nil: trust
 }
 
 // New returns a Server with opts (see Options for defaults). It judges
@@ -71,7 +72,7 @@ func (s *Server) Reload(opts Options) error {
 	}
 	st := &settings{opts: o}
 	if o.Password != "" {
-		if st.secret, err = newSCRAMSecret(o.Password); err != nil {
+		if st.secret, err = scram.NewSecret(o.Password); err != nil {
 			return err
 		}
 	}
