@@ -74,6 +74,9 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 		case protocol.TypeErrorResponse:
 			var e pgproto3.ErrorResponse
 			_ = e.Decode(body)
+			if hinted, ok := c.channelBindingHint(&e); ok {
+				frame = hinted
+			}
 			if _, err := c.clW.Write(frame); err != nil {
 				return err
 			}
@@ -132,6 +135,7 @@ func (c *conn) relayAuthRequest(frame, body []byte) error {
 			break // the client can bind to the upstream's certificate itself
 		}
 		var err error
+		c.hidPlus = true
 		if frame, err = withoutChannelBinding(body); err != nil {
 			c.writeFatal(pgCodeProtocolViolation, "pgequiv: "+err.Error())
 			return &Error{Code: CodeUnsupportedAuth, Err: err}
@@ -180,6 +184,42 @@ func (c *conn) channelBindingMatches() bool {
 	peer := up.ConnectionState().PeerCertificates
 	own := c.opts.ClientTLS.Certificates[0].Certificate
 	return len(peer) > 0 && len(own) > 0 && bytes.Equal(peer[0].Raw, own[0])
+}
+
+// channelBindingHintText explains the failure of a client that could bind
+// the channel (libpq's default channel_binding=prefer on TLS) once the
+// proxy hid the -PLUS mechanisms.
+const channelBindingHintText = "pgequiv terminates TLS, so SCRAM channel binding cannot pass through it: " +
+	"the client's TLS channel ends at pgequiv, not at the server. Connect with channel_binding=disable, " +
+	"or give pgequiv the server's own certificate and key (tls.cert, tls.key) so that the binding verifies, " +
+	"or use plain TCP on one leg (upstream.tls_mode: disable on a trusted network)."
+
+// channelBindingHint adds channelBindingHintText to the upstream's
+// protocol-violation error when the proxy hid the -PLUS mechanisms from a
+// client on TLS to an upstream on TLS: the client then answers with the
+// gs2 flag "y" (it could bind, it thinks the server cannot), which the
+// server rightly refuses as a downgrade. It returns the re-encoded frame.
+func (c *conn) channelBindingHint(e *pgproto3.ErrorResponse) ([]byte, bool) {
+	// PostgreSQL reports the downgrade as 28000 (15) or 08P01; a wrong
+	// password is 28P01 and gets no hint.
+	if !c.hidPlus || e.Code != pgCodeProtocolViolation && e.Code != pgCodeInvalidAuthSpec || e.Hint != "" {
+		return nil, false
+	}
+	if _, ok := c.client.(*tls.Conn); !ok {
+		return nil, false
+	}
+	if _, ok := c.upstream.(*tls.Conn); !ok {
+		return nil, false
+	}
+	e.Hint = channelBindingHintText
+	frame, err := e.Encode(nil)
+	if err != nil {
+		return nil, false
+	}
+	c.log.Warn("SCRAM channel binding failed through the proxy: the client connected with TLS and channel binding "+
+		"(libpq's channel_binding=prefer); it must use channel_binding=disable, or pgequiv must present the server's certificate",
+		"upstream_error", e.Message)
+	return frame, true
 }
 
 // withoutChannelBinding re-encodes an AuthenticationSASL body without the

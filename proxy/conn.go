@@ -99,6 +99,10 @@ type conn struct {
 	clSkip, upSkip int
 
 	terminated atomic.Bool // the client sent Terminate
+
+	// hidPlus: authentication hid the upstream's SCRAM -PLUS mechanisms
+	// (auth.go); a channel-binding failure then gets a hint.
+	hidPlus bool
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
