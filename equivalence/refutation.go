@@ -197,8 +197,8 @@ func (c *Counterexample) Redacted(redact func(string) string) *Counterexample {
 }
 
 // shownValue is a result value as a row shows it: an empty string, or one
-// with blanks at its ends, is quoted, so that ('') is not () and (' ') is
-// not ( ).
+// with blanks at its ends, is quoted (an empty string shows as a pair of
+// quotes), so that a row of one empty string does not print as ().
 func shownValue(v string) string {
 	if v == "" || strings.TrimSpace(v) != v {
 		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
