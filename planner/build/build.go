@@ -152,8 +152,15 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 // milliseconds, so it runs on its own goroutine, which finishes in the
 // background and is discarded.
 func parse(ctx context.Context, text string) (*pg.ParseResult, error) {
+	if t := cachedParse(text); t != nil {
+		return t, nil
+	}
 	if ctx.Done() == nil {
-		return pg.Parse(text)
+		t, err := pg.Parse(text)
+		if err == nil {
+			rememberParse(text, t)
+		}
+		return t, err
 	}
 	type result struct {
 		tree *pg.ParseResult
@@ -162,6 +169,9 @@ func parse(ctx context.Context, text string) (*pg.ParseResult, error) {
 	done := make(chan result, 1)
 	go func() {
 		t, err := pg.Parse(text)
+		if err == nil {
+			rememberParse(text, t)
+		}
 		done <- result{t, err}
 	}()
 	select {
