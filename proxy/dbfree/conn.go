@@ -49,6 +49,7 @@ type conn struct {
 	// BEGIN, E after an error in a transaction block (nothing is ever
 	// written; drivers and tools track it).
 	tx             byte
+	savepoints     []string // names defined in the transaction block (savepoint.go)
 	user, database string
 	greeting       [][2]string // the ParameterStatus values sent
 	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
@@ -332,7 +333,7 @@ func (c *conn) sendError(e *pgError) {
 // inFailedTx refuses st after an error in a transaction block, until it
 // ends, as PostgreSQL does.
 func (c *conn) inFailedTx(st *statement) *pgError {
-	if c.tx != 'E' || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R') {
+	if c.tx != 'E' || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R' || st.local.savepoint == spRollback) {
 		return nil
 	}
 	return errorf("25P02", "current transaction is aborted, commands ignored until end of transaction block")

@@ -52,6 +52,10 @@ type localQuery struct {
 	resetAll bool
 	// show names the setting of a SHOW, which must exist.
 	show string
+	// savepoint is SAVEPOINT, RELEASE or ROLLBACK TO of spName
+	// (savepoint.go); 0 none.
+	savepoint byte
+	spName    string
 }
 
 func strp(s string) *string { return &s }
@@ -73,6 +77,7 @@ func analyzeLocal(sql string, n *pg.Node) *localQuery {
 		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 			return &localQuery{tag: "ROLLBACK", tx: 'R'}
 		}
+		return savepointQuery(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
 		vs := n.GetVariableSetStmt()
 		if vs.Kind == pg.VariableSetKind_VAR_RESET || vs.Kind == pg.VariableSetKind_VAR_RESET_ALL {
@@ -400,6 +405,11 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 			return nil, errorf("42704", "unrecognized configuration parameter %q", q.show)
 		}
 	}
+	if q.savepoint != 0 {
+		if err := q.runSavepoint(c); err != nil {
+			return nil, err
+		}
+	}
 	switch q.tx {
 	case 'B':
 		if c.tx == 'I' {
@@ -407,6 +417,7 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 		}
 	case 'C', 'R':
 		c.tx = 'I'
+		c.savepoints = nil
 	}
 	if q.resetAll {
 		c.session = tag.Session{}
