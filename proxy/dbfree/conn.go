@@ -18,6 +18,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
+	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -49,7 +50,8 @@ type conn struct {
 	// BEGIN, E after an error in a transaction block (nothing is ever
 	// written; drivers and tools track it).
 	tx             byte
-	savepoints     []string // names defined in the transaction block (savepoint.go)
+	savepoints     []string           // names defined in the transaction block (savepoint.go)
+	sysCat         *pgcatalog.Catalog // introspection queries run over it, built on the first (catalog.go)
 	user, database string
 	greeting       [][2]string // the ParameterStatus values sent
 	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
@@ -352,7 +354,7 @@ func (c *conn) extended(err *pgError) {
 // simpleQuery answers each statement of a Query until the first error.
 func (c *conn) simpleQuery(sql string) {
 	for _, part := range splitStatements(sql) {
-		st, err := analyze(part)
+		st, err := c.analyze(part)
 		if err == nil {
 			err = c.runSimple(st)
 		}

@@ -60,7 +60,7 @@ func (c *conn) parse(m *pgproto3.Parse) *pgError {
 	if _, dup := c.stmts[m.Name]; dup && m.Name != "" {
 		return errorf(codeDuplicatePStatement, "prepared statement %q already exists", m.Name)
 	}
-	st, err := analyze(m.Query)
+	st, err := c.analyze(m.Query)
 	if err != nil {
 		return err
 	}

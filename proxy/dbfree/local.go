@@ -2,6 +2,7 @@ package dbfree
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"strings"
 
@@ -34,8 +35,13 @@ type localCol struct {
 }
 
 const (
-	oidBool = 16
-	oidInt4 = 23
+	oidBool   = 16
+	oidInt8   = 20
+	oidInt2   = 21
+	oidInt4   = 23
+	oidOID    = 26
+	oidFloat4 = 700
+	oidFloat8 = 701
 )
 
 // localQuery is a statement the endpoint answers itself.
@@ -394,6 +400,21 @@ func encodeLocal(v *string, oid uint32, bin bool) []byte {
 			return []byte{1}
 		}
 		return []byte{0}
+	case oidInt2:
+		n, _ := strconv.Atoi(*v)
+		return binary.BigEndian.AppendUint16(nil, uint16(int16(n)))
+	case oidInt8:
+		n, _ := strconv.ParseInt(*v, 10, 64)
+		return binary.BigEndian.AppendUint64(nil, uint64(n))
+	case oidOID:
+		n, _ := strconv.ParseUint(*v, 10, 32)
+		return binary.BigEndian.AppendUint32(nil, uint32(n))
+	case oidFloat4, oidFloat8:
+		f, _ := strconv.ParseFloat(*v, 64)
+		if oid == oidFloat4 {
+			return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f)))
+		}
+		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f))
 	}
 	return []byte(*v)
 }
