@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -88,6 +89,25 @@ CREATE TABLE "Mixed" (x smallint REFERENCES a (id));`
 		}
 		if len(r.Rows) != 1 || r.Rows[0][0] == nil || *r.Rows[0][0] != tc.want {
 			t.Errorf("%s: got %v, want %q", tc.sql, r.Rows, tc.want)
+		}
+	}
+}
+
+// TestCatalogFunctionsStayScoped: without the catalog's Extension (as the
+// judge builds) the catalog-only constructs do not plan.
+func TestCatalogFunctionsStayScoped(t *testing.T) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT pg_catalog.format_type(age, 1) FROM dogs",
+		"SELECT name FROM dogs WHERE name ~ '^a'",
+		"SELECT dog_id::regclass FROM dogs",
+		"SELECT name COLLATE pg_catalog.default FROM dogs",
+	} {
+		if _, err := build.Build(s, q); err == nil {
+			t.Errorf("%s planned without the catalog extension", q)
 		}
 	}
 }
