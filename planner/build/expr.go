@@ -563,6 +563,9 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		case "+", "-", "*", "/", "%":
 			e = plan.NewOp(opName, arithType(opName, l.Typ, r.Typ), l, r)
 		case "||":
+			if err := b.concatOperands(l, r, a.Location); err != nil {
+				return nil, err
+			}
 			e = plan.NewOp(plan.OpConcat, catalog.Text, l, r)
 		default:
 			if e = b.extOp(opName, l, r, a.Location); e == nil {

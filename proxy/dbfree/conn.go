@@ -49,11 +49,12 @@ type conn struct {
 	// tx is the transaction status ReadyForQuery reports: I, T after
 	// BEGIN, E after an error in a transaction block (nothing is ever
 	// written; drivers and tools track it).
-	tx             byte
-	savepoints     []string           // names defined in the transaction block (savepoint.go)
-	sysCat         *pgcatalog.Catalog // introspection queries run over it, built on the first (catalog.go)
-	user, database string
-	greeting       [][2]string // the ParameterStatus values sent
+	tx               byte
+	savepoints       []string           // names defined in the transaction block (savepoint.go)
+	commitRolledBack bool               // the last COMMIT ended a failed block: its tag is ROLLBACK
+	sysCat           *pgcatalog.Catalog // introspection queries run over it, built on the first (catalog.go)
+	user, database   string
+	greeting         [][2]string // the ParameterStatus values sent
 	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
 	// by MaxPreparedBytes.
 	held int
@@ -381,7 +382,7 @@ func (c *conn) runSimple(st *statement) *pgError {
 		for _, r := range rows {
 			c.be.Send(st.local.dataRow(r, nil))
 		}
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.local.commandTag(len(rows)))})
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.local.commandTag(c, len(rows)))})
 		return nil
 	case kindEmpty:
 		c.be.Send(&pgproto3.EmptyQueryResponse{})

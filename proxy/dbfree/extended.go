@@ -244,7 +244,7 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 		for _, r := range rows {
 			c.be.Send(pt.st.local.dataRow(r, pt.formats))
 		}
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.local.commandTag(len(rows)))})
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.local.commandTag(c, len(rows)))})
 		return nil
 	case kindEmpty:
 		c.be.Send(&pgproto3.EmptyQueryResponse{})

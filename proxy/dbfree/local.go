@@ -431,6 +431,8 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 			return nil, err
 		}
 	}
+	// COMMIT of a failed transaction rolls it back and says so.
+	c.commitRolledBack = q.tx == 'C' && c.tx == 'E'
 	switch q.tx {
 	case 'B':
 		if c.tx == 'I' {
@@ -449,8 +451,12 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 	return q.rows(c), nil
 }
 
-// commandTag is the statement's tag after n rows.
-func (q *localQuery) commandTag(n int) string {
+// commandTag is the statement's tag after it ran on c and returned n
+// rows.
+func (q *localQuery) commandTag(c *conn, n int) string {
+	if c.commitRolledBack && q.tx == 'C' {
+		return "ROLLBACK"
+	}
 	if q.tag != "" {
 		return q.tag
 	}

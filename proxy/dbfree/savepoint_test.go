@@ -33,16 +33,18 @@ var savepointScripts = []struct {
 		"ROLLBACK TO a", "ROLLBACK TO a", "RELEASE a", "RELEASE a", "ROLLBACK"}},
 	{"duplicate names", []string{"BEGIN", "SAVEPOINT a", "SAVEPOINT a", "RELEASE a", "RELEASE a", "RELEASE a", "ROLLBACK"}},
 	{"unknown rollback to in a failed block", []string{"BEGIN", "SAVEPOINT a", failStmt, "ROLLBACK TO b", "SAVEPOINT c", "ROLLBACK TO a", "COMMIT"}},
+	{"commit of a failed block is a rollback", []string{"BEGIN", failStmt, "COMMIT", "BEGIN", "SAVEPOINT a", failStmt, "END", "COMMIT"}},
 	{"commit clears", []string{"BEGIN", "SAVEPOINT a", "COMMIT", "BEGIN", "RELEASE a", "ROLLBACK"}},
 }
 
 // answers runs stmts on conn (simple protocol) and returns one line per
-// statement: its SQLSTATE ("ok" when it succeeded) and the status after.
+// statement: its SQLSTATE ("ok" when it succeeded), its command tag
+// (COMMIT of a failed block answers ROLLBACK) and the status after.
 func answers(ctx context.Context, t *testing.T, conn *pgx.Conn, stmts []string) []string {
 	t.Helper()
 	var out []string
 	for _, s := range stmts {
-		_, err := conn.Exec(ctx, s, pgx.QueryExecModeSimpleProtocol)
+		tag, err := conn.Exec(ctx, s, pgx.QueryExecModeSimpleProtocol)
 		code := "ok"
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) {
@@ -53,7 +55,7 @@ func answers(ctx context.Context, t *testing.T, conn *pgx.Conn, stmts []string) 
 		} else if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
-		out = append(out, s+" -> "+code+" "+string(conn.PgConn().TxStatus()))
+		out = append(out, s+" -> "+code+" "+tag.String()+" "+string(conn.PgConn().TxStatus()))
 	}
 	return out
 }
