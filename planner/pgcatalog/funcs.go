@@ -85,6 +85,40 @@ var registry = map[string]function{
 	"json_build_object":         {catalog.JSON, cannotFunc},
 }
 
+func init() {
+	for name, f := range arrayFuncs {
+		registry[name] = f
+	}
+	for name, f := range moreFuncs {
+		registry[name] = f
+	}
+}
+
+// moreFuncs answer for objects the schema never has (policies,
+// statistics objects, triggers, publications).
+var moreFuncs = map[string]function{
+	"pg_relation_is_publishable":         {catalog.Bool, func(d *Data, a []exec.Value) (exec.Value, error) { return d.isTable(a), nil }},
+	"pg_get_statisticsobjdef_columns":    {catalog.Text, nullFunc},
+	"pg_get_triggerdef":                  {catalog.Text, nullFunc},
+	"pg_get_viewdef":                     {catalog.Text, nullFunc},
+	"pg_get_partkeydef":                  {catalog.Text, nullFunc},
+	"pg_get_function_identity_arguments": {catalog.Text, nullFunc},
+	"pg_get_function_sqlbody":            {catalog.Text, nullFunc},
+	"pg_get_functiondef":                 {catalog.Text, nullFunc},
+	"pg_get_ruledef":                     {catalog.Text, nullFunc},
+}
+
+// isTable says whether argument 0 is the OID of a table (not an index or
+// view).
+func (d *Data) isTable(a []exec.Value) exec.Value {
+	oid, ok := oidArg(a, 0)
+	if !ok {
+		return null
+	}
+	r, ok := d.relByOID[oid]
+	return bl(ok && r.index == nil && !r.table.IsView())
+}
+
 // Version is what version() answers.
 var Version = "PostgreSQL 16.0 (pgequiv database-free) on x86_64-pc-linux-gnu, compiled by Go"
 

@@ -113,6 +113,16 @@ func walk(m protoreflect.Message, f func(proto.Message)) {
 
 // Query plans sql over the system tables and executes it.
 func (c *Catalog) Query(ctx context.Context, sql string) (*Result, error) {
+	return c.QueryParams(ctx, sql, nil)
+}
+
+// QueryParams is Query with $n bound to params[n-1] (text form, nil for
+// NULL), as an extended-protocol Bind supplies them.
+func (c *Catalog) QueryParams(ctx context.Context, sql string, params []*string) (*Result, error) {
+	sql, err := rewrite(sql, params)
+	if err != nil {
+		return nil, err
+	}
 	p, err := build.BuildContext(ctx, c.sys, sql, build.Options{Ext: c.ext})
 	if err != nil {
 		return nil, fmt.Errorf("pgcatalog: %w", err)

@@ -67,6 +67,9 @@ type Data struct {
 	conByOID    map[uint32]*constraint
 	idxByOID    map[uint32]*index
 	db          exec.Database
+	// seriesMax is the last row of pgequiv_series (srf.go): more than
+	// any array of this catalog holds.
+	seriesMax int
 }
 
 // newData numbers the schema's objects from FirstNormalObjectId in
@@ -121,6 +124,10 @@ func newData(s *catalog.Schema, user, dbase string) *Data {
 			}
 			d.addConstraint(&constraint{oid: alloc(), name: name, kind: 'c', table: r, check: ck.Expr})
 		}
+	}
+	d.seriesMax = 64
+	for _, t := range s.Tables {
+		d.seriesMax = max(d.seriesMax, len(t.Columns)+1)
 	}
 	d.db = d.tables()
 	return d
@@ -193,7 +200,11 @@ func (d *Data) tables() exec.Database {
 		db["pg_constraint"] = append(db["pg_constraint"], d.constraintRow(c))
 		d.infoConstraintRows(db, c)
 	}
-	for _, name := range []string{"pg_proc", "pg_description", "pg_attrdef", "pg_sequence", "pg_enum", "pg_inherits",
+	for n := 1; n <= d.seriesMax; n++ {
+		db[seriesTable] = append(db[seriesTable], []exec.Value{i(n)})
+	}
+	for _, name := range []string{"pg_policy", "pg_statistic_ext", "pg_publication", "pg_publication_namespace",
+		"pg_publication_rel", "pg_trigger", "pg_depend", "pg_proc", "pg_description", "pg_attrdef", "pg_sequence", "pg_enum", "pg_inherits",
 		"pg_settings", "pg_index", "pg_class", "pg_attribute", "pg_constraint", "tables", "columns", "table_constraints",
 		"key_column_usage"} {
 		if db[name] == nil {
@@ -201,6 +212,18 @@ func (d *Data) tables() exec.Database {
 		}
 	}
 	return db
+}
+
+// storageOf is a type's typstorage: plain for fixed-length types, main
+// for numeric, extended for the other variable-length ones.
+func storageOf(oid uint32) byte {
+	switch {
+	case oid == oidNumeric:
+		return 'm'
+	case typeByOID[oid] != nil && typeByOID[oid].len < 0:
+		return 'x'
+	}
+	return 'p'
 }
 
 // collationOf is a type's typcollation: the default for collatable types.
@@ -215,8 +238,8 @@ func collationOf(oid uint32) uint32 {
 }
 
 func typeRow(oid uint32, name string, ns uint32, length int, typtype byte, category string, relid, array, coll uint32) []exec.Value {
-	align, storage := byte('i'), byte('p')
-	if length < 0 {
+	align, storage := byte('i'), storageOf(oid)
+	if length < 0 && storage == 'p' {
 		storage = 'x'
 	}
 	return []exec.Value{o(oid), s(name), o(ns), o(roleBoot), i(length), bl(length > 0 && length <= 8), ch(typtype),
@@ -248,7 +271,7 @@ func (d *Data) relationRows(db exec.Database, r *relation) {
 	}
 	db["pg_class"] = append(db["pg_class"], []exec.Value{o(r.oid), s(name), o(nsPublic), o(r.rowType), o(0), o(roleBoot), o(am),
 		o(r.oid), o(0), i(0), exec.Float4(-1), i(0), o(0), bl(hasIndex), bl(false), ch('p'), ch(kind), i(natts), i(checks),
-		bl(t.IsView()), bl(false), bl(false), bl(false), bl(false), bl(true), ch('d'), bl(t.PartitionBound != ""), o(0), o(0),
+		bl(t.IsView()), bl(r.index == nil && d.hasFKTriggers(t)), bl(false), bl(false), bl(false), bl(true), ch('d'), bl(t.PartitionBound != ""), o(0), o(0),
 		o(0), null, null, sOrNull(t.PartitionBound)})
 	if r.index != nil {
 		d.indexRows(db, r)
@@ -264,10 +287,7 @@ func (d *Data) relationRows(db exec.Database, r *relation) {
 	for _, c := range t.Columns {
 		typ, mod := declaredType(c.TypeSQL)
 		pt := typeByOID[typ]
-		storage := byte('p')
-		if pt.len < 0 {
-			storage = 'x'
-		}
+		storage := storageOf(typ)
 		gen := byte(0)
 		if c.Generated != "" {
 			gen = 's'
@@ -282,6 +302,23 @@ func (d *Data) relationRows(db exec.Database, r *relation) {
 			bl(false), s(""), s(genText), bl(false), bl(true), i(0), o(collationOf(typ)), null, null, null, null})
 		db["columns"] = append(db["columns"], d.infoColumnRow(t, c, typ, mod))
 	}
+}
+
+// hasFKTriggers is relhastriggers: PostgreSQL implements foreign keys
+// with (internal) triggers on both the referencing and the referenced
+// table, and psql lists a table's foreign keys only when it is set.
+func (d *Data) hasFKTriggers(t *catalog.Table) bool {
+	if len(t.ForeignKeys) > 0 {
+		return true
+	}
+	for _, u := range d.schema.Tables {
+		for _, fk := range u.ForeignKeys {
+			if fk.RefTable == t.Name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func yesNo(b bool) string {

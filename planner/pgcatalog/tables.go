@@ -67,6 +67,21 @@ var systemTables = []struct{ schema, name, cols string }{
 	{"pg_catalog", "pg_settings", "name text, setting text, unit text, category text, short_desc text, extra_desc text, " +
 		"context text, vartype text, source text, min_val text, max_val text, enumvals text, boot_val text, reset_val text, " +
 		"sourcefile text, sourceline int4, pending_restart bool"},
+	{"pg_catalog", "pg_policy", "oid oid, polname name, polrelid oid, polcmd char, polpermissive bool, polroles text, " +
+		"polqual pg_node_tree, polwithcheck pg_node_tree"},
+	{"pg_catalog", "pg_statistic_ext", "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, " +
+		"stxstattarget int4, stxkeys int2vector, stxkind text, stxexprs pg_node_tree"},
+	{"pg_catalog", "pg_publication", "oid oid, pubname name, pubowner oid, puballtables bool, pubinsert bool, " +
+		"pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool"},
+	{"pg_catalog", "pg_publication_namespace", "oid oid, pnpubid oid, pnnspid oid"},
+	{"pg_catalog", "pg_publication_rel", "oid oid, prpubid oid, prrelid oid, prqual pg_node_tree, prattrs int2vector"},
+	{"pg_catalog", "pg_trigger", "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, " +
+		"tgenabled char, tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, " +
+		"tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea, tgqual pg_node_tree, tgoldtable name, tgnewtable name"},
+	{"pg_catalog", "pg_depend", "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype char"},
+	// The integers 1..n that set-returning functions are rewritten to
+	// read (srf.go); not a PostgreSQL table.
+	{"pg_catalog", seriesTable, "n int4"},
 	{"information_schema", "schemata", "catalog_name name, schema_name name, schema_owner name, " +
 		"default_character_set_catalog name, default_character_set_schema name, default_character_set_name name, sql_path text"},
 	{"information_schema", "tables", "table_catalog name, table_schema name, table_name name, table_type text, " +
@@ -122,7 +137,13 @@ func systemSchema() (*catalog.Schema, map[string]uint32, error) {
 			if !ok {
 				return nil, nil, fmt.Errorf("pgcatalog: %s.%s: unknown type %q", st.name, name, typ)
 			}
-			t.Columns = append(t.Columns, catalog.Column{Name: name, Type: familyOf(typ), TypeSQL: typ, Ordinal: i})
+			sqlType := typ
+			if typ == "char" {
+				// PostgreSQL's one-byte "char", not char(1): an empty
+				// one ('\0') prints as '', not blank-padded.
+				sqlType = `"char"`
+			}
+			t.Columns = append(t.Columns, catalog.Column{Name: name, Type: familyOf(typ), TypeSQL: sqlType, Ordinal: i})
 			oids[st.name+"."+name] = pt.oid
 		}
 		tables = append(tables, t)

@@ -38,9 +38,15 @@ func newIntrospectPair(t *testing.T) *introspectPair {
 	return &introspectPair{real: cl, free: startServer(t, Options{})}
 }
 
-// psql runs psql -c cmd against addr as user postgres, database postgres,
-// unaligned and without headers.
+// runPsql runs psql -c cmd against addr as user postgres, database
+// postgres, unaligned and without headers.
 func runPsql(t *testing.T, addr, cmd string) (string, error) {
+	t.Helper()
+	return runPsqlFlags(t, addr, cmd, "-A", "-t")
+}
+
+// runPsqlFlags runs psql -X flags -c cmd against addr.
+func runPsqlFlags(t *testing.T, addr, cmd string, flags ...string) (string, error) {
 	t.Helper()
 	psql, err := exec.LookPath("psql")
 	if err != nil {
@@ -51,7 +57,8 @@ func runPsql(t *testing.T, addr, cmd string) (string, error) {
 		psql = filepath.Join(dir, "psql")
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	c := exec.CommandContext(testCtx(t), psql, "-X", "-A", "-t", "-h", host, "-p", port, "-U", "postgres", "-d", "postgres", "-c", cmd)
+	args := append(append([]string{"-X"}, flags...), "-h", host, "-p", port, "-U", "postgres", "-d", "postgres", "-c", cmd)
+	c := exec.CommandContext(testCtx(t), psql, args...)
 	c.Env = append(os.Environ(), "PGSSLMODE=disable", "PGCONNECT_TIMEOUT=10")
 	out, err := c.CombinedOutput()
 	return string(out), err
@@ -72,13 +79,27 @@ func TestPsqlDescribeAsPostgres(t *testing.T) {
 		{`\dn`, []string{"public|"}},
 		{`\df`, nil},
 		{`\dt do*`, []string{"public|dogs|table|postgres"}},
+		{`\dt`, []string{"public|breeds|table|postgres"}},
+		// \d TABLE and \d+ TABLE: columns, indexes, foreign keys both
+		// ways, through queries with arrays and set-returning functions.
+		{`\d dogs`, []string{"dog_id|integer||not null|", `"dogs_pkey" PRIMARY KEY, btree (dog_id)`,
+			`TABLE "treatments" CONSTRAINT "treatments_dog_id_fkey" FOREIGN KEY (dog_id) REFERENCES dogs(dog_id)`}},
+		{`\d+ dogs`, []string{"weight|numeric|||||main|||", "Access method: heap"}},
+		{`\d+ breeds`, []string{`"breeds_breed_name_key" UNIQUE CONSTRAINT, btree (breed_name)`}},
+		{`\d treatments`, []string{`"treatments_professional_id_fkey" FOREIGN KEY (professional_id) REFERENCES professionals(professional_id)`}},
 	} {
+		flags := []string{"-A", "-t"}
+		if strings.Contains(tc.cmd, " ") {
+			// \d TABLE prints its indexes and keys as footers, which
+			// -t would drop.
+			flags = []string{"-A"}
+		}
 		t.Run(tc.cmd, func(t *testing.T) {
-			want, err := runPsql(t, p.real.Addr(), tc.cmd)
+			want, err := runPsqlFlags(t, p.real.Addr(), tc.cmd, flags...)
 			if err != nil {
 				t.Fatalf("PostgreSQL: %v\n%s", err, want)
 			}
-			got, err := runPsql(t, p.free.addr, tc.cmd)
+			got, err := runPsqlFlags(t, p.free.addr, tc.cmd, flags...)
 			if err != nil {
 				t.Fatalf("database-free: %v\n%s", err, got)
 			}
@@ -116,7 +137,8 @@ func firstFields(s string) string {
 
 // TestSQLAlchemyInspectAsPostgres: SQLAlchemy 1.4 with psycopg2 connects
 // (its hstore type probe runs) and inspect() reports the same tables,
-// columns, foreign keys and has_table answers as from PostgreSQL.
+// columns, foreign keys, primary keys and has_table answers as from
+// PostgreSQL.
 func TestSQLAlchemyInspectAsPostgres(t *testing.T) {
 	const python = "/usr/bin/python3" // Debian's, with python3-sqlalchemy and python3-psycopg2
 	if out, err := exec.Command(python, "-c", "import sqlalchemy, psycopg2").CombinedOutput(); err != nil {
@@ -132,6 +154,7 @@ with e.connect() as c:
     for t in ("dogs", "owners"):
         print([(x["name"], str(x["type"]), x["nullable"]) for x in i.get_columns(t)])
         print(sorted((f["name"], f["constrained_columns"], f["referred_table"], f["referred_columns"]) for f in i.get_foreign_keys(t)))
+        print(i.get_pk_constraint(t))
     print(i.has_table("dogs"), i.has_table("nope"))
 `
 	run := func(addr string) string {
@@ -147,7 +170,8 @@ with e.connect() as c:
 	if got != want {
 		t.Errorf("database-free:\n%s\nPostgreSQL:\n%s", got, want)
 	}
-	if !strings.Contains(got, "('dogs_owner_id_fkey', ['owner_id'], 'owners', ['owner_id'])") || !strings.Contains(got, "True False") {
+	if !strings.Contains(got, "('dogs_owner_id_fkey', ['owner_id'], 'owners', ['owner_id'])") || !strings.Contains(got, "True False") ||
+		!strings.Contains(got, "{'constrained_columns': ['dog_id'], 'name': 'dogs_pkey'}") {
 		t.Errorf("SQLAlchemy metadata:\n%s", got)
 	}
 }
