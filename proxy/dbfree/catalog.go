@@ -23,16 +23,38 @@ func (c *conn) analyze(sql string) (*statement, *pgError) {
 	if err != nil || st.kind != kindOther || st.multi || st.parseErr != nil || !pgcatalog.Reads(sql) {
 		return st, err
 	}
-	lq, perr := c.catalogQuery(sql)
+	var params []*string
+	if st.nParams > 0 {
+		// Parameters come with Bind: run now with NULLs for the row
+		// description, and again at Execute with the values.
+		params = make([]*string, st.nParams)
+	}
+	lq, perr := c.catalogQuery(sql, params)
 	if perr != nil {
 		return nil, perr
+	}
+	if st.nParams > 0 {
+		lq.bound = func(c *conn, values [][]byte) ([][]*string, *pgError) {
+			ps := make([]*string, len(values))
+			for k, v := range values {
+				if v != nil {
+					ps[k] = strp(string(v))
+				}
+			}
+			res, perr := c.catalogQuery(sql, ps)
+			if perr != nil {
+				return nil, perr
+			}
+			return res.rows(c), nil
+		}
 	}
 	st.kind, st.local = kindLocal, lq
 	return st, nil
 }
 
-// catalogQuery plans and runs sql over the connection's system catalog.
-func (c *conn) catalogQuery(sql string) (*localQuery, *pgError) {
+// catalogQuery plans and runs sql over the connection's system catalog,
+// with $n bound to params[n-1] (text form; nil for NULL).
+func (c *conn) catalogQuery(sql string, params []*string) (*localQuery, *pgError) {
 	if c.sysCat == nil {
 		cat, err := pgcatalog.New(c.opts.Schema, c.user, c.database)
 		if err != nil {
@@ -41,7 +63,7 @@ func (c *conn) catalogQuery(sql string) (*localQuery, *pgError) {
 		}
 		c.sysCat = cat
 	}
-	res, err := c.sysCat.Query(c.ctx, sql)
+	res, err := c.sysCat.QueryParams(c.ctx, sql, params)
 	if err != nil {
 		code := codeFeatureNotSupported
 		if errors.Is(err, exec.ErrQuery) {

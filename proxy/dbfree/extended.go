@@ -133,6 +133,13 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 	if n := len(m.ResultFormatCodes); n > 1 && n != ncols {
 		return errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, ncols)
 	}
+	if p.st.kind == kindLocal && p.st.local.bound != nil {
+		for _, f := range m.ParameterFormatCodes {
+			if f != 0 {
+				return errorf(codeFeatureNotSupported, "pgequiv: catalog query parameters in binary format are not supported")
+			}
+		}
+	}
 	for _, f := range m.ResultFormatCodes {
 		if f != 0 && f != 1 {
 			return errorf(codeProtocolViolation, "unsupported format code: %d", f)
@@ -238,6 +245,11 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 			var err *pgError
 			if rows, err = pt.st.local.run(c); err != nil {
 				return err
+			}
+			if pt.st.local.bound != nil {
+				if rows, err = pt.st.local.bound(c, pt.params); err != nil {
+					return err
+				}
 			}
 		}
 		pt.done = true

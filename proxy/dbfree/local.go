@@ -49,6 +49,9 @@ type localQuery struct {
 	cols []localCol
 	// rows returns the rows' values in text form (nil: NULL).
 	rows func(c *conn) [][]*string
+	// bound, when set, answers an Execute from its Bind's parameters
+	// (text format) instead of rows: a catalog query with $n.
+	bound func(c *conn, params [][]byte) ([][]*string, *pgError)
 	// tag is the command tag; empty: SELECT n.
 	tag string
 	// tx moves the transaction status: 'B' begin, 'C' commit, 'R'
