@@ -2,10 +2,12 @@ package dbfree
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -118,11 +120,40 @@ func TestPsqlDescribeAsPostgres(t *testing.T) {
 			}
 		})
 	}
+	// psql's tab-completion queries (captured from psql 15 with
+	// log_statement=all: "SELECT * FROM do<TAB>", "... WHERE na<TAB>",
+	// "\d ow<TAB>") answer as PostgreSQL does.
+	b, err := os.ReadFile("../../planner/pgcatalog/testdata/psql_complete.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var complete []struct {
+		SQL string `json:"sql"`
+	}
+	if err := json.Unmarshal(b, &complete); err != nil || len(complete) == 0 {
+		t.Fatalf("psql_complete.json: %v", err)
+	}
+	for _, q := range complete {
+		want, werr := runPsql(t, p.real.Addr(), q.SQL)
+		got, gerr := runPsql(t, p.free.addr, q.SQL)
+		// Without ORDER BY the row order is the server's (psql sorts the
+		// candidates itself).
+		if werr != nil || gerr != nil || sortedLines(got) != sortedLines(want) || strings.TrimSpace(got) == "" {
+			t.Errorf("%s\ndatabase-free (%v):\n%s\nPostgreSQL (%v):\n%s", q.SQL, gerr, got, werr, want)
+		}
+	}
 	// \l lists the connected database, UTF8.
 	got, err := runPsql(t, p.free.addr, `\l`)
 	if err != nil || !strings.Contains(got, "postgres|postgres|UTF8|") {
 		t.Errorf(`\l: %v\n%s`, err, got)
 	}
+}
+
+// sortedLines is s's lines, sorted.
+func sortedLines(s string) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	sort.Strings(l)
+	return strings.Join(l, "\n")
 }
 
 // firstFields keeps the first |-separated field of each line.
