@@ -89,6 +89,7 @@ type conn struct {
 	bind       protocol.Bind
 	execute    protocol.Execute
 	close      protocol.Close
+	bt         bindTracker // statements judged at Bind (conn_bind.go)
 
 	// Owned by the upstream→client goroutine.
 	zRecv    uint64 // ReadyForQuery messages seen
@@ -280,6 +281,7 @@ func (c *conn) relay() error {
 		}
 	}
 	c.s.relay.goroutine.Add(1)
+	c.startBindTracking()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -350,6 +352,9 @@ func (c *conn) clientStep() error {
 	if err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
+	if c.needsBindFrame(typ) {
+		return c.handleNext(typ)
+	}
 	switch typ {
 	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeSync:
 		return c.handleNext(typ)
@@ -399,6 +404,19 @@ func (c *conn) upstreamStep() error {
 	switch typ {
 	case protocol.TypeErrorResponse:
 		c.sawError = true
+	case protocol.TypeParameterDescription:
+		if c.bt.tracking.Load() {
+			frame, err := c.upR.Next()
+			if err != nil {
+				return classify(err, CodeBackendRead, CodeBackendProtocol)
+			}
+			c.noteParameterDescription(protocol.Body(frame))
+			if _, err := c.clW.Write(frame); err != nil {
+				return err
+			}
+			c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
+			return nil
+		}
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
 		if c.inj.pending.Load() > 0 {

@@ -401,6 +401,10 @@ func (fc *fastConn) frameClient() bool {
 			}
 		case protocol.TypeSync, protocol.TypeFunctionCall:
 			c.zSent++
+		case protocol.TypeDescribe:
+			// Unwatched: a ParameterDescription of this batch cannot be
+			// matched to its statement after a demotion (conn_bind.go).
+			c.bt.uncertain = c.zSent + 1
 		case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
 			if c.debug() {
 				return fc.demote("debug logging")

@@ -257,6 +257,8 @@ type judgeConnState struct {
 	// ddl: the connection sent DDL; its next statement refreshes the
 	// schema again (the DDL has run by then).
 	ddl bool
+	// bound caches verdicts on bound values (judging_bind.go).
+	bound *boundCache
 }
 
 // ObserveQuery implements QueryObserver.
@@ -273,10 +275,12 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	sql := ev.SQL
 	if st.ddl {
 		st.ddl = false
+		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
 	}
 	if isDDL(sql) {
 		st.ddl = true
+		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
 		return Verdict{}
 	}
@@ -343,16 +347,32 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	}
 	job.deadline = job.start.Add(set.VerdictTimeout)
 	j.stats.tagged.Add(1)
+	if ev.Kind == KindParse && err == nil {
+		if bj := j.newBindJudge(job); bj != nil {
+			return j.dispatch(ctx, job, bj) // judging_bind.go
+		}
+	}
+	return j.dispatch(ctx, job, nil)
+}
 
+// dispatch judges job as its mode says. bj is set for a statement with
+// parameters, judged again at each Bind where this verdict does not
+// settle it.
+func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) Verdict {
 	switch job.mode {
 	case ModeEnforce:
 		out := j.run(ctx, job)
+		if bj != nil && bj.deferEnforce(job, out) {
+			j.recordLater(job, out, "deferred")
+			return Verdict{Bind: bj}
+		}
 		return j.enforce(job, out)
 	case ModeAnnotate:
 		// The proxy waits a little past the judge's own deadline, so a
 		// judgement that gives up in time still reports that it did.
 		d := NewDeferred(job.deadline.Add(deferredGrace))
 		j.background(job, func(out judgeOutcome) {
+			bj.settle(job, out)
 			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
 			if ce := out.v.Counterexample; ce != nil && out.err == nil {
 				n.Detail = "counterexample:\n" + ce.Detail()
@@ -367,12 +387,13 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 				"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
 				"latency", out.latency)
 		})
-		return Verdict{Later: d}
+		return Verdict{Later: d, Bind: bj.orNil()}
 	default: // ModeLog
 		j.background(job, func(out judgeOutcome) {
+			bj.settle(job, out)
 			j.record(job, out, "logged")
 		})
-		return Verdict{}
+		return Verdict{Bind: bj.orNil()}
 	}
 }
 
@@ -404,6 +425,10 @@ type judgeJob struct {
 	candidate       string
 	mode            JudgeMode
 	tagErr          error // the tag could not be resolved
+	// direct: ref and candidate are judged as they are, without binding
+	// the reference's placeholders from the candidate's constants (a
+	// Bind's values are bound into both already).
+	direct bool
 	// parent is the application's span (the comment's traceparent).
 	parent trace.SpanContext
 }
@@ -501,6 +526,9 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 	}()
 	if f := j.knobs.judge; f != nil {
 		f()
+	}
+	if job.direct {
+		return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
 	}
 	return tag.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)

@@ -64,6 +64,10 @@ type Verdict struct {
 	// then the ReadyForQuery, and nothing runs upstream. Ignored for Parse,
 	// which is forwarded.
 	Answer []pgproto3.BackendMessage
+	// Bind, if set for a Parse that is forwarded, asks to see each Bind of
+	// the statement with its values (see BindObserver); the observer gets
+	// Bind back as BindEvent.State.
+	Bind any
 }
 
 // QueryObserver sees the SQL text of every Query and Parse message before it

@@ -34,6 +34,8 @@ have node || missing+=(nodejs)
 have npm || missing+=(npm)
 # psycopg2 from Debian (PyPI is out of reach): proxy/admin_drivers_test.go.
 /usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || missing+=(python3-psycopg2)
+# psycopg 3 from Debian: proxy/bypass_params_test.go binds parameters with it.
+/usr/bin/python3 -c 'import psycopg' >/dev/null 2>&1 || missing+=(python3-psycopg)
 have prometheus || missing+=(prometheus)
 # The sqlite3 shell (Debian's is 3.40, the version the sqlite dialect
 # models): planner/build's fidelity sweep compares the planner with it.

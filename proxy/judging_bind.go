@@ -1,0 +1,190 @@
+package proxy
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/pgequiv/pgequiv/cache"
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+// A parameterized statement ($1, ...) is judged at Parse for every value
+// of its parameters. The judge can prove such a pair equivalent, but it
+// cannot run a query with a free $n to refute one, so a wrong query is
+// mostly unknown there, and enforce (with enforce_unknown off) would let
+// it through: the normal case for pgx, lib/pq, node-postgres, psycopg and
+// pgbench -M prepared. So where the Parse verdict does not pass, the
+// statement is judged again at each Bind, its values written as
+// literals into the candidate and into the reference's placeholders
+// (bindliteral.go), and enforce refuses the Bind before the server sees
+// it.
+
+// bindJudge is what the connection keeps for a statement judged at Bind.
+type bindJudge struct {
+	job *judgeJob // the Parse's: reference, candidate with $n, session, mode
+	// consts are the candidate's constants, numbered as the reference's
+	// placeholders number them (after the candidate's own parameters).
+	consts map[int]string
+	// settled: the Parse verdict passed (annotate and log modes learn it
+	// in the background); Binds are then not judged again.
+	settled atomic.Bool
+}
+
+// newBindJudge returns the Bind state for a Parse job whose candidate has
+// parameters, or nil.
+func (j *Judging) newBindJudge(job *judgeJob) *bindJudge {
+	if !tag.HasParams(job.candidate) {
+		return nil
+	}
+	bj := &bindJudge{job: job}
+	if p, ok := tag.Parameterize(job.candidate); ok {
+		bj.consts = p.Consts
+	}
+	return bj
+}
+
+// deferEnforce reports whether an enforce-mode Parse verdict leaves the
+// statement to be judged at Bind: it did not pass, and it is not a
+// refutation (which refuses the Parse, as without parameters).
+func (bj *bindJudge) deferEnforce(job *judgeJob, out judgeOutcome) bool {
+	if out.err == nil && (job.set.Options.Passes(out.v) || out.v.Label == equivalence.NotEquivalent) {
+		return false
+	}
+	return true
+}
+
+// settle marks the statement settled when the Parse verdict passes.
+func (bj *bindJudge) settle(job *judgeJob, out judgeOutcome) {
+	if bj != nil && out.err == nil && job.set.Options.Passes(out.v) {
+		bj.settled.Store(true)
+	}
+}
+
+// orNil keeps a nil *bindJudge from becoming a non-nil Verdict.Bind.
+func (bj *bindJudge) orNil() any {
+	if bj == nil {
+		return nil
+	}
+	return bj
+}
+
+// bind writes ev's values into the candidate and the reference.
+func (bj *bindJudge) bind(ev *BindEvent) (cand, ref string, err error) {
+	vals := make(map[int]string, len(ev.Values)+len(bj.consts))
+	for k, v := range bj.consts {
+		vals[k] = v
+	}
+	own := make(map[int]string, len(ev.Values))
+	for i, v := range ev.Values {
+		var oid uint32
+		if i < len(ev.ParamOIDs) {
+			oid = ev.ParamOIDs[i]
+		}
+		var format int16
+		switch {
+		case len(ev.Formats) == 1:
+			format = ev.Formats[0]
+		case i < len(ev.Formats):
+			format = ev.Formats[i]
+		}
+		lit, err := bindLiteral(oid, format == 1, v == nil, v)
+		if err != nil {
+			return "", "", fmt.Errorf("parameter $%d: %w", i+1, err)
+		}
+		own[i+1], vals[i+1] = lit, lit
+	}
+	cand, ok := tag.BindParams(bj.job.candidate, own)
+	if !ok {
+		return "", "", errors.New("the statement cannot be scanned to bind its parameters")
+	}
+	if ref, ok = tag.BindParams(bj.job.ref.SQL, vals); !ok {
+		return "", "", errors.New("the reference cannot be scanned to bind its parameters")
+	}
+	return cand, ref, nil
+}
+
+// ObserveBind implements BindObserver: it judges a Bind of a statement
+// whose Parse verdict did not settle it, with the bound values.
+func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
+	bj, ok := ev.State.(*bindJudge)
+	set := j.set.Load()
+	if !ok || bj.settled.Load() || set.Mode == ModeOff {
+		return Verdict{}
+	}
+	st := ev.Session.judge
+	if st == nil {
+		st = &judgeConnState{}
+		ev.Session.judge = st
+	}
+	parent := bj.job
+	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: parent.ref, mode: set.Mode,
+		parent: parent.parent, direct: true}
+	if job.ref.Mode != "" {
+		job.mode = JudgeMode(job.ref.Mode)
+	}
+	job.deadline = job.start.Add(set.VerdictTimeout)
+	job.candidate, job.ref.SQL, job.tagErr = bj.bind(ev)
+	if job.tagErr != nil {
+		// Judged on what the statement is, its placeholders left as they
+		// are: the verdict says why it is not judged for these values.
+		job.candidate, job.ref.SQL = parent.candidate, parent.ref.SQL
+	}
+	j.stats.tagged.Add(1)
+	if job.mode != ModeEnforce || job.tagErr != nil {
+		return j.dispatch(ctx, job, nil)
+	}
+	key := boundKey{set: set, sum: sha256.Sum256([]byte(job.ref.SQL + "\x00" + job.candidate))}
+	if out, ok := st.boundGet(key); ok {
+		return j.enforce(job, out)
+	}
+	out := j.run(ctx, job)
+	if out.err == nil && !out.timedOut {
+		st.boundAdd(key, out)
+	}
+	return j.enforce(job, out)
+}
+
+// boundKey identifies a bound pair under the settings that judged it.
+type boundKey struct {
+	set *JudgeSettings
+	sum [sha256.Size]byte
+}
+
+// boundCache keeps a connection's recent verdicts on bound values: an
+// application binds the same few values again and again.
+type boundCache struct {
+	c *cache.Cache[boundKey, judgeOutcome]
+}
+
+// boundCacheEntries bounds a connection's cache of bound verdicts.
+const boundCacheEntries = 128
+
+func (st *judgeConnState) boundGet(k boundKey) (judgeOutcome, bool) {
+	if st.bound == nil {
+		return judgeOutcome{}, false
+	}
+	return st.bound.c.Get(k)
+}
+
+func (st *judgeConnState) boundAdd(k boundKey, out judgeOutcome) {
+	if st.bound == nil {
+		c, err := cache.New(cache.Options[boundKey, judgeOutcome]{MaxEntries: boundCacheEntries})
+		if err != nil {
+			return // constant options: cannot fail
+		}
+		st.bound = &boundCache{c: c}
+	}
+	st.bound.c.Add(k, out)
+}
+
+// purge forgets the verdicts: the schema they were judged under changed.
+func (b *boundCache) purge() {
+	if b != nil {
+		b.c.Purge()
+	}
+}
