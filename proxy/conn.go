@@ -114,6 +114,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 	}
 	c.inj = newInjector()
 	c.session.ConnID = id
+	c.session.guc = &sessionSettings{}
 	c.event.Session = &c.session
 	return c
 }
@@ -239,6 +240,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 		c.session.Database = c.session.User
 	}
 	c.session.ApplicationName = startup.Parameters["application_name"]
+	c.session.guc.startup(startup.Parameters)
 	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
 	if a := c.opts.Admin; a != nil && c.session.Database == a.Database {
 		return c.serveAdmin(startup)
@@ -419,12 +421,29 @@ func (c *conn) upstreamStep() error {
 		}
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
+		var frame []byte
+		if c.session.guc.active.Load() {
+			// The settings follow the transaction (judging_session.go).
+			if frame, err = c.upR.Next(); err != nil {
+				return classify(err, CodeBackendRead, CodeBackendProtocol)
+			}
+			if len(frame) == protocol.HeaderLen+1 {
+				c.session.guc.ready(c.zRecv, frame[protocol.HeaderLen], c.sawError)
+			}
+		}
 		if c.inj.pending.Load() > 0 {
 			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err
 			}
 		}
 		c.sawError = false
+		if frame != nil {
+			if _, err := c.clW.Write(frame); err != nil {
+				return err
+			}
+			c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
+			return nil
+		}
 	}
 	if _, err := c.upR.Forward(c.clW); err != nil {
 		return classify(err, CodeBackendRead, CodeBackendProtocol)

@@ -29,6 +29,7 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 			break
 		}
 		c.noteQuery(c.query.SQL)
+		c.event.Batch = c.zSent
 		v := c.observe(KindQuery, nil, c.query.SQL)
 		c.injectNotice(v, c.zSent)
 		if v.Refuse != nil || v.Answer != nil {
@@ -48,6 +49,7 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 			break
 		}
 		// The batch's ReadyForQuery comes after the next Sync.
+		c.event.Batch = c.zSent + 1
 		v := c.observe(KindParse, c.parse.Name, c.parse.SQL)
 		c.injectNotice(v, c.zSent+1)
 		if v.Refuse != nil {

@@ -253,7 +253,6 @@ func (j *Judging) Wait() {
 
 // judgeConnState is a connection's judging state.
 type judgeConnState struct {
-	tags tag.Session
 	// ddl: the connection sent DDL; its next statement refreshes the
 	// schema again (the DDL has run by then).
 	ddl bool
@@ -284,13 +283,19 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		j.schemas.invalidate(ev.Session.Database)
 		return Verdict{}
 	}
+	g := ev.Session.settings()
+	if g.active.Load() {
+		g.transaction(sql, ev.Batch) // judging_session.go
+	}
 	mentions := containsFold(sql, "pgequiv")
-	if !mentions && st.tags == (tag.Session{}) && !set.Catalog.HasMatches() {
+	tags := g.current()
+	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return Verdict{} // untagged: the common case stays cheap
 	}
 	text := string(sql)
-	if st.tags != (tag.Session{}) && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
-		st.tags = tag.Session{} // DISCARD ALL resets settings as RESET ALL does
+	if g.active.Load() && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
+		// DISCARD ALL resets settings as RESET ALL does.
+		g.apply(tag.SessionCommand{All: true, Reset: true}, false, ev.Batch, false)
 		return Verdict{}
 	}
 	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") {
@@ -298,12 +303,29 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		// SHOW too. (A Parse is forwarded; the server knows the settings
 		// that came in the extended protocol.)
 		if name, ok := tag.ParseShow(text); ok {
-			return Verdict{Answer: showAnswer(name, st.tags.Value(name))}
+			return Verdict{Answer: showAnswer(name, tags.Value(name))}
 		}
 	}
-	if mentions || st.tags != (tag.Session{}) && startsWithWord(sql, "reset") {
+	if mentions && containsFold(sql, "set_config") {
+		// set_config runs on the server; the proxy follows it.
+		if calls, _ := tag.ParseSetConfig(text); len(calls) > 0 {
+			if g.txStatus() != 'E' {
+				for _, c := range calls {
+					g.apply(c.Cmd, c.Local, ev.Batch, true)
+				}
+			}
+			j.stats.sessionCommands.Add(1)
+			return Verdict{}
+		}
+	}
+	if mentions || g.active.Load() && startsWithWord(sql, "reset") {
 		if cmd, ok := tag.ParseSessionCommand(text); ok {
-			st.tags.Apply(cmd)
+			if g.txStatus() == 'E' {
+				// The server refuses every command but ROLLBACK in a
+				// failed transaction; it answers this one too.
+				return Verdict{}
+			}
+			g.apply(cmd, cmd.Local, ev.Batch, false)
 			j.stats.sessionCommands.Add(1)
 			if cmd.All || ev.Kind == KindParse {
 				// RESET ALL must reach the server; in the extended
@@ -317,7 +339,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	if multiStatement(text) {
 		return Verdict{} // documented: only single statements are judged
 	}
-	ref, ok, err := tag.Resolve(text, &st.tags, set.Catalog)
+	ref, ok, err := tag.Resolve(text, &tags, set.Catalog)
 	if err == nil && !ok {
 		return Verdict{}
 	}
@@ -373,19 +395,7 @@ func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) Ve
 		d := NewDeferred(job.deadline.Add(deferredGrace))
 		j.background(job, func(out judgeOutcome) {
 			bj.settle(job, out)
-			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
-			if ce := out.v.Counterexample; ce != nil && out.err == nil {
-				n.Detail = "counterexample:\n" + ce.Detail()
-			}
-			if d.Deliver(n) {
-				j.record(job, out, "annotated")
-				return
-			}
-			j.stats.late.Add(1)
-			j.record(job, out, "late")
-			j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
-				"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
-				"latency", out.latency)
+			j.annotate(job, d, out)
 		})
 		return Verdict{Later: d, Bind: bj.orNil()}
 	default: // ModeLog
@@ -397,6 +407,23 @@ func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) Ve
 	}
 }
 
+// annotate delivers an annotate-mode verdict as the notice d stands for.
+func (j *Judging) annotate(job *judgeJob, d *Deferred, out judgeOutcome) {
+	n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
+	if ce := out.v.Counterexample; ce != nil && out.err == nil {
+		n.Detail = "counterexample:\n" + ce.Detail()
+	}
+	if d.Deliver(n) {
+		j.record(job, out, "annotated")
+		return
+	}
+	j.stats.late.Add(1)
+	j.record(job, out, "late")
+	j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
+		"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
+		"latency", out.latency)
+}
+
 // NeedsObservation implements StatementFilter. It mirrors the cheap early
 // returns of ObserveQuery: with judging off, or for an untagged non-DDL
 // statement on a connection without pgequiv settings, pending schema
@@ -406,7 +433,7 @@ func (j *Judging) NeedsObservation(sess *Session, _ QueryKind, sql []byte) bool 
 	if set.Mode == ModeOff {
 		return false
 	}
-	if st := sess.judge; st != nil && (st.ddl || st.tags != (tag.Session{})) {
+	if st := sess.judge; st != nil && st.ddl || sess.guc != nil && sess.guc.active.Load() {
 		return true
 	}
 	return isDDL(sql) || containsFold(sql, "pgequiv") || set.Catalog.HasMatches()

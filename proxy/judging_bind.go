@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,8 +32,11 @@ type bindJudge struct {
 	// placeholders number them (after the candidate's own parameters).
 	consts map[int]string
 	// settled: the Parse verdict passed (annotate and log modes learn it
-	// in the background); Binds are then not judged again.
+	// in the background); Binds are then not judged again. parsed is
+	// closed once the Parse verdict is in.
 	settled atomic.Bool
+	parsed  chan struct{}
+	once    sync.Once
 }
 
 // newBindJudge returns the Bind state for a Parse job whose candidate has
@@ -41,7 +45,7 @@ func (j *Judging) newBindJudge(job *judgeJob) *bindJudge {
 	if !tag.HasParams(job.candidate) {
 		return nil
 	}
-	bj := &bindJudge{job: job}
+	bj := &bindJudge{job: job, parsed: make(chan struct{})}
 	if p, ok := tag.Parameterize(job.candidate); ok {
 		bj.consts = p.Consts
 	}
@@ -52,6 +56,7 @@ func (j *Judging) newBindJudge(job *judgeJob) *bindJudge {
 // statement to be judged at Bind: it did not pass, and it is not a
 // refutation (which refuses the Parse, as without parameters).
 func (bj *bindJudge) deferEnforce(job *judgeJob, out judgeOutcome) bool {
+	bj.settle(job, out)
 	if out.err == nil && (job.set.Options.Passes(out.v) || out.v.Label == equivalence.NotEquivalent) {
 		return false
 	}
@@ -60,9 +65,25 @@ func (bj *bindJudge) deferEnforce(job *judgeJob, out judgeOutcome) bool {
 
 // settle marks the statement settled when the Parse verdict passes.
 func (bj *bindJudge) settle(job *judgeJob, out judgeOutcome) {
-	if bj != nil && out.err == nil && job.set.Options.Passes(out.v) {
+	if bj == nil {
+		return
+	}
+	if out.err == nil && job.set.Options.Passes(out.v) {
 		bj.settled.Store(true)
 	}
+	bj.once.Do(func() { close(bj.parsed) })
+}
+
+// waitParsed waits, until deadline, for the Parse verdict; it reports
+// whether that verdict passed.
+func (bj *bindJudge) waitParsed(deadline time.Time) bool {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-bj.parsed:
+	case <-t.C:
+	}
+	return bj.settled.Load()
 }
 
 // orNil keeps a nil *bindJudge from becoming a non-nil Verdict.Bind.
@@ -134,9 +155,12 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 		// are: the verdict says why it is not judged for these values.
 		job.candidate, job.ref.SQL = parent.candidate, parent.ref.SQL
 	}
+	if job.mode != ModeEnforce {
+		return j.bindLater(job, bj)
+	}
 	j.stats.tagged.Add(1)
-	if job.mode != ModeEnforce || job.tagErr != nil {
-		return j.dispatch(ctx, job, nil)
+	if job.tagErr != nil {
+		return j.enforce(job, j.run(ctx, job))
 	}
 	key := boundKey{set: set, sum: sha256.Sum256([]byte(job.ref.SQL + "\x00" + job.candidate))}
 	if out, ok := st.boundGet(key); ok {
@@ -147,6 +171,37 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 		st.boundAdd(key, out)
 	}
 	return j.enforce(job, out)
+}
+
+// bindLater judges a Bind in annotate or log mode, off the query's path:
+// the Parse verdict, judged in the background too, may be in only after
+// the Bind, and if it passed the Bind is not judged.
+func (j *Judging) bindLater(job *judgeJob, bj *bindJudge) Verdict {
+	var d *Deferred
+	if job.mode == ModeAnnotate {
+		d = NewDeferred(job.deadline.Add(deferredGrace))
+	}
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		if bj.waitParsed(job.deadline) {
+			if d != nil {
+				d.Deliver(nil)
+			}
+			return
+		}
+		j.stats.tagged.Add(1)
+		out := j.run(context.Background(), job)
+		if d != nil {
+			j.annotate(job, d, out)
+			return
+		}
+		j.record(job, out, "logged")
+	}()
+	if d == nil {
+		return Verdict{}
+	}
+	return Verdict{Later: d}
 }
 
 // boundKey identifies a bound pair under the settings that judged it.

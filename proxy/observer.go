@@ -31,6 +31,9 @@ type Session struct {
 	// touched from ObserveQuery, which never runs concurrently for one
 	// connection.
 	judge *judgeConnState
+	// guc are the connection's pgequiv settings, shared with the
+	// upstream goroutine (judging_session.go).
+	guc *sessionSettings
 }
 
 // QueryEvent is one statement text sent by a client.
@@ -42,6 +45,9 @@ type QueryEvent struct {
 	// SQL is the statement text. Valid only during the call.
 	SQL     []byte
 	Session *Session
+	// Batch is the number of the ReadyForQuery that ends the statement's
+	// batch on the connection.
+	Batch uint64
 }
 
 // Verdict is a QueryObserver's answer. The zero Verdict forwards the
