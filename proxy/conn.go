@@ -421,29 +421,20 @@ func (c *conn) upstreamStep() error {
 		}
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
-		var frame []byte
-		if c.session.guc.active.Load() {
-			// The settings follow the transaction (judging_session.go).
-			if frame, err = c.upR.Next(); err != nil {
-				return classify(err, CodeBackendRead, CodeBackendProtocol)
-			}
-			if len(frame) == protocol.HeaderLen+1 {
-				c.session.guc.ready(c.zRecv, frame[protocol.HeaderLen], c.sawError)
+		// The settings follow the transaction (judging_session.go).
+		var status byte
+		if n == protocol.HeaderLen+1 {
+			if b, err := c.upR.Peek(n); err == nil {
+				status = b[protocol.HeaderLen]
 			}
 		}
+		c.session.guc.ready(c.zRecv, status, c.sawError)
 		if c.inj.pending.Load() > 0 {
 			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err
 			}
 		}
 		c.sawError = false
-		if frame != nil {
-			if _, err := c.clW.Write(frame); err != nil {
-				return err
-			}
-			c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
-			return nil
-		}
 	}
 	if _, err := c.upR.Forward(c.clW); err != nil {
 		return classify(err, CodeBackendRead, CodeBackendProtocol)

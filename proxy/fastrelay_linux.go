@@ -463,6 +463,13 @@ func (fc *fastConn) frameUpstream() bool {
 		case protocol.TypeReadyForQuery:
 			c.zRecv++
 			c.sawError = false
+			// The transaction status, for pgequiv settings set later
+			// in the transaction (judging_session.go); 0: unknown.
+			var status byte
+			if d.end-d.fwd > protocol.HeaderLen {
+				status = d.buf[d.fwd+protocol.HeaderLen]
+			}
+			c.session.guc.status.Store(uint32(status))
 		}
 		d.take(1 + int(n))
 		d.msgs++

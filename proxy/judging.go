@@ -298,7 +298,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		g.apply(tag.SessionCommand{All: true, Reset: true}, false, ev.Batch, false)
 		return Verdict{}
 	}
-	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") {
+	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") && g.txStatus() != 'E' {
 		// The server never saw a SET the proxy answered: the proxy answers
 		// SHOW too. (A Parse is forwarded; the server knows the settings
 		// that came in the extended protocol.)

@@ -24,10 +24,12 @@ type sessionSettings struct {
 	// and every statement observed. It never goes back to false.
 	active atomic.Bool
 
+	// status is the last ReadyForQuery's (0 before the first, or when
+	// the fast relay could not read it: taken as 'I').
+	status atomic.Uint32
+
 	mu sync.Mutex
 	s  tag.Settings
-	// status is the last ReadyForQuery's ('I' when 0).
-	status byte
 	// implicit is the batch whose implicit transaction (a statement
 	// outside BEGIN that called set_config) holds the open level; 0: none.
 	implicit uint64
@@ -75,23 +77,17 @@ func (g *sessionSettings) current() tag.Session {
 
 // txStatus returns the last ReadyForQuery status.
 func (g *sessionSettings) txStatus() byte {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.statusLocked()
-}
-
-func (g *sessionSettings) statusLocked() byte {
-	if g.status == 0 {
-		return 'I'
+	if s := byte(g.status.Load()); s != 0 {
+		return s
 	}
-	return g.status
+	return 'I'
 }
 
 // syncLocked opens the transaction level for a transaction the server
 // says is open but the proxy did not see begin (BEGIN went by before
 // the connection had pgequiv state).
 func (g *sessionSettings) syncLocked() {
-	if st := g.statusLocked(); st != 'I' && !g.s.InTransaction() {
+	if st := g.txStatus(); st != 'I' && !g.s.InTransaction() {
 		g.s.Begin()
 	}
 }
@@ -130,7 +126,7 @@ func (g *sessionSettings) transaction(sql []byte, batch uint64) bool {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	healthy := g.statusLocked() == 'T'
+	healthy := g.txStatus() == 'T'
 	g.syncLocked()
 	switch ts.Kind {
 	case pgquery.TransactionStmtKind_TRANS_STMT_BEGIN, pgquery.TransactionStmtKind_TRANS_STMT_START:
@@ -166,9 +162,12 @@ func (g *sessionSettings) transaction(sql []byte, batch uint64) bool {
 // status its transaction status, failed whether its batch had an error.
 // Called on the upstream goroutine before the client sees it.
 func (g *sessionSettings) ready(batch uint64, status byte, failed bool) {
+	g.status.Store(uint32(status))
+	if !g.active.Load() {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.status = status
 	if !g.s.InTransaction() || batch < g.since {
 		return
 	}
