@@ -109,7 +109,15 @@ func (c *conn) startBindTracking() {
 
 // noteParse records the statement a forwarded Parse creates.
 func (c *conn) noteParse(v Verdict) {
+	if v.Bind == nil && len(c.bt.stmts) == 0 {
+		return // the common case: nothing to forget, no allocation
+	}
 	name := string(c.parse.Name)
+	if _, exists := c.bt.stmts[name]; exists && name != "" {
+		// PostgreSQL refuses a second Parse of a named statement that
+		// exists: the one judged at Bind is still the one that runs.
+		return
+	}
 	if v.Bind != nil {
 		if c.bt.stmts == nil {
 			c.bt.stmts = make(map[string]*boundStmt)
@@ -121,12 +129,8 @@ func (c *conn) noteParse(v Verdict) {
 		c.bt.stmts[name] = st
 		return
 	}
-	// The unnamed statement is replaced by every Parse. A named one is
-	// not: PostgreSQL refuses a second Parse of a name that exists, so
-	// the entry stays until Close or DEALLOCATE.
-	if name == "" {
-		delete(c.bt.stmts, name)
-	}
+	// The unnamed statement is replaced by every Parse.
+	delete(c.bt.stmts, name)
 }
 
 // noteClose forgets a statement the client closes.
@@ -137,9 +141,9 @@ func (c *conn) noteClose(body []byte) {
 	delete(c.bt.stmts, string(c.close.Name))
 }
 
-// noteQuery forgets statements a simple Query deallocates (DEALLOCATE,
-// DISCARD ALL). Deallocating is not transactional, so the statement is
-// gone whatever becomes of the transaction.
+// noteQuery forgets statements a simple Query (or a Parse) deallocates
+// (DEALLOCATE, DISCARD ALL). Deallocating is not transactional, so the
+// statement is gone whatever becomes of the transaction.
 func (c *conn) noteQuery(sql []byte) {
 	if len(c.bt.stmts) == 0 || !containsFold(sql, "deallocate") && !containsFold(sql, "discard") {
 		return

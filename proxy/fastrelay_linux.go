@@ -469,7 +469,7 @@ func (fc *fastConn) frameUpstream() bool {
 			if d.end-d.fwd > protocol.HeaderLen {
 				status = d.buf[d.fwd+protocol.HeaderLen]
 			}
-			c.session.guc.status.Store(uint32(status))
+			c.session.guc.setStatus(status)
 		}
 		d.take(1 + int(n))
 		d.msgs++

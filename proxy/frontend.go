@@ -48,6 +48,7 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 		if c.parse.Decode(body) != nil {
 			break
 		}
+		c.noteQuery(c.parse.SQL)
 		// The batch's ReadyForQuery comes after the next Sync.
 		c.event.Batch = c.zSent + 1
 		v := c.observe(KindParse, c.parse.Name, c.parse.SQL)

@@ -20,8 +20,9 @@ import (
 // sessionSettings is shared by the client goroutine (statements) and the
 // upstream goroutine (ReadyForQuery).
 type sessionSettings struct {
-	// active: the connection has pgequiv state; ReadyForQuery is watched
-	// and every statement observed. It never goes back to false.
+	// active: the connection has pgequiv state (a value, a startup
+	// value, or a transaction that may restore one); ReadyForQuery is
+	// followed and every statement observed.
 	active atomic.Bool
 
 	// status is the last ReadyForQuery's (0 before the first, or when
@@ -65,6 +66,13 @@ func (g *sessionSettings) startup(params map[string]string) {
 	}
 }
 
+// setStatus records a ReadyForQuery status the fast relay saw.
+func (g *sessionSettings) setStatus(status byte) {
+	if g != nil {
+		g.status.Store(uint32(status))
+	}
+}
+
 // current returns the values in force.
 func (g *sessionSettings) current() tag.Session {
 	if g == nil {
@@ -105,6 +113,15 @@ func (g *sessionSettings) apply(cmd tag.SessionCommand, local bool, batch uint64
 	}
 	g.s.Apply(cmd, local)
 	g.active.Store(true)
+	g.settleLocked()
+}
+
+// settleLocked clears active once nothing is left to follow: no value,
+// no startup value, no transaction level.
+func (g *sessionSettings) settleLocked() {
+	if g.s.Cur == (tag.Session{}) && g.s.Reset == (tag.Session{}) && !g.s.InTransaction() && g.implicit == 0 {
+		g.active.Store(false)
+	}
 }
 
 // transaction follows a transaction control statement the client sent in
@@ -155,6 +172,7 @@ func (g *sessionSettings) transaction(sql []byte, batch uint64) bool {
 		// Also the way out of a failed transaction ('E').
 		g.s.RollbackTo(ts.SavepointName)
 	}
+	g.settleLocked()
 	return true
 }
 
@@ -162,6 +180,9 @@ func (g *sessionSettings) transaction(sql []byte, batch uint64) bool {
 // status its transaction status, failed whether its batch had an error.
 // Called on the upstream goroutine before the client sees it.
 func (g *sessionSettings) ready(batch uint64, status byte, failed bool) {
+	if g == nil {
+		return // a conn built without newConn (tests)
+	}
 	g.status.Store(uint32(status))
 	if !g.active.Load() {
 		return
@@ -191,6 +212,7 @@ func (g *sessionSettings) ready(batch uint64, status byte, failed bool) {
 	if status == 'I' || !g.s.InTransaction() {
 		g.commits = false
 	}
+	g.settleLocked()
 }
 
 func firstWord(sql []byte) string {
