@@ -425,3 +425,46 @@ func TestBypassParamsPgbench(t *testing.T) {
 		})
 	}
 }
+
+// TestBypassParamsPgxBatch: pgx prepares a batch's statements in one
+// pipeline (Parse, Describe for each, one Sync), so the server's
+// ParameterDescriptions must be matched to the right statements: the
+// untagged one takes an int, the tagged one text. A mismatch would read
+// the tagged statement's text value as an int and leave it unjudged.
+func TestBypassParamsPgxBatch(t *testing.T) {
+	e := startBypassProxy(t, false)
+	ctx := testCtx(t, 60*time.Second)
+	byBody := withComment("SELECT id FROM notes WHERE body = $1", "SELECT id FROM notes WHERE body = 'O''Brien'")
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe} {
+		t.Run(mode.String(), func(t *testing.T) {
+			cfg, err := pgx.ParseConfig(dbConnString(e.Host, e.Port, pgtest.SuperUser, "", bypassDB))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.DefaultQueryExecMode = mode
+			conn, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			b := &pgx.Batch{}
+			b.Queue("SELECT body FROM notes WHERE id = $1", 1)
+			b.Queue(byBody, "O'Brian")
+			res := conn.SendBatch(ctx, b)
+			var body string
+			if err := res.QueryRow().Scan(&body); err != nil || body != "O'Brien" {
+				t.Fatalf("untagged statement: %q, %v", body, err)
+			}
+			var id int
+			err = res.QueryRow().Scan(&id)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) || pgErr.Code != SQLStateNotEquivalent {
+				t.Fatalf("wrong tagged statement in a batch: %d, %v", id, err)
+			}
+			res.Close()
+			if err := conn.QueryRow(ctx, byBody, "O'Brien").Scan(&id); err != nil || id != 1 {
+				t.Fatalf("right value after the batch: %d, %v", id, err)
+			}
+		})
+	}
+}
