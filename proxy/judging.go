@@ -293,48 +293,8 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		return Verdict{} // untagged: the common case stays cheap
 	}
 	text := string(sql)
-	if g.active.Load() && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
-		// DISCARD ALL resets settings as RESET ALL does.
-		g.apply(tag.SessionCommand{All: true, Reset: true}, false, ev.Batch, false)
-		return Verdict{}
-	}
-	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") && g.txStatus() != 'E' {
-		// The server never saw a SET the proxy answered: the proxy answers
-		// SHOW too. (A Parse is forwarded; the server knows the settings
-		// that came in the extended protocol.)
-		if name, ok := tag.ParseShow(text); ok {
-			return Verdict{Answer: showAnswer(name, tags.Value(name))}
-		}
-	}
-	if mentions && containsFold(sql, "set_config") {
-		// set_config runs on the server; the proxy follows it.
-		if calls, _ := tag.ParseSetConfig(text); len(calls) > 0 {
-			if g.txStatus() != 'E' {
-				for _, c := range calls {
-					g.apply(c.Cmd, c.Local, ev.Batch, true)
-				}
-			}
-			j.stats.sessionCommands.Add(1)
-			return Verdict{}
-		}
-	}
-	if mentions || g.active.Load() && startsWithWord(sql, "reset") {
-		if cmd, ok := tag.ParseSessionCommand(text); ok {
-			if g.txStatus() == 'E' {
-				// The server refuses every command but ROLLBACK in a
-				// failed transaction; it answers this one too.
-				return Verdict{}
-			}
-			g.apply(cmd, cmd.Local, ev.Batch, false)
-			j.stats.sessionCommands.Add(1)
-			if cmd.All || ev.Kind == KindParse {
-				// RESET ALL must reach the server; in the extended
-				// protocol the server accepts pgequiv.* as a
-				// placeholder setting and answers for us.
-				return Verdict{}
-			}
-			return Verdict{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}
-		}
+	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // judging_session.go
+		return v
 	}
 	if multiStatement(text) {
 		return Verdict{} // documented: only single statements are judged
