@@ -135,3 +135,45 @@ func showSetting(t *testing.T, ctx context.Context, c *pgx.Conn, server bool) (s
 	t.Fatalf("SHOW pgequiv.reference: %v", err)
 	return "", false
 }
+
+// TestBypassSessionSettingsPrepared: a statement prepared while a
+// session reference is in force (age > $1 against age > 5: unknown at
+// Parse, wrong for 6) is judged at each execution against the reference
+// in force then: refused under SET LOCAL, run after COMMIT
+// ended it, refused again under SET, run after RESET.
+func TestBypassSessionSettingsPrepared(t *testing.T) {
+	set := annotateSettings(t)
+	set.Mode = ModeEnforce
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	conn, _ := e.connectNotices(t, ctx, kennelDB)
+	simple := pgx.QueryExecModeSimpleProtocol
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql, simple); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	probe := func(wantRefused bool, step string) {
+		t.Helper()
+		var n int
+		err := conn.QueryRow(ctx, "probe", 6).Scan(&n)
+		var pgErr *pgconn.PgError
+		refused := errors.As(err, &pgErr) && pgErr.Code == SQLStateNotEquivalent
+		if refused != wantRefused || err != nil && !refused {
+			t.Fatalf("%s: refused %v, want %v (%v)", step, refused, wantRefused, err)
+		}
+	}
+	exec("BEGIN")
+	exec("SET LOCAL pgequiv.reference = '" + sessRef + "'")
+	if _, err := conn.Prepare(ctx, "probe", "SELECT count(*) FROM dogs WHERE age > $1"); err != nil {
+		t.Fatal(err)
+	}
+	probe(true, "under SET LOCAL")
+	exec("COMMIT")
+	probe(false, "after COMMIT")
+	exec("SET pgequiv.reference = '" + sessRef + "'")
+	probe(true, "under SET")
+	exec("RESET pgequiv.reference")
+	probe(false, "after RESET")
+}

@@ -94,8 +94,9 @@ func (bj *bindJudge) orNil() any {
 	return bj
 }
 
-// bind writes ev's values into the candidate and the reference.
-func (bj *bindJudge) bind(ev *BindEvent) (cand, ref string, err error) {
+// bind writes ev's values into the candidate and into ref (the
+// reference's SQL).
+func (bj *bindJudge) bind(ev *BindEvent, ref string) (cand, boundRef string, err error) {
 	vals := make(map[int]string, len(ev.Values)+len(bj.consts))
 	for k, v := range bj.consts {
 		vals[k] = v
@@ -123,10 +124,10 @@ func (bj *bindJudge) bind(ev *BindEvent) (cand, ref string, err error) {
 	if !ok {
 		return "", "", errors.New("the statement cannot be scanned to bind its parameters")
 	}
-	if ref, ok = tag.BindParams(bj.job.ref.SQL, vals); !ok {
+	if boundRef, ok = tag.BindParams(ref, vals); !ok {
 		return "", "", errors.New("the reference cannot be scanned to bind its parameters")
 	}
-	return cand, ref, nil
+	return cand, boundRef, nil
 }
 
 // ObserveBind implements BindObserver: it judges a Bind of a statement
@@ -134,7 +135,29 @@ func (bj *bindJudge) bind(ev *BindEvent) (cand, ref string, err error) {
 func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 	bj, ok := ev.State.(*bindJudge)
 	set := j.set.Load()
-	if !ok || bj.settled.Load() || set.Mode == ModeOff {
+	if !ok || set.Mode == ModeOff {
+		return Verdict{}
+	}
+	parent := bj.job
+	ref, refErr, same := parent.ref, error(nil), true
+	if ref.Source == tag.FromSession {
+		// A session setting applies to the executions while it is in
+		// force (a SET LOCAL ends with its transaction, a statement
+		// prepared under one reference may run under another).
+		cur := ev.Session.settings().current()
+		r, found, err := tag.Resolve(parent.candidate, &cur, set.Catalog)
+		switch {
+		case err != nil:
+			refErr = err
+		case !found, r.Source == tag.FromCatalogMatch && r.Database != "" && r.Database != parent.sess.Database:
+			return Verdict{} // no reference in force now
+		}
+		same = err == nil && r.SQL == ref.SQL
+		if err == nil {
+			ref = r
+		}
+	}
+	if same && bj.settled.Load() {
 		return Verdict{}
 	}
 	st := ev.Session.judge
@@ -142,21 +165,23 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 		st = &judgeConnState{}
 		ev.Session.judge = st
 	}
-	parent := bj.job
-	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: parent.ref, mode: set.Mode,
+	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: ref, mode: set.Mode,
 		parent: parent.parent, direct: true}
 	if job.ref.Mode != "" {
 		job.mode = JudgeMode(job.ref.Mode)
 	}
 	job.deadline = job.start.Add(set.VerdictTimeout)
-	job.candidate, job.ref.SQL, job.tagErr = bj.bind(ev)
-	if job.tagErr != nil {
+	job.candidate, job.ref.SQL, job.tagErr = bj.bind(ev, ref.SQL)
+	if job.tagErr != nil || refErr != nil {
 		// Judged on what the statement is, its placeholders left as they
 		// are: the verdict says why it is not judged for these values.
-		job.candidate, job.ref.SQL = parent.candidate, parent.ref.SQL
+		job.candidate, job.ref.SQL = parent.candidate, ref.SQL
+		if refErr != nil {
+			job.tagErr = refErr
+		}
 	}
 	if job.mode != ModeEnforce {
-		return j.bindLater(job, bj)
+		return j.bindLater(job, bj, same)
 	}
 	j.stats.tagged.Add(1)
 	if job.tagErr != nil {
@@ -176,7 +201,7 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 // bindLater judges a Bind in annotate or log mode, off the query's path:
 // the Parse verdict, judged in the background too, may be in only after
 // the Bind, and if it passed the Bind is not judged.
-func (j *Judging) bindLater(job *judgeJob, bj *bindJudge) Verdict {
+func (j *Judging) bindLater(job *judgeJob, bj *bindJudge, sameRef bool) Verdict {
 	var d *Deferred
 	if job.mode == ModeAnnotate {
 		d = NewDeferred(job.deadline.Add(deferredGrace))
@@ -184,7 +209,7 @@ func (j *Judging) bindLater(job *judgeJob, bj *bindJudge) Verdict {
 	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
-		if bj.waitParsed(job.deadline) {
+		if sameRef && bj.waitParsed(job.deadline) {
 			if d != nil {
 				d.Deliver(nil)
 			}
