@@ -99,6 +99,9 @@ type conn struct {
 	clSkip, upSkip int
 
 	terminated atomic.Bool // the client sent Terminate
+
+	// strs follows standard_conforming_strings (strings_state.go).
+	strs stringsState
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
@@ -354,6 +357,9 @@ func (c *conn) clientStep() error {
 	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeSync:
 		return c.handleNext(typ)
 	case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
+		if typ == protocol.TypeExecute {
+			c.strs.execSinceSync = true
+		}
 		// Decoded only for debug logging; otherwise streamed, so large
 		// Bind parameters are never held whole.
 		if !c.discarding && c.debug() {
@@ -399,8 +405,20 @@ func (c *conn) upstreamStep() error {
 	switch typ {
 	case protocol.TypeErrorResponse:
 		c.sawError = true
+	case protocol.TypeParameterStatus:
+		frame, err := c.upR.Next()
+		if err != nil {
+			return classify(err, CodeBackendRead, CodeBackendProtocol)
+		}
+		c.strs.noteParameterStatus(frame)
+		if _, err := c.clW.Write(frame); err != nil {
+			return err
+		}
+		c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
+		return nil
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
+		c.strs.done.Store(c.zRecv)
 		if c.inj.pending.Load() > 0 {
 			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err

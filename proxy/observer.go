@@ -42,6 +42,12 @@ type QueryEvent struct {
 	// SQL is the statement text. Valid only during the call.
 	SQL     []byte
 	Session *Session
+	// BackslashStrings: the server last reported standard_conforming_strings
+	// off, so its lexer reads '...' with backslash escapes.
+	// StringsUncertain: a statement that may change the setting had not
+	// finished when this one was sent.
+	BackslashStrings bool
+	StringsUncertain bool
 }
 
 // Verdict is a QueryObserver's answer. The zero Verdict forwards the
@@ -54,6 +60,9 @@ type Verdict struct {
 	// the statement runs; the proxy waits for it, until its deadline, just
 	// before the ReadyForQuery that ends the statement's batch.
 	Later *Deferred
+	// Laters are more such notices, in order (one per statement of a
+	// multi-statement Query).
+	Laters []*Deferred
 	// Refuse, if set, keeps the statement from the upstream; the client
 	// gets this ErrorResponse instead (Severity defaults to ERROR). For a
 	// Parse, the rest of the batch up to Sync is discarded as PostgreSQL

@@ -46,9 +46,14 @@ var ErrAmbiguousStrings = errors.New("the text reads differently with standard_c
 // one after the last statement to the last), and classifies each. A text
 // the lexer rejects is an ErrLex error: the server runs none of it.
 func Split(sql string, strs Strings) ([]Statement, error) {
-	toks, err := Lex(sql, strs)
-	if err != nil {
-		return nil, err
+	var toks []Token
+	if strs == BackslashStrings {
+		// pg_query reads standard strings only; for the rest (and for
+		// standard strings' comments) it is PostgreSQL's own scanner.
+		var err error
+		if toks, err = Lex(sql, strs); err != nil {
+			return nil, err
+		}
 	}
 	comments, err := blockComments(sql, strs)
 	if err != nil {
