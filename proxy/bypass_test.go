@@ -152,6 +152,56 @@ func TestBypassEnforce(t *testing.T) {
 	}
 }
 
+// TestBypassClients: the same refusals reach pgx in the extended protocol
+// (Parse is judged as a simple Query is) and COPY FROM STDIN, whose data
+// the client sends after the refused Query, writes nothing.
+func TestBypassClients(t *testing.T) {
+	set := annotateSettings(t)
+	set.Mode = ModeEnforce
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	direct := bypassDB(t, ctx)
+	conn, _ := e.connectNotices(t, ctx, kennelDB)
+	absent := func(q string) {
+		t.Helper()
+		var n int
+		if err := direct.QueryRow(ctx, q).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("the refused statement's writes happened: %s = %d, %v", q, n, err)
+		}
+	}
+	var pgErr *pgconn.PgError
+	cte := "WITH i AS (INSERT INTO owners (owner_id, first_name, last_name) VALUES ($1, 'Eve', 'Mallory') RETURNING owner_id) " +
+		"SELECT count(*) FROM dogs WHERE age > 5 " + tagRef(countStar)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeExec, pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		_, err := conn.Exec(ctx, cte, mode, 9401)
+		if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "INSERT in a WITH clause has side effects") {
+			t.Fatalf("%v: %v", mode, err)
+		}
+		absent(ownerGone + "9401")
+	}
+	copySQL := "COPY owners (owner_id, first_name, last_name) FROM STDIN " + tagRef(countStar)
+	_, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("9402\tEve\tMallory\n"), copySQL)
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "COPY has side effects") {
+		t.Fatalf("COPY FROM STDIN: %v", err)
+	}
+	absent(ownerGone + "9402")
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT 7").Scan(&n); err != nil || n != 7 {
+		t.Fatalf("after the refusals: %d, %v", n, err)
+	}
+	// With enforce_side_effects: forward the same COPY runs, unjudged.
+	set.EnforceSideEffects = SideEffectsForward
+	if err := e.j.Reload(set); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("9403\tEve\tMallory\n"), copySQL); err != nil {
+		t.Fatalf("COPY forwarded: %v", err)
+	}
+	if _, err := direct.Exec(ctx, "DELETE FROM owners WHERE owner_id = 9403"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestBypassAnnotate: annotate mode tells the truth about the same cases:
 // the wrong query's NOTICE is not_equivalent, a side effect's says it was
 // not judged, and a multi-statement Query gets one NOTICE per statement.

@@ -250,6 +250,11 @@ func (j *Judging) refusal(job *judgeJob, out judgeOutcome) *pgproto3.ErrorRespon
 	case errors.Is(out.err, ErrSideEffects):
 		code = SQLStateUnverified
 		pass = job.set.EnforceSideEffects == SideEffectsForward
+	case errors.Is(out.err, tag.ErrAmbiguousStrings):
+		// The proxy cannot tell what the server will read (a pipelined
+		// change of standard_conforming_strings): never forwarded, or
+		// pipelining would be a way around enforce_unknown: false.
+		code = SQLStateUnverified
 	case out.err != nil || out.v.Label == equivalence.Unknown:
 		code = SQLStateUnverified
 		pass = !job.set.EnforceUnknown
