@@ -118,12 +118,32 @@ func bypassDB(t *testing.T, ctx context.Context) *pgx.Conn {
 }
 
 func TestBypassEnforce(t *testing.T) {
+	testBypassEnforce(t, bypassCases())
+}
+
+// TestBypassStringsGoroutineRelay: standard_conforming_strings is followed
+// on the goroutine relay too (TestBypassEnforce's SET goes through the
+// fast relay, which reads the ParameterStatus itself).
+func TestBypassStringsGoroutineRelay(t *testing.T) {
+	var cases []bypassCase
+	for _, tc := range bypassCases() {
+		if strings.Contains(tc.name, "standard_conforming_strings") {
+			cases = append(cases, tc)
+		}
+	}
+	if len(cases) != 2 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	testBypassEnforce(t, cases, func(o *Options) { o.DisableFastRelay = true })
+}
+
+func testBypassEnforce(t *testing.T, cases []bypassCase, edit ...func(*Options)) {
 	set := annotateSettings(t)
 	set.Mode = ModeEnforce // enforce_unknown stays off: refusals must not depend on it
-	e := startJudgeProxy(t, set, JudgingOptions{})
+	e := startJudgeProxy(t, set, JudgingOptions{}, edit...)
 	ctx := testCtx(t, 120*time.Second)
 	direct := bypassDB(t, ctx)
-	for _, tc := range bypassCases() {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			conn, _ := e.connectNotices(t, ctx, kennelDB)
 			for _, s := range tc.setup {
@@ -287,5 +307,63 @@ func TestBypassMultiStatementRecords(t *testing.T) {
 	}
 	if st := statMap(e.j); st["refusals"] != 1 || st["tagged"] != 2 {
 		t.Errorf("stats %v", st)
+	}
+}
+
+// TestBypassPipelinedStrings: a client that pipelines SET
+// standard_conforming_strings = off and a tagged statement whose reading
+// depends on it gets a refusal: when the Parse arrives the proxy cannot
+// know the setting the server will read it with.
+func TestBypassPipelinedStrings(t *testing.T) {
+	set := annotateSettings(t)
+	set.Mode = ModeEnforce
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	direct := bypassDB(t, ctx)
+	conn, _ := e.connectNotices(t, ctx, kennelDB)
+	ins := "INSERT INTO owners (owner_id, first_name, last_name) SELECT 9501, 'O\\'Brien', 'x' WHERE false " +
+		tagRef("SELECT 1")
+	for _, sql := range []string{
+		"SELECT count(*), 1 FROM owners WHERE first_name <> 'O\\'Brien' " + tagRef("SELECT count(*) FROM owners WHERE first_name <> E'O\\'Brien'"),
+		ins, // a write would be refused anyway; the ambiguity is reported first either way
+	} {
+		p := conn.PgConn().StartPipeline(ctx)
+		p.SendQueryParams("SET standard_conforming_strings = off", nil, nil, nil, nil)
+		p.SendQueryParams(sql, nil, nil, nil, nil)
+		p.SendPipelineSync()
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		var errs []error
+		for i := 0; i < 20; i++ { // 3 results and the sync; bounded in case of a stream of errors
+			res, err := p.GetResults()
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if res == nil {
+				break
+			}
+			if rr, ok := res.(*pgconn.ResultReader); ok {
+				if _, err := rr.Close(); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+		if err := p.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		var pgErr *pgconn.PgError
+		if len(errs) == 0 || !errors.As(errs[0], &pgErr) || pgErr.Code != SQLStateUnverified ||
+			!strings.Contains(pgErr.Message, "standard_conforming_strings on and off") {
+			t.Fatalf("%s: errors %v", sql, errs)
+		}
+		if err := simpleExec(ctx, conn, "RESET standard_conforming_strings"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := direct.QueryRow(ctx, ownerGone+"9501").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("INSERT ran: %d, %v", n, err)
 	}
 }
