@@ -5,6 +5,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
 // Class says what a statement does, for deciding whether a reference
@@ -18,9 +20,10 @@ const (
 	// ClassQuery is a read-only query: SELECT, VALUES, TABLE without
 	// INTO and without a data-modifying WITH.
 	ClassQuery
-	// ClassWrite changes data: INSERT, UPDATE, DELETE, MERGE, SELECT
-	// INTO, a data-modifying WITH. A session reference applies to it,
-	// and it is never equivalent to a query.
+	// ClassWrite changes data or state: INSERT, UPDATE, DELETE, MERGE,
+	// SELECT INTO, a data-modifying WITH, FOR UPDATE/SHARE, nextval(),
+	// set_config(), ... A session reference applies to it, and it is
+	// never equivalent to a query.
 	ClassWrite
 	// ClassEffect changes the database or runs code: DDL, DO, CALL,
 	// COPY, EXECUTE, EXPLAIN ANALYZE of a write, ...
@@ -112,9 +115,11 @@ func isFalse(n *pg.Node) bool {
 	return false
 }
 
-// writeInside finds a data change anywhere inside a query: a
-// data-modifying WITH (PostgreSQL runs it even when the outer query does
-// not read its result) or an INTO clause.
+// writeInside finds a side effect anywhere inside a query, as the
+// planner counts them (build.ErrSideEffects): a data-modifying WITH
+// (PostgreSQL runs it even when the outer query does not read its
+// result), an INTO clause, FOR UPDATE/SHARE, a call of a function that
+// changes state.
 func writeInside(m protoreflect.Message, top bool) string {
 	if !top {
 		switch m.Descriptor().Name() {
@@ -122,6 +127,16 @@ func writeInside(m protoreflect.Message, top bool) string {
 			return strings.ToUpper(strings.TrimSuffix(string(m.Descriptor().Name()), "Stmt")) + " in a WITH clause"
 		case "IntoClause":
 			return "SELECT INTO"
+		case "LockingClause":
+			return "SELECT ... FOR UPDATE/SHARE (row locks)"
+		case "FuncCall":
+			// The functions the planner refuses for their side effects
+			// (plan.SideEffectFuncs): a sequence, a setting, a lock.
+			if f, ok := m.Interface().(*pg.FuncCall); ok && len(f.Funcname) > 0 {
+				if s := f.Funcname[len(f.Funcname)-1].GetString_(); s != nil && plan.SideEffectFuncs[strings.ToLower(s.Sval)] {
+					return "a call of " + strings.ToLower(s.Sval)
+				}
+			}
 		}
 	}
 	found := ""
