@@ -64,6 +64,8 @@ func bypassCases() []bypassCase {
 			code: SQLStateUnverified, msg: "INSERT has side effects", absent: gone(9103)},
 		{name: "dollar quote with a non-ASCII tag", sql: "SELECT count(*), $é$it's$é$ FROM dogs WHERE age > 5 " + tagRef(countStar),
 			code: SQLStateNotEquivalent, msg: "not_equivalent"},
+		{name: "a comment inside a dollar quote is data", setup: []string{"SET pgequiv.reference = 'SELECT count(*) FROM owners WHERE first_name <> $é$  $é$'"},
+			sql: "SELECT count(*) FROM owners WHERE first_name <> $é$ /*traceparent='1'*/ $é$", code: SQLStateNotEquivalent, msg: "not_equivalent"},
 		{name: "dollar in an identifier", sql: "SELECT count(*), 1 AS a$b$ FROM dogs WHERE age > 5 " + tagRef(countStar),
 			code: SQLStateNotEquivalent, msg: "not_equivalent"},
 		{name: "nested comment before a query", setup: []string{"SET pgequiv.reference = '" + countStar + "'"},
@@ -364,6 +366,33 @@ func TestBypassPipelinedStrings(t *testing.T) {
 	}
 	var n int
 	if err := direct.QueryRow(ctx, ownerGone+"9501").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("INSERT ran: %d, %v", n, err)
+	}
+}
+
+// TestBypassPsqlStrings: psql, with standard_conforming_strings off, gets
+// the wrong query and the write refused, and the write did not happen.
+func TestBypassPsqlStrings(t *testing.T) {
+	set := annotateSettings(t)
+	set.Mode = ModeEnforce
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	direct := bypassDB(t, ctx)
+	ref := tagRef("SELECT count(*) FROM owners WHERE first_name <> E'O\\'Brien'")
+	cmd := exec.CommandContext(ctx, clientBin(t, "psql"), "-X", "-h", e.Host, "-p", strconv.Itoa(e.Port), "-U", pgtest.SuperUser, "-d", kennelDB,
+		"-c", "SET standard_conforming_strings = off",
+		"-c", "SELECT count(*), 1 FROM owners WHERE first_name <> 'O\\'Brien' "+ref,
+		"-c", "INSERT INTO owners (owner_id, first_name, last_name) VALUES (9601, 'O\\'Brien', 'x') "+ref,
+		"-c", "SELECT 'still' || ' here'")
+	cmd.Env = append(cmd.Environ(), "PGSSLMODE=disable", "PGCONNECT_TIMEOUT=10")
+	b, _ := cmd.CombinedOutput()
+	out := string(b)
+	if strings.Count(out, "ERROR:  pgequiv: query refused") != 2 || !strings.Contains(out, "not_equivalent") ||
+		!strings.Contains(out, "INSERT has side effects") || !strings.Contains(out, "still here") {
+		t.Fatalf("psql output:\n%s", out)
+	}
+	var n int
+	if err := direct.QueryRow(ctx, ownerGone+"9601").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("INSERT ran: %d, %v", n, err)
 	}
 }
