@@ -82,6 +82,8 @@ func bypassCases() []bypassCase {
 		{name: "SELECT INTO", sql: "SELECT * INTO bypass_into FROM dogs " + tagRef("SELECT * FROM dogs"), code: SQLStateUnverified, msg: "SELECT INTO has side effects",
 			absent: "SELECT count(*) FROM pg_class WHERE relname = 'bypass_into'"},
 		{name: "COPY", sql: "COPY (SELECT 1) TO STDOUT " + tagRef(countStar), code: SQLStateUnverified, msg: "COPY has side effects"},
+		{name: "DELETE with an unknown reference id", sql: "DELETE FROM dogs WHERE dog_id = 2 " + tag.Encode(tag.KV{Key: tag.KeyRefID, Value: "no-such-id"}),
+			code: SQLStateUnverified, msg: "DELETE has side effects", absent: "SELECT 1 - count(*) FROM dogs WHERE dog_id = 2"},
 		{name: "UPDATE", sql: "UPDATE dogs SET age = 99 WHERE dog_id = 1 " + tagRef(countStar), code: SQLStateUnverified, msg: "UPDATE has side effects",
 			absent: "SELECT count(*) FROM dogs WHERE age = 99"},
 	}
@@ -101,6 +103,16 @@ func simpleExec(ctx context.Context, conn *pgx.Conn, sql string) error {
 		}
 	}
 	return nil
+}
+
+// bypassSettings are enforce mode with enforce_unknown off (refusals must
+// not depend on it) and a refuter budget that a loaded test machine does
+// not run out of before it finds the counterexample.
+func bypassSettings(t *testing.T) JudgeSettings {
+	set := annotateSettings(t)
+	set.Mode = ModeEnforce
+	set.Options.Refute.Budget = 3 * time.Second
+	return set
 }
 
 // bypassDB prepares the procedure CALL uses, in PostgreSQL directly.
@@ -140,9 +152,7 @@ func TestBypassStringsGoroutineRelay(t *testing.T) {
 }
 
 func testBypassEnforce(t *testing.T, cases []bypassCase, edit ...func(*Options)) {
-	set := annotateSettings(t)
-	set.Mode = ModeEnforce // enforce_unknown stays off: refusals must not depend on it
-	e := startJudgeProxy(t, set, JudgingOptions{}, edit...)
+	e := startJudgeProxy(t, bypassSettings(t), JudgingOptions{}, edit...)
 	ctx := testCtx(t, 120*time.Second)
 	direct := bypassDB(t, ctx)
 	for _, tc := range cases {
@@ -156,7 +166,8 @@ func testBypassEnforce(t *testing.T, cases []bypassCase, edit ...func(*Options))
 			err := simpleExec(ctx, conn, tc.sql)
 			var pgErr *pgconn.PgError
 			if !errors.As(err, &pgErr) || pgErr.Code != tc.code || !strings.Contains(pgErr.Message, tc.msg) {
-				t.Fatalf("%s\ngot %v, want SQLSTATE %s with %q", tc.sql, err, tc.code, tc.msg)
+				e.j.Wait()
+				t.Fatalf("%s\ngot %v, want SQLSTATE %s with %q\nrecent verdicts: %+v", tc.sql, err, tc.code, tc.msg, e.j.RecentVerdicts())
 			}
 			if tc.absent != "" {
 				var n int
@@ -178,8 +189,7 @@ func testBypassEnforce(t *testing.T, cases []bypassCase, edit ...func(*Options))
 // (Parse is judged as a simple Query is) and COPY FROM STDIN, whose data
 // the client sends after the refused Query, writes nothing.
 func TestBypassClients(t *testing.T) {
-	set := annotateSettings(t)
-	set.Mode = ModeEnforce
+	set := bypassSettings(t)
 	e := startJudgeProxy(t, set, JudgingOptions{})
 	ctx := testCtx(t, 60*time.Second)
 	direct := bypassDB(t, ctx)
@@ -228,7 +238,9 @@ func TestBypassClients(t *testing.T) {
 // the wrong query's NOTICE is not_equivalent, a side effect's says it was
 // not judged, and a multi-statement Query gets one NOTICE per statement.
 func TestBypassAnnotate(t *testing.T) {
-	e := startJudgeProxy(t, annotateSettings(t), JudgingOptions{})
+	set := bypassSettings(t)
+	set.Mode = ModeAnnotate
+	e := startJudgeProxy(t, set, JudgingOptions{})
 	ctx := testCtx(t, 120*time.Second)
 	direct := bypassDB(t, ctx)
 	for _, tc := range bypassCases() {
@@ -279,8 +291,7 @@ func TestBypassAnnotate(t *testing.T) {
 // judged statement of a refused multi-statement Query, and none of its
 // statements ran (psql sends the Query as one simple Query).
 func TestBypassMultiStatementRecords(t *testing.T) {
-	set := annotateSettings(t)
-	set.Mode = ModeEnforce
+	set := bypassSettings(t)
 	e := startJudgeProxy(t, set, JudgingOptions{})
 	ctx := testCtx(t, 60*time.Second)
 	direct := bypassDB(t, ctx)
@@ -317,8 +328,7 @@ func TestBypassMultiStatementRecords(t *testing.T) {
 // depends on it gets a refusal: when the Parse arrives the proxy cannot
 // know the setting the server will read it with.
 func TestBypassPipelinedStrings(t *testing.T) {
-	set := annotateSettings(t)
-	set.Mode = ModeEnforce
+	set := bypassSettings(t)
 	e := startJudgeProxy(t, set, JudgingOptions{})
 	ctx := testCtx(t, 60*time.Second)
 	direct := bypassDB(t, ctx)
@@ -373,8 +383,7 @@ func TestBypassPipelinedStrings(t *testing.T) {
 // TestBypassPsqlStrings: psql, with standard_conforming_strings off, gets
 // the wrong query and the write refused, and the write did not happen.
 func TestBypassPsqlStrings(t *testing.T) {
-	set := annotateSettings(t)
-	set.Mode = ModeEnforce
+	set := bypassSettings(t)
 	e := startJudgeProxy(t, set, JudgingOptions{})
 	ctx := testCtx(t, 60*time.Second)
 	direct := bypassDB(t, ctx)

@@ -412,12 +412,14 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 			j.stats.timeouts.Add(1)
 		}
 	}()
-	if job.tagErr != nil {
-		out.err = job.tagErr
+	if job.sideEffects != "" {
+		// Before a tag's error: a write with a broken reference is
+		// still refused for its side effects, whatever enforce_unknown.
+		out.err = &sideEffectsError{why: job.sideEffects}
 		return out
 	}
-	if job.sideEffects != "" {
-		out.err = &sideEffectsError{why: job.sideEffects}
+	if job.tagErr != nil {
+		out.err = job.tagErr
 		return out
 	}
 	// Judging is CPU-bound: beyond a few per core, judgements queue (within

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
@@ -127,9 +128,15 @@ func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, st *judgeConn
 	if err == nil && s.JudgedErr != nil {
 		err = s.JudgedErr
 	}
+	// The application's span is in the statement's own comment, read as
+	// the session's lexer reads it.
+	parent := trace.SpanContext{}
+	if s.Comment != nil {
+		parent = traceParent(text[s.Comment.Start:s.Comment.End])
+	}
 	job := &judgeJob{
 		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: s.Judged, mode: set.Mode, tagErr: err,
-		parent: traceParent(text[s.Start:s.End]),
+		parent: parent,
 	}
 	if s.Class.HasSideEffects() {
 		job.sideEffects = s.Why
