@@ -405,3 +405,39 @@ func TestBypassPsqlStrings(t *testing.T) {
 		t.Fatalf("INSERT ran: %d, %v", n, err)
 	}
 }
+
+// TestBypassCatalogStrings: an untagged query matched by a catalog entry
+// is judged whatever standard_conforming_strings says and however many
+// statements share its Query.
+func TestBypassCatalogStrings(t *testing.T) {
+	set := bypassSettings(t)
+	cat, err := tag.ParseCatalog([]byte(`
+references:
+  - id: not-obrien
+    match: SELECT count(*), 1 FROM owners WHERE first_name <> 'x'
+    reference: SELECT count(*) FROM owners WHERE first_name <> 'x'
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Catalog = cat
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	conn, _ := e.connectNotices(t, ctx, kennelDB)
+	for _, tc := range []struct{ setup, sql, msg string }{
+		{"", "SELECT count(*), 1 FROM owners WHERE first_name <> E'O\\'Brien'", "not_equivalent"},
+		{"", "SELECT 1; SELECT count(*), 1 FROM owners WHERE first_name <> 'a;b'", "statement 2 of 2: not_equivalent"},
+		{"SET standard_conforming_strings = off", "SELECT count(*), 1 FROM owners WHERE first_name <> 'O\\'Brien'", "not_equivalent"},
+	} {
+		if tc.setup != "" {
+			if err := simpleExec(ctx, conn, tc.setup); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := simpleExec(ctx, conn, tc.sql)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != SQLStateNotEquivalent || !strings.Contains(pgErr.Message, tc.msg) {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+	}
+}

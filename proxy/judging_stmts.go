@@ -51,6 +51,14 @@ func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *Ju
 	if ev.BackslashStrings {
 		strs = tag.BackslashStrings
 	}
+	if !mentions && st.tags == (tag.Session{}) && !ev.BackslashStrings && !ev.StringsUncertain &&
+		strings.IndexByte(strings.TrimRight(text, " \t\r\n\f;"), ';') < 0 {
+		// Only a catalog match can apply, to a text of one statement: one
+		// fingerprint tells, as before statements were split.
+		if _, ok := set.Catalog.Match(text); !ok {
+			return Verdict{}
+		}
+	}
 	var stmts []tag.Statement
 	var err error
 	if ev.StringsUncertain {

@@ -196,7 +196,13 @@ func Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err er
 // as Resolve does for a whole text: its own comment, the session's
 // settings, a catalog match of its own text.
 func (st *Statement) Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
-	return resolve(sql[st.Start:st.End], st.Comment, st.CommentErr, s, c)
+	text := sql[st.Start:st.End]
+	if st.JudgedErr == nil && st.Judged != "" {
+		// The judged text reads as the server reads the statement (E''
+		// for backslash strings), which pg_query's fingerprint needs.
+		text = st.Judged
+	}
+	return resolve(text, st.Comment, st.CommentErr, s, c)
 }
 
 func resolve(sql string, cm *Comment, cerr error, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
