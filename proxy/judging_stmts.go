@@ -83,7 +83,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *Ju
 	var jobs []*judgeJob
 	for i := range stmts {
 		s := &stmts[i]
-		if s.Class == tag.ClassEffect && !st.ddl {
+		if (s.Class == tag.ClassEffect || s.Class == tag.ClassRun) && !st.ddl {
 			st.ddl = true // the schema may change: read it again next time
 			j.schemas.invalidate(ev.Session.Database)
 		}
@@ -118,7 +118,8 @@ func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, st *judgeConn
 	}
 	tagged := s.Comment != nil || s.CommentErr != nil
 	if !isQ && (err == nil && ref.Source == tag.FromSession || err != nil && !tagged && !mentions) {
-		// A session setting (even a broken one) applies to queries, not
+		// A session setting (even a broken one) applies to queries, data
+		// changes and what may run them (DO, CALL, EXECUTE, COPY), not
 		// to BEGIN, SET, SHOW, CREATE, ...
 		return nil
 	}

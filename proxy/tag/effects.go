@@ -31,15 +31,19 @@ const (
 	// ClassOther neither reads nor writes data: BEGIN, SET, SHOW,
 	// EXPLAIN, PREPARE, ...; a session reference does not apply.
 	ClassOther
+	// ClassRun runs code or moves data the proxy cannot see: DO, CALL,
+	// EXECUTE, COPY. A session reference applies to it (it may run any
+	// query or data change), and it is never equivalent to a query.
+	ClassRun
 )
 
 // HasSideEffects reports whether running the statement can change
 // something: such a statement is never equivalent to a reference.
-func (c Class) HasSideEffects() bool { return c == ClassWrite || c == ClassEffect }
+func (c Class) HasSideEffects() bool { return c == ClassWrite || c == ClassEffect || c == ClassRun }
 
 // IsQuery reports whether a session reference applies to the statement:
-// a query or a data change, as the application sends them.
-func (c Class) IsQuery() bool { return c == ClassQuery || c == ClassWrite }
+// a query or a data change, or a statement that may run either.
+func (c Class) IsQuery() bool { return c == ClassQuery || c == ClassWrite || c == ClassRun }
 
 // harmless are the utility statements that change neither data nor the
 // schema nor run user code.
@@ -89,6 +93,10 @@ func Classify(n *pg.Node) (c Class, why string) {
 	}
 	if harmless[name] {
 		return ClassOther, ""
+	}
+	switch name {
+	case "DoStmt", "CallStmt", "ExecuteStmt", "CopyStmt":
+		return ClassRun, effectNames[name]
 	}
 	if nice, ok := effectNames[name]; ok {
 		return ClassEffect, nice
