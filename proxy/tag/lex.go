@@ -387,6 +387,9 @@ func blockComments(sql string, strs Strings) ([][2]int, error) {
 		var out [][2]int
 		for _, t := range res.Tokens {
 			if t.Token == pg.Token_C_COMMENT {
+				if t.Start < 0 || int(t.End) > len(sql) || t.End-t.Start < 4 {
+					return nil, fmt.Errorf("%w: comment token %d..%d outside the text", ErrLex, t.Start, t.End)
+				}
 				out = append(out, [2]int{int(t.Start), int(t.End)})
 			}
 		}
