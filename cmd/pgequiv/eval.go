@@ -79,6 +79,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	paramCount := map[string]int{}
 	if *parameterize {
 		changed, lits := 0, 0
 		for i := range pairs {
@@ -86,6 +87,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if pairs[i].Candidate, n = dataset.ParameterizeLiterals(pairs[i].Candidate); n > 0 {
 				changed++
 				lits += n
+				paramCount[pairs[i].ID] = n
 			}
 		}
 		fmt.Fprintf(stdout, "parameterized candidates: %d of %d (%d literals replaced by $n)\n", changed, len(pairs), lits)
@@ -131,7 +133,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if r.Err != nil {
 				verdict = "error"
 			}
-			row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict}
+			row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict, Params: paramCount[r.Pair.ID]}
 			if ce := r.Verdict.Counterexample; ce != nil {
 				row.Refuted, row.Needs, row.ColumnOrderOnly = true, ce.Needs, ce.ColumnOrderOnly
 			}

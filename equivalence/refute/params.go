@@ -220,7 +220,7 @@ var typeDefaults = map[catalog.Type][]string{
 	catalog.Int:       {"0", "1", "-1", "2"},
 	catalog.Numeric:   {"0", "1", "-1", "0.5"},
 	catalog.Float:     {"0", "1", "-1", "0.5"},
-	catalog.Text:      {"a", "", "b", "A"},
+	catalog.Text:      {"a", "%", "", "_", "A"},
 	catalog.Bool:      {"true", "false"},
 	catalog.Date:      {"2000-01-01", "2000-01-02"},
 	catalog.Timestamp: {"2000-01-01 00:00:00", "2000-01-02 00:00:00"},
