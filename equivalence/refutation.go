@@ -12,6 +12,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence/refute"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -328,7 +329,10 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	if !res.Found {
 		out.search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical}
 		if res.CannotExecute {
-			out.search.CannotExecute = strings.TrimPrefix(res.Reason, "cannot execute: ")
+			// "cannot execute: exec: cannot execute: X" reads X: the
+			// package prefixes are not the user's language.
+			why := strings.TrimPrefix(res.Reason, "cannot execute: ")
+			out.search.CannotExecute = strings.TrimPrefix(why, exec.ErrCannotExecute.Error()+": ")
 		}
 		out.search.DisplayOnly = res.DisplayOnly
 		out.apply(v)
