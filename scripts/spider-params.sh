@@ -15,17 +15,26 @@
 # refutes it).
 #
 # Usage: scripts/spider-params.sh [DATASET.jsonl]   (default: ../shared/data/spider_pair_dev.jsonl)
+# Environment: WORKERS (eval's --workers, default 1: the search has a time
+# budget, so parallel judges on a loaded machine refute less and the two
+# runs compare worse); KEEP=DIR keeps both runs' --out files in DIR and
+# lists the ids refuted in one version only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${1:-../shared/data/spider_pair_dev.jsonl}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+if [ -n "${KEEP:-}" ]; then
+	mkdir -p "$KEEP"
+	tmp=$KEEP
+else
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+fi
 go build -o "$tmp/pgequiv" ./cmd/pgequiv
 "$tmp/pgequiv" eval --workers "${WORKERS:-1}" --out "$tmp/literal.jsonl" "$data" 2>/dev/null | grep '^refuted'
 "$tmp/pgequiv" eval --workers "${WORKERS:-1}" --parameterize-candidate --out "$tmp/params.jsonl" "$data" 2>/dev/null | grep '^parameterized\|^refuted'
-python3 - "$tmp" <<'PY'
+python3 - "$tmp" "${KEEP:-}" <<'PY'
 import json, sys
-d = sys.argv[1]
+d, keep = sys.argv[1], sys.argv[2]
 lit = {r["id"]: r for r in map(json.loads, open(f"{d}/literal.jsonl"))}
 par = {r["id"]: r for r in map(json.loads, open(f"{d}/params.jsonl"))}
 def frac(ids, runs):
@@ -38,4 +47,6 @@ for subset, keep in (("all pairs", lambda i: True), ("candidate had a literal", 
         ids = [i for i in lit if lit[i]["label"] == label and keep(i)]
         lost = sum(lit[i].get("refuted", False) and not par[i].get("refuted", False) for i in ids)
         print(f"  label {label}: refuted with literals {frac(ids, lit)}, with parameters {frac(ids, par)}; refuted with literals only: {lost}")
+        if keep:
+            print("    literals only:", " ".join(i for i in ids if lit[i].get("refuted") and not par[i].get("refuted")))
 PY

@@ -140,9 +140,18 @@ func assignments(s *catalog.Schema, params []paramSlot, plans ...*plan.Plan) [][
 	cols := paramColumns(plans...)
 	cands := make([][]Param, len(params))
 	most := 0
+	rank := map[colKey]int{}
 	for i, ps := range params {
 		cands[i] = candidates(ps, lits, cols[ps.name])
 		most = max(most, len(cands[i]))
+		// The k-th parameter compared with a column starts at the k-th
+		// candidate: pettype = $1 ... pettype = $2 against the
+		// reference's 'dog' and 'cat' tries $1 = 'dog', $2 = 'cat'.
+		if ks := cols[ps.name]; len(ks) > 0 {
+			r := rank[ks[0]] % len(cands[i])
+			rank[ks[0]]++
+			cands[i] = append(cands[i][r:len(cands[i]):len(cands[i])], cands[i][:r]...)
+		}
 	}
 	out := make([][]Param, 0, min(most, maxAssignments))
 	for i := 0; i < most && i < maxAssignments; i++ {
