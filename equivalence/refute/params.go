@@ -1,6 +1,7 @@
 package refute
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -131,35 +132,40 @@ const maxAssignments = 8
 const maxCandidates = maxAssignments
 
 // assignments returns up to maxAssignments assignments of values to
-// params, the likeliest to tell the queries apart first: an even
-// assignment i gives each parameter its i-th candidate, an odd one gives
-// parameter j its (i+j)-th (wrapping around), so that parameters with the
-// same candidates also get different values ($1 against $2).
+// params, the likeliest to tell the queries apart first. Assignment i
+// gives each parameter its i-th candidate when i is even, and parameter j
+// its (i+j)-th when i is odd (wrapping around), so that parameters with
+// the same candidates also get different values ($1 against $2). The
+// second assignment tried gives the k-th parameter compared with a column
+// the k-th literal compared with it (pettype = $1 ... pettype = $2
+// against the reference's 'dog' and 'cat': $1 = 'dog', $2 = 'cat'), when
+// that differs from the first.
 func assignments(s *catalog.Schema, params []paramSlot, plans ...*plan.Plan) [][]Param {
 	lits := collectLiteralsFor(s.Dialect, plans...)
 	cols := paramColumns(plans...)
 	cands := make([][]Param, len(params))
 	most := 0
+	ranked := make([]Param, len(params))
 	rank := map[colKey]int{}
 	for i, ps := range params {
 		cands[i] = candidates(ps, lits, cols[ps.name])
 		most = max(most, len(cands[i]))
-		// The k-th parameter compared with a column starts at the k-th
-		// candidate: pettype = $1 ... pettype = $2 against the
-		// reference's 'dog' and 'cat' tries $1 = 'dog', $2 = 'cat'.
+		ranked[i] = cands[i][0]
 		if ks := cols[ps.name]; len(ks) > 0 {
-			r := rank[ks[0]] % len(cands[i])
+			ranked[i] = cands[i][rank[ks[0]]%len(cands[i])]
 			rank[ks[0]]++
-			cands[i] = append(cands[i][r:len(cands[i]):len(cands[i])], cands[i][:r]...)
 		}
 	}
-	out := make([][]Param, 0, min(most, maxAssignments))
-	for i := 0; i < most && i < maxAssignments; i++ {
+	var out [][]Param
+	for i := 0; i < most && len(out) < maxAssignments; i++ {
 		a := make([]Param, len(params))
 		for j := range params {
 			a[j] = cands[j][(i+j*(i%2))%len(cands[j])]
 		}
 		out = append(out, a)
+		if i == 0 && !slices.Equal(a, ranked) {
+			out = append(out, ranked)
+		}
 	}
 	return out
 }
