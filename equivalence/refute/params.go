@@ -128,8 +128,10 @@ func bindNode(n *plan.Node, bind func(*plan.Expr) *plan.Expr) {
 // maxAssignments bounds the assignments of values one search tries.
 const maxAssignments = 8
 
-// maxCandidates bounds the values tried per parameter.
-const maxCandidates = maxAssignments
+// maxCandidates bounds the values tried per parameter; maxGathered
+// bounds those gathered before the list is cut (a 100,000-item IN list
+// offers as many literals).
+const maxCandidates, maxGathered = maxAssignments, 64
 
 // assignments returns up to maxAssignments assignments of values to
 // params, the likeliest to tell the queries apart first. Assignment i
@@ -179,7 +181,7 @@ func candidates(ps paramSlot, lits *literals, cols []colKey) []Param {
 		if p.Null {
 			k = "\x00null"
 		}
-		if !seen[k] && len(out) < maxCandidates {
+		if !seen[k] && len(out) < maxGathered {
 			seen[k] = true
 			out = append(out, p)
 		}
@@ -199,17 +201,14 @@ func candidates(ps paramSlot, lits *literals, cols []colKey) []Param {
 	}
 	// Two neighbours before NULL, so that a parameter compared with 5
 	// tries 4 and 6 early.
-	for want := len(out) + 2; len(out) < want; {
-		n := len(out)
-		for _, k := range cols {
-			for _, v := range lits.byCol[k] {
-				if val(v); len(out) == want {
-					break
-				}
+	want := len(out) + 2
+neighbours:
+	for _, k := range cols {
+		for _, v := range lits.byCol[k] {
+			if len(out) >= want {
+				break neighbours
 			}
-		}
-		if len(out) == n {
-			break
+			val(v)
 		}
 	}
 	add(Param{Name: ps.name, Type: typ, Null: true})
@@ -226,6 +225,14 @@ func candidates(ps paramSlot, lits *literals, cols []colKey) []Param {
 	}
 	if len(out) == 1 { // only NULL: a type without defaults
 		add(Param{Name: ps.name, Type: typ, Value: "a"})
+	}
+	// NULL is always tried, however many literals come before it.
+	if len(out) > maxCandidates {
+		keep := out[: maxCandidates-1 : maxCandidates-1]
+		if slices.ContainsFunc(keep, func(p Param) bool { return p.Null }) {
+			return out[:maxCandidates]
+		}
+		return append(keep, Param{Name: ps.name, Type: typ, Null: true})
 	}
 	return out
 }
