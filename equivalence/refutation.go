@@ -144,12 +144,12 @@ func (r ResultSample) summary(redact func(string) string) string {
 				shown = append(shown, "…")
 				break
 			}
-			vals := row
-			if redact != nil {
-				vals = make([]string, len(row))
-				for j, v := range row {
-					vals[j] = redactValue(redact, v)
+			vals := make([]string, len(row))
+			for j, v := range row {
+				if redact != nil {
+					v = redactValue(redact, v)
 				}
+				vals[j] = shownValue(v)
 			}
 			shown = append(shown, "("+strings.Join(vals, ", ")+")")
 		}
@@ -210,6 +210,16 @@ func (c *Counterexample) Redacted(redact func(string) string) *Counterexample {
 		}
 	}
 	return &out
+}
+
+// shownValue is a result value as a row shows it: an empty string, or one
+// with blanks at its ends, is quoted (an empty string shows as a pair of
+// quotes), so that a row of one empty string does not print as ().
+func shownValue(v string) string {
+	if v == "" || strings.TrimSpace(v) != v {
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	return v
 }
 
 // redactValue applies a SQL-text redactor to one result value by way of
@@ -311,7 +321,7 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	if !ignoreColumns {
 		upToColumns = func() bool { return equivalentUpToColumnOrder(ctx, s, ref.exec.sql, cand.exec.sql, opts) }
 	}
-	res, err := refute.Refute(ctx, s, rp, cp, refute.Options{
+	ropts := refute.Options{
 		Budget:            budget,
 		ShrinkBudget:      budget / 4,
 		MaxInstances:      instances,
@@ -321,9 +331,16 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 		Dialect:           s.Dialect,
 
 		EquivalentUpToColumnOrder: upToColumns,
-	})
+	}
+	if opts.pkProbe != nil {
+		ropts.Checkpoint, ropts.CheckpointAfter = opts.pkProbe.prove, pkProbeAfter
+	}
+	res, err := refute.Refute(ctx, s, rp, cp, ropts)
 	if err != nil {
 		return ctx.Err()
+	}
+	if res.Stopped {
+		return nil // the probe proved the pair; the search's end is moot
 	}
 	var out refutation
 	if !res.Found {

@@ -89,6 +89,7 @@ type conn struct {
 	bind       protocol.Bind
 	execute    protocol.Execute
 	close      protocol.Close
+	bt         bindTracker // statements judged at Bind (conn_bind.go)
 
 	// Owned by the upstream→client goroutine.
 	zRecv    uint64 // ReadyForQuery messages seen
@@ -99,6 +100,13 @@ type conn struct {
 	clSkip, upSkip int
 
 	terminated atomic.Bool // the client sent Terminate
+
+	// hidPlus: authentication hid the upstream's SCRAM -PLUS mechanisms
+	// (auth.go); a channel-binding failure then gets a hint.
+	hidPlus bool
+
+	// strs follows standard_conforming_strings (strings_state.go).
+	strs stringsState
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
@@ -113,6 +121,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 	}
 	c.inj = newInjector()
 	c.session.ConnID = id
+	c.session.guc = &sessionSettings{}
 	c.event.Session = &c.session
 	return c
 }
@@ -238,27 +247,35 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 		c.session.Database = c.session.User
 	}
 	c.session.ApplicationName = startup.Parameters["application_name"]
+	c.session.guc.startup(startup.Parameters)
 	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
 	if a := c.opts.Admin; a != nil && c.session.Database == a.Database {
 		return c.serveAdmin(startup)
 	}
 
+	// connect_timeout bounds the whole upstream startup: TCP, TLS,
+	// authentication and the first ReadyForQuery.
+	upDeadline := time.Now().Add(c.opts.Upstream.ConnectTimeout)
 	up, err := dialUpstream(c.ctx, c.opts.Upstream)
 	if err != nil {
 		c.s.relay.upstreamErrors.Add(1)
-		c.writeFatal(pgCodeConnectionFailure, "pgequiv: cannot reach the upstream server")
+		c.writeFatal(pgCodeConnectionFailure, c.upstreamFailure(err))
 		return err
 	}
 	c.setConns(nil, up)
 	if c.ctx.Err() != nil { // aborted while dialing
 		return &Error{Code: CodeShutdown, Err: c.ctx.Err()}
 	}
-	_ = up.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+	_ = up.SetDeadline(upDeadline)
 
 	c.wireRelay(c.client, up, nil, nil)
 
 	c.state.Store(int32(stateAuth))
 	if err := c.authenticate(startup); err != nil {
+		if c.ctx.Err() == nil && upstreamTimedOut(err) {
+			c.s.relay.upstreamErrors.Add(1)
+			c.writeFatal(pgCodeConnectionFailure, c.upstreamFailure(err))
+		}
 		return err
 	}
 	_ = c.client.SetDeadline(timeZero)
@@ -280,6 +297,7 @@ func (c *conn) relay() error {
 		}
 	}
 	c.s.relay.goroutine.Add(1)
+	c.startBindTracking()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -350,10 +368,16 @@ func (c *conn) clientStep() error {
 	if err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
+	if c.needsBindFrame(typ) {
+		return c.handleNext(typ)
+	}
 	switch typ {
 	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeSync:
 		return c.handleNext(typ)
 	case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
+		if typ == protocol.TypeExecute {
+			c.strs.execSinceSync = true
+		}
 		// Decoded only for debug logging; otherwise streamed, so large
 		// Bind parameters are never held whole.
 		if !c.discarding && c.debug() {
@@ -399,8 +423,41 @@ func (c *conn) upstreamStep() error {
 	switch typ {
 	case protocol.TypeErrorResponse:
 		c.sawError = true
+	case protocol.TypeParameterDescription:
+		if c.bt.tracking.Load() {
+			frame, err := c.upR.Next()
+			if err != nil {
+				return classify(err, CodeBackendRead, CodeBackendProtocol)
+			}
+			c.noteParameterDescription(protocol.Body(frame))
+			if _, err := c.clW.Write(frame); err != nil {
+				return err
+			}
+			c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
+			return nil
+		}
+	case protocol.TypeParameterStatus:
+		frame, err := c.upR.Next()
+		if err != nil {
+			return classify(err, CodeBackendRead, CodeBackendProtocol)
+		}
+		c.strs.noteParameterStatus(frame)
+		if _, err := c.clW.Write(frame); err != nil {
+			return err
+		}
+		c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
+		return nil
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
+		c.strs.done.Store(c.zRecv)
+		// The settings follow the transaction (judging_session.go).
+		var status byte
+		if n == protocol.HeaderLen+1 {
+			if b, err := c.upR.Peek(n); err == nil {
+				status = b[protocol.HeaderLen]
+			}
+		}
+		c.session.guc.ready(c.zRecv, status, c.sawError)
 		if c.inj.pending.Load() > 0 {
 			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err

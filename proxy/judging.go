@@ -8,12 +8,10 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgproto3"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -21,7 +19,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -75,6 +72,11 @@ type JudgeSettings struct {
 	// EnforceUnknown refuses, in enforce mode, queries whose verdict is
 	// unknown, timed out or failed.
 	EnforceUnknown bool
+	// EnforceSideEffects is what enforce mode does with a statement that
+	// has a reference but side effects (data change, DDL, DO, CALL, COPY,
+	// SELECT INTO, data-modifying WITH): refuse (default, PGQ02) or
+	// forward unjudged.
+	EnforceSideEffects SideEffectsPolicy
 	// Options are the judge's options; Options.AcceptAssumptions decides
 	// which equivalent_under_assumptions verdicts pass.
 	Options equivalence.Options
@@ -97,6 +99,13 @@ func (s JudgeSettings) withDefaults() (JudgeSettings, error) {
 	}
 	if s.VerdictTimeout <= 0 {
 		s.VerdictTimeout = 2 * time.Second
+	}
+	switch s.EnforceSideEffects {
+	case "":
+		s.EnforceSideEffects = SideEffectsRefuse
+	case SideEffectsRefuse, SideEffectsForward:
+	default:
+		return s, fmt.Errorf("proxy: enforce_side_effects %q is not refuse or forward", s.EnforceSideEffects)
 	}
 	if s.RecentVerdicts <= 0 {
 		s.RecentVerdicts = 256
@@ -253,10 +262,11 @@ func (j *Judging) Wait() {
 
 // judgeConnState is a connection's judging state.
 type judgeConnState struct {
-	tags tag.Session
 	// ddl: the connection sent DDL; its next statement refreshes the
 	// schema again (the DDL has run by then).
 	ddl bool
+	// bound caches verdicts on bound values (judging_bind.go).
+	bound *boundCache
 }
 
 // ObserveQuery implements QueryObserver.
@@ -273,107 +283,30 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	sql := ev.SQL
 	if st.ddl {
 		st.ddl = false
+		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
 	}
 	if isDDL(sql) {
+		// Read the schema again next time; the DDL itself goes on to be
+		// judged if it has a reference (and refused for its side effects).
 		st.ddl = true
+		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
-		return Verdict{}
+	}
+	g := ev.Session.settings()
+	if g.active.Load() {
+		g.transaction(sql, ev.Batch) // judging_session.go
 	}
 	mentions := containsFold(sql, "pgequiv")
-	if !mentions && st.tags == (tag.Session{}) && !set.Catalog.HasMatches() {
+	tags := g.current()
+	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return Verdict{} // untagged: the common case stays cheap
 	}
 	text := string(sql)
-	if st.tags != (tag.Session{}) && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
-		st.tags = tag.Session{} // DISCARD ALL resets settings as RESET ALL does
-		return Verdict{}
+	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // judging_session.go
+		return v
 	}
-	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") {
-		// The server never saw a SET the proxy answered: the proxy answers
-		// SHOW too. (A Parse is forwarded; the server knows the settings
-		// that came in the extended protocol.)
-		if name, ok := tag.ParseShow(text); ok {
-			return Verdict{Answer: showAnswer(name, st.tags.Value(name))}
-		}
-	}
-	if mentions || st.tags != (tag.Session{}) && startsWithWord(sql, "reset") {
-		if cmd, ok := tag.ParseSessionCommand(text); ok {
-			st.tags.Apply(cmd)
-			j.stats.sessionCommands.Add(1)
-			if cmd.All || ev.Kind == KindParse {
-				// RESET ALL must reach the server; in the extended
-				// protocol the server accepts pgequiv.* as a
-				// placeholder setting and answers for us.
-				return Verdict{}
-			}
-			return Verdict{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}
-		}
-	}
-	if multiStatement(text) {
-		return Verdict{} // documented: only single statements are judged
-	}
-	ref, ok, err := tag.Resolve(text, &st.tags, set.Catalog)
-	if err == nil && !ok {
-		return Verdict{}
-	}
-	if !isQuery(sql) && (err == nil && ref.Source == tag.FromSession || err != nil && !mentions) {
-		// A session setting (even a broken one) applies to queries, not
-		// to BEGIN, SET, SHOW, ...
-		return Verdict{}
-	}
-	if err == nil && ref.Database != "" && ref.Database != ev.Session.Database {
-		if ref.Source == tag.FromCatalogMatch {
-			return Verdict{} // the entry is for another database
-		}
-		err = fmt.Errorf("reference %q is for database %q", ref.ID, ref.Database)
-	}
-	if err == nil {
-		// A tag value is URL-decoded, so %00 puts a NUL in the reference;
-		// the judge's parser would read only up to it.
-		err = sqltext.CheckNUL("the reference", ref.SQL)
-	}
-	job := &judgeJob{
-		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: tag.StripComment(text), mode: set.Mode, tagErr: err,
-		parent: traceParent(text),
-	}
-	job.sess.judge = nil
-	if ref.Mode != "" {
-		job.mode = JudgeMode(ref.Mode)
-	}
-	job.deadline = job.start.Add(set.VerdictTimeout)
-	j.stats.tagged.Add(1)
-
-	switch job.mode {
-	case ModeEnforce:
-		out := j.run(ctx, job)
-		return j.enforce(job, out)
-	case ModeAnnotate:
-		// The proxy waits a little past the judge's own deadline, so a
-		// judgement that gives up in time still reports that it did.
-		d := NewDeferred(job.deadline.Add(deferredGrace))
-		j.background(job, func(out judgeOutcome) {
-			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
-			if ce := out.v.Counterexample; ce != nil && out.err == nil {
-				n.Detail = "counterexample:\n" + ce.Detail()
-			}
-			if d.Deliver(n) {
-				j.record(job, out, "annotated")
-				return
-			}
-			j.stats.late.Add(1)
-			j.record(job, out, "late")
-			j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
-				"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
-				"latency", out.latency)
-		})
-		return Verdict{Later: d}
-	default: // ModeLog
-		j.background(job, func(out judgeOutcome) {
-			j.record(job, out, "logged")
-		})
-		return Verdict{}
-	}
+	return j.observeStatements(ctx, ev, set, st, text, mentions, tags) // judging_stmts.go
 }
 
 // NeedsObservation implements StatementFilter. It mirrors the cheap early
@@ -385,7 +318,7 @@ func (j *Judging) NeedsObservation(sess *Session, _ QueryKind, sql []byte) bool 
 	if set.Mode == ModeOff {
 		return false
 	}
-	if st := sess.judge; st != nil && (st.ddl || st.tags != (tag.Session{})) {
+	if st := sess.judge; st != nil && st.ddl || sess.guc != nil && sess.guc.active.Load() {
 		return true
 	}
 	return isDDL(sql) || containsFold(sql, "pgequiv") || set.Catalog.HasMatches()
@@ -404,8 +337,17 @@ type judgeJob struct {
 	candidate       string
 	mode            JudgeMode
 	tagErr          error // the tag could not be resolved
+	// direct: ref and candidate are judged as they are, without binding
+	// the reference's placeholders from the candidate's constants (a
+	// Bind's values are bound into both already).
+	direct bool
 	// parent is the application's span (the comment's traceparent).
 	parent trace.SpanContext
+	// sideEffects names the statement's side effect; it is not judged.
+	sideEffects string
+	// stmt and stmts place the statement in a multi-statement Query (1 of
+	// 3, ...); zero for a Query of one statement.
+	stmt, stmts int
 }
 
 // judgeOutcome is a judgement's result.
@@ -442,22 +384,13 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	ctx, cancel := context.WithDeadline(ctx, job.deadline)
 	defer cancel()
 	ctx, span := j.startJudgeSpan(ctx, job) // judging_trace.go
-	defer func() {
-		out.latency = time.Since(job.start)
-		label := out.label()
-		span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
-		if out.err != nil {
-			span.SetStatus(codes.Error, out.err.Error())
-		}
-		span.End()
-		attrs := verdictAttrs(job, label)
-		j.verdicts.Add(context.Background(), 1, attrs)
-		j.latency.Record(context.Background(), out.latency.Seconds(), attrs)
-		j.stats.count(label)
-		if out.timedOut {
-			j.stats.timeouts.Add(1)
-		}
-	}()
+	defer func() { j.finish(job, span, &out) }()
+	if job.sideEffects != "" {
+		// Before a tag's error: a write with a broken reference is
+		// still refused for its side effects, whatever enforce_unknown.
+		out.err = &sideEffectsError{why: job.sideEffects}
+		return out
+	}
 	if job.tagErr != nil {
 		out.err = job.tagErr
 		return out
@@ -483,6 +416,25 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	return out
 }
 
+// finish ends a judgement's span and counts it: verdicts by label,
+// latency, the admin console's counters.
+func (j *Judging) finish(job *judgeJob, span trace.Span, out *judgeOutcome) {
+	out.latency = time.Since(job.start)
+	label := out.label()
+	span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
+	if out.err != nil {
+		span.SetStatus(codes.Error, out.err.Error())
+	}
+	span.End()
+	attrs := verdictAttrs(job, label)
+	j.verdicts.Add(context.Background(), 1, attrs)
+	j.latency.Record(context.Background(), out.latency.Seconds(), attrs)
+	j.stats.count(label)
+	if out.timedOut {
+		j.stats.timeouts.Add(1)
+	}
+}
+
 // ErrJudgePanicked reports a judgement that panicked; the query is
 // treated as not judgeable, and the proxy goes on.
 var ErrJudgePanicked = judgepool.ErrPanicked
@@ -502,6 +454,9 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 	if f := j.knobs.judge; f != nil {
 		f()
 	}
+	if job.direct {
+		return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
+	}
 	return tag.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)
 	})
@@ -509,44 +464,13 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 
 // enforce turns an outcome into forwarding or a refusal.
 func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
-	pass := out.err == nil && job.set.Options.Passes(out.v)
-	code := SQLStateNotEquivalent
-	if !pass && (out.err != nil || out.v.Label == equivalence.Unknown) {
-		code = SQLStateUnverified
-		pass = !job.set.EnforceUnknown
-	}
-	if pass {
+	e := j.refusal(job, out) // judging_stmts.go
+	if e == nil {
 		j.recordLater(job, out, "forwarded")
 		return Verdict{}
 	}
 	j.stats.refusals.Add(1)
 	j.recordLater(job, out, "refused")
-	e := &pgproto3.ErrorResponse{
-		Code:    code,
-		Message: "pgequiv: query refused: " + out.summary(keepText),
-	}
-	if job.ref.ID != "" {
-		e.Detail = "reference id: " + job.ref.ID
-	}
-	var lines []string
-	for _, d := range out.v.Differences {
-		lines = append(lines, d.String())
-	}
-	if len(lines) > 0 {
-		if e.Detail != "" {
-			e.Detail += "\n"
-		}
-		e.Detail += "differences:\n" + strings.Join(lines, "\n")
-	}
-	if ce := out.v.Counterexample; ce != nil && out.err == nil {
-		if e.Detail != "" {
-			e.Detail += "\n"
-		}
-		e.Detail += "counterexample:\n" + ce.Detail()
-	}
-	// ErrorResponse fields are C strings: a NUL would end the field early
-	// and desynchronise the client.
-	e.Hint = "The statement did not run. Its reference is: " + strings.ReplaceAll(job.ref.SQL, "\x00", `\x00`)
 	return Verdict{Refuse: e}
 }
 

@@ -61,25 +61,6 @@ func queryFingerprint(sql string) string {
 	return fp
 }
 
-// multiStatement reports whether sql holds more than one statement.
-func multiStatement(sql string) bool {
-	i := strings.IndexByte(sql, ';')
-	if i < 0 || strings.TrimSpace(sql[i+1:]) == "" {
-		return false
-	}
-	parts, err := pgq.SplitWithScanner(sql, true)
-	if err != nil {
-		return false
-	}
-	n := 0
-	for _, p := range parts {
-		if strings.TrimSpace(p) != "" {
-			n++
-		}
-	}
-	return n > 1
-}
-
 // isDDL reports whether sql starts (after blanks and comments) with
 // CREATE, ALTER or DROP: statements that can change the schema.
 func isDDL(sql []byte) bool {
