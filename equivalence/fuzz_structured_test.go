@@ -17,7 +17,17 @@ import (
 // (sqlgen.Limits explains the bound), and on a score outside [0,1].
 // Errors are fine: the reference need not plan. Run it with
 // scripts/fuzz.sh.
-func FuzzJudgeStructured(f *testing.F) {
+func FuzzJudgeStructured(f *testing.F) { fuzzJudgeStructured(f, sqlgen.FuzzConfig) }
+
+// FuzzJudgeStructuredParams is FuzzJudgeStructured with parameters ($n)
+// among the literals: the refuter then chooses their values too.
+func FuzzJudgeStructuredParams(f *testing.F) {
+	cfg := sqlgen.FuzzConfig
+	cfg.Params = 3
+	fuzzJudgeStructured(f, cfg)
+}
+
+func fuzzJudgeStructured(f *testing.F, cfg sqlgen.Config) {
 	schemas, err := sqlgen.LoadSchemas(sharedDir + "/data/schemas")
 	if err != nil {
 		f.Fatal(err)
@@ -28,7 +38,7 @@ func FuzzJudgeStructured(f *testing.F) {
 	lim := sqlgen.FuzzLimits
 	f.Fuzz(func(t *testing.T, schema uint8, data []byte) {
 		ns := schemas[int(schema)%len(schemas)]
-		p := sqlgen.New(ns.Schema, sqlgen.NewByteSource(data), sqlgen.FuzzConfig).Pair()
+		p := sqlgen.New(ns.Schema, sqlgen.NewByteSource(data), cfg).Pair()
 		var v equivalence.Verdict
 		var jerr error
 		u := lim.MeasureSettled(context.Background(), func(ctx context.Context) {

@@ -12,6 +12,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence/refute"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -56,6 +57,10 @@ type Counterexample struct {
 	Inserts []string `json:"inserts"`
 	// Rows is the number of rows in the database.
 	Rows int `json:"rows"`
+	// Params are the values bound to the queries' parameters ($1, $2,
+	// ...) on which they differ: the same $n in both queries is one value.
+	// Empty for queries without parameters.
+	Params []Param `json:"params,omitempty"`
 	// Reference and Candidate are what each query returns on it.
 	Reference ResultSample `json:"reference"`
 	Candidate ResultSample `json:"candidate"`
@@ -111,12 +116,14 @@ func (c *Counterexample) String() string { return c.summary(nil) }
 
 func (c *Counterexample) summary(redact func(string) string) string {
 	var b strings.Builder
+	b.WriteString("differ")
 	if c.ColumnOrderOnly {
-		b.WriteString("differ only in column order")
-		fmt.Fprintf(&b, " on a %d-row database", c.Rows)
-	} else {
-		fmt.Fprintf(&b, "differ on a %d-row database", c.Rows)
+		b.WriteString(" only in column order")
 	}
+	if len(c.Params) > 0 {
+		b.WriteString(" for " + c.paramList(redact))
+	}
+	fmt.Fprintf(&b, " on a %d-row database", c.Rows)
 	if len(c.Needs) > 0 {
 		b.WriteString(" with " + strings.Join(c.Needs, " and "))
 	}
@@ -157,6 +164,9 @@ func (c *Counterexample) Detail() string { return c.detail(nil) }
 
 func (c *Counterexample) detail(redact func(string) string) string {
 	var b strings.Builder
+	if len(c.Params) > 0 {
+		b.WriteString("-- parameters: " + c.paramList(redact) + "\n")
+	}
 	if len(c.Inserts) == 0 {
 		b.WriteString("-- every table empty\n")
 	}
@@ -193,6 +203,12 @@ func (c *Counterexample) Redacted(redact func(string) string) *Counterexample {
 		return ResultSample{Count: r.Count, Rows: rows}
 	}
 	out.Reference, out.Candidate = hide(c.Reference), hide(c.Candidate)
+	if c.Params != nil {
+		out.Params = make([]Param, len(c.Params))
+		for i, p := range c.Params {
+			out.Params[i] = redactParam(redact, p)
+		}
+	}
 	return &out
 }
 
@@ -330,7 +346,10 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	if !res.Found {
 		out.search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical}
 		if res.CannotExecute {
-			out.search.CannotExecute = strings.TrimPrefix(res.Reason, "cannot execute: ")
+			// "cannot execute: exec: cannot execute: X" reads X: the
+			// package prefixes are not the user's language.
+			why := strings.TrimPrefix(res.Reason, "cannot execute: ")
+			out.search.CannotExecute = strings.TrimPrefix(why, exec.ErrCannotExecute.Error()+": ")
 		}
 		out.search.DisplayOnly = res.DisplayOnly
 		out.apply(v)
@@ -345,6 +364,7 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	out.ce = &Counterexample{
 		Inserts:   ce.Inserts,
 		Rows:      ce.Rows,
+		Params:    ce.Params,
 		Reference: ResultSample{Count: ce.Reference.Count, Rows: rowsOrEmpty(ce.Reference.Rows)},
 		Candidate: ResultSample{Count: ce.Candidate.Count, Rows: rowsOrEmpty(ce.Candidate.Rows)},
 		Needs:     ce.Needs,

@@ -17,7 +17,17 @@ import (
 // 256 MB of heap growth during the call (sqlgen.Limits explains the bound).
 // Errors from the planner are fine: not every generated query is valid.
 // Run it with scripts/fuzz.sh.
-func FuzzPlanStructured(f *testing.F) {
+func FuzzPlanStructured(f *testing.F) { fuzzPlanStructured(f, sqlgen.FuzzConfig) }
+
+// FuzzPlanStructuredParams is FuzzPlanStructured with parameters ($n)
+// among the literals.
+func FuzzPlanStructuredParams(f *testing.F) {
+	cfg := sqlgen.FuzzConfig
+	cfg.Params = 3
+	fuzzPlanStructured(f, cfg)
+}
+
+func fuzzPlanStructured(f *testing.F, cfg sqlgen.Config) {
 	schemas, err := sqlgen.LoadSchemas("../../shared/data/schemas")
 	if err != nil {
 		f.Fatal(err)
@@ -29,7 +39,7 @@ func FuzzPlanStructured(f *testing.F) {
 	lim := sqlgen.FuzzLimits
 	f.Fuzz(func(t *testing.T, schema uint8, data []byte) {
 		ns := schemas[int(schema)%len(schemas)]
-		q := sqlgen.New(ns.Schema, sqlgen.NewByteSource(data), sqlgen.FuzzConfig).Query()
+		q := sqlgen.New(ns.Schema, sqlgen.NewByteSource(data), cfg).Query()
 		u := lim.MeasureSettled(context.Background(), func(ctx context.Context) {
 			p, err := planner.Plan(ctx, ns.Schema, q, planner.Options{})
 			if err == nil {

@@ -5,6 +5,8 @@
 #
 #   FuzzPlanStructured  ./planner      planner.Plan on generated queries
 #   FuzzJudgeStructured ./equivalence  equivalence.Judge on generated pairs
+#   FuzzPlanStructuredParams, FuzzJudgeStructuredParams: the same with
+#                       parameters ($n) among the literals (issue 19)
 #
 # Both build SQL with internal/sqlgen from the fuzz input over the bundled
 # and shared schemas, and fail on a panic or fatal error, on a call that
@@ -22,14 +24,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 duration=${1:-10m}
-targets=${FUZZ_TARGETS:-FuzzPlanStructured FuzzJudgeStructured}
+targets=${FUZZ_TARGETS:-FuzzPlanStructured FuzzJudgeStructured FuzzPlanStructuredParams FuzzJudgeStructuredParams}
 logdir=${FUZZ_LOG_DIR:-$(mktemp -d -t pgequiv-fuzz.XXXXXX)}
 mkdir -p "$logdir"
 
 pkg_of() {
 	case $1 in
-	FuzzPlanStructured) echo ./planner ;;
-	FuzzJudgeStructured) echo ./equivalence ;;
+	FuzzPlanStructured | FuzzPlanStructuredParams) echo ./planner ;;
+	FuzzJudgeStructured | FuzzJudgeStructuredParams) echo ./equivalence ;;
 	*) echo "fuzz.sh: unknown target $1" >&2; return 1 ;;
 	esac
 }

@@ -296,6 +296,9 @@ func printVerdict(w io.Writer, v equivalence.Verdict) {
 	}
 	if c := v.Counterexample; c != nil {
 		fmt.Fprintf(w, "counterexample: %s\n", c)
+		for _, p := range c.Params {
+			fmt.Fprintf(w, "             %s\n", p)
+		}
 		for _, ins := range c.Inserts {
 			fmt.Fprintf(w, "             %s\n", ins)
 		}

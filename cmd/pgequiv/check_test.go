@@ -166,3 +166,46 @@ func TestCheckJSONLists(t *testing.T) {
 		t.Errorf("case result JSON %s, %v", b, err)
 	}
 }
+
+// TestCheckParams: a pair with parameters is judged for every value of
+// them; check shows the values a counterexample binds, in text beside the
+// INSERTs and in JSON, and never the executor's internal kinds.
+func TestCheckParams(t *testing.T) {
+	ref := "SELECT count(*) FROM dogs WHERE age > $1 AND age < 10"
+	cand := "SELECT count(owner_id) FROM dogs WHERE age > $1"
+	var stdout, stderr bytes.Buffer
+	if err := check(context.Background(), []string{ref, cand}, strings.NewReader(""), &stdout, &stderr); exitCode(err) > 1 {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "verdict:     not_equivalent") || !strings.Contains(out, "counterexample: differ for $1 = ") {
+		t.Errorf("check output:\n%s", out)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "INSERT") {
+			if i == 0 || !strings.HasPrefix(strings.TrimSpace(lines[i-1]), "$1 = ") && !strings.HasPrefix(strings.TrimSpace(lines[i-1]), "INSERT") {
+				t.Errorf("the value of $1 is not beside the INSERTs:\n%s", out)
+			}
+			break
+		}
+	}
+	if strings.Contains(out, "kind") {
+		t.Errorf("check shows an internal kind:\n%s", out)
+	}
+	stdout.Reset()
+	if err := check(context.Background(), []string{"--json", ref, cand}, strings.NewReader(""), &stdout, &stderr); exitCode(err) > 1 {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var v struct {
+		Counterexample struct {
+			Params []struct{ Name, Type, Value string } `json:"params"`
+		} `json:"counterexample"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if ps := v.Counterexample.Params; len(ps) != 1 || ps[0].Name != "$1" || ps[0].Type != "int" || ps[0].Value == "" {
+		t.Errorf("JSON params %+v:\n%s", ps, stdout.String())
+	}
+}

@@ -33,6 +33,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	gmnScores := fs.String("gmn-scores", "", "use these GMN scores (JSON lines {id, score}, as `pgequiv train --cv --oof` writes) instead of a model")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the judging to this file (go tool pprof)")
 	folds := fs.Int("folds", 0, "also report AUC per db-grouped fold (the folds of `pgequiv train --cv K`)")
+	parameterize := fs.Bool("parameterize-candidate", false, "replace every literal of each candidate with a parameter $n (the reference keeps its literals) before judging: a pair is then equivalent only if it is for every value of the parameters")
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable); eval's default is column_order=ignore, as execution accuracy compares columns")
 	var files evalFilesFlags
@@ -45,7 +46,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return exitError{2}
 	}
 	if bad := files.misplaced(fs); bad != "" {
-		fmt.Fprintf(stderr, "eval: --%s does not apply in this mode (DATASET.jsonl mode: --schemas, --plot, --gmn-scores, --folds; evaluation-file mode: --gold, --pred, --tables, --db-dir, --format)\n", bad)
+		fmt.Fprintf(stderr, "eval: --%s does not apply in this mode (DATASET.jsonl mode: --schemas, --plot, --gmn-scores, --folds, --parameterize-candidate; evaluation-file mode: --gold, --pred, --tables, --db-dir, --format)\n", bad)
 		return exitError{2}
 	}
 	// eval is a batch of short judgements whose live heap stays small (tens
@@ -77,6 +78,19 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pairs, err := dataset.ReadPairsFile(file)
 	if err != nil {
 		return err
+	}
+	paramCount := map[string]int{}
+	if *parameterize {
+		changed, lits := 0, 0
+		for i := range pairs {
+			var n int
+			if pairs[i].Candidate, n = dataset.ParameterizeLiterals(pairs[i].Candidate); n > 0 {
+				changed++
+				lits += n
+				paramCount[pairs[i].ID] = n
+			}
+		}
+		fmt.Fprintf(stdout, "parameterized candidates: %d of %d (%d literals replaced by $n)\n", changed, len(pairs), lits)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -119,7 +133,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if r.Err != nil {
 				verdict = "error"
 			}
-			row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict}
+			row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict, Params: paramCount[r.Pair.ID]}
 			if ce := r.Verdict.Counterexample; ce != nil {
 				row.Refuted, row.Needs, row.ColumnOrderOnly = true, ce.Needs, ce.ColumnOrderOnly
 			}

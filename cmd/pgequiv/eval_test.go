@@ -128,3 +128,45 @@ func TestRunEvalColumnOrderAndOutFields(t *testing.T) {
 		t.Errorf("swapped columns under strict: %s", lines["swapped"])
 	}
 }
+
+// TestRunEvalParameterizeCandidate: --parameterize-candidate judges each
+// candidate with its literals replaced by $n, says how many, and marks
+// the rows; a candidate whose literal became $1 is refuted (any other
+// value of $1 tells it apart), one without literals is judged as it is.
+func TestRunEvalParameterizeCandidate(t *testing.T) {
+	dir := t.TempDir()
+	schemas := filepath.Join(dir, "schemas")
+	if err := os.MkdirAll(schemas, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ddl := "CREATE TABLE t (id numeric PRIMARY KEY, a numeric, b numeric);\n"
+	if err := os.WriteFile(filepath.Join(schemas, "db.sql"), []byte(ddl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "pairs.jsonl")
+	pairs := `{"id": "literal", "db": "db", "reference": "SELECT a FROM t WHERE b > 1", "candidate": "SELECT a FROM t WHERE b > 1", "label": 1, "dialect": "sqlite"}
+{"id": "none", "db": "db", "reference": "SELECT a FROM t", "candidate": "SELECT a FROM t", "label": 1, "dialect": "sqlite"}
+{"id": "differ", "db": "db", "reference": "SELECT a FROM t", "candidate": "SELECT b FROM t", "label": 0, "dialect": "sqlite"}
+`
+	if err := os.WriteFile(data, []byte(pairs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.jsonl")
+	var stdout, stderr bytes.Buffer
+	args := []string{"--gmn=false", "--workers", "1", "--refute-budget", "10s", "--parameterize-candidate", "--out", out, data}
+	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "parameterized candidates: 1 of 3 (1 literals replaced by $n)") {
+		t.Errorf("eval output:\n%s", stdout.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"refuted":true`) || !strings.Contains(lines[0], `"params":1`) ||
+		strings.Contains(lines[1], "params") || !strings.Contains(lines[1], `"verdict":"equivalent"`) {
+		t.Errorf("--out rows:\n%s", b)
+	}
+}

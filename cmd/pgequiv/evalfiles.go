@@ -30,7 +30,7 @@ func (f *evalFilesFlags) register(fs *flag.FlagSet) {
 // misplaced returns the first flag set that belongs to the other mode of
 // eval, or "".
 func (f *evalFilesFlags) misplaced(fs *flag.FlagSet) string {
-	datasetOnly := map[string]bool{"schemas": true, "plot": true, "gmn-scores": true, "folds": true}
+	datasetOnly := map[string]bool{"schemas": true, "plot": true, "gmn-scores": true, "folds": true, "parameterize-candidate": true}
 	filesOnly := map[string]bool{"pred": true, "tables": true, "db-dir": true, "format": true}
 	bad := ""
 	fs.Visit(func(fl *flag.Flag) {

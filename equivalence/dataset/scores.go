@@ -21,6 +21,10 @@ type Score struct {
 	Refuted         bool     `json:"refuted,omitempty"`
 	Needs           []string `json:"needs,omitempty"`
 	ColumnOrderOnly bool     `json:"column_order_only,omitempty"`
+	// Params counts the candidate's literals replaced by parameters
+	// (eval --parameterize-candidate), so that its pairs can be told
+	// apart from those without literals.
+	Params int `json:"params,omitempty"`
 }
 
 // ScoreWriter writes Score rows as JSON lines. Writes are buffered: call

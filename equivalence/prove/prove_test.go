@@ -53,6 +53,17 @@ func TestPredicates(t *testing.T) {
 		{"(age = 1 AND name = 'a') OR age = 1", "age = 1", true},
 		{"(age = 1 AND name = 'a') OR (weight = 1 AND name = 'b')", "name IN ('a', 'b') AND (age = 1 OR weight = 1)", false},
 		{"(age = 1 AND name = 'a') OR (age = 1 AND name = 'b')", "age = 1", false},
+		// Parameters: each one unknown value, equal only to itself.
+		{"age > $1 AND age > $1", "age > $1", true},
+		{"age > $1 AND name = $2", "$2 = name AND $1 < age", true},
+		{"age IN ($1, $1)", "age = $1", true},
+		{"age > $1", "age > $2", false},
+		{"age > $1", "age >= $1", false},
+		{"age > $1", "age > 1", false},
+		{"age = $1 AND age = 1", "age = 1", false},
+		{"age = $1 AND age = $2", "age = $1", false},
+		{"$1 = $1", "true", false},
+		{"age = $1 OR age IS NULL", "age = $1", false},
 	}
 	ctx := context.Background()
 	for _, c := range cases {

@@ -166,7 +166,10 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 		}
 		return true
 	case plan.Param:
-		b.WriteString("$" + e.Value)
+		// A parameter is one unknown value: equal only to itself, and
+		// of its inferred type (the same $n typed apart in two queries
+		// is not assumed to be one value).
+		b.WriteString("param:" + e.Value + ":" + e.Typ.String())
 		return true
 	case plan.Subquery:
 		if sub == nil {

@@ -61,8 +61,28 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		}
 	}
 	opts = opts.withDefaults()
+	// Plans with parameters run with values bound, a different
+	// assignment on successive databases (see params.go).
+	sets, assigns := [][]*plan.Plan{plans}, [][]Param{nil}
+	if params := paramsOf(plans...); len(params) > 0 {
+		sets, assigns = nil, assignments(s, params, withRulePlans(s, plans...)...)
+		for _, a := range assigns {
+			bound := make([]*plan.Plan, len(plans))
+			for j, p := range plans {
+				bound[j] = bindParams(p, a)
+			}
+			sets = append(sets, bound)
+		}
+	}
 	s = generationSchema(s) // deferrable foreign keys hold in every committed state
-	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, plans...)...)
+	litPlans := plans
+	if assigns[0] != nil {
+		litPlans = nil // the bound values are literals to build data around
+		for _, set := range sets {
+			litPlans = append(litPlans, set...)
+		}
+	}
+	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, litPlans...)...)
 	lits.alongForeignKeys(s)
 	read := readTables(plans...)
 	engine := exec.Options{Dialect: s.Dialect}
@@ -107,7 +127,8 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 		if rejected {
 			continue
 		}
-		for j, p := range plans {
+		bound, assign := sets[i%len(sets)], assigns[i%len(sets)]
+		for j, p := range bound {
 			runs[j] = run{}
 			if cannot[j] != "" || (j == 0 || done(j-1)) && (j == len(steps) || done(j)) {
 				continue // no live step needs this plan
@@ -145,7 +166,7 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 				slog.Debug("agree: a generated database breaks a constraint; not reported", "violation", msg)
 				continue
 			}
-			c := &comparer{ref: plans[j], cand: plans[j+1], opts: opts, engine: engine}
+			c := &comparer{ref: bound[j], cand: bound[j+1], opts: opts, engine: engine}
 			c.lite.Rows = true // shrink's candidates share rows
 			cdb := db
 			if keep == nil {
@@ -157,6 +178,7 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 				}
 			}
 			steps[j].Counterexample = c.counterexample(s, cdb, out)
+			steps[j].Counterexample.Params = assign
 			steps[j].Counterexample.ColumnOrderOnly = out.kind == permuted
 		}
 	}
@@ -172,6 +194,9 @@ func (ce *Counterexample) String() string {
 	s := fmt.Sprintf("%d-row database:\n", ce.Rows)
 	for _, ins := range ce.Inserts {
 		s += "  " + ins + "\n"
+	}
+	for _, p := range ce.Params {
+		s += "  " + p.String() + "\n"
 	}
 	s += fmt.Sprintf("  first: %d rows %v\n  second: %d rows %v", ce.Reference.Count, ce.Reference.Rows, ce.Candidate.Count, ce.Candidate.Rows)
 	if ce.ColumnOrderOnly {

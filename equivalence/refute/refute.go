@@ -151,6 +151,9 @@ type Counterexample struct {
 	// of their columns (Options.IgnoreColumnOrder is false, and no
 	// database showed a stronger difference).
 	ColumnOrderOnly bool
+	// Params are the values bound to the queries' parameters ($1, ...),
+	// in order; empty for queries without parameters.
+	Params []Param
 	// Reference and Candidate are the two results.
 	Reference, Candidate Output
 	// Database is the counterexample itself, for re-running.
@@ -167,12 +170,76 @@ type Output struct {
 // among typical databases (see Needs), then among all the schema allows.
 // The error is non-nil only for a cancelled ctx or unusable input;
 // running out of budget is a Result with a Reason.
+//
+// Plans with parameters are searched for values of the parameters too
+// (see params.go): the counterexample's Params bind them.
 func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts Options) (Result, error) {
-	start := time.Now()
 	if s == nil || ref == nil || cand == nil || ref.Root == nil || cand.Root == nil {
 		return Result{}, errors.New("refute: schema and both plans are required")
 	}
 	opts = opts.withDefaults()
+	params := paramsOf(ref, cand)
+	if len(params) == 0 {
+		return refute(ctx, s, ref, cand, opts)
+	}
+	return refuteParams(ctx, s, ref, cand, params, opts)
+}
+
+// refuteParams searches under each of a few assignments of values to the
+// parameters in turn: the first (the queries' own literals) gets half the
+// budget and instances, the others share the rest.
+func refuteParams(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, params []paramSlot, opts Options) (Result, error) {
+	start := time.Now()
+	as := assignments(s, params, withRulePlans(s, ref, cand)...)
+	var total Result
+	for i, a := range as {
+		o := opts
+		if len(as) > 1 {
+			share := 2 * (len(as) - 1)
+			if i == 0 {
+				share = 2
+			}
+			o.Budget = max(opts.Budget/time.Duration(share), time.Millisecond)
+			o.MaxInstances = max(opts.MaxInstances/share, 1)
+		}
+		res, err := refute(ctx, s, bindParams(ref, a), bindParams(cand, a), o)
+		if err != nil {
+			return total, err
+		}
+		total.Instances += res.Instances
+		total.Typical += res.Typical
+		total.Skipped += res.Skipped
+		total.NonEmpty += res.NonEmpty
+		total.Illegal += res.Illegal
+		total.Cut = total.Cut || res.Cut
+		if total.DisplayOnly == "" {
+			total.DisplayOnly = res.DisplayOnly
+		}
+		if res.Found {
+			total.Found, total.Counterexample = true, res.Counterexample
+			total.Counterexample.Params = a
+			total.FoundAfter = time.Since(start) - res.Elapsed + res.FoundAfter
+			break
+		}
+		if res.CannotExecute {
+			total.CannotExecute, total.Reason = true, res.Reason
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if !total.Found && !total.CannotExecute {
+		total.Reason = fmt.Sprintf("no difference on %d databases under %d assignments of the parameters (%d not comparable)",
+			total.Instances, len(as), total.Skipped)
+	}
+	total.Elapsed = time.Since(start)
+	return total, nil
+}
+
+// refute is Refute for plans without parameters.
+func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts Options) (Result, error) {
+	start := time.Now()
 	s = generationSchema(s) // deferrable foreign keys hold in every committed state
 	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, ref, cand)...)
 	lits.alongForeignKeys(s)

@@ -38,6 +38,11 @@ type Config struct {
 	MaxBranches int
 	// MaxCTEs bounds CTE fan-out. Default 6.
 	MaxCTEs int
+	// Params, when positive, makes about a quarter of the literals
+	// parameters $1..$Params instead (a query as a driver prepares it).
+	// Zero writes no parameter and draws as before, so that existing
+	// seeds keep their queries.
+	Params int
 }
 
 // FuzzConfig reaches the sizes of the issue 9 reproducers that a judge
@@ -197,6 +202,9 @@ func (g *Generator) anyCol(sc []col) col { return sc[g.pick(len(sc))] }
 
 // literal writes a constant of kind k; kOther has none but NULL.
 func (g *Generator) literal(k kind) string {
+	if g.cfg.Params > 0 && g.pick(4) == 0 {
+		return "$" + strconv.Itoa(1+g.pick(g.cfg.Params))
+	}
 	switch k {
 	case kNum:
 		switch g.pick(8) {

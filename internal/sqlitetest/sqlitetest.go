@@ -63,9 +63,14 @@ func Canon(v any) string {
 // Query runs q (within 10 s) and returns its rows, each value written by
 // Canon.
 func Query(ctx context.Context, db *sql.DB, q string) ([][]string, error) {
+	return QueryArgs(ctx, db, q)
+}
+
+// QueryArgs is Query with arguments bound to q's parameters.
+func QueryArgs(ctx context.Context, db *sql.DB, q string, args ...any) ([][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rows, err := db.QueryContext(ctx, q)
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

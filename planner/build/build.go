@@ -143,6 +143,7 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if err := b.refuseEnumOrdering(root); err != nil {
 		return nil, err
 	}
+	inferParamTypes(root)
 	plan.AnnotateDomains(root.Root, root.Meta)
 	if err := b.refuseJSONEquality(root); err != nil {
 		return nil, err
@@ -542,6 +543,8 @@ func (b *builder) applyLimit(sel *pg.SelectStmt, rel *relation, sc *scope) (*rel
 			return nil, err
 		}
 	}
+	typeParam(n.Limit, catalog.Int)
+	typeParam(n.Offset, catalog.Int)
 	if n.Limit == nil && n.Offset == nil {
 		return rel, nil
 	}

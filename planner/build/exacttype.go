@@ -267,5 +267,11 @@ func (b *builder) realLiterals(ref *plan.Expr, lits []*plan.Expr) {
 		if l.Kind == plan.Const && !l.Null && l.Typ == catalog.Text {
 			lits[i] = &plan.Expr{Kind: plan.Cast, Typ: ref.Typ, Value: t, Args: []*plan.Expr{l}, Pos: l.Pos}
 		}
+		if l.Kind == plan.Param && l.Typ == ref.Typ {
+			// A parameter compared with such a column is of its exact
+			// type, read from its text as a literal would be.
+			l.Typ = catalog.Text
+			lits[i] = &plan.Expr{Kind: plan.Cast, Typ: ref.Typ, Value: t, Args: []*plan.Expr{l}, Pos: l.Pos}
+		}
 	}
 }

@@ -74,6 +74,7 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		if err != nil {
 			return nil, err
 		}
+		typeParamsAmong(args...)
 		return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: v.CoalesceExpr.Location}, nil
 	case *pg.Node_MinMaxExpr:
 		if b.schema.Dialect == catalog.SQLite {
@@ -92,6 +93,7 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		if v.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
 			name = "least"
 		}
+		typeParamsAmong(args...)
 		return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: commonType(args), Pos: v.MinMaxExpr.Location}, nil
 	case *pg.Node_CaseExpr:
 		return b.caseExpr(v.CaseExpr, sc, st)
@@ -288,6 +290,8 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 	if t == catalog.Unknown {
 		return nil, b.errf(tc.Location, "type %q does not exist", name)
 	}
+	// $1::t makes the parameter a t (PostgreSQL types it so at Prepare).
+	typeParam(arg, t)
 	if len(tc.TypeName.Typmods) > 0 && b.schema.Dialect == catalog.Postgres {
 		// A type modifier changes the value (numeric(10,2) rounds,
 		// varchar(3) truncates, interval '3' month reads months), so it
@@ -490,6 +494,7 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		if err != nil {
 			return nil, err
 		}
+		typeParamsAmong(append([]*plan.Expr{l}, args...)...)
 		b.realLiterals(l, args)
 		name := "in"
 		if opName == "<>" {
@@ -505,6 +510,7 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		}
 		name := map[pg.A_Expr_Kind]string{pg.A_Expr_Kind_AEXPR_BETWEEN: "between", pg.A_Expr_Kind_AEXPR_NOT_BETWEEN: "not between",
 			pg.A_Expr_Kind_AEXPR_BETWEEN_SYM: "between symmetric", pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM: "not between symmetric"}[a.Kind]
+		typeParamsAmong(append([]*plan.Expr{l}, bounds...)...)
 		b.realLiterals(l, bounds)
 		e := plan.NewOp(name, catalog.Bool, l, bounds[0], bounds[1])
 		e.Pos = a.Location
@@ -553,6 +559,8 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 					op = plan.OpNotILike
 				}
 			}
+			typeParams(l, r)
+			typeParams(r, l)
 			pair := []*plan.Expr{l, r}
 			b.realLiterals(l, pair[1:])
 			b.realLiterals(r, pair[:1])
@@ -561,8 +569,12 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		}
 		switch opName {
 		case "+", "-", "*", "/", "%":
+			typeParams(l, r)
+			typeParams(r, l)
 			e = plan.NewOp(opName, arithType(opName, l.Typ, r.Typ), l, r)
 		case "||":
+			typeParam(l, catalog.Text)
+			typeParam(r, catalog.Text)
 			if err := b.concatOperands(l, r, a.Location); err != nil {
 				return nil, err
 			}
@@ -581,12 +593,20 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 				op = plan.OpNotILike
 			}
 		}
+		typeParam(l, catalog.Text)
+		typeParam(r, catalog.Text)
 		e = plan.NewOp(op, catalog.Bool, l, r)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT:
+		typeParams(l, r)
+		typeParams(r, l)
 		e = plan.NewOp(plan.OpIsDistinct, catalog.Bool, l, r)
 	case pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		typeParams(l, r)
+		typeParams(r, l)
 		e = plan.NewOp(plan.OpNotDistinc, catalog.Bool, l, r)
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		typeParams(l, r)
+		typeParams(r, l)
 		e = &plan.Expr{Kind: plan.Func, Name: "nullif", Typ: l.Typ, Args: []*plan.Expr{l, r}}
 	default:
 		return nil, b.unsupported(a.Location, "expression kind "+a.Kind.String())
@@ -887,6 +907,7 @@ func (b *builder) caseExpr(ce *pg.CaseExpr, sc *scope, st *aggState) (*plan.Expr
 		e.HasElse = true
 		results = append(results, d)
 	}
+	typeParamsAmong(results...)
 	e.Typ = commonType(results)
 	return e, nil
 }

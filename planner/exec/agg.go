@@ -86,7 +86,7 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 // DISTINCT keeps one of each value.
 func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (Value, error) {
 	if a.Kind != plan.Agg {
-		return Null, cannot("aggregate output of kind %d", a.Kind)
+		return Null, cannot("aggregate output that is a %s expression", a.Kind)
 	}
 	if a.Name == "string_agg" || a.Name == "group_concat" {
 		return x.stringAgg(a, in, rows, outer)

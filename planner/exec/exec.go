@@ -577,6 +577,11 @@ func (x *executor) limit(n *plan.Node, outer *env) (*rel, error) {
 		}
 		switch v.K {
 		case KNull:
+			if x.lite {
+				// SQLite refuses a NULL bound (LIMIT $1 bound to NULL);
+				// PostgreSQL reads it as none.
+				return 0, false, queryErr("datatype mismatch: %s NULL", what)
+			}
 			return 0, false, nil
 		case KInt:
 			if v.I < 0 && x.lite {

@@ -65,8 +65,12 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 		return cast(v, ex.Typ)
 	case plan.Subquery:
 		return x.subquery(ex, e)
+	case plan.Param:
+		// Callers bind parameters (refute substitutes a value for each
+		// before executing); one left here has none.
+		return Null, cannot("parameter %s has no value", ex.Value)
 	}
-	return Null, cannot("expression kind %d (%s)", ex.Kind, ex.Name)
+	return Null, cannot("%s expression", ex.Kind)
 }
 
 // operands evaluates a binary operator's arguments. A quoted literal next
@@ -540,7 +544,7 @@ func (x *executor) subquery(ex *plan.Expr, e *env) (Value, error) {
 	case plan.SubAny, plan.SubAll:
 		return x.quantified(ex, r, e)
 	}
-	return Null, cannot("subquery kind %d", ex.SubKind)
+	return Null, cannot("%s subquery", ex.SubKind)
 }
 
 // quantified evaluates a op ANY/ALL (subquery): ANY is TRUE if some row

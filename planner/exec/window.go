@@ -23,7 +23,7 @@ func (x *executor) window(n *plan.Node, outer *env) (*rel, error) {
 	for p, item := range n.Proj {
 		w := item.Expr
 		if w.Kind != plan.WinFunc {
-			return nil, cannot("window output of kind %d", w.Kind)
+			return nil, cannot("window output that is a %s expression", w.Kind)
 		}
 		if err := x.windowFunc(w, in, outer, func(row int, v Value) { extra[row][p] = v }); err != nil {
 			return nil, err

@@ -284,3 +284,25 @@ func And(cs []*Expr) *Expr {
 	}
 	return NewOp(OpAnd, catalog.Bool, cs...)
 }
+
+var exprKindNames = [...]string{ColRef: "column", Const: "literal", Op: "operator", Func: "function call",
+	Agg: "aggregate", WinFunc: "window function", Case: "CASE", Cast: "cast", Subquery: "subquery",
+	Tuple: "row constructor", Param: "parameter"}
+
+// String names the kind in words, for messages users read.
+func (k ExprKind) String() string {
+	if int(k) < len(exprKindNames) && exprKindNames[k] != "" {
+		return exprKindNames[k]
+	}
+	return "unknown kind of"
+}
+
+var subKindNames = [...]string{SubScalar: "scalar", SubExists: "EXISTS", SubAny: "ANY/IN", SubAll: "ALL"}
+
+// String names the use in words, for messages users read.
+func (k SubKind) String() string {
+	if int(k) < len(subKindNames) {
+		return subKindNames[k]
+	}
+	return "unknown kind of"
+}
