@@ -54,11 +54,18 @@ func (j *Judging) newBindJudge(job *judgeJob) *bindJudge {
 
 // deferEnforce reports whether an enforce-mode Parse verdict leaves the
 // statement to be judged at Bind: it did not pass, and it is not a
-// refutation (which refuses the Parse, as without parameters).
+// refutation that holds whatever the values (which refuses the Parse, as
+// without parameters). A counterexample naming parameter values shows
+// only that some values differ (`$1` against the reference's literal 5
+// differs for `$1 = 6`): the values bound decide.
 func (bj *bindJudge) deferEnforce(job *judgeJob, out judgeOutcome) bool {
 	bj.settle(job, out)
-	if out.err == nil && (job.set.Options.Passes(out.v) || out.v.Label == equivalence.NotEquivalent) {
+	if out.err == nil && job.set.Options.Passes(out.v) {
 		return false
+	}
+	if out.err == nil && out.v.Label == equivalence.NotEquivalent {
+		ce := out.v.Counterexample
+		return ce != nil && len(ce.Params) > 0
 	}
 	return true
 }
