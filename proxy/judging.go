@@ -162,6 +162,8 @@ type Judging struct {
 	sem     chan struct{}  // bounds judgements running at once
 
 	knobs judgingKnobs
+	// digestKey keys the digests of clipped texts (judging_size.go).
+	digestKey [32]byte
 
 	tracer   trace.Tracer
 	verdicts metric.Int64Counter
@@ -193,7 +195,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
 	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
-		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), digestKey: newDigestKey()}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
@@ -283,6 +285,9 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	mentions := containsFold(sql, "pgequiv")
 	if !mentions && st.tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return Verdict{} // untagged: the common case stays cheap
+	}
+	if limit, ok := queryLimit(set); ok && len(sql) > limit {
+		return j.oversized(ctx, ev, set, st, mentions, limit) // judging_size.go: nothing parses it here
 	}
 	text := string(sql)
 	if st.tags != (tag.Session{}) && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
@@ -406,6 +411,10 @@ type judgeJob struct {
 	tagErr          error // the tag could not be resolved
 	// parent is the application's span (the comment's traceparent).
 	parent trace.SpanContext
+	// full, when set, says candidate is only the head of a statement
+	// over max_query_size, which preset answers without judging.
+	full   *textDigest
+	preset *equivalence.Verdict
 }
 
 // judgeOutcome is a judgement's result.
@@ -447,7 +456,7 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 		label := out.label()
 		span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
 		if out.err != nil {
-			span.SetStatus(codes.Error, out.err.Error())
+			span.SetStatus(codes.Error, j.redactError(job.set, out.err.Error()))
 		}
 		span.End()
 		attrs := verdictAttrs(job, label)
@@ -460,6 +469,10 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	}()
 	if job.tagErr != nil {
 		out.err = job.tagErr
+		return out
+	}
+	if job.preset != nil {
+		out.v = *job.preset
 		return out
 	}
 	// Judging is CPU-bound: beyond a few per core, judgements queue (within
@@ -495,7 +508,7 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 		if r := recover(); r != nil {
 			j.stats.panics.Add(1)
 			j.log.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()), "conn", job.sess.ConnID,
-				"reference_id", job.ref.ID, "query", redactLiterals(job.candidate))
+				"reference_id", job.ref.ID, "query", j.storeSQL(&JudgeSettings{}, job.candidate, job.full))
 			v, err = equivalence.Verdict{}, ErrJudgePanicked
 		}
 	}()
@@ -570,9 +583,11 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
 		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
 		Label: out.label(), Score: out.v.Score, Action: action, Latency: out.latency,
-		Summary: summary, Query: j.redactSQL(set, job.candidate),
-		QueryFingerprint: queryFingerprint(job.candidate), Reference: j.redactSQL(set, job.ref.SQL),
-		Counterexample: counterexampleText(out, redact),
+		Summary: j.storeText(set, summary), Query: j.storeSQL(set, job.candidate, job.full),
+		Reference: j.storeSQL(set, job.ref.SQL, nil), Counterexample: j.storeText(set, counterexampleText(out, redact)),
+	}
+	if job.full == nil {
+		rec.QueryFingerprint = queryFingerprint(job.candidate)
 	}
 	j.remember(rec)
 	if action != "logged" {
@@ -603,8 +618,8 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		slog.Any("assumptions", assumptions),
 		slog.Any("differences", diffs),
 		slog.Float64("latency_ms", float64(out.latency.Microseconds())/1000),
-		slog.String("query", j.redactSQL(set, job.candidate)),
-		slog.String("reference", j.redactSQL(set, job.ref.SQL)),
+		slog.String("query", rec.Query),
+		slog.String("reference", rec.Reference),
 	}
 	if ce := out.v.Counterexample; ce != nil && out.err == nil {
 		attrs = append(attrs, slog.Any("counterexample", ce.Redacted(redact)))

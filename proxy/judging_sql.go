@@ -24,35 +24,6 @@ func (j *Judging) redactor(set *JudgeSettings) func(string) string {
 	return redactLiterals
 }
 
-// redactLiterals replaces string and number literals with ? and drops
-// comments (which may carry a reference with its literals). Text the
-// scanner cannot read is withheld entirely.
-func redactLiterals(s string) string {
-	res, err := pgq.Scan(s)
-	if err != nil {
-		return "<redacted>"
-	}
-	var b strings.Builder
-	last := 0
-	for _, t := range res.Tokens {
-		start, end := int(t.Start), int(t.End)
-		if start < last || end > len(s) {
-			return "<redacted>"
-		}
-		switch t.Token {
-		case pgq.Token_SCONST, pgq.Token_USCONST, pgq.Token_BCONST, pgq.Token_XCONST, pgq.Token_ICONST, pgq.Token_FCONST:
-			b.WriteString(s[last:start])
-			b.WriteByte('?')
-			last = end
-		case pgq.Token_C_COMMENT, pgq.Token_SQL_COMMENT:
-			b.WriteString(strings.TrimRight(s[last:start], " "))
-			last = end
-		}
-	}
-	b.WriteString(s[last:])
-	return strings.TrimSpace(b.String())
-}
-
 func queryFingerprint(sql string) string {
 	fp, err := pgq.Fingerprint(sql)
 	if err != nil {
