@@ -1,0 +1,117 @@
+package proxy
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+// bigLiteral is a string literal of n bytes of SQL.
+func bigLiteral(n int) string { return "'" + strings.Repeat("x", n-2) + "'" }
+
+// TestJudgeOversizedStatements: statements over max_query_size are not
+// read by the proxy: a tagged one is unknown, "too large to judge", at
+// once (enforce refuses it under enforce_unknown; annotate says so), an
+// untagged one under a match: catalog is forwarded and counted, and what
+// is kept of them (SHOW VERDICTS, divergences, the verdict log) is
+// clipped with the full length and a digest.
+func TestJudgeOversizedStatements(t *testing.T) {
+	const size = 20 << 20
+	cat, err := tag.ParseCatalog([]byte(kennelCatalg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := annotateSettings(t)
+	set.Catalog = cat
+	set.VerdictTimeout = 2 * time.Second
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 120*time.Second)
+	conn, notices := e.connectNotices(t, ctx, kennelDB)
+
+	big := "SELECT count(owner_id) FROM dogs WHERE age > 1 AND owner_id > 0 AND name <> " + bigLiteral(size)
+	tagged := withComment(big, countStar)
+	var n int
+	if err := conn.QueryRow(ctx, tagged, pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("oversized tagged statement in annotate mode: %d, %v", n, err)
+	}
+	if ns := notices(); len(ns) != 1 || !strings.Contains(ns[0], "too large to judge") || !strings.Contains(ns[0], "max_query_size") {
+		t.Fatalf("annotate notices %q, want one saying too large to judge", ns)
+	}
+	if err := conn.QueryRow(ctx, big, pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("oversized untagged statement under a match: catalog: %d, %v", n, err)
+	}
+	if ns := notices(); len(ns) != 0 {
+		t.Errorf("untagged oversized statement got notices %q", ns)
+	}
+
+	set.Mode, set.EnforceUnknown = ModeEnforce, true
+	if err := e.j.Reload(set); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {
+		_, err := conn.Exec(ctx, tagged, mode)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "too large to judge") {
+			t.Fatalf("%v: oversized tagged statement in enforce mode: %v", mode, err)
+		}
+	}
+	if err := conn.QueryRow(ctx, "SELECT 7").Scan(&n); err != nil || n != 7 {
+		t.Fatalf("after refusals: %d, %v", n, err)
+	}
+	e.j.Wait()
+
+	st := statMap(e.j)
+	if st["oversized"] != 4 || st["oversized_unmatched"] != 1 || st["refusals"] != 2 {
+		t.Errorf("stats %v", st)
+	}
+	recs := e.j.RecentVerdicts()
+	if len(recs) != 3 {
+		t.Fatalf("%d verdicts remembered, want 3", len(recs))
+	}
+	for _, r := range recs {
+		if len(r.Query) > maxStoredSQL+100 || !strings.Contains(r.Query, "clipped: ") || strings.Contains(r.Query, "xxxx") {
+			t.Errorf("stored query %.200q (%d bytes): want clipped and redacted", r.Query, len(r.Query))
+		}
+		if r.Label != "unknown" {
+			t.Errorf("verdict %s, want unknown", r.Label)
+		}
+	}
+	for _, d := range e.j.Divergences() {
+		if len(d.Example) > maxStoredSQL+100 {
+			t.Errorf("divergence example of %d bytes", len(d.Example))
+		}
+	}
+}
+
+// TestStoredTextsClipped: texts under max_query_size are clipped in
+// storage too, with their length and a digest that tells two texts with
+// the same head apart.
+func TestStoredTextsClipped(t *testing.T) {
+	j, err := NewJudging(annotateSettings(t), JudgingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &JudgeSettings{}
+	a := "SELECT 1 FROM dogs WHERE name IN (" + strings.Repeat("'Rex', ", 2000) + "'a')"
+	b := a[:len(a)-3] + "b')"
+	sa, sb := j.storeSQL(set, a, nil), j.storeSQL(set, b, nil)
+	if len(sa) > maxStoredSQL+100 || !strings.Contains(sa, "clipped: ") || strings.Contains(sa, "Rex") {
+		t.Errorf("stored %.100q... (%d bytes)", sa, len(sa))
+	}
+	if sa == sb {
+		t.Errorf("two texts differing at the end stored alike: %q", sa[len(sa)-80:])
+	}
+	if got := j.storeSQL(set, "SELECT 'Rex'", nil); got != "SELECT ?" {
+		t.Errorf("short text stored as %q", got)
+	}
+	long := strings.Repeat("é", maxStoredText) // 2 bytes a character
+	if s := j.storeText(set, long); len(s) > maxStoredText+100 || !strings.HasPrefix(s, "é") || strings.Contains(s, "\ufffd") {
+		t.Errorf("stored text of %d bytes, %q", len(s), s[len(s)-60:])
+	}
+}
