@@ -479,7 +479,6 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	// their deadline) rather than slow each other down.
 	select {
 	case j.sem <- struct{}{}:
-		defer func() { <-j.sem }()
 	case <-ctx.Done():
 		out.err, out.timedOut = fmt.Errorf("waiting for a free judge: %w", ctx.Err()), true
 		return out
@@ -487,10 +486,7 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	if f := j.knobs.beforeJudge; f != nil {
 		f(ctx)
 	}
-	schema, err := j.schemas.get(ctx, &job.set.Schemas, job.sess.Database)
-	if err == nil {
-		out.v, err = j.judge(ctx, schema, job)
-	}
+	err := j.judgeWithin(ctx, job, &out.v) // judging_deadline.go
 	out.err = err
 	out.timedOut = err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded))
 	return out
