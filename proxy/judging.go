@@ -573,7 +573,7 @@ func (j *Judging) recordLater(job *judgeJob, out judgeOutcome, action string) {
 // record counts, remembers and, in log mode, logs one verdict.
 func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	set := job.set
-	redact := j.redactor(set)
+	redact := j.hintRedactor(set) // judging_redact.go
 	summary := out.summary(redact)
 	rec := VerdictRecord{
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
@@ -621,7 +621,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		attrs = append(attrs, slog.Any("counterexample", ce.Redacted(redact)))
 	}
 	if out.err != nil {
-		attrs = append(attrs, slog.String("error", j.redact(set, out.err.Error())))
+		attrs = append(attrs, slog.String("error", j.redactError(set, out.err.Error())))
 	}
 	j.vlog.LogAttrs(context.Background(), slog.LevelInfo, "pgequiv verdict", attrs...)
 }

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"strings"
 
 	pgq "github.com/pganalyze/pg_query_go/v5"
@@ -16,10 +18,12 @@ import (
 // (syntax error at or near "'RET_CONT'"). Text the scanner cannot read is
 // withheld entirely.
 func redactLiterals(s string) string {
-	return redactDepth(s, 1)
+	return redactDepth(s, 1, nil)
 }
 
-func redactDepth(s string, depth int) string {
+// redactDepth redacts s, reading double-quoted names as SQL depth levels
+// deep; hint, if set, gives the mark that follows each ? for a literal.
+func redactDepth(s string, depth int, hint func(lit string) string) string {
 	res, err := pgq.Scan(s)
 	if err != nil {
 		return "<redacted>"
@@ -47,6 +51,9 @@ func redactDepth(s string, depth int) string {
 		case pgq.Token_SCONST, pgq.Token_BCONST, pgq.Token_XCONST, pgq.Token_ICONST, pgq.Token_FCONST:
 			b.WriteString(s[last:start])
 			b.WriteByte('?')
+			if hint != nil {
+				b.WriteString(hint(s[start:end]))
+			}
 			last = end
 		case pgq.Token_C_COMMENT, pgq.Token_SQL_COMMENT:
 			b.WriteString(strings.TrimRight(s[last:start], " "))
@@ -56,7 +63,7 @@ func redactDepth(s string, depth int) string {
 				continue
 			}
 			inner := strings.ReplaceAll(s[start+1:end-1], `""`, `"`)
-			if red := redactDepth(inner, depth-1); red != strings.TrimSpace(inner) {
+			if red := redactDepth(inner, depth-1, hint); red != strings.TrimSpace(inner) {
 				b.WriteString(s[last:start])
 				b.WriteString(`"` + strings.ReplaceAll(red, `"`, `""`) + `"`)
 				last = end
@@ -69,5 +76,33 @@ func redactDepth(s string, depth int) string {
 
 // redactError is an error text as the settings let it be shown.
 func (j *Judging) redactError(set *JudgeSettings, msg string) string {
-	return j.redact(set, msg)
+	return j.hintRedactor(set)(msg)
+}
+
+// hintRedactor is the redactor of verdict texts (summaries, differences,
+// counterexamples, errors): as redactor, but each ? carries a short mark
+// that is the same for the same literal and, but for a 1 in 26^4
+// chance, different for different ones, so that "age > 7 vs age > 5"
+// reads "age > ?kqzt vs age > ?mbfa" rather than the same text twice.
+// The mark is keyed by a secret made when the proxy started (digestKey),
+// so a guessable literal cannot be found by hashing guesses offline;
+// marks change across restarts.
+func (j *Judging) hintRedactor(set *JudgeSettings) func(string) string {
+	if set.LogLiterals {
+		return keepText
+	}
+	return func(s string) string { return redactDepth(s, 1, j.literalMark) }
+}
+
+// literalMark is the mark of literal lit: four lower-case letters (no
+// digits, which would read as part of a number).
+func (j *Judging) literalMark(lit string) string {
+	h := hmac.New(sha256.New, j.digestKey[:])
+	h.Write([]byte(lit))
+	sum := h.Sum(nil)
+	var m [4]byte
+	for i := range m {
+		m[i] = 'a' + sum[i]%26
+	}
+	return string(m[:])
 }

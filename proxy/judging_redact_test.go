@@ -133,3 +133,34 @@ func TestRedactionEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactLiteralForms: each literal form the scanner knows becomes ?,
+// including a U&” string (which the scanner reports with no length) and
+// a literal token quoted by an error text.
+func TestRedactLiteralForms(t *testing.T) {
+	for in, want := range map[string]string{
+		`SELECT U&'d\0061t\+000061' FROM t`:               "SELECT ? FROM t",
+		`SELECT U&'d!0061t' UESCAPE '!', 1`:               "SELECT ? UESCAPE ?, ?",
+		`SELECT u&'a''b' /* c */ , U&"x"`:                 `SELECT ? , U&"x"`,
+		`SELECT E'O\'Brien', N'n', B'101', X'1F'`:         "SELECT ?, N?, ?, ?",
+		`SELECT $$a$$, $q$b$q$, date '2020-01-01'`:        "SELECT ?, ?, date ?",
+		`SELECT 1e10, .5, 0x1F, 1_000, ARRAY[1]`:          "SELECT ?, ?, ?, ?, ARRAY[?]",
+		`syntax error at or near "'RET_CONT'"`:            `syntax error at or near "?"`,
+		`unterminated quoted string at or near "'abc"`:    `unterminated quoted string at or near "<redacted>"`,
+		`column "age" does not exist`:                     `column "age" does not exist`,
+		`syntax error at or near "U&'x'" and "$$y$$" too`: `syntax error at or near "?" and "?" too`,
+	} {
+		if got := redactLiterals(in); got != want {
+			t.Errorf("redactLiterals(%q) = %q, want %q", in, got, want)
+		}
+	}
+	j, err := NewJudging(JudgeSettings{}, JudgingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hinted := j.hintRedactor(&JudgeSettings{})
+	a, b, c := hinted("age > 7"), hinted("age > 7"), hinted("age > 5")
+	if a != b || a == c || !strings.HasPrefix(a, "age > ?") || strings.ContainsAny(a, "57") {
+		t.Errorf("marks: %q, %q, %q; want the same for 7, another for 5, no digits", a, b, c)
+	}
+}
