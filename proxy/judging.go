@@ -224,7 +224,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 			j.div.add(&recs[i])
 		}
 		if skipped > 0 {
-			j.log.Warn("pgequiv: verdict log lines skipped (not JSON verdicts)", "lines", skipped)
+			j.log.Warn("pgequiv: verdict log lines skipped (torn, over 1 MiB, or not JSON verdicts)", "lines", skipped)
 		}
 	}
 	return j, nil
