@@ -49,7 +49,9 @@ func queryLimit(set *JudgeSettings) (limit int, ok bool) {
 // mentions pgequiv (where a tag comment would be) or when the session has
 // a reference for it, and its verdict is unknown, "too large to judge",
 // at once, which the mode then treats as any unknown verdict (enforce
-// refuses it with PGQ02 under enforce_unknown). An untagged statement
+// refuses it with PGQ02 under enforce_unknown). The tag is not read, so
+// the mode is the strictest it could name: enforce if the proxy's mode is
+// or any catalog entry's is. An untagged statement
 // under a match: catalog cannot be fingerprinted within the bound, so it
 // is not matched; it is counted (oversized_unmatched) and forwarded.
 func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSettings, st *judgeConnState, mentions bool, limit int) Verdict {
@@ -82,8 +84,13 @@ func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSetti
 		preset: &v,
 	}
 	job.sess.judge = nil
-	if ref.Mode != "" {
+	switch {
+	case ref.Mode != "":
 		job.mode = JudgeMode(ref.Mode)
+	case mentions && set.Catalog.HasMode(string(ModeEnforce)):
+		// The tag, unread, may name an enforce-mode entry: padding a
+		// statement past the limit must not turn enforce into annotate.
+		job.mode = ModeEnforce
 	}
 	job.deadline = job.start.Add(set.VerdictTimeout)
 	j.stats.tagged.Add(1)

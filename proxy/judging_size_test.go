@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -113,5 +117,41 @@ func TestStoredTextsClipped(t *testing.T) {
 	long := strings.Repeat("é", maxStoredText) // 2 bytes a character
 	if s := j.storeText(set, long); len(s) > maxStoredText+100 || !strings.HasPrefix(s, "é") || strings.Contains(s, "\ufffd") {
 		t.Errorf("stored text of %d bytes, %q", len(s), s[len(s)-60:])
+	}
+}
+
+// TestOversizedTakesTheStrictestMode: the tag of an oversized statement
+// is not read, so it cannot tell which catalog entry it names; with an
+// enforce-mode entry in the catalog it is enforced, so that padding a
+// statement past max_query_size does not turn enforce into annotate.
+func TestOversizedTakesTheStrictestMode(t *testing.T) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := tag.ParseCatalog([]byte("references:\n  - id: strict\n    mode: enforce\n    reference: SELECT name FROM dogs\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := JudgeSettings{Mode: ModeAnnotate, EnforceUnknown: true, Catalog: cat, Schemas: SchemaSettings{Default: s},
+		Options: equivalence.Options{MaxQueryBytes: 1 << 10}}
+	j, err := NewJudging(set, JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Wait()
+	sql := "SELECT name FROM dogs WHERE name <> " + bigLiteral(4<<10) + " /*pgequiv_ref_id='strict'*/"
+	v := j.ObserveQuery(context.Background(), &QueryEvent{Kind: KindQuery, SQL: []byte(sql), Session: &Session{}})
+	if v.Refuse == nil || v.Refuse.Code != SQLStateUnverified || !strings.Contains(v.Refuse.Message, "too large to judge") {
+		t.Fatalf("oversized statement tagged with an enforce-mode id: %+v, want a PGQ02 refusal", v)
+	}
+	// Without enforce-mode entries, the proxy's annotate mode says so.
+	set.Catalog = nil
+	if err := j.Reload(set); err != nil {
+		t.Fatal(err)
+	}
+	v = j.ObserveQuery(context.Background(), &QueryEvent{Kind: KindQuery, SQL: []byte(sql), Session: &Session{}})
+	if v.Refuse != nil || v.Notice == nil || !strings.Contains(v.Notice.Message, "too large to judge") {
+		t.Fatalf("oversized tagged statement in annotate mode: %+v", v)
 	}
 }
