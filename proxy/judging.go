@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"os"
 	"runtime"
@@ -162,8 +163,10 @@ type Judging struct {
 	sem     chan struct{}  // bounds judgements running at once
 
 	knobs judgingKnobs
-	// digestKey keys the digests of clipped texts (judging_size.go).
-	digestKey [32]byte
+	// digestSeed keys the digests of clipped texts, digestKey the marks
+	// of redacted literals (judging_size.go, judging_redact.go).
+	digestSeed maphash.Seed
+	digestKey  [32]byte
 
 	tracer   trace.Tracer
 	verdicts metric.Int64Counter
@@ -195,7 +198,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
 	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
-		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), digestKey: newDigestKey()}
+		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {

@@ -155,3 +155,24 @@ func TestOversizedTakesTheStrictestMode(t *testing.T) {
 		t.Fatalf("oversized tagged statement in annotate mode: %+v", v)
 	}
 }
+
+// FuzzContainsFold: the vectorized search agrees with lower-casing and
+// searching (ASCII case only, as PostgreSQL folds unquoted names).
+func FuzzContainsFold(f *testing.F) {
+	for _, s := range []string{"", "pgequiv", "PGEQUIV", "xPgEqUiV", "pgequi", "ppgequiv", "pgequivp", "/*pgequiv_ref='x'*/", "ṔGEQUIV", "pgeq\x00uiv"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lower := []byte(s)
+		for i, c := range lower {
+			if c >= 'A' && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		for _, w := range []string{"pgequiv", "p", "discard", "_x"} {
+			if got, want := containsFold([]byte(s), w), strings.Contains(string(lower), w); got != want {
+				t.Fatalf("containsFold(%q, %q) = %v, want %v", s, w, got, want)
+			}
+		}
+	})
+}
