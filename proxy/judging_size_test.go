@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +177,46 @@ func FuzzContainsFold(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLargeStatementsKeepVerdictLog: 26 large statements no longer
+// rotate every earlier verdict out of verdict_log: each line holds the
+// clipped text.
+func TestLargeStatementsKeepVerdictLog(t *testing.T) {
+	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v.jsonl")
+	const maxSize = 1 << 20
+	vf, err := OpenVerdictFile(path, maxSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewJudging(JudgeSettings{Mode: ModeLog, Schemas: SchemaSettings{Default: s}},
+		JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler), VerdictFile: vf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe := func(sql string) {
+		j.ObserveQuery(context.Background(), &QueryEvent{Kind: KindQuery, SQL: []byte(sql), Session: &Session{}})
+		j.Wait()
+	}
+	observe("SELECT count(owner_id) FROM dogs /*pgequiv_ref='SELECT%20count(*)%20FROM%20dogs'*/")
+	for range 26 {
+		observe("SELECT name FROM dogs WHERE name <> " + bigLiteral(5<<20) + " /*pgequiv_ref='SELECT%20name%20FROM%20dogs'*/")
+	}
+	vf.Close()
+	if _, err := os.Stat(path + ".1"); err == nil {
+		t.Errorf("the verdict log rotated after 27 verdicts")
+	}
+	vf, err = OpenVerdictFile(path, maxSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vf.Close()
+	recs, skipped := vf.Loaded()
+	if len(recs) != 27 || skipped != 0 || recs[0].Label != "equivalent" {
+		t.Fatalf("read back %d verdicts (skipped %d), first %+v", len(recs), skipped, recs[0])
+	}
 }
