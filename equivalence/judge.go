@@ -62,6 +62,13 @@ type Options struct {
 	// an unknown verdict saying it is too large to judge. 0 means
 	// DefaultMaxQueryBytes; negative means no limit.
 	MaxQueryBytes int
+
+	// pkProbe, when set, is offered to the counterexample search's
+	// checkpoint (SQLite keys; pknotnull.go).
+	pkProbe *pkProbe
+	// proveOnly leaves an unproved pair unscored: the caller wants a
+	// proof or nothing.
+	proveOnly bool
 }
 
 // SetPolicy sets one option from its key=value form, as the CLI and case
@@ -144,11 +151,10 @@ func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 }
 
 func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) (Verdict, error) {
-	v, err := judgeUnder(ctx, s, reference, candidate, opts, j)
-	if err != nil || v.Label.Proved() || s.Dialect != catalog.SQLite {
-		return v, err
+	if probe := newPKProbe(ctx, s, reference, candidate, opts, j); probe != nil {
+		return judgeSQLiteKeys(ctx, s, reference, candidate, opts, j, probe)
 	}
-	return provePrimaryKeysNotNull(ctx, s, reference, candidate, opts, j, v), nil
+	return judgeUnder(ctx, s, reference, candidate, opts, j)
 }
 
 func judgeUnder(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) (Verdict, error) {
@@ -237,6 +243,9 @@ func judgeUnder(ctx context.Context, s *catalog.Schema, reference, candidate str
 	v, err := verdictOf(ctx, s, ref, cand, opts, start, v, j)
 	if err != nil {
 		return v, stopped(err)
+	}
+	if opts.pkProbe.settled() {
+		return v, nil // the caller takes the probe's proof instead
 	}
 	advise(ctx, s, reference, candidate, &v, opts)
 	return v, nil
@@ -495,6 +504,9 @@ func verdictOf(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts
 		if err := refutePair(ctx, s, ref, cand, opts, &v, j); err != nil {
 			return v, err
 		}
+	}
+	if opts.pkProbe.settled() || opts.proveOnly && !v.Label.Proved() {
+		return v, nil // the caller discards this verdict: no scores needed
 	}
 	for _, n := range append(append([]string(nil), ref.notes...), cand.notes...) {
 		if !slices.Contains(v.Notes, n) {

@@ -295,7 +295,7 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	if !ignoreColumns {
 		upToColumns = func() bool { return equivalentUpToColumnOrder(ctx, s, ref.exec.sql, cand.exec.sql, opts) }
 	}
-	res, err := refute.Refute(ctx, s, rp, cp, refute.Options{
+	ropts := refute.Options{
 		Budget:            budget,
 		ShrinkBudget:      budget / 4,
 		MaxInstances:      instances,
@@ -305,9 +305,16 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 		Dialect:           s.Dialect,
 
 		EquivalentUpToColumnOrder: upToColumns,
-	})
+	}
+	if opts.pkProbe != nil {
+		ropts.Checkpoint, ropts.CheckpointAfter = opts.pkProbe.prove, pkProbeAfter
+	}
+	res, err := refute.Refute(ctx, s, rp, cp, ropts)
 	if err != nil {
 		return ctx.Err()
+	}
+	if res.Stopped {
+		return nil // the probe proved the pair; the search's end is moot
 	}
 	var out refutation
 	if !res.Found {

@@ -29,6 +29,8 @@ const (
 	TypeNoticeResponse  byte = 'N'
 	TypeParameterStatus byte = 'S'
 	TypeNegotiateProto  byte = 'v'
+	// TypeParameterDescription answers a Describe of a statement.
+	TypeParameterDescription byte = 't'
 )
 
 // HeaderLen is the length of a regular message header: one type byte and a

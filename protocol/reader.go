@@ -73,6 +73,10 @@ func (r *Reader) PeekHeader() (typ byte, frameLen int, err error) {
 	return hdr[0], 1 + int(n), nil
 }
 
+// Peek returns the next n bytes without consuming them (n at most the
+// buffer size). The slice is valid until the next call on r.
+func (r *Reader) Peek(n int) ([]byte, error) { return r.br.Peek(n) }
+
 // Next returns the next frame, header included. The slice aliases the
 // Reader's buffers and is valid until the next call on r.
 func (r *Reader) Next() ([]byte, error) {

@@ -89,6 +89,7 @@ type conn struct {
 	bind       protocol.Bind
 	execute    protocol.Execute
 	close      protocol.Close
+	bt         bindTracker // statements judged at Bind (conn_bind.go)
 
 	// Owned by the upstream→client goroutine.
 	zRecv    uint64 // ReadyForQuery messages seen
@@ -113,6 +114,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 	}
 	c.inj = newInjector()
 	c.session.ConnID = id
+	c.session.guc = &sessionSettings{}
 	c.event.Session = &c.session
 	return c
 }
@@ -238,6 +240,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 		c.session.Database = c.session.User
 	}
 	c.session.ApplicationName = startup.Parameters["application_name"]
+	c.session.guc.startup(startup.Parameters)
 	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
 	if a := c.opts.Admin; a != nil && c.session.Database == a.Database {
 		return c.serveAdmin(startup)
@@ -280,6 +283,7 @@ func (c *conn) relay() error {
 		}
 	}
 	c.s.relay.goroutine.Add(1)
+	c.startBindTracking()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -350,6 +354,9 @@ func (c *conn) clientStep() error {
 	if err != nil {
 		return classify(err, CodeClientRead, CodeClientProtocol)
 	}
+	if c.needsBindFrame(typ) {
+		return c.handleNext(typ)
+	}
 	switch typ {
 	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeSync:
 		return c.handleNext(typ)
@@ -399,8 +406,29 @@ func (c *conn) upstreamStep() error {
 	switch typ {
 	case protocol.TypeErrorResponse:
 		c.sawError = true
+	case protocol.TypeParameterDescription:
+		if c.bt.tracking.Load() {
+			frame, err := c.upR.Next()
+			if err != nil {
+				return classify(err, CodeBackendRead, CodeBackendProtocol)
+			}
+			c.noteParameterDescription(protocol.Body(frame))
+			if _, err := c.clW.Write(frame); err != nil {
+				return err
+			}
+			c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
+			return nil
+		}
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
+		// The settings follow the transaction (judging_session.go).
+		var status byte
+		if n == protocol.HeaderLen+1 {
+			if b, err := c.upR.Peek(n); err == nil {
+				status = b[protocol.HeaderLen]
+			}
+		}
+		c.session.guc.ready(c.zRecv, status, c.sawError)
 		if c.inj.pending.Load() > 0 {
 			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err

@@ -401,6 +401,10 @@ func (fc *fastConn) frameClient() bool {
 			}
 		case protocol.TypeSync, protocol.TypeFunctionCall:
 			c.zSent++
+		case protocol.TypeDescribe:
+			// Unwatched: a ParameterDescription of this batch cannot be
+			// matched to its statement after a demotion (conn_bind.go).
+			c.bt.uncertain = c.zSent + 1
 		case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
 			if c.debug() {
 				return fc.demote("debug logging")
@@ -459,6 +463,13 @@ func (fc *fastConn) frameUpstream() bool {
 		case protocol.TypeReadyForQuery:
 			c.zRecv++
 			c.sawError = false
+			// The transaction status, for pgequiv settings set later
+			// in the transaction (judging_session.go); 0: unknown.
+			var status byte
+			if d.end-d.fwd > protocol.HeaderLen {
+				status = d.buf[d.fwd+protocol.HeaderLen]
+			}
+			c.session.guc.setStatus(status)
 		}
 		d.take(1 + int(n))
 		d.msgs++

@@ -28,6 +28,8 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 		if c.query.Decode(body) != nil {
 			break
 		}
+		c.noteQuery(c.query.SQL)
+		c.event.Batch = c.zSent
 		v := c.observe(KindQuery, nil, c.query.SQL)
 		c.injectNotice(v, c.zSent)
 		if v.Refuse != nil || v.Answer != nil {
@@ -46,7 +48,9 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 		if c.parse.Decode(body) != nil {
 			break
 		}
+		c.noteQuery(c.parse.SQL)
 		// The batch's ReadyForQuery comes after the next Sync.
+		c.event.Batch = c.zSent + 1
 		v := c.observe(KindParse, c.parse.Name, c.parse.SQL)
 		c.injectNotice(v, c.zSent+1)
 		if v.Refuse != nil {
@@ -54,11 +58,15 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 			c.discarding = true
 			return nil
 		}
+		c.noteParse(v)
 	case protocol.TypeSync:
 		c.discarding = false
 		c.zSent++
 	case protocol.TypeBind:
 		if c.discarding {
+			return nil
+		}
+		if len(c.bt.stmts) > 0 && c.observeBind(body) {
 			return nil
 		}
 		if c.debug() && c.bind.Decode(body) == nil {
@@ -77,6 +85,14 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 		}
 		if c.debug() && c.close.Decode(body) == nil {
 			c.log.Debug("close", "type", string(c.close.ObjectType), "name", string(c.close.Name))
+		}
+		c.noteClose(body)
+	case protocol.TypeDescribe:
+		if c.discarding {
+			return nil
+		}
+		if c.bt.tracking.Load() {
+			c.noteDescribe(body)
 		}
 	}
 	_, err := c.upW.Write(frame)

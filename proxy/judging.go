@@ -258,10 +258,11 @@ func (j *Judging) Wait() {
 
 // judgeConnState is a connection's judging state.
 type judgeConnState struct {
-	tags tag.Session
 	// ddl: the connection sent DDL; its next statement refreshes the
 	// schema again (the DDL has run by then).
 	ddl bool
+	// bound caches verdicts on bound values (judging_bind.go).
+	bound *boundCache
 }
 
 // ObserveQuery implements QueryObserver.
@@ -278,50 +279,35 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	sql := ev.SQL
 	if st.ddl {
 		st.ddl = false
+		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
 	}
 	if isDDL(sql) {
 		st.ddl = true
+		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
 		return Verdict{}
 	}
+	g := ev.Session.settings()
+	if g.active.Load() {
+		g.transaction(sql, ev.Batch) // judging_session.go
+	}
 	mentions := containsFold(sql, "pgequiv")
-	if !mentions && st.tags == (tag.Session{}) && !set.Catalog.HasMatches() {
+	tags := g.current()
+	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return Verdict{} // untagged: the common case stays cheap
 	}
 	if limit, ok := queryLimit(set); ok && len(sql) > limit {
 		return j.oversized(ctx, ev, set, st, mentions, limit) // judging_size.go: nothing parses it here
 	}
 	text := string(sql)
-	if st.tags != (tag.Session{}) && startsWithWord(sql, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
-		st.tags = tag.Session{} // DISCARD ALL resets settings as RESET ALL does
-		return Verdict{}
-	}
-	if mentions && ev.Kind == KindQuery && startsWithWord(sql, "show") {
-		// The server never saw a SET the proxy answered: the proxy answers
-		// SHOW too. (A Parse is forwarded; the server knows the settings
-		// that came in the extended protocol.)
-		if name, ok := tag.ParseShow(text); ok {
-			return Verdict{Answer: showAnswer(name, st.tags.Value(name))}
-		}
-	}
-	if mentions || st.tags != (tag.Session{}) && startsWithWord(sql, "reset") {
-		if cmd, ok := tag.ParseSessionCommand(text); ok {
-			st.tags.Apply(cmd)
-			j.stats.sessionCommands.Add(1)
-			if cmd.All || ev.Kind == KindParse {
-				// RESET ALL must reach the server; in the extended
-				// protocol the server accepts pgequiv.* as a
-				// placeholder setting and answers for us.
-				return Verdict{}
-			}
-			return Verdict{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}
-		}
+	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // judging_session.go
+		return v
 	}
 	if multiStatement(text) {
 		return Verdict{} // documented: only single statements are judged
 	}
-	ref, ok, err := tag.Resolve(text, &st.tags, set.Catalog)
+	ref, ok, err := tag.Resolve(text, &tags, set.Catalog)
 	if err == nil && !ok {
 		return Verdict{}
 	}
@@ -351,37 +337,59 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	}
 	job.deadline = job.start.Add(set.VerdictTimeout)
 	j.stats.tagged.Add(1)
+	if ev.Kind == KindParse && err == nil {
+		if bj := j.newBindJudge(job); bj != nil {
+			return j.dispatch(ctx, job, bj) // judging_bind.go
+		}
+	}
+	return j.dispatch(ctx, job, nil)
+}
 
+// dispatch judges job as its mode says. bj is set for a statement with
+// parameters, judged again at each Bind where this verdict does not
+// settle it.
+func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) Verdict {
 	switch job.mode {
 	case ModeEnforce:
 		out := j.run(ctx, job)
+		if bj != nil && bj.deferEnforce(job, out) {
+			j.recordLater(job, out, "deferred")
+			return Verdict{Bind: bj}
+		}
 		return j.enforce(job, out)
 	case ModeAnnotate:
 		// The proxy waits a little past the judge's own deadline, so a
 		// judgement that gives up in time still reports that it did.
 		d := NewDeferred(job.deadline.Add(deferredGrace))
 		j.background(job, func(out judgeOutcome) {
-			n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
-			if ce := out.v.Counterexample; ce != nil && out.err == nil {
-				n.Detail = "counterexample:\n" + ce.Detail()
-			}
-			if d.Deliver(n) {
-				j.record(job, out, "annotated")
-				return
-			}
-			j.stats.late.Add(1)
-			j.record(job, out, "late")
-			j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
-				"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
-				"latency", out.latency)
+			bj.settle(job, out)
+			j.annotate(job, d, out)
 		})
-		return Verdict{Later: d}
+		return Verdict{Later: d, Bind: bj.orNil()}
 	default: // ModeLog
 		j.background(job, func(out judgeOutcome) {
+			bj.settle(job, out)
 			j.record(job, out, "logged")
 		})
-		return Verdict{}
+		return Verdict{Bind: bj.orNil()}
 	}
+}
+
+// annotate delivers an annotate-mode verdict as the notice d stands for.
+func (j *Judging) annotate(job *judgeJob, d *Deferred, out judgeOutcome) {
+	n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
+	if ce := out.v.Counterexample; ce != nil && out.err == nil {
+		n.Detail = "counterexample:\n" + ce.Detail()
+	}
+	if d.Deliver(n) {
+		j.record(job, out, "annotated")
+		return
+	}
+	j.stats.late.Add(1)
+	j.record(job, out, "late")
+	j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
+		"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
+		"latency", out.latency)
 }
 
 // NeedsObservation implements StatementFilter. It mirrors the cheap early
@@ -393,7 +401,7 @@ func (j *Judging) NeedsObservation(sess *Session, _ QueryKind, sql []byte) bool 
 	if set.Mode == ModeOff {
 		return false
 	}
-	if st := sess.judge; st != nil && (st.ddl || st.tags != (tag.Session{})) {
+	if st := sess.judge; st != nil && st.ddl || sess.guc != nil && sess.guc.active.Load() {
 		return true
 	}
 	return isDDL(sql) || containsFold(sql, "pgequiv") || set.Catalog.HasMatches()
@@ -412,6 +420,10 @@ type judgeJob struct {
 	candidate       string
 	mode            JudgeMode
 	tagErr          error // the tag could not be resolved
+	// direct: ref and candidate are judged as they are, without binding
+	// the reference's placeholders from the candidate's constants (a
+	// Bind's values are bound into both already).
+	direct bool
 	// parent is the application's span (the comment's traceparent).
 	parent trace.SpanContext
 	// full, when set, says candidate is only the head of a statement
@@ -513,6 +525,9 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 	}()
 	if f := j.knobs.judge; f != nil {
 		f()
+	}
+	if job.direct {
+		return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
 	}
 	return tag.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)

@@ -31,6 +31,9 @@ type Session struct {
 	// touched from ObserveQuery, which never runs concurrently for one
 	// connection.
 	judge *judgeConnState
+	// guc are the connection's pgequiv settings, shared with the
+	// upstream goroutine (judging_session.go).
+	guc *sessionSettings
 }
 
 // QueryEvent is one statement text sent by a client.
@@ -42,6 +45,9 @@ type QueryEvent struct {
 	// SQL is the statement text. Valid only during the call.
 	SQL     []byte
 	Session *Session
+	// Batch is the number of the ReadyForQuery that ends the statement's
+	// batch on the connection.
+	Batch uint64
 }
 
 // Verdict is a QueryObserver's answer. The zero Verdict forwards the
@@ -64,6 +70,10 @@ type Verdict struct {
 	// then the ReadyForQuery, and nothing runs upstream. Ignored for Parse,
 	// which is forwarded.
 	Answer []pgproto3.BackendMessage
+	// Bind, if set for a Parse that is forwarded, asks to see each Bind of
+	// the statement with its values (see BindObserver); the observer gets
+	// Bind back as BindEvent.State.
+	Bind any
 }
 
 // QueryObserver sees the SQL text of every Query and Parse message before it

@@ -34,6 +34,13 @@ have node || missing+=(nodejs)
 have npm || missing+=(npm)
 # psycopg2 from Debian (PyPI is out of reach): proxy/admin_drivers_test.go.
 /usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || missing+=(python3-psycopg2)
+# Database-free mode's client tests (proxy/dbfree/introspect_test.go,
+# savepoint_test.go): SQLAlchemy 1.4 inspect(), psycopg 3 nested
+# transactions, pgcli; psycopg 3 also binds parameters in
+# proxy/bypass_params_test.go.
+/usr/bin/python3 -c 'import sqlalchemy' >/dev/null 2>&1 || missing+=(python3-sqlalchemy)
+/usr/bin/python3 -c 'import psycopg' >/dev/null 2>&1 || missing+=(python3-psycopg)
+have pgcli || missing+=(pgcli)
 have prometheus || missing+=(prometheus)
 # The sqlite3 shell (Debian's is 3.40, the version the sqlite dialect
 # models): planner/build's fidelity sweep compares the planner with it.

@@ -64,6 +64,15 @@ type Options struct {
 	// benchmarks such as Spider come from databases like that, while the
 	// schemas declare few NOT NULLs.
 	NoNulls, NonEmpty bool
+	// Checkpoint, when set, is called once, after CheckpointAfter
+	// databases of the first tier showed no difference (or when that
+	// tier ends sooner). True stops the search there, with no
+	// counterexample and Result.Stopped set. The judge asks there for a
+	// proof under an assumption that every database still to come from
+	// that tier satisfies, which would make the rest of the search (the
+	// costlier part for a pair that holds) pointless.
+	Checkpoint      func() bool
+	CheckpointAfter int
 }
 
 // constraints are what every generated database satisfies.
@@ -111,6 +120,8 @@ type Result struct {
 	// (see legalCounterexample): never reported. Nonzero means the
 	// generator let one through, which is a bug.
 	Illegal int
+	// Stopped is true when Options.Checkpoint ended the search.
+	Stopped bool
 	// Cut is true when the budget ended the search before its instance
 	// count did: on an idle machine it would have tried more databases.
 	Cut bool
@@ -204,7 +215,25 @@ func Refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			n = opts.MaxInstances / 2
 			tctx, cancelTier = context.WithTimeout(sctx, opts.Budget/2)
 		}
-		h, err := c.search(tctx, ctx, s, gens[ti], n, &res, &columnsOnly)
+		var h *hit
+		var err error
+		if ti == 0 && opts.Checkpoint != nil {
+			// The checkpoint comes after the first databases of the
+			// first tier, where most differences show.
+			first := min(n, opts.CheckpointAfter)
+			h, err = c.search(tctx, ctx, s, gens[ti], 0, first, &res, &columnsOnly)
+			if err == nil && h == nil && !res.CannotExecute && !c.columnsProved && opts.Checkpoint() {
+				cancelTier()
+				res.Stopped = true
+				res.Elapsed = time.Since(start)
+				return res, nil
+			}
+			if err == nil && h == nil && !res.CannotExecute && !c.columnsProved {
+				h, err = c.search(tctx, ctx, s, gens[ti], first, n, &res, &columnsOnly)
+			}
+		} else {
+			h, err = c.search(tctx, ctx, s, gens[ti], 0, n, &res, &columnsOnly)
+		}
 		cancelTier()
 		if err != nil {
 			return res, err
@@ -282,11 +311,11 @@ type hit struct {
 	out outcome
 }
 
-// search tries up to n databases of g within sctx (the search's budget;
+// search tries databases from to n of g within sctx (the search's budget;
 // ctx is the caller's), counting into res. It returns the first database
 // that tells the plans apart, or nil.
-func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, n int, res *Result, columnsOnly **hit) (*hit, error) {
-	for i := 0; i < n; i++ {
+func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, from, n int, res *Result, columnsOnly **hit) (*hit, error) {
+	for i := from; i < n; i++ {
 		if sctx.Err() != nil {
 			res.Cut = true
 			return nil, nil
@@ -300,7 +329,7 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 		// The generator keeps the declared constraints by construction;
 		// the assumptions of a typical tier need checking, as repairing
 		// a reference may set it NULL and a row may fail to generate.
-		if (g.rules.noNulls || g.rules.nonEmpty) && g.rules.check(s, db) != "" {
+		if (g.rules.noNulls || g.rules.nonEmpty) && g.rules.assumptionBroken(s, db) != "" {
 			continue // repairing a reference broke an assumption: not a database of this tier
 		}
 		out, err := c.run(sctx, db)

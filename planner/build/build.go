@@ -74,6 +74,9 @@ type Options struct {
 	// MaxNodes bounds plan plus expression nodes: 0 means
 	// DefaultMaxNodes, negative means no bound.
 	MaxNodes int
+	// Ext admits catalog-only functions, operators and casts (ext.go);
+	// nil for every judged query.
+	Ext *Extension
 }
 
 // Build parses sql (one SELECT-like statement) and returns its plan, not yet
@@ -132,7 +135,7 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim, srcToks: toks}
+	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim, srcToks: toks, ext: opts.Ext}
 	root, err := b.buildStmt(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err
@@ -152,8 +155,15 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 // milliseconds, so it runs on its own goroutine, which finishes in the
 // background and is discarded.
 func parse(ctx context.Context, text string) (*pg.ParseResult, error) {
+	if t := cachedParse(text); t != nil {
+		return t, nil
+	}
 	if ctx.Done() == nil {
-		return pg.Parse(text)
+		t, err := pg.Parse(text)
+		if err == nil {
+			rememberParse(text, t)
+		}
+		return t, err
 	}
 	type result struct {
 		tree *pg.ParseResult
@@ -162,6 +172,9 @@ func parse(ctx context.Context, text string) (*pg.ParseResult, error) {
 	done := make(chan result, 1)
 	go func() {
 		t, err := pg.Parse(text)
+		if err == nil {
+			rememberParse(text, t)
+		}
 		done <- result{t, err}
 	}()
 	select {
@@ -203,6 +216,8 @@ type builder struct {
 	laterals int
 	// srcToks are src's tokens, lexed on first use (sqliteNoSuchFunc).
 	srcToks []token
+	// ext admits catalog-only constructs (ext.go); nil when judging.
+	ext *Extension
 }
 
 // limits are the budgets one Build shares with the builders of the views

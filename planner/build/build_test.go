@@ -126,6 +126,11 @@ func TestPostgresIsStrict(t *testing.T) {
 		`SELECT "NAME" FROM dogs`,
 		"SELECT name FROM dogs LIMIT 2, 5",
 		"SELECT name, count(*) FROM dogs",
+		// No || operator takes two non-text operands (42883 in
+		// PostgreSQL); jsonb || and bytea || are not text concatenation.
+		"SELECT age || dog_id FROM dogs",
+		"SELECT 1 || 2.5",
+		`SELECT '{"a":1}'::jsonb || '{"b":2}'`,
 	} {
 		if _, err := Build(pg, sql); err == nil {
 			t.Errorf("postgres accepted %q", sql)

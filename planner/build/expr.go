@@ -118,6 +118,9 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		}
 		return &plan.Expr{Kind: plan.Func, Name: name, Typ: t, Pos: v.SqlvalueFunction.Location}, nil
 	case *pg.Node_CollateClause:
+		if e, ok, err := b.extCollate(v.CollateClause, sc, st); ok {
+			return e, err
+		}
 		return nil, b.unsupported(v.CollateClause.Location, "COLLATE")
 	case *pg.Node_GroupingFunc:
 		return b.groupingFunc(v.GroupingFunc, sc, st)
@@ -278,6 +281,9 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 	t := catalog.TypeFromName(name)
 	if len(tc.TypeName.Names) > 0 && name == "interval" {
 		t = catalog.Interval
+	}
+	if e := b.extCast(name, arg); e != nil {
+		return e, nil
 	}
 	if t == catalog.Unknown {
 		return nil, b.errf(tc.Location, "type %q does not exist", name)
@@ -557,9 +563,14 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 		case "+", "-", "*", "/", "%":
 			e = plan.NewOp(opName, arithType(opName, l.Typ, r.Typ), l, r)
 		case "||":
+			if err := b.concatOperands(l, r, a.Location); err != nil {
+				return nil, err
+			}
 			e = plan.NewOp(plan.OpConcat, catalog.Text, l, r)
 		default:
-			return nil, b.unsupported(a.Location, "operator "+opName)
+			if e = b.extOp(opName, l, r, a.Location); e == nil {
+				return nil, b.unsupported(a.Location, "operator "+opName)
+			}
 		}
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		op := cmpOps[opName]
@@ -775,6 +786,9 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	}
 	t, known := scalarFuncTypes[name]
 	if !known {
+		if e := b.extFunc(name, args, fc.Location); e != nil {
+			return e, nil
+		}
 		switch {
 		case plan.SideEffectFuncs[name]:
 			return nil, b.sideEffects(fc.Location, "function "+name)

@@ -660,7 +660,7 @@ func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, 
 			return nil, nil, b.errf(rv.Location, "view %q: cannot parse its definition", t.Name)
 		}
 		// The view's text is PostgreSQL and its positions are its own.
-		sub := &builder{schema: b.schema, src: t.ViewSQL, text: t.ViewSQL, meta: b.meta, depth: b.depth + 1, lim: b.lim}
+		sub := &builder{schema: b.schema, src: t.ViewSQL, text: t.ViewSQL, meta: b.meta, depth: b.depth + 1, lim: b.lim, ext: b.ext}
 		rel, err := sub.buildSelect(tree.Stmts[0].Stmt.GetSelectStmt(), nil, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("plan: in view %s: %w", t.Name, err)

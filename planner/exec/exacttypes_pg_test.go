@@ -86,6 +86,10 @@ var exactQueries = []string{
 	"SELECT id FROM ty WHERE iv = interval '30 days'",
 	"SELECT id FROM ty WHERE iv < interval '2 days'",
 	"SELECT iv, date '2024-01-31' + iv FROM ty",
+	// anynonarray || text: a quoted literal beside an integer is text,
+	// each operand prints in its output form.
+	"SELECT x || 'a', 'a' || x, x || tx, c || x, c || 'y', r || '', d || '', n || '|', p || '', iv || '', b || 'z' FROM ty",
+	"SELECT 1 || 'a', '1' || 2, NULL || 1, 1 || NULL, x || '{1}' FROM ty",
 	"SELECT count(DISTINCT iv) FROM ty",
 	"SELECT max(iv) FROM ty",
 	"SELECT iv FROM ty UNION ALL SELECT iv FROM ty WHERE id = 2",

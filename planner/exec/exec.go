@@ -34,7 +34,15 @@ type Options struct {
 	// PostgreSQL, SQLite models SQLite's storage classes, affinity,
 	// arithmetic and comparisons (see the package documentation).
 	Dialect catalog.Dialect
+	// Funcs evaluate the extra functions a plan built with a
+	// build.Extension calls (catalog-only functions such as format_type),
+	// by name; their arguments are evaluated first, NULLs included. nil
+	// for every judged plan.
+	Funcs map[string]Func
 }
+
+// Func evaluates one extra function on its arguments' values.
+type Func func(args []Value) (Value, error)
 
 // Execute runs p over db with PostgreSQL's semantics. ctx bounds the
 // work: it is checked at every operator, so a cancelled context stops a
@@ -48,7 +56,7 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	if err := enumRefusal(p); err != nil {
 		return nil, err
 	}
-	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root}
+	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root, funcs: opts.Funcs}
 	x.initBpchar()
 	if err := x.initCollations(); err != nil {
 		return nil, err
@@ -78,6 +86,7 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 }
 
 type executor struct {
+	funcs  map[string]Func // Options.Funcs
 	ctx    context.Context
 	db     Database
 	meta   *plan.Metadata

@@ -340,7 +340,14 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		}
 		return negate(v)
 	case plan.OpConcat:
-		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
+		// PostgreSQL's anynonarray || text and text || anynonarray: a
+		// quoted literal is text, never read as the other operand's type
+		// (1 || 'a' is '1a').
+		a, err := x.eval(ex.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		b, err := x.eval(ex.Args[1], e)
 		if err != nil {
 			return Null, err
 		}

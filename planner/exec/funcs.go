@@ -14,6 +14,17 @@ import (
 // fn evaluates the scalar functions whose PostgreSQL behaviour is
 // modelled exactly; any other is ErrCannotExecute.
 func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
+	if f, ok := x.funcs[ex.Name]; ok {
+		args := make([]Value, len(ex.Args))
+		for i, a := range ex.Args {
+			v, err := x.eval(a, e)
+			if err != nil {
+				return Null, err
+			}
+			args[i] = v
+		}
+		return f(args)
+	}
 	if plan.VolatileFuncs[ex.Name] {
 		// Any value would be made up: a counterexample must not rest on
 		// one (issue 18, cause 13).

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
+	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -48,9 +49,12 @@ type conn struct {
 	// tx is the transaction status ReadyForQuery reports: I, T after
 	// BEGIN, E after an error in a transaction block (nothing is ever
 	// written; drivers and tools track it).
-	tx             byte
-	user, database string
-	greeting       [][2]string // the ParameterStatus values sent
+	tx               byte
+	savepoints       []string           // names defined in the transaction block (savepoint.go)
+	commitRolledBack bool               // the last COMMIT ended a failed block: its tag is ROLLBACK
+	sysCat           *pgcatalog.Catalog // introspection queries run over it, built on the first (catalog.go)
+	user, database   string
+	greeting         [][2]string // the ParameterStatus values sent
 	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
 	// by MaxPreparedBytes.
 	held int
@@ -332,7 +336,7 @@ func (c *conn) sendError(e *pgError) {
 // inFailedTx refuses st after an error in a transaction block, until it
 // ends, as PostgreSQL does.
 func (c *conn) inFailedTx(st *statement) *pgError {
-	if c.tx != 'E' || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R') {
+	if c.tx != 'E' || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R' || st.local.savepoint == spRollback) {
 		return nil
 	}
 	return errorf("25P02", "current transaction is aborted, commands ignored until end of transaction block")
@@ -351,7 +355,7 @@ func (c *conn) extended(err *pgError) {
 // simpleQuery answers each statement of a Query until the first error.
 func (c *conn) simpleQuery(sql string) {
 	for _, part := range splitStatements(sql) {
-		st, err := analyze(part)
+		st, err := c.analyze(part)
 		if err == nil {
 			err = c.runSimple(st)
 		}
@@ -378,7 +382,7 @@ func (c *conn) runSimple(st *statement) *pgError {
 		for _, r := range rows {
 			c.be.Send(st.local.dataRow(r, nil))
 		}
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.local.commandTag(len(rows)))})
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.local.commandTag(c, len(rows)))})
 		return nil
 	case kindEmpty:
 		c.be.Send(&pgproto3.EmptyQueryResponse{})

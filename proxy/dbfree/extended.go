@@ -60,7 +60,7 @@ func (c *conn) parse(m *pgproto3.Parse) *pgError {
 	if _, dup := c.stmts[m.Name]; dup && m.Name != "" {
 		return errorf(codeDuplicatePStatement, "prepared statement %q already exists", m.Name)
 	}
-	st, err := analyze(m.Query)
+	st, err := c.analyze(m.Query)
 	if err != nil {
 		return err
 	}
@@ -132,6 +132,13 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 	}
 	if n := len(m.ResultFormatCodes); n > 1 && n != ncols {
 		return errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, ncols)
+	}
+	if p.st.kind == kindLocal && p.st.local.bound != nil {
+		for _, f := range m.ParameterFormatCodes {
+			if f != 0 {
+				return errorf(codeFeatureNotSupported, "pgequiv: catalog query parameters in binary format are not supported")
+			}
+		}
 	}
 	for _, f := range m.ResultFormatCodes {
 		if f != 0 && f != 1 {
@@ -239,12 +246,17 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 			if rows, err = pt.st.local.run(c); err != nil {
 				return err
 			}
+			if pt.st.local.bound != nil {
+				if rows, err = pt.st.local.bound(c, pt.params); err != nil {
+					return err
+				}
+			}
 		}
 		pt.done = true
 		for _, r := range rows {
 			c.be.Send(pt.st.local.dataRow(r, pt.formats))
 		}
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.local.commandTag(len(rows)))})
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.local.commandTag(c, len(rows)))})
 		return nil
 	case kindEmpty:
 		c.be.Send(&pgproto3.EmptyQueryResponse{})

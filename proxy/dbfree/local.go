@@ -2,6 +2,7 @@ package dbfree
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"strings"
 
@@ -34,8 +35,13 @@ type localCol struct {
 }
 
 const (
-	oidBool = 16
-	oidInt4 = 23
+	oidBool   = 16
+	oidInt8   = 20
+	oidInt2   = 21
+	oidInt4   = 23
+	oidOID    = 26
+	oidFloat4 = 700
+	oidFloat8 = 701
 )
 
 // localQuery is a statement the endpoint answers itself.
@@ -43,6 +49,9 @@ type localQuery struct {
 	cols []localCol
 	// rows returns the rows' values in text form (nil: NULL).
 	rows func(c *conn) [][]*string
+	// bound, when set, answers an Execute from its Bind's parameters
+	// (text format) instead of rows: a catalog query with $n.
+	bound func(c *conn, params [][]byte) ([][]*string, *pgError)
 	// tag is the command tag; empty: SELECT n.
 	tag string
 	// tx moves the transaction status: 'B' begin, 'C' commit, 'R'
@@ -52,6 +61,10 @@ type localQuery struct {
 	resetAll bool
 	// show names the setting of a SHOW, which must exist.
 	show string
+	// savepoint is SAVEPOINT, RELEASE or ROLLBACK TO of spName
+	// (savepoint.go); 0 none.
+	savepoint byte
+	spName    string
 }
 
 func strp(s string) *string { return &s }
@@ -73,6 +86,7 @@ func analyzeLocal(sql string, n *pg.Node) *localQuery {
 		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 			return &localQuery{tag: "ROLLBACK", tx: 'R'}
 		}
+		return savepointQuery(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
 		vs := n.GetVariableSetStmt()
 		if vs.Kind == pg.VariableSetKind_VAR_RESET || vs.Kind == pg.VariableSetKind_VAR_RESET_ALL {
@@ -389,6 +403,21 @@ func encodeLocal(v *string, oid uint32, bin bool) []byte {
 			return []byte{1}
 		}
 		return []byte{0}
+	case oidInt2:
+		n, _ := strconv.Atoi(*v)
+		return binary.BigEndian.AppendUint16(nil, uint16(int16(n)))
+	case oidInt8:
+		n, _ := strconv.ParseInt(*v, 10, 64)
+		return binary.BigEndian.AppendUint64(nil, uint64(n))
+	case oidOID:
+		n, _ := strconv.ParseUint(*v, 10, 32)
+		return binary.BigEndian.AppendUint32(nil, uint32(n))
+	case oidFloat4, oidFloat8:
+		f, _ := strconv.ParseFloat(*v, 64)
+		if oid == oidFloat4 {
+			return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f)))
+		}
+		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f))
 	}
 	return []byte(*v)
 }
@@ -400,6 +429,13 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 			return nil, errorf("42704", "unrecognized configuration parameter %q", q.show)
 		}
 	}
+	if q.savepoint != 0 {
+		if err := q.runSavepoint(c); err != nil {
+			return nil, err
+		}
+	}
+	// COMMIT of a failed transaction rolls it back and says so.
+	c.commitRolledBack = q.tx == 'C' && c.tx == 'E'
 	switch q.tx {
 	case 'B':
 		if c.tx == 'I' {
@@ -407,6 +443,7 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 		}
 	case 'C', 'R':
 		c.tx = 'I'
+		c.savepoints = nil
 	}
 	if q.resetAll {
 		c.session = tag.Session{}
@@ -417,8 +454,12 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 	return q.rows(c), nil
 }
 
-// commandTag is the statement's tag after n rows.
-func (q *localQuery) commandTag(n int) string {
+// commandTag is the statement's tag after it ran on c and returned n
+// rows.
+func (q *localQuery) commandTag(c *conn, n int) string {
+	if c.commitRolledBack && q.tx == 'C' {
+		return "ROLLBACK"
+	}
 	if q.tag != "" {
 		return q.tag
 	}

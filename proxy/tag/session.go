@@ -24,6 +24,8 @@ type SessionCommand struct {
 	All bool
 	// Tag is the command tag PostgreSQL would answer with.
 	Tag string
+	// Local is SET LOCAL: the value lasts to the end of the transaction.
+	Local bool
 }
 
 // ParseSessionCommand recognizes SET/RESET of pgequiv settings. ok is
@@ -50,7 +52,7 @@ func ParseSessionCommand(sql string) (cmd SessionCommand, ok bool) {
 			if vs.Kind == pg.VariableSetKind_VAR_RESET {
 				tag = "RESET"
 			}
-			return SessionCommand{Name: name, Reset: true, Tag: tag}, true
+			return SessionCommand{Name: name, Reset: true, Tag: tag, Local: vs.IsLocal}, true
 		}
 	case pg.VariableSetKind_VAR_SET_VALUE:
 		name := strings.ToLower(vs.Name)
@@ -71,7 +73,7 @@ func ParseSessionCommand(sql string) (cmd SessionCommand, ok bool) {
 		default:
 			return cmd, false
 		}
-		return SessionCommand{Name: name, Value: v, Tag: "SET"}, true
+		return SessionCommand{Name: name, Value: v, Tag: "SET", Local: vs.IsLocal}, true
 	}
 	return cmd, false
 }
