@@ -298,7 +298,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		return Verdict{} // untagged: the common case stays cheap
 	}
 	if limit, ok := queryLimit(set); ok && len(sql) > limit {
-		return j.oversized(ctx, ev, set, st, mentions, limit) // judging_size.go: nothing parses it here
+		return j.oversized(ctx, ev, set, tags, mentions, limit) // judging_size.go: nothing parses it here
 	}
 	text := string(sql)
 	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // judging_session.go

@@ -50,10 +50,10 @@ func queryLimit(set *JudgeSettings) (limit int, ok bool) {
 // or any catalog entry's is. An untagged statement
 // under a match: catalog cannot be fingerprinted within the bound, so it
 // is not matched; it is counted (oversized_unmatched) and forwarded.
-func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSettings, st *judgeConnState, mentions bool, limit int) Verdict {
+func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSettings, tags tag.Session, mentions bool, limit int) Verdict {
 	sql := ev.SQL
 	j.stats.oversized.Add(1)
-	sessionRef := st.tags.Reference != "" || st.tags.ReferenceID != ""
+	sessionRef := tags.Reference != "" || tags.ReferenceID != ""
 	if !mentions && !(sessionRef && isQuery(sql)) {
 		j.stats.oversizedUnmatched.Add(1)
 		return Verdict{}
@@ -63,21 +63,18 @@ func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSetti
 		// The session's reference applies: name it as Resolve would,
 		// without reading the statement.
 		ref.Source = tag.FromSession
-		ref.SQL = st.tags.Reference
+		ref.SQL = tags.Reference
 		if ref.SQL == "" {
-			if e, ok := set.Catalog.ByID(st.tags.ReferenceID); ok {
+			if e, ok := set.Catalog.ByID(tags.ReferenceID); ok {
 				ref.SQL, ref.ID, ref.Mode, ref.Database = e.Reference, e.ID, e.Mode, e.Database
 			}
 		}
 	}
-	v := equivalence.Verdict{Label: equivalence.Unknown, Score: 0.05, Differences: []equivalence.Difference{{
-		Component: equivalence.ComponentTooLarge,
-		Candidate: fmt.Sprintf("statement is %d bytes, over max_query_size (%d); not read", len(sql), limit),
-	}}}
+	v := tooLargeVerdict(fmt.Sprintf("statement is %d bytes, over max_query_size (%d); not read", len(sql), limit))
 	job := &judgeJob{
 		start: time.Now(), set: set, sess: *ev.Session, ref: ref, mode: set.Mode,
 		candidate: headOf(sql, maxStoredSQL), full: &textDigest{size: len(sql), sum: j.digest(sql)},
-		preset: &v,
+		preset: v,
 	}
 	job.sess.judge = nil
 	switch {
@@ -101,6 +98,33 @@ func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSetti
 		j.recordLater(job, out, "logged")
 		return Verdict{}
 	}
+}
+
+// tooLargeBind is the verdict for a Bind whose values, written into the
+// statement, would pass max_query_size; nil when they would not. The
+// values are not copied or scanned: a 20 MB parameter written in as a
+// literal, then parameterized for the judge, took gigabytes.
+func tooLargeBind(set *JudgeSettings, ev *BindEvent, candidate string) *equivalence.Verdict {
+	limit, ok := queryLimit(set)
+	if !ok {
+		return nil
+	}
+	n := len(candidate)
+	for _, v := range ev.Values {
+		n += len(v)
+	}
+	if n <= limit {
+		return nil
+	}
+	return tooLargeVerdict(fmt.Sprintf("statement with its bound values is over %d bytes, over max_query_size (%d); not read", n, limit))
+}
+
+// tooLargeVerdict is the unknown verdict of a statement not judged for
+// its size, as the judge gives it (equivalence.ComponentTooLarge).
+func tooLargeVerdict(why string) *equivalence.Verdict {
+	return &equivalence.Verdict{Label: equivalence.Unknown, Score: 0.05, Differences: []equivalence.Difference{{
+		Component: equivalence.ComponentTooLarge, Candidate: why,
+	}}}
 }
 
 // textDigest stands for a text the proxy did not keep whole.

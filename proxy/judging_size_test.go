@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -218,5 +219,29 @@ func TestLargeStatementsKeepVerdictLog(t *testing.T) {
 	recs, skipped := vf.Loaded()
 	if len(recs) != 27 || skipped != 0 || recs[0].Label != "equivalent" {
 		t.Fatalf("read back %d verdicts (skipped %d), first %+v", len(recs), skipped, recs[0])
+	}
+}
+
+// TestBindOversizedValue: a Bind whose values would take the statement
+// past max_query_size is not written in and judged in the proxy: it is
+// unknown, too large (refused under enforce_unknown), and that verdict is
+// not cached for the statement's other values.
+func TestBindOversizedValue(t *testing.T) {
+	e := startBypassProxy(t, true)
+	ctx := testCtx(t, 60*time.Second)
+	conn, err := pgx.Connect(ctx, dbConnString(e.Host, e.Port, pgtest.SuperUser, "", bypassDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	byBody := withComment("SELECT id FROM notes WHERE body = $1", "SELECT id FROM notes WHERE body = 'O''Brien'")
+	var id int
+	err = conn.QueryRow(ctx, byBody, strings.Repeat("x", 2<<20)).Scan(&id)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "too large to judge") {
+		t.Fatalf("2 MB bound value: %v, want a PGQ02 refusal, too large", err)
+	}
+	if err := conn.QueryRow(ctx, byBody, "O'Brien").Scan(&id); err != nil || id != 1 {
+		t.Fatalf("the same statement with a small value: %d, %v", id, err)
 	}
 }
