@@ -72,6 +72,11 @@ type Config struct {
 	// EnforceUnknown makes enforce mode refuse unknown verdicts (and
 	// timeouts and queries that cannot be judged) too.
 	EnforceUnknown bool `yaml:"enforce_unknown"`
+	// EnforceSideEffects is what enforce mode does with a statement that
+	// has a reference but side effects (data change, DDL, DO, CALL, COPY,
+	// SELECT INTO, data-modifying WITH), which is never equivalent:
+	// refuse (PGQ02) or forward unjudged.
+	EnforceSideEffects string `yaml:"enforce_side_effects"`
 	// AcceptAssumptions lists assumption kinds under which a proof counts
 	// as a pass in enforce mode: non_empty, foreign_key_holds,
 	// primary_key_not_null.
@@ -227,6 +232,7 @@ func Default() Config {
 		Mode:                  "off",
 		VerdictTimeout:        2 * time.Second,
 		JudgeIsolation:        "process",
+		EnforceSideEffects:    "refuse",
 		JudgeMemoryLimit:      1 << 30,
 		VerdictLogMaxSize:     64 << 20,
 		Schema: Schema{
@@ -377,6 +383,11 @@ func (c *Config) Validate() error {
 	}
 	if c.RefuteBudget < 0 {
 		bad("refute_budget: must not be negative")
+	}
+	switch c.EnforceSideEffects {
+	case "refuse", "forward":
+	default:
+		bad("enforce_side_effects: %q is not one of refuse, forward", c.EnforceSideEffects)
 	}
 	switch c.JudgeIsolation {
 	case "process", "none":

@@ -93,12 +93,13 @@ func (c *Config) loadDDL(what string, files []string) (*catalog.Schema, error) {
 // introspection connects to. Errors here count as invalid config.
 func (c *Config) JudgeSettings(up proxy.Upstream) (proxy.JudgeSettings, error) {
 	s := proxy.JudgeSettings{
-		Mode:           proxy.JudgeMode(c.Mode),
-		VerdictTimeout: c.VerdictTimeout,
-		EnforceUnknown: c.EnforceUnknown,
-		LogLiterals:    c.Log.Literals,
-		RecentVerdicts: c.Admin.RecentVerdicts,
-		Schemas:        proxy.SchemaSettings{RefreshInterval: c.Schema.RefreshInterval},
+		Mode:               proxy.JudgeMode(c.Mode),
+		VerdictTimeout:     c.VerdictTimeout,
+		EnforceUnknown:     c.EnforceUnknown,
+		EnforceSideEffects: proxy.SideEffectsPolicy(c.EnforceSideEffects),
+		LogLiterals:        c.Log.Literals,
+		RecentVerdicts:     c.Admin.RecentVerdicts,
+		Schemas:            proxy.SchemaSettings{RefreshInterval: c.Schema.RefreshInterval},
 	}
 	s.Options.MaxQueryBytes = int(c.MaxQuerySize)
 	s.Options.Refute = c.RefuteOptions()
@@ -193,6 +194,7 @@ func (c *Config) Settings() [][2]string {
 		{"mode", c.Mode},
 		{"verdict_timeout", c.VerdictTimeout.String()},
 		{"enforce_unknown", strconv.FormatBool(c.EnforceUnknown)},
+		{"enforce_side_effects", c.EnforceSideEffects},
 		{"accept_assumptions", list(c.AcceptAssumptions)},
 		{"gmn", strconv.FormatBool(c.GMN)},
 		{"refute", strconv.FormatBool(!c.RefuteOptions().Off)},

@@ -70,6 +70,9 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 			_ = c.clW.Flush()
 			return &Error{Code: CodeAuthFailed, Err: fmt.Errorf("upstream: %s (SQLSTATE %s)", e.Message, e.Code)}
 		}
+		if frame[0] == protocol.TypeParameterStatus {
+			c.strs.noteParameterStatus(frame)
+		}
 		if _, err := c.clW.Write(frame); err != nil {
 			return err
 		}

@@ -100,6 +100,9 @@ type conn struct {
 	clSkip, upSkip int
 
 	terminated atomic.Bool // the client sent Terminate
+
+	// strs follows standard_conforming_strings (strings_state.go).
+	strs stringsState
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
@@ -361,6 +364,9 @@ func (c *conn) clientStep() error {
 	case protocol.TypeQuery, protocol.TypeParse, protocol.TypeSync:
 		return c.handleNext(typ)
 	case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
+		if typ == protocol.TypeExecute {
+			c.strs.execSinceSync = true
+		}
 		// Decoded only for debug logging; otherwise streamed, so large
 		// Bind parameters are never held whole.
 		if !c.discarding && c.debug() {
@@ -419,8 +425,20 @@ func (c *conn) upstreamStep() error {
 			c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
 			return nil
 		}
+	case protocol.TypeParameterStatus:
+		frame, err := c.upR.Next()
+		if err != nil {
+			return classify(err, CodeBackendRead, CodeBackendProtocol)
+		}
+		c.strs.noteParameterStatus(frame)
+		if _, err := c.clW.Write(frame); err != nil {
+			return err
+		}
+		c.s.relay.addRelayed(dirToClient, uint64(len(frame)), 1)
+		return nil
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
+		c.strs.done.Store(c.zRecv)
 		// The settings follow the transaction (judging_session.go).
 		var status byte
 		if n == protocol.HeaderLen+1 {

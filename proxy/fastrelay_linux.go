@@ -401,11 +401,17 @@ func (fc *fastConn) frameClient() bool {
 			}
 		case protocol.TypeSync, protocol.TypeFunctionCall:
 			c.zSent++
+			if typ == protocol.TypeSync {
+				c.strs.execSinceSync = false
+			}
 		case protocol.TypeDescribe:
 			// Unwatched: a ParameterDescription of this batch cannot be
 			// matched to its statement after a demotion (conn_bind.go).
 			c.bt.uncertain = c.zSent + 1
 		case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
+			if typ == protocol.TypeExecute {
+				c.strs.execSinceSync = true
+			}
 			if c.debug() {
 				return fc.demote("debug logging")
 			}
@@ -462,6 +468,7 @@ func (fc *fastConn) frameUpstream() bool {
 			c.sawError = true
 		case protocol.TypeReadyForQuery:
 			c.zRecv++
+			c.strs.done.Store(c.zRecv)
 			c.sawError = false
 			// The transaction status, for pgequiv settings set later
 			// in the transaction (judging_session.go); 0: unknown.
@@ -470,6 +477,17 @@ func (fc *fastConn) frameUpstream() bool {
 				status = d.buf[d.fwd+protocol.HeaderLen]
 			}
 			c.session.guc.setStatus(status)
+		case protocol.TypeParameterStatus:
+			// standard_conforming_strings decides how later statements
+			// are lexed: read it whole, as upstreamStep does.
+			size := 1 + int(n)
+			if size > len(d.buf) {
+				return fc.demote("parameter status larger than the buffer")
+			}
+			if d.end-d.fwd < size {
+				return true
+			}
+			c.strs.noteParameterStatus(d.buf[d.fwd : d.fwd+size])
 		}
 		d.take(1 + int(n))
 		d.msgs++

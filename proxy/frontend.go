@@ -60,6 +60,7 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 		}
 		c.noteParse(v)
 	case protocol.TypeSync:
+		c.strs.execSinceSync = false
 		c.discarding = false
 		c.zSent++
 	case protocol.TypeBind:
@@ -106,6 +107,7 @@ func (c *conn) debug() bool { return c.log.Enabled(c.ctx, slog.LevelDebug) }
 // (fail open), since the observer only judges and never relays.
 func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Verdict) {
 	c.event.Kind, c.event.Statement, c.event.SQL = kind, stmt, sql
+	c.strs.fill(&c.event, c.zSent)
 	defer func() {
 		c.event.Statement, c.event.SQL = nil, nil // do not keep the frame alive
 		if r := recover(); r != nil {

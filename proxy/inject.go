@@ -127,6 +127,9 @@ func (c *conn) injectNotice(v Verdict, seq uint64) {
 	if v.Later != nil {
 		c.inj.add(injection{seq: seq, deferred: v.Later})
 	}
+	for _, d := range v.Laters {
+		c.inj.add(injection{seq: seq, deferred: d})
+	}
 	if v.Notice == nil {
 		return
 	}

@@ -9,12 +9,10 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgproto3"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -22,7 +20,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -76,6 +73,11 @@ type JudgeSettings struct {
 	// EnforceUnknown refuses, in enforce mode, queries whose verdict is
 	// unknown, timed out or failed.
 	EnforceUnknown bool
+	// EnforceSideEffects is what enforce mode does with a statement that
+	// has a reference but side effects (data change, DDL, DO, CALL, COPY,
+	// SELECT INTO, data-modifying WITH): refuse (default, PGQ02) or
+	// forward unjudged.
+	EnforceSideEffects SideEffectsPolicy
 	// Options are the judge's options; Options.AcceptAssumptions decides
 	// which equivalent_under_assumptions verdicts pass.
 	Options equivalence.Options
@@ -98,6 +100,13 @@ func (s JudgeSettings) withDefaults() (JudgeSettings, error) {
 	}
 	if s.VerdictTimeout <= 0 {
 		s.VerdictTimeout = 2 * time.Second
+	}
+	switch s.EnforceSideEffects {
+	case "":
+		s.EnforceSideEffects = SideEffectsRefuse
+	case SideEffectsRefuse, SideEffectsForward:
+	default:
+		return s, fmt.Errorf("proxy: enforce_side_effects %q is not refuse or forward", s.EnforceSideEffects)
 	}
 	if s.RecentVerdicts <= 0 {
 		s.RecentVerdicts = 256
@@ -283,10 +292,11 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		j.schemas.invalidate(ev.Session.Database)
 	}
 	if isDDL(sql) {
+		// Read the schema again next time; the DDL itself goes on to be
+		// judged if it has a reference (and refused for its side effects).
 		st.ddl = true
 		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
-		return Verdict{}
 	}
 	g := ev.Session.settings()
 	if g.active.Load() {
@@ -304,92 +314,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // judging_session.go
 		return v
 	}
-	if multiStatement(text) {
-		return Verdict{} // documented: only single statements are judged
-	}
-	ref, ok, err := tag.Resolve(text, &tags, set.Catalog)
-	if err == nil && !ok {
-		return Verdict{}
-	}
-	if !isQuery(sql) && (err == nil && ref.Source == tag.FromSession || err != nil && !mentions) {
-		// A session setting (even a broken one) applies to queries, not
-		// to BEGIN, SET, SHOW, ...
-		return Verdict{}
-	}
-	if err == nil && ref.Database != "" && ref.Database != ev.Session.Database {
-		if ref.Source == tag.FromCatalogMatch {
-			return Verdict{} // the entry is for another database
-		}
-		err = fmt.Errorf("reference %q is for database %q", ref.ID, ref.Database)
-	}
-	if err == nil {
-		// A tag value is URL-decoded, so %00 puts a NUL in the reference;
-		// the judge's parser would read only up to it.
-		err = sqltext.CheckNUL("the reference", ref.SQL)
-	}
-	job := &judgeJob{
-		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: tag.StripComment(text), mode: set.Mode, tagErr: err,
-		parent: traceParent(text),
-	}
-	job.sess.judge = nil
-	if ref.Mode != "" {
-		job.mode = JudgeMode(ref.Mode)
-	}
-	job.deadline = job.start.Add(set.VerdictTimeout)
-	j.stats.tagged.Add(1)
-	if ev.Kind == KindParse && err == nil {
-		if bj := j.newBindJudge(job); bj != nil {
-			return j.dispatch(ctx, job, bj) // judging_bind.go
-		}
-	}
-	return j.dispatch(ctx, job, nil)
-}
-
-// dispatch judges job as its mode says. bj is set for a statement with
-// parameters, judged again at each Bind where this verdict does not
-// settle it.
-func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) Verdict {
-	switch job.mode {
-	case ModeEnforce:
-		out := j.run(ctx, job)
-		if bj != nil && bj.deferEnforce(job, out) {
-			j.recordLater(job, out, "deferred")
-			return Verdict{Bind: bj}
-		}
-		return j.enforce(job, out)
-	case ModeAnnotate:
-		// The proxy waits a little past the judge's own deadline, so a
-		// judgement that gives up in time still reports that it did.
-		d := NewDeferred(job.deadline.Add(deferredGrace))
-		j.background(job, func(out judgeOutcome) {
-			bj.settle(job, out)
-			j.annotate(job, d, out)
-		})
-		return Verdict{Later: d, Bind: bj.orNil()}
-	default: // ModeLog
-		j.background(job, func(out judgeOutcome) {
-			bj.settle(job, out)
-			j.record(job, out, "logged")
-		})
-		return Verdict{Bind: bj.orNil()}
-	}
-}
-
-// annotate delivers an annotate-mode verdict as the notice d stands for.
-func (j *Judging) annotate(job *judgeJob, d *Deferred, out judgeOutcome) {
-	n := &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}
-	if ce := out.v.Counterexample; ce != nil && out.err == nil {
-		n.Detail = "counterexample:\n" + ce.Detail()
-	}
-	if d.Deliver(n) {
-		j.record(job, out, "annotated")
-		return
-	}
-	j.stats.late.Add(1)
-	j.record(job, out, "late")
-	j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
-		"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
-		"latency", out.latency)
+	return j.observeStatements(ctx, ev, set, st, text, mentions, tags) // judging_stmts.go
 }
 
 // NeedsObservation implements StatementFilter. It mirrors the cheap early
@@ -426,6 +351,11 @@ type judgeJob struct {
 	direct bool
 	// parent is the application's span (the comment's traceparent).
 	parent trace.SpanContext
+	// sideEffects names the statement's side effect; it is not judged.
+	sideEffects string
+	// stmt and stmts place the statement in a multi-statement Query (1 of
+	// 3, ...); zero for a Query of one statement.
+	stmt, stmts int
 	// full, when set, says candidate is only the head of a statement
 	// over max_query_size, which preset answers without judging.
 	full   *textDigest
@@ -482,6 +412,12 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 			j.stats.timeouts.Add(1)
 		}
 	}()
+	if job.sideEffects != "" {
+		// Before a tag's error: a write with a broken reference is
+		// still refused for its side effects, whatever enforce_unknown.
+		out.err = &sideEffectsError{why: job.sideEffects}
+		return out
+	}
 	if job.tagErr != nil {
 		out.err = job.tagErr
 		return out
@@ -536,44 +472,13 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 
 // enforce turns an outcome into forwarding or a refusal.
 func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
-	pass := out.err == nil && job.set.Options.Passes(out.v)
-	code := SQLStateNotEquivalent
-	if !pass && (out.err != nil || out.v.Label == equivalence.Unknown) {
-		code = SQLStateUnverified
-		pass = !job.set.EnforceUnknown
-	}
-	if pass {
+	e := j.refusal(job, out) // judging_stmts.go
+	if e == nil {
 		j.recordLater(job, out, "forwarded")
 		return Verdict{}
 	}
 	j.stats.refusals.Add(1)
 	j.recordLater(job, out, "refused")
-	e := &pgproto3.ErrorResponse{
-		Code:    code,
-		Message: "pgequiv: query refused: " + out.summary(keepText),
-	}
-	if job.ref.ID != "" {
-		e.Detail = "reference id: " + job.ref.ID
-	}
-	var lines []string
-	for _, d := range out.v.Differences {
-		lines = append(lines, d.String())
-	}
-	if len(lines) > 0 {
-		if e.Detail != "" {
-			e.Detail += "\n"
-		}
-		e.Detail += "differences:\n" + strings.Join(lines, "\n")
-	}
-	if ce := out.v.Counterexample; ce != nil && out.err == nil {
-		if e.Detail != "" {
-			e.Detail += "\n"
-		}
-		e.Detail += "counterexample:\n" + ce.Detail()
-	}
-	// ErrorResponse fields are C strings: a NUL would end the field early
-	// and desynchronise the client.
-	e.Hint = "The statement did not run. Its reference is: " + strings.ReplaceAll(job.ref.SQL, "\x00", `\x00`)
 	return Verdict{Refuse: e}
 }
 

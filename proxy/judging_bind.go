@@ -222,7 +222,7 @@ func (j *Judging) bindLater(job *judgeJob, bj *bindJudge, sameRef bool) Verdict 
 		j.stats.tagged.Add(1)
 		out := j.run(context.Background(), job)
 		if d != nil {
-			j.annotate(job, d, out)
+			j.notify(job, d, out)
 			return
 		}
 		j.record(job, out, "logged")

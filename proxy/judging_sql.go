@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"strings"
 
 	pgq "github.com/pganalyze/pg_query_go/v5"
 )
@@ -30,25 +29,6 @@ func queryFingerprint(sql string) string {
 		return ""
 	}
 	return fp
-}
-
-// multiStatement reports whether sql holds more than one statement.
-func multiStatement(sql string) bool {
-	i := strings.IndexByte(sql, ';')
-	if i < 0 || strings.TrimSpace(sql[i+1:]) == "" {
-		return false
-	}
-	parts, err := pgq.SplitWithScanner(sql, true)
-	if err != nil {
-		return false
-	}
-	n := 0
-	for _, p := range parts {
-		if strings.TrimSpace(p) != "" {
-			n++
-		}
-	}
-	return n > 1
 }
 
 // isDDL reports whether sql starts (after blanks and comments) with

@@ -48,6 +48,12 @@ type QueryEvent struct {
 	// Batch is the number of the ReadyForQuery that ends the statement's
 	// batch on the connection.
 	Batch uint64
+	// BackslashStrings: the server last reported standard_conforming_strings
+	// off, so its lexer reads '...' with backslash escapes.
+	// StringsUncertain: a statement that may change the setting had not
+	// finished when this one was sent.
+	BackslashStrings bool
+	StringsUncertain bool
 }
 
 // Verdict is a QueryObserver's answer. The zero Verdict forwards the
@@ -60,6 +66,9 @@ type Verdict struct {
 	// the statement runs; the proxy waits for it, until its deadline, just
 	// before the ReadyForQuery that ends the statement's batch.
 	Later *Deferred
+	// Laters are more such notices, in order (one per statement of a
+	// multi-statement Query).
+	Laters []*Deferred
 	// Refuse, if set, keeps the statement from the upstream; the client
 	// gets this ErrorResponse instead (Severity defaults to ERROR). For a
 	// Parse, the rest of the batch up to Sync is discarded as PostgreSQL

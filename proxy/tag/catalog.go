@@ -188,9 +188,27 @@ func (s *Session) Apply(cmd SessionCommand) {
 // session's settings, then a catalog match by fingerprint. ok is false for
 // an untagged query. An id that the catalog lacks is an error.
 func Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
-	if cm, found, cerr := FindComment(sql); cerr != nil {
+	cm, _, cerr := FindComment(sql)
+	return resolve(sql, cm, cerr, s, c)
+}
+
+// Resolve finds the reference for the statement st of the Query text sql,
+// as Resolve does for a whole text: its own comment, the session's
+// settings, a catalog match of its own text.
+func (st *Statement) Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
+	text := sql[st.Start:st.End]
+	if st.JudgedErr == nil && st.Judged != "" {
+		// The judged text reads as the server reads the statement (E''
+		// for backslash strings), which pg_query's fingerprint needs.
+		text = st.Judged
+	}
+	return resolve(text, st.Comment, st.CommentErr, s, c)
+}
+
+func resolve(sql string, cm *Comment, cerr error, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
+	if cerr != nil {
 		return ref, false, cerr
-	} else if found {
+	} else if cm != nil {
 		if v, has := cm.Get(KeyRef); has {
 			return Reference{SQL: v, Source: FromComment}, true, nil
 		}

@@ -42,12 +42,24 @@ func (c *Comment) Get(key string) (string, bool) {
 	return "", false
 }
 
-// FindComment returns the sqlcommenter comment of sql: the last block
-// comment outside string literals and quoted names whose body is a list of
-// key='value' pairs. ok is false when there is none. A comment that names a
-// pgequiv key but cannot be decoded is an error naming the offset.
+// FindComment returns the sqlcommenter comment of sql read with standard
+// strings; see FindCommentIn.
 func FindComment(sql string) (c *Comment, ok bool, err error) {
-	for _, span := range blockComments(sql) {
+	return FindCommentIn(sql, StandardStrings)
+}
+
+// FindCommentIn returns the sqlcommenter comment of sql: the last block
+// comment, as PostgreSQL's lexer finds them with the session's strs,
+// whose body is a list of key='value' pairs. ok is false when there is
+// none, and for text the lexer rejects (the server runs none of it). A
+// comment that names a pgequiv key but cannot be decoded is an error
+// naming the offset.
+func FindCommentIn(sql string, strs Strings) (c *Comment, ok bool, err error) {
+	spans, lerr := blockComments(sql, strs)
+	if lerr != nil {
+		return nil, false, nil
+	}
+	for _, span := range spans {
 		body := sql[span[0]+2 : span[1]-2]
 		pairs, perr := parsePairs(body)
 		if perr != nil {
@@ -59,70 +71,6 @@ func FindComment(sql string) (c *Comment, ok bool, err error) {
 		c, ok, err = &Comment{Pairs: pairs, Start: span[0], End: span[1]}, true, nil
 	}
 	return c, ok, err
-}
-
-// blockComments lists the [start, end) spans of /* */ comments outside
-// string literals, quoted identifiers and dollar-quoted strings.
-func blockComments(s string) [][2]int {
-	var out [][2]int
-	for i := 0; i < len(s); {
-		switch {
-		case s[i] == '\'' || s[i] == '"':
-			q := s[i]
-			i++
-			for i < len(s) {
-				if s[i] == q {
-					if i+1 < len(s) && s[i+1] == q {
-						i += 2
-						continue
-					}
-					break
-				}
-				i++
-			}
-			i++
-		case s[i] == '-' && i+1 < len(s) && s[i+1] == '-':
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		case s[i] == '$':
-			j := i + 1
-			for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
-				j++
-			}
-			if j < len(s) && s[j] == '$' {
-				delim := s[i : j+1]
-				if end := strings.Index(s[j+1:], delim); end >= 0 {
-					i = j + 1 + end + len(delim)
-					continue
-				}
-				return out
-			}
-			i++
-		case s[i] == '/' && i+1 < len(s) && s[i+1] == '*':
-			// PostgreSQL block comments nest.
-			depth, j := 1, i+2
-			for j < len(s) && depth > 0 {
-				switch {
-				case s[j] == '/' && j+1 < len(s) && s[j+1] == '*':
-					depth++
-					j += 2
-				case s[j] == '*' && j+1 < len(s) && s[j+1] == '/':
-					depth--
-					j += 2
-				default:
-					j++
-				}
-			}
-			if depth == 0 {
-				out = append(out, [2]int{i, j})
-			}
-			i = j
-		default:
-			i++
-		}
-	}
-	return out
 }
 
 // parsePairs reads key='value'(,key='value')* as sqlcommenter writes it:

@@ -1,0 +1,208 @@
+package tag
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// Statement is one statement of a (possibly multi-statement) Query, as
+// PostgreSQL splits it.
+type Statement struct {
+	// Start and End delimit the statement in the Query text (End
+	// exclusive, without its semicolon). A Query of one statement spans
+	// the whole text.
+	Start, End int
+	// Comment is the statement's sqlcommenter comment, with offsets into
+	// the whole Query text; nil if it has none. CommentErr is set for a
+	// pgequiv comment that could not be read.
+	Comment    *Comment
+	CommentErr error
+	// Class says what the statement does; Why names its side effect.
+	Class Class
+	Why   string
+	// Judged is the text to judge: the statement byte for byte, its tag
+	// comment replaced by one space. With backslash strings, each '...'
+	// holding a backslash gets an E prefix, so that the judge (which reads
+	// standard strings) reads the literal the server reads. JudgedErr
+	// says why no such text exists.
+	Judged    string
+	JudgedErr error
+	// ParseErr is set when the Query did not parse: it is then one
+	// statement spanning the whole text, of ClassUnknown.
+	ParseErr error
+}
+
+// ErrAmbiguousStrings marks a text whose meaning depends on
+// standard_conforming_strings while the proxy cannot tell its value.
+var ErrAmbiguousStrings = errors.New("the text reads differently with standard_conforming_strings on and off, and a statement that may change it is still running")
+
+// Split splits a Query text into its statements as PostgreSQL does
+// (pg_query's statement locations), assigns each sqlcommenter comment to
+// the statement it lies in (a comment after a statement's semicolon,
+// before the next statement's first word, belongs to the next statement;
+// one after the last statement to the last), and classifies each. A text
+// the lexer rejects is an ErrLex error: the server runs none of it.
+func Split(sql string, strs Strings) ([]Statement, error) {
+	var toks []Token
+	if strs == BackslashStrings {
+		// pg_query reads standard strings only; for the rest (and for
+		// standard strings' comments) it is PostgreSQL's own scanner.
+		var err error
+		if toks, err = Lex(sql, strs); err != nil {
+			return nil, err
+		}
+	}
+	comments, err := blockComments(sql, strs)
+	if err != nil {
+		return nil, err
+	}
+	parseText := sql
+	if strs == BackslashStrings {
+		parseText = neutralize(sql, toks)
+	}
+	var stmts []Statement
+	tree, perr := pg.Parse(parseText)
+	switch {
+	case perr != nil:
+		stmts = []Statement{{Start: 0, End: len(sql), ParseErr: perr}}
+	case len(tree.Stmts) <= 1:
+		st := Statement{Start: 0, End: len(sql)}
+		if len(tree.Stmts) == 1 {
+			st.Class, st.Why = Classify(tree.Stmts[0].Stmt)
+		}
+		stmts = []Statement{st}
+	default:
+		for _, raw := range tree.Stmts {
+			st := Statement{Start: int(raw.StmtLocation), End: int(raw.StmtLocation + raw.StmtLen)}
+			if raw.StmtLen == 0 {
+				st.End = len(sql)
+			}
+			if st.Start < 0 || st.End > len(sql) || st.Start > st.End {
+				return nil, fmt.Errorf("tag: statement location %d+%d outside the text", raw.StmtLocation, raw.StmtLen)
+			}
+			st.Class, st.Why = Classify(raw.Stmt)
+			stmts = append(stmts, st)
+		}
+	}
+	assignComments(sql, stmts, comments)
+	for i := range stmts {
+		stmts[i].Judged, stmts[i].JudgedErr = judgedText(sql, &stmts[i], toks, strs)
+	}
+	return stmts, nil
+}
+
+// SplitUncertain splits sql when the session's standard_conforming_strings
+// is not known for sure (a statement that may change it has not finished):
+// if both settings give the same statements, comments and judged texts,
+// that is the answer; otherwise ErrAmbiguousStrings.
+func SplitUncertain(sql string, likely Strings) ([]Statement, error) {
+	a, errA := Split(sql, likely)
+	if strings.IndexByte(sql, '\\') < 0 {
+		return a, errA // backslashes are the only difference
+	}
+	b, errB := Split(sql, 1-likely)
+	if errA != nil || errB != nil {
+		if (errA == nil) != (errB == nil) {
+			return nil, fmt.Errorf("tag: %w", ErrAmbiguousStrings)
+		}
+		return a, errA
+	}
+	if len(a) != len(b) {
+		return nil, fmt.Errorf("tag: %w", ErrAmbiguousStrings)
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Start != y.Start || x.End != y.End || x.Judged != y.Judged || (x.Comment == nil) != (y.Comment == nil) ||
+			x.Comment != nil && (x.Comment.Start != y.Comment.Start || x.Comment.End != y.Comment.End) {
+			return nil, fmt.Errorf("tag: %w", ErrAmbiguousStrings)
+		}
+	}
+	return a, nil
+}
+
+// neutralize returns sql with the body of every bare string replaced by
+// x's, byte for byte: pg_query (which reads standard strings) then splits
+// and parses it as the server reads the original with backslash strings.
+func neutralize(sql string, toks []Token) string {
+	b := []byte(sql)
+	for _, t := range toks {
+		if t.Kind != TokString || !t.Bare {
+			continue
+		}
+		for k := t.BareAt + 1; k < t.End-1; k++ {
+			b[k] = 'x'
+		}
+	}
+	return string(b)
+}
+
+// assignComments gives each statement the last sqlcommenter comment that
+// belongs to it.
+func assignComments(sql string, stmts []Statement, comments [][2]int) {
+	for _, span := range comments {
+		k := -1
+		for i := range stmts {
+			if stmts[i].Start <= span[0] {
+				k = i
+			}
+		}
+		if k < 0 {
+			k = 0
+		}
+		body := sql[span[0]+2 : span[1]-2]
+		pairs, perr := parsePairs(body)
+		st := &stmts[k]
+		if perr != nil {
+			if strings.Contains(body, KeyRef) {
+				st.CommentErr = fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, span[0], perr)
+			}
+			continue
+		}
+		st.Comment, st.CommentErr = &Comment{Pairs: pairs, Start: span[0], End: span[1]}, nil
+	}
+}
+
+// judgedText is the statement's text for the judge: see
+// Statement.Judged.
+func judgedText(sql string, st *Statement, toks []Token, strs Strings) (string, error) {
+	type edit struct {
+		at, end int
+		with    string
+	}
+	var edits []edit
+	if strs == BackslashStrings {
+		for _, t := range toks {
+			if t.Kind != TokString || !t.Bare || !t.Backslash || t.Start < st.Start || t.Start >= st.End {
+				continue
+			}
+			if t.BareAt > 0 && (isDolqCont(sql[t.BareAt-1]) || sql[t.BareAt-1] == '$') {
+				return "", fmt.Errorf("tag: the string at offset %d cannot be rewritten for the judge (standard_conforming_strings off)", t.Start)
+			}
+			edits = append(edits, edit{at: t.BareAt, end: t.BareAt, with: "E"})
+		}
+	}
+	c := st.Comment
+	var b strings.Builder
+	last := st.Start
+	for _, e := range edits {
+		if c != nil && c.Start >= last && c.Start < e.at {
+			b.WriteString(sql[last:c.Start])
+			b.WriteByte(' ')
+			last = c.End
+			c = nil
+		}
+		b.WriteString(sql[last:e.at])
+		b.WriteString(e.with)
+		last = e.end
+	}
+	if c != nil && c.Start >= last && c.End <= st.End {
+		b.WriteString(sql[last:c.Start])
+		b.WriteByte(' ')
+		last = c.End
+	}
+	b.WriteString(sql[last:st.End])
+	return b.String(), nil
+}
