@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,6 +58,9 @@ type Config struct {
 	MaxQuerySize ByteSize `yaml:"max_query_size"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
+	// LogFormat is text (logfmt) or json, for the operational log on
+	// stderr.
+	LogFormat string `yaml:"log_format"`
 	// FastRelay relays connections without TLS on shared event loops
 	// (Linux) until a statement needs the judge; false keeps every
 	// connection on its own goroutines.
@@ -135,6 +139,10 @@ type Log struct {
 	// Literals keeps string and number literals in logged SQL and
 	// differences; by default they are replaced with ?.
 	Literals bool `yaml:"literals"`
+	// Verdicts is where mode log writes its JSON verdict lines: stdout
+	// (default), stderr (with the text log, as before), or a file path
+	// (relative to the config file), appended to.
+	Verdicts string `yaml:"verdicts"`
 }
 
 // Schema says where the schema of each database comes from: DDL files,
@@ -165,12 +173,20 @@ type Introspect struct {
 type Admin struct {
 	// Users may connect; empty disables the console.
 	Users []string `yaml:"users"`
-	// Auth is password (cleartext password check) or trust.
+	// Auth is password (SCRAM-SHA-256, failed logins throttled per
+	// source address) or trust.
 	Auth string `yaml:"auth"`
 	// Password (or PGEQUIV_ADMIN_PASSWORD) for auth: password.
 	Password string `yaml:"password"`
 	// RecentVerdicts bounds SHOW VERDICTS.
 	RecentVerdicts int `yaml:"recent_verdicts"`
+	// RequireTLS refuses console connections without TLS (needs tls.cert
+	// and tls.key).
+	RequireTLS bool `yaml:"require_tls"`
+	// Database is the console's virtual database; empty means pgequiv
+	// with an upstream and pgequiv_admin in database-free mode (whose
+	// clients may use any database name, pgequiv in the docs).
+	Database string `yaml:"database"`
 }
 
 // Upstream is the PostgreSQL server behind the proxy.
@@ -228,6 +244,8 @@ func Default() Config {
 		MaxPreparedBytes:      64 << 20,
 		MaxQuerySize:          1 << 20,
 		LogLevel:              "info",
+		LogFormat:             "text",
+		Log:                   Log{Verdicts: "stdout"},
 		FastRelay:             true,
 		Mode:                  "off",
 		VerdictTimeout:        2 * time.Second,
@@ -272,7 +290,7 @@ func Parse(data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, friendlyYAMLError(err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -305,13 +323,28 @@ func (c *Config) applyEnv(getenv func(string) string) {
 	}
 }
 
+// checkHostPort checks a host:port address as the listener or dialer will
+// read it, so that a port such as 99999 is refused with the rest of the
+// file rather than when workers have started.
+func checkHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("is not host:port")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("has port %q, not a number in 0..65535", port)
+	}
+	return nil
+}
+
 // Validate checks every field and returns all problems at once.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		bad("listen: %q is not host:port", c.Listen)
+	if err := checkHostPort(c.Listen); err != nil {
+		bad("listen: %q %v", c.Listen, err)
 	}
 	errs = append(errs, c.LLMJudge.validate(c)...)
 	switch {
@@ -319,8 +352,8 @@ func (c *Config) Validate() error {
 	case c.Upstream.Address == "":
 		bad("upstream.address: required (or set %s)", EnvUpstream)
 	default:
-		if _, _, err := net.SplitHostPort(c.Upstream.Address); err != nil {
-			bad("upstream.address: %q is not host:port", c.Upstream.Address)
+		if err := checkHostPort(c.Upstream.Address); err != nil {
+			bad("upstream.address: %q %v", c.Upstream.Address, err)
 		}
 	}
 	switch c.Upstream.TLSMode {
@@ -368,6 +401,11 @@ func (c *Config) Validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		bad("log_level: %q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		bad("log_format: %q is not one of text, json", c.LogFormat)
 	}
 	switch c.Mode {
 	case "off":
@@ -442,6 +480,9 @@ func (c *Config) Validate() error {
 		}
 	default:
 		bad("admin.auth: %q is not one of password, trust", c.Admin.Auth)
+	}
+	if c.Admin.RequireTLS && c.TLS.Cert == "" {
+		bad("admin.require_tls: needs tls.cert and tls.key (the console's clients connect with TLS)")
 	}
 	for i, u := range c.Admin.Users {
 		if u == "" {

@@ -40,6 +40,12 @@ func TestBadFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one containing %q", f, err, want)
 		}
+		// The file's words, not Go's: no type names, no YAML tags.
+		for _, internal := range []string{"in type ", "config.Config", "!!", "time.Duration", "cannot unmarshal"} {
+			if err != nil && strings.Contains(err.Error(), internal) {
+				t.Errorf("%s: error %v shows Go internals (%q)", f, err, internal)
+			}
+		}
 	}
 }
 

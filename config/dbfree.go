@@ -2,8 +2,6 @@ package config
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
@@ -16,24 +14,10 @@ import (
 // paths relative to proxy.yaml) into one schema; with none it is the
 // bundled example schema.
 func (c *Config) dbfreeSchema() (*catalog.Schema, error) {
-	ddl := catalog.ExampleDDL()
 	if len(c.Schema.Files) > 0 {
-		var b strings.Builder
-		for _, path := range c.Schema.Files {
-			data, err := os.ReadFile(c.path(path))
-			if err != nil {
-				return nil, fmt.Errorf("config: schema.files: %w", err)
-			}
-			b.Write(data)
-			b.WriteString("\n;\n")
-		}
-		ddl = b.String()
+		return c.loadDDL("schema.files", c.Schema.Files)
 	}
-	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
-	if err != nil {
-		return nil, fmt.Errorf("config: schema.files %s: %w", strings.Join(c.Schema.Files, ", "), err)
-	}
-	return s, nil
+	return catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
 }
 
 // DBFreeOptions builds the options of database-free mode (upstream: none),

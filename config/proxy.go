@@ -3,6 +3,7 @@ package config
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -73,19 +74,34 @@ func (c *Config) path(p string) string {
 // loadDDL reads and loads the concatenation of files.
 func (c *Config) loadDDL(what string, files []string) (*catalog.Schema, error) {
 	var ddl strings.Builder
-	for _, f := range files {
+	starts := make([]int, len(files))
+	for i, f := range files {
 		b, err := os.ReadFile(c.path(f))
 		if err != nil {
 			return nil, fmt.Errorf("config: %s: %w", what, err)
 		}
+		starts[i] = ddl.Len()
 		ddl.Write(b)
 		ddl.WriteString("\n;\n")
 	}
 	s, err := catalog.LoadDDL(ddl.String(), catalog.Postgres)
 	if err != nil {
-		return nil, fmt.Errorf("config: %s: %w", what, err)
+		return nil, ddlError(what, files, starts, ddl.String(), err)
 	}
 	return s, nil
+}
+
+// ddlError names the file, line and column of a syntax error in the
+// concatenation text of files (each starting at starts[i]).
+func ddlError(what string, files []string, starts []int, text string, err error) error {
+	var se *catalog.SyntaxError
+	if !errors.As(err, &se) || len(files) == 0 {
+		return fmt.Errorf("config: %s: %w", what, err)
+	}
+	i := sort.Search(len(starts), func(i int) bool { return starts[i] > se.Offset }) - 1
+	i = max(i, 0)
+	p := catalog.Position(text[starts[i]:], se.Offset-starts[i], se.Msg)
+	return fmt.Errorf("config: %s: %s:%d:%d: %s", what, files[i], p.Line, p.Column, se.Msg)
 }
 
 // JudgeSettings builds the judging observer's settings, reading the
@@ -154,11 +170,22 @@ func (c *Config) AdminOptions(console proxy.AdminConsole) *proxy.AdminOptions {
 	if len(c.Admin.Users) == 0 {
 		return nil
 	}
-	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console}
+	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console, Database: c.AdminDatabase(), RequireTLS: c.Admin.RequireTLS}
 	if c.Admin.Auth == "password" {
 		a.Password = c.Admin.Password
 	}
 	return a
+}
+
+// AdminDatabase is the admin console's database (see Admin.Database).
+func (c *Config) AdminDatabase() string {
+	switch {
+	case c.Admin.Database != "":
+		return c.Admin.Database
+	case c.Upstream.None:
+		return "pgequiv_admin"
+	}
+	return proxy.DefaultAdminDatabase
 }
 
 // Settings lists every setting as key/value pairs for the admin console's
@@ -173,6 +200,8 @@ func (c *Config) Settings() [][2]string {
 	list := func(l []string) string { return strings.Join(l, ",") }
 	out := [][2]string{
 		{"listen", c.Listen},
+		{"log_format", c.LogFormat},
+		{"log.verdicts", c.Log.Verdicts},
 		{"upstream.address", c.Upstream.Address},
 		{"upstream.tls_mode", c.Upstream.TLSMode},
 		{"upstream.ca_file", c.Upstream.CAFile},
@@ -228,6 +257,8 @@ func (c *Config) Settings() [][2]string {
 		{"admin.auth", c.Admin.Auth},
 		{"admin.password", hide(c.Admin.Password)},
 		{"admin.recent_verdicts", strconv.Itoa(c.Admin.RecentVerdicts)},
+		{"admin.database", c.AdminDatabase()},
+		{"admin.require_tls", strconv.FormatBool(c.Admin.RequireTLS)},
 		{"llm_judge.endpoint", c.LLMJudge.Endpoint},
 		{"llm_judge.model", c.LLMJudge.Model},
 		{"llm_judge.api_key_env", c.LLMJudge.APIKeyEnv},

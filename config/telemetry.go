@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/pgequiv/pgequiv/telemetry"
@@ -60,8 +59,8 @@ func (c *Config) validateTelemetry(bad func(string, ...any)) {
 		bad("telemetry.queue_size: %d is outside 0..1048576", t.QueueSize)
 	}
 	if c.MetricsListen != "" {
-		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
-			bad("metrics_listen: %q is not host:port", c.MetricsListen)
+		if err := checkHostPort(c.MetricsListen); err != nil {
+			bad("metrics_listen: %q %v", c.MetricsListen, err)
 		}
 	}
 	if _, err := c.TelemetrySettings(func(string) string { return "" }); err != nil {

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -28,7 +30,7 @@ func (u *Upstream) UnmarshalYAML(n *yaml.Node) error {
 		known := upstreamKeys()
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if k := n.Content[i]; !known[k.Value] {
-				return fmt.Errorf("line %d: field %s not found in type config.Upstream", k.Line, k.Value)
+				return errors.New(unknownKeyMessage(strconv.Itoa(k.Line), "config.Upstream", k.Value))
 			}
 		}
 	}

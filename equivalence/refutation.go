@@ -137,12 +137,12 @@ func (r ResultSample) summary(redact func(string) string) string {
 				shown = append(shown, "…")
 				break
 			}
-			vals := row
-			if redact != nil {
-				vals = make([]string, len(row))
-				for j, v := range row {
-					vals[j] = redactValue(redact, v)
+			vals := make([]string, len(row))
+			for j, v := range row {
+				if redact != nil {
+					v = redactValue(redact, v)
 				}
+				vals[j] = shownValue(v)
 			}
 			shown = append(shown, "("+strings.Join(vals, ", ")+")")
 		}
@@ -194,6 +194,16 @@ func (c *Counterexample) Redacted(redact func(string) string) *Counterexample {
 	}
 	out.Reference, out.Candidate = hide(c.Reference), hide(c.Candidate)
 	return &out
+}
+
+// shownValue is a result value as a row shows it: an empty string, or one
+// with blanks at its ends, is quoted (an empty string shows as a pair of
+// quotes), so that a row of one empty string does not print as ().
+func shownValue(v string) string {
+	if v == "" || strings.TrimSpace(v) != v {
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	return v
 }
 
 // redactValue applies a SQL-text redactor to one result value by way of

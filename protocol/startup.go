@@ -84,10 +84,19 @@ func DecodeStartup(packet []byte) (pgproto3.FrontendMessage, error) {
 	if code>>16 != 3 {
 		return nil, fmt.Errorf("protocol: protocol version %d.%d: %w", code>>16, code&0xffff, ErrUnsupported)
 	}
+	// pgproto3 decodes only 3.0 and 3.2; any 3.x is read as 3.0 and keeps
+	// its version, so that the server can answer it with
+	// NegotiateProtocolVersion as PostgreSQL does (see Negotiate).
+	decodeAs := body
+	if minor := code & 0xffff; minor != Minor30 && minor != Minor32 {
+		decodeAs = binary.BigEndian.AppendUint32(nil, pgproto3.ProtocolVersion30)
+		decodeAs = append(decodeAs, body[4:]...)
+	}
 	msg := &pgproto3.StartupMessage{}
-	if err := msg.Decode(body); err != nil {
+	if err := msg.Decode(decodeAs); err != nil {
 		return nil, &MalformedError{Reason: "startup message: " + err.Error()}
 	}
+	msg.ProtocolVersion = code
 	if msg.Parameters["user"] == "" {
 		return nil, &MalformedError{Reason: `startup message without "user"`}
 	}

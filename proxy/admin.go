@@ -3,14 +3,16 @@ package proxy
 import (
 	"bufio"
 	"cmp"
-	"crypto/subtle"
+	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
 // AdminOptions enable the admin console: a client connecting to the
@@ -21,11 +23,16 @@ type AdminOptions struct {
 	Database string
 	// Users may connect; nobody else may.
 	Users []string
-	// Password, if set, is asked for in cleartext (use client TLS); empty
-	// means trust.
+	// Password, if set, is asked for with SCRAM-SHA-256; empty means
+	// trust. Failed logins are throttled per source address.
 	Password string
+	// RequireTLS refuses console connections without TLS (ClientTLS must
+	// be set).
+	RequireTLS bool
 	// Console answers the statements.
 	Console AdminConsole
+
+	secret *scram.Secret // from Password, made by Options.withDefaults
 }
 
 // AdminError is an admin console error with a SQLSTATE.
@@ -55,25 +62,17 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 		c.writeFatal(pgCodeInvalidAuthSpec, fmt.Sprintf("pgequiv: user %q may not use the admin console", c.session.User))
 		return newErrorf(CodeAuthFailed, "admin console: user %q not allowed", c.session.User)
 	}
-	if a.Password != "" {
-		if err := c.writeBackend(&pgproto3.AuthenticationCleartextPassword{}); err != nil {
+	if neg := protocol.Negotiate(startup); neg.NeedsAnswer() {
+		if err := c.writeBackend(neg.Answer()); err != nil {
 			return err
 		}
-		if err := c.clW.Flush(); err != nil {
+	}
+	if err := c.adminGate(a); err != nil {
+		return err
+	}
+	if a.secret != nil {
+		if err := c.adminAuthenticate(a); err != nil {
 			return err
-		}
-		frame, err := c.clR.Next()
-		if err != nil {
-			return classify(err, CodeClientRead, CodeClientProtocol)
-		}
-		body := protocol.Body(frame)
-		if frame[0] != 'p' || len(body) == 0 || body[len(body)-1] != 0 {
-			c.writeFatal(pgCodeProtocolViolation, "expected a password message")
-			return newErrorf(CodeClientProtocol, "admin console: expected a password message, got %q", frame[0])
-		}
-		if subtle.ConstantTimeCompare(body[:len(body)-1], []byte(a.Password)) != 1 {
-			c.writeFatal(pgCodeInvalidPassword, fmt.Sprintf("password authentication failed for user %q", c.session.User))
-			return newErrorf(CodeAuthFailed, "admin console: wrong password for %q", c.session.User)
 		}
 	}
 	msgs := []pgproto3.BackendMessage{&pgproto3.AuthenticationOk{}}
@@ -112,6 +111,30 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 			return err
 		}
 	}
+}
+
+// ServeAdmin serves an admin console session on nc, a client connection
+// (TLS already negotiated) whose StartupMessage the caller has read:
+// database-free mode hands its admin database's connections here. It
+// returns when the session ends; nc is closed.
+func (s *Server) ServeAdmin(nc net.Conn, startup *pgproto3.StartupMessage) error {
+	c := newConn(s, nc)
+	if c.opts.Admin == nil {
+		nc.Close()
+		return errors.New("proxy: ServeAdmin without an admin console")
+	}
+	if !s.conns.Add(c) {
+		nc.Close()
+		return ErrServerClosed
+	}
+	defer s.conns.Done(c)
+	defer c.Close()
+	_ = nc.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+	c.session.User = startup.Parameters["user"]
+	c.session.Database = startup.Parameters["database"]
+	c.session.ApplicationName = startup.Parameters["application_name"]
+	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
+	return c.serveAdmin(startup)
 }
 
 func adminError(code, msg string) *pgproto3.ErrorResponse {

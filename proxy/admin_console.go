@@ -18,6 +18,9 @@ type Console struct {
 	Config func() [][2]string
 	// Reload reloads the configuration as SIGHUP does.
 	Reload func(ctx context.Context) error
+	// Clients, if set, lists the clients for SHOW CLIENTS instead of the
+	// server's own (database-free mode lists its connections).
+	Clients func() []ClientInfo
 }
 
 // verdictColumn is one column of SHOW VERDICTS. A new column is one more
@@ -107,9 +110,13 @@ var adminCommands = []adminCommand{
 		}},
 	{name: "SHOW CLIENTS", filter: true, columns: columnsOf("conn", AdminInt8, "user", AdminText, "database", AdminText,
 		"application_name", AdminText, "addr", AdminText, "state", AdminText, "since", AdminTimestamptz),
-		run: func(_ context.Context, _ *Console, srv *Server) (*AdminResult, error) {
+		run: func(_ context.Context, k *Console, srv *Server) (*AdminResult, error) {
 			res := &AdminResult{Tag: "SHOW"}
-			for _, c := range srv.Clients() {
+			clients := srv.Clients
+			if k.Clients != nil {
+				clients = k.Clients
+			}
+			for _, c := range clients() {
 				res.Rows = append(res.Rows, []any{c.ConnID, c.User, c.Database, c.ApplicationName, c.Addr, c.State,
 					c.Since.Truncate(time.Second)})
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -28,7 +29,8 @@ const (
 // binding mechanisms are hidden unless the binding would verify (see
 // channelBindingMatches).
 func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
-	b, err := startup.Encode(nil)
+	neg := protocol.Negotiate(startup)
+	b, err := neg.Forwarded(startup).Encode(nil)
 	if err != nil {
 		return &Error{Code: CodeClientProtocol, Err: err}
 	}
@@ -38,12 +40,20 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 	if err := c.upW.Flush(); err != nil {
 		return err
 	}
-	for {
+	for first := true; ; first = false {
 		frame, err := c.upR.Next()
 		if err != nil {
 			return classify(err, CodeBackendRead, CodeBackendProtocol)
 		}
 		body := protocol.Body(frame)
+		if first {
+			if answered, err := c.negotiate(neg, frame); err != nil || answered {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		switch frame[0] {
 		case protocol.TypeAuthentication:
 			if err := c.relayAuthRequest(frame, body); err != nil {
@@ -64,6 +74,9 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 		case protocol.TypeErrorResponse:
 			var e pgproto3.ErrorResponse
 			_ = e.Decode(body)
+			if hinted, ok := c.channelBindingHint(&e); ok {
+				frame = hinted
+			}
 			if _, err := c.clW.Write(frame); err != nil {
 				return err
 			}
@@ -82,6 +95,33 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 	}
 }
 
+// negotiate answers the client's protocol version and options, as
+// PostgreSQL does, with one NegotiateProtocolVersion before the upstream's
+// first message: the proxy forwarded a version it speaks and no options
+// (see protocol.Negotiation), and the upstream's own answer to that, if
+// any, is folded into the proxy's. It reports whether frame was that
+// answer (then consumed).
+func (c *conn) negotiate(neg protocol.Negotiation, frame []byte) (bool, error) {
+	consumed := frame[0] == protocol.TypeNegotiateProto
+	if consumed {
+		var up pgproto3.NegotiateProtocolVersion
+		if err := up.Decode(protocol.Body(frame)); err != nil {
+			return true, &Error{Code: CodeBackendProtocol, Err: err}
+		}
+		neg.Minor = min(neg.Minor, protocol.AnsweredMinor(&up))
+		for _, o := range up.UnrecognizedOptions {
+			if !slices.Contains(neg.Options, o) {
+				neg.Options = append(neg.Options, o)
+			}
+		}
+	}
+	if !neg.NeedsAnswer() {
+		return consumed, nil
+	}
+	c.log.Debug("protocol negotiated", "requested", fmt.Sprintf("3.%d", neg.Requested), "spoken", fmt.Sprintf("3.%d", neg.Minor), "unrecognized", neg.Options)
+	return consumed, c.writeBackend(neg.Answer())
+}
+
 // relayAuthRequest forwards one Authentication message and, for those that
 // expect one, the client's answer.
 func (c *conn) relayAuthRequest(frame, body []byte) error {
@@ -98,6 +138,7 @@ func (c *conn) relayAuthRequest(frame, body []byte) error {
 			break // the client can bind to the upstream's certificate itself
 		}
 		var err error
+		c.hidPlus = true
 		if frame, err = withoutChannelBinding(body); err != nil {
 			c.writeFatal(pgCodeProtocolViolation, "pgequiv: "+err.Error())
 			return &Error{Code: CodeUnsupportedAuth, Err: err}
@@ -146,6 +187,42 @@ func (c *conn) channelBindingMatches() bool {
 	peer := up.ConnectionState().PeerCertificates
 	own := c.opts.ClientTLS.Certificates[0].Certificate
 	return len(peer) > 0 && len(own) > 0 && bytes.Equal(peer[0].Raw, own[0])
+}
+
+// channelBindingHintText explains the failure of a client that could bind
+// the channel (libpq's default channel_binding=prefer on TLS) once the
+// proxy hid the -PLUS mechanisms.
+const channelBindingHintText = "pgequiv terminates TLS, so SCRAM channel binding cannot pass through it: " +
+	"the client's TLS channel ends at pgequiv, not at the server. Connect with channel_binding=disable, " +
+	"or give pgequiv the server's own certificate and key (tls.cert, tls.key) so that the binding verifies, " +
+	"or use plain TCP on one leg (upstream.tls_mode: disable on a trusted network)."
+
+// channelBindingHint adds channelBindingHintText to the upstream's
+// protocol-violation error when the proxy hid the -PLUS mechanisms from a
+// client on TLS to an upstream on TLS: the client then answers with the
+// gs2 flag "y" (it could bind, it thinks the server cannot), which the
+// server rightly refuses as a downgrade. It returns the re-encoded frame.
+func (c *conn) channelBindingHint(e *pgproto3.ErrorResponse) ([]byte, bool) {
+	// PostgreSQL reports the downgrade as 28000 (15) or 08P01; a wrong
+	// password is 28P01 and gets no hint.
+	if !c.hidPlus || e.Code != pgCodeProtocolViolation && e.Code != pgCodeInvalidAuthSpec || e.Hint != "" {
+		return nil, false
+	}
+	if _, ok := c.client.(*tls.Conn); !ok {
+		return nil, false
+	}
+	if _, ok := c.upstream.(*tls.Conn); !ok {
+		return nil, false
+	}
+	e.Hint = channelBindingHintText
+	frame, err := e.Encode(nil)
+	if err != nil {
+		return nil, false
+	}
+	c.log.Warn("SCRAM channel binding failed through the proxy: the client connected with TLS and channel binding "+
+		"(libpq's channel_binding=prefer); it must use channel_binding=disable, or pgequiv must present the server's certificate",
+		"upstream_error", e.Message)
+	return frame, true
 }
 
 // withoutChannelBinding re-encodes an AuthenticationSASL body without the

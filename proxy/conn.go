@@ -101,6 +101,10 @@ type conn struct {
 
 	terminated atomic.Bool // the client sent Terminate
 
+	// hidPlus: authentication hid the upstream's SCRAM -PLUS mechanisms
+	// (auth.go); a channel-binding failure then gets a hint.
+	hidPlus bool
+
 	// strs follows standard_conforming_strings (strings_state.go).
 	strs stringsState
 }
@@ -249,22 +253,29 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 		return c.serveAdmin(startup)
 	}
 
+	// connect_timeout bounds the whole upstream startup: TCP, TLS,
+	// authentication and the first ReadyForQuery.
+	upDeadline := time.Now().Add(c.opts.Upstream.ConnectTimeout)
 	up, err := dialUpstream(c.ctx, c.opts.Upstream)
 	if err != nil {
 		c.s.relay.upstreamErrors.Add(1)
-		c.writeFatal(pgCodeConnectionFailure, "pgequiv: cannot reach the upstream server")
+		c.writeFatal(pgCodeConnectionFailure, c.upstreamFailure(err))
 		return err
 	}
 	c.setConns(nil, up)
 	if c.ctx.Err() != nil { // aborted while dialing
 		return &Error{Code: CodeShutdown, Err: c.ctx.Err()}
 	}
-	_ = up.SetDeadline(time.Now().Add(c.opts.StartupTimeout))
+	_ = up.SetDeadline(upDeadline)
 
 	c.wireRelay(c.client, up, nil, nil)
 
 	c.state.Store(int32(stateAuth))
 	if err := c.authenticate(startup); err != nil {
+		if c.ctx.Err() == nil && upstreamTimedOut(err) {
+			c.s.relay.upstreamErrors.Add(1)
+			c.writeFatal(pgCodeConnectionFailure, c.upstreamFailure(err))
+		}
 		return err
 	}
 	_ = c.client.SetDeadline(timeZero)

@@ -453,6 +453,10 @@ func TestFastRelayEligibility(t *testing.T) {
 		{name: "observer without filter", opts: func(o *Options) { o.Observer = opaqueObserver{} }},
 		{name: "disabled", opts: func(o *Options) { o.DisableFastRelay = true }},
 		{name: "upstream TLS", opts: func(o *Options) { o.Upstream.TLSMode = TLSRequire }},
+		// The default, prefer, against a server with TLS on (as the test
+		// cluster is) means TLS, so no connection is on the fast relay
+		// (docs/bench-proxy.md says so).
+		{name: "upstream TLS by prefer", opts: func(o *Options) { o.Upstream.TLSMode = TLSPrefer }},
 		{name: "client TLS", opts: func(o *Options) { o.ClientTLS = proxyTLSConfig(t) }, clientTLS: true},
 		{name: "debug logging", opts: func(o *Options) {
 			o.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelDebug}))

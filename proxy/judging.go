@@ -396,22 +396,7 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	ctx, cancel := context.WithDeadline(ctx, job.deadline)
 	defer cancel()
 	ctx, span := j.startJudgeSpan(ctx, job) // judging_trace.go
-	defer func() {
-		out.latency = time.Since(job.start)
-		label := out.label()
-		span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
-		if out.err != nil {
-			span.SetStatus(codes.Error, j.redactError(job.set, out.err.Error()))
-		}
-		span.End()
-		attrs := verdictAttrs(job, label)
-		j.verdicts.Add(context.Background(), 1, attrs)
-		j.latency.Record(context.Background(), out.latency.Seconds(), attrs)
-		j.stats.count(label)
-		if out.timedOut {
-			j.stats.timeouts.Add(1)
-		}
-	}()
+	defer func() { j.finish(job, span, &out) }()
 	if job.sideEffects != "" {
 		// Before a tag's error: a write with a broken reference is
 		// still refused for its side effects, whatever enforce_unknown.
@@ -441,6 +426,25 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	out.err = err
 	out.timedOut = err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded))
 	return out
+}
+
+// finish ends a judgement's span and counts it: verdicts by label,
+// latency, the admin console's counters.
+func (j *Judging) finish(job *judgeJob, span trace.Span, out *judgeOutcome) {
+	out.latency = time.Since(job.start)
+	label := out.label()
+	span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
+	if out.err != nil {
+		span.SetStatus(codes.Error, j.redactError(job.set, out.err.Error()))
+	}
+	span.End()
+	attrs := verdictAttrs(job, label)
+	j.verdicts.Add(context.Background(), 1, attrs)
+	j.latency.Record(context.Background(), out.latency.Seconds(), attrs)
+	j.stats.count(label)
+	if out.timedOut {
+		j.stats.timeouts.Add(1)
+	}
 }
 
 // ErrJudgePanicked reports a judgement that panicked; the query is

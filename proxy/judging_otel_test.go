@@ -65,7 +65,7 @@ type recTracer struct {
 }
 
 func (t recTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
-	s := &recSpan{name: name, attrs: map[attribute.Key]attribute.Value{}}
+	s := &recSpan{name: name, attrs: map[attribute.Key]attribute.Value{}, parent: trace.SpanContextFromContext(ctx)}
 	cfg := trace.NewSpanStartConfig(opts...)
 	for _, kv := range cfg.Attributes() {
 		s.attrs[kv.Key] = kv.Value
@@ -78,10 +78,11 @@ func (t recTracer) Start(ctx context.Context, name string, opts ...trace.SpanSta
 
 type recSpan struct {
 	tnoop.Span
-	name  string
-	mu    sync.Mutex
-	attrs map[attribute.Key]attribute.Value
-	ended bool
+	name   string
+	parent trace.SpanContext // the span the context held at Start
+	mu     sync.Mutex
+	attrs  map[attribute.Key]attribute.Value
+	ended  bool
 }
 
 func (s *recSpan) SetAttributes(kv ...attribute.KeyValue) {

@@ -1,6 +1,9 @@
 package proxy
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // testingKnobs holds hooks that only tests set (through export_test.go).
 type testingKnobs struct {
@@ -12,6 +15,8 @@ type testingKnobs struct {
 	// onFastRelayEnd is called when a connection leaves the fast relay,
 	// with demoted true if it goes on on the goroutine relay.
 	onFastRelayEnd func(id uint64, demoted bool)
+	// now replaces time.Now for the admin console's login throttle.
+	now func() time.Time
 }
 
 // judgingKnobs holds Judging hooks that only tests set.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
 // TLSMode is how the proxy secures its connection to the upstream, with
@@ -46,7 +48,9 @@ type Upstream struct {
 	// ServerName overrides the name verified under TLSVerifyFull; default
 	// is the host part of Address.
 	ServerName string
-	// ConnectTimeout bounds dialing and the TLS handshake; default 10s.
+	// ConnectTimeout bounds the whole upstream startup: dialing, TLS,
+	// authentication (the client's answers included) and the first
+	// ReadyForQuery; default 10s.
 	ConnectTimeout time.Duration
 }
 
@@ -78,15 +82,25 @@ type Options struct {
 	// relayed on a few shared event loops until a statement needs the
 	// observer (see StatementFilter).
 	DisableFastRelay bool
+	// AdminOnly: the server has no upstream and serves only admin console
+	// sessions handed to ServeAdmin (database-free mode); Upstream is
+	// ignored.
+	AdminOnly bool
 }
 
 // DefaultMaxMessageSize is the default Options.MaxMessageSize.
 const DefaultMaxMessageSize = 64 << 20
 
+// DefaultAdminDatabase is the admin console's default database name.
+const DefaultAdminDatabase = "pgequiv"
+
 // DefaultMaxClientConn is the default Options.MaxClientConn.
 const DefaultMaxClientConn = 1000
 
 func (o Options) withDefaults() (Options, error) {
+	if o.AdminOnly {
+		o.Upstream = Upstream{Address: "none:0", TLSMode: TLSDisable}
+	}
 	if o.Upstream.Address == "" {
 		return o, fmt.Errorf("proxy: no upstream address")
 	}
@@ -120,10 +134,20 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Admin != nil {
 		a := *o.Admin
 		if a.Database == "" {
-			a.Database = "pgequiv"
+			a.Database = DefaultAdminDatabase
 		}
 		if a.Console == nil {
 			return o, fmt.Errorf("proxy: admin console without a Console")
+		}
+		if a.RequireTLS && o.ClientTLS == nil {
+			return o, fmt.Errorf("proxy: the admin console requires TLS, but no client TLS is configured")
+		}
+		if a.Password != "" {
+			s, err := scram.NewSecret(a.Password)
+			if err != nil {
+				return o, fmt.Errorf("proxy: admin password: %w", err)
+			}
+			a.secret = s
 		}
 		o.Admin = &a
 	}

@@ -28,6 +28,8 @@ type Server struct {
 	bufs sync.Pool // of *relayBufs
 
 	relay relayCounters // metrics.go
+
+	adminThrottle adminThrottle // admin_auth.go
 }
 
 // New returns a Server with opts (see Options for defaults).

@@ -3,6 +3,8 @@ package proxy
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"net"
 
 	"github.com/pgequiv/pgequiv/protocol"
@@ -39,4 +41,29 @@ func dialUpstream(ctx context.Context, u Upstream) (net.Conn, error) {
 	}
 	_ = tconn.SetDeadline(timeZero)
 	return tconn, nil
+}
+
+// upstreamTimedOut reports whether err is the upstream's side of the
+// startup running past connect_timeout (a server that accepts TCP but
+// does not answer: stopped, overloaded, or not PostgreSQL).
+func upstreamTimedOut(err error) bool {
+	switch CodeOf(err) {
+	case CodeBackendDial, CodeBackendRead, CodeBackendWrite:
+	default:
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// upstreamFailure is the FATAL message for a failed upstream startup; a
+// timeout names the setting, so that the operator knows which bound hit.
+func (c *conn) upstreamFailure(err error) string {
+	if upstreamTimedOut(err) {
+		c.log.Warn("upstream startup timed out", "upstream", c.opts.Upstream.Address,
+			"connect_timeout", c.opts.Upstream.ConnectTimeout, "err", err)
+		return fmt.Sprintf("pgequiv: the upstream server %s did not complete connection startup within upstream.connect_timeout (%v)",
+			c.opts.Upstream.Address, c.opts.Upstream.ConnectTimeout)
+	}
+	return "pgequiv: cannot reach the upstream server"
 }

@@ -65,6 +65,10 @@ func loadSchema(file, dialect string, warn io.Writer) (*catalog.Schema, error) {
 		ddl = string(b)
 	}
 	s, dropped, err := catalog.LoadDDLReport(ddl, d)
+	var se *catalog.SyntaxError
+	if errors.As(err, &se) && file != "" {
+		return nil, fmt.Errorf("%s:%d:%d: %s", file, se.Line, se.Column, se.Msg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,24 +148,30 @@ Exit status: 0 equivalent (or under accepted assumptions), 1 not, 2 error
 or no verdict within --timeout.`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	queries, err := parseInterleaved(fs, args)
+	if err != nil {
 		return exitError{2}
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return exitError{2}
+	switch len(queries) {
+	case 2:
+	case 0:
+		return errors.New("missing the REFERENCE and CANDIDATE queries (usage: pgequiv check [flags] REFERENCE CANDIDATE)")
+	case 1:
+		return errors.New("missing the CANDIDATE query: check compares two queries (usage: pgequiv check [flags] REFERENCE CANDIDATE)")
+	default:
+		return fmt.Errorf("%d queries given, check takes two: REFERENCE and CANDIDATE (quote each query as one argument)", len(queries))
 	}
-	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
+	if queries[0] == "-" && queries[1] == "-" {
 		return errors.New("only one query can be read from standard input (-)")
 	}
 	if *timeout < 0 {
 		return errors.New("--timeout must not be negative")
 	}
-	ref, err := queryArg("reference", fs.Arg(0), stdin)
+	ref, err := queryArg("reference", queries[0], stdin)
 	if err != nil {
 		return err
 	}
-	cand, err := queryArg("candidate", fs.Arg(1), stdin)
+	cand, err := queryArg("candidate", queries[1], stdin)
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,7 @@ func TestCheckQueryArguments(t *testing.T) {
 	bigFile := write("big.sql", big)
 	nul := write("nul.sql", "SELECT dog_id FROM dogs\x00 WHERE junk")
 	missing := filepath.Join(dir, "missing.sql")
+	badSchema := write("bad.sql", "CREATE TABLE dogs (\n  id int,\n);\n")
 
 	for _, tc := range []struct {
 		name    string
@@ -67,6 +68,14 @@ func TestCheckQueryArguments(t *testing.T) {
 		{"NUL in stdin", []string{"-", "SELECT dog_id FROM dogs"}, "SELECT dog_id FROM dogs\x00 WHERE junk", 2, "", "the reference (standard input) contains a NUL byte at offset 23"},
 		{"NUL in text", []string{"SELECT dog_id FROM dogs\x00 WHERE junk", "SELECT dog_id FROM dogs"}, "", 2, "", "the reference contains a NUL byte at offset 23"},
 		{"negative timeout", []string{"--timeout", "-1s", "SELECT 1", "SELECT 1"}, "", 2, "", "--timeout must not be negative"},
+		// Flags may follow the queries; a query that begins with a
+		// comment is still a query.
+		{"flags after the queries", []string{"SELECT COUNT(*) FROM dogs", "SELECT COUNT(owner_id) FROM dogs", "--json", "--timeout", "5s"}, "", 0, `"label": "equivalent"`, ""},
+		{"flag between the queries", []string{"SELECT name FROM dogs ORDER BY name", "--json", "-- a note\nSELECT name FROM dogs"}, "", 1, `"label": "not_equivalent"`, ""},
+		{"schema syntax error", []string{"--schema", badSchema, "SELECT 1", "SELECT 1"}, "", 2, "", badSchema + `:3:1: syntax error at or near ")"`},
+		{"one query", []string{"SELECT 1"}, "", 2, "", "missing the CANDIDATE query"},
+		{"no query", []string{"--json"}, "", 2, "", "missing the REFERENCE and CANDIDATE queries"},
+		{"three queries", []string{"SELECT", "1", "SELECT 1"}, "", 2, "", "3 queries given, check takes two"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -6,24 +6,26 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-
-	"go.opentelemetry.io/otel"
+	"sync/atomic"
 
 	"github.com/pgequiv/pgequiv/config"
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/dbfree"
 )
 
 // serveDatabaseFree is serve for "upstream: none": pgequiv answers
-// clients itself (see package dbfree), with the same signal handling.
-func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env serveEnv) error {
+// clients itself (see package dbfree), with the same signal handling,
+// telemetry (verdicts, judge latency, connections, worker events, spans)
+// and admin console as relay mode.
+func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env serveEnv, tel *serveTelemetry) error {
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
-	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(cfg.LogHandler(env.stderr, level))
 	opts, err := cfg.DBFreeOptions()
 	if err != nil {
 		return err
 	}
-	opts.Logger = logger
 	// The judge is also the bound on concurrent judgements; it is closed
 	// after the server has drained.
 	judger, err := cfg.Judger(logger)
@@ -31,63 +33,163 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 		return err
 	}
 	defer judger.Close()
-	opts.Judger = judger
-	srv, err := dbfree.New(opts)
+	var vfile *proxy.VerdictFile
+	if p := cfg.VerdictLogPath(); p != "" {
+		if vfile, err = proxy.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
+			return err
+		}
+		defer vfile.Close()
+	}
+	// The Judging records what the server judges (it never observes a
+	// relayed statement here): metrics, spans, SHOW VERDICTS, SHOW STATS.
+	judging, err := proxy.NewJudging(dbfreeJudgeSettings(cfg), proxy.JudgingOptions{
+		Logger: logger, Judger: judger, VerdictFile: vfile,
+		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
+	})
 	if err != nil {
 		return err
+	}
+	defer judging.Wait()
+
+	var current atomic.Pointer[config.Config]
+	current.Store(cfg)
+	reloadReq := make(chan chan error)
+	var srv *dbfree.Server
+	console := &proxy.Console{
+		Judging: judging,
+		Config:  func() [][2]string { return current.Load().Settings() },
+		Reload:  consoleReload(reloadReq),
+	}
+	admin, err := proxy.New(proxy.Options{AdminOnly: true, Logger: logger, Admin: cfg.AdminOptions(console),
+		MaxMessageSize: int(cfg.MaxMessageSize), StartupTimeout: cfg.StartupTimeout})
+	if err != nil {
+		return err
+	}
+	console.Clients = func() []proxy.ClientInfo {
+		var out []proxy.ClientInfo
+		for _, c := range srv.Clients() {
+			out = append(out, proxy.ClientInfo{ConnID: c.ConnID, User: c.User, Database: c.Database,
+				ApplicationName: c.ApplicationName, Addr: c.Addr, State: "active", Since: c.Since})
+		}
+		return append(out, admin.Clients()...)
+	}
+	wire := func(c *config.Config, o *dbfree.Options) {
+		o.Logger, o.Judger, o.Recorder = logger, judger, judgingRecorder{judging}
+		if a := c.AdminOptions(console); a != nil {
+			o.AdminDatabase, o.AdminServe = a.Database, admin.ServeAdmin
+		}
+	}
+	wire(cfg, &opts)
+	if srv, err = dbfree.New(opts); err != nil {
+		return err
+	}
+	if err := srv.Instrument(tel.MeterProvider); err != nil {
+		return fmt.Errorf("serve: metrics: %w", err)
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	logger.Info("pgequiv listening in database-free mode", "addr", ln.Addr().String(),
-		"schema_files", len(cfg.Schema.Files), "tables", len(opts.Schema.Tables), "password", cfg.Password != "")
+		"schema_files", len(cfg.Schema.Files), "tables", len(opts.Schema.Tables), "password", cfg.Password != "",
+		"admin_console", opts.AdminServe != nil)
 	if env.listening != nil {
 		env.listening(ln.Addr())
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	meter := otel.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")
+	meter := tel.MeterProvider.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")
 	reloadOK, _ := meter.Int64Counter("pgequiv.config.reloads")
 	reloadFailed, _ := meter.Int64Counter("pgequiv.config.reload_failures")
+
+	reload := func() error {
+		// Parse and validate the whole new file, schemas included,
+		// before applying any of it.
+		next, err := config.Load(path, env.getenv)
+		if err == nil && !next.Upstream.None {
+			err = errors.New("switching between database-free mode and an upstream needs a restart")
+		}
+		var nextOpts dbfree.Options
+		if err == nil {
+			nextOpts, err = next.DBFreeOptions()
+		}
+		if err == nil {
+			err = admin.Reload(proxy.Options{AdminOnly: true, Logger: logger, Admin: next.AdminOptions(console),
+				MaxMessageSize: int(next.MaxMessageSize), StartupTimeout: next.StartupTimeout})
+		}
+		if err == nil {
+			wire(next, &nextOpts)
+			err = srv.Reload(nextOpts)
+		}
+		if err == nil {
+			err = judging.Reload(dbfreeJudgeSettings(next))
+		}
+		if err != nil {
+			reloadFailed.Add(ctx, 1)
+			logger.Error("config reload failed; keeping the running config", "err", err)
+		} else {
+			reloadOK.Add(ctx, 1)
+			if cfg.IsolationChanged(next) {
+				logger.Warn("judge_isolation, judge_workers and judge_memory_limit changes need a restart; the running judge is kept")
+			}
+			tel.warnIfChanged(logger, next, env.getenv)
+			level.Set(next.SlogLevel())
+			cfg = next
+			current.Store(cfg)
+			logger.Info("config reloaded")
+		}
+		if env.reloaded != nil {
+			env.reloaded(err)
+		}
+		return err
+	}
 
 	for {
 		select {
 		case err := <-served:
 			return fmt.Errorf("serve: %w", err)
 		case <-env.reload:
-			// Parse and validate the whole new file, schemas included,
-			// before applying any of it.
-			next, err := config.Load(path, env.getenv)
-			if err == nil && !next.Upstream.None {
-				err = errors.New("switching between database-free mode and an upstream needs a restart")
-			}
-			var nextOpts dbfree.Options
-			if err == nil {
-				nextOpts, err = next.DBFreeOptions()
-			}
-			if err == nil {
-				nextOpts.Logger = logger
-				err = srv.Reload(nextOpts)
-			}
-			if err != nil {
-				reloadFailed.Add(ctx, 1)
-				logger.Error("config reload failed; keeping the running config", "err", err)
-			} else {
-				reloadOK.Add(ctx, 1)
-				if cfg.IsolationChanged(next) {
-					logger.Warn("judge_isolation, judge_workers and judge_memory_limit changes need a restart; the running judge is kept")
-				}
-				level.Set(next.SlogLevel())
-				cfg = next
-				logger.Info("config reloaded")
-			}
-			if env.reloaded != nil {
-				env.reloaded(err)
-			}
+			_ = reload()
+		case res := <-reloadReq:
+			res <- reload()
 		case <-ctx.Done():
 			return drain(logger, srv, served, cfg.ShutdownTimeout, dbfree.ErrServerClosed)
 		}
 	}
+}
+
+// dbfreeJudgeSettings are the Judging's settings in database-free mode:
+// only what recording uses (redaction, the verdict list's size); the
+// judge's own options travel with each judgement.
+func dbfreeJudgeSettings(cfg *config.Config) proxy.JudgeSettings {
+	return proxy.JudgeSettings{Mode: proxy.ModeOff, VerdictTimeout: cfg.VerdictTimeout,
+		LogLiterals: cfg.Log.Literals, RecentVerdicts: cfg.Admin.RecentVerdicts}
+}
+
+// consoleReload is the admin console's RELOAD: it asks serve's loop to
+// reload, as SIGHUP does, and waits for the result.
+func consoleReload(reloadReq chan<- chan error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		res := make(chan error, 1)
+		select {
+		case reloadReq <- res:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case err := <-res:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// judgingRecorder records database-free judgements with the Judging.
+type judgingRecorder struct{ j *proxy.Judging }
+
+func (r judgingRecorder) JudgeRecorded(ctx context.Context, j dbfree.Judgement, judge func(context.Context) (equivalence.Verdict, error)) (equivalence.Verdict, error) {
+	return r.j.JudgeDirect(ctx, proxy.DirectJudgement{ConnID: j.ConnID, User: j.User, Database: j.Database,
+		Ref: j.Ref, Candidate: j.Candidate, SQL: j.SQL, Options: j.Options}, judge)
 }

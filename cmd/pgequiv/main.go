@@ -34,8 +34,8 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"cases":  runCases,
 	"eval":   runEval,
 	"select": runSelect,
-	"serve": func(ctx context.Context, args []string, _, stderr io.Writer) error {
-		return runServe(ctx, args, stderr)
+	"serve": func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runServe(ctx, args, stdout, stderr)
 	},
 	"train": runTrain,
 	"version": func(_ context.Context, _ []string, stdout, _ io.Writer) error {

@@ -22,20 +22,22 @@ import (
 // runServe implements "pgequiv serve --config proxy.yaml": it runs the
 // proxy until SIGINT or SIGTERM (then shuts down gracefully, waiting up to
 // shutdown_timeout for clients) and reloads the config on SIGHUP.
-func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serve(ctx, args, serveEnv{reload: hup, getenv: os.Getenv, stderr: stderr})
+	return serve(ctx, args, serveEnv{reload: hup, getenv: os.Getenv, stdout: stdout, stderr: stderr})
 }
 
 // serveEnv is what serve takes from the process; tests supply their own.
 type serveEnv struct {
 	reload <-chan os.Signal
 	getenv func(string) string
-	stderr io.Writer
+	// stdout gets mode log's verdict lines (log.verdicts: stdout); nil
+	// discards them. stderr gets the log.
+	stdout, stderr io.Writer
 	// listening, if set, is called with the bound address.
 	listening func(net.Addr)
 	// reloaded, if set, is called after each reload attempt.
@@ -69,11 +71,16 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	}
 	defer tel.stop()
 	if cfg.Upstream.None {
-		return serveDatabaseFree(ctx, *path, cfg, env)
+		return serveDatabaseFree(ctx, *path, cfg, env, tel)
 	}
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
-	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(cfg.LogHandler(env.stderr, level))
+	verdicts, closeVerdicts, err := cfg.VerdictSink(orDiscard(env.stdout), env.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeVerdicts.Close()
 
 	// The judge (worker processes under judge_isolation: process) is
 	// closed last, after background judgements have ended.
@@ -93,7 +100,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	}
 	judging, err := proxy.NewJudging(l.judge, proxy.JudgingOptions{
 		Logger:         logger,
-		VerdictLog:     slog.New(slog.NewJSONHandler(env.stderr, nil)),
+		VerdictLog:     slog.New(slog.NewJSONHandler(verdicts, nil)),
 		Judger:         judger,
 		VerdictFile:    vfile,
 		TracerProvider: tel.TracerProvider,
@@ -109,20 +116,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	console := &proxy.Console{
 		Judging: judging,
 		Config:  func() [][2]string { return current.Load().Settings() },
-		Reload: func(ctx context.Context) error {
-			res := make(chan error, 1)
-			select {
-			case reloadReq <- res:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			select {
-			case err := <-res:
-				return err
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		},
+		Reload:  consoleReload(reloadReq),
 	}
 	wire := func(l *loaded) {
 		l.opts.Logger = logger
@@ -200,6 +194,14 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 			return drain(logger, srv, served, cfg.ShutdownTimeout, proxy.ErrServerClosed)
 		}
 	}
+}
+
+// orDiscard is w, or io.Discard for nil.
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // drain shuts srv down, giving clients up to timeout to finish, and waits

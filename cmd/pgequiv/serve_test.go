@@ -131,7 +131,7 @@ func TestRunServeSignals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- runServe(context.Background(), []string{"--config", path}, io.Discard) }()
+	go func() { done <- runServe(context.Background(), []string{"--config", path}, io.Discard, io.Discard) }()
 
 	connStr := pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, "")
 	tick := time.NewTicker(20 * time.Millisecond)

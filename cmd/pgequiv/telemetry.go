@@ -32,7 +32,7 @@ func startTelemetry(cfg *config.Config, env serveEnv) (*serveTelemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	logger := slog.New(cfg.LogHandler(env.stderr, cfg.SlogLevel()))
 	t, err := telemetry.Start(s, logger)
 	if err != nil {
 		return nil, err

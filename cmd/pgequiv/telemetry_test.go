@@ -60,7 +60,7 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 		"catalog.yaml": "references:\n  - id: count_t\n    reference: SELECT count(*) FROM t\n",
 		"proxy.yaml": fmt.Sprintf("listen: 127.0.0.1:0\nupstream:\n  address: %s\n  tls_mode: disable\nlog_level: error\n"+
 			"shutdown_timeout: 5s\nmode: annotate\nschema:\n  files: [schema.sql]\ncatalog: catalog.yaml\n"+
-			"metrics_listen: 127.0.0.1:0\ntelemetry:\n  endpoint: http://%s\n  protocol: grpc\n"+
+			"metrics_listen: 127.0.0.1:0\nadmin:\n  users: [ops]\n  auth: trust\n  recent_verdicts: 1000\ntelemetry:\n  endpoint: http://%s\n  protocol: grpc\n"+
 			"  resource:\n    deployment.environment.name: test\n    service.name: from-the-file\n", pg.Addr(), grpcAddr),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
@@ -127,7 +127,30 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("pgx: no verdict notice")
 	}
+	// More judgements for the latency quantiles (acceptance 1).
+	const more = 300
+	for i := 0; i < more; i++ {
+		q := "SELECT count(v) FROM t /*pgequiv_ref_id='count_t'*/"
+		if i%3 == 0 {
+			q = fmt.Sprintf("SELECT count(*) FROM t WHERE v > %d /*pgequiv_ref_id='count_t'*/", i)
+		}
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		<-notices
+	}
 	conn.Close(ctx)
+	judged := 4 + more
+	waitPromData(t, ctx, prom, fmt.Sprintf(`sum(pgequiv_judge_duration_seconds_count) >= %d`, judged), 1)
+	latencies, listed := adminLatencies(t, ctx, port, "ops", "pgequiv")
+	for ; listed < judged; latencies, listed = adminLatencies(t, ctx, port, "ops", "pgequiv") {
+		select { // recorded just after the notice
+		case <-ctx.Done():
+			t.Fatalf("SHOW VERDICTS lists %d judgements, want %d", listed, judged)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	checkDashboardQuantiles(t, prom, latencies)
 
 	// (a) the verdict counter through Prometheus's query API.
 	waitPromData(t, ctx, prom, `sum(pgequiv_verdicts_total{label="equivalent",mode="annotate"}) >= 2`, 1)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -134,6 +136,9 @@ func compareResults(p Pair, ref, cand result) (outcome, string) {
 		return worst, why
 	}
 	if !bagsDiffer(ref.rows, cand.rows, exact) {
+		if why, ok := orderDiffers(p, ref, cand); ok {
+			return differ, why
+		}
 		if typesDiffer(ref, cand) {
 			return display, fmt.Sprintf("the same text in columns of other types (%v vs %v)", ref.types, cand.types)
 		}
@@ -143,6 +148,41 @@ func compareResults(p Pair, ref, cand result) (outcome, string) {
 		return display, "equal values printed differently: " + firstDiff(ref.rows, cand.rows, exact)
 	}
 	return differ, firstDiff(ref.rows, cand.rows, exact)
+}
+
+// trailingOrderBy matches the one-key ORDER BY internal/sqlgen ends a
+// query with.
+var trailingOrderBy = regexp.MustCompile(`(?i)\bORDER BY (\d+)( ASC| DESC)?\s*$`)
+
+// orderDiffers tells an order difference of a pair the generator did not
+// order by every column (sqlgen's ORDER BY <one column>): where the
+// reference's key holds no two values an ORDER BY could tie, its order is
+// the only one it may return, and a candidate ordering its rows otherwise
+// differs. With ties anywhere in the key the rows' order is the engine's
+// choice, and the bags decide.
+func orderDiffers(p Pair, ref, cand result) (string, bool) {
+	m := trailingOrderBy.FindStringSubmatch(p.Reference)
+	if m == nil || !trailingOrderBy.MatchString(p.Candidate) {
+		return "", false
+	}
+	k, err := strconv.Atoi(m[1])
+	if err != nil || k < 1 || len(ref.rows) == 0 || k > len(ref.rows[0]) {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for _, row := range ref.rows {
+		v := tieValue(row[k-1])
+		if seen[v] || v == "null" {
+			return "", false // ties (NULLs sort together), or a value that may be NULL
+		}
+		seen[v] = true
+	}
+	for i := range ref.rows {
+		if rowKey(ref.rows[i], tieValue) != rowKey(cand.rows[i], tieValue) {
+			return fmt.Sprintf("row %d differs in order: the reference orders by column %d, which holds no ties", i+1, k), true
+		}
+	}
+	return "", false
 }
 
 // tieValue is a value as an ORDER BY may tie it with another: by value,

@@ -75,3 +75,13 @@ func readLogs(dir string, names ...string) string {
 	}
 	return s
 }
+
+// Signal sends sig to the cluster's postmaster: SIGSTOP makes a server
+// that accepts TCP connections (the kernel completes them) but answers
+// nothing, until SIGCONT.
+func (c *Cluster) Signal(sig os.Signal) error {
+	if c.proc.cmd == nil {
+		return errors.New("pgtest: no postmaster")
+	}
+	return c.proc.cmd.Process.Signal(sig)
+}

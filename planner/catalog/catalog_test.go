@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -189,8 +190,14 @@ func TestErrorsNameTheObject(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", tc.ddl, err, tc.want)
 		}
 	}
+	// A syntax error says where: line and column (in characters).
+	_, err := catalog.LoadDDL("CREATE TABLE t (\n  a int,\n  é text,\n  b int,)", catalog.Postgres)
+	var se *catalog.SyntaxError
+	if !errors.As(err, &se) || se.Line != 4 || se.Column != 9 || !strings.Contains(err.Error(), "line 4, column 9: syntax error at or near \")\"") {
+		t.Errorf("syntax error position: %v (%+v)", err, se)
+	}
 	// Positions point into the DDL text.
-	_, err := catalog.LoadDDL("CREATE TABLE t (a int,\n  PRIMARY KEY (b))", catalog.Postgres)
+	_, err = catalog.LoadDDL("CREATE TABLE t (a int,\n  PRIMARY KEY (b))", catalog.Postgres)
 	if err == nil || !strings.Contains(err.Error(), "at position 26") {
 		t.Errorf("position: %v", err)
 	}

@@ -49,6 +49,9 @@ func LoadDDLReport(ddl string, d Dialect) (*Schema, []Dropped, error) {
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {
+		if d == Postgres {
+			err = syntaxError(text, err) // SQLite's text was rewritten: its offsets are not the file's
+		}
 		return nil, nil, fmt.Errorf("catalog: parse DDL: %w", err)
 	}
 	b := newBuilder(d, text)

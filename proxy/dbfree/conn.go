@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/scram"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -58,6 +58,14 @@ type conn struct {
 	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
 	// by MaxPreparedBytes.
 	held int
+
+	// id is the BackendKeyData process id, also the connection's id in
+	// SHOW VERDICTS and SHOW CLIENTS; ready is set once it has greeted.
+	id          uint32
+	ready       atomic.Bool
+	remoteAddr  string
+	since       time.Time
+	application string
 }
 
 func newConn(s *Server, raw net.Conn) *conn {
@@ -65,6 +73,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &conn{
 		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw, tx: 'I',
+		remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
 		log:   st.opts.Logger.With("client", raw.RemoteAddr().String()),
 		stmts: map[string]*prepared{}, portals: map[string]*portal{},
 	}
@@ -150,6 +159,13 @@ func (c *conn) serve() error {
 		return &pgError{code: codeTooManyConnections, msg: "sorry, too many clients already",
 			detail: fmt.Sprintf("pgequiv serves at most max_client_conn = %d connections at once.", c.opts.MaxClientConn)}
 	}
+	if c.isAdmin(startup) {
+		// The admin console (SHOW VERDICTS, SHOW STATS, ...) answers it.
+		if err := c.opts.AdminServe(nc, startup); err != nil {
+			c.log.Debug("admin console session ended", "err", err)
+		}
+		return nil
+	}
 	fr := newFramer(c, nc, c.opts.MaxMessageSize)
 	c.be = pgproto3.NewBackend(fr, nc)
 	c.be.SetMaxBodyLen(c.opts.MaxMessageSize)
@@ -168,25 +184,18 @@ func (c *conn) serve() error {
 	if err := c.be.Flush(); err != nil {
 		return err
 	}
+	c.ready.Store(true)
 	_ = nc.SetDeadline(time.Time{})
 	fr.arm(c.opts.ClientIdleTimeout, c.opts.ClientReadTimeout)
 	return c.loop()
 }
 
-// negotiate answers a protocol minor version above 3.2 or _pq_ options
-// with NegotiateProtocolVersion, as PostgreSQL does.
+// negotiate answers a protocol minor version other than 3.0 and 3.2, or
+// _pq_ options, with NegotiateProtocolVersion, as PostgreSQL does.
 func (c *conn) negotiate(m *pgproto3.StartupMessage) error {
-	minor := m.ProtocolVersion & 0xffff
-	var unknown []string
-	for k := range m.Parameters {
-		if strings.HasPrefix(k, "_pq_.") {
-			unknown = append(unknown, k)
-		}
+	if neg := protocol.Negotiate(m); neg.NeedsAnswer() {
+		c.be.Send(neg.Answer())
 	}
-	if minor <= 2 && len(unknown) == 0 {
-		return nil
-	}
-	c.be.Send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: min(minor, 2), UnrecognizedOptions: unknown})
 	return nil
 }
 
@@ -196,8 +205,8 @@ func (c *conn) authenticate(user string) error {
 		return nil
 	}
 	fail := errorf(codeInvalidPassword, "password authentication failed for user %q", user)
-	x := &scramExchange{secret: c.st.secret}
-	c.be.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
+	x := &scram.Exchange{Secret: c.st.secret}
+	c.be.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scram.Mechanism}})
 	if err := c.be.Flush(); err != nil {
 		return err
 	}
@@ -209,10 +218,10 @@ func (c *conn) authenticate(user string) error {
 		return err
 	}
 	init, ok := msg.(*pgproto3.SASLInitialResponse)
-	if !ok || init.AuthMechanism != scramMechanism {
-		return errorf(codeProtocolViolation, "expected a SASL initial response for %s", scramMechanism)
+	if !ok || init.AuthMechanism != scram.Mechanism {
+		return errorf(codeProtocolViolation, "expected a SASL initial response for %s", scram.Mechanism)
 	}
-	serverFirst, err := x.first(string(init.Data))
+	serverFirst, err := x.First(string(init.Data))
 	if err != nil {
 		return errorf(codeProtocolViolation, "%v", err)
 	}
@@ -230,8 +239,8 @@ func (c *conn) authenticate(user string) error {
 	if !ok {
 		return errorf(codeProtocolViolation, "expected a SASL response")
 	}
-	serverFinal, err := x.final(string(resp.Data))
-	if errors.Is(err, errBadPassword) {
+	serverFinal, err := x.Final(string(resp.Data))
+	if errors.Is(err, scram.ErrBadPassword) {
 		c.log.Info("password authentication failed")
 		return fail
 	}
@@ -270,7 +279,9 @@ func (c *conn) sendGreeting(m *pgproto3.StartupMessage) {
 	}
 	secret := make([]byte, 4)
 	_, _ = rand.Read(secret)
-	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.s.nextID.Add(1), SecretKey: secret})
+	c.id = c.s.nextID.Add(1)
+	c.application = m.Parameters["application_name"]
+	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.id, SecretKey: secret})
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
 }
 
@@ -410,6 +421,7 @@ func (c *conn) runSimple(st *statement) *pgError {
 // verdict judges st (a check call or a tagged statement) with params.
 func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []int, *pgError) {
 	var ref, cand string
+	var rec tag.Reference // what the verdict is recorded under
 	cols := st.cols
 	switch st.kind {
 	case kindCheck:
@@ -426,10 +438,14 @@ func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []i
 			return equivalence.Verdict{}, nil, err
 		}
 		ref, cand, cols = r.SQL, tag.StripComment(st.sql), allColumns()
+		rec = r
+	}
+	if rec.SQL == "" {
+		rec.SQL = ref
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.VerdictTimeout)
 	defer cancel()
-	v, err := c.judge(ctx, ref, cand)
+	v, err := c.recordedJudge(ctx, st, rec, cand)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
@@ -441,6 +457,32 @@ func (c *conn) verdict(st *statement, params [][]byte) (equivalence.Verdict, []i
 		return v, nil, &pgError{code: codeInvalidParameter, msg: "pgequiv: the reference cannot be judged", detail: err.Error()}
 	}
 	return v, cols, nil
+}
+
+// recordedJudge judges, through the Judging when there is one: it
+// records the judgement (metrics, span, admin console) as relay mode
+// records a tagged query's.
+func (c *conn) recordedJudge(ctx context.Context, st *statement, r tag.Reference, cand string) (equivalence.Verdict, error) {
+	rec := c.opts.Recorder
+	if rec == nil {
+		return c.judge(ctx, r.SQL, cand)
+	}
+	j := Judgement{ConnID: uint64(c.id), User: c.user, Database: c.database, Ref: r,
+		Candidate: cand, SQL: st.sql, Options: c.opts.Judge}
+	return rec.JudgeRecorded(ctx, j, func(ctx context.Context) (equivalence.Verdict, error) { return c.judge(ctx, r.SQL, cand) })
+}
+
+// isAdmin reports whether the startup is for the admin console's
+// database.
+func (c *conn) isAdmin(m *pgproto3.StartupMessage) bool {
+	if c.opts.AdminServe == nil || c.opts.AdminDatabase == "" {
+		return false
+	}
+	db := m.Parameters["database"]
+	if db == "" {
+		db = m.Parameters["user"]
+	}
+	return db == c.opts.AdminDatabase
 }
 
 // judge runs the judge with a panic guard: the connection's goroutine

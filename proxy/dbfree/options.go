@@ -1,10 +1,14 @@
 package dbfree
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"log/slog"
+	"net"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -55,11 +59,39 @@ type Options struct {
 	MaxPreparedBytes int
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Recorder, if set, runs every judgement so as to record it as relay
+	// mode records a tagged query's: verdict and latency metrics,
+	// pgequiv.judge spans, the admin console's SHOW VERDICTS and SHOW
+	// STATS, the verdict file (pgequiv serve adapts proxy.Judging).
+	Recorder Recorder
+	// AdminDatabase, with AdminServe, routes connections to that database
+	// to the admin console: AdminServe gets the connection (TLS already
+	// negotiated) and its StartupMessage, and closes it when done.
+	AdminDatabase string
+	AdminServe    func(net.Conn, *pgproto3.StartupMessage) error
 	// Judger judges; read by New only (Reload keeps the server's). nil
 	// means in-process (judgepool.Local); a judgepool.Pool isolates each
 	// judgement in a worker process and bounds how many run at once. The
 	// caller closes it after the server has shut down.
 	Judger judgepool.Judger
+}
+
+// Judgement is one judgement the server runs, for a Recorder.
+type Judgement struct {
+	// ConnID is the connection's BackendKeyData process id.
+	ConnID         uint64
+	User, Database string
+	// Ref is the reference (no Source for a pgequiv.check call).
+	Ref tag.Reference
+	// Candidate is the query judged, comment stripped; SQL the statement
+	// as sent (a traceparent in its comment parents the span).
+	Candidate, SQL string
+	Options        equivalence.Options
+}
+
+// Recorder runs judge, bounded by ctx, and records the judgement.
+type Recorder interface {
+	JudgeRecorded(ctx context.Context, j Judgement, judge func(context.Context) (equivalence.Verdict, error)) (equivalence.Verdict, error)
 }
 
 // ServerVersion is the server_version reported to clients: clients such as

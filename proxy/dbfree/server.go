@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/proxy/connset"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
 // ErrServerClosed is returned by Serve after Shutdown or Close.
@@ -25,6 +26,8 @@ type Server struct {
 	// refusing counts the connections in conns that are over
 	// MaxClientConn and only being told so.
 	refusing atomic.Int32
+
+	counters counters // metrics.go
 }
 
 // Connections over MaxClientConn are answered as PostgreSQL answers them,
@@ -39,7 +42,7 @@ const (
 // settings are Options with what is derived from them.
 type settings struct {
 	opts   Options
-	secret *scramSecret // nil: trust
+	secret *scram.Secret // nil: trust
 }
 
 // New returns a Server with opts (see Options for defaults). It judges
@@ -69,7 +72,7 @@ func (s *Server) Reload(opts Options) error {
 	}
 	st := &settings{opts: o}
 	if o.Password != "" {
-		if st.secret, err = newSCRAMSecret(o.Password); err != nil {
+		if st.secret, err = scram.NewSecret(o.Password); err != nil {
 			return err
 		}
 	}
@@ -110,12 +113,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		backoff = 0
 		c := newConn(s, raw)
 		if s.ActiveConns() >= c.opts.MaxClientConn {
+			s.counters.refused.Add(1)
 			if s.refusing.Load() >= maxRefusing {
 				raw.Close()
 				continue
 			}
 			c.refused = true
 			s.refusing.Add(1)
+		} else {
+			s.counters.accepted.Add(1)
 		}
 		if !s.conns.Add(c) {
 			raw.Close()

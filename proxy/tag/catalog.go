@@ -43,11 +43,11 @@ type catalogFile struct {
 func LoadCatalog(path string) (*Catalog, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("tag: catalog: %w", err)
+		return nil, err // "open PATH: ..." says it all; callers say it is the catalog
 	}
 	c, err := ParseCatalog(b)
 	if err != nil {
-		return nil, fmt.Errorf("tag: catalog %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }

@@ -1,0 +1,42 @@
+package campaign
+
+import "testing"
+
+// TestOrderDiffers: sqlgen orders by one column; the campaign found a
+// true not_equivalent (ORDER BY 1 vs ORDER BY 2, no ties in either key)
+// that the oracle, comparing bags, called wrong. With no tie in the
+// reference's key its order is the only one; with a tie (or a NULL, or
+// values a NOCASE/RTRIM collation sorts alike) the bags decide.
+func TestOrderDiffers(t *testing.T) {
+	rows := func(vals ...[2]string) result {
+		var r result
+		for _, v := range vals {
+			r.rows = append(r.rows, []cell{{v[0], v[0]}, {v[1], v[1]}})
+		}
+		return r
+	}
+	p := Pair{Reference: "SELECT * FROM tag ORDER BY 1 ASC", Candidate: "SELECT * FROM tag ORDER BY 2 ASC"}
+	cases := []struct {
+		name      string
+		p         Pair
+		ref, cand result
+		want      bool
+	}{
+		{"the campaign's find", p, rows([2]string{"-1", "a"}, [2]string{"0", ""}), rows([2]string{"0", ""}, [2]string{"-1", "a"}), true},
+		{"same order", p, rows([2]string{"-1", "a"}, [2]string{"0", ""}), rows([2]string{"-1", "a"}, [2]string{"0", ""}), false},
+		{"tie in the key", p, rows([2]string{"1", "a"}, [2]string{"1", "b"}), rows([2]string{"1", "b"}, [2]string{"1", "a"}), false},
+		{"NOCASE tie", Pair{Reference: "SELECT * FROM t ORDER BY 2", Candidate: "SELECT * FROM t ORDER BY 2 DESC"}, rows([2]string{"1", "a"}, [2]string{"2", "A"}), rows([2]string{"2", "A"}, [2]string{"1", "a"}), false},
+		{"NULLs tie", p, rows([2]string{"NULL", "a"}, [2]string{"1", "b"}), rows([2]string{"1", "b"}, [2]string{"NULL", "a"}), false},
+		{"candidate unordered", Pair{Reference: p.Reference, Candidate: "SELECT * FROM tag"}, rows([2]string{"-1", "a"}, [2]string{"0", ""}), rows([2]string{"0", ""}, [2]string{"-1", "a"}), false},
+	}
+	for _, c := range cases {
+		_, got := orderDiffers(c.p, c.ref, c.cand)
+		if got != c.want {
+			t.Errorf("%s: orderDiffers %v, want %v", c.name, got, c.want)
+		}
+		o, _ := compareResults(c.p, c.ref, c.cand)
+		if (o == differ) != c.want {
+			t.Errorf("%s: compareResults %v", c.name, o)
+		}
+	}
+}
