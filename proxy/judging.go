@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"os"
 	"runtime"
@@ -171,6 +172,10 @@ type Judging struct {
 	sem     chan struct{}  // bounds judgements running at once
 
 	knobs judgingKnobs
+	// digestSeed keys the digests of clipped texts, digestKey the marks
+	// of redacted literals (judging_size.go, judging_redact.go).
+	digestSeed maphash.Seed
+	digestKey  [32]byte
 
 	tracer   trace.Tracer
 	verdicts metric.Int64Counter
@@ -202,7 +207,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
 	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
-		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
@@ -231,7 +236,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 			j.div.add(&recs[i])
 		}
 		if skipped > 0 {
-			j.log.Warn("pgequiv: verdict log lines skipped (not JSON verdicts)", "lines", skipped)
+			j.log.Warn("pgequiv: verdict log lines skipped (torn, over 1 MiB, or not JSON verdicts)", "lines", skipped)
 		}
 	}
 	return j, nil
@@ -302,6 +307,9 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return Verdict{} // untagged: the common case stays cheap
 	}
+	if limit, ok := queryLimit(set); ok && len(sql) > limit {
+		return j.oversized(ctx, ev, set, tags, mentions, limit) // judging_size.go: nothing parses it here
+	}
 	text := string(sql)
 	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // judging_session.go
 		return v
@@ -348,6 +356,10 @@ type judgeJob struct {
 	// stmt and stmts place the statement in a multi-statement Query (1 of
 	// 3, ...); zero for a Query of one statement.
 	stmt, stmts int
+	// full, when set, says candidate is only the head of a statement
+	// over max_query_size, which preset answers without judging.
+	full   *textDigest
+	preset *equivalence.Verdict
 }
 
 // judgeOutcome is a judgement's result.
@@ -395,11 +407,14 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 		out.err = job.tagErr
 		return out
 	}
+	if job.preset != nil {
+		out.v = *job.preset
+		return out
+	}
 	// Judging is CPU-bound: beyond a few per core, judgements queue (within
 	// their deadline) rather than slow each other down.
 	select {
 	case j.sem <- struct{}{}:
-		defer func() { <-j.sem }()
 	case <-ctx.Done():
 		out.err, out.timedOut = fmt.Errorf("waiting for a free judge: %w", ctx.Err()), true
 		return out
@@ -407,10 +422,7 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	if f := j.knobs.beforeJudge; f != nil {
 		f(ctx)
 	}
-	schema, err := j.schemas.get(ctx, &job.set.Schemas, job.sess.Database)
-	if err == nil {
-		out.v, err = j.judge(ctx, schema, job)
-	}
+	err := j.judgeWithin(ctx, job, &out.v) // judging_deadline.go
 	out.err = err
 	out.timedOut = err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded))
 	return out
@@ -423,7 +435,7 @@ func (j *Judging) finish(job *judgeJob, span trace.Span, out *judgeOutcome) {
 	label := out.label()
 	span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
 	if out.err != nil {
-		span.SetStatus(codes.Error, out.err.Error())
+		span.SetStatus(codes.Error, j.redactError(job.set, out.err.Error()))
 	}
 	span.End()
 	attrs := verdictAttrs(job, label)
@@ -447,7 +459,7 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 		if r := recover(); r != nil {
 			j.stats.panics.Add(1)
 			j.log.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()), "conn", job.sess.ConnID,
-				"reference_id", job.ref.ID, "query", redactLiterals(job.candidate))
+				"reference_id", job.ref.ID, "query", j.storeSQL(&JudgeSettings{}, job.candidate, job.full))
 			v, err = equivalence.Verdict{}, ErrJudgePanicked
 		}
 	}()
@@ -488,15 +500,17 @@ func (j *Judging) recordLater(job *judgeJob, out judgeOutcome, action string) {
 // record counts, remembers and, in log mode, logs one verdict.
 func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	set := job.set
-	redact := j.redactor(set)
+	redact := j.hintRedactor(set) // judging_redact.go
 	summary := out.summary(redact)
 	rec := VerdictRecord{
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
 		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
 		Label: out.label(), Score: out.v.Score, Action: action, Latency: out.latency,
-		Summary: summary, Query: j.redactSQL(set, job.candidate),
-		QueryFingerprint: queryFingerprint(job.candidate), Reference: j.redactSQL(set, job.ref.SQL),
-		Counterexample: counterexampleText(out, redact),
+		Summary: j.storeText(set, summary), Query: j.storeSQL(set, job.candidate, job.full),
+		Reference: j.storeSQL(set, job.ref.SQL, nil), Counterexample: j.storeText(set, counterexampleText(out, redact)),
+	}
+	if job.full == nil {
+		rec.QueryFingerprint = queryFingerprint(job.candidate)
 	}
 	j.remember(rec)
 	if action != "logged" {
@@ -527,14 +541,14 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		slog.Any("assumptions", assumptions),
 		slog.Any("differences", diffs),
 		slog.Float64("latency_ms", float64(out.latency.Microseconds())/1000),
-		slog.String("query", j.redactSQL(set, job.candidate)),
-		slog.String("reference", j.redactSQL(set, job.ref.SQL)),
+		slog.String("query", rec.Query),
+		slog.String("reference", rec.Reference),
 	}
 	if ce := out.v.Counterexample; ce != nil && out.err == nil {
 		attrs = append(attrs, slog.Any("counterexample", ce.Redacted(redact)))
 	}
 	if out.err != nil {
-		attrs = append(attrs, slog.String("error", j.redact(set, out.err.Error())))
+		attrs = append(attrs, slog.String("error", j.redactError(set, out.err.Error())))
 	}
 	j.vlog.LogAttrs(context.Background(), slog.LevelInfo, "pgequiv verdict", attrs...)
 }

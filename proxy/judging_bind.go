@@ -178,7 +178,11 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 		job.mode = JudgeMode(job.ref.Mode)
 	}
 	job.deadline = job.start.Add(set.VerdictTimeout)
-	job.candidate, job.ref.SQL, job.tagErr = bj.bind(ev, ref.SQL)
+	if job.preset = tooLargeBind(set, ev, parent.candidate); job.preset != nil { // judging_size.go
+		job.candidate = parent.candidate // values over max_query_size are not written in
+	} else {
+		job.candidate, job.ref.SQL, job.tagErr = bj.bind(ev, ref.SQL)
+	}
 	if job.tagErr != nil || refErr != nil {
 		// Judged on what the statement is, its placeholders left as they
 		// are: the verdict says why it is not judged for these values.
@@ -199,7 +203,7 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 		return j.enforce(job, out)
 	}
 	out := j.run(ctx, job)
-	if out.err == nil && !out.timedOut {
+	if out.err == nil && !out.timedOut && job.preset == nil { // a too-large verdict is for those values only
 		st.boundAdd(key, out)
 	}
 	return j.enforce(job, out)

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"strings"
 
 	pgq "github.com/pganalyze/pg_query_go/v5"
 )
@@ -22,35 +21,6 @@ func (j *Judging) redactor(set *JudgeSettings) func(string) string {
 		return keepText
 	}
 	return redactLiterals
-}
-
-// redactLiterals replaces string and number literals with ? and drops
-// comments (which may carry a reference with its literals). Text the
-// scanner cannot read is withheld entirely.
-func redactLiterals(s string) string {
-	res, err := pgq.Scan(s)
-	if err != nil {
-		return "<redacted>"
-	}
-	var b strings.Builder
-	last := 0
-	for _, t := range res.Tokens {
-		start, end := int(t.Start), int(t.End)
-		if start < last || end > len(s) {
-			return "<redacted>"
-		}
-		switch t.Token {
-		case pgq.Token_SCONST, pgq.Token_USCONST, pgq.Token_BCONST, pgq.Token_XCONST, pgq.Token_ICONST, pgq.Token_FCONST:
-			b.WriteString(s[last:start])
-			b.WriteByte('?')
-			last = end
-		case pgq.Token_C_COMMENT, pgq.Token_SQL_COMMENT:
-			b.WriteString(strings.TrimRight(s[last:start], " "))
-			last = end
-		}
-	}
-	b.WriteString(s[last:])
-	return strings.TrimSpace(b.String())
 }
 
 func queryFingerprint(sql string) string {
@@ -122,22 +92,50 @@ func isIdentByte(c byte) bool {
 }
 
 // containsFold reports whether s contains the lower-case ASCII word w,
-// ignoring ASCII case, without allocating.
+// ignoring ASCII case, without allocating. It looks for w's first byte,
+// in either case, with bytes.IndexByte (vectorized): every statement on
+// a judging connection goes through it, and a byte-by-byte loop took
+// 30 ms over a 20 MB statement.
 func containsFold(s []byte, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for ; j < len(w); j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[j] {
+	if len(w) == 0 {
+		return true
+	}
+	first := [2]byte{w[0], w[0]}
+	if c := w[0]; c >= 'a' && c <= 'z' {
+		first[1] = c - 'a' + 'A'
+	}
+	for k, c := range first {
+		if k == 1 && c == first[0] {
+			break
+		}
+		for i := 0; i+len(w) <= len(s); i++ {
+			n := bytes.IndexByte(s[i:len(s)-len(w)+1], c)
+			if n < 0 {
 				break
 			}
-		}
-		if j == len(w) {
-			return true
+			i += n
+			if hasPrefixFold(s[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII word
+// w, ignoring ASCII case.
+func hasPrefixFold(s []byte, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[j] {
+			return false
+		}
+	}
+	return true
 }

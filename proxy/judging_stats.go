@@ -21,6 +21,9 @@ type judgeStats struct {
 	introspections, introspectionFailures             atomic.Uint64
 	panics                                            atomic.Uint64 // recovered here, outside the judger
 	verdictLogErrors                                  atomic.Uint64
+	// oversized: statements over max_query_size, not read; of which
+	// unmatched: untagged ones a match: catalog could not fingerprint.
+	oversized, oversizedUnmatched atomic.Uint64
 }
 
 func (s *judgeStats) count(label string) {
@@ -80,6 +83,8 @@ func (j *Judging) Stats() []JudgeStat {
 		{"judge_worker_start_failures", sup.StartFailures},
 		{"judge_panics", sup.Panics + s.panics.Load()},
 		{"verdict_log_errors", s.verdictLogErrors.Load()},
+		{"oversized", s.oversized.Load()},
+		{"oversized_unmatched", s.oversizedUnmatched.Load()},
 	}
 }
 

@@ -48,7 +48,7 @@ func (j *Judging) startJudgeSpan(ctx context.Context, job *judgeJob) (context.Co
 		attribute.String("db.system.name", "postgresql"),
 		attribute.String("db.namespace", job.sess.Database),
 		attribute.String("db.operation.name", operationName(job.candidate)),
-		attribute.String("db.query.text", j.redactSQL(job.set, job.candidate)),
+		attribute.String("db.query.text", j.storeSQL(job.set, job.candidate, job.full)),
 		attribute.String("pgequiv.reference_id", job.ref.ID),
 		attribute.String("pgequiv.reference_source", string(job.ref.Source)),
 		attribute.String("pgequiv.mode", string(job.mode)),

@@ -2,9 +2,11 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sync"
@@ -25,6 +27,18 @@ type VerdictFile struct {
 	size    int64
 	loaded  []VerdictRecord
 	skipped int
+	// torn: a write failed part-way; size is the end of the last whole
+	// line, where the next Append cuts the file back to. midLine: the
+	// file ends inside a line (a crash, or that cut failed); the next
+	// verdict starts with a newline.
+	torn, midLine bool
+	knobs         verdictFileKnobs
+}
+
+// verdictFileKnobs are test hooks (export_test.go).
+type verdictFileKnobs struct {
+	// write replaces f.Write, to inject a failing disk.
+	write func(f *os.File, b []byte) (int, error)
 }
 
 // verdictLine is a verdict as the file holds it.
@@ -61,9 +75,16 @@ func (l *verdictLine) record() VerdictRecord {
 		QueryFingerprint: l.QueryFingerprint, Reference: l.Reference, Counterexample: l.Counterexample}
 }
 
+// maxVerdictLine bounds a verdict line read back: the proxy writes
+// lines of tens of KiB at most (texts are clipped, judging_size.go), so a
+// longer one is from an older version or not a verdict; it is skipped and
+// counted, never buffered whole, and never stops the proxy from starting.
+const maxVerdictLine = 1 << 20
+
 // OpenVerdictFile reads the verdicts in path.1 and path (lines that do
-// not parse, such as one cut short by a crash, are skipped and counted)
-// and opens path for appending, creating it. maxSize ≤ 0 means 64 MiB.
+// not parse, such as one cut short by a crash, and lines over 1 MiB are
+// skipped and counted) and opens path for appending, creating it.
+// maxSize ≤ 0 means 64 MiB.
 func OpenVerdictFile(path string, maxSize int64) (*VerdictFile, error) {
 	if maxSize <= 0 {
 		maxSize = 64 << 20
@@ -74,7 +95,7 @@ func OpenVerdictFile(path string, maxSize int64) (*VerdictFile, error) {
 			return nil, err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o640)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: verdict log: %w", err)
 	}
@@ -84,6 +105,14 @@ func OpenVerdictFile(path string, maxSize int64) (*VerdictFile, error) {
 		return nil, fmt.Errorf("proxy: verdict log: %w", err)
 	}
 	v.f, v.size = f, st.Size()
+	if v.size > 0 {
+		// A crash may have left the last line torn: the next verdict
+		// starts on a line of its own.
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, v.size-1); err != nil || last[0] != '\n' {
+			v.midLine = true
+		}
+	}
 	return v, nil
 }
 
@@ -96,20 +125,54 @@ func (v *VerdictFile) read(path string) error {
 		return fmt.Errorf("proxy: verdict log: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var l verdictLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || l.Time.IsZero() {
-			v.skipped++
+	r := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(line)+len(chunk) > maxVerdictLine {
+				line = line[:0]
+				if err := skipLine(r); err != nil && !errors.Is(err, io.EOF) {
+					return fmt.Errorf("proxy: verdict log %s: %w", path, err)
+				}
+				v.skipped++
+				continue
+			}
+			line = append(line, chunk...)
 			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return fmt.Errorf("proxy: verdict log %s: %w", path, err)
 		}
-		v.loaded = append(v.loaded, l.record())
+		line = append(line, chunk...)
+		if len(bytes.TrimSpace(line)) > 0 {
+			v.parseLine(line)
+		}
+		line = line[:0]
+		if err != nil { // io.EOF
+			return nil
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("proxy: verdict log %s: %w", path, err)
+}
+
+// skipLine reads past the rest of the current line without keeping it.
+func skipLine(r *bufio.Reader) error {
+	for {
+		_, err := r.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
 	}
-	return nil
+}
+
+// parseLine keeps the verdict on line, or counts it skipped.
+func (v *VerdictFile) parseLine(line []byte) {
+	var l verdictLine
+	if len(line) > maxVerdictLine || json.Unmarshal(line, &l) != nil || l.Time.IsZero() {
+		v.skipped++
+		return
+	}
+	v.loaded = append(v.loaded, l.record())
 }
 
 // Loaded returns the verdicts read when the file was opened, oldest
@@ -123,7 +186,10 @@ func (v *VerdictFile) Loaded() ([]VerdictRecord, int) {
 }
 
 // Append writes one verdict, rotating first if the file would pass its
-// size bound.
+// size bound. After a write that failed part-way (a full disk), the file
+// is cut back to the end of the last whole line before the next verdict;
+// if that fails too, the next verdict starts on a new line, so that it is
+// never appended to the torn one.
 func (v *VerdictFile) Append(rec *VerdictRecord) error {
 	b, err := json.Marshal(toLine(rec))
 	if err != nil {
@@ -135,14 +201,43 @@ func (v *VerdictFile) Append(rec *VerdictRecord) error {
 	if v.f == nil {
 		return errors.New("verdict log is closed")
 	}
+	if v.torn {
+		v.torn = false
+		if err := v.f.Truncate(v.size); err != nil {
+			v.midLine = true
+			if st, err := v.f.Stat(); err == nil {
+				v.size = st.Size()
+			}
+		}
+	}
+	if v.midLine {
+		b = append([]byte{'\n'}, b...)
+	}
 	if v.size > 0 && v.size+int64(len(b)) > v.maxSize {
 		if err := v.rotate(); err != nil {
 			return err
 		}
+		if v.midLine {
+			b, v.midLine = b[1:], false // a new file has no torn line
+		}
 	}
-	n, err := v.f.Write(b)
+	write := v.f.Write
+	if v.knobs.write != nil {
+		write = func(b []byte) (int, error) { return v.knobs.write(v.f, b) }
+	}
+	n, err := write(b)
+	if err != nil || n != len(b) {
+		// v.size stays at the last whole line, where Truncate cuts back
+		// to; a short write without an error is an error all the same.
+		v.torn = v.torn || n > 0
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		return fmt.Errorf("appending to the verdict log: %w", err)
+	}
 	v.size += int64(n)
-	return err
+	v.midLine = false
+	return nil
 }
 
 func (v *VerdictFile) rotate() error {
@@ -173,6 +268,9 @@ func (v *VerdictFile) Close() error {
 	defer v.mu.Unlock()
 	if v.f == nil {
 		return nil
+	}
+	if v.torn {
+		_ = v.f.Truncate(v.size) // best effort; the reader skips a torn line
 	}
 	err := v.f.Close()
 	v.f = nil

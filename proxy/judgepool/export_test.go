@@ -33,3 +33,10 @@ func Busy(p *Pool) int {
 	}
 	return n
 }
+
+// Waiting returns the number of judgements queued for a worker.
+func Waiting(p *Pool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.waiters)
+}

@@ -52,6 +52,9 @@ func (p *Pool) startProc(idx int) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("judgepool: starting worker %d (%s): %w", idx, p.o.Command[0], err)
 	}
+	if err := lowerPriority(cmd.Process.Pid); err != nil {
+		p.log.Debug("judge worker keeps the proxy's priority", "worker", idx, "err", err)
+	}
 	pr := &proc{cmd: cmd, stdin: stdin, enc: newEncoder(stdin), pid: cmd.Process.Pid,
 		resp: make(chan response, 1), done: make(chan struct{}), schemas: map[string]bool{}}
 	cmd.Stderr.(*lineLogger).pid.Store(int64(pr.pid))

@@ -241,3 +241,18 @@ func byID(c *Catalog, id string, src Source) (Reference, bool, error) {
 // HasMatches reports whether some entry matches queries by fingerprint,
 // so that untagged queries must be fingerprinted to find out.
 func (c *Catalog) HasMatches() bool { return c != nil && len(c.byFP) > 0 }
+
+// HasMode reports whether some entry has mode as its own mode.
+func (c *Catalog) HasMode(mode string) bool {
+	if c == nil {
+		return false
+	}
+	for _, m := range []map[string]*Entry{c.byID, c.byFP} {
+		for _, e := range m {
+			if e.Mode == mode {
+				return true
+			}
+		}
+	}
+	return false
+}
