@@ -63,17 +63,25 @@ type paramSlot struct {
 	name string
 	num  int
 	typ  catalog.Type
+	// inLimit: the parameter bounds a LIMIT or OFFSET. SQLite raises an
+	// error for a NULL there wherever it evaluates the bound, which a
+	// counterexample cannot count on (an uncorrelated subquery's LIMIT
+	// is evaluated even when no outer row needs the subquery), so NULL
+	// is not tried for it in the SQLite dialect.
+	inLimit bool
 }
 
 // paramsOf lists the parameters of plans by number; a parameter typed
 // apart in two plans takes the first plan's type.
 func paramsOf(plans ...*plan.Plan) []paramSlot {
 	seen := map[string]bool{}
+	inLimit := map[string]bool{}
 	var out []paramSlot
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
 			continue
 		}
+		markLimitParams(p.Root, inLimit)
 		p.Root.WalkNodes(func(n *plan.Node) {
 			n.Exprs(func(s **plan.Expr) {
 				plan.WalkDeep(*s, func(x *plan.Expr) {
@@ -85,8 +93,32 @@ func paramsOf(plans ...*plan.Plan) []paramSlot {
 			})
 		})
 	}
+	for i := range out {
+		out[i].inLimit = inLimit[out[i].name]
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].num < out[j].num })
 	return out
+}
+
+// markLimitParams marks the parameters in a LIMIT or OFFSET of n's plan,
+// subqueries' plans included.
+func markLimitParams(n *plan.Node, inLimit map[string]bool) {
+	n.WalkNodes(func(m *plan.Node) {
+		for _, b := range []*plan.Expr{m.Limit, m.Offset} {
+			plan.WalkDeep(b, func(x *plan.Expr) {
+				if _, ok := build.ParamNumber(x); ok {
+					inLimit[x.Value] = true
+				}
+			})
+		}
+		m.Exprs(func(e **plan.Expr) {
+			plan.Walk(*e, func(x *plan.Expr) {
+				if x.Kind == plan.Subquery && x.Sub != nil {
+					markLimitParams(x.Sub, inLimit)
+				}
+			})
+		})
+	})
 }
 
 // bindParams returns a copy of p with every parameter replaced by its
@@ -151,6 +183,12 @@ func assignments(s *catalog.Schema, params []paramSlot, plans ...*plan.Plan) [][
 	rank := map[colKey]int{}
 	for i, ps := range params {
 		cands[i] = candidates(ps, lits, cols[ps.name])
+		if s.Dialect == catalog.SQLite && ps.inLimit {
+			cands[i] = slices.DeleteFunc(cands[i], func(p Param) bool { return p.Null })
+			if len(cands[i]) == 0 {
+				cands[i] = []Param{{Name: ps.name, Type: ps.typ.String(), Value: "1"}}
+			}
+		}
 		most = max(most, len(cands[i]))
 		ranked[i] = cands[i][0]
 		if ks := cols[ps.name]; len(ks) > 0 {

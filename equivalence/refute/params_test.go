@@ -101,3 +101,33 @@ func TestRefuteChoosesParams(t *testing.T) {
 		t.Errorf("equal pair: %+v, %v", res, err)
 	}
 }
+
+// TestSQLiteLimitParamNeverNull: SQLite raises "datatype mismatch" for a
+// NULL LIMIT wherever it evaluates it, even in an uncorrelated subquery
+// no outer row needs, which the executor cannot count on; so a LIMIT or
+// OFFSET parameter is never bound to NULL there (found by the SQLite
+// re-check of Spider counterexamples). PostgreSQL reads LIMIT NULL as no
+// limit, and NULL stays a candidate.
+func TestSQLiteLimitParamNeverNull(t *testing.T) {
+	for _, d := range []catalog.Dialect{catalog.SQLite, catalog.Postgres} {
+		s, err := catalog.LoadDDL(catalog.ExampleDDL(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := mustPlan(t, s, "SELECT name FROM dogs WHERE dog_id = (SELECT dog_id FROM dogs ORDER BY age LIMIT 1)")
+		cand := mustPlan(t, s, "SELECT name FROM dogs WHERE dog_id = (SELECT dog_id FROM dogs ORDER BY age LIMIT $1 OFFSET $2)")
+		params := paramsOf(ref, cand)
+		if len(params) != 2 || !params[0].inLimit || !params[1].inLimit {
+			t.Fatalf("%v: params %+v: want both in a LIMIT/OFFSET", d, params)
+		}
+		null := false
+		for _, a := range assignments(s, params, ref, cand) {
+			for _, p := range a {
+				null = null || p.Null
+			}
+		}
+		if null != (d == catalog.Postgres) {
+			t.Errorf("%v: a NULL bound tried = %v", d, null)
+		}
+	}
+}
