@@ -232,6 +232,9 @@ func TestIsolationFatalJudge(t *testing.T) {
 	if want := uint64(relayFatal + dbfreeFatal); sup.Deaths != want {
 		t.Errorf("%d worker deaths, want %d (one per fatal judgement)", sup.Deaths, want)
 	}
+	// A notice reaches the client before its verdict is recorded: wait
+	// for the background judgements to end.
+	e.j.Wait()
 	errored := 0
 	for _, v := range e.j.RecentVerdicts() {
 		// (The recorded query is redacted; the summary names the cause.)

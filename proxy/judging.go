@@ -276,6 +276,9 @@ type judgeConnState struct {
 
 // ObserveQuery implements QueryObserver.
 func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
+	// The budget counts from here: splitting and reading a statement's
+	// tags come out of it too.
+	arrived := time.Now()
 	set := j.set.Load()
 	if set.Mode == ModeOff {
 		return Verdict{}
@@ -314,7 +317,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // judging_session.go
 		return v
 	}
-	return j.observeStatements(ctx, ev, set, st, text, mentions, tags) // judging_stmts.go
+	return j.observeStatements(ctx, ev, set, st, text, mentions, tags, arrived) // judging_stmts.go
 }
 
 // NeedsObservation implements StatementFilter. It mirrors the cheap early

@@ -46,7 +46,7 @@ func (e *sideEffectsError) Unwrap() error { return ErrSideEffects }
 // reference (for queries and data changes), else a catalog match. Enforce
 // refuses the whole Query unless every judged statement passes; annotate
 // adds a NOTICE per judged statement; log logs each.
-func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *JudgeSettings, st *judgeConnState, text string, mentions bool, tags tag.Session) Verdict {
+func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *JudgeSettings, st *judgeConnState, text string, mentions bool, tags tag.Session, arrived time.Time) Verdict {
 	strs := tag.StandardStrings
 	if ev.BackslashStrings {
 		strs = tag.BackslashStrings
@@ -87,7 +87,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *Ju
 			st.ddl = true // the schema may change: read it again next time
 			j.schemas.invalidate(ev.Session.Database)
 		}
-		job := j.statementJob(ev, set, &tags, text, s, mentions)
+		job := j.statementJob(ev, set, &tags, text, s, mentions, arrived)
 		if job == nil {
 			continue
 		}
@@ -115,7 +115,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *Ju
 
 // statementJob resolves one statement's reference; nil if it has none
 // (or it is for another database).
-func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, tags *tag.Session, text string, s *tag.Statement, mentions bool) *judgeJob {
+func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, tags *tag.Session, text string, s *tag.Statement, mentions bool, arrived time.Time) *judgeJob {
 	ref, ok, err := s.Resolve(text, tags, set.Catalog)
 	if err == nil && !ok {
 		return nil
@@ -152,7 +152,7 @@ func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, tags *tag.Ses
 		parent = traceParent(text[s.Comment.Start:s.Comment.End])
 	}
 	job := &judgeJob{
-		start: time.Now(), set: set, sess: *ev.Session, ref: ref, candidate: s.Judged, mode: set.Mode, tagErr: err,
+		start: arrived, set: set, sess: *ev.Session, ref: ref, candidate: s.Judged, mode: set.Mode, tagErr: err,
 		parent: parent,
 	}
 	if s.Class.HasSideEffects() {

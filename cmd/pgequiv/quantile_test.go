@@ -116,10 +116,17 @@ func checkDashboardQuantiles(t *testing.T, prom string, latencies []float64) {
 		}
 		got := promScalar(t, prom, strings.ReplaceAll(p.expr, "$__rate_interval", "1m"))
 		want := quantile(latencies, q)
-		t.Logf("p%g: dashboard %.6fs (bucket %d), measured %.6fs (bucket %d) over %d judgements",
-			q*100, got, bucketOf(got), want, bucketOf(want), len(latencies))
-		if d := bucketOf(got) - bucketOf(want); d < -1 || d > 1 {
-			t.Errorf("p%g: the dashboard shows %.6fs, %d buckets from the measured %.6fs", q*100, got, d, want)
+		// The histogram and SHOW VERDICTS time a judgement a little
+		// apart, and at p99 of a few hundred judgements a rank is three
+		// samples: a sample that lands in the next bucket in one and not
+		// the other moves the quantile by several buckets. So the
+		// dashboard must lie within one bucket of the measured quantile
+		// at some rank within one point of q.
+		lo, hi := quantile(latencies, max(q-0.01, 0)), quantile(latencies, min(q+0.01, 1))
+		t.Logf("p%g: dashboard %.6fs (bucket %d), measured %.6fs (bucket %d; %.6fs to %.6fs within a point) over %d judgements",
+			q*100, got, bucketOf(got), want, bucketOf(want), lo, hi, len(latencies))
+		if b := bucketOf(got); b < bucketOf(lo)-1 || b > bucketOf(hi)+1 {
+			t.Errorf("p%g: the dashboard shows %.6fs (bucket %d), over a bucket from the measured %.6fs to %.6fs (buckets %d to %d)", q*100, got, b, lo, hi, bucketOf(lo), bucketOf(hi))
 		}
 	}
 	if found != 2 {
