@@ -178,6 +178,12 @@ CREATE TABLE u (id int PRIMARY KEY, label text);`
 			engine: "INSERT INTO t VALUES (1, 'ABC', 'abc'); INSERT INTO u VALUES (1, 'abc'), (2, 'ABC');"},
 		{name: "distinct", a: "SELECT DISTINCT name FROM t", b: "SELECT name FROM t GROUP BY name, id",
 			engine: "INSERT INTO t VALUES (1, 'abc', 'x'), (2, 'ABC', 'y');"},
+		// Found by the soundness campaign: order-limit-to-max picked
+		// between tied values that differ.
+		{name: "max vs top row", a: "SELECT max(name) FROM t", b: "SELECT name FROM t WHERE name IS NOT NULL ORDER BY name DESC LIMIT 1",
+			engine: "INSERT INTO t VALUES (0, '', 'x'), (2, 'a', 'z'), (1, 'A', 'a');"},
+		{name: "min vs first row", a: "SELECT min(name) FROM t", b: "SELECT name FROM t WHERE name IS NOT NULL ORDER BY name LIMIT 1",
+			engine: "INSERT INTO t VALUES (2, 'ABC', 'x'), (3, 'abc', 'y');"},
 	}
 	runIdentityCases(t, conn, s, engineDDL, cases, engine)
 	for _, c := range cases {
