@@ -1166,13 +1166,14 @@ func padTo(c catalog.Column, s string) string {
 		return s
 	}
 	// No trailing blank (see bpchar.go): pad with x, also where cutting
-	// to n characters leaves one at the end.
-	s = strings.TrimRight(s, " ")
-	for len(s) < n {
-		s += "x"
+	// to n characters leaves one at the end. The length is in characters,
+	// as the engine counts it, and a cut never splits one (a split UTF-8
+	// sequence is a value PostgreSQL refuses).
+	r := []rune(strings.TrimRight(s, " "))
+	if len(r) > n {
+		r = []rune(strings.TrimRight(string(r[:n]), " "))
 	}
-	s = strings.TrimRight(s[:n], " ")
-	return s + strings.Repeat("x", n-len(s))
+	return string(r) + strings.Repeat("x", n-len(r))
 }
 
 // keyEqual is sameValue under column c's collation, as the engine checks
