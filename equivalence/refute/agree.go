@@ -60,7 +60,47 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 			return nil, errors.New("agree: every plan is required")
 		}
 	}
-	opts = opts.withDefaults()
+	c := newChainRun(s, plans, opts.withDefaults(), keep)
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return c.steps, fmt.Errorf("agree: %w", err)
+		}
+		more, err := c.instance(ctx, i)
+		if err != nil {
+			return c.steps, err
+		}
+		if !more {
+			break
+		}
+	}
+	return c.steps, nil
+}
+
+// chainRun is one Chain under way: the plans as bound for each parameter
+// assignment, the generators, and every step's outcome so far.
+type chainRun struct {
+	s       *catalog.Schema // the generation schema (see generationSchema)
+	opts    Options
+	keep    func(exec.Database) bool
+	engine  exec.Options
+	all     constraints
+	sets    [][]*plan.Plan // the plans, bound to assigns[i] where they have parameters
+	assigns [][]Param
+	gens    []*generator // typical databases, then any the constraints allow
+	steps   []Agreement
+	cannot  []string // per plan: why the executor cannot run it, or ""
+	runs    []chainResult
+}
+
+// chainResult is one plan's result on the current database.
+type chainResult struct {
+	r   *exec.Result
+	err error
+}
+
+// newChainRun binds the plans' parameters and builds the generators,
+// seeded with the literals of the plans as bound.
+func newChainRun(s *catalog.Schema, plans []*plan.Plan, opts Options, keep func(exec.Database) bool) *chainRun {
 	// Plans with parameters run with values bound, a different
 	// assignment on successive databases (see params.go).
 	sets, assigns := [][]*plan.Plan{plans}, [][]Param{nil}
@@ -89,100 +129,118 @@ func Chain(ctx context.Context, s *catalog.Schema, plans []*plan.Plan, n int, op
 	all := opts.constraints()
 	all.read = read
 	gens := newGenerators(s, lits, typical(read), all)
-	steps := make([]Agreement, len(plans)-1)
-	cannot := make([]string, len(plans))
-	done := func(i int) bool { return steps[i].CannotExecute || steps[i].Counterexample != nil }
-	type run struct {
-		r   *exec.Result
-		err error
+	return &chainRun{s: s, opts: opts, keep: keep, engine: engine, all: all, sets: sets, assigns: assigns, gens: gens,
+		steps: make([]Agreement, len(plans)-1), cannot: make([]string, len(plans)), runs: make([]chainResult, len(plans))}
+}
+
+// done reports whether step i is settled: a plan of it cannot run, or
+// it has its counterexample.
+func (c *chainRun) done(i int) bool {
+	return c.steps[i].CannotExecute || c.steps[i].Counterexample != nil
+}
+
+// instance runs the plans on database i and compares them; more is false
+// once no step is left to decide. The error is a failure of the
+// executor's other than a query error.
+func (c *chainRun) instance(ctx context.Context, i int) (more bool, err error) {
+	g := c.gens[i%2]
+	db := g.instance(c.opts.Seed, i/2)
+	if g.cannot != "" {
+		for j := range c.steps {
+			if !c.done(j) {
+				c.steps[j].CannotExecute, c.steps[j].Reason = true, "cannot execute: constraints not modelled: "+g.cannot
+			}
+		}
+		return false, nil
 	}
-	runs := make([]run, len(plans))
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return steps, fmt.Errorf("agree: %w", err)
-		}
-		g := gens[i%2]
-		db := g.instance(opts.Seed, i/2)
-		if g.cannot != "" {
-			for j := range steps {
-				if !done(j) {
-					steps[j].CannotExecute, steps[j].Reason = true, "cannot execute: constraints not modelled: "+g.cannot
-				}
-			}
-			break
-		}
-		rejected := (g.rules.noNulls || g.rules.nonEmpty) && g.rules.check(s, db) != "" || keep != nil && !keep(db)
-		live := false
-		for j := range steps {
-			if !done(j) {
-				live = true
-				if rejected {
-					steps[j].Rejected++
-				}
+	rejected := (g.rules.noNulls || g.rules.nonEmpty) && g.rules.check(c.s, db) != "" || c.keep != nil && !c.keep(db)
+	live := false
+	for j := range c.steps {
+		if !c.done(j) {
+			live = true
+			if rejected {
+				c.steps[j].Rejected++
 			}
 		}
-		if !live {
-			break
+	}
+	if !live {
+		return false, nil
+	}
+	if rejected {
+		return true, nil
+	}
+	bound, assign := c.sets[i%len(c.sets)], c.assigns[i%len(c.sets)]
+	if err := c.execute(ctx, bound, db); err != nil {
+		return false, err
+	}
+	c.compare(ctx, bound, assign, db)
+	return true, nil
+}
+
+// execute runs every plan a live step needs on db into c.runs; a plan
+// the executor cannot run settles the steps around it.
+func (c *chainRun) execute(ctx context.Context, bound []*plan.Plan, db exec.Database) error {
+	for j, p := range bound {
+		c.runs[j] = chainResult{}
+		if c.cannot[j] != "" || (j == 0 || c.done(j-1)) && (j == len(c.steps) || c.done(j)) {
+			continue // no live step needs this plan
 		}
-		if rejected {
+		r, err := exec.ExecuteWith(ctx, p, db, c.engine)
+		if err != nil && !errors.Is(err, exec.ErrQuery) {
+			if !errors.Is(err, exec.ErrCannotExecute) {
+				return fmt.Errorf("agree: %w", err)
+			}
+			c.cannot[j] = "cannot execute: " + err.Error()
+			for _, k := range []int{j - 1, j} {
+				if k >= 0 && k < len(c.steps) && !c.done(k) {
+					c.steps[k].CannotExecute, c.steps[k].Reason = true, c.cannot[j]
+				}
+			}
 			continue
 		}
-		bound, assign := sets[i%len(sets)], assigns[i%len(sets)]
-		for j, p := range bound {
-			runs[j] = run{}
-			if cannot[j] != "" || (j == 0 || done(j-1)) && (j == len(steps) || done(j)) {
-				continue // no live step needs this plan
-			}
-			r, err := exec.ExecuteWith(ctx, p, db, engine)
-			if err != nil && !errors.Is(err, exec.ErrQuery) {
-				if !errors.Is(err, exec.ErrCannotExecute) {
-					return steps, fmt.Errorf("agree: %w", err)
-				}
-				cannot[j] = "cannot execute: " + err.Error()
-				for _, k := range []int{j - 1, j} {
-					if k >= 0 && k < len(steps) && !done(k) {
-						steps[k].CannotExecute, steps[k].Reason = true, cannot[j]
-					}
-				}
-				continue
-			}
-			runs[j] = run{r: r, err: err}
-		}
-		for j := range steps {
-			if done(j) {
-				continue
-			}
-			a, b := runs[j], runs[j+1]
-			steps[j].Instances++
-			out := classify(a.r, a.err, b.r, b.err, opts.IgnoreColumnOrder)
-			if out.kind == skip {
-				steps[j].Skipped++
-				continue
-			}
-			if out.kind == same {
-				continue
-			}
-			if msg := legalCounterexample(s, db, opts.TrustForeignKeys); msg != "" {
-				slog.Debug("agree: a generated database breaks a constraint; not reported", "violation", msg)
-				continue
-			}
-			c := &comparer{ref: bound[j], cand: bound[j+1], opts: opts, engine: engine}
-			c.lite.Rows = true // shrink's candidates share rows
-			cdb := db
-			if keep == nil {
-				sctx, cancel := context.WithTimeout(ctx, max(opts.ShrinkBudget, 200*time.Millisecond))
-				sdb, sout := shrink(sctx, s, c, cloneDB(db), out, all)
-				cancel()
-				if legalCounterexample(s, sdb, opts.TrustForeignKeys) == "" {
-					cdb, out = sdb, sout
-				}
-			}
-			steps[j].Counterexample = c.counterexample(s, cdb, out)
-			steps[j].Counterexample.Params = assign
-			steps[j].Counterexample.ColumnOrderOnly = out.kind == permuted
-		}
+		c.runs[j] = chainResult{r: r, err: err}
 	}
-	return steps, nil
+	return nil
+}
+
+// compare compares each live step's two results on db, recording the
+// first difference (minimized when no filter was given) as its
+// counterexample.
+func (c *chainRun) compare(ctx context.Context, bound []*plan.Plan, assign []Param, db exec.Database) {
+	s, opts := c.s, c.opts
+	for j := range c.steps {
+		if c.done(j) {
+			continue
+		}
+		a, b := c.runs[j], c.runs[j+1]
+		c.steps[j].Instances++
+		out := classify(a.r, a.err, b.r, b.err, opts.IgnoreColumnOrder)
+		if out.kind == skip {
+			c.steps[j].Skipped++
+			continue
+		}
+		if out.kind == same {
+			continue
+		}
+		if msg := legalCounterexample(s, db, opts.TrustForeignKeys); msg != "" {
+			slog.Debug("agree: a generated database breaks a constraint; not reported", "violation", msg)
+			continue
+		}
+		cmp := &comparer{ref: bound[j], cand: bound[j+1], opts: opts, engine: c.engine}
+		cmp.lite.Rows = true // shrink's candidates share rows
+		cdb := db
+		if c.keep == nil {
+			sctx, cancel := context.WithTimeout(ctx, max(opts.ShrinkBudget, 200*time.Millisecond))
+			sdb, sout := shrink(sctx, s, cmp, cloneDB(db), out, c.all)
+			cancel()
+			if legalCounterexample(s, sdb, opts.TrustForeignKeys) == "" {
+				cdb, out = sdb, sout
+			}
+		}
+		c.steps[j].Counterexample = cmp.counterexample(s, cdb, out)
+		c.steps[j].Counterexample.Params = assign
+		c.steps[j].Counterexample.ColumnOrderOnly = out.kind == permuted
+	}
 }
 
 // String describes a counterexample for a test failure: the database and
