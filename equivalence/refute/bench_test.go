@@ -10,6 +10,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/refute"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -22,10 +23,10 @@ import (
 // its count: generation, execution, comparison and minimization
 // together. ns/op is per pair; -benchtime 1081x is every pair once.
 func BenchmarkRefuteSpider(b *testing.B) {
-	shared := filepath.Join("..", "..", "..", "shared", "data")
+	shared := shareddata.Path(b, "data")
 	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
 	if err != nil {
-		b.Skipf("shared pairs: %v", err)
+		b.Fatal(err)
 	}
 	type job struct {
 		s         *catalog.Schema

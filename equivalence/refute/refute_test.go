@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -143,9 +144,9 @@ func instances(def int) int {
 // TestCuratedCases: no case labelled equivalent is refuted, and the
 // cases labelled not_equivalent that the search refutes are counted.
 func TestCuratedCases(t *testing.T) {
-	cf, err := dataset.ReadCasesFile(filepath.Join("..", "..", "..", "shared", "equivalence", "cases.yaml"))
+	cf, err := dataset.ReadCasesFile(shareddata.Path(t, "equivalence/cases.yaml"))
 	if err != nil {
-		t.Skipf("curated cases not available: %v", err)
+		t.Fatal(err)
 	}
 	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
 	if err != nil {
@@ -281,14 +282,14 @@ func TestInsertsDialect(t *testing.T) {
 // refutation is a bug in the generator, the comparison or the executor.
 // REFUTE_INSTANCES raises the instance count per pair (default 100).
 func TestProverSuitesNeverRefuted(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "provers")
+	dir := shareddata.Path(t, "data/provers")
 	n := instances(100)
 	schemas := map[string]*catalog.Schema{}
 	var pairsRun, cannot int
 	for _, suite := range []string{"spark", "tpcc", "tpch", "spark_no_order_by", "tpcc_no_order_by", "tpch_no_order_by"} {
 		pairs, err := dataset.ReadPairsFile(filepath.Join(dir, suite+".jsonl"))
 		if err != nil {
-			t.Skipf("prover suites not available: %v", err)
+			t.Fatal(err)
 		}
 		for _, p := range pairs {
 			s, ok := schemas[p.DB]

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
@@ -29,7 +30,7 @@ func TestSpiderExperiment(t *testing.T) {
 	if os.Getenv("REFUTE_SPIDER") == "" {
 		t.Skip("set REFUTE_SPIDER=1 to run the Spider experiment")
 	}
-	shared := filepath.Join("..", "..", "..", "shared", "data")
+	shared := shareddata.Path(t, "data")
 	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
