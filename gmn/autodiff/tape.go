@@ -3,6 +3,7 @@ package autodiff
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -88,6 +89,8 @@ func (g Grads) AddScaled(s float64, o Grads) {
 		}
 	}
 }
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
 
 // GlorotInit fills p with U(−a, a), a = sqrt(6/(rows+cols)), from rng.
 func GlorotInit(p *Param, rng *rand.Rand) {
