@@ -100,7 +100,7 @@ type chainResult struct {
 
 // newChainRun binds the plans' parameters and builds the generators,
 // seeded with the literals of the plans as bound.
-func newChainRun(s *catalog.Schema, plans []*plan.Plan, opts Options, keep func(exec.Database) bool) *chainRun {
+func newChainRun(s *catalog.Schema, plans []*plan.Plan, opts Options, keep func(exec.Database) bool) chainRun {
 	// Plans with parameters run with values bound, a different
 	// assignment on successive databases (see params.go).
 	sets, assigns := [][]*plan.Plan{plans}, [][]Param{nil}
@@ -129,7 +129,7 @@ func newChainRun(s *catalog.Schema, plans []*plan.Plan, opts Options, keep func(
 	all := opts.constraints()
 	all.read = read
 	gens := newGenerators(s, lits, typical(read), all)
-	return &chainRun{s: s, opts: opts, keep: keep, engine: engine, all: all, sets: sets, assigns: assigns, gens: gens,
+	return chainRun{s: s, opts: opts, keep: keep, engine: engine, all: all, sets: sets, assigns: assigns, gens: gens,
 		steps: make([]Agreement, len(plans)-1), cannot: make([]string, len(plans)), runs: make([]chainResult, len(plans))}
 }
 
