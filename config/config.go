@@ -1,5 +1,11 @@
 // Package config loads and validates pgequiv's proxy.yaml.
 //
+// It is a leaf: it turns the file into plain data and imports nothing
+// from the rest of pgequiv. Building components from that data (the
+// proxy's options, the judge, schemas, telemetry) is cmd/pgequiv's
+// wiring, which also supplies, as Checks, the validations that need a
+// component.
+//
 // Parsing is strict: an unknown key anywhere is an error naming the key and
 // its line. Absent keys take the defaults of Default. Some settings can be
 // overridden from the environment (see Env*), so that addresses and file
@@ -18,7 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence"
 	"gopkg.in/yaml.v3"
 )
 
@@ -262,9 +267,15 @@ func Default() Config {
 	}
 }
 
+// A Check is a validation that needs a component this package does not
+// import (the wiring supplies it). Its error is reported with Validate's,
+// after them, so a file it refuses is refused at load like any other.
+type Check func(*Config) error
+
 // Load reads, parses, applies environment overrides from getenv (nil means
-// none) and validates the file at path.
-func Load(path string, getenv func(string) string) (*Config, error) {
+// none) and validates the file at path, running checks after Validate's
+// own.
+func Load(path string, getenv func(string) string, checks ...Check) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -277,7 +288,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if getenv != nil {
 		cfg.applyEnv(getenv)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(checks...); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
@@ -338,8 +349,9 @@ func checkHostPort(addr string) error {
 	return nil
 }
 
-// Validate checks every field and returns all problems at once.
-func (c *Config) Validate() error {
+// Validate checks every field and returns all problems at once, those of
+// checks last.
+func (c *Config) Validate(checks ...Check) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -493,10 +505,34 @@ func (c *Config) Validate() error {
 		bad("admin.recent_verdicts: %d is outside 1..1048576", c.Admin.RecentVerdicts)
 	}
 	c.validateTelemetry(bad)
+	for _, check := range checks {
+		if err := check(c); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
-// RefuteOptions are the judge's counterexample search settings.
-func (c *Config) RefuteOptions() equivalence.RefuteOptions {
-	return equivalence.RefuteOptions{Off: c.Refute != nil && !*c.Refute, Budget: c.RefuteBudget}
+// RefuteOn reports whether the counterexample search runs (refute, whose
+// absence means true).
+func (c *Config) RefuteOn() bool {
+	return c.Refute == nil || *c.Refute
+}
+
+// FilePath resolves a path written in the file against the file's
+// directory (a config not loaded from a file leaves it as it is).
+func (c *Config) FilePath(p string) string {
+	if filepath.IsAbs(p) || c.dir == "" {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// VerdictLogPath is verdict_log resolved against the file's directory;
+// empty when there is none.
+func (c *Config) VerdictLogPath() string {
+	if c.VerdictLog == "" {
+		return ""
+	}
+	return c.FilePath(c.VerdictLog)
 }

@@ -1,7 +1,7 @@
 package config
 
 import (
-	"github.com/pgequiv/pgequiv/proxy"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,66 +134,68 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-func TestJudgeSettings(t *testing.T) {
+// TestJudgeKeys: every judge key is read as written; relative paths
+// resolve against the file's directory.
+func TestJudgeKeys(t *testing.T) {
 	c, err := Load("testdata/good/judge.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.JudgeSettings(proxy.Upstream{Address: c.Upstream.Address})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Mode != proxy.ModeAnnotate || s.VerdictTimeout != time.Second || !s.EnforceUnknown || !s.LogLiterals ||
-		len(s.Options.AcceptAssumptions) != 2 || s.RecentVerdicts != 50 || s.Options.GMN == nil {
-		t.Fatalf("settings %+v", s)
+	if c.Mode != "annotate" || c.VerdictTimeout != time.Second || !c.EnforceUnknown || !c.Log.Literals ||
+		len(c.AcceptAssumptions) != 2 || c.Admin.RecentVerdicts != 50 || !c.GMN || !c.RefuteOn() {
+		t.Fatalf("judge keys %+v", c)
 	}
 	if c.VerdictLogPath() != filepath.Join("testdata", "good", "verdicts.jsonl") || c.VerdictLogMaxSize != 1<<20 {
 		t.Errorf("verdict_log %q, max size %d", c.VerdictLogPath(), c.VerdictLogMaxSize)
 	}
-	if s.Schemas.Default == nil || s.Schemas.Default.Table("dogs") == nil || s.Schemas.ByDatabase["shop"] == nil {
-		t.Fatalf("schemas not loaded: %+v", s.Schemas)
+	if c.FilePath(c.Catalog) != filepath.Join("testdata", "judge", "catalog.yaml") || c.FilePath("/abs.sql") != "/abs.sql" {
+		t.Errorf("catalog path %q", c.FilePath(c.Catalog))
 	}
-	if in := s.Schemas.Introspect; in == nil || in.User != "pgequiv_introspect" || in.Password != "secret" || in.Timeout != 3*time.Second {
+	if len(c.Schema.Files) != 1 || len(c.Schema.Databases["shop"]) != 1 {
+		t.Fatalf("schema %+v", c.Schema)
+	}
+	if in := c.Schema.Introspect; in.User != "pgequiv_introspect" || in.Password != "secret" || in.Timeout != 3*time.Second {
 		t.Fatalf("introspection %+v", in)
 	}
-	if _, ok := s.Catalog.ByID("old-dogs"); !ok {
-		t.Fatal("catalog not loaded")
-	}
-	a := c.AdminOptions(&proxy.Console{})
-	if a == nil || a.Password != "console-secret" || len(a.Users) != 2 {
+	if a := c.Admin; a.Password != "console-secret" || len(a.Users) != 2 || a.Auth != "password" {
 		t.Fatalf("admin %+v", a)
-	}
-	for _, kv := range c.Settings() {
-		if strings.Contains(kv[1], "secret") {
-			t.Errorf("SHOW CONFIG shows a secret: %v", kv)
-		}
-	}
-
-	// Missing files are errors at this stage (so a reload keeps the old
-	// config).
-	c.Schema.Databases["shop"] = []string{"../judge/missing.sql"}
-	if _, err := c.JudgeSettings(proxy.Upstream{}); err == nil || !strings.Contains(err.Error(), "schema.databases.shop") {
-		t.Fatalf("missing DDL file: %v", err)
-	}
-	c.Schema.Databases = nil
-	c.Catalog = "../../../planner/catalog/example.sql" // not a catalog
-	if _, err := c.JudgeSettings(proxy.Upstream{}); err == nil || !strings.Contains(err.Error(), "catalog") {
-		t.Fatalf("bad catalog: %v", err)
 	}
 
 	c, err = Load("testdata/good/introspect-only.yaml", func(k string) string {
 		return map[string]string{EnvIntrospectPassword: "from-env"}[k]
 	})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || c.Schema.Introspect.Password != "from-env" {
+		t.Fatalf("introspect-only: %+v, %v", c, err)
 	}
-	if s, err := c.JudgeSettings(proxy.Upstream{}); err != nil || s.Schemas.Introspect.Password != "from-env" || c.AdminOptions(nil).Password != "" {
-		t.Fatalf("introspect-only: %+v, %v", s, err)
+	off := false
+	if c.Refute = &off; c.RefuteOn() {
+		t.Error("refute: false reads as on")
 	}
 }
 
-// TestConnectionBounds: the connection bounds reach both modes' options;
-// in the file 0 turns a timeout off, which dbfree spells as negative.
+// TestChecks: a Check's error is reported with Validate's, after them and
+// under the file's name, and only at load.
+func TestChecks(t *testing.T) {
+	errCheck := errors.New("telemetry: endpoint \"x\": want a URL")
+	var saw *Config
+	check := func(c *Config) error { saw = c; return errCheck }
+	if _, err := Load("testdata/good/minimal.yaml", nil, check); !errors.Is(err, errCheck) ||
+		err.Error() != "config testdata/good/minimal.yaml: "+errCheck.Error() || saw == nil {
+		t.Fatalf("check error %v", err)
+	}
+	c := Default()
+	c.LogLevel = "loud"
+	err := c.Validate(check)
+	if msg := err.Error(); !strings.HasSuffix(msg, "\n"+errCheck.Error()) || !strings.Contains(msg, "log_level:") {
+		t.Fatalf("Validate with a check: %q", msg)
+	}
+	if _, err := Load("testdata/good/minimal.yaml", nil, func(*Config) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConnectionBounds: the connection bounds' defaults, and a file's
+// values (0 turns a timeout off).
 func TestConnectionBounds(t *testing.T) {
 	d := Default()
 	if d.MaxClientConn != 1000 || d.ClientIdleTimeout != time.Hour || d.ClientReadTimeout != time.Minute ||
@@ -208,18 +210,9 @@ func TestConnectionBounds(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	o, err := c.DBFreeOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.MaxClientConn != 50 || o.ClientIdleTimeout >= 0 || o.ClientReadTimeout != 5*time.Second ||
-		o.MaxPreparedStatements != 7 || o.MaxPreparedBytes != 1<<20 {
-		t.Fatalf("dbfree options: %+v", o)
-	}
-	c.Upstream.None, c.Upstream.Address = false, "127.0.0.1:5432"
-	po, err := c.ProxyOptions()
-	if err != nil || po.MaxClientConn != 50 {
-		t.Fatalf("proxy options: %+v, %v", po.MaxClientConn, err)
+	if c.MaxClientConn != 50 || c.ClientIdleTimeout != 0 || c.ClientReadTimeout != 5*time.Second ||
+		c.MaxPreparedStatements != 7 || c.MaxPreparedBytes != 1<<20 {
+		t.Fatalf("connection bounds: %+v", c)
 	}
 }
 
@@ -235,9 +228,6 @@ func TestIsolationKeys(t *testing.T) {
 	if c.JudgeIsolation != "none" || c.JudgeWorkers != 4 || c.JudgeMemoryLimit != 256<<20 {
 		t.Fatalf("isolation keys: %q %d %d", c.JudgeIsolation, c.JudgeWorkers, c.JudgeMemoryLimit)
 	}
-	if o := c.JudgePoolOptions(nil); o.Workers != 4 || o.MemoryLimit != 256<<20 {
-		t.Errorf("pool options %+v", o)
-	}
 	next := *c
 	if c.IsolationChanged(&next) {
 		t.Error("unchanged isolation reported as changed")
@@ -246,17 +236,10 @@ func TestIsolationKeys(t *testing.T) {
 	if !c.IsolationChanged(&next) {
 		t.Error("judge_workers change not reported")
 	}
-	got := map[string]string{}
-	for _, kv := range c.Settings() {
-		got[kv[0]] = kv[1]
-	}
-	if got["judge_isolation"] != "none" || got["judge_workers"] != "4" || got["judge_memory_limit"] != "268435456" {
-		t.Errorf("SHOW CONFIG isolation rows: %v", got)
-	}
 }
 
-// TestMaxQuerySize: max_query_size reaches the judge's options in both
-// modes, and out-of-range values are refused.
+// TestMaxQuerySize: max_query_size is read as a size, and out-of-range
+// values are refused.
 func TestMaxQuerySize(t *testing.T) {
 	if d := Default(); d.MaxQuerySize != 1<<20 {
 		t.Fatalf("default max_query_size %d", d.MaxQuerySize)
@@ -269,13 +252,8 @@ func TestMaxQuerySize(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	o, err := c.DBFreeOptions()
-	if err != nil || o.Judge.MaxQueryBytes != 2<<10 {
-		t.Fatalf("database-free MaxQueryBytes %d, %v", o.Judge.MaxQueryBytes, err)
-	}
-	s, err := c.JudgeSettings(proxy.Upstream{})
-	if err != nil || s.Options.MaxQueryBytes != 2<<10 {
-		t.Fatalf("relay MaxQueryBytes %d, %v", s.Options.MaxQueryBytes, err)
+	if c.MaxQuerySize != 2<<10 {
+		t.Fatalf("max_query_size %d", c.MaxQuerySize)
 	}
 	for _, bad := range []string{"max_query_size: 10\n", "max_query_size: 1GiB\n"} {
 		c, err := Parse([]byte("upstream: none\n" + bad))

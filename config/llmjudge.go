@@ -2,12 +2,8 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/llmjudge"
 )
 
 // LLMJudge configures the optional language-model second opinion on
@@ -54,17 +50,4 @@ func (l LLMJudge) validate(c *Config) []error {
 		errs = append(errs, fmt.Errorf("llm_judge: needs judge_isolation: none (judge worker processes do not call out)"))
 	}
 	return errs
-}
-
-// adviser builds the LLM adviser, or nil when llm_judge is off.
-func (c *Config) adviser() (equivalence.Adviser, error) {
-	l := c.LLMJudge
-	if l.Endpoint == "" {
-		return nil, nil
-	}
-	j, err := llmjudge.New(llmjudge.Config{Endpoint: l.Endpoint, Model: l.Model, APIKey: os.Getenv(l.APIKeyEnv), Samples: l.Samples, Timeout: l.Timeout})
-	if err != nil {
-		return nil, fmt.Errorf("config: llm_judge: %w", err)
-	}
-	return j, nil
 }

@@ -3,13 +3,11 @@ package config
 import (
 	"strings"
 	"testing"
-
-	"github.com/pgequiv/pgequiv/equivalence/llmjudge"
-	"github.com/pgequiv/pgequiv/proxy"
+	"time"
 )
 
-// llm_judge is off by default, reaches the judge's options in both modes
-// when set, and is refused where it cannot work.
+// llm_judge is off by default, is read as written when set, and is
+// refused where it cannot work.
 func TestLLMJudgeConfig(t *testing.T) {
 	parse := func(text string) (*Config, error) {
 		t.Helper()
@@ -21,30 +19,15 @@ func TestLLMJudgeConfig(t *testing.T) {
 		return c, c.Validate()
 	}
 	c, err := parse("upstream: none\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.JudgeSettings(proxy.Upstream{})
-	if err != nil || s.Options.Adviser != nil {
-		t.Fatalf("default: adviser %v, err %v; want off", s.Options.Adviser, err)
+	if err != nil || c.LLMJudge.Endpoint != "" || c.LLMJudge.APIKeyEnv != "OPENAI_API_KEY" {
+		t.Fatalf("default: %+v, err %v; want off", c.LLMJudge, err)
 	}
 	c, err = parse("upstream: none\njudge_isolation: none\nllm_judge:\n  endpoint: http://127.0.0.1:8000/v1\n  model: qwen2.5-coder\n  samples: 5\n  timeout: 10s\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err = c.JudgeSettings(proxy.Upstream{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := s.Options.Adviser.(*llmjudge.Judge); !ok {
-		t.Errorf("relay mode adviser %T, want *llmjudge.Judge", s.Options.Adviser)
-	}
-	d, err := c.DBFreeOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := d.Judge.Adviser.(*llmjudge.Judge); !ok {
-		t.Errorf("database-free adviser %T, want *llmjudge.Judge", d.Judge.Adviser)
+	if l := c.LLMJudge; l.Endpoint != "http://127.0.0.1:8000/v1" || l.Model != "qwen2.5-coder" || l.Samples != 5 || l.Timeout != 10*time.Second {
+		t.Errorf("llm_judge %+v", l)
 	}
 	for _, tc := range []struct{ yaml, want string }{
 		{"llm_judge:\n  endpoint: http://x/v1\n  model: m\n", "needs judge_isolation: none"},

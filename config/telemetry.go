@@ -1,11 +1,6 @@
 package config
 
-import (
-	"fmt"
-	"time"
-
-	"github.com/pgequiv/pgequiv/telemetry"
-)
+import "time"
 
 // Telemetry is proxy.yaml's telemetry section: OTLP export of traces and
 // metrics. It is off while endpoint is empty and no OTEL_EXPORTER_OTLP_*
@@ -42,6 +37,9 @@ type Telemetry struct {
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 }
 
+// validateTelemetry checks what the section's own keys can get wrong;
+// the endpoint, read together with the OTEL_* environment, is checked by
+// the wiring's telemetry Check.
 func (c *Config) validateTelemetry(bad func(string, ...any)) {
 	t := c.Telemetry
 	switch t.Protocol {
@@ -63,29 +61,4 @@ func (c *Config) validateTelemetry(bad func(string, ...any)) {
 			bad("metrics_listen: %q %v", c.MetricsListen, err)
 		}
 	}
-	if _, err := c.TelemetrySettings(func(string) string { return "" }); err != nil {
-		bad("%v", err)
-	}
-}
-
-// TelemetrySettings resolves the telemetry section and metrics_listen
-// with the OTEL_* environment read through getenv.
-func (c *Config) TelemetrySettings(getenv func(string) string) (telemetry.Settings, error) {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	t := c.Telemetry
-	ca := t.CAFile
-	if ca != "" {
-		ca = c.path(ca)
-	}
-	s, err := telemetry.Resolve(telemetry.FileSettings{
-		Endpoint: t.Endpoint, Protocol: t.Protocol, Headers: t.Headers, Insecure: t.Insecure, CAFile: ca,
-		Timeout: t.Timeout, SamplingRatio: t.SamplingRatio, Resource: t.Resource, MetricInterval: t.MetricInterval,
-		QueueSize: t.QueueSize, ShutdownTimeout: t.ShutdownTimeout, MetricsListen: c.MetricsListen,
-	}, getenv)
-	if err != nil {
-		return s, fmt.Errorf("config: %w", err)
-	}
-	return s, nil
 }

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,39 +37,7 @@ func TestShippedProxyYAML(t *testing.T) {
 	if !c.Upstream.None || c.Listen != "127.0.0.1:6432" || len(c.Schema.Files) != 0 || c.Password != "" {
 		t.Fatalf("shipped proxy.yaml: %+v", c)
 	}
-	o, err := c.DBFreeOptions()
-	if err != nil || o.Schema.Table("dogs") == nil || o.Password != "" || o.Catalog != nil {
-		t.Fatalf("database-free options: %+v, %v", o, err)
-	}
-}
-
-func TestDBFreeSchemasFromFiles(t *testing.T) {
-	dir := t.TempDir()
-	a := filepath.Join(dir, "a.sql")
-	b := filepath.Join(dir, "b.sql")
-	if err := os.WriteFile(a, []byte("CREATE TABLE parent (id int PRIMARY KEY)"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(b, []byte("CREATE TABLE child (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES parent(id));"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Parse([]byte("upstream: none\nschema:\n  files: [" + a + ", " + b + "]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := c.DBFreeOptions()
-	if err != nil || o.Schema.Table("parent") == nil || o.Schema.Table("child") == nil || o.Schema.Table("dogs") != nil {
-		t.Fatalf("schemas from files: %v", err)
-	}
-	c.Schema.Files = []string{filepath.Join(dir, "missing.sql")}
-	if _, err := c.DBFreeOptions(); err == nil || !strings.Contains(err.Error(), "missing.sql") {
-		t.Fatalf("missing schema file: %v", err)
-	}
-	if err := os.WriteFile(a, []byte("CREATE TABLE ("), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c.Schema.Files = []string{a}
-	if _, err := c.DBFreeOptions(); err == nil {
-		t.Fatal("bad DDL accepted")
+	if c.Catalog != "" {
+		t.Fatalf("shipped proxy.yaml names a catalog: %q", c.Catalog)
 	}
 }

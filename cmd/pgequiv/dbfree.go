@@ -21,14 +21,14 @@ import (
 func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env serveEnv, tel *serveTelemetry) error {
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
-	logger := slog.New(cfg.LogHandler(env.stderr, level))
-	opts, err := cfg.DBFreeOptions()
+	logger := slog.New(logHandler(cfg, env.stderr, level))
+	opts, err := dbfreeOptions(cfg)
 	if err != nil {
 		return err
 	}
 	// The judge is also the bound on concurrent judgements; it is closed
 	// after the server has drained.
-	judger, err := cfg.Judger(logger)
+	judger, err := startJudge(cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -57,10 +57,10 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 	var srv *dbfree.Server
 	console := &proxy.Console{
 		Judging: judging,
-		Config:  func() [][2]string { return current.Load().Settings() },
+		Config:  func() [][2]string { return configSettings(current.Load()) },
 		Reload:  consoleReload(reloadReq),
 	}
-	admin, err := proxy.New(proxy.Options{AdminOnly: true, Logger: logger, Admin: cfg.AdminOptions(console),
+	admin, err := proxy.New(proxy.Options{AdminOnly: true, Logger: logger, Admin: adminOptions(cfg, console),
 		MaxMessageSize: int(cfg.MaxMessageSize), StartupTimeout: cfg.StartupTimeout})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 	}
 	wire := func(c *config.Config, o *dbfree.Options) {
 		o.Logger, o.Judger, o.Recorder = logger, judger, judgingRecorder{judging}
-		if a := c.AdminOptions(console); a != nil {
+		if a := adminOptions(c, console); a != nil {
 			o.AdminDatabase, o.AdminServe = a.Database, admin.ServeAdmin
 		}
 	}
@@ -106,16 +106,16 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 	reload := func() error {
 		// Parse and validate the whole new file, schemas included,
 		// before applying any of it.
-		next, err := config.Load(path, env.getenv)
+		next, err := loadConfigFile(path, env.getenv)
 		if err == nil && !next.Upstream.None {
 			err = errors.New("switching between database-free mode and an upstream needs a restart")
 		}
 		var nextOpts dbfree.Options
 		if err == nil {
-			nextOpts, err = next.DBFreeOptions()
+			nextOpts, err = dbfreeOptions(next)
 		}
 		if err == nil {
-			err = admin.Reload(proxy.Options{AdminOnly: true, Logger: logger, Admin: next.AdminOptions(console),
+			err = admin.Reload(proxy.Options{AdminOnly: true, Logger: logger, Admin: adminOptions(next, console),
 				MaxMessageSize: int(next.MaxMessageSize), StartupTimeout: next.StartupTimeout})
 		}
 		if err == nil {

@@ -68,7 +68,7 @@ func TestEvalFilesMatchesJSONLMode(t *testing.T) {
 		return stdout.String()
 	}
 	jsonlOut := filepath.Join(dir, "jsonl.jsonl")
-	run("--schemas", sharedSchemas, "--out", jsonlOut, "--workers", "2", filepath.Join(fx, "pairs.jsonl"))
+	run("--schemas", sharedSchemas(t), "--out", jsonlOut, "--workers", "2", filepath.Join(fx, "pairs.jsonl"))
 	ref := readJSONLines[struct {
 		ID      string  `json:"id"`
 		Score   float64 `json:"score"`

@@ -22,9 +22,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlgen"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -44,9 +44,12 @@ var acceptLimits = sqlgen.Limits{Budget: 2 * time.Second}
 // the largest cases, moving about 3 MB of query text each way.
 const netSlack = 100 * time.Millisecond
 
-// sharedSchemas is where the shared Spider schemas are, as the
-// equivalence tests find them (the worktree's sibling shared/).
-const sharedSchemas = "../../../shared/data/schemas"
+// sharedSchemas is where the shared Spider schemas are; t fails when
+// they are missing.
+func sharedSchemas(t testing.TB) string {
+	t.Helper()
+	return shareddata.Path(t, "data/schemas")
+}
 
 func exampleReproducers() []sqlgen.Reproducer {
 	var out []sqlgen.Reproducer
@@ -137,10 +140,7 @@ func TestIssue9CLI(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			args := []string{"check", "--timeout", "2s"}
 			if c.Schema != "example" {
-				ddl := filepath.Join(sharedSchemas, c.Schema+".sql")
-				if _, err := os.Stat(ddl); err != nil {
-					t.Skipf("schema %s not available: %v", c.Schema, err)
-				}
+				ddl := shareddata.Path(t, "data/schemas/"+c.Schema+".sql")
 				args = append(args, "--schema", ddl, "--dialect", "sqlite")
 			}
 			ref, cand := filepath.Join(dir, c.Name+".ref.sql"), filepath.Join(dir, c.Name+".cand.sql")
@@ -188,7 +188,7 @@ func TestIssue9DatabaseFree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("judges every issue 9 reproducer through the server")
 	}
-	shipped, err := config.Load("../../proxy.yaml", func(string) string { return "" })
+	shipped, err := loadConfigFile("../../proxy.yaml", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

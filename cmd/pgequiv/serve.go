@@ -75,8 +75,8 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	}
 	level := new(slog.LevelVar)
 	level.Set(cfg.SlogLevel())
-	logger := slog.New(cfg.LogHandler(env.stderr, level))
-	verdicts, closeVerdicts, err := cfg.VerdictSink(orDiscard(env.stdout), env.stderr)
+	logger := slog.New(logHandler(cfg, env.stderr, level))
+	verdicts, closeVerdicts, err := verdictSink(cfg, orDiscard(env.stdout), env.stderr)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 
 	// The judge (worker processes under judge_isolation: process) is
 	// closed last, after background judgements have ended.
-	judger, err := cfg.Judger(logger)
+	judger, err := startJudge(cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -115,13 +115,13 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	reloadReq := make(chan chan error)
 	console := &proxy.Console{
 		Judging: judging,
-		Config:  func() [][2]string { return current.Load().Settings() },
+		Config:  func() [][2]string { return configSettings(current.Load()) },
 		Reload:  consoleReload(reloadReq),
 	}
 	wire := func(l *loaded) {
 		l.opts.Logger = logger
 		l.opts.Observer = judging
-		l.opts.Admin = l.cfg.AdminOptions(console)
+		l.opts.Admin = adminOptions(l.cfg, console)
 	}
 	wire(l)
 
@@ -218,30 +218,4 @@ func drain(logger *slog.Logger, srv interface{ Shutdown(context.Context) error }
 		logger.Warn("clients still connected at the shutdown timeout were disconnected")
 	}
 	return nil
-}
-
-// loaded is a validated configuration with everything built from it.
-type loaded struct {
-	cfg   *config.Config
-	opts  proxy.Options
-	judge proxy.JudgeSettings
-}
-
-// loadConfig loads and validates the file and builds the proxy options
-// and judge settings (which reads the certificate, schema and catalog
-// files), so that every error is found before anything is applied.
-func loadConfig(path string, getenv func(string) string) (*loaded, error) {
-	cfg, err := config.Load(path, getenv)
-	if err != nil {
-		return nil, err
-	}
-	opts, err := cfg.ProxyOptions()
-	if err != nil {
-		return nil, err
-	}
-	judge, err := cfg.JudgeSettings(opts.Upstream)
-	if err != nil {
-		return nil, err
-	}
-	return &loaded{cfg: cfg, opts: opts, judge: judge}, nil
 }

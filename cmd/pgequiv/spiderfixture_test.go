@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 
 	_ "modernc.org/sqlite" // writes the fixture's DDL-only database files
@@ -88,7 +89,7 @@ func buildSpiderFixture(t *testing.T) {
 	out, dbs, perDB := spiderFixture, spiderFixtureDBs, spiderFixturePerDB
 	if *spiderFixtureOut != "" {
 		out, perDB = *spiderFixtureOut, 1<<30
-		entries, err := os.ReadDir(sharedSchemas)
+		entries, err := os.ReadDir(sharedSchemas(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func buildSpiderFixture(t *testing.T) {
 	}
 	var tables []map[string]any
 	for _, db := range dbs {
-		ddl, err := os.ReadFile(filepath.Join(sharedSchemas, db+".sql"))
+		ddl, err := os.ReadFile(filepath.Join(sharedSchemas(t), db+".sql"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +128,7 @@ func buildSpiderFixture(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(out, "tables.json"), string(data)+"\n")
 
-	f, err := os.Open(filepath.Join(sharedSchemas, "..", "spider_pair_dev.jsonl"))
+	f, err := os.Open(shareddata.Path(t, "data/spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"sync/atomic"
@@ -28,11 +29,11 @@ type serveTelemetry struct {
 // providers also become the otel globals, for the instrumentation that
 // reads them (the judge workers' supervisor, database-free mode).
 func startTelemetry(cfg *config.Config, env serveEnv) (*serveTelemetry, error) {
-	s, err := cfg.TelemetrySettings(env.getenv)
+	s, err := telemetrySettings(cfg, env.getenv)
 	if err != nil {
 		return nil, err
 	}
-	logger := slog.New(cfg.LogHandler(env.stderr, cfg.SlogLevel()))
+	logger := slog.New(logHandler(cfg, env.stderr, cfg.SlogLevel()))
 	t, err := telemetry.Start(s, logger)
 	if err != nil {
 		return nil, err
@@ -75,8 +76,38 @@ func (t *serveTelemetry) stop() {
 // warnIfChanged tells that telemetry and metrics_listen changes need a
 // restart: instruments are bound to the providers made at start.
 func (t *serveTelemetry) warnIfChanged(logger *slog.Logger, next *config.Config, getenv func(string) string) {
-	s, err := next.TelemetrySettings(getenv)
+	s, err := telemetrySettings(next, getenv)
 	if err == nil && !reflect.DeepEqual(s, t.Settings()) {
 		logger.Warn("telemetry and metrics_listen changes need a restart; the running telemetry is kept")
 	}
+}
+
+// telemetrySettings resolves the telemetry section and metrics_listen
+// with the OTEL_* environment read through getenv (nil: none).
+func telemetrySettings(c *config.Config, getenv func(string) string) (telemetry.Settings, error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	t := c.Telemetry
+	ca := t.CAFile
+	if ca != "" {
+		ca = c.FilePath(ca)
+	}
+	s, err := telemetry.Resolve(telemetry.FileSettings{
+		Endpoint: t.Endpoint, Protocol: t.Protocol, Headers: t.Headers, Insecure: t.Insecure, CAFile: ca,
+		Timeout: t.Timeout, SamplingRatio: t.SamplingRatio, Resource: t.Resource, MetricInterval: t.MetricInterval,
+		QueueSize: t.QueueSize, ShutdownTimeout: t.ShutdownTimeout, MetricsListen: c.MetricsListen,
+	}, getenv)
+	if err != nil {
+		return s, fmt.Errorf("config: %w", err)
+	}
+	return s, nil
+}
+
+// checkTelemetry is the config.Check that resolves the file's telemetry
+// settings alone (the environment is read at start), so that a bad
+// endpoint is refused with the rest of the file.
+func checkTelemetry(c *config.Config) error {
+	_, err := telemetrySettings(c, nil)
+	return err
 }

@@ -24,7 +24,7 @@ func TestTelemetryReloadNeedsRestart(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		c, err := config.Load(path, nil)
+		c, err := loadConfigFile(path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

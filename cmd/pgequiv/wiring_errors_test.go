@@ -1,10 +1,12 @@
-package config
+package main
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pgequiv/pgequiv/config"
 )
 
 // TestFileErrorsNameTheirPlace: a DDL syntax error names the schema file,
@@ -21,28 +23,28 @@ func TestFileErrorsNameTheirPlace(t *testing.T) {
 	write("b.sql", "-- b\nCREATE TABLE b (\n  id int,\n  name text,\n);\n")
 	for _, tc := range []struct {
 		name, yaml string
-		build      func(*Config) error
+		build      func(*config.Config) error
 		want       string
 	}{
 		{"relay schema", "upstream:\n  address: 127.0.0.1:5432\nmode: annotate\nschema:\n  files: [a.sql, b.sql]\n",
-			func(c *Config) error {
-				po, err := c.ProxyOptions()
+			func(c *config.Config) error {
+				po, err := proxyOptions(c)
 				if err == nil {
-					_, err = c.JudgeSettings(po.Upstream)
+					_, err = judgeSettings(c, po.Upstream)
 				}
 				return err
 			},
 			`config: schema.files: b.sql:5:1: syntax error at or near ")"`},
 		{"database-free schema", "upstream: none\nschema:\n  files: [a.sql, b.sql]\n",
-			func(c *Config) error { _, err := c.DBFreeOptions(); return err },
+			func(c *config.Config) error { _, err := dbfreeOptions(c); return err },
 			`config: schema.files: b.sql:5:1: syntax error at or near ")"`},
 		{"missing catalog", "upstream: none\ncatalog: nowhere.yaml\n",
-			func(c *Config) error { _, err := c.DBFreeOptions(); return err },
+			func(c *config.Config) error { _, err := dbfreeOptions(c); return err },
 			"config: catalog: open " + filepath.Join(dir, "nowhere.yaml") + ": no such file or directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			write("proxy.yaml", tc.yaml)
-			c, err := Load(filepath.Join(dir, "proxy.yaml"), nil)
+			c, err := loadConfigFile(filepath.Join(dir, "proxy.yaml"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

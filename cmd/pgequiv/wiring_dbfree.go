@@ -1,34 +1,31 @@
-package config
+package main
 
 import (
-	"fmt"
 	"time"
 
-	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
+	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/dbfree"
-	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // dbfreeSchema reads schema.files (PostgreSQL DDL, concatenated in order;
 // paths relative to proxy.yaml) into one schema; with none it is the
 // bundled example schema.
-func (c *Config) dbfreeSchema() (*catalog.Schema, error) {
+func dbfreeSchema(c *config.Config) (*catalog.Schema, error) {
 	if len(c.Schema.Files) > 0 {
-		return c.loadDDL("schema.files", c.Schema.Files)
+		return loadDDL(c, "schema.files", c.Schema.Files)
 	}
 	return catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
 }
 
-// DBFreeOptions builds the options of database-free mode (upstream: none),
-// reading the schema, catalog and certificate files. Errors here count as
-// invalid config.
-func (c *Config) DBFreeOptions() (dbfree.Options, error) {
-	po, err := c.ProxyOptions()
+// dbfreeOptions builds the options of database-free mode (upstream:
+// none), reading the schema, catalog and certificate files.
+func dbfreeOptions(c *config.Config) (dbfree.Options, error) {
+	po, err := proxyOptions(c)
 	if err != nil {
 		return dbfree.Options{}, err
 	}
-	s, err := c.dbfreeSchema()
+	s, err := dbfreeSchema(c)
 	if err != nil {
 		return dbfree.Options{}, err
 	}
@@ -47,19 +44,15 @@ func (c *Config) DBFreeOptions() (dbfree.Options, error) {
 		MaxPreparedBytes:      int(c.MaxPreparedBytes),
 	}
 	o.Judge.MaxQueryBytes = int(c.MaxQuerySize)
-	o.Judge.Refute = c.RefuteOptions()
-	if o.Judge.Adviser, err = c.adviser(); err != nil {
+	o.Judge.Refute = refuteOptions(c)
+	if o.Judge.Adviser, err = adviser(c); err != nil {
 		return dbfree.Options{}, err
 	}
-	if c.GMN {
-		if o.Judge.GMN, err = gmnmodel.Default(); err != nil {
-			return dbfree.Options{}, fmt.Errorf("config: gmn: %w", err)
-		}
+	if o.Judge.GMN, err = gmnModel(c); err != nil {
+		return dbfree.Options{}, err
 	}
-	if c.Catalog != "" {
-		if o.Catalog, err = tag.LoadCatalog(c.path(c.Catalog)); err != nil {
-			return dbfree.Options{}, fmt.Errorf("config: catalog: %w", err)
-		}
+	if o.Catalog, err = loadCatalog(c); err != nil {
+		return dbfree.Options{}, err
 	}
 	return o, nil
 }
