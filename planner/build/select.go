@@ -1,7 +1,6 @@
 package build
 
 import (
-	"fmt"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -23,10 +22,86 @@ type aggState struct {
 	wins []*plan.Expr
 }
 
+// orderItem is one ORDER BY key of a simple SELECT: ordinals and output
+// names refer to targets; anything else is an expression over the input.
+type orderItem struct {
+	target int // index into targets, or -1
+	expr   *plan.Expr
+	sb     *pg.SortBy
+}
+
+// buildSimpleSelect builds a SELECT without set operations, clause by
+// clause: FROM, WHERE, the select list, GROUP BY, HAVING, ORDER BY, then
+// aggregation, windows, projection, DISTINCT, sorting and LIMIT.
 func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, error) {
-	// FROM
+	node, err := b.fromClause(sel.FromClause, sc)
+	if err != nil {
+		return nil, err
+	}
+	if sel.WhereClause != nil {
+		if node, err = b.whereClause(sel.WhereClause, node, sc); err != nil {
+			return nil, err
+		}
+	}
+	st := &aggState{}
+	targets, err := b.selectList(sel.TargetList, sc, st)
+	if err != nil {
+		return nil, err
+	}
+	groupExprs, groupSets, err := b.groupingClause(sel, b.groupKey(targets, sc))
+	if err != nil {
+		return nil, err
+	}
+	if b.schema.Dialect == catalog.SQLite {
+		// SQLite lets HAVING and ORDER BY expressions name output aliases.
+		sc.aliases = targets
+	}
+	var having *plan.Expr
+	if sel.HavingClause != nil {
+		if having, err = b.expr(sel.HavingClause, sc, st); err != nil {
+			return nil, err
+		}
+	}
+	// SQLite decides whether a query aggregates from its GROUP BY, its
+	// result columns and HAVING: not from ORDER BY.
+	aggBeforeOrder := len(groupExprs) > 0 || groupSets != nil || len(st.aggs) > 0
+	if b.schema.Dialect == catalog.SQLite && having != nil && !aggBeforeOrder {
+		return nil, b.sqliteErr(-1, "HAVING clause on a non-aggregate query")
+	}
+	nAggs := len(st.aggs)
+	orders, err := b.orderItems(sel.SortClause, targets, sc, st)
+	if err != nil {
+		return nil, err
+	}
+	if b.schema.Dialect == catalog.SQLite && !aggBeforeOrder && len(st.aggs) > nAggs {
+		a := st.aggs[nAggs]
+		return nil, b.sqliteErr(a.Pos, "misuse of aggregate: %s()", a.Name)
+	}
+	if len(groupExprs) > 0 || len(st.aggs) > 0 || having != nil || groupSets != nil {
+		if node, err = b.aggregateSelect(node, sc, st, groupExprs, groupSets, having, targets, orders); err != nil {
+			return nil, err
+		}
+	}
+	if len(st.wins) > 0 {
+		node = b.windowSelect(node, st.wins, targets, orders)
+	}
+	proj, rel := b.projectTargets(targets)
+	distinct := len(sel.DistinctClause) > 0
+	if distinct && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
+		return nil, b.unsupported(-1, "DISTINCT ON")
+	}
+	keys, err := b.orderKeys(orders, targets, rel.cols, distinct)
+	if err != nil {
+		return nil, err
+	}
+	return b.sortAndLimit(sel, sc, node, proj, rel, keys, distinct)
+}
+
+// fromClause joins the FROM items (a cross join, lowered where an item
+// is LATERAL) and adds their columns to sc. No FROM reads one empty row.
+func (b *builder) fromClause(from []*pg.Node, sc *scope) (*plan.Node, error) {
 	var node *plan.Node
-	for _, item := range sel.FromClause {
+	for _, item := range from {
 		laterals := b.laterals
 		rel, cols, err := b.fromItem(item, sc)
 		if err != nil {
@@ -48,22 +123,27 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		// SELECT without FROM reads one empty row.
 		node = &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{{}}}
 	}
-	// WHERE
-	if sel.WhereClause != nil {
-		w, err := b.expr(sel.WhereClause, sc, nil)
-		if err != nil {
-			return nil, err
-		}
-		if w.HasAgg() {
-			return nil, b.errf(-1, "aggregate functions are not allowed in WHERE")
-		}
-		node = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{node}, Preds: []*plan.Expr{w}}
-	}
+	return node, nil
+}
 
-	// SELECT list, with * expanded.
-	st := &aggState{}
+// whereClause places the WHERE condition, which may hold no aggregate,
+// as a Filter over node.
+func (b *builder) whereClause(where *pg.Node, node *plan.Node, sc *scope) (*plan.Node, error) {
+	w, err := b.expr(where, sc, nil)
+	if err != nil {
+		return nil, err
+	}
+	if w.HasAgg() {
+		return nil, b.errf(-1, "aggregate functions are not allowed in WHERE")
+	}
+	return &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{node}, Preds: []*plan.Expr{w}}, nil
+}
+
+// selectList builds the select list, with * expanded, collecting its
+// aggregate and window calls in st.
+func (b *builder) selectList(list []*pg.Node, sc *scope, st *aggState) ([]target, error) {
 	var targets []target
-	for _, tn := range sel.TargetList {
+	for _, tn := range list {
 		rt := tn.GetResTarget()
 		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
 			cols, err := b.expandStar(cr, sc)
@@ -85,9 +165,14 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		}
 		targets = append(targets, target{expr: e, name: name})
 	}
+	return targets, nil
+}
 
-	// GROUP BY keys may name output aliases or ordinals.
-	groupExprs, groupSets, err := b.groupingClause(sel, func(gn *pg.Node) (*plan.Expr, error) {
+// groupKey returns the builder of one GROUP BY key: an ordinal or an
+// output alias names a target, anything else is an expression over the
+// input.
+func (b *builder) groupKey(targets []target, sc *scope) func(*pg.Node) (*plan.Expr, error) {
+	return func(gn *pg.Node) (*plan.Expr, error) {
 		if i, ok := ordinalRef(gn); ok {
 			if i < 1 || i > len(targets) {
 				return nil, b.errf(-1, "GROUP BY position %d is not in select list", i)
@@ -111,37 +196,14 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 			return nil, err
 		}
 		return e, nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	if b.schema.Dialect == catalog.SQLite {
-		// SQLite lets HAVING and ORDER BY expressions name output aliases.
-		sc.aliases = targets
-	}
-	var having *plan.Expr
-	if sel.HavingClause != nil {
-		var err error
-		if having, err = b.expr(sel.HavingClause, sc, st); err != nil {
-			return nil, err
-		}
-	}
-	// SQLite decides whether a query aggregates from its GROUP BY, its
-	// result columns and HAVING: not from ORDER BY.
-	aggBeforeOrder := len(groupExprs) > 0 || groupSets != nil || len(st.aggs) > 0
-	if b.schema.Dialect == catalog.SQLite && having != nil && !aggBeforeOrder {
-		return nil, b.sqliteErr(-1, "HAVING clause on a non-aggregate query")
-	}
-	nAggs := len(st.aggs)
-	// ORDER BY keys: ordinals and output names refer to targets; anything
-	// else is an expression over the input.
-	type orderItem struct {
-		target int // index into targets, or -1
-		expr   *plan.Expr
-		sb     *pg.SortBy
-	}
+}
+
+// orderItems reads the ORDER BY keys: ordinals and output names refer
+// to targets; anything else is built as an expression over the input.
+func (b *builder) orderItems(sorts []*pg.Node, targets []target, sc *scope, st *aggState) ([]orderItem, error) {
 	var orders []orderItem
-	for _, sn := range sel.SortClause {
+	for _, sn := range sorts {
 		sb := sn.GetSortBy()
 		if i, ok := ordinalRef(sb.Node); ok {
 			if i < 1 || i > len(targets) {
@@ -165,83 +227,86 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		}
 		orders = append(orders, orderItem{target: -1, expr: e, sb: sb})
 	}
+	return orders, nil
+}
 
-	if b.schema.Dialect == catalog.SQLite && !aggBeforeOrder && len(st.aggs) > nAggs {
-		a := st.aggs[nAggs]
-		return nil, b.sqliteErr(a.Pos, "misuse of aggregate: %s()", a.Name)
-	}
-
-	// Aggregation.
-	aggregated := len(groupExprs) > 0 || len(st.aggs) > 0 || having != nil || groupSets != nil
-	if aggregated {
-		rewriteAll := func(rw func(*plan.Expr) (*plan.Expr, error)) error {
-			var err error
-			for i := range targets {
-				if targets[i].expr, err = rw(targets[i].expr); err != nil {
-					return err
-				}
-			}
-			if having != nil {
-				if having, err = rw(having); err != nil {
-					return err
-				}
-			}
-			for i := range orders {
-				if orders[i].expr != nil {
-					if orders[i].expr, err = rw(orders[i].expr); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		}
-		var groupCols []plan.ColumnID
-		node, groupCols, err = b.buildAggregate(node, sc, groupExprs, st, rewriteAll)
-		if err != nil {
-			return nil, err
-		}
-		if groupSets != nil || hasGroupingCall(node) {
-			var repl map[plan.ColumnID]*plan.Expr
-			if node, repl, err = b.lowerGroupingSets(node, groupExprs, groupCols, groupSets); err != nil {
-				return nil, err
-			}
-			if err := rewriteAll(func(e *plan.Expr) (*plan.Expr, error) { return replaceInExpr(e, repl), nil }); err != nil {
-				return nil, err
+// aggregateSelect places the Aggregate (with grouping sets lowered) and
+// the HAVING filter over node, and rewrites the targets, having and the
+// order expressions in place to read the aggregate's output.
+func (b *builder) aggregateSelect(node *plan.Node, sc *scope, st *aggState, groupExprs []*plan.Expr, groupSets [][]int,
+	having *plan.Expr, targets []target, orders []orderItem) (*plan.Node, error) {
+	rewriteAll := func(rw func(*plan.Expr) (*plan.Expr, error)) error {
+		var err error
+		for i := range targets {
+			if targets[i].expr, err = rw(targets[i].expr); err != nil {
+				return err
 			}
 		}
 		if having != nil {
-			node = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{node}, Preds: []*plan.Expr{having}}
+			if having, err = rw(having); err != nil {
+				return err
+			}
 		}
-	}
-
-	// Window functions compute new columns over the (aggregated) input.
-	if len(st.wins) > 0 {
-		win := &plan.Node{Op: plan.OpWindow, Inputs: []*plan.Node{node}}
-		for _, w := range st.wins {
-			id := b.newColumn(w.Name, w.Typ)
-			win.Proj = append(win.Proj, plan.ProjItem{ID: id, Expr: w.Copy()})
-			ref := plan.NewCol(id, w.Typ)
-			replace := func(e *plan.Expr) *plan.Expr {
-				return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
-					if x == w {
-						return ref
-					}
-					return x
-				})
-			}
-			for i := range targets {
-				targets[i].expr = replace(targets[i].expr)
-			}
-			for i := range orders {
-				if orders[i].expr != nil {
-					orders[i].expr = replace(orders[i].expr)
+		for i := range orders {
+			if orders[i].expr != nil {
+				if orders[i].expr, err = rw(orders[i].expr); err != nil {
+					return err
 				}
 			}
 		}
-		node = win
+		return nil
 	}
+	node, groupCols, err := b.buildAggregate(node, sc, groupExprs, st, rewriteAll)
+	if err != nil {
+		return nil, err
+	}
+	if groupSets != nil || hasGroupingCall(node) {
+		var repl map[plan.ColumnID]*plan.Expr
+		if node, repl, err = b.lowerGroupingSets(node, groupExprs, groupCols, groupSets); err != nil {
+			return nil, err
+		}
+		if err := rewriteAll(func(e *plan.Expr) (*plan.Expr, error) { return replaceInExpr(e, repl), nil }); err != nil {
+			return nil, err
+		}
+	}
+	if having != nil {
+		node = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{node}, Preds: []*plan.Expr{having}}
+	}
+	return node, nil
+}
 
-	// Projection.
+// windowSelect computes the window calls as new columns of a Window over
+// node and makes the targets and order expressions read those columns.
+func (b *builder) windowSelect(node *plan.Node, wins []*plan.Expr, targets []target, orders []orderItem) *plan.Node {
+	win := &plan.Node{Op: plan.OpWindow, Inputs: []*plan.Node{node}}
+	for _, w := range wins {
+		id := b.newColumn(w.Name, w.Typ)
+		win.Proj = append(win.Proj, plan.ProjItem{ID: id, Expr: w.Copy()})
+		ref := plan.NewCol(id, w.Typ)
+		replace := func(e *plan.Expr) *plan.Expr {
+			return plan.Rewrite(e, func(x *plan.Expr) *plan.Expr {
+				if x == w {
+					return ref
+				}
+				return x
+			})
+		}
+		for i := range targets {
+			targets[i].expr = replace(targets[i].expr)
+		}
+		for i := range orders {
+			if orders[i].expr != nil {
+				orders[i].expr = replace(orders[i].expr)
+			}
+		}
+	}
+	return win
+}
+
+// projectTargets makes the Project of the select list, its input still
+// unset, and the relation of its output columns. A target that is a
+// column keeps its ID.
+func (b *builder) projectTargets(targets []target) (*plan.Node, *relation) {
 	proj := &plan.Node{Op: plan.OpProject}
 	rel := &relation{}
 	for _, t := range targets {
@@ -255,17 +320,19 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		rel.cols = append(rel.cols, id)
 		rel.names = append(rel.names, t.name)
 	}
+	return proj, rel
+}
 
-	distinct := len(sel.DistinctClause) > 0
-	if distinct && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
-		return nil, b.unsupported(-1, "DISTINCT ON")
-	}
+// orderKeys makes the sort keys of the ORDER BY items. With DISTINCT
+// the sort runs above the projection, so every key must be an output
+// column (cols).
+func (b *builder) orderKeys(orders []orderItem, targets []target, cols []plan.ColumnID, distinct bool) ([]plan.SortKey, error) {
 	var keys []plan.SortKey
 	for _, o := range orders {
 		var e *plan.Expr
 		switch {
 		case o.target >= 0 && distinct:
-			e = plan.NewCol(rel.cols[o.target], targets[o.target].expr.Typ)
+			e = plan.NewCol(cols[o.target], targets[o.target].expr.Typ)
 		case o.target >= 0:
 			e = targets[o.target].expr.Copy()
 		case distinct:
@@ -280,7 +347,7 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 			if found < 0 {
 				return nil, b.errf(o.sb.Location, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 			}
-			e = plan.NewCol(rel.cols[found], targets[found].expr.Typ)
+			e = plan.NewCol(cols[found], targets[found].expr.Typ)
 		default:
 			e = o.expr
 		}
@@ -290,7 +357,13 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		}
 		keys = append(keys, k)
 	}
+	return keys, nil
+}
 
+// sortAndLimit finishes the SELECT: with DISTINCT, Distinct and Sort go
+// above the projection; without it, Sort and LIMIT go below it, so that
+// keys may read input columns the projection drops.
+func (b *builder) sortAndLimit(sel *pg.SelectStmt, sc *scope, node, proj *plan.Node, rel *relation, keys []plan.SortKey, distinct bool) (*relation, error) {
 	if distinct {
 		proj.Inputs = []*plan.Node{node}
 		node = &plan.Node{Op: plan.OpDistinct, Inputs: []*plan.Node{proj}}
@@ -335,154 +408,6 @@ func findTarget(b *builder, ts []target, name string) *target {
 	}
 	return nil
 }
-
-// buildAggregate places an Aggregate over node. Grouping expressions that
-// are not plain columns are computed by a Project below it. rewrite is
-// handed a function that maps an expression over the input to one over
-// the aggregate's output.
-func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.Expr, st *aggState, rewrite func(func(*plan.Expr) (*plan.Expr, error)) error) (*plan.Node, []plan.ColumnID, error) {
-	agg := &plan.Node{Op: plan.OpAggregate}
-	var pre []plan.ProjItem
-	groupRefs := make([]*plan.Expr, len(groupExprs))
-	for i, g := range groupExprs {
-		if g.Kind == plan.ColRef {
-			groupRefs[i] = g
-		} else {
-			id := b.newColumn(exprName(g), g.Typ)
-			pre = append(pre, plan.ProjItem{ID: id, Expr: g})
-			groupRefs[i] = plan.NewCol(id, g.Typ)
-		}
-		dup := false
-		for _, k := range agg.GroupBy {
-			if k == groupRefs[i].Col {
-				dup = true
-			}
-		}
-		if !dup {
-			agg.GroupBy = append(agg.GroupBy, groupRefs[i].Col)
-		}
-	}
-	if len(pre) > 0 {
-		p := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{node}}
-		for _, c := range node.OutCols() {
-			p.Proj = append(p.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(c, b.typeOf(c))})
-		}
-		p.Proj = append(p.Proj, pre...)
-		node = p
-	}
-	agg.Inputs = []*plan.Node{node}
-	groupSet := plan.MakeColSet(agg.GroupBy...)
-	inputCols := node.OutColSet()
-	aggRef := map[*plan.Expr]*plan.Expr{}
-	for _, a := range st.aggs {
-		// Identical aggregate calls share one output column.
-		var ref *plan.Expr
-		for _, it := range agg.Aggs {
-			if exprEqual(it.Expr, a) {
-				ref = plan.NewCol(it.ID, a.Typ)
-			}
-		}
-		if ref == nil {
-			id := b.newColumn(a.Name, a.Typ)
-			agg.Aggs = append(agg.Aggs, plan.ProjItem{ID: id, Expr: a})
-			ref = plan.NewCol(id, a.Typ)
-		}
-		aggRef[a] = ref
-	}
-	var rwErr error
-	rw := func(e *plan.Expr) (*plan.Expr, error) {
-		var walk func(x *plan.Expr) *plan.Expr
-		walk = func(x *plan.Expr) *plan.Expr {
-			if r, ok := aggRef[x]; ok {
-				return r.Copy()
-			}
-			if x.Kind == plan.Agg {
-				// A copy of an aggregate, from an output alias (SQLite).
-				for _, it := range agg.Aggs {
-					if exprEqual(it.Expr, x) {
-						return plan.NewCol(it.ID, x.Typ)
-					}
-				}
-			}
-			for i, g := range groupExprs {
-				if exprEqual(g, x) {
-					return groupRefs[i].Copy()
-				}
-			}
-			if x.Kind == plan.ColRef && inputCols.Has(x.Col) && !groupSet.Has(x.Col) {
-				// A column neither grouped nor aggregated. PostgreSQL accepts
-				// it when the grouped columns contain its table's primary
-				// key; SQLite always does and takes it from some row of the
-				// group. Both are modelled as any_value over the group.
-				if b.schema.Dialect != catalog.SQLite && !b.dependsOnGroup(x.Col, groupSet) {
-					rwErr = b.errf(x.Pos, "column %q must appear in the GROUP BY clause or be used in an aggregate function", b.meta.Col(x.Col).Name)
-					return x
-				}
-				a := &plan.Expr{Kind: plan.Agg, Name: "any_value", Typ: x.Typ, Args: []*plan.Expr{x}, Pos: -1}
-				for _, it := range agg.Aggs {
-					if exprEqual(it.Expr, a) {
-						return plan.NewCol(it.ID, x.Typ)
-					}
-				}
-				id := b.newColumn(b.meta.Col(x.Col).Name, x.Typ)
-				agg.Aggs = append(agg.Aggs, plan.ProjItem{ID: id, Expr: a})
-				return plan.NewCol(id, x.Typ)
-			}
-			if x.Kind == plan.Subquery {
-				// Correlated references inside a subquery see the group's
-				// values: grouped columns pass through; others are modelled
-				// like bare columns above.
-				x.Sub.WalkExprs(func(y *plan.Expr) {
-					y.Children(func(s **plan.Expr) { *s = walk(*s) })
-				})
-				return x
-			}
-			x.Children(func(s **plan.Expr) { *s = walk(*s) })
-			return x
-		}
-		out := walk(e)
-		return out, rwErr
-	}
-	if err := rewrite(rw); err != nil {
-		return nil, nil, err
-	}
-	groupCols := make([]plan.ColumnID, len(groupRefs))
-	for i, r := range groupRefs {
-		groupCols[i] = r.Col
-	}
-	return agg, groupCols, nil
-}
-
-// hasGroupingCall reports whether an Aggregate computes GROUPING().
-func hasGroupingCall(agg *plan.Node) bool {
-	for _, a := range agg.Aggs {
-		if a.Expr.Name == "grouping" {
-			return true
-		}
-	}
-	return false
-}
-
-// dependsOnGroup reports whether col's table instance has a primary key
-// entirely among the grouped columns (PostgreSQL's functional dependency
-// rule for ungrouped columns).
-func (b *builder) dependsOnGroup(col plan.ColumnID, group plan.ColSet) bool {
-	m := b.meta.Col(col)
-	if m.Instance < 0 {
-		return false
-	}
-	inst := b.meta.Instances[m.Instance]
-	if len(inst.Table.PrimaryKey) == 0 {
-		return false
-	}
-	for _, o := range inst.Table.PrimaryKey {
-		if !group.Has(inst.Cols[o]) {
-			return false
-		}
-	}
-	return true
-}
-
 func isStar(cr *pg.ColumnRef) bool {
 	return len(cr.Fields) > 0 && cr.Fields[len(cr.Fields)-1].GetAStar() != nil
 }
@@ -553,258 +478,6 @@ func exprName(e *plan.Expr) string {
 		return e.Name
 	}
 	return "?column?"
-}
-
-// fromItem builds one FROM-clause item and returns the columns it makes
-// visible.
-func (b *builder) fromItem(n *pg.Node, sc *scope) (*plan.Node, []scopeCol, error) {
-	switch v := n.Node.(type) {
-	case *pg.Node_RangeVar:
-		return b.rangeVar(v.RangeVar, sc)
-	case *pg.Node_RangeSubselect:
-		rs := v.RangeSubselect
-		sub := rs.Subquery.GetSelectStmt()
-		outer := sc.parent
-		if rs.Lateral {
-			outer = sc
-			b.laterals++
-		}
-		rel, err := b.buildSelect(sub, outer, sc.ctes)
-		if err != nil {
-			return nil, nil, err
-		}
-		alias := ""
-		var colAliases []*pg.Node
-		if rs.Alias != nil {
-			alias, colAliases = rs.Alias.Aliasname, rs.Alias.Colnames
-		}
-		if err := b.sqliteAliasList(colAliases); err != nil {
-			return nil, nil, err
-		}
-		cols, err := b.relationCols(rel, alias, colAliases)
-		if err != nil {
-			return nil, nil, err
-		}
-		return rel.node, cols, nil
-	case *pg.Node_JoinExpr:
-		return b.joinExpr(v.JoinExpr, sc)
-	case *pg.Node_RangeFunction:
-		return nil, nil, b.unsupported(-1, "a function in FROM")
-	}
-	return nil, nil, b.unsupported(-1, "FROM item "+nodeKindName(n))
-}
-
-func (b *builder) relationCols(rel *relation, alias string, colAliases []*pg.Node) ([]scopeCol, error) {
-	if len(colAliases) > len(rel.cols) {
-		return nil, b.errf(-1, "table %q has %d columns available but %d columns specified", alias, len(rel.cols), len(colAliases))
-	}
-	cols := make([]scopeCol, len(rel.cols))
-	for i, c := range rel.cols {
-		name := rel.names[i]
-		if i < len(colAliases) {
-			name = colAliases[i].GetString_().GetSval()
-		}
-		cols[i] = scopeCol{qual: alias, name: name, id: c, typ: b.typeOf(c)}
-	}
-	return cols, nil
-}
-
-const maxExpansionDepth = 16
-
-func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, error) {
-	alias := rv.Relname
-	var colAliases []*pg.Node
-	if rv.Alias != nil {
-		alias, colAliases = rv.Alias.Aliasname, rv.Alias.Colnames
-	}
-	if err := b.sqliteAliasList(colAliases); err != nil {
-		return nil, nil, err
-	}
-	if b.schema.Dialect == catalog.SQLite && !rv.Inh {
-		// FROM ONLY t: SQLite reads ONLY as the table's name.
-		return nil, nil, b.sqliteErr(rv.Location, "no such table: ONLY")
-	}
-	if rv.Schemaname == "" {
-		if c := sc.lookupCTE(b, rv.Relname); c != nil {
-			if b.depth > maxExpansionDepth {
-				return nil, nil, b.errf(rv.Location, "CTE %q expands too deeply (recursive reference?)", rv.Relname)
-			}
-			b.depth++
-			sel := c.def.Ctequery.GetSelectStmt()
-			if sel == nil {
-				return nil, nil, b.sideEffects(rv.Location, "a data-modifying WITH query")
-			}
-			// Inline: every reference gets a fresh copy with its own columns.
-			rel, err := b.buildSelect(sel, c.visible.parent, c.visible.ctes)
-			b.depth--
-			if err != nil {
-				return nil, nil, err
-			}
-			if colAliases == nil {
-				colAliases = c.def.Aliascolnames
-			}
-			cols, err := b.relationCols(rel, alias, colAliases)
-			return rel.node, cols, err
-		}
-	}
-	t := b.schema.Table(rv.Relname)
-	if t == nil {
-		return nil, nil, b.errf(rv.Location, "relation %q does not exist", rv.Relname)
-	}
-	if t.IsView() {
-		if b.depth > maxExpansionDepth {
-			return nil, nil, b.errf(rv.Location, "view %q expands too deeply", t.Name)
-		}
-		tree, err := pg.Parse(t.ViewSQL)
-		if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
-			return nil, nil, b.errf(rv.Location, "view %q: cannot parse its definition", t.Name)
-		}
-		// The view's text is PostgreSQL and its positions are its own.
-		sub := &builder{schema: b.schema, src: t.ViewSQL, text: t.ViewSQL, meta: b.meta, depth: b.depth + 1, lim: b.lim, ext: b.ext}
-		rel, err := sub.buildSelect(tree.Stmts[0].Stmt.GetSelectStmt(), nil, nil)
-		if err != nil {
-			return nil, nil, fmt.Errorf("plan: in view %s: %w", t.Name, err)
-		}
-		if colAliases == nil {
-			for _, n := range t.ViewColumns {
-				colAliases = append(colAliases, pg.MakeStrNode(n))
-			}
-		}
-		cols, err := b.relationCols(rel, alias, colAliases)
-		return rel.node, cols, err
-	}
-	// rv.Inh is false for FROM ONLY t.
-	n, ids, err := b.tableScan(t, alias, !rv.Inh, 0, rv.Location)
-	if err != nil {
-		return nil, nil, err
-	}
-	var cols []scopeCol
-	for i, c := range t.Columns {
-		name := c.Name
-		if i < len(colAliases) {
-			name = colAliases[i].GetString_().GetSval()
-		}
-		cols = append(cols, scopeCol{qual: alias, name: name, id: ids[i], typ: c.Type})
-	}
-	return n, cols, nil
-}
-
-func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, error) {
-	ln, lcols, err := b.fromItem(j.Larg, sc)
-	if err != nil {
-		return nil, nil, err
-	}
-	// A LATERAL item on the right sees the left side's columns.
-	rsc := &scope{cols: append(append([]scopeCol(nil), sc.cols...), lcols...), parent: sc.parent, ctes: sc.ctes}
-	laterals := b.laterals
-	rn, rcols, err := b.fromItem(j.Rarg, rsc)
-	if err != nil {
-		return nil, nil, err
-	}
-	n := &plan.Node{Op: plan.OpJoin, Inputs: []*plan.Node{ln, rn}}
-	switch j.Jointype {
-	case pg.JoinType_JOIN_INNER:
-		n.Join = plan.InnerJoin
-	case pg.JoinType_JOIN_LEFT:
-		n.Join = plan.LeftJoin
-	case pg.JoinType_JOIN_RIGHT:
-		n.Join = plan.RightJoin
-	case pg.JoinType_JOIN_FULL:
-		n.Join = plan.FullJoin
-	default:
-		return nil, nil, b.unsupported(-1, "join type "+j.Jointype.String())
-	}
-	cols := append(append([]scopeCol(nil), lcols...), rcols...)
-	// The condition sees both sides and the enclosing query's columns.
-	jsc := &scope{cols: cols, parent: sc.parent, ctes: sc.ctes}
-	var using []string
-	if j.IsNatural {
-		for _, l := range lcols {
-			for _, r := range rcols {
-				if b.nameEq(l.name, r.name) {
-					using = append(using, l.name)
-				}
-			}
-		}
-	}
-	for _, u := range j.UsingClause {
-		using = append(using, u.GetString_().GetSval())
-	}
-	if len(using) > 0 {
-		if n.Join == plan.FullJoin {
-			return nil, nil, b.unsupported(-1, "FULL JOIN with USING or NATURAL")
-		}
-		for _, name := range using {
-			li, ri := findCol(b, lcols, name), findCol(b, rcols, name)
-			if li < 0 || ri < 0 {
-				return nil, nil, b.errf(-1, "column %q specified in USING clause does not exist in both tables", name)
-			}
-			l, r := lcols[li], rcols[ri]
-			n.Preds = append(n.Preds, plan.NewOp(plan.OpEq, catalog.Bool, plan.NewCol(l.id, l.typ), plan.NewCol(r.id, r.typ)))
-			// The merged column answers to the unqualified name from the side
-			// that is never null-extended.
-			hide := len(lcols) + ri
-			if n.Join == plan.RightJoin {
-				hide = li
-			}
-			cols[hide].hidden = true
-		}
-	}
-	if j.Quals != nil {
-		q, err := b.expr(j.Quals, jsc, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		if q.HasAgg() {
-			return nil, nil, b.errf(-1, "aggregate functions are not allowed in JOIN conditions")
-		}
-		n.Preds = append(n.Preds, q)
-	}
-	if err := b.checkFullJoin(n, lcols, rcols, -1); err != nil {
-		return nil, nil, err
-	}
-	node := n
-	if b.laterals > laterals {
-		var rcols []scopeCol
-		if node, rcols, err = b.lateralItem(n, cols[len(lcols):]); err != nil {
-			return nil, nil, err
-		}
-		cols = append(cols[:len(lcols):len(lcols)], rcols...)
-	}
-	if j.Alias != nil {
-		for i := range cols {
-			cols[i].qual = j.Alias.Aliasname
-		}
-	}
-	return node, cols, nil
-}
-
-// lateralItem lowers join when its right input references its left
-// (see lateral.go) and gives the right input's scope columns the IDs that
-// replace them.
-func (b *builder) lateralItem(join *plan.Node, rcols []scopeCol) (*plan.Node, []scopeCol, error) {
-	ids := make([]plan.ColumnID, len(rcols))
-	for i, c := range rcols {
-		ids[i] = c.id
-	}
-	n, ids, err := b.lateralJoin(join, ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := append([]scopeCol(nil), rcols...)
-	for i := range out {
-		out[i].id = ids[i]
-	}
-	return n, out, nil
-}
-
-func findCol(b *builder, cols []scopeCol, name string) int {
-	for i, c := range cols {
-		if b.nameEq(c.name, name) {
-			return i
-		}
-	}
-	return -1
 }
 
 // exprEqual compares two expressions structurally.

@@ -195,32 +195,12 @@ func not(v Value) Value {
 	return v
 }
 
+// op evaluates an operator; the longer cases are steps of their own,
+// called directly.
 func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 	switch ex.Name {
 	case plan.OpAnd, plan.OpOr:
-		// FALSE dominates AND and TRUE dominates OR; otherwise any NULL
-		// makes the result NULL.
-		isAnd := ex.Name == plan.OpAnd
-		sawNull := false
-		for _, a := range ex.Args {
-			v, err := x.eval(a, e)
-			if err != nil {
-				return Null, err
-			}
-			b, null, err := x.boolVal(v)
-			if err != nil {
-				return Null, err
-			}
-			if null {
-				sawNull = true
-			} else if b != isAnd {
-				return Bool(b), nil
-			}
-		}
-		if sawNull {
-			return Null, nil
-		}
-		return Bool(isAnd), nil
+		return x.andOr(ex, e)
 	case plan.OpNot:
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil {
@@ -241,26 +221,7 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		}
 		return Bool(v.IsNull() == (ex.Name == plan.OpIsNull)), nil
 	case plan.OpIsTrue, plan.OpIsNotTrue, plan.OpIsFalse, plan.OpIsNotFalse:
-		v, err := x.eval(ex.Args[0], e)
-		if err != nil {
-			return Null, err
-		}
-		b, null, err := x.boolVal(v)
-		if err != nil {
-			return Null, err
-		}
-		var r bool
-		switch ex.Name {
-		case plan.OpIsTrue:
-			r = !null && b
-		case plan.OpIsNotTrue:
-			r = null || !b
-		case plan.OpIsFalse:
-			r = !null && !b
-		default:
-			r = null || b
-		}
-		return Bool(r), nil
+		return x.isTruth(ex, e)
 	case plan.OpEq, plan.OpNe, plan.OpLt, plan.OpLe, plan.OpGt, plan.OpGe:
 		a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
 		if err != nil {
@@ -268,60 +229,9 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		}
 		return x.cmpOp(ex.Name, a, b)
 	case plan.OpIsDistinct, plan.OpNotDistinc:
-		a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
-		if err != nil {
-			return Null, err
-		}
-		same := a.IsNull() && b.IsNull()
-		if !a.IsNull() && !b.IsNull() {
-			c, err := x.compare(a, b)
-			if err != nil {
-				return Null, err
-			}
-			same = c == 0
-		}
-		return Bool(same == (ex.Name == plan.OpNotDistinc)), nil
+		return x.isDistinct(ex, e)
 	case plan.OpLike, plan.OpNotLike, plan.OpILike, plan.OpNotILike:
-		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
-		if err != nil {
-			return Null, err
-		}
-		if a.IsNull() || b.IsNull() {
-			return Null, nil
-		}
-		if x.lite {
-			// SQLite's LIKE matches the operands' text and has no
-			// escape character unless ESCAPE is given.
-			a, b = Text(liteText(a)), Text(liteText(b))
-			s, p := a.S, b.S
-			if ex.Name == plan.OpILike || ex.Name == plan.OpNotILike {
-				s, p = asciiLower(s), asciiLower(p)
-			}
-			m, err := likeEsc(s, p, false)
-			if err != nil {
-				return Null, err
-			}
-			return Bool(m == (ex.Name == plan.OpLike || ex.Name == plan.OpILike)), nil
-		}
-		if a.K != KText || b.K != KText {
-			return Null, cannot("LIKE on %s", kindName(a.K))
-		}
-		if a.Scale == collPGNondet || b.Scale == collPGNondet {
-			// PostgreSQL 15 rejects LIKE under a nondeterministic
-			// collation.
-			return Null, cannot("LIKE under a nondeterministic collation")
-		}
-		// bpchar's LIKE matches the padded value; a bpchar pattern is
-		// cast to text.
-		s, p := a.S, textOf(b)
-		if ex.Name == plan.OpILike || ex.Name == plan.OpNotILike {
-			s, p = asciiLower(s), asciiLower(p)
-		}
-		m, err := like(s, p)
-		if err != nil {
-			return Null, err
-		}
-		return Bool(m == (ex.Name == plan.OpLike || ex.Name == plan.OpILike)), nil
+		return x.likeOp(ex, e)
 	case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpMod:
 		a, b, err := x.operands(ex.Args[0], ex.Args[1], e)
 		if err != nil {
@@ -344,30 +254,103 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 		}
 		return negate(v)
 	case plan.OpConcat:
-		// PostgreSQL's anynonarray || text and text || anynonarray: a
-		// quoted literal is text, never read as the other operand's type
-		// (1 || 'a' is '1a').
-		a, err := x.eval(ex.Args[0], e)
-		if err != nil {
-			return Null, err
-		}
-		b, err := x.eval(ex.Args[1], e)
-		if err != nil {
-			return Null, err
-		}
-		if a.IsNull() || b.IsNull() {
-			return Null, nil
-		}
-		if x.lite {
-			return Text(liteText(a) + liteText(b)), nil
-		}
-		return Text(textOf(a) + textOf(b)), nil
+		return x.concat(ex, e)
 	case "in", "not in":
 		return x.inList(ex, e)
 	case "between", "not between", "between symmetric", "not between symmetric":
 		return x.between(ex, e)
 	}
 	return Null, cannot("operator %q", ex.Name)
+}
+
+// andOr evaluates AND and OR: FALSE dominates AND and TRUE dominates OR;
+// otherwise any NULL makes the result NULL.
+func (x *executor) andOr(ex *plan.Expr, e *env) (Value, error) {
+	isAnd := ex.Name == plan.OpAnd
+	sawNull := false
+	for _, a := range ex.Args {
+		v, err := x.eval(a, e)
+		if err != nil {
+			return Null, err
+		}
+		b, null, err := x.boolVal(v)
+		if err != nil {
+			return Null, err
+		}
+		if null {
+			sawNull = true
+		} else if b != isAnd {
+			return Bool(b), nil
+		}
+	}
+	if sawNull {
+		return Null, nil
+	}
+	return Bool(isAnd), nil
+}
+
+// isTruth evaluates IS [NOT] TRUE and IS [NOT] FALSE, which are never
+// NULL.
+func (x *executor) isTruth(ex *plan.Expr, e *env) (Value, error) {
+	v, err := x.eval(ex.Args[0], e)
+	if err != nil {
+		return Null, err
+	}
+	b, null, err := x.boolVal(v)
+	if err != nil {
+		return Null, err
+	}
+	var r bool
+	switch ex.Name {
+	case plan.OpIsTrue:
+		r = !null && b
+	case plan.OpIsNotTrue:
+		r = null || !b
+	case plan.OpIsFalse:
+		r = !null && !b
+	default:
+		r = null || b
+	}
+	return Bool(r), nil
+}
+
+// isDistinct evaluates IS [NOT] DISTINCT FROM: a comparison in which two
+// NULLs are the same and a NULL differs from any value.
+func (x *executor) isDistinct(ex *plan.Expr, e *env) (Value, error) {
+	a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
+	if err != nil {
+		return Null, err
+	}
+	same := a.IsNull() && b.IsNull()
+	if !a.IsNull() && !b.IsNull() {
+		c, err := x.compare(a, b)
+		if err != nil {
+			return Null, err
+		}
+		same = c == 0
+	}
+	return Bool(same == (ex.Name == plan.OpNotDistinc)), nil
+}
+
+// concat evaluates ||: PostgreSQL's anynonarray || text and text ||
+// anynonarray, where a quoted literal is text, never read as the other
+// operand's type (1 || 'a' is '1a').
+func (x *executor) concat(ex *plan.Expr, e *env) (Value, error) {
+	a, err := x.eval(ex.Args[0], e)
+	if err != nil {
+		return Null, err
+	}
+	b, err := x.eval(ex.Args[1], e)
+	if err != nil {
+		return Null, err
+	}
+	if a.IsNull() || b.IsNull() {
+		return Null, nil
+	}
+	if x.lite {
+		return Text(liteText(a) + liteText(b)), nil
+	}
+	return Text(textOf(a) + textOf(b)), nil
 }
 
 // inList: a IN (x, y) is a = x OR a = y in three-valued logic; NOT IN is
@@ -401,74 +384,6 @@ func (x *executor) between(ex *plan.Expr, e *env) (Value, error) {
 		return v, err
 	}
 	return not(v), nil
-}
-
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-// like matches s against a LIKE pattern: % any run, _ one character,
-// backslash escapes the next character (PostgreSQL's default escape).
-func like(s, p string) (bool, error) { return likeEsc(s, p, true) }
-
-// likeEsc matches s against pattern p; esc makes backslash the escape
-// character.
-func likeEsc(s, p string, esc bool) (bool, error) {
-	sr, pr := []rune(s), []rune(p)
-	type tok struct {
-		r    rune
-		kind byte // 'c' literal, '%' any run, '_' one
-	}
-	var toks []tok
-	for i := 0; i < len(pr); i++ {
-		switch pr[i] {
-		case '\\':
-			if !esc {
-				toks = append(toks, tok{pr[i], 'c'})
-				continue
-			}
-			if i+1 == len(pr) {
-				return false, queryErr("LIKE pattern must not end with escape character")
-			}
-			i++
-			toks = append(toks, tok{pr[i], 'c'})
-		case '%':
-			toks = append(toks, tok{kind: '%'})
-		case '_':
-			toks = append(toks, tok{kind: '_'})
-		default:
-			toks = append(toks, tok{pr[i], 'c'})
-		}
-	}
-	// m[j] reports whether the first j tokens match the prefix of s read
-	// so far; quadratic, never exponential.
-	m := make([]bool, len(toks)+1)
-	m[0] = true
-	for j := 1; j <= len(toks) && toks[j-1].kind == '%'; j++ {
-		m[j] = true
-	}
-	for _, c := range sr {
-		next := make([]bool, len(toks)+1)
-		for j := 1; j <= len(toks); j++ {
-			t := toks[j-1]
-			switch t.kind {
-			case '%':
-				next[j] = next[j-1] || m[j]
-			case '_':
-				next[j] = m[j-1]
-			default:
-				next[j] = m[j-1] && t.r == c
-			}
-		}
-		m = next
-	}
-	return m[len(toks)], nil
 }
 
 func (x *executor) caseExpr(ex *plan.Expr, e *env) (Value, error) {
@@ -510,101 +425,4 @@ func (x *executor) caseExpr(ex *plan.Expr, e *env) (Value, error) {
 		return x.eval(elseExpr, e)
 	}
 	return Null, nil
-}
-
-// subquery evaluates a subquery expression against the current row, which
-// its correlated references see through the environment chain.
-func (x *executor) subquery(ex *plan.Expr, e *env) (Value, error) {
-	r, err := x.node(ex.Sub, e)
-	if err != nil {
-		return Null, err
-	}
-	switch ex.SubKind {
-	case plan.SubExists:
-		return Bool(len(r.rows) > 0), nil
-	case plan.SubScalar:
-		switch len(r.rows) {
-		case 0:
-			return Null, nil
-		case 1:
-			if len(r.rows[0]) != 1 {
-				return Null, cannot("scalar subquery of %d columns", len(r.rows[0]))
-			}
-			return r.rows[0][0], nil
-		}
-		if x.lite && len(r.rows[0]) == 1 {
-			// SQLite takes the first row; which one that is is only
-			// determined when the subquery orders it before the rest.
-			if r.ties == nil || r.ties[0] == r.ties[1] {
-				x.nondet = true
-			}
-			return r.rows[0][0], nil
-		}
-		return Null, queryErr("more than one row returned by a subquery used as an expression")
-	case plan.SubAny, plan.SubAll:
-		return x.quantified(ex, r, e)
-	}
-	return Null, cannot("%s subquery", ex.SubKind)
-}
-
-// quantified evaluates a op ANY/ALL (subquery): ANY is TRUE if some row
-// compares TRUE, else NULL if some comparison was NULL, else FALSE; ALL is
-// the dual. Row comparisons support = and <> only.
-func (x *executor) quantified(ex *plan.Expr, r *rel, e *env) (Value, error) {
-	left := make([]Value, len(ex.Args))
-	for i, a := range ex.Args {
-		v, err := x.eval(a, e)
-		if err != nil {
-			return Null, err
-		}
-		left[i] = v
-	}
-	if len(left) > 1 && ex.SubOp != plan.OpEq && ex.SubOp != plan.OpNe {
-		return Null, cannot("row comparison %s with a subquery", ex.SubOp)
-	}
-	any := ex.SubKind == plan.SubAny
-	sawNull := false
-	for _, row := range r.rows {
-		if len(row) != len(left) {
-			return Null, cannot("subquery row of %d columns for %d", len(row), len(left))
-		}
-		// A row comparison ANDs (for =) or ORs (for <>) its columns in
-		// three-valued logic.
-		isEq := ex.SubOp == plan.OpEq || len(left) == 1
-		res, null := isEq, false
-		for i := range left {
-			l, rv := left[i], row[i]
-			if x.lite {
-				var ra affinity
-				if cols := ex.Sub.OutCols(); i < len(cols) {
-					ra = x.colAffinity(cols[i])
-				}
-				l, rv = liteCmpOperands(x.exprAffinity(ex.Args[i]), ra, l, rv)
-			}
-			c, err := x.cmpOp(ex.SubOp, l, rv)
-			if err != nil {
-				return Null, err
-			}
-			switch {
-			case c.IsNull():
-				null = true
-			case len(left) == 1:
-				res = c.B
-			case c.B != isEq:
-				res = c.B
-			}
-		}
-		decided := res != isEq && len(left) > 1 // a FALSE in an AND, a TRUE in an OR
-		if null && !decided {
-			sawNull = true
-			continue
-		}
-		if res == any {
-			return Bool(any), nil
-		}
-	}
-	if sawNull {
-		return Null, nil
-	}
-	return Bool(!any), nil
 }

@@ -64,61 +64,13 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 	}
 	switch ex.Name {
 	case "nullif":
-		if len(args) != 2 {
-			break
+		if len(args) == 2 {
+			return x.nullif(ex, e)
 		}
-		a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
-		if err != nil {
-			return Null, err
-		}
-		if x.bp && a.K == KText && a.B && !x.bpNullifSecond(ex.Args[1]) {
-			// NULLIF returns the = operator's first operand, which
-			// PostgreSQL casts to text when the second is text.
-			return Null, cannot("nullif of char(n) and another type")
-		}
-		eq, err := x.cmpOp(plan.OpEq, a, b)
-		if err != nil {
-			return Null, err
-		}
-		if eq.K == KBool && eq.B {
-			return Null, nil
-		}
-		return a, nil
 	case "greatest", "least":
-		// NULL arguments are ignored; the result is NULL only if all are.
-		// SQLite's scalar max/min (which the planner spells greatest and
-		// least) are NULL if any argument is.
-		var best Value
-		for _, v := range args {
-			if v.IsNull() && x.lite {
-				return Null, nil
-			}
-			if v.IsNull() {
-				continue
-			}
-			if best.IsNull() {
-				best = v
-				continue
-			}
-			c, err := x.compare(v, best)
-			if err != nil {
-				return Null, err
-			}
-			if (ex.Name == "greatest" && c > 0) || (ex.Name == "least" && c < 0) {
-				best = v
-			}
-		}
-		return best, nil
+		return x.extremum(ex.Name, args)
 	case "concat":
-		var b strings.Builder
-		for _, v := range args {
-			if !v.IsNull() && x.lite {
-				b.WriteString(liteText(v))
-			} else if !v.IsNull() {
-				b.WriteString(v.String())
-			}
-		}
-		return Text(b.String()), nil
+		return x.concatFunc(args), nil
 	}
 	for _, v := range args {
 		if v.IsNull() {
@@ -136,6 +88,67 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 		return Null, cannot("function %s", ex.Name)
 	}
 	return f(args)
+}
+
+// nullif evaluates NULLIF(a, b): NULL when a = b, else a.
+func (x *executor) nullif(ex *plan.Expr, e *env) (Value, error) {
+	a, b, err := x.cmpOperands(ex.Args[0], ex.Args[1], e)
+	if err != nil {
+		return Null, err
+	}
+	if x.bp && a.K == KText && a.B && !x.bpNullifSecond(ex.Args[1]) {
+		// NULLIF returns the = operator's first operand, which
+		// PostgreSQL casts to text when the second is text.
+		return Null, cannot("nullif of char(n) and another type")
+	}
+	eq, err := x.cmpOp(plan.OpEq, a, b)
+	if err != nil {
+		return Null, err
+	}
+	if eq.K == KBool && eq.B {
+		return Null, nil
+	}
+	return a, nil
+}
+
+// extremum evaluates greatest and least. NULL arguments are ignored; the
+// result is NULL only if all are. SQLite's scalar max/min (which the
+// planner spells greatest and least) are NULL if any argument is.
+func (x *executor) extremum(name string, args []Value) (Value, error) {
+	var best Value
+	for _, v := range args {
+		if v.IsNull() && x.lite {
+			return Null, nil
+		}
+		if v.IsNull() {
+			continue
+		}
+		if best.IsNull() {
+			best = v
+			continue
+		}
+		c, err := x.compare(v, best)
+		if err != nil {
+			return Null, err
+		}
+		if (name == "greatest" && c > 0) || (name == "least" && c < 0) {
+			best = v
+		}
+	}
+	return best, nil
+}
+
+// concatFunc evaluates concat(...), which skips NULL arguments.
+func (x *executor) concatFunc(args []Value) Value {
+	var b strings.Builder
+	for _, v := range args {
+		if !v.IsNull() && x.lite {
+			b.WriteString(liteText(v))
+		} else if !v.IsNull() {
+			b.WriteString(v.String())
+		}
+	}
+	return Text(b.String())
 }
 
 // strictFuncs return NULL on any NULL argument (checked by the caller).

@@ -169,14 +169,29 @@ func (f frame) bounds(pos, first, last, n int) (int, int) {
 	return max(lo, 0), min(hi, n-1)
 }
 
+// windowFunc computes window call w for every row of in, handing each
+// result to set with the row's index.
 func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, Value)) error {
 	fr, err := parseFrame(w)
 	if err != nil {
 		return err
 	}
-	// Partition rows by key, keeping first-appearance order.
-	var order []string
-	parts := map[string][]int{}
+	order, parts, err := x.partitions(w, in, outer)
+	if err != nil {
+		return err
+	}
+	for _, k := range order {
+		if err := x.windowPartition(w, fr, in, parts[k], outer, set); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partitions groups the rows of in by w's partition key: parts maps a
+// key to its rows' indexes, order lists the keys by first appearance.
+func (x *executor) partitions(w *plan.Expr, in *rel, outer *env) (order []string, parts map[string][]int, err error) {
+	parts = map[string][]int{}
 	reps := map[string]string{}
 	for i, row := range in.rows {
 		e := &env{r: in, row: row, outer: outer}
@@ -184,7 +199,7 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 		for j, p := range w.Partition {
 			v, err := x.eval(p, e)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			key[j] = v
 		}
@@ -192,7 +207,7 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 		if x.coll {
 			var err error
 			if k, err = looseRowKey(key, reps); err != nil {
-				return err
+				return nil, nil, err
 			}
 		}
 		if _, ok := parts[k]; !ok {
@@ -200,94 +215,97 @@ func (x *executor) windowFunc(w *plan.Expr, in *rel, outer *env, set func(int, V
 		}
 		parts[k] = append(parts[k], i)
 	}
-	for _, k := range order {
-		idx := parts[k]
-		sub := x.newRel(in.cols)
-		for _, i := range idx {
-			sub.rows = append(sub.rows, in.rows[i])
+	return order, parts, nil
+}
+
+// windowPartition computes w over one partition, the rows idx of in,
+// sorted by w's ORDER BY, and hands each row's value to set.
+func (x *executor) windowPartition(w *plan.Expr, fr frame, in *rel, idx []int, outer *env, set func(int, Value)) error {
+	sub := x.newRel(in.cols)
+	for _, i := range idx {
+		sub.rows = append(sub.rows, in.rows[i])
+	}
+	perm, ties, err := x.sortRows(w.Order, sub, outer)
+	if err != nil {
+		return err
+	}
+	n := len(perm)
+	// Functions that see single rows by position (ROWS frames, value
+	// and navigation functions, row_number, ntile) depend on how the
+	// database orders peers; with peers in the partition the result
+	// may differ between runs of the same query.
+	hasPeers := false
+	for p := 1; p < n; p++ {
+		if ties[p] == ties[p-1] {
+			hasPeers = true
 		}
-		perm, ties, err := x.sortRows(w.Order, sub, outer)
-		if err != nil {
-			return err
+	}
+	for pos, j := range perm {
+		first, last := pos, pos
+		for first > 0 && ties[first-1] == ties[pos] {
+			first--
 		}
-		n := len(perm)
-		// Functions that see single rows by position (ROWS frames, value
-		// and navigation functions, row_number, ntile) depend on how the
-		// database orders peers; with peers in the partition the result
-		// may differ between runs of the same query.
-		hasPeers := false
-		for p := 1; p < n; p++ {
-			if ties[p] == ties[p-1] {
-				hasPeers = true
-			}
+		for last+1 < n && ties[last+1] == ties[pos] {
+			last++
 		}
-		for pos, j := range perm {
-			first, last := pos, pos
-			for first > 0 && ties[first-1] == ties[pos] {
-				first--
+		rowEnv := &env{r: sub, row: sub.rows[j], outer: outer}
+		var v Value
+		switch w.Name {
+		case "row_number":
+			if first != last {
+				x.nondet = true
 			}
-			for last+1 < n && ties[last+1] == ties[pos] {
-				last++
+			v = Int(int64(pos + 1))
+		case "rank":
+			v = Int(int64(first + 1))
+		case "dense_rank":
+			v = Int(int64(ties[pos] + 1))
+		case "percent_rank":
+			v = Float(0)
+			if n > 1 {
+				v = Float(float64(first) / float64(n-1))
 			}
-			rowEnv := &env{r: sub, row: sub.rows[j], outer: outer}
-			var v Value
-			switch w.Name {
-			case "row_number":
-				if first != last {
-					x.nondet = true
-				}
-				v = Int(int64(pos + 1))
-			case "rank":
-				v = Int(int64(first + 1))
-			case "dense_rank":
-				v = Int(int64(ties[pos] + 1))
-			case "percent_rank":
-				v = Float(0)
-				if n > 1 {
-					v = Float(float64(first) / float64(n-1))
-				}
-			case "cume_dist":
-				v = Float(float64(last+1) / float64(n))
-			case "ntile":
-				if v, err = x.ntile(w, rowEnv, pos, n); err != nil {
-					return err
-				}
-				if hasPeers {
-					x.nondet = true
-				}
-			case "lag", "lead":
-				if v, err = x.lagLead(w, sub, perm, pos, rowEnv, outer); err != nil {
-					return err
-				}
-				if hasPeers {
-					x.nondet = true
-				}
-			case "first_value", "last_value", "nth_value":
-				lo, hi := fr.bounds(pos, first, last, n)
-				if v, err = x.valueAt(w, sub, perm, lo, hi, rowEnv, outer); err != nil {
-					return err
-				}
-				if hasPeers {
-					x.nondet = true
-				}
-			case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "bit_and", "bit_or", "bit_xor":
-				lo, hi := fr.bounds(pos, first, last, n)
-				if fr.rows && hasPeers && !(lo == 0 && hi == n-1) {
-					x.nondet = true
-				}
-				frameRows := make([][]Value, 0, max(hi-lo+1, 0))
-				for p := lo; p <= hi; p++ {
-					frameRows = append(frameRows, sub.rows[perm[p]])
-				}
-				agg := &plan.Expr{Kind: plan.Agg, Name: w.Name, Args: w.Args, Star: w.Star, Distinct: w.Distinct, Filter: w.Filter}
-				if v, err = x.aggCall(agg, sub, frameRows, outer); err != nil {
-					return err
-				}
-			default:
-				return cannot("window function %s", w.Name)
+		case "cume_dist":
+			v = Float(float64(last+1) / float64(n))
+		case "ntile":
+			if v, err = x.ntile(w, rowEnv, pos, n); err != nil {
+				return err
 			}
-			set(idx[j], v)
+			if hasPeers {
+				x.nondet = true
+			}
+		case "lag", "lead":
+			if v, err = x.lagLead(w, sub, perm, pos, rowEnv, outer); err != nil {
+				return err
+			}
+			if hasPeers {
+				x.nondet = true
+			}
+		case "first_value", "last_value", "nth_value":
+			lo, hi := fr.bounds(pos, first, last, n)
+			if v, err = x.valueAt(w, sub, perm, lo, hi, rowEnv, outer); err != nil {
+				return err
+			}
+			if hasPeers {
+				x.nondet = true
+			}
+		case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "bit_and", "bit_or", "bit_xor":
+			lo, hi := fr.bounds(pos, first, last, n)
+			if fr.rows && hasPeers && !(lo == 0 && hi == n-1) {
+				x.nondet = true
+			}
+			frameRows := make([][]Value, 0, max(hi-lo+1, 0))
+			for p := lo; p <= hi; p++ {
+				frameRows = append(frameRows, sub.rows[perm[p]])
+			}
+			agg := &plan.Expr{Kind: plan.Agg, Name: w.Name, Args: w.Args, Star: w.Star, Distinct: w.Distinct, Filter: w.Filter}
+			if v, err = x.aggCall(agg, sub, frameRows, outer); err != nil {
+				return err
+			}
+		default:
+			return cannot("window function %s", w.Name)
 		}
+		set(idx[j], v)
 	}
 	return nil
 }

@@ -108,168 +108,192 @@ func (d *Deriver) Derive(n *Node) *Props {
 // derive computes n's properties from its inputs', which it obtains
 // through d.Derive: fresh values it may extend.
 func (d *Deriver) derive(n *Node) *Props {
-	m := d.meta
-	Derive := func(n *Node, _ *Metadata) *Props { return d.Derive(n) }
 	switch n.Op {
 	case OpScan:
-		p := &Props{}
-		for i, c := range n.Cols {
-			if n.Table.Columns[i].NotNull {
-				p.NotNull.Add(c)
-			}
-		}
-		for _, k := range n.Table.Keys() {
-			var s ColSet
-			for _, o := range k {
-				s.Add(n.Cols[o])
-			}
-			p.Keys = append(p.Keys, s)
-		}
-		return p
+		return deriveScan(n)
 	case OpFilter:
-		p := Derive(n.Inputs[0], m)
-		applyPreds(p, n.Preds, m)
+		p := d.Derive(n.Inputs[0])
+		applyPreds(p, n.Preds, d.meta)
 		return p
 	case OpProject:
-		in := Derive(n.Inputs[0], m)
-		out := n.OutColSet()
-		p := &Props{}
-		for _, it := range n.Proj {
-			if it.Expr.Kind == ColRef && in.NotNull.Has(it.Expr.Col) || it.Expr.Kind == Const && !it.Expr.Null {
-				p.NotNull.Add(it.ID)
-			}
-		}
-		// Map input columns to the output IDs that carry them.
-		carried := map[ColumnID]ColumnID{}
-		for _, it := range n.Proj {
-			if it.Expr.Kind == ColRef {
-				if _, ok := carried[it.Expr.Col]; !ok || it.ID == it.Expr.Col {
-					carried[it.Expr.Col] = it.ID
-				}
-			}
-		}
-		for _, k := range in.Keys {
-			var nk ColSet
-			ok := true
-			for _, c := range k.Ordered() {
-				o, has := carried[c]
-				if !has {
-					// An equal column may be carried instead.
-					for _, e := range in.EquivOf(c).Ordered() {
-						if oo, h := carried[e]; h {
-							o, has = oo, true
-							break
-						}
-					}
-				}
-				if !has {
-					ok = false
-					break
-				}
-				nk.Add(o)
-			}
-			if ok {
-				p.Keys = append(p.Keys, nk)
-			}
-		}
-		for _, e := range in.Equiv {
-			var ne ColSet
-			for _, c := range e.Ordered() {
-				if o, has := carried[c]; has {
-					ne.Add(o)
-				}
-			}
-			if ne.Len() > 1 {
-				p.Equiv = append(p.Equiv, ne)
-			}
-		}
-		_ = out
-		return p
+		return deriveProject(n, d.Derive(n.Inputs[0]))
 	case OpJoin:
 		return d.deriveJoin(n)
 	case OpAggregate:
-		in := Derive(n.Inputs[0], m)
-		p := &Props{}
-		group := MakeColSet(n.GroupBy...)
-		for _, c := range n.GroupBy {
-			if in.NotNull.Has(c) {
-				p.NotNull.Add(c)
-			}
-		}
-		for _, a := range n.Aggs {
-			if a.Expr.Name == "count" {
-				p.NotNull.Add(a.ID)
-			}
-		}
-		p.Keys = append(p.Keys, group)
-		for _, e := range in.Equiv {
-			var ne ColSet
-			for _, c := range e.Ordered() {
-				if group.Has(c) {
-					ne.Add(c)
-				}
-			}
-			if ne.Len() > 1 {
-				p.Equiv = append(p.Equiv, ne)
-			}
-		}
-		return p
+		return deriveAggregate(n, d.Derive(n.Inputs[0]))
 	case OpDistinct:
-		p := Derive(n.Inputs[0], m)
+		p := d.Derive(n.Inputs[0])
 		p.Keys = append(p.Keys, n.OutColSet())
 		return p
 	case OpSort, OpWindow:
-		p := Derive(n.Inputs[0], m)
+		p := d.Derive(n.Inputs[0])
 		return p
 	case OpLimit:
-		p := Derive(n.Inputs[0], m)
+		p := d.Derive(n.Inputs[0])
 		if n.Limit != nil && n.Limit.Kind == Const && (n.Limit.Value == "1" || n.Limit.Value == "0") {
 			p.Keys = append(p.Keys, ColSet{})
 		}
 		return p
 	case OpSetOp:
-		l, r := Derive(n.Inputs[0], m), Derive(n.Inputs[1], m)
-		p := &Props{}
-		for i, c := range n.Cols {
-			lc, rc := n.SetCols[0][i], n.SetCols[1][i]
-			switch n.Set {
-			case Union:
-				if l.NotNull.Has(lc) && r.NotNull.Has(rc) {
-					p.NotNull.Add(c)
-				}
-			case Intersect:
-				if l.NotNull.Has(lc) || r.NotNull.Has(rc) {
-					p.NotNull.Add(c)
-				}
-			case Except:
-				if l.NotNull.Has(lc) {
-					p.NotNull.Add(c)
-				}
-			}
-		}
-		if !n.All {
-			p.Keys = append(p.Keys, MakeColSet(n.Cols...))
-		}
-		return p
+		return deriveSetOp(n, d.Derive(n.Inputs[0]), d.Derive(n.Inputs[1]))
 	case OpValues:
-		p := &Props{}
-		if len(n.Rows) <= 1 {
-			p.Keys = append(p.Keys, ColSet{})
+		return deriveValues(n)
+	}
+	return &Props{}
+}
+
+// deriveScan: a table's NOT NULL columns and its keys.
+func deriveScan(n *Node) *Props {
+	p := &Props{}
+	for i, c := range n.Cols {
+		if n.Table.Columns[i].NotNull {
+			p.NotNull.Add(c)
 		}
-		for i, c := range n.Cols {
-			nn := true
-			for _, r := range n.Rows {
-				if !(r[i].Kind == Const && !r[i].Null) {
-					nn = false
+	}
+	for _, k := range n.Table.Keys() {
+		var s ColSet
+		for _, o := range k {
+			s.Add(n.Cols[o])
+		}
+		p.Keys = append(p.Keys, s)
+	}
+	return p
+}
+
+// deriveProject carries the input's properties (in) over to the output
+// columns that pass input columns through; non-null literals are not
+// NULL either.
+func deriveProject(n *Node, in *Props) *Props {
+	p := &Props{}
+	for _, it := range n.Proj {
+		if it.Expr.Kind == ColRef && in.NotNull.Has(it.Expr.Col) || it.Expr.Kind == Const && !it.Expr.Null {
+			p.NotNull.Add(it.ID)
+		}
+	}
+	// Map input columns to the output IDs that carry them.
+	carried := map[ColumnID]ColumnID{}
+	for _, it := range n.Proj {
+		if it.Expr.Kind == ColRef {
+			if _, ok := carried[it.Expr.Col]; !ok || it.ID == it.Expr.Col {
+				carried[it.Expr.Col] = it.ID
+			}
+		}
+	}
+	for _, k := range in.Keys {
+		var nk ColSet
+		ok := true
+		for _, c := range k.Ordered() {
+			o, has := carried[c]
+			if !has {
+				// An equal column may be carried instead.
+				for _, e := range in.EquivOf(c).Ordered() {
+					if oo, h := carried[e]; h {
+						o, has = oo, true
+						break
+					}
 				}
 			}
-			if nn {
+			if !has {
+				ok = false
+				break
+			}
+			nk.Add(o)
+		}
+		if ok {
+			p.Keys = append(p.Keys, nk)
+		}
+	}
+	for _, e := range in.Equiv {
+		var ne ColSet
+		for _, c := range e.Ordered() {
+			if o, has := carried[c]; has {
+				ne.Add(o)
+			}
+		}
+		if ne.Len() > 1 {
+			p.Equiv = append(p.Equiv, ne)
+		}
+	}
+	return p
+}
+
+// deriveAggregate: the grouping columns are a key, keep their NOT NULL
+// and equivalences from the input (in), and count() is never NULL.
+func deriveAggregate(n *Node, in *Props) *Props {
+	p := &Props{}
+	group := MakeColSet(n.GroupBy...)
+	for _, c := range n.GroupBy {
+		if in.NotNull.Has(c) {
+			p.NotNull.Add(c)
+		}
+	}
+	for _, a := range n.Aggs {
+		if a.Expr.Name == "count" {
+			p.NotNull.Add(a.ID)
+		}
+	}
+	p.Keys = append(p.Keys, group)
+	for _, e := range in.Equiv {
+		var ne ColSet
+		for _, c := range e.Ordered() {
+			if group.Has(c) {
+				ne.Add(c)
+			}
+		}
+		if ne.Len() > 1 {
+			p.Equiv = append(p.Equiv, ne)
+		}
+	}
+	return p
+}
+
+// deriveSetOp: an output column is NOT NULL where the operation's rows
+// come from inputs (l, r) whose column is; without ALL the whole row is
+// a key.
+func deriveSetOp(n *Node, l, r *Props) *Props {
+	p := &Props{}
+	for i, c := range n.Cols {
+		lc, rc := n.SetCols[0][i], n.SetCols[1][i]
+		switch n.Set {
+		case Union:
+			if l.NotNull.Has(lc) && r.NotNull.Has(rc) {
+				p.NotNull.Add(c)
+			}
+		case Intersect:
+			if l.NotNull.Has(lc) || r.NotNull.Has(rc) {
+				p.NotNull.Add(c)
+			}
+		case Except:
+			if l.NotNull.Has(lc) {
 				p.NotNull.Add(c)
 			}
 		}
-		return p
 	}
-	return &Props{}
+	if !n.All {
+		p.Keys = append(p.Keys, MakeColSet(n.Cols...))
+	}
+	return p
+}
+
+// deriveValues: at most one row has the empty key, and a column of
+// non-null literals only is NOT NULL.
+func deriveValues(n *Node) *Props {
+	p := &Props{}
+	if len(n.Rows) <= 1 {
+		p.Keys = append(p.Keys, ColSet{})
+	}
+	for i, c := range n.Cols {
+		nn := true
+		for _, r := range n.Rows {
+			if !(r[i].Kind == Const && !r[i].Null) {
+				nn = false
+			}
+		}
+		if nn {
+			p.NotNull.Add(c)
+		}
+	}
+	return p
 }
 
 // applyPreds adds what conjuncts guarantee: columns they reject NULLs of,

@@ -60,7 +60,75 @@ func Load(ctx context.Context, path string) (*Schema, error) {
 
 type object struct{ kind, name, sql string }
 
+// fkRow is one row of pragma_foreign_key_list: a column pair of foreign
+// key id.
+type fkRow struct {
+	id, seq  int
+	refTable string
+	from     string
+	to       sql.NullString
+}
+
+// pkCol is a primary key column: its position in the key and its ordinal
+// in the table.
+type pkCol struct{ pos, ord int }
+
+// load reads the schema of the database open on conn: its tables and
+// views, then the foreign keys among them.
 func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
+	objs, err := readObjects(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	out := &Schema{}
+	var tables []*catalog.Table
+	byName := map[string]*catalog.Table{}
+	fks := map[*catalog.Table][]fkRow{}
+	for _, o := range objs {
+		t, pk, err := readColumns(ctx, conn, o.name)
+		if err != nil {
+			return nil, err
+		}
+		if o.kind == "view" {
+			body, ok := viewBody(o.sql)
+			if !ok {
+				out.Dropped = append(out.Dropped, fmt.Sprintf("view %s: cannot find its query in %q", o.name, o.sql))
+				continue
+			}
+			t.ViewSQL = body
+			for _, c := range t.Columns {
+				t.ViewColumns = append(t.ViewColumns, c.Name)
+			}
+			t.Columns = nil
+		} else {
+			if err := readTableFacts(ctx, conn, t, o.sql, pk); err != nil {
+				return nil, err
+			}
+			if fks[t], err = readForeignKeys(ctx, conn, o.name); err != nil {
+				return nil, err
+			}
+		}
+		key := strings.ToLower(t.Name)
+		if _, dup := byName[key]; dup {
+			return nil, fmt.Errorf("table %q declared twice (names match without regard to case)", t.Name)
+		}
+		byName[key] = t
+		tables = append(tables, t)
+	}
+	for _, t := range tables {
+		out.Dropped = attachForeignKeys(t, fks[t], byName, out.Dropped)
+	}
+	s, err := catalog.NewSchema(catalog.SQLite, tables)
+	if err != nil {
+		return nil, err
+	}
+	out.Schema = s
+	return out, nil
+}
+
+// readObjects lists the database's tables and views (not SQLite's own)
+// in creation order.
+func readObjects(ctx context.Context, conn *sql.Conn) ([]object, error) {
 	rows, err := conn.QueryContext(ctx, `SELECT type, name, COALESCE(sql, '') FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("read sqlite_master: %w", err)
@@ -81,128 +149,115 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 	if len(objs) == 0 {
 		return nil, errors.New("no tables (not a SQLite database, or an empty one)")
 	}
-	out := &Schema{}
-	var tables []*catalog.Table
-	byName := map[string]*catalog.Table{}
-	type fkRow struct {
-		id, seq  int
-		refTable string
-		from     string
-		to       sql.NullString
-	}
-	fks := map[*catalog.Table][]fkRow{}
-	for _, o := range objs {
-		t := &catalog.Table{Name: o.name}
-		var pk []struct{ pos, ord int }
-		cols, err := conn.QueryContext(ctx, `SELECT cid, name, type, "notnull", pk FROM pragma_table_info(?)`, o.name)
-		if err != nil {
-			return nil, fmt.Errorf("table_info(%s): %w", o.name, err)
-		}
-		for cols.Next() {
-			var cid, notNull, pkPos int
-			var name, typ string
-			if err := cols.Scan(&cid, &name, &typ, &notNull, &pkPos); err != nil {
-				cols.Close()
-				return nil, fmt.Errorf("table_info(%s): %w", o.name, err)
-			}
-			ord := len(t.Columns)
-			t.Columns = append(t.Columns, catalog.Column{Name: name, TypeSQL: typ, Type: catalog.TypeFromName(typ), NotNull: notNull != 0, Ordinal: ord})
-			if pkPos > 0 {
-				pk = append(pk, struct{ pos, ord int }{pkPos, ord})
-			}
-		}
-		cols.Close()
-		if err := cols.Err(); err != nil {
-			return nil, fmt.Errorf("table_info(%s): %w", o.name, err)
-		}
-		if o.kind == "view" {
-			body, ok := viewBody(o.sql)
-			if !ok {
-				out.Dropped = append(out.Dropped, fmt.Sprintf("view %s: cannot find its query in %q", o.name, o.sql))
-				continue
-			}
-			t.ViewSQL = body
-			for _, c := range t.Columns {
-				t.ViewColumns = append(t.ViewColumns, c.Name)
-			}
-			t.Columns = nil
-		} else {
-			// The key's order is the declaration's (pk gives the position),
-			// which is how LoadDDL keeps it.
-			sort.Slice(pk, func(i, j int) bool { return pk[i].pos < pk[j].pos })
-			var pkOrds []int
-			for _, p := range pk {
-				pkOrds = append(pkOrds, p.ord)
-			}
-			if err := readUnique(ctx, conn, t); err != nil {
-				return nil, err
-			}
-			ixs, err := indexSQL(ctx, conn, o.name)
-			if err != nil {
-				return nil, err
-			}
-			readDDLFacts(t, o.sql, ixs)
-			// STRICT and WITHOUT ROWID decide which columns hold only
-			// integers (catalog.Table.IntegerOnly).
-			if err := conn.QueryRowContext(ctx, `SELECT strict, wr FROM pragma_table_list(?) WHERE schema = 'main'`, o.name).Scan(&t.Strict, &t.WithoutRowID); err != nil {
-				return nil, fmt.Errorf("table_list(%s): %w", o.name, err)
-			}
-			// table_info's notnull is the declaration: whether a key
-			// column may hold NULL is SQLite's rule (rowid alias,
-			// WITHOUT ROWID), which SetSQLitePrimaryKey applies.
-			if len(pkOrds) > 0 {
-				catalog.SetSQLitePrimaryKey(t, pkOrds)
-			}
-			fr, err := conn.QueryContext(ctx, `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, o.name)
-			if err != nil {
-				return nil, fmt.Errorf("foreign_key_list(%s): %w", o.name, err)
-			}
-			for fr.Next() {
-				var r fkRow
-				if err := fr.Scan(&r.id, &r.seq, &r.refTable, &r.from, &r.to); err != nil {
-					fr.Close()
-					return nil, fmt.Errorf("foreign_key_list(%s): %w", o.name, err)
-				}
-				fks[t] = append(fks[t], r)
-			}
-			fr.Close()
-			if err := fr.Err(); err != nil {
-				return nil, fmt.Errorf("foreign_key_list(%s): %w", o.name, err)
-			}
-		}
-		key := strings.ToLower(t.Name)
-		if _, dup := byName[key]; dup {
-			return nil, fmt.Errorf("table %q declared twice (names match without regard to case)", t.Name)
-		}
-		byName[key] = t
-		tables = append(tables, t)
-	}
-	for _, t := range tables {
-		rows := fks[t]
-		for i := 0; i < len(rows); {
-			j := i
-			for j < len(rows) && rows[j].id == rows[i].id {
-				j++
-			}
-			fk, why := resolveFK(t, rows[i].refTable, byName, func(yield func(from string, to sql.NullString)) {
-				for _, r := range rows[i:j] {
-					yield(r.from, r.to)
-				}
-			})
-			if why != "" {
-				out.Dropped = append(out.Dropped, fmt.Sprintf("foreign key of %s to %s: %s", t.Name, rows[i].refTable, why))
-			} else {
-				t.ForeignKeys = append(t.ForeignKeys, fk)
-			}
-			i = j
-		}
-	}
-	s, err := catalog.NewSchema(catalog.SQLite, tables)
+	return objs, nil
+}
+
+// readColumns reads a table's or view's columns, and the primary key
+// columns of a table.
+func readColumns(ctx context.Context, conn *sql.Conn, name string) (*catalog.Table, []pkCol, error) {
+	t := &catalog.Table{Name: name}
+	var pk []pkCol
+	cols, err := conn.QueryContext(ctx, `SELECT cid, name, type, "notnull", pk FROM pragma_table_info(?)`, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("table_info(%s): %w", name, err)
 	}
-	out.Schema = s
+	for cols.Next() {
+		var cid, notNull, pkPos int
+		var cname, typ string
+		if err := cols.Scan(&cid, &cname, &typ, &notNull, &pkPos); err != nil {
+			cols.Close()
+			return nil, nil, fmt.Errorf("table_info(%s): %w", name, err)
+		}
+		ord := len(t.Columns)
+		t.Columns = append(t.Columns, catalog.Column{Name: cname, TypeSQL: typ, Type: catalog.TypeFromName(typ), NotNull: notNull != 0, Ordinal: ord})
+		if pkPos > 0 {
+			pk = append(pk, pkCol{pkPos, ord})
+		}
+	}
+	cols.Close()
+	if err := cols.Err(); err != nil {
+		return nil, nil, fmt.Errorf("table_info(%s): %w", name, err)
+	}
+	return t, pk, nil
+}
+
+// readTableFacts reads what a table's columns alone do not say: unique
+// constraints, facts of its DDL and indexes, STRICT and WITHOUT ROWID,
+// and its primary key pk.
+func readTableFacts(ctx context.Context, conn *sql.Conn, t *catalog.Table, ddl string, pk []pkCol) error {
+	// The key's order is the declaration's (pk gives the position),
+	// which is how LoadDDL keeps it.
+	sort.Slice(pk, func(i, j int) bool { return pk[i].pos < pk[j].pos })
+	var pkOrds []int
+	for _, p := range pk {
+		pkOrds = append(pkOrds, p.ord)
+	}
+	if err := readUnique(ctx, conn, t); err != nil {
+		return err
+	}
+	ixs, err := indexSQL(ctx, conn, t.Name)
+	if err != nil {
+		return err
+	}
+	readDDLFacts(t, ddl, ixs)
+	// STRICT and WITHOUT ROWID decide which columns hold only
+	// integers (catalog.Table.IntegerOnly).
+	if err := conn.QueryRowContext(ctx, `SELECT strict, wr FROM pragma_table_list(?) WHERE schema = 'main'`, t.Name).Scan(&t.Strict, &t.WithoutRowID); err != nil {
+		return fmt.Errorf("table_list(%s): %w", t.Name, err)
+	}
+	// table_info's notnull is the declaration: whether a key
+	// column may hold NULL is SQLite's rule (rowid alias,
+	// WITHOUT ROWID), which SetSQLitePrimaryKey applies.
+	if len(pkOrds) > 0 {
+		catalog.SetSQLitePrimaryKey(t, pkOrds)
+	}
+	return nil
+}
+
+// readForeignKeys reads a table's foreign key column pairs, by key.
+func readForeignKeys(ctx context.Context, conn *sql.Conn, table string) ([]fkRow, error) {
+	fr, err := conn.QueryContext(ctx, `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, table)
+	if err != nil {
+		return nil, fmt.Errorf("foreign_key_list(%s): %w", table, err)
+	}
+	var out []fkRow
+	for fr.Next() {
+		var r fkRow
+		if err := fr.Scan(&r.id, &r.seq, &r.refTable, &r.from, &r.to); err != nil {
+			fr.Close()
+			return nil, fmt.Errorf("foreign_key_list(%s): %w", table, err)
+		}
+		out = append(out, r)
+	}
+	fr.Close()
+	if err := fr.Err(); err != nil {
+		return nil, fmt.Errorf("foreign_key_list(%s): %w", table, err)
+	}
 	return out, nil
+}
+
+// attachForeignKeys adds to t the foreign keys of its rows (grouped by
+// key id) that hold, once every table is known, and appends why the
+// others were dropped to dropped.
+func attachForeignKeys(t *catalog.Table, rows []fkRow, byName map[string]*catalog.Table, dropped []string) []string {
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].id == rows[i].id {
+			j++
+		}
+		fk, why := resolveFK(t, rows[i].refTable, byName, func(yield func(from string, to sql.NullString)) {
+			for _, r := range rows[i:j] {
+				yield(r.from, r.to)
+			}
+		})
+		if why != "" {
+			dropped = append(dropped, fmt.Sprintf("foreign key of %s to %s: %s", t.Name, rows[i].refTable, why))
+		} else {
+			t.ForeignKeys = append(t.ForeignKeys, fk)
+		}
+		i = j
+	}
+	return dropped
 }
 
 // resolveFK turns one foreign key's (from, to) column pairs into ordinals;
