@@ -42,9 +42,11 @@ func main() {
 	var policies multiFlag
 	flag.Var(&policies, "policy", "judge policy key=value (repeatable)")
 	workers := flag.Int("workers", 1, "parallel judges: more than one lets shared caches see pairs in another order")
+	budget := flag.Duration("budget", 0, "the counterexample search's budget per pair (0: the judge's default); a long one makes the search end on its instance count, not the clock, so that snapshots taken on a loaded machine compare")
 	dropRules := flag.Bool("drop-rules", false, "leave the rule names out (for a change that renames rules only)")
 	flag.Parse()
 	var opts equivalence.Options
+	opts.Refute.Budget = *budget
 	for _, p := range policies {
 		k, v, _ := strings.Cut(p, "=")
 		if err := opts.SetPolicy(k, v); err != nil {
