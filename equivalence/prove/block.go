@@ -206,7 +206,7 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 		inB[k] = true
 	}
 	if c.s.factored {
-		p.rule("predicates: common conjuncts factored out of a disjunction")
+		p.rule(ruleCommonConjuncts)
 	}
 	hb := append(append([]*term(nil), hypB...), tb...)
 	for i, t := range ta {
@@ -218,7 +218,7 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 			note("conjunct of a not implied (%v): %s", err, ka[i])
 			return false, err
 		}
-		p.rule("predicates: implied by enumeration")
+		p.rule(rulePredEnumeration)
 	}
 	ha := append(append([]*term(nil), hypA...), ta...)
 	for i, t := range tb {
@@ -230,7 +230,7 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 			note("conjunct of b not implied (%v): %s", err, kb[i])
 			return false, err
 		}
-		p.rule("predicates: implied by enumeration")
+		p.rule(rulePredEnumeration)
 	}
 	return true, nil
 }

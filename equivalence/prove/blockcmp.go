@@ -130,7 +130,7 @@ func (p *prover) leaf(x, y *plan.Node, moved bool) (bool, error) {
 			p.set(y.Cols[i], x.Cols[i])
 		}
 		if moved {
-			p.rule("bijection %s↔%s", p.alias(p.a, x), p.alias(p.b, y))
+			p.ruleOn(ruleLeafBijection, "%s↔%s", p.alias(p.a, x), p.alias(p.b, y))
 		}
 		return true, nil
 	}
@@ -235,7 +235,7 @@ func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool
 				if x.anti {
 					kind = "anti"
 				}
-				p.rule("%s-join: sub-blocks paired", kind)
+				p.ruleOn(ruleSubBlocksPaired, "%s-join", kind)
 				return true, nil
 			}
 			p.undo(m)
@@ -329,12 +329,12 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 			if len(facts) > 0 {
 				ok, err = c.sameValue(append(append([]*term(nil), hyps...), facts...), xa, xb)
 				if ok {
-					p.rule("outputs: equal under the conditions of an ordered or limited derived table")
+					p.rule(ruleOutputsOrderedDerived)
 				}
 			}
 		}
 		if ok {
-			p.rule("outputs: equal by enumeration")
+			p.rule(ruleOutputsEnumeration)
 		} else {
 			if pos {
 				note("outputs differ (%v): %s vs %s", err, ka, kb)

@@ -24,7 +24,9 @@
 //     and UNION branches in any order), outer joins, sorts and limits
 //     compare their inputs recursively.
 //
-// Every proof names its steps (Result.Rules). The procedure is sound by
+// Every proof names its steps (Result.Rules), each a rule of the
+// registry (registry.go): "name" or "name: detail", the detail saying
+// what the step applied to. The procedure is sound by
 // construction and incomplete: Proved false means "not proved", never
 // "different".
 package prove
@@ -32,7 +34,6 @@ package prove
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -63,7 +64,8 @@ type Result struct {
 	// Proved says the plans return the same bag of rows (in the same
 	// order, where the reference is ordered) on every database.
 	Proved bool
-	// Rules names the proof's steps, once each, in order.
+	// Rules names the proof's steps, once each, in order: a registered
+	// rule's name, or "name: detail" (see Rule and RuleName).
 	Rules []string
 	// Assumptions the proof rests on, beyond the declared schema.
 	Assumptions []Assumption
@@ -174,19 +176,11 @@ type prover struct {
 	seen         map[string]bool
 }
 
-func (p *prover) rule(format string, args ...any) {
-	r := fmt.Sprintf(format, args...)
-	if !p.seen[r] {
-		p.seen[r] = true
-		p.rules = append(p.rules, r)
-	}
-}
-
 // displayOnly names a display-only difference a proof identified: the
 // values are equal under = (what pgequiv compares) but may print
 // differently. The rule says so in the verdict.
 func (p *prover) displayOnly(what string) {
-	p.rule("display-only difference: %s", what)
+	p.ruleOn(ruleDisplayOnly, "%s", what)
 }
 
 func (p *prover) assume(a Assumption) {

@@ -53,17 +53,17 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			continue
 		}
 		if j := existsLimit(n); j != nil {
-			p.rule("simplify: (SELECT constant ... LIMIT 1) IS [NOT] NULL is [NOT] EXISTS")
+			p.rule(ruleExistsLimitNull)
 			n = j
 			continue
 		}
 		if j := anySemi(n); j != nil {
-			p.rule("simplify: x op ANY (subquery) conjunct is a semi-join")
+			p.rule(ruleAnySemiJoin)
 			n = j
 			continue
 		}
 		if j := filterValues(n); j != nil {
-			p.rule("simplify: filter over constant VALUES rows evaluated row by row")
+			p.rule(ruleFilterValues)
 			n = j
 			continue
 		}
@@ -75,13 +75,13 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			}
 			return n
 		}
-		p.rule("simplify: %s", rule)
+		p.rule(rule)
 		n = next
 	}
 	return n
 }
 
-func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
+func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 	switch n.Op {
 	case plan.OpFilter:
 		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
@@ -105,7 +105,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 				}
 				c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
 			}
-			return &c, "filter into each UNION ALL branch"
+			return &c, ruleFilterIntoUnionAll
 		}
 	case plan.OpProject:
 		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
@@ -118,7 +118,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 			for _, it := range n.Proj {
 				k, ok := pos[it.ID]
 				if it.Expr.Kind != plan.ColRef || it.Expr.Col != it.ID || !ok {
-					return nil, ""
+					return nil, nil
 				}
 				cols = append(cols, it.ID)
 				picks = append(picks, k)
@@ -131,15 +131,15 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 					c.SetCols[i] = append(c.SetCols[i], sc[k])
 				}
 			}
-			return &c, "column selection into UNION ALL"
+			return &c, ruleProjectIntoUnionAll
 		}
 		if u := n.Inputs[0]; u.Op == plan.OpSetOp && identityProject(n) {
-			return u, "projection of all of a set operation's columns"
+			return u, ruleProjectAllSetOp
 		}
 	case plan.OpLimit:
 		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Typ == catalog.Int &&
 			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
-			return n.Inputs[0], "limit over at most one row"
+			return n.Inputs[0], ruleLimitOneRow
 		}
 	case plan.OpAggregate:
 		in := n.Inputs[0]
@@ -160,18 +160,18 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 					row[i] = plan.NewConst(catalog.Int, "0")
 					cols[i] = a.ID
 				}
-				return &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{row}, Cols: cols}, "count over no value is 0"
+				return &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{row}, Cols: cols}, ruleCountEmptyZero
 			}
 		}
 		if len(n.GroupBy) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
 			c := *n
 			c.Inputs = []*plan.Node{in.Inputs[0]}
-			return &c, "duplicate-insensitive aggregate over a deduplication"
+			return &c, ruleAggOverDistinct
 		}
 		if len(n.GroupBy) == 0 && len(n.Aggs) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
 			c := *n
 			c.Inputs = []*plan.Node{in.Inputs[0]}
-			return &c, "duplicate-insensitive aggregate over a deduplication"
+			return &c, ruleAggOverDistinct
 		}
 		if len(n.GroupBy) > 1 {
 			consts := constCols(in)
@@ -199,7 +199,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 				for _, a := range n.Aggs {
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewCol(a.ID, m.Col(a.ID).Type)})
 				}
-				return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{agg}, Proj: proj}, "constant grouping key"
+				return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{agg}, Proj: proj}, ruleConstGroupKey
 			}
 		}
 		if len(n.GroupBy) > 0 && plan.Derive(in, m).HasKeyWithin(plan.MakeColSet(n.GroupBy...)) {
@@ -210,7 +210,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 			for _, a := range n.Aggs {
 				e := a.Expr
 				if e.Kind != plan.Agg || e.Filter != nil {
-					return nil, ""
+					return nil, nil
 				}
 				switch {
 				case e.Name == "count" && (e.Star || countsRows(e)):
@@ -223,13 +223,13 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
 				case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
 					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
 				default:
-					return nil, ""
+					return nil, nil
 				}
 			}
-			return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{in}, Proj: proj}, "grouping on a key"
+			return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{in}, Proj: proj}, ruleGroupOnKey
 		}
 	}
-	return nil, ""
+	return nil, nil
 }
 
 // dupInsensitive says whether every call ignores duplicate input rows.
@@ -349,7 +349,7 @@ func (p *prover) fkLeftJoin(n *plan.Node, m *plan.Metadata) *plan.Node {
 		if !p.opts.TrustForeignKeys {
 			p.assume(Assumption{Kind: AssumeForeignKey, Subject: subj})
 		}
-		p.rule("simplify: left join along foreign key %s is inner", subj)
+		p.ruleOn(ruleFKLeftJoinInner, "%s", subj)
 		j := *n
 		j.Join = plan.InnerJoin
 		return &j

@@ -49,7 +49,7 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 			for _, a := range m.assumed {
 				p.assume(a)
 			}
-			p.rule("subquery: plans proved equivalent")
+			p.rule(ruleSubqueryPlans)
 		}
 		return m.key, m.ok
 	}
@@ -72,7 +72,7 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 			for _, a := range r.Assumptions {
 				p.assume(a)
 			}
-			p.rule("subquery: plans proved equivalent")
+			p.rule(ruleSubqueryPlans)
 			key := fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp)
 			p.subMemo[e.Sub] = subMatch{key: key, ok: true, assumed: r.Assumptions, tried: i + 1}
 			return key, true

@@ -44,9 +44,9 @@ func (p *prover) window(a, b *plan.Node) (bool, error) {
 		p.set(it.ID, a.Proj[i].ID)
 	}
 	if nth {
-		p.rule("window: nth_value(x, 1) is first_value(x)")
+		p.rule(ruleNthValueFirst)
 	}
-	p.rule("window: same calls over equivalent inputs")
+	p.rule(ruleWindowSame)
 	return true, nil
 }
 
