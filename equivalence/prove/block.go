@@ -215,7 +215,7 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 		}
 		ok, err := c.implies(hb, t)
 		if err != nil || !ok {
-			note("conjunct of a not implied (%v): %s", err, ka[i])
+			p.note("conjunct of a not implied (%v): %s", err, ka[i])
 			return false, err
 		}
 		p.rule(rulePredEnumeration)
@@ -227,7 +227,7 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 		}
 		ok, err := c.implies(ha, t)
 		if err != nil || !ok {
-			note("conjunct of b not implied (%v): %s", err, kb[i])
+			p.note("conjunct of b not implied (%v): %s", err, kb[i])
 			return false, err
 		}
 		p.rule(rulePredEnumeration)

@@ -47,6 +47,9 @@ type Options struct {
 	// SQLite says the plans are of the sqlite dialect: no date arithmetic
 	// is folded (SQLite's dates are text and its date() differs).
 	SQLite bool
+	// Debug, when set, receives notes on why a proof failed (for
+	// debugging a suite: TestDebugSuite).
+	Debug func(format string, args ...any)
 }
 
 // AssumeForeignKey is the kind of an assumption that a declared foreign
@@ -137,14 +140,14 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 		}
 	}
 	if err != nil {
-		note("search ended: %v after %d steps", err, p.steps)
+		p.note("search ended: %v after %d steps", err, p.steps)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Result{}, ctxErr
 		}
 		return Result{}, nil
 	}
 	if !ok {
-		note("not proved after %d steps", p.steps)
+		p.note("not proved after %d steps", p.steps)
 		return Result{}, nil
 	}
 	p.nameDisplayOnly()
@@ -339,12 +342,10 @@ func (p *prover) positional(a, b *plan.Node) bool {
 	return true
 }
 
-// debugf, when set (by tests), receives notes on why a proof failed.
-var debugf func(string, ...any)
-
-func note(format string, args ...any) {
-	if debugf != nil {
-		debugf(format, args...)
+// note passes a note on why a proof failed to Options.Debug, if set.
+func (p *prover) note(format string, args ...any) {
+	if p.opts.Debug != nil {
+		p.opts.Debug(format, args...)
 	}
 }
 

@@ -190,7 +190,7 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	for _, g := range b.GroupBy {
 		m, ok := p.m[g]
 		if !ok || !ga.Has(m) {
-			note("grouping column #%d of b has no match (b input %v, mapping %v)", g, b.Inputs[0].Op, p.m)
+			p.note("grouping column #%d of b has no match (b input %v, mapping %v)", g, b.Inputs[0].Op, p.m)
 			return false, nil
 		}
 	}
@@ -206,7 +206,7 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			p.set(bi.ID, f)
 		}
 		if !found {
-			note("aggregate %s of b has no match", kb)
+			p.note("aggregate %s of b has no match", kb)
 			return false, nil
 		}
 	}

@@ -55,7 +55,7 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 	}
 	if !seen && correlated(e.Sub) {
 		p.subMemo[e.Sub] = subMatch{tried: -1}
-		note("subquery of b: correlated")
+		p.note("subquery of b: correlated")
 		return "", false
 	}
 	start := 0
@@ -79,7 +79,7 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 		}
 	}
 	p.subMemo[e.Sub] = subMatch{tried: len(p.subsA)}
-	note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
+	p.note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
 	return "", false
 }
 

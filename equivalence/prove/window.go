@@ -38,7 +38,7 @@ func (p *prover) window(a, b *plan.Node) (bool, error) {
 		nth = nth || n
 		i := slices.Index(keysA, k)
 		if i < 0 {
-			note("window call %s of b has no match", k)
+			p.note("window call %s of b has no match", k)
 			return false, nil
 		}
 		p.set(it.ID, a.Proj[i].ID)
