@@ -22,6 +22,9 @@ type ruleCase struct {
 	// rule is a trace entry a proof must hold, both ways round: a
 	// registered rule's name (any detail), or "name: detail" exactly.
 	rule string
+	// ruleNot is a registered rule no proof of the pair may name (a
+	// near miss of it).
+	ruleNot string
 	// ruleAsGiven: only the proof with a as the reference must name rule
 	// (swapped, another route proves the pair).
 	ruleAsGiven bool
@@ -75,6 +78,9 @@ func runRuleCases(t *testing.T, ddl string, cases []ruleCase) {
 				}
 				if r.Proved != c.want {
 					t.Errorf("%s: proved %v, want %v (%v)", dir, r.Proved, c.want, r.Rules)
+				}
+				if c.ruleNot != "" && namesRule(r.Rules, c.ruleNot) {
+					t.Errorf("%s: rules %v name %q", dir, r.Rules, c.ruleNot)
 				}
 				if r.Proved && c.rule != "" && !(c.ruleAsGiven && dir == "swapped") && !namesRule(r.Rules, c.rule) {
 					t.Errorf("%s: rules %v do not name %q", dir, r.Rules, c.rule)
