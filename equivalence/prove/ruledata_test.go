@@ -14,7 +14,7 @@ import (
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
-// Each registered rule has its own file, testdata/<family>/<name>.test,
+// Each registered rule has its own file, testdata/<family>/<name>.txt,
 // of blocks separated by blank lines ('#' starts a comment line):
 //
 //	ddl                         the schema: the lines below, or
@@ -151,7 +151,7 @@ func parseRuleCase(b []string, rule string) (ruleCase, string, error) {
 func TestRuleFiles(t *testing.T) {
 	for _, r := range prove.Rules() {
 		t.Run(r.Family+"/"+r.Name, func(t *testing.T) {
-			f := readRuleFile(t, filepath.Join("testdata", r.Family, r.Name+".test"), r.Name)
+			f := readRuleFile(t, filepath.Join("testdata", r.Family, r.Name+".txt"), r.Name)
 			if f.expect["expect"] == 0 || f.expect["expect-not"] == 0 {
 				t.Fatalf("want at least one expect=%s and one expect-not=%s case, have %v", r.Name, r.Name, f.expect)
 			}
@@ -173,12 +173,12 @@ func TestRuleFilesRegistered(t *testing.T) {
 			t.Errorf("rule %+v: name, family, fragment and conditions are all needed; a name holds no \": \"", r)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.test"))
+	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".test")
+		name := strings.TrimSuffix(filepath.Base(path), ".txt")
 		r, ok := prove.LookupRule(name)
 		if !ok || r.Family != filepath.Base(filepath.Dir(path)) {
 			t.Errorf("%s: no registered rule %s of family %s", path, name, filepath.Base(filepath.Dir(path)))
