@@ -7,7 +7,7 @@ import (
 
 // Rule is one step a proof may take, declared once below so that a proof
 // trace names steps from a fixed vocabulary, each with its own tests
-// (testdata/<family>/<name>.test). A trace entry is the rule's Name, or
+// (testdata/<family>/<name>.txt). A trace entry is the rule's Name, or
 // "Name: detail" where the step names what it applied to (a foreign key,
 // a table, an aggregate call); RuleName reads the name back.
 type Rule struct {
