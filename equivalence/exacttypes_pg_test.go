@@ -105,7 +105,7 @@ var exactTypeCases = []exactTypeCase{
 		ref:       "SELECT id FROM t WHERE x::numeric(5,1) > 0",
 		cand:      "SELECT id FROM t WHERE x > 0",
 		witnesses: []string{"(1, 100000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"}},
-	{name: "a wider numeric scale is a display-only difference", want: "proved", rule: "display-only difference",
+	{name: "a wider numeric scale is a display-only difference", want: "proved", rule: "display-only",
 		ref:       "SELECT p::numeric(12,4) FROM t",
 		cand:      "SELECT p FROM t",
 		witnesses: []string{"(1, 1, NULL, NULL, 10.5, NULL, NULL, NULL, NULL, NULL)"}},

@@ -38,7 +38,7 @@ func (p *prover) aggThroughJoin(n *plan.Node, m *plan.Metadata) *plan.Node {
 	preds = append(preds, in.Preds...)
 	for r := 0; r < 2; r++ {
 		if out := aggPushSide(n, in.Inputs[r], in.Inputs[1-r], preds, m); out != nil {
-			p.rule("aggregate: grouped on a key of a join input, the other input is grouped on its join columns")
+			p.rule(ruleAggPushKey)
 			return out
 		}
 	}

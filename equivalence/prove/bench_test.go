@@ -2,12 +2,12 @@ package prove_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence/prove"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -19,10 +19,10 @@ import (
 //	go test ./equivalence/prove -run '^$' -bench ProveSpider -benchtime 3x
 func BenchmarkProveSpider(b *testing.B) {
 	ctx := context.Background()
-	pairs := loadPairs(b, filepath.Join(sharedData, "spider_pair_dev.jsonl"))
+	pairs := loadPairs(b, shareddata.Path(b, "data/spider_pair_dev.jsonl"))
 	type planned struct{ a, b *plan.Plan }
 	var ps []planned
-	schemas := schemaLoader(b, filepath.Join(sharedData, "schemas"), catalog.SQLite)
+	schemas := schemaLoader(b, shareddata.Path(b, "data/schemas"), catalog.SQLite)
 	for _, p := range pairs {
 		s := schemas(p.DB)
 		x, err1 := planner.Plan(ctx, s, p.Reference, planner.Options{})

@@ -206,7 +206,7 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 		inB[k] = true
 	}
 	if c.s.factored {
-		p.rule("predicates: common conjuncts factored out of a disjunction")
+		p.rule(ruleCommonConjuncts)
 	}
 	hb := append(append([]*term(nil), hypB...), tb...)
 	for i, t := range ta {
@@ -215,10 +215,10 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 		}
 		ok, err := c.implies(hb, t)
 		if err != nil || !ok {
-			note("conjunct of a not implied (%v): %s", err, ka[i])
+			p.note("conjunct of a not implied (%v): %s", err, ka[i])
 			return false, err
 		}
-		p.rule("predicates: implied by enumeration")
+		p.rule(rulePredEnumeration)
 	}
 	ha := append(append([]*term(nil), hypA...), ta...)
 	for i, t := range tb {
@@ -227,10 +227,10 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 		}
 		ok, err := c.implies(ha, t)
 		if err != nil || !ok {
-			note("conjunct of b not implied (%v): %s", err, kb[i])
+			p.note("conjunct of b not implied (%v): %s", err, kb[i])
 			return false, err
 		}
-		p.rule("predicates: implied by enumeration")
+		p.rule(rulePredEnumeration)
 	}
 	return true, nil
 }

@@ -68,7 +68,7 @@ func (p *prover) blocksWith(a, b *plan.Node, pos, rewrite bool) (ok, changed boo
 	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
 	p.elimFKJoins(bb, p.b.Meta, p.nullB, blockProtected(bb, b))
 	if len(ba.leaves) != len(bb.leaves) || len(ba.semis) != len(bb.semis) {
-		note("blocks differ in shape: %d/%d leaves, %d/%d semi-joins", len(ba.leaves), len(bb.leaves), len(ba.semis), len(bb.semis))
+		p.note("blocks differ in shape: %d/%d leaves, %d/%d semi-joins", len(ba.leaves), len(bb.leaves), len(ba.semis), len(bb.semis))
 		p.undo(k)
 		return false, changed, nil
 	}
@@ -130,13 +130,13 @@ func (p *prover) leaf(x, y *plan.Node, moved bool) (bool, error) {
 			p.set(y.Cols[i], x.Cols[i])
 		}
 		if moved {
-			p.rule("bijection %s↔%s", p.alias(p.a, x), p.alias(p.b, y))
+			p.ruleOn(ruleLeafBijection, "%s↔%s", p.alias(p.a, x), p.alias(p.b, y))
 		}
 		return true, nil
 	}
 	ok, err := p.rel(x, y, false)
 	if !ok {
-		note("leaves %v and %v not proved equivalent", x.Op, y.Op)
+		p.note("leaves %v and %v not proved equivalent", x.Op, y.Op)
 	}
 	return ok, err
 }
@@ -159,12 +159,12 @@ func (p *prover) finishBlock(ba, bb *block, a, b *plan.Node, pos bool) (bool, er
 	s := p.newSpace()
 	ta, ka, err := terms(s, ba.preds, p.colA, p.subA)
 	if err != nil {
-		note("conjuncts of a: %v", err)
+		p.note("conjuncts of a: %v", err)
 		return false, nil
 	}
 	tb, kb, err := terms(s, bb.preds, p.colB, p.subB)
 	if err != nil {
-		note("conjuncts of b: %v", err)
+		p.note("conjuncts of b: %v", err)
 		return false, nil
 	}
 	c := &checker{ctx: p.ctx, s: s}
@@ -235,7 +235,7 @@ func (p *prover) pairSemis(sa, sb []*semi, hypA, hypB []*term, then func() (bool
 				if x.anti {
 					kind = "anti"
 				}
-				p.rule("%s-join: sub-blocks paired", kind)
+				p.ruleOn(ruleSubBlocksPaired, "%s-join", kind)
 				return true, nil
 			}
 			p.undo(m)
@@ -291,7 +291,7 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 			// (An integral EXTRACT reads and prints alike as numeric and
 			// as integer.)
 			if pos {
-				note("output %d: types %v and %v", i, ta, tb)
+				p.note("output %d: types %v and %v", i, ta, tb)
 			}
 			return false, nil
 		}
@@ -329,15 +329,15 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 			if len(facts) > 0 {
 				ok, err = c.sameValue(append(append([]*term(nil), hyps...), facts...), xa, xb)
 				if ok {
-					p.rule("outputs: equal under the conditions of an ordered or limited derived table")
+					p.rule(ruleOutputsOrderedDerived)
 				}
 			}
 		}
 		if ok {
-			p.rule("outputs: equal by enumeration")
+			p.rule(ruleOutputsEnumeration)
 		} else {
 			if pos {
-				note("outputs differ (%v): %s vs %s", err, ka, kb)
+				p.note("outputs differ (%v): %s vs %s", err, ka, kb)
 			}
 		}
 		return ok, ignoreTooLarge(err)

@@ -99,7 +99,7 @@ func (p *prover) dedupToSemi(blk *block, root *plan.Node, m *plan.Metadata) {
 		blk.leaves = append(blk.leaves[:i:i], blk.leaves[i+1:]...)
 		blk.preds = rest
 		blk.semis = append(blk.semis, &semi{blk: sub})
-		p.rule("join with a deduplicated table on all its columns is a semi-join")
+		p.rule(ruleDedupJoinSemi)
 		i--
 	}
 }
@@ -193,5 +193,5 @@ func (p *prover) oneRowLeaves(blk *block, m *plan.Metadata) {
 		}
 	}
 	reinline(blk)
-	p.rule("one-row aggregate in a join is a scalar subquery")
+	p.rule(ruleAggJoinScalar)
 }

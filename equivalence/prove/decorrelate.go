@@ -116,6 +116,6 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 			return e
 		})}
 	}
-	p.rule("decorrelate: scalar %s subquery as left join and grouping on a key", call.Name)
+	p.ruleOn(ruleDecorrelateScalar, "%s", call.Name)
 	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{grouped}, Proj: proj}
 }

@@ -66,14 +66,14 @@ func (p *prover) unionOfDisjuncts(a, b *plan.Node, m *plan.Metadata, pos bool, s
 	if u == nil {
 		return false, nil
 	}
-	return p.setOpRewritten(a, u, pos, swap, "union: a duplicate-free query's disjunction is the UNION of its disjuncts")
+	return p.setOpRewritten(a, u, pos, swap, ruleUnionOfDisjuncts)
 }
 
 // setOpRewritten compares the set operation a with u, the other side
 // rewritten as a set operation, in the caller's order of the sides
-// (swap: u stands first), and on success names rule; a failed
+// (swap: u stands first), and on success names r; a failed
 // comparison leaves no trace.
-func (p *prover) setOpRewritten(a, u *plan.Node, pos, swap bool, rule string) (bool, error) {
+func (p *prover) setOpRewritten(a, u *plan.Node, pos, swap bool, r *Rule) (bool, error) {
 	k := p.mark()
 	var ok bool
 	var err error
@@ -86,6 +86,6 @@ func (p *prover) setOpRewritten(a, u *plan.Node, pos, swap bool, rule string) (b
 		p.undo(k)
 		return false, err
 	}
-	p.rule("%s", rule)
+	p.rule(r)
 	return true, nil
 }

@@ -39,91 +39,168 @@ type domains struct {
 // maxGapPoints bounds the points of a gap; a larger need is too large.
 const maxGapPoints = 6
 
-// domains builds the domain of the variables terms mention.
-func (s *space) domains(terms []*term) (*domains, error) {
-	used := map[int]bool{}
-	var consts [clsCount][]constVal
-	castInt := false
-	uf := unionFind[int]{}
-	union := func(vs []int) {
-		for _, v := range vs[1:] {
-			uf.union(v, vs[0])
+// termScan is what domains reads off the terms: the variables they use,
+// the constants of each class, whether a boolean is cast to an integer,
+// and the classes of variables that may be compared with each other.
+type termScan struct {
+	used    map[int]bool
+	consts  [clsCount][]constVal
+	castInt bool
+	uf      unionFind[int]
+}
+
+// varSources are the variables whose value t may take: t itself, or the
+// branches of a COALESCE, NULLIF or CASE.
+func varSources(t *term) []int {
+	switch t.op {
+	case "var":
+		return []int{t.v}
+	case "coalesce":
+		var out []int
+		for _, a := range t.args {
+			out = append(out, varSources(a)...)
+		}
+		return out
+	case "nullif":
+		return varSources(t.args[0])
+	case "case":
+		var out []int
+		for i, a := range t.args {
+			if i%2 == 1 || (t.hasElse && i == len(t.args)-1) {
+				out = append(out, varSources(a)...)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// scan walks t and its arguments into sc.
+func (sc *termScan) scan(t *term) {
+	switch t.op {
+	case "var":
+		sc.used[t.v] = true
+	case "const":
+		if !t.c.null {
+			sc.consts[t.cls] = append(sc.consts[t.cls], t.c)
+		}
+	case "castint":
+		sc.castInt = true
+	case "cmp", "in", "notin", plan_isDistinct, plan_notDistinct, "nullif", "coalesce", "case":
+		var vs []int
+		for _, a := range t.args {
+			vs = append(vs, varSources(a)...)
+		}
+		if t.op == "case" {
+			vs = varSources(t)
+		}
+		if len(vs) > 1 {
+			for _, v := range vs[1:] {
+				sc.uf.union(v, vs[0])
+			}
 		}
 	}
-	var sources func(t *term) []int
-	sources = func(t *term) []int {
-		switch t.op {
-		case "var":
-			return []int{t.v}
-		case "coalesce":
-			var out []int
-			for _, a := range t.args {
-				out = append(out, sources(a)...)
+	for _, a := range t.args {
+		sc.scan(a)
+	}
+	for _, a := range t.strictArgs {
+		sc.scan(a)
+	}
+}
+
+// layout places the points of one class: the rank of each constant (by
+// its key) and the points of each gap between them.
+type layout struct {
+	constRank map[string]int32
+	gaps      [][]int32
+	consts    []int32
+}
+
+// layoutClass lays out class cl with its constants cs, k points a gap
+// (the largest group of variables compared with each other), integral
+// when all of the class's variables hold whole numbers.
+func layoutClass(cl class, cs []constVal, k int, allIntegral bool) (layout, error) {
+	l := layout{constRank: map[string]int32{}}
+	if k > maxGapPoints {
+		return l, errTooLarge
+	}
+	var r int32
+	switch cl {
+	case clsBool:
+		l.constRank["\"false\""], l.constRank["\"true\""] = 0, 1
+		l.consts = []int32{0, 1}
+	case clsEq:
+		for _, c := range sortedConsts(cs) {
+			l.constRank[c.key()] = r
+			l.consts = append(l.consts, r)
+			r++
+		}
+		var gap []int32
+		for i := 0; i < k; i++ {
+			gap = append(gap, r)
+			r++
+		}
+		l.gaps = [][]int32{gap}
+	default:
+		sorted := sortedConsts(cs)
+		integral := (allIntegral || cl == clsDate) && cl != clsTime
+		for _, c := range sorted {
+			if !c.integral {
+				integral = false
 			}
-			return out
-		case "nullif":
-			return sources(t.args[0])
-		case "case":
-			var out []int
-			for i, a := range t.args {
-				if i%2 == 1 || (t.hasElse && i == len(t.args)-1) {
-					out = append(out, sources(a)...)
+		}
+		gapPoints := func(lo, hi *big.Rat) []int32 {
+			n := k
+			if integral && lo != nil && hi != nil {
+				diff := new(big.Rat).Sub(hi, lo)
+				w := new(big.Int).Sub(diff.Num(), big.NewInt(1)) // whole numbers strictly between
+				if w.Cmp(big.NewInt(int64(n))) < 0 {
+					n = int(w.Int64())
 				}
 			}
+			var out []int32
+			for i := 0; i < n; i++ {
+				out = append(out, r)
+				r++
+			}
 			return out
 		}
-		return nil
+		var prev *big.Rat
+		for _, c := range sorted {
+			l.gaps = append(l.gaps, gapPoints(prev, c.num))
+			l.constRank[c.key()] = r
+			l.consts = append(l.consts, r)
+			r++
+			prev = c.num
+		}
+		l.gaps = append(l.gaps, gapPoints(prev, nil))
 	}
-	var walk func(t *term)
-	walk = func(t *term) {
-		switch t.op {
-		case "var":
-			used[t.v] = true
-		case "const":
-			if !t.c.null {
-				consts[t.cls] = append(consts[t.cls], t.c)
-			}
-		case "castint":
-			castInt = true
-		case "cmp", "in", "notin", plan_isDistinct, plan_notDistinct, "nullif", "coalesce", "case":
-			var vs []int
-			for _, a := range t.args {
-				vs = append(vs, sources(a)...)
-			}
-			if t.op == "case" {
-				vs = sources(t)
-			}
-			if len(vs) > 1 {
-				union(vs)
-			}
-		}
-		for _, a := range t.args {
-			walk(a)
-		}
-		for _, a := range t.strictArgs {
-			walk(a)
-		}
-	}
+	return l, nil
+}
+
+// domains builds the domain of the variables terms mention.
+func (s *space) domains(terms []*term) (*domains, error) {
+	sc := &termScan{used: map[int]bool{}, uf: unionFind[int]{}}
 	for _, t := range terms {
 		if t != nil {
-			walk(t)
+			sc.scan(t)
 		}
 	}
-	if castInt {
-		consts[clsNum] = append(consts[clsNum], constVal{num: new(big.Rat), integral: true}, constVal{num: big.NewRat(1, 1), integral: true})
+	if sc.castInt {
+		sc.consts[clsNum] = append(sc.consts[clsNum], constVal{num: new(big.Rat), integral: true}, constVal{num: big.NewRat(1, 1), integral: true})
 	}
 	groupSize := map[int]int{}
-	for v := range used {
-		groupSize[uf.find(v)]++
+	for v := range sc.used {
+		groupSize[sc.uf.find(v)]++
 	}
 	maxGroup := [clsCount]int{}
 	allIntegral := [clsCount]bool{}
 	for i := range allIntegral {
 		allIntegral[i] = true
 	}
-	for v := range used {
+	for v := range sc.used {
 		info := s.vars[v]
-		if g := groupSize[uf.find(v)]; g > maxGroup[info.cls] {
+		if g := groupSize[sc.uf.find(v)]; g > maxGroup[info.cls] {
 			maxGroup[info.cls] = g
 		}
 		if !info.integral {
@@ -131,97 +208,26 @@ func (s *space) domains(terms []*term) (*domains, error) {
 		}
 	}
 	d := &domains{dom: make([][]val, len(s.vars)), constRank: map[*term]int32{}}
-	// Ranks of the points of each class: constRanks by constant key, and
-	// the points of each gap.
-	type layout struct {
-		constRank map[string]int32
-		gaps      [][]int32
-		consts    []int32
-	}
 	var lay [clsCount]layout
 	for cl := class(0); cl < clsCount; cl++ {
-		l := layout{constRank: map[string]int32{}}
-		k := maxGroup[cl]
-		if k > maxGapPoints {
-			return nil, errTooLarge
-		}
-		var r int32
-		switch cl {
-		case clsBool:
-			l.constRank["\"false\""], l.constRank["\"true\""] = 0, 1
-			l.consts = []int32{0, 1}
-		case clsEq:
-			for _, c := range sortedConsts(consts[cl]) {
-				l.constRank[c.key()] = r
-				l.consts = append(l.consts, r)
-				r++
-			}
-			var gap []int32
-			for i := 0; i < k; i++ {
-				gap = append(gap, r)
-				r++
-			}
-			l.gaps = [][]int32{gap}
-		default:
-			cs := sortedConsts(consts[cl])
-			integral := (allIntegral[cl] || cl == clsDate) && cl != clsTime
-			for _, c := range cs {
-				if !c.integral {
-					integral = false
-				}
-			}
-			gapPoints := func(lo, hi *big.Rat) []int32 {
-				n := k
-				if integral && lo != nil && hi != nil {
-					diff := new(big.Rat).Sub(hi, lo)
-					w := new(big.Int).Sub(diff.Num(), big.NewInt(1)) // whole numbers strictly between
-					if w.Cmp(big.NewInt(int64(n))) < 0 {
-						n = int(w.Int64())
-					}
-				}
-				var out []int32
-				for i := 0; i < n; i++ {
-					out = append(out, r)
-					r++
-				}
-				return out
-			}
-			var prev *big.Rat
-			for _, c := range cs {
-				l.gaps = append(l.gaps, gapPoints(prev, c.num))
-				l.constRank[c.key()] = r
-				l.consts = append(l.consts, r)
-				r++
-				prev = c.num
-			}
-			l.gaps = append(l.gaps, gapPoints(prev, nil))
+		l, err := layoutClass(cl, sc.consts[cl], maxGroup[cl], allIntegral[cl])
+		if err != nil {
+			return nil, err
 		}
 		lay[cl] = l
 	}
-	if castInt {
+	if sc.castInt {
 		d.zero = lay[clsNum].constRank[constVal{num: new(big.Rat)}.key()]
 		d.one = lay[clsNum].constRank[constVal{num: big.NewRat(1, 1)}.key()]
 	}
-	var setConst func(t *term)
-	setConst = func(t *term) {
-		if t.op == "const" && !t.c.null {
-			d.constRank[t] = lay[t.cls].constRank[t.c.key()]
-		}
-		for _, a := range t.args {
-			setConst(a)
-		}
-		for _, a := range t.strictArgs {
-			setConst(a)
-		}
-	}
 	for _, t := range terms {
 		if t != nil {
-			setConst(t)
+			d.rankConsts(t, &lay)
 		}
 	}
 	total := 1
 	for v := 0; v < len(s.vars); v++ {
-		if !used[v] {
+		if !sc.used[v] {
 			continue
 		}
 		info := s.vars[v]
@@ -233,7 +239,7 @@ func (s *space) domains(terms []*term) (*domains, error) {
 		for _, r := range l.consts {
 			dom = append(dom, val{r: r})
 		}
-		g := groupSize[uf.find(v)]
+		g := groupSize[sc.uf.find(v)]
 		for _, gap := range l.gaps {
 			for i := 0; i < g && i < len(gap); i++ {
 				dom = append(dom, val{r: gap[i]})
@@ -247,6 +253,19 @@ func (s *space) domains(terms []*term) (*domains, error) {
 		}
 	}
 	return d, nil
+}
+
+// rankConsts records the rank of each non-NULL constant of t.
+func (d *domains) rankConsts(t *term, lay *[clsCount]layout) {
+	if t.op == "const" && !t.c.null {
+		d.constRank[t] = lay[t.cls].constRank[t.c.key()]
+	}
+	for _, a := range t.args {
+		d.rankConsts(a, lay)
+	}
+	for _, a := range t.strictArgs {
+		d.rankConsts(a, lay)
+	}
 }
 
 const (
@@ -269,6 +288,20 @@ func (d *domains) eval(t *term, assign []val) val {
 			return vNull
 		}
 		return val{r: d.constRank[t]}
+	case "and", "or", "not", "is null", "is not null", "is true", "is not true", "is false", "is not false":
+		return d.evalLogic(t, assign)
+	case plan_isDistinct, plan_notDistinct, "cmp", "in", "notin":
+		return d.evalCompare(t, assign)
+	case "case", "coalesce", "nullif", "castint":
+		return d.evalChoice(t, assign)
+	}
+	return vNull
+}
+
+// evalLogic computes a connective or a truth or NULL test under
+// three-valued logic.
+func (d *domains) evalLogic(t *term, assign []val) val {
+	switch t.op {
 	case "and", "or":
 		stop := int32(0) // and: a false decides
 		if t.op == "or" {
@@ -307,6 +340,14 @@ func (d *domains) eval(t *term, assign []val) val {
 	case "is not false":
 		v := d.eval(t.args[0], assign)
 		return boolVal(v.null || v.r != 0)
+	}
+	return vNull
+}
+
+// evalCompare computes a comparison: NULL when an operand is (but IS
+// [NOT] DISTINCT FROM), IN as a disjunction of equalities.
+func (d *domains) evalCompare(t *term, assign []val) val {
+	switch t.op {
 	case plan_isDistinct, plan_notDistinct:
 		a, b := d.eval(t.args[0], assign), d.eval(t.args[1], assign)
 		same := a == b
@@ -349,6 +390,14 @@ func (d *domains) eval(t *term, assign []val) val {
 			res.r = 1 - res.r
 		}
 		return res
+	}
+	return vNull
+}
+
+// evalChoice computes the terms that pick one of their arguments (CASE,
+// COALESCE, NULLIF) and a boolean cast to an integer.
+func (d *domains) evalChoice(t *term, assign []val) val {
+	switch t.op {
 	case "case":
 		n := len(t.args)
 		if t.hasElse {

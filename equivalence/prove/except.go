@@ -32,6 +32,6 @@ func (p *prover) exceptAsAnti(n *plan.Node, pl *plan.Plan) *plan.Node {
 	}
 	anti := &plan.Node{Op: plan.OpJoin, Join: plan.AntiJoin, Inputs: []*plan.Node{n.Inputs[0], n.Inputs[1]}, Preds: preds}
 	project := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{anti}, Proj: proj}
-	p.rule("EXCEPT is an anti-join on all its columns")
+	p.rule(ruleExceptAntiJoin)
 	return &plan.Node{Op: plan.OpDistinct, Inputs: []*plan.Node{project}}
 }

@@ -99,7 +99,7 @@ func (p *prover) dropFKLeaf(blk *block, i int, m *plan.Metadata, nulls plan.ColS
 		if !p.opts.TrustForeignKeys {
 			p.assume(Assumption{Kind: AssumeForeignKey, Subject: subj})
 		}
-		p.rule("chase: join along foreign key %s dropped", subj)
+		p.ruleOn(ruleFKJoinDrop, "%s", subj)
 		drop := map[int]bool{}
 		for _, k := range used {
 			drop[k] = true
@@ -170,9 +170,9 @@ func (p *prover) semiToJoin(blk *block, m *plan.Metadata) {
 				keep = append(keep, n)
 			}
 			if scan {
-				p.rule("semi-join on a key of %s is a join", s.blk.leaves[0].Table.Name)
+				p.ruleOn(ruleSemiJoinOnKey, "%s", s.blk.leaves[0].Table.Name)
 			} else {
-				p.rule("semi-join on a key of a derived table is a join")
+				p.ruleOn(ruleSemiJoinOnKey, "a derived table")
 			}
 			continue
 		}

@@ -47,7 +47,7 @@ func (p *prover) liftGroupFilter(n *plan.Node) *plan.Node {
 		}
 		agg := *n
 		agg.Inputs = []*plan.Node{body}
-		p.rule("group lift: filter on grouping columns above the grouping")
+		p.rule(ruleGroupLiftFilter)
 		return &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{&agg}, Preds: up}
 	case in.Op == plan.OpJoin && (in.Join == plan.SemiJoin || in.Join == plan.AntiJoin):
 		left := allCols(in.Inputs[0])
@@ -63,7 +63,7 @@ func (p *prover) liftGroupFilter(n *plan.Node) *plan.Node {
 		agg.Inputs = []*plan.Node{in.Inputs[0]}
 		j := *in
 		j.Inputs = []*plan.Node{&agg, in.Inputs[1]}
-		p.rule("group lift: %s-join on grouping columns above the grouping", in.Join)
+		p.ruleOn(ruleGroupLiftJoin, "%s-join", in.Join)
 		return &j
 	}
 	return nil

@@ -172,5 +172,5 @@ func (p *prover) intersectOfCount(a, b *plan.Node, m *plan.Metadata, pos, swap b
 	if u == nil {
 		return false, nil
 	}
-	return p.setOpRewritten(a, u, pos, swap, "intersect: GROUP BY … HAVING COUNT(DISTINCT x) = k over x IN (k constants) is the INTERSECT of x = each")
+	return p.setOpRewritten(a, u, pos, swap, ruleIntersectCount)
 }

@@ -38,10 +38,10 @@ func (p *prover) leaflessSemis(blk *block) {
 		}
 		if s.anti {
 			blk.preds = append(blk.preds, plan.NewOp(plan.OpIsNotTrue, catalog.Bool, c))
-			p.rule("anti-join with no relation left: its conditions are not TRUE")
+			p.rule(ruleLeaflessAnti)
 		} else {
 			blk.preds = append(blk.preds, c)
-			p.rule("semi-join with no relation left: its conditions")
+			p.rule(ruleLeaflessSemi)
 		}
 	}
 	blk.semis = kept

@@ -92,6 +92,6 @@ func (p *prover) partition(a *plan.Node, bs []branch) (bool, error) {
 		p.undo(k)
 		return false, ignoreTooLarge(err)
 	}
-	p.rule("partition: union all of %d branches splits the block's rows", len(bs))
+	p.ruleOn(rulePartitionUnion, "%d branches", len(bs))
 	return true, nil
 }

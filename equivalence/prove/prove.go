@@ -24,7 +24,9 @@
 //     and UNION branches in any order), outer joins, sorts and limits
 //     compare their inputs recursively.
 //
-// Every proof names its steps (Result.Rules). The procedure is sound by
+// Every proof names its steps (Result.Rules), each a rule of the
+// registry (registry.go): "name" or "name: detail", the detail saying
+// what the step applied to. The procedure is sound by
 // construction and incomplete: Proved false means "not proved", never
 // "different".
 package prove
@@ -32,7 +34,6 @@ package prove
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -46,6 +47,9 @@ type Options struct {
 	// SQLite says the plans are of the sqlite dialect: no date arithmetic
 	// is folded (SQLite's dates are text and its date() differs).
 	SQLite bool
+	// Debug, when set, receives notes on why a proof failed (for
+	// debugging a suite: TestDebugSuite).
+	Debug func(format string, args ...any)
 }
 
 // AssumeForeignKey is the kind of an assumption that a declared foreign
@@ -63,7 +67,8 @@ type Result struct {
 	// Proved says the plans return the same bag of rows (in the same
 	// order, where the reference is ordered) on every database.
 	Proved bool
-	// Rules names the proof's steps, once each, in order.
+	// Rules names the proof's steps, once each, in order: a registered
+	// rule's name, or "name: detail" (see Rule and RuleName).
 	Rules []string
 	// Assumptions the proof rests on, beyond the declared schema.
 	Assumptions []Assumption
@@ -135,14 +140,14 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 		}
 	}
 	if err != nil {
-		note("search ended: %v after %d steps", err, p.steps)
+		p.note("search ended: %v after %d steps", err, p.steps)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Result{}, ctxErr
 		}
 		return Result{}, nil
 	}
 	if !ok {
-		note("not proved after %d steps", p.steps)
+		p.note("not proved after %d steps", p.steps)
 		return Result{}, nil
 	}
 	p.nameDisplayOnly()
@@ -174,19 +179,11 @@ type prover struct {
 	seen         map[string]bool
 }
 
-func (p *prover) rule(format string, args ...any) {
-	r := fmt.Sprintf(format, args...)
-	if !p.seen[r] {
-		p.seen[r] = true
-		p.rules = append(p.rules, r)
-	}
-}
-
 // displayOnly names a display-only difference a proof identified: the
 // values are equal under = (what pgequiv compares) but may print
 // differently. The rule says so in the verdict.
 func (p *prover) displayOnly(what string) {
-	p.rule("display-only difference: %s", what)
+	p.ruleOn(ruleDisplayOnly, "%s", what)
 }
 
 func (p *prover) assume(a Assumption) {
@@ -345,12 +342,10 @@ func (p *prover) positional(a, b *plan.Node) bool {
 	return true
 }
 
-// debugf, when set (by tests), receives notes on why a proof failed.
-var debugf func(string, ...any)
-
-func note(format string, args ...any) {
-	if debugf != nil {
-		debugf(format, args...)
+// note passes a note on why a proof failed to Options.Debug, if set.
+func (p *prover) note(format string, args ...any) {
+	if p.opts.Debug != nil {
+		p.opts.Debug(format, args...)
 	}
 }
 

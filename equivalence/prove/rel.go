@@ -17,7 +17,7 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 	k0 := p.mark()
 	if p.empty(a, true) && p.empty(b, false) {
 		if p.mapOutputs(a, b) {
-			p.rule("empty: both sides return no row")
+			p.rule(ruleEmptyBoth)
 			return true, nil
 		}
 		p.undo(k0)
@@ -190,7 +190,7 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	for _, g := range b.GroupBy {
 		m, ok := p.m[g]
 		if !ok || !ga.Has(m) {
-			note("grouping column #%d of b has no match (b input %v, mapping %v)", g, b.Inputs[0].Op, p.m)
+			p.note("grouping column #%d of b has no match (b input %v, mapping %v)", g, b.Inputs[0].Op, p.m)
 			return false, nil
 		}
 	}
@@ -206,11 +206,11 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			p.set(bi.ID, f)
 		}
 		if !found {
-			note("aggregate %s of b has no match", kb)
+			p.note("aggregate %s of b has no match", kb)
 			return false, nil
 		}
 	}
-	p.rule("aggregate: same groups and calls")
+	p.rule(ruleAggSame)
 	return true, nil
 }
 
@@ -251,7 +251,7 @@ func (p *prover) empty(n *plan.Node, onA bool) bool {
 		return false
 	case plan.OpLimit:
 		if n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Value == "0" {
-			p.rule("empty: LIMIT 0")
+			p.rule(ruleEmptyLimitZero)
 			return true
 		}
 		return p.empty(n.Inputs[0], onA)
@@ -315,12 +315,12 @@ func (p *prover) empty(n *plan.Node, onA bool) bool {
 	}
 	for _, e := range blk.preds {
 		if e.IsFalse() || (e.Kind == plan.Const && e.Null) {
-			p.rule("empty: contradictory predicate")
+			p.rule(ruleEmptyContradiction)
 			return true
 		}
 	}
 	if len(blk.preds) > 0 && !blk.bad && p.unsat(blk, blk.preds, onA) {
-		p.rule("empty: contradictory predicate")
+		p.rule(ruleEmptyContradiction)
 		return true
 	}
 	return false
@@ -369,7 +369,7 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 			p.set(c, a.OutCols()[i])
 		}
 		if a.Op == plan.OpSetOp || b.Op == plan.OpSetOp {
-			p.rule("union all: drop empty branches")
+			p.rule(ruleUnionAllDropEmpty)
 		}
 		return true, nil
 	}
@@ -378,7 +378,7 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 	}
 	if !a.All && !b.All {
 		ba, bb = setBranches(ba, p.a), setBranches(bb, p.b)
-		p.rule("set operation: branches compared as sets")
+		p.rule(ruleSetOpAsSets)
 	}
 	ordered := a.Set == plan.Except
 	used := make([]bool, len(ba))
@@ -498,7 +498,7 @@ func (p *prover) aggKey(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 			star := *e
 			star.Args, star.Star = nil, true
 			if p.seen != nil {
-				p.rule("aggregate: COUNT of a NOT NULL column is COUNT(*)")
+				p.rule(ruleCountNotNull)
 			}
 			return exprKey(&star, col)
 		}
@@ -523,7 +523,7 @@ func (p *prover) setSimplify(n *plan.Node) *plan.Node {
 	}
 	c := *n
 	c.Inputs = []*plan.Node{j.Inputs[0]}
-	p.rule("distinct: left join whose columns are unread drops out")
+	p.rule(ruleDistinctLeftJoinUnread)
 	return &c
 }
 
@@ -571,6 +571,6 @@ func (p *prover) dedupUnion(n *plan.Node, pl *plan.Plan) *plan.Node {
 	for k, c := range n.Cols {
 		items[k] = plan.ProjItem{ID: c, Expr: plan.NewCol(n.SetCols[0][k], pl.Meta.Col(c).Type)}
 	}
-	p.rule("distinct: UNION ALL of equivalent branches is one branch")
+	p.rule(ruleDistinctUnionAllSame)
 	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n.Inputs[0]}, Proj: items}
 }

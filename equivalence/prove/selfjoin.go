@@ -67,7 +67,7 @@ func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
 			for c, to := range sub {
 				blk.defs[c] = plan.NewCol(to, m.Col(to).Type)
 			}
-			p.rule("self-join on a key of %s: one row", l.Table.Name)
+			p.ruleOn(ruleSelfJoinOnKey, "%s", l.Table.Name)
 			return true
 		}
 	}

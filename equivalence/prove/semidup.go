@@ -44,7 +44,7 @@ func (p *prover) dropRedundantSemis(b *block, onA bool) bool {
 				kept = append(kept[:i], kept[i+1:]...)
 				i--
 				dropped = true
-				p.rule("semi-join: implied by another semi-join of the block")
+				p.rule(ruleSemiJoinImplied)
 				break
 			}
 		}

@@ -50,7 +50,7 @@ func (p *prover) setUse(n *plan.Node, use *plan.Expr) *plan.Node {
 	}
 	for n.Op == plan.OpDistinct {
 		n = n.Inputs[0]
-		p.rule("subquery: DISTINCT under IN/EXISTS is irrelevant")
+		p.rule(ruleDistinctUnderIn)
 	}
 	return n
 }

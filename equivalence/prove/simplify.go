@@ -53,17 +53,17 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			continue
 		}
 		if j := existsLimit(n); j != nil {
-			p.rule("simplify: (SELECT constant ... LIMIT 1) IS [NOT] NULL is [NOT] EXISTS")
+			p.rule(ruleExistsLimitNull)
 			n = j
 			continue
 		}
 		if j := anySemi(n); j != nil {
-			p.rule("simplify: x op ANY (subquery) conjunct is a semi-join")
+			p.rule(ruleAnySemiJoin)
 			n = j
 			continue
 		}
 		if j := filterValues(n); j != nil {
-			p.rule("simplify: filter over constant VALUES rows evaluated row by row")
+			p.rule(ruleFilterValues)
 			n = j
 			continue
 		}
@@ -75,161 +75,212 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			}
 			return n
 		}
-		p.rule("simplify: %s", rule)
+		p.rule(rule)
 		n = next
 	}
 	return n
 }
 
-func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, string) {
+func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 	switch n.Op {
 	case plan.OpFilter:
-		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
-			c := *u
-			c.Inputs = make([]*plan.Node, len(u.Inputs))
-			for i, in := range u.Inputs {
-				sub := map[plan.ColumnID]plan.ColumnID{}
-				for k, col := range u.Cols {
-					sub[col] = u.SetCols[i][k]
-				}
-				preds := make([]*plan.Expr, len(n.Preds))
-				for k, e := range n.Preds {
-					preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
-						if x.Kind == plan.ColRef {
-							if to, ok := sub[x.Col]; ok {
-								return plan.NewCol(to, x.Typ)
-							}
-						}
-						return x
-					})
-				}
-				c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
-			}
-			return &c, "filter into each UNION ALL branch"
-		}
+		return filterIntoUnionAll(n)
 	case plan.OpProject:
-		if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
-			pos := map[plan.ColumnID]int{}
-			for k, col := range u.Cols {
-				pos[col] = k
-			}
-			var cols []plan.ColumnID
-			var picks []int
-			for _, it := range n.Proj {
-				k, ok := pos[it.ID]
-				if it.Expr.Kind != plan.ColRef || it.Expr.Col != it.ID || !ok {
-					return nil, ""
-				}
-				cols = append(cols, it.ID)
-				picks = append(picks, k)
-			}
-			c := *u
-			c.Cols = cols
-			c.SetCols = make([][]plan.ColumnID, len(u.SetCols))
-			for i, sc := range u.SetCols {
-				for _, k := range picks {
-					c.SetCols[i] = append(c.SetCols[i], sc[k])
-				}
-			}
-			return &c, "column selection into UNION ALL"
-		}
-		if u := n.Inputs[0]; u.Op == plan.OpSetOp && identityProject(n) {
-			return u, "projection of all of a set operation's columns"
-		}
+		return simplifyProject(n)
 	case plan.OpLimit:
 		if n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Typ == catalog.Int &&
 			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
-			return n.Inputs[0], "limit over at most one row"
+			return n.Inputs[0], ruleLimitOneRow
 		}
 	case plan.OpAggregate:
-		in := n.Inputs[0]
-		if len(n.GroupBy) == 0 && len(n.Aggs) > 0 {
-			zeros := true
-			for _, a := range n.Aggs {
-				e := a.Expr
-				none := e.Filter != nil && (e.Filter.IsFalse() || (e.Filter.Kind == plan.Const && e.Filter.Null))
-				nullArg := !e.Star && len(e.Args) == 1 && alwaysNull(e.Args[0])
-				if e.Kind != plan.Agg || e.Name != "count" || !(none || nullArg) {
-					zeros = false
-				}
+		return simplifyAggregate(n, m)
+	}
+	return nil, nil
+}
+
+// filterIntoUnionAll pushes filter n into each branch of the UNION ALL
+// below it, or returns nil.
+func filterIntoUnionAll(n *plan.Node) (*plan.Node, *Rule) {
+	if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
+		c := *u
+		c.Inputs = make([]*plan.Node, len(u.Inputs))
+		for i, in := range u.Inputs {
+			sub := map[plan.ColumnID]plan.ColumnID{}
+			for k, col := range u.Cols {
+				sub[col] = u.SetCols[i][k]
 			}
-			if zeros {
-				row := make([]*plan.Expr, len(n.Aggs))
-				cols := make([]plan.ColumnID, len(n.Aggs))
-				for i, a := range n.Aggs {
-					row[i] = plan.NewConst(catalog.Int, "0")
-					cols[i] = a.ID
-				}
-				return &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{row}, Cols: cols}, "count over no value is 0"
-			}
-		}
-		if len(n.GroupBy) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
-			c := *n
-			c.Inputs = []*plan.Node{in.Inputs[0]}
-			return &c, "duplicate-insensitive aggregate over a deduplication"
-		}
-		if len(n.GroupBy) == 0 && len(n.Aggs) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
-			c := *n
-			c.Inputs = []*plan.Node{in.Inputs[0]}
-			return &c, "duplicate-insensitive aggregate over a deduplication"
-		}
-		if len(n.GroupBy) > 1 {
-			consts := constCols(in)
-			var keep []plan.ColumnID
-			var dropped []plan.ProjItem
-			for _, g := range n.GroupBy {
-				if c := consts[g]; c != nil {
-					dropped = append(dropped, plan.ProjItem{ID: g, Expr: c.Copy()})
-				} else {
-					keep = append(keep, g)
-				}
-			}
-			if len(dropped) > 0 && len(keep) > 0 {
-				c := *n
-				c.GroupBy = keep
-				agg := &c
-				var proj []plan.ProjItem
-				for _, g := range n.GroupBy {
-					if consts[g] != nil {
-						proj = append(proj, plan.ProjItem{ID: g, Expr: consts[g].Copy()})
-					} else {
-						proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
+			preds := make([]*plan.Expr, len(n.Preds))
+			for k, e := range n.Preds {
+				preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
+					if x.Kind == plan.ColRef {
+						if to, ok := sub[x.Col]; ok {
+							return plan.NewCol(to, x.Typ)
+						}
 					}
-				}
-				for _, a := range n.Aggs {
-					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewCol(a.ID, m.Col(a.ID).Type)})
-				}
-				return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{agg}, Proj: proj}, "constant grouping key"
+					return x
+				})
+			}
+			c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
+		}
+		return &c, ruleFilterIntoUnionAll
+	}
+	return nil, nil
+}
+
+// simplifyProject selects columns inside the UNION ALL below projection
+// n, or drops n when it keeps all of a set operation's columns.
+func simplifyProject(n *plan.Node) (*plan.Node, *Rule) {
+	if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
+		pos := map[plan.ColumnID]int{}
+		for k, col := range u.Cols {
+			pos[col] = k
+		}
+		var cols []plan.ColumnID
+		var picks []int
+		for _, it := range n.Proj {
+			k, ok := pos[it.ID]
+			if it.Expr.Kind != plan.ColRef || it.Expr.Col != it.ID || !ok {
+				return nil, nil
+			}
+			cols = append(cols, it.ID)
+			picks = append(picks, k)
+		}
+		c := *u
+		c.Cols = cols
+		c.SetCols = make([][]plan.ColumnID, len(u.SetCols))
+		for i, sc := range u.SetCols {
+			for _, k := range picks {
+				c.SetCols[i] = append(c.SetCols[i], sc[k])
 			}
 		}
-		if len(n.GroupBy) > 0 && plan.Derive(in, m).HasKeyWithin(plan.MakeColSet(n.GroupBy...)) {
-			var proj []plan.ProjItem
-			for _, g := range n.GroupBy {
-				proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
-			}
-			for _, a := range n.Aggs {
-				e := a.Expr
-				if e.Kind != plan.Agg || e.Filter != nil {
-					return nil, ""
-				}
-				switch {
-				case e.Name == "count" && (e.Star || countsRows(e)):
-					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewConst(catalog.Int, "1")})
-				case e.Name == "count" && len(e.Args) == 1 && !e.Args[0].HasSubquery():
-					// One row: COUNT([DISTINCT] x) is 1 unless x is NULL.
-					isNull := plan.NewOp(plan.OpIsNull, catalog.Bool, e.Args[0].Copy())
-					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: &plan.Expr{Kind: plan.Case, Typ: e.Typ, HasElse: true, Pos: -1,
-						Args: []*plan.Expr{isNull, plan.NewConst(e.Typ, "0"), plan.NewConst(e.Typ, "1")}}})
-				case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
-					proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
-				default:
-					return nil, ""
-				}
-			}
-			return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{in}, Proj: proj}, "grouping on a key"
+		return &c, ruleProjectIntoUnionAll
+	}
+	if u := n.Inputs[0]; u.Op == plan.OpSetOp && identityProject(n) {
+		return u, ruleProjectAllSetOp
+	}
+	return nil, nil
+}
+
+// simplifyAggregate rewrites aggregate n: COUNTs over nothing, calls
+// blind to duplicates over a deduplication, constant grouping keys,
+// grouping on a key of the input.
+func simplifyAggregate(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
+	in := n.Inputs[0]
+	if v := countOverNothing(n); v != nil {
+		return v, ruleCountEmptyZero
+	}
+	if len(n.GroupBy) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+		c := *n
+		c.Inputs = []*plan.Node{in.Inputs[0]}
+		return &c, ruleAggOverDistinct
+	}
+	if len(n.GroupBy) == 0 && len(n.Aggs) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+		c := *n
+		c.Inputs = []*plan.Node{in.Inputs[0]}
+		return &c, ruleAggOverDistinct
+	}
+	if len(n.GroupBy) > 1 {
+		if p := constGroupKey(n, m); p != nil {
+			return p, ruleConstGroupKey
 		}
 	}
-	return nil, ""
+	if len(n.GroupBy) > 0 && plan.Derive(in, m).HasKeyWithin(plan.MakeColSet(n.GroupBy...)) {
+		if p := groupOnKey(n, m); p != nil {
+			return p, ruleGroupOnKey
+		}
+	}
+	return nil, nil
+}
+
+// countOverNothing is the one row of zeros of an aggregate without
+// grouping whose calls all COUNT no value (a FALSE or NULL filter, an
+// always-NULL argument), or nil.
+func countOverNothing(n *plan.Node) *plan.Node {
+	if len(n.GroupBy) == 0 && len(n.Aggs) > 0 {
+		zeros := true
+		for _, a := range n.Aggs {
+			e := a.Expr
+			none := e.Filter != nil && (e.Filter.IsFalse() || (e.Filter.Kind == plan.Const && e.Filter.Null))
+			nullArg := !e.Star && len(e.Args) == 1 && alwaysNull(e.Args[0])
+			if e.Kind != plan.Agg || e.Name != "count" || !(none || nullArg) {
+				zeros = false
+			}
+		}
+		if zeros {
+			row := make([]*plan.Expr, len(n.Aggs))
+			cols := make([]plan.ColumnID, len(n.Aggs))
+			for i, a := range n.Aggs {
+				row[i] = plan.NewConst(catalog.Int, "0")
+				cols[i] = a.ID
+			}
+			return &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{row}, Cols: cols}
+		}
+	}
+	return nil
+}
+
+// constGroupKey regroups aggregate n without its grouping columns that
+// are constant in its input, projecting the constants back, or returns
+// nil.
+func constGroupKey(n *plan.Node, m *plan.Metadata) *plan.Node {
+	consts := constCols(n.Inputs[0])
+	var keep []plan.ColumnID
+	var dropped []plan.ProjItem
+	for _, g := range n.GroupBy {
+		if c := consts[g]; c != nil {
+			dropped = append(dropped, plan.ProjItem{ID: g, Expr: c.Copy()})
+		} else {
+			keep = append(keep, g)
+		}
+	}
+	if len(dropped) > 0 && len(keep) > 0 {
+		c := *n
+		c.GroupBy = keep
+		agg := &c
+		var proj []plan.ProjItem
+		for _, g := range n.GroupBy {
+			if consts[g] != nil {
+				proj = append(proj, plan.ProjItem{ID: g, Expr: consts[g].Copy()})
+			} else {
+				proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
+			}
+		}
+		for _, a := range n.Aggs {
+			proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewCol(a.ID, m.Col(a.ID).Type)})
+		}
+		return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{agg}, Proj: proj}
+	}
+	return nil
+}
+
+// groupOnKey reads aggregate n, grouped on a key of its input, off each
+// input row (every group is one row), or returns nil when a call cannot
+// be read so.
+func groupOnKey(n *plan.Node, m *plan.Metadata) *plan.Node {
+	var proj []plan.ProjItem
+	for _, g := range n.GroupBy {
+		proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
+	}
+	for _, a := range n.Aggs {
+		e := a.Expr
+		if e.Kind != plan.Agg || e.Filter != nil {
+			return nil
+		}
+		switch {
+		case e.Name == "count" && (e.Star || countsRows(e)):
+			proj = append(proj, plan.ProjItem{ID: a.ID, Expr: plan.NewConst(catalog.Int, "1")})
+		case e.Name == "count" && len(e.Args) == 1 && !e.Args[0].HasSubquery():
+			// One row: COUNT([DISTINCT] x) is 1 unless x is NULL.
+			isNull := plan.NewOp(plan.OpIsNull, catalog.Bool, e.Args[0].Copy())
+			proj = append(proj, plan.ProjItem{ID: a.ID, Expr: &plan.Expr{Kind: plan.Case, Typ: e.Typ, HasElse: true, Pos: -1,
+				Args: []*plan.Expr{isNull, plan.NewConst(e.Typ, "0"), plan.NewConst(e.Typ, "1")}}})
+		case (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && len(e.Args) == 1 && e.Args[0].Typ == e.Typ:
+			proj = append(proj, plan.ProjItem{ID: a.ID, Expr: e.Args[0].Copy()})
+		default:
+			return nil
+		}
+	}
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n.Inputs[0]}, Proj: proj}
 }
 
 // dupInsensitive says whether every call ignores duplicate input rows.
@@ -349,7 +400,7 @@ func (p *prover) fkLeftJoin(n *plan.Node, m *plan.Metadata) *plan.Node {
 		if !p.opts.TrustForeignKeys {
 			p.assume(Assumption{Kind: AssumeForeignKey, Subject: subj})
 		}
-		p.rule("simplify: left join along foreign key %s is inner", subj)
+		p.ruleOn(ruleFKLeftJoinInner, "%s", subj)
 		j := *n
 		j.Join = plan.InnerJoin
 		return &j

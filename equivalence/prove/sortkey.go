@@ -35,7 +35,7 @@ func (p *prover) sort(a, b *plan.Node) (bool, error) {
 		viaEq = true
 	}
 	if viaEq {
-		p.rule("sort: keys equal under the input's equalities")
+		p.rule(ruleSortKeysEqual)
 	}
 	return true, nil
 }

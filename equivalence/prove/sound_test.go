@@ -3,7 +3,6 @@ package prove_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,11 +11,10 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/prove"
 	"github.com/pgequiv/pgequiv/equivalence/refute"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
-
-var sharedData = filepath.Join("..", "..", "..", "shared", "data")
 
 // soundnessCorpus lists the datasets whose proved pairs must survive the
 // refuter: the prover suites (PostgreSQL) and the Spider pairs (SQLite).
@@ -52,8 +50,8 @@ func TestProvedPairsSurviveRefuter(t *testing.T) {
 		if only != "" && !strings.Contains(c.file, only) {
 			continue
 		}
-		pairs := loadPairs(t, filepath.Join(sharedData, c.file))
-		schemas := schemaLoader(t, filepath.Join(sharedData, c.schemas), c.dialect)
+		pairs := loadPairs(t, shareddata.Path(t, "data/"+c.file))
+		schemas := schemaLoader(t, shareddata.Path(t, "data/"+c.schemas), c.dialect)
 		proved, checked := 0, 0
 		for _, p := range pairs {
 			s := schemas(p.DB)
@@ -95,8 +93,8 @@ func TestProvedPairsSurviveRefuter(t *testing.T) {
 // error or panic, and any proof must survive the refuter.
 func TestCrossPairsTerminate(t *testing.T) {
 	ctx := context.Background()
-	pairs := loadPairs(t, filepath.Join(sharedData, "spider_pair_dev.jsonl"))
-	schemas := schemaLoader(t, filepath.Join(sharedData, "schemas"), catalog.SQLite)
+	pairs := loadPairs(t, shareddata.Path(t, "data/spider_pair_dev.jsonl"))
+	schemas := schemaLoader(t, shareddata.Path(t, "data/schemas"), catalog.SQLite)
 	for i := 0; i+1 < len(pairs) && i < 600; i++ {
 		p, q := pairs[i], pairs[i+1]
 		if p.DB != q.DB {

@@ -49,13 +49,13 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 			for _, a := range m.assumed {
 				p.assume(a)
 			}
-			p.rule("subquery: plans proved equivalent")
+			p.rule(ruleSubqueryPlans)
 		}
 		return m.key, m.ok
 	}
 	if !seen && correlated(e.Sub) {
 		p.subMemo[e.Sub] = subMatch{tried: -1}
-		note("subquery of b: correlated")
+		p.note("subquery of b: correlated")
 		return "", false
 	}
 	start := 0
@@ -72,14 +72,14 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 			for _, a := range r.Assumptions {
 				p.assume(a)
 			}
-			p.rule("subquery: plans proved equivalent")
+			p.rule(ruleSubqueryPlans)
 			key := fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp)
 			p.subMemo[e.Sub] = subMatch{key: key, ok: true, assumed: r.Assumptions, tried: i + 1}
 			return key, true
 		}
 	}
 	p.subMemo[e.Sub] = subMatch{tried: len(p.subsA)}
-	note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
+	p.note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
 	return "", false
 }
 

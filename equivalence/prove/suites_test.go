@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/equivalence/prove"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -28,7 +29,7 @@ func loadPairs(t testing.TB, path string) []pair {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("shared data not present: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var out []pair
@@ -45,12 +46,12 @@ func loadPairs(t testing.TB, path string) []pair {
 }
 
 // loadCuratedCases reads the shared curated cases and their schema
-// (PostgreSQL), skipping the test where they are not present.
+// (PostgreSQL), failing the test where they are not present.
 func loadCuratedCases(t *testing.T) (*dataset.CaseFile, *catalog.Schema) {
 	t.Helper()
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedData, "..", "equivalence", "cases.yaml"))
+	cf, err := dataset.ReadCasesFile(shareddata.Path(t, "equivalence/cases.yaml"))
 	if err != nil {
-		t.Skipf("shared cases not present: %v", err)
+		t.Fatal(err)
 	}
 	s, err := catalog.LoadDDL(cf.Schema, catalog.Postgres)
 	if err != nil {
@@ -124,10 +125,11 @@ func TestDebugSuite(t *testing.T) {
 			continue
 		}
 		n++
+		opts := prove.Options{TrustForeignKeys: true}
 		if os.Getenv("PROVE_ID") != "" {
-			prove.SetDebug(func(f string, a ...any) { t.Logf(f, a...) })
+			opts.Debug = func(f string, a ...any) { t.Logf(f, a...) }
 		}
-		r, err := prove.Equivalent(ctx, a, b, prove.Options{TrustForeignKeys: true})
+		r, err := prove.Equivalent(ctx, a, b, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

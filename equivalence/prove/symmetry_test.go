@@ -3,10 +3,10 @@ package prove_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/equivalence/prove"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
@@ -48,15 +48,15 @@ func TestProofsSymmetric(t *testing.T) {
 		t.Errorf("%s: proved %v as given, %v swapped (rules %v / %v)\n  ref:  %s\n  cand: %s", id, fwd.Proved, back.Proved, fwd.Rules, back.Rules, ref, cand)
 	}
 	for _, c := range soundnessCorpus {
-		schemas := schemaLoader(t, filepath.Join(sharedData, c.schemas), c.dialect)
-		for _, p := range loadPairs(t, filepath.Join(sharedData, c.file)) {
+		schemas := schemaLoader(t, shareddata.Path(t, "data/"+c.schemas), c.dialect)
+		for _, p := range loadPairs(t, shareddata.Path(t, "data/"+c.file)) {
 			s := schemas(p.DB)
 			check(p.ID, s, p.Reference, p.Candidate, prove.Options{TrustForeignKeys: c.dialect == catalog.Postgres, SQLite: c.dialect == catalog.SQLite})
 		}
 	}
 	// Pairs no one wrote: neighbouring Spider queries of one database.
-	pairs := loadPairs(t, filepath.Join(sharedData, "spider_pair_dev.jsonl"))
-	schemas := schemaLoader(t, filepath.Join(sharedData, "schemas"), catalog.SQLite)
+	pairs := loadPairs(t, shareddata.Path(t, "data/spider_pair_dev.jsonl"))
+	schemas := schemaLoader(t, shareddata.Path(t, "data/schemas"), catalog.SQLite)
 	for i := 0; i+1 < len(pairs); i++ {
 		p, q := pairs[i], pairs[i+1]
 		if p.DB != q.DB {

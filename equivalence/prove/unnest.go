@@ -67,7 +67,7 @@ func (p *prover) unnest(n *plan.Node, m *plan.Metadata) *plan.Node {
 		for k, c := range out {
 			items[k] = plan.ProjItem{ID: c, Expr: plan.NewCol(c, m.Col(c).Type)}
 		}
-		p.rule("unnest: correlated scalar %s subquery in a conjunct as a join with its grouping on the correlation columns", name)
+		p.ruleOn(ruleUnnestScalar, "%s", name)
 		return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{joined}, Proj: items}
 	}
 	return nil

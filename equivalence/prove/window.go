@@ -38,15 +38,15 @@ func (p *prover) window(a, b *plan.Node) (bool, error) {
 		nth = nth || n
 		i := slices.Index(keysA, k)
 		if i < 0 {
-			note("window call %s of b has no match", k)
+			p.note("window call %s of b has no match", k)
 			return false, nil
 		}
 		p.set(it.ID, a.Proj[i].ID)
 	}
 	if nth {
-		p.rule("window: nth_value(x, 1) is first_value(x)")
+		p.rule(ruleNthValueFirst)
 	}
-	p.rule("window: same calls over equivalent inputs")
+	p.rule(ruleWindowSame)
 	return true, nil
 }
 

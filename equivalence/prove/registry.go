@@ -1,0 +1,288 @@
+package prove
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Rule is one step a proof may take, declared once below so that a proof
+// trace names steps from a fixed vocabulary, each with its own tests
+// (testdata/<family>/<name>.txt). A trace entry is the rule's Name, or
+// "Name: detail" where the step names what it applied to (a foreign key,
+// a table, an aggregate call); RuleName reads the name back.
+type Rule struct {
+	Name       string // unique, kebab-case: what the trace prints
+	Family     string // the group of rules it belongs to (a testdata folder)
+	Fragment   string // before ⇒ after, one line
+	Conditions string // the side conditions, one line
+}
+
+// The families, one testdata folder each.
+const (
+	famChase     = "chase"
+	famJoin      = "join"
+	famBlock     = "block"
+	famPredicate = "predicates"
+	famAggregate = "aggregate"
+	famSubquery  = "subquery"
+	famSetOp     = "setop"
+	famEmpty     = "empty"
+	famSimplify  = "simplify"
+	famOrder     = "order"
+	famWindow    = "window"
+	famDisplay   = "display"
+)
+
+// registered lists every rule in declaration order; register is its only
+// writer, run while the package initializes.
+var registered []*Rule
+
+func register(r Rule) *Rule {
+	for _, x := range registered {
+		if x.Name == r.Name {
+			panic("prove: rule " + r.Name + " registered twice")
+		}
+	}
+	registered = append(registered, &r)
+	return &r
+}
+
+// Rules returns a copy of every registered rule, in declaration order.
+func Rules() []Rule {
+	out := make([]Rule, len(registered))
+	for i, r := range registered {
+		out[i] = *r
+	}
+	return out
+}
+
+// RuleName is the registered name a trace entry of Result.Rules starts
+// with (the entry up to ": ", or all of it).
+func RuleName(entry string) string {
+	name, _, _ := strings.Cut(entry, ": ")
+	return name
+}
+
+// LookupRule returns the registered rule named name.
+func LookupRule(name string) (Rule, bool) {
+	for _, r := range registered {
+		if r.Name == name {
+			return *r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// trace is the entry a proof records for r applied to detail (none when
+// empty).
+func (r *Rule) trace(detail string) string {
+	if detail == "" {
+		return r.Name
+	}
+	return r.Name + ": " + detail
+}
+
+// rule records that the proof took step r.
+func (p *prover) rule(r *Rule) { p.record(r.trace("")) }
+
+// ruleOn records that the proof took step r on what format names.
+func (p *prover) ruleOn(r *Rule, format string, args ...any) {
+	p.record(r.trace(fmt.Sprintf(format, args...)))
+}
+
+func (p *prover) record(entry string) {
+	if !p.seen[entry] {
+		p.seen[entry] = true
+		p.rules = append(p.rules, entry)
+	}
+}
+
+// Chase: joins that a foreign key makes redundant or inner.
+var (
+	ruleFKJoinDrop = register(Rule{Name: "fk-join-drop", Family: famChase,
+		Fragment:   "R ⋈[R.fk = S.key] S ⇒ R",
+		Conditions: "the foreign key's columns are NOT NULL or tested so, S's columns are unread, the key is S's; the foreign key is trusted or assumed"})
+	ruleFKLeftJoinInner = register(Rule{Name: "fk-left-join-inner", Family: famChase,
+		Fragment:   "R ⟕[R.fk = S.key] S ⇒ R ⋈[R.fk = S.key] S",
+		Conditions: "every R row has a partner: the foreign key's columns are NOT NULL; the foreign key is trusted or assumed"})
+)
+
+// Joins: semi-joins, self-joins and anti-joins rewritten as other joins.
+var (
+	ruleSemiJoinOnKey = register(Rule{Name: "semi-join-on-key", Family: famJoin,
+		Fragment:   "R ⋉[R.x = S.key] S ⇒ R ⋈[R.x = S.key] S",
+		Conditions: "the semi-joined sub-block has one relation whose (declared or derived) key is equated with the outer block: one partner per row"})
+	ruleSelfJoinOnKey = register(Rule{Name: "self-join-on-key", Family: famJoin,
+		Fragment:   "R r1 ⋈[r1.key = r2.key] R r2 ⇒ R",
+		Conditions: "the two occurrences of one table are equated on a key: each row pairs with itself only"})
+	ruleDedupJoinSemi = register(Rule{Name: "dedup-join-semi", Family: famJoin,
+		Fragment:   "R ⋈[R.x = D.all] δ(D) ⇒ R ⋉[R.x = D.all] D",
+		Conditions: "the deduplicated table's columns are all equated with the block and read nowhere else"})
+	ruleExceptAntiJoin = register(Rule{Name: "except-anti-join", Family: famJoin,
+		Fragment:   "A EXCEPT B ⇒ δ(A ▷[A.all IS NOT DISTINCT FROM B.all] B)",
+		Conditions: "EXCEPT without ALL; NULLs of the compared columns match as EXCEPT's do"})
+	ruleLeaflessAnti = register(Rule{Name: "leafless-anti", Family: famJoin,
+		Fragment:   "R ▷ (one row WHERE c) ⇒ R WHERE (c) IS NOT TRUE",
+		Conditions: "the anti-joined sub-block has no relation left (its one table was the enclosing row, or constants)"})
+	ruleLeaflessSemi = register(Rule{Name: "leafless-semi", Family: famJoin,
+		Fragment:   "R ⋉ (one row WHERE c) ⇒ R WHERE c",
+		Conditions: "the semi-joined sub-block has no relation left (its one table was the enclosing row, or constants)"})
+	ruleSemiJoinImplied = register(Rule{Name: "semi-join-implied", Family: famJoin,
+		Fragment:   "R ⋉ S1 ⋉ S2 ⇒ R ⋉ S1",
+		Conditions: "S1 implies S2: every row with an S1 partner has an S2 partner"})
+	ruleAggJoinScalar = register(Rule{Name: "agg-join-scalar", Family: famJoin,
+		Fragment:   "R × γ[](S) ⇒ R with (SELECT agg FROM S) inlined",
+		Conditions: "the joined aggregate has no grouping: exactly one row"})
+)
+
+// Block comparison: pairing relations, sub-blocks and outputs.
+var (
+	ruleLeafBijection = register(Rule{Name: "leaf-bijection", Family: famBlock,
+		Fragment:   "block(R1..Rn) ≡ block(S1..Sn) by Ri ↔ Sπ(i)",
+		Conditions: "the relations pair one to one as equivalent and the conjuncts of each side imply the other's under the pairing"})
+	ruleSubBlocksPaired = register(Rule{Name: "sub-blocks-paired", Family: famBlock,
+		Fragment:   "R ⋉/▷ S ≡ R' ⋉/▷ S' by S ↔ S'",
+		Conditions: "the semi- (or anti-) joined sub-blocks pair one to one as equivalent under the outer pairing"})
+	ruleOutputsOrderedDerived = register(Rule{Name: "outputs-ordered-derived", Family: famBlock,
+		Fragment:   "outputs(A) = outputs(B) under an ordered or limited derived table's conditions",
+		Conditions: "the outputs are equal once the conditions that hold of the rows an ordered or limited derived table keeps are added"})
+	ruleOutputsEnumeration = register(Rule{Name: "outputs-enumeration", Family: famBlock,
+		Fragment:   "outputs(A) = outputs(B) by enumerating the domains of their columns",
+		Conditions: "the outputs agree on every combination of the values the block's conjuncts leave the columns (small finite domains)"})
+	rulePartitionUnion = register(Rule{Name: "partition-union", Family: famBlock,
+		Fragment:   "block ⇒ block WHERE c1 ∪all ... ∪all block WHERE ck",
+		Conditions: "each branch keeps a subset of the block's rows with its outputs, and every kept row satisfies exactly one branch"})
+)
+
+// Predicates: conjuncts proved equivalent.
+var (
+	ruleCommonConjuncts = register(Rule{Name: "common-conjuncts", Family: famPredicate,
+		Fragment:   "(c ∧ x) ∨ (c ∧ y) ⇒ c ∧ (x ∨ y)",
+		Conditions: "none: three-valued logic keeps it"})
+	rulePredEnumeration = register(Rule{Name: "pred-enumeration", Family: famPredicate,
+		Fragment:   "conjuncts(A) ⇔ conjuncts(B) by enumerating the domains of their columns",
+		Conditions: "each conjunct of one side holds on every combination of values the other side's conjuncts allow (small finite domains)"})
+)
+
+// Aggregates and grouping.
+var (
+	ruleAggSame = register(Rule{Name: "agg-same", Family: famAggregate,
+		Fragment:   "γ[K](R) ≡ γ[K'](R') by K ↔ K', calls paired",
+		Conditions: "the inputs are equivalent and the grouping columns and aggregate calls pair one to one"})
+	ruleAggPushKey = register(Rule{Name: "agg-push-key", Family: famAggregate,
+		Fragment:   "γ[K ⊇ key(R)](R ⋈[R.c = S.f] S) ⇒ R ⋈[R.c = S.f] γ[S.f](S)",
+		Conditions: "the grouping holds a key of R, aggregates read S alone (or MIN/MAX/ANY_VALUE of R), other conjuncts are one-sided"})
+	ruleCountNotNull = register(Rule{Name: "count-not-null", Family: famAggregate,
+		Fragment:   "COUNT(x) ⇒ COUNT(*)",
+		Conditions: "x is a NOT NULL column not made NULL by an outer join"})
+	ruleGroupLiftFilter = register(Rule{Name: "group-lift-filter", Family: famAggregate,
+		Fragment:   "γ[k](R WHERE k = o) ⇒ γ[k](R) WHERE k = o",
+		Conditions: "the condition reads grouping columns and values of no input column only: it holds for a whole group or none"})
+	ruleGroupLiftJoin = register(Rule{Name: "group-lift-join", Family: famAggregate,
+		Fragment:   "γ[k](R ⋉[k = s] S) ⇒ γ[k](R) ⋉[k = s] S",
+		Conditions: "semi- or anti-join on grouping columns; S reads no column of R"})
+)
+
+// Subqueries.
+var (
+	ruleDecorrelateScalar = register(Rule{Name: "decorrelate-scalar", Family: famSubquery,
+		Fragment:   "SELECT (SELECT agg(r.c) FROM R WHERE corr) FROM X ⇒ γ[key(X)](X ⟕[corr] R)",
+		Conditions: "agg is SUM, AVG, MIN, MAX or COUNT of a plain column of R (not COUNT(*)); X has a key; R is uncorrelated otherwise"})
+	ruleUnnestScalar = register(Rule{Name: "unnest-scalar", Family: famSubquery,
+		Fragment:   "x op f((SELECT agg(e) FROM R WHERE r.k = o AND p)) ⇒ ⋈ γ[r.k](R WHERE p) ON g.k = o AND x op f(g.t)",
+		Conditions: "equality correlation of one type; agg is NULL over no row (not COUNT); f strict; a conjunct of a filter or inner join"})
+	ruleDistinctUnderIn = register(Rule{Name: "distinct-under-in", Family: famSubquery,
+		Fragment:   "x IN (SELECT DISTINCT y ...) ⇒ x IN (SELECT y ...)",
+		Conditions: "the subquery is read by IN, NOT IN or EXISTS only"})
+	ruleSubqueryPlans = register(Rule{Name: "subquery-plans", Family: famSubquery,
+		Fragment:   "(subquery A) ≡ (subquery B)",
+		Conditions: "uncorrelated subqueries whose plans are proved equivalent"})
+	ruleExistsLimitNull = register(Rule{Name: "exists-limit-null", Family: famSubquery,
+		Fragment:   "(SELECT constant ... LIMIT 1) IS [NOT] NULL ⇒ [NOT] EXISTS (...)",
+		Conditions: "the subquery's output is a non-NULL constant and it reads at most one row"})
+	ruleAnySemiJoin = register(Rule{Name: "any-semi-join", Family: famSubquery,
+		Fragment:   "R WHERE x op ANY (SELECT y FROM S) ⇒ R ⋉[x op y] S",
+		Conditions: "the ANY is a conjunct of a filter: FALSE and NULL both drop the row"})
+)
+
+// Set operations.
+var (
+	ruleUnionOfDisjuncts = register(Rule{Name: "union-of-disjuncts", Family: famSetOp,
+		Fragment:   "R WHERE c1 OR ... OR ck ⇒ R WHERE c1 UNION ... UNION R WHERE ck",
+		Conditions: "the query is duplicate-free (a key or DISTINCT in its output)"})
+	ruleIntersectCount = register(Rule{Name: "intersect-count", Family: famSetOp,
+		Fragment:   "γ[g](R WHERE x IN (v1..vk)) HAVING COUNT(DISTINCT x) = k ⇒ ∩ of (R WHERE x = vi)[g]",
+		Conditions: "the k constants are distinct and the output is the grouping columns"})
+	ruleUnionAllDropEmpty = register(Rule{Name: "union-all-drop-empty", Family: famSetOp,
+		Fragment:   "A ∪all ∅ ⇒ A",
+		Conditions: "the dropped branch is proved to return no row"})
+	ruleSetOpAsSets = register(Rule{Name: "setop-as-sets", Family: famSetOp,
+		Fragment:   "A op B ≡ A' op B' with δ ignored in the branches",
+		Conditions: "UNION, INTERSECT or EXCEPT without ALL: branches compared as sets"})
+	ruleDistinctUnionAllSame = register(Rule{Name: "distinct-union-all-same", Family: famSetOp,
+		Fragment:   "δ(A ∪all A') ⇒ δ(A)",
+		Conditions: "the branches are proved equivalent"})
+	ruleDistinctLeftJoinUnread = register(Rule{Name: "distinct-left-join-unread", Family: famSetOp,
+		Fragment:   "δ(R ⟕ S) ⇒ δ(R)",
+		Conditions: "no column of S is read above the join"})
+)
+
+// Empty results.
+var (
+	ruleEmptyBoth = register(Rule{Name: "empty-both", Family: famEmpty,
+		Fragment:   "∅ ≡ ∅",
+		Conditions: "both sides are proved to return no row"})
+	ruleEmptyLimitZero = register(Rule{Name: "empty-limit-zero", Family: famEmpty,
+		Fragment:   "R LIMIT 0 ⇒ ∅",
+		Conditions: "none"})
+	ruleEmptyContradiction = register(Rule{Name: "empty-contradiction", Family: famEmpty,
+		Fragment:   "R WHERE c ⇒ ∅",
+		Conditions: "c is never TRUE (contradictory conjuncts)"})
+)
+
+// Local simplifications of one plan node.
+var (
+	ruleFilterValues = register(Rule{Name: "filter-values", Family: famSimplify,
+		Fragment:   "VALUES (r1)..(rk) WHERE c ⇒ VALUES of the rows where c is TRUE",
+		Conditions: "the rows are constants, so c is evaluated row by row"})
+	ruleFilterIntoUnionAll = register(Rule{Name: "filter-into-union-all", Family: famSimplify,
+		Fragment:   "(A ∪all B) WHERE c ⇒ (A WHERE c) ∪all (B WHERE c)",
+		Conditions: "none"})
+	ruleProjectIntoUnionAll = register(Rule{Name: "project-into-union-all", Family: famSimplify,
+		Fragment:   "π[cols](A ∪all B) ⇒ π[cols](A) ∪all π[cols](B)",
+		Conditions: "a column selection (no computed item)"})
+	ruleProjectAllSetOp = register(Rule{Name: "project-all-setop", Family: famSimplify,
+		Fragment:   "π[all columns in order](A op B) ⇒ A op B",
+		Conditions: "the projection keeps every column of the set operation, in order"})
+	ruleLimitOneRow = register(Rule{Name: "limit-one-row", Family: famSimplify,
+		Fragment:   "R LIMIT n ⇒ R",
+		Conditions: "n ≥ 1 and R has at most one row"})
+	ruleCountEmptyZero = register(Rule{Name: "count-empty-zero", Family: famSimplify,
+		Fragment:   "γ[](COUNT over ∅) ⇒ VALUES (0)",
+		Conditions: "the aggregate's input is proved empty and its calls are COUNTs"})
+	ruleAggOverDistinct = register(Rule{Name: "agg-over-distinct", Family: famSimplify,
+		Fragment:   "γ[K](MIN/MAX over δ(R)) ⇒ γ[K](MIN/MAX over R)",
+		Conditions: "every aggregate is duplicate-insensitive (MIN, MAX, COUNT/SUM DISTINCT...)"})
+	ruleConstGroupKey = register(Rule{Name: "const-group-key", Family: famSimplify,
+		Fragment:   "γ[k, K](R) ⇒ π(γ[K](R)) with k the constant",
+		Conditions: "k is a constant: it does not split groups"})
+	ruleGroupOnKey = register(Rule{Name: "group-on-key", Family: famSimplify,
+		Fragment:   "γ[K ⊇ key(R)](R) ⇒ π(R)",
+		Conditions: "K holds a key of R: every group is one row, whose aggregates are read off the row"})
+)
+
+// Order, windows, display.
+var (
+	ruleSortKeysEqual = register(Rule{Name: "sort-keys-equal", Family: famOrder,
+		Fragment:   "sort[k](R) ≡ sort[k'](R')",
+		Conditions: "the sort keys are equal under the input's equalities"})
+	ruleNthValueFirst = register(Rule{Name: "nth-value-first", Family: famWindow,
+		Fragment:   "nth_value(x, 1) OVER w ⇒ first_value(x) OVER w",
+		Conditions: "same window"})
+	ruleWindowSame = register(Rule{Name: "window-same", Family: famWindow,
+		Fragment:   "ω[calls](R) ≡ ω[calls'](R')",
+		Conditions: "equivalent inputs and window calls paired one to one (partition columns in any order)"})
+	ruleDisplayOnly = register(Rule{Name: "display-only", Family: famDisplay,
+		Fragment:   "outputs equal under = that may print differently",
+		Conditions: "the difference is display only (numeric scale, float width); the verdict says so"})
+)
