@@ -136,7 +136,7 @@ type JudgingOptions struct {
 	// fatal error in the judge would end along with the proxy. A
 	// judgepool.Pool isolates judgements in worker processes. The caller
 	// closes it after the observer's last Wait.
-	Judger judgepool.Judger
+	Judger judgepool.Backend
 	// VerdictFile, if set, gets every verdict as a JSON line; the
 	// verdicts it held when opened fill SHOW VERDICTS and SHOW
 	// DIVERGENCES. The caller closes it after the observer's last Wait.
@@ -159,7 +159,7 @@ var JudgeDurationBuckets = []float64{
 }
 
 type Judging struct {
-	judger  judgepool.Judger
+	judger  judgepool.Backend
 	set     atomic.Pointer[JudgeSettings]
 	log     *slog.Logger
 	vlog    *slog.Logger
@@ -275,13 +275,13 @@ type judgeConnState struct {
 }
 
 // ObserveQuery implements QueryObserver.
-func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
+func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Action {
 	// The budget counts from here: splitting and reading a statement's
 	// tags come out of it too.
 	arrived := time.Now()
 	set := j.set.Load()
 	if set.Mode == ModeOff {
-		return Verdict{}
+		return Action{}
 	}
 	st := ev.Session.judge
 	if st == nil {
@@ -308,7 +308,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 	mentions := containsFold(sql, "pgequiv")
 	tags := g.current()
 	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
-		return Verdict{} // untagged: the common case stays cheap
+		return Action{} // untagged: the common case stays cheap
 	}
 	if limit, ok := queryLimit(set); ok && len(sql) > limit {
 		return j.oversized(ctx, ev, set, tags, mentions, limit) // judging_size.go: nothing parses it here
@@ -478,15 +478,15 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 }
 
 // enforce turns an outcome into forwarding or a refusal.
-func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
+func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Action {
 	e := j.refusal(job, out) // judging_stmts.go
 	if e == nil {
 		j.recordLater(job, out, "forwarded")
-		return Verdict{}
+		return Action{}
 	}
 	j.stats.refusals.Add(1)
 	j.recordLater(job, out, "refused")
-	return Verdict{Refuse: e}
+	return Action{Refuse: e}
 }
 
 // recordLater records off the query's path: fingerprinting and

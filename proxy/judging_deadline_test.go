@@ -34,12 +34,12 @@ func TestJudgingAnswersAtTheDeadline(t *testing.T) {
 	defer j.Wait()
 	defer free()
 	j.setTestingKnobs(judgingKnobs{judge: func() { <-release }})
-	observe := func() Verdict {
+	observe := func() Action {
 		ev := &QueryEvent{Kind: KindQuery, SQL: []byte("SELECT count(owner_id) FROM dogs /*pgequiv_ref='SELECT%20count(*)%20FROM%20dogs'*/"),
 			Session: &Session{Database: "d"}}
 		return j.ObserveQuery(context.Background(), ev)
 	}
-	check := func(what string, v Verdict, want string) {
+	check := func(what string, v Action, want string) {
 		t.Helper()
 		if v.Refuse == nil || v.Refuse.Code != SQLStateUnverified || !strings.Contains(v.Refuse.Message, want) {
 			t.Errorf("%s: %+v, want a PGQ02 refusal saying %q", what, v.Refuse, want)

@@ -180,18 +180,18 @@ func (g *sessionSettings) transaction(sql []byte, batch uint64) bool {
 // observeSetting handles the statements that read or change pgequiv
 // settings: DISCARD ALL, SHOW, set_config, SET and RESET. done reports
 // that ev was one of them and v is the answer.
-func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string, mentions bool, tags tag.Session) (v Verdict, done bool) {
+func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string, mentions bool, tags tag.Session) (v Action, done bool) {
 	if g.active.Load() && startsWithWord(ev.SQL, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
 		// DISCARD ALL resets settings as RESET ALL does.
 		g.apply(tag.SessionCommand{All: true, Reset: true}, false, ev.Batch, false)
-		return Verdict{}, true
+		return Action{}, true
 	}
 	if mentions && ev.Kind == KindQuery && startsWithWord(ev.SQL, "show") && g.txStatus() != 'E' {
 		// The server never saw a SET the proxy answered: the proxy answers
 		// SHOW too. (A Parse is forwarded; the server knows the settings
 		// that came in the extended protocol.)
 		if name, ok := tag.ParseShow(text); ok {
-			return Verdict{Answer: showAnswer(name, tags.Value(name))}, true
+			return Action{Answer: showAnswer(name, tags.Value(name))}, true
 		}
 	}
 	if mentions && containsFold(ev.SQL, "set_config") {
@@ -203,7 +203,7 @@ func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string
 				}
 			}
 			j.stats.sessionCommands.Add(1)
-			return Verdict{}, true
+			return Action{}, true
 		}
 	}
 	if mentions || g.active.Load() && startsWithWord(ev.SQL, "reset") {
@@ -211,7 +211,7 @@ func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string
 			if g.txStatus() == 'E' {
 				// The server refuses every command but ROLLBACK in a
 				// failed transaction; it answers this one too.
-				return Verdict{}, true
+				return Action{}, true
 			}
 			g.apply(cmd, cmd.Local, ev.Batch, false)
 			j.stats.sessionCommands.Add(1)
@@ -219,12 +219,12 @@ func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string
 				// RESET ALL must reach the server; in the extended
 				// protocol the server accepts pgequiv.* as a
 				// placeholder setting and answers for us.
-				return Verdict{}, true
+				return Action{}, true
 			}
-			return Verdict{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}, true
+			return Action{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}, true
 		}
 	}
-	return Verdict{}, false
+	return Action{}, false
 }
 
 // ready follows a ReadyForQuery: batch is its number on the connection,

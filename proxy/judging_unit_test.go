@@ -212,7 +212,7 @@ func FuzzJudgingObserve(f *testing.F) {
 
 // TestJudgingNeedsObservation: the filter the fast relay uses says a
 // statement needs no observation only when ObserveQuery would return the
-// zero Verdict and leave the session's judging state as it was.
+// zero Action and leave the session's judging state as it was.
 func TestJudgingNeedsObservation(t *testing.T) {
 	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
 	if err != nil {

@@ -56,9 +56,9 @@ type QueryEvent struct {
 	StringsUncertain bool
 }
 
-// Verdict is a QueryObserver's answer. The zero Verdict forwards the
-// statement unchanged.
-type Verdict struct {
+// Action is a QueryObserver's answer: what the relay does with the
+// statement. The zero Action forwards the statement unchanged.
+type Action struct {
 	// Notice, if set, is sent to the client just before the ReadyForQuery
 	// that ends the statement's batch. Its Severity defaults to NOTICE.
 	Notice *pgproto3.NoticeResponse
@@ -89,12 +89,12 @@ type Verdict struct {
 // is forwarded. It is called on the connection's client-reading goroutine,
 // so it must be quick; it must not keep the slices in ev.
 type QueryObserver interface {
-	ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict
+	ObserveQuery(ctx context.Context, ev *QueryEvent) Action
 }
 
 // StatementFilter is an optional QueryObserver method set for observers
 // that can tell cheaply, from a statement's text alone, that ObserveQuery
-// would return the zero Verdict and change no state. The fast relay (Linux,
+// would return the zero Action and change no state. The fast relay (Linux,
 // no TLS on either side) forwards such statements without calling
 // ObserveQuery; the first statement that needs observing moves the
 // connection to the regular relay for good. An observer without it keeps
@@ -112,13 +112,13 @@ type StatementFilter interface {
 type NopObserver struct{}
 
 // ObserveQuery implements QueryObserver.
-func (NopObserver) ObserveQuery(context.Context, *QueryEvent) Verdict { return Verdict{} }
+func (NopObserver) ObserveQuery(context.Context, *QueryEvent) Action { return Action{} }
 
 // NeedsObservation implements StatementFilter: no statement needs it.
 func (NopObserver) NeedsObservation(*Session, QueryKind, []byte) bool { return false }
 
 // Deferred is a notice an observer delivers after ObserveQuery returned
-// (see Verdict.Later). Exactly one of Deliver succeeding or the proxy
+// (see Action.Later). Exactly one of Deliver succeeding or the proxy
 // giving up happens: if Deliver reports false, the client never sees the
 // notice and the observer must account for it (log it).
 type Deferred struct {

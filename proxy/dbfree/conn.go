@@ -487,7 +487,7 @@ func (c *conn) isAdmin(m *pgproto3.StartupMessage) bool {
 
 // judge runs the judge with a panic guard: the connection's goroutine
 // must not end the process (the judger has its own guard; this covers
-// any Judger).
+// any Backend).
 func (c *conn) judge(ctx context.Context, ref, cand string) (v equivalence.Verdict, err error) {
 	defer func() {
 		if r := recover(); r != nil {

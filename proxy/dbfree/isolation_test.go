@@ -16,7 +16,7 @@ import (
 
 // faultyJudger fails as a judge can: a panic, a dead worker, a memory
 // kill, or by answering normally.
-type faultyJudger struct{ judgepool.Judger }
+type faultyJudger struct{ judgepool.Backend }
 
 func (f faultyJudger) Judge(ctx context.Context, s *catalog.Schema, ref, cand string, o equivalence.Options) (equivalence.Verdict, error) {
 	switch {
@@ -27,7 +27,7 @@ func (f faultyJudger) Judge(ctx context.Context, s *catalog.Schema, ref, cand st
 	case strings.Contains(cand, "MEMORY"):
 		return equivalence.Verdict{}, judgepool.ErrMemoryLimit
 	}
-	return f.Judger.Judge(ctx, s, ref, cand, o)
+	return f.Backend.Judge(ctx, s, ref, cand, o)
 }
 
 // TestJudgeFailuresKeepTheConnection: a panic on the connection's

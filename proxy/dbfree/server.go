@@ -18,7 +18,7 @@ var ErrServerClosed = errors.New("dbfree: server closed")
 // Server answers PostgreSQL clients without a database behind it.
 type Server struct {
 	cur    atomic.Pointer[settings]
-	judger judgepool.Judger
+	judger judgepool.Backend
 	nextID atomic.Uint32
 	panics atomic.Uint64 // recovered on connection goroutines
 
@@ -82,7 +82,7 @@ func (s *Server) Reload(opts Options) error {
 
 // Judger returns the server's judge, whose cache statistics show how often
 // references were reused.
-func (s *Server) Judger() judgepool.Judger { return s.judger }
+func (s *Server) Judger() judgepool.Backend { return s.judger }
 
 // JudgePanics returns how many judgements panicked, in the judger or
 // around it; each was answered with an error and the server went on.

@@ -16,9 +16,9 @@ import (
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
-// Judger is what the proxy judges with: a Pool of worker processes
+// Backend is the judging service the proxy judges with: a Pool of worker processes
 // (judge_isolation: process) or Local, in-process (judge_isolation: none).
-type Judger interface {
+type Backend interface {
 	// Judge judges candidate against reference on s within ctx.
 	Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts equivalence.Options) (equivalence.Verdict, error)
 	// Stats are the judge cache counters, summed over workers.
@@ -29,7 +29,7 @@ type Judger interface {
 	Close() error
 }
 
-// Errors a Judger returns besides the judge's own.
+// Errors a Backend returns besides the judge's own.
 var (
 	// ErrPanicked reports a judgement that panicked; the panic is logged
 	// and counted and costs only that verdict.
@@ -79,7 +79,7 @@ type Local struct {
 	mPanic metric.Int64Counter
 }
 
-// NewLocal returns an in-process Judger.
+// NewLocal returns an in-process Backend.
 func NewLocal(o LocalOptions) (*Local, error) {
 	j, err := equivalence.NewJudger(o.Judger)
 	if err != nil {
@@ -102,7 +102,7 @@ func NewLocal(o LocalOptions) (*Local, error) {
 	return l, nil
 }
 
-// Judge implements Judger.
+// Judge implements Backend.
 func (l *Local) Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts equivalence.Options) (v equivalence.Verdict, err error) {
 	select {
 	case l.sem <- struct{}{}:
@@ -121,11 +121,11 @@ func (l *Local) Judge(ctx context.Context, s *catalog.Schema, reference, candida
 	return l.j.Judge(ctx, s, reference, candidate, opts)
 }
 
-// Stats implements Judger.
+// Stats implements Backend.
 func (l *Local) Stats() equivalence.JudgerStats { return l.j.Stats() }
 
-// Supervision implements Judger: only panics apply in-process.
+// Supervision implements Backend: only panics apply in-process.
 func (l *Local) Supervision() SupervisionStats { return SupervisionStats{Panics: l.panics.Load()} }
 
-// Close implements Judger; there is nothing to stop.
+// Close implements Backend; there is nothing to stop.
 func (l *Local) Close() error { return nil }
