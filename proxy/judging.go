@@ -7,8 +7,6 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,7 +167,6 @@ type Judging struct {
 	div     divergences
 	vfile   *VerdictFile
 	wg      sync.WaitGroup // background judgements
-	sem     chan struct{}  // bounds judgements running at once
 
 	knobs judgingKnobs
 	// digestSeed keys the digests of clipped texts, digestKey the marks
@@ -207,7 +204,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
 	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
-		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
+		digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
@@ -414,14 +411,8 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 		out.v = *job.preset
 		return out
 	}
-	// Judging is CPU-bound: beyond a few per core, judgements queue (within
-	// their deadline) rather than slow each other down.
-	select {
-	case j.sem <- struct{}{}:
-	case <-ctx.Done():
-		out.err, out.timedOut = fmt.Errorf("waiting for a free judge: %w", ctx.Err()), true
-		return out
-	}
+	// The judge pool (judgepool.Local or Pool) bounds how many judgements
+	// run at once and queues the rest within their deadline.
 	if f := j.knobs.beforeJudge; f != nil {
 		f(ctx)
 	}
@@ -454,21 +445,10 @@ func (j *Judging) finish(job *judgeJob, span trace.Span, out *judgeOutcome) {
 // treated as not judgeable, and the proxy goes on.
 var ErrJudgePanicked = judgepool.ErrPanicked
 
-// judge runs the judge, containing a panic: judgements run on background
-// goroutines, where one would end the process. (The judger has its own
-// guard, in-process or in its worker; this one covers what runs here.)
-func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (v equivalence.Verdict, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			j.stats.panics.Add(1)
-			j.log.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()), "conn", job.sess.ConnID,
-				"reference_id", job.ref.ID, "query", j.storeSQL(&JudgeSettings{}, job.candidate, job.full))
-			v, err = equivalence.Verdict{}, ErrJudgePanicked
-		}
-	}()
-	if f := j.knobs.judge; f != nil {
-		f()
-	}
+// judge runs the judge. The judge pool is its panic guard: in-process
+// (judgepool.Local) or in its worker (judgepool.Pool), a panic costs only
+// this verdict (ErrJudgePanicked).
+func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (equivalence.Verdict, error) {
 	if job.direct {
 		return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -485,17 +484,10 @@ func (c *conn) isAdmin(m *pgproto3.StartupMessage) bool {
 	return db == c.opts.AdminDatabase
 }
 
-// judge runs the judge with a panic guard: the connection's goroutine
-// must not end the process (the judger has its own guard; this covers
-// any Backend).
-func (c *conn) judge(ctx context.Context, ref, cand string) (v equivalence.Verdict, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.s.panics.Add(1)
-			c.opts.Logger.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()))
-			v, err = equivalence.Verdict{}, fmt.Errorf("%w: %v", judgepool.ErrPanicked, r)
-		}
-	}()
+// judge runs the judge. The judge pool (judgepool.Local or Pool) is its
+// panic guard: a panic costs this statement (ErrPanicked), never the
+// connection's goroutine or the process.
+func (c *conn) judge(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 	return tag.JudgeBound(ctx, ref, cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
 	})

@@ -20,7 +20,6 @@ type Server struct {
 	cur    atomic.Pointer[settings]
 	judger judgepool.Backend
 	nextID atomic.Uint32
-	panics atomic.Uint64 // recovered on connection goroutines
 
 	conns *connset.Set[*conn]
 	// refusing counts the connections in conns that are over
@@ -84,9 +83,10 @@ func (s *Server) Reload(opts Options) error {
 // references were reused.
 func (s *Server) Judger() judgepool.Backend { return s.judger }
 
-// JudgePanics returns how many judgements panicked, in the judger or
-// around it; each was answered with an error and the server went on.
-func (s *Server) JudgePanics() uint64 { return s.panics.Load() + s.judger.Supervision().Panics }
+// JudgePanics returns how many judgements panicked in the judge pool (its
+// guard is the only one); each was answered with an error and the server
+// went on.
+func (s *Server) JudgePanics() uint64 { return s.judger.Supervision().Panics }
 
 // Serve accepts connections on ln until Shutdown or Close, then returns
 // ErrServerClosed. It closes ln when it returns.

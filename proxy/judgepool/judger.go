@@ -56,23 +56,35 @@ type SupervisionStats struct {
 	Panics        uint64 // judgements that panicked (recovered)
 }
 
+// JudgeFunc judges candidate against reference on s within ctx.
+type JudgeFunc func(ctx context.Context, s *catalog.Schema, reference, candidate string, opts equivalence.Options) (equivalence.Verdict, error)
+
 const meterScope = "github.com/pgequiv/pgequiv/proxy/judgepool"
 
 // LocalOptions configure Local.
 type LocalOptions struct {
 	Judger equivalence.JudgerOptions
 	// MaxConcurrent bounds judgements running at once; beyond it they
-	// queue within their deadline. Default 2 × GOMAXPROCS.
+	// queue within their deadline. Default 2 × GOMAXPROCS. This is the
+	// only bound on judging in the proxy: judging is CPU-bound, so beyond
+	// a few per core judgements wait rather than slow each other down.
 	MaxConcurrent int
+	// Judge, if set, judges in place of an equivalence.Judger built from
+	// Judger (tests: a judge that hangs or panics). It runs under Local's
+	// panic guard and concurrency bound like the real one.
+	Judge JudgeFunc
 	// Logger defaults to slog.Default(); MeterProvider to the otel global.
 	Logger        *slog.Logger
 	MeterProvider metric.MeterProvider
 }
 
 // Local judges in the calling process with a panic guard. A Go fatal
-// error still ends the process; use a Pool to survive one.
+// error still ends the process; use a Pool to survive one. Its guard and
+// bound are the only ones on the judging path: callers (the proxy's
+// Judging observer, database-free mode) rely on them.
 type Local struct {
 	j      *equivalence.Judger
+	judge  JudgeFunc
 	log    *slog.Logger
 	sem    chan struct{}
 	panics atomic.Uint64
@@ -94,7 +106,10 @@ func NewLocal(o LocalOptions) (*Local, error) {
 	if o.MeterProvider == nil {
 		o.MeterProvider = otel.GetMeterProvider()
 	}
-	l := &Local{j: j, log: o.Logger, sem: make(chan struct{}, o.MaxConcurrent)}
+	l := &Local{j: j, judge: o.Judge, log: o.Logger, sem: make(chan struct{}, o.MaxConcurrent)}
+	if l.judge == nil {
+		l.judge = j.Judge
+	}
 	if l.mPanic, err = o.MeterProvider.Meter(meterScope).Int64Counter("pgequiv.judge.panics",
 		metric.WithDescription("Judgements that panicked (recovered; the verdict is an error)")); err != nil {
 		return nil, err
@@ -118,7 +133,7 @@ func (l *Local) Judge(ctx context.Context, s *catalog.Schema, reference, candida
 			v, err = equivalence.Verdict{}, fmt.Errorf("%w: %v", ErrPanicked, r)
 		}
 	}()
-	return l.j.Judge(ctx, s, reference, candidate, opts)
+	return l.judge(ctx, s, reference, candidate, opts)
 }
 
 // Stats implements Backend.
