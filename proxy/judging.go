@@ -20,6 +20,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -280,11 +281,8 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Action {
 	if set.Mode == ModeOff {
 		return Action{}
 	}
-	st := ev.Session.judge
-	if st == nil {
-		st = &judgeConnState{}
-		ev.Session.judge = st
-	}
+	cs := stateOf(ev.Session)
+	st := &cs.judge
 	sql := ev.SQL
 	if st.ddl {
 		st.ddl = false
@@ -298,7 +296,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Action {
 		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
 	}
-	g := ev.Session.settings()
+	g := &cs.guc
 	if g.active.Load() {
 		g.transaction(sql, ev.Batch) // judging_session.go
 	}
@@ -326,7 +324,7 @@ func (j *Judging) NeedsObservation(sess *Session, _ QueryKind, sql []byte) bool 
 	if set.Mode == ModeOff {
 		return false
 	}
-	if st := sess.judge; st != nil && st.ddl || sess.guc != nil && sess.guc.active.Load() {
+	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load()) {
 		return true
 	}
 	return isDDL(sql) || containsFold(sql, "pgequiv") || set.Catalog.HasMatches()
@@ -452,7 +450,7 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 	if job.direct {
 		return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
 	}
-	return tag.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+	return judging.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)
 	})
 }

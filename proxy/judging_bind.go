@@ -151,7 +151,7 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Action {
 		// A session setting applies to the executions while it is in
 		// force (a SET LOCAL ends with its transaction, a statement
 		// prepared under one reference may run under another).
-		cur := ev.Session.settings().current()
+		cur := stateOf(ev.Session).guc.current()
 		r, found, err := tag.Resolve(parent.candidate, &cur, set.Catalog)
 		switch {
 		case err != nil:
@@ -167,11 +167,7 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Action {
 	if same && bj.settled.Load() {
 		return Action{}
 	}
-	st := ev.Session.judge
-	if st == nil {
-		st = &judgeConnState{}
-		ev.Session.judge = st
-	}
+	st := &stateOf(ev.Session).judge
 	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: ref, mode: set.Mode,
 		parent: parent.parent, direct: true}
 	if job.ref.Mode != "" {

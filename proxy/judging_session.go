@@ -47,13 +47,41 @@ type sessionSettings struct {
 	since uint64
 }
 
-// settings returns the connection's settings (allocated with the
-// connection; lazily for a Session built without one, as in unit tests).
-func (s *Session) settings() *sessionSettings {
-	if s.guc == nil {
-		s.guc = &sessionSettings{}
+// judgeSession is the judging observer's per-connection state (the
+// Session's ConnState): the judging state, touched only from
+// ObserveQuery and ObserveBind, which never run concurrently for one
+// connection, and the pgequiv settings, shared with the upstream
+// goroutine.
+type judgeSession struct {
+	judge judgeConnState
+	guc   sessionSettings
+}
+
+// ReadyForQuery implements ConnState.
+func (c *judgeSession) ReadyForQuery(batch uint64, status byte, failed bool) {
+	c.guc.ready(batch, status, failed)
+}
+
+// TxStatus implements ConnState.
+func (c *judgeSession) TxStatus(status byte) { c.guc.setStatus(status) }
+
+// TrackSession implements SessionTracker: the connection's settings
+// start from its startup parameters.
+func (j *Judging) TrackSession(_ *Session, params map[string]string) ConnState {
+	cs := &judgeSession{}
+	cs.guc.startup(params)
+	return cs
+}
+
+// stateOf returns the connection's judging state (allocated at startup;
+// lazily for a Session built without a relay, as in unit tests).
+func stateOf(s *Session) *judgeSession {
+	if cs, ok := s.State.(*judgeSession); ok {
+		return cs
 	}
-	return s.guc
+	cs := &judgeSession{}
+	s.State = cs
+	return cs
 }
 
 // startup installs the settings of a startup message.

@@ -76,7 +76,7 @@ func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSetti
 		candidate: headOf(sql, maxStoredSQL), full: &textDigest{size: len(sql), sum: j.digest(sql)},
 		preset: v,
 	}
-	job.sess.judge = nil
+	job.sess.State = nil // the job outlives the statement; it reads only the fixed fields
 	switch {
 	case ref.Mode != "":
 		job.mode = JudgeMode(ref.Mode)

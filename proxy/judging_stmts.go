@@ -158,7 +158,7 @@ func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, tags *tag.Ses
 	if s.Class.HasSideEffects() {
 		job.sideEffects = s.Why
 	}
-	job.sess.judge = nil
+	job.sess.State = nil // the job outlives the statement; it reads only the fixed fields
 	if ref.Mode != "" {
 		job.mode = JudgeMode(ref.Mode)
 	}

@@ -270,8 +270,8 @@ func TestJudgingNeedsObservation(t *testing.T) {
 					t.Fatalf("NeedsObservation(%q) = %v, want %v", st.sql, got, st.want)
 				}
 				var before judgeConnState
-				if sess.judge != nil {
-					before = *sess.judge
+				if cs, ok := sess.State.(*judgeSession); ok {
+					before = cs.judge
 				}
 				v := j.ObserveQuery(context.Background(), &QueryEvent{Kind: KindQuery, SQL: sql, Session: sess})
 				if st.want {
@@ -280,8 +280,8 @@ func TestJudgingNeedsObservation(t *testing.T) {
 				if v.Notice != nil || v.Later != nil || v.Refuse != nil || v.Answer != nil {
 					t.Fatalf("%q: filtered out, but ObserveQuery returned %+v", st.sql, v)
 				}
-				if sess.judge != nil && *sess.judge != before {
-					t.Fatalf("%q: filtered out, but ObserveQuery changed the session from %+v to %+v", st.sql, before, *sess.judge)
+				if cs, ok := sess.State.(*judgeSession); ok && cs.judge != before {
+					t.Fatalf("%q: filtered out, but ObserveQuery changed the session from %+v to %+v", st.sql, before, cs.judge)
 				}
 			}
 		})

@@ -27,13 +27,35 @@ type Session struct {
 	Database        string
 	ApplicationName string
 
-	// judge is the judging observer's per-connection state; it is only
-	// touched from ObserveQuery, which never runs concurrently for one
-	// connection.
-	judge *judgeConnState
-	// guc are the connection's pgequiv settings, shared with the
-	// upstream goroutine (judging_session.go).
-	guc *sessionSettings
+	// State is the observer's per-connection state: what its
+	// SessionTracker returned at startup, or what the observer set on a
+	// Session built without a relay (unit tests). The relay only tells
+	// it of each ReadyForQuery; the observer alone reads it.
+	State ConnState
+}
+
+// SessionTracker is an optional QueryObserver method set for observers
+// whose per-connection state follows the server's transactions (the
+// judging observer's pgequiv settings live and die with them).
+type SessionTracker interface {
+	// TrackSession is called once per connection, after the startup
+	// message and before any statement, with its parameters. What it
+	// returns is kept in Session.State and told of each ReadyForQuery.
+	TrackSession(sess *Session, params map[string]string) ConnState
+}
+
+// ConnState is an observer's per-connection state that follows the
+// server's transaction status.
+type ConnState interface {
+	// ReadyForQuery reports the ReadyForQuery that ends batch: status is
+	// its transaction status ('I', 'T', 'E'; 0 if it could not be read)
+	// and failed whether the batch had an error. It is called on the
+	// upstream-reading goroutine, concurrently with ObserveQuery.
+	ReadyForQuery(batch uint64, status byte, failed bool)
+	// TxStatus reports a transaction status the fast relay saw; it does
+	// not follow batches (a connection with state to follow is not on
+	// the fast relay).
+	TxStatus(status byte)
 }
 
 // QueryEvent is one statement text sent by a client.

@@ -19,6 +19,7 @@ import (
 	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 	"github.com/pgequiv/pgequiv/proxy/scram"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -488,7 +489,7 @@ func (c *conn) isAdmin(m *pgproto3.StartupMessage) bool {
 // panic guard: a panic costs this statement (ErrPanicked), never the
 // connection's goroutine or the process.
 func (c *conn) judge(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
-	return tag.JudgeBound(ctx, ref, cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+	return judging.JudgeBound(ctx, ref, cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
 	})
 }
