@@ -93,7 +93,7 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 	c.admin.Store(true)
 	c.state.Store(int32(stateRelay))
 	c.log.Debug("admin console session")
-	a2 := &adminSession{c: c, stmts: map[string]string{}, portals: map[string]*adminPortal{}, tx: 'I'}
+	a2 := &adminSession{c: c, stmts: map[string]string{}, portals: map[string]*adminPortal{}}
 	for {
 		frame, err := c.clR.Next()
 		if err != nil {

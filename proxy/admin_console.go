@@ -11,8 +11,9 @@ import (
 // Console is the admin console: SHOW VERDICTS, SHOW DIVERGENCES, SHOW
 // STATS, SHOW CLIENTS, SHOW CONFIG, RELOAD.
 type Console struct {
-	// Judging supplies verdicts and counters; nil shows none.
-	Judging *Judging
+	// Judging supplies verdicts and counters (the Judging observer);
+	// nil shows none.
+	Judging JudgingView
 	// Config lists the settings in force as key/value pairs (secrets
 	// hidden); nil shows none.
 	Config func() [][2]string
@@ -21,6 +22,18 @@ type Console struct {
 	// Clients, if set, lists the clients for SHOW CLIENTS instead of the
 	// server's own (database-free mode lists its connections).
 	Clients func() []ClientInfo
+}
+
+// JudgingView is what the console shows of judging. The console only
+// formats it; the judging observer (Judging) decides what it holds.
+type JudgingView interface {
+	// RecentVerdicts are the latest verdicts, newest first (SHOW VERDICTS).
+	RecentVerdicts() []VerdictRecord
+	// Divergences are the verdict groups, most recently seen first
+	// (SHOW DIVERGENCES).
+	Divergences() []Divergence
+	// Stats are the judging counters (SHOW STATS).
+	Stats() []JudgeStat
 }
 
 // verdictColumn is one column of SHOW VERDICTS. A new column is one more

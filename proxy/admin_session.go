@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy/localsession"
 )
 
 // adminSession is one admin console connection's protocol state: what
@@ -18,10 +19,9 @@ type adminSession struct {
 	c       *conn
 	stmts   map[string]string       // prepared statements by name
 	portals map[string]*adminPortal // by name
-	// tx is the ReadyForQuery status: I idle, T in a transaction block,
-	// E in a failed one (until ROLLBACK, as PostgreSQL).
-	tx       byte
-	skipping bool // after an error in the extended protocol, until Sync
+	// tx is the transaction status and the extended protocol's
+	// skip-until-Sync, shared with database-free mode.
+	tx localsession.Tx
 }
 
 type adminPortal struct {
@@ -37,7 +37,7 @@ const pgCodeInFailedTx = "25P02"
 func (a *adminSession) handle(frame []byte) error {
 	c := a.c
 	body := protocol.Body(frame)
-	if a.skipping && frame[0] != protocol.TypeSync {
+	if a.tx.Skipping() && frame[0] != protocol.TypeSync {
 		return nil
 	}
 	switch frame[0] {
@@ -50,10 +50,10 @@ func (a *adminSession) handle(frame []byte) error {
 		if err := a.simpleQuery(string(q.SQL)); err != nil {
 			return err
 		}
-		return c.writeBackend(&pgproto3.ReadyForQuery{TxStatus: a.tx})
+		return c.writeBackend(&pgproto3.ReadyForQuery{TxStatus: a.tx.Status()})
 	case protocol.TypeSync:
-		a.skipping = false
-		return c.writeBackend(&pgproto3.ReadyForQuery{TxStatus: a.tx})
+		a.tx.Sync()
+		return c.writeBackend(&pgproto3.ReadyForQuery{TxStatus: a.tx.Status()})
 	case 'H': // Flush: answers are flushed when the client's input would block
 		return nil
 	case 'P':
@@ -146,10 +146,7 @@ func (a *adminSession) handle(frame []byte) error {
 // fail answers an error in the extended protocol; what follows is
 // skipped until Sync.
 func (a *adminSession) fail(code, msg string) error {
-	a.skipping = true
-	if a.tx == 'T' {
-		a.tx = 'E'
-	}
+	a.tx.FailBatch()
 	return a.c.writeBackend(adminError(code, msg))
 }
 
@@ -191,9 +188,7 @@ func (a *adminSession) simpleQuery(sql string) error {
 	for _, s := range stmts {
 		res, err := a.exec(s, nil)
 		if err != nil {
-			if a.tx == 'T' {
-				a.tx = 'E'
-			}
+			a.tx.Fail()
 			code := pgCodeSyntaxError
 			if ae, ok := err.(*AdminError); ok {
 				code = ae.Code
@@ -218,7 +213,7 @@ func (a *adminSession) exec(sql string, params []string) (*AdminResult, error) {
 	if tag, ok := a.sessionCommand(sql); ok {
 		return &AdminResult{Tag: tag}, nil
 	}
-	if a.tx == 'E' {
+	if a.tx.Failed() {
 		return nil, &AdminError{Code: pgCodeInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
 	}
 	return a.c.opts.Admin.Console.Exec(a.c.ctx, a.c.s, &a.c.session, sql, params)
@@ -241,16 +236,13 @@ func (a *adminSession) sessionCommand(sql string) (string, bool) {
 	}
 	switch tag {
 	case "BEGIN":
-		if a.tx == 'I' {
-			a.tx = 'T'
-		}
+		a.tx.Begin()
 	case "COMMIT":
-		if a.tx == 'E' {
+		if a.tx.End() {
 			tag = "ROLLBACK"
 		}
-		a.tx = 'I'
 	case "ROLLBACK":
-		a.tx = 'I'
+		a.tx.End()
 	}
 	return tag, true
 }

@@ -121,7 +121,6 @@ func newConn(s *Server, raw net.Conn) *conn {
 	}
 	c.inj = newInjector()
 	c.session.ConnID = id
-	c.session.guc = &sessionSettings{}
 	c.event.Session = &c.session
 	return c
 }
@@ -247,7 +246,9 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 		c.session.Database = c.session.User
 	}
 	c.session.ApplicationName = startup.Parameters["application_name"]
-	c.session.guc.startup(startup.Parameters)
+	if t, ok := c.opts.Observer.(SessionTracker); ok {
+		c.session.State = t.TrackSession(&c.session, startup.Parameters)
+	}
 	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
 	if a := c.opts.Admin; a != nil && c.session.Database == a.Database {
 		return c.serveAdmin(startup)
@@ -450,14 +451,16 @@ func (c *conn) upstreamStep() error {
 	case protocol.TypeReadyForQuery:
 		c.zRecv++
 		c.strs.done.Store(c.zRecv)
-		// The settings follow the transaction (judging_session.go).
+		// The observer's state follows the transaction (SessionTracker).
 		var status byte
 		if n == protocol.HeaderLen+1 {
 			if b, err := c.upR.Peek(n); err == nil {
 				status = b[protocol.HeaderLen]
 			}
 		}
-		c.session.guc.ready(c.zRecv, status, c.sawError)
+		if st := c.session.State; st != nil {
+			st.ReadyForQuery(c.zRecv, status, c.sawError)
+		}
 		if c.inj.pending.Load() > 0 {
 			if err := c.inj.flush(c.clW, c.zRecv, c.sawError, c.ctx.Done()); err != nil {
 				return err

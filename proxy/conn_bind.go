@@ -14,7 +14,7 @@ import (
 
 // A statement with parameters is judged twice: at Parse, for every value
 // of its parameters, and, where that verdict does not settle it, again at
-// each Bind with the values bound (see Verdict.Bind). The connection keeps
+// each Bind with the values bound (see Action.Bind). The connection keeps
 // which prepared statements want that, and the parameter types the
 // server described for them: the observer needs a type to read a binary
 // value, and most drivers (pgx, lib/pq) send no types in their Parse but
@@ -28,13 +28,13 @@ type BindObserver interface {
 	// Later are shown before the batch's ReadyForQuery. It runs on the
 	// client-reading goroutine, as ObserveQuery; it must not keep the
 	// slices in ev.
-	ObserveBind(ctx context.Context, ev *BindEvent) Verdict
+	ObserveBind(ctx context.Context, ev *BindEvent) Action
 }
 
 // BindEvent is one Bind of a statement the observer asked to see.
 type BindEvent struct {
 	Session *Session
-	// State is the Verdict.Bind the statement's Parse returned.
+	// State is the Action.Bind the statement's Parse returned.
 	State any
 	// ParamOIDs are the parameter types: the Parse's, with unspecified
 	// ones (0) filled in from the server's ParameterDescription where the
@@ -108,7 +108,7 @@ func (c *conn) startBindTracking() {
 }
 
 // noteParse records the statement a forwarded Parse creates.
-func (c *conn) noteParse(v Verdict) {
+func (c *conn) noteParse(v Action) {
 	if v.Bind == nil && len(c.bt.stmts) == 0 {
 		return // the common case: nothing to forget, no allocation
 	}
@@ -237,11 +237,11 @@ func (c *conn) observeBind(body []byte) (refused bool) {
 		return false
 	}
 	ev := BindEvent{Session: &c.session, State: st.state, ParamOIDs: st.oids(), Formats: b.ParameterFormatCodes, Values: b.Parameters}
-	v := func() (v Verdict) {
+	v := func() (v Action) {
 		defer func() {
 			if r := recover(); r != nil {
 				c.log.Error("bind observer panicked; statement forwarded", "panic", r)
-				v = Verdict{}
+				v = Action{}
 			}
 		}()
 		return o.ObserveBind(c.ctx, &ev)

@@ -30,11 +30,11 @@ func (fuzzObserver) NeedsObservation(_ *Session, _ QueryKind, sql []byte) bool {
 	return bytes.Contains(sql, []byte("pgequiv"))
 }
 
-func (fuzzObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Verdict {
+func (fuzzObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Action {
 	if bytes.Contains(ev.SQL, []byte("pgequiv")) {
-		return Verdict{Notice: &pgproto3.NoticeResponse{Message: "seen by pgequiv"}}
+		return Action{Notice: &pgproto3.NoticeResponse{Message: "seen by pgequiv"}}
 	}
-	return Verdict{}
+	return Action{}
 }
 
 // fuzzUpstream is a fake upstream serving any number of connections. Each

@@ -470,13 +470,15 @@ func (fc *fastConn) frameUpstream() bool {
 			c.zRecv++
 			c.strs.done.Store(c.zRecv)
 			c.sawError = false
-			// The transaction status, for pgequiv settings set later
-			// in the transaction (judging_session.go); 0: unknown.
+			// The transaction status, for observer state set later in
+			// the transaction (SessionTracker); 0: unknown.
 			var status byte
 			if d.end-d.fwd > protocol.HeaderLen {
 				status = d.buf[d.fwd+protocol.HeaderLen]
 			}
-			c.session.guc.setStatus(status)
+			if st := c.session.State; st != nil {
+				st.TxStatus(status)
+			}
 		case protocol.TypeParameterStatus:
 			// standard_conforming_strings decides how later statements
 			// are lexed: read it whole, as upstreamStep does.

@@ -53,14 +53,14 @@ func (o *markObserver) NeedsObservation(_ *Session, _ QueryKind, sql []byte) boo
 	return bytes.Contains(sql, []byte("observe me"))
 }
 
-func (o *markObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Verdict {
+func (o *markObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Action {
 	o.mu.Lock()
 	o.seen = append(o.seen, string(ev.SQL))
 	o.mu.Unlock()
 	if bytes.Contains(ev.SQL, []byte("observe me")) {
-		return Verdict{Notice: &pgproto3.NoticeResponse{Message: "seen " + string(ev.SQL)}}
+		return Action{Notice: &pgproto3.NoticeResponse{Message: "seen " + string(ev.SQL)}}
 	}
-	return Verdict{}
+	return Action{}
 }
 
 func (o *markObserver) statements() []string {
@@ -434,7 +434,7 @@ func TestFastRelayEndsWhileIdle(t *testing.T) {
 // opaqueObserver cannot say which statements it needs.
 type opaqueObserver struct{}
 
-func (opaqueObserver) ObserveQuery(context.Context, *QueryEvent) Verdict { return Verdict{} }
+func (opaqueObserver) ObserveQuery(context.Context, *QueryEvent) Action { return Action{} }
 
 // TestFastRelayEligibility: which connections start on the fast relay.
 func TestFastRelayEligibility(t *testing.T) {

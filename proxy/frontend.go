@@ -105,14 +105,14 @@ func (c *conn) debug() bool { return c.log.Enabled(c.ctx, slog.LevelDebug) }
 // observe shows a statement to the observer. A panicking observer does not
 // take the proxy down: the panic is logged and the statement is forwarded
 // (fail open), since the observer only judges and never relays.
-func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Verdict) {
+func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Action) {
 	c.event.Kind, c.event.Statement, c.event.SQL = kind, stmt, sql
 	c.strs.fill(&c.event, c.zSent)
 	defer func() {
 		c.event.Statement, c.event.SQL = nil, nil // do not keep the frame alive
 		if r := recover(); r != nil {
 			c.log.Error("query observer panicked; statement forwarded", "panic", r)
-			v = Verdict{}
+			v = Action{}
 		}
 	}()
 	return c.opts.Observer.ObserveQuery(c.ctx, &c.event)

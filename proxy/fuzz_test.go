@@ -16,14 +16,14 @@ import (
 // starting with 'N', to drive the injection paths under fuzzing.
 type refuseEvery struct{}
 
-func (refuseEvery) ObserveQuery(_ context.Context, ev *QueryEvent) Verdict {
+func (refuseEvery) ObserveQuery(_ context.Context, ev *QueryEvent) Action {
 	switch {
 	case bytes.HasPrefix(ev.SQL, []byte("X")):
-		return Verdict{Refuse: &pgproto3.ErrorResponse{Message: "no"}}
+		return Action{Refuse: &pgproto3.ErrorResponse{Message: "no"}}
 	case bytes.HasPrefix(ev.SQL, []byte("N")):
-		return Verdict{Notice: &pgproto3.NoticeResponse{Message: "noted"}}
+		return Action{Notice: &pgproto3.NoticeResponse{Message: "noted"}}
 	}
-	return Verdict{}
+	return Action{}
 }
 
 // fuzzConn is a conn reading client and upstream bytes from in-memory

@@ -123,7 +123,7 @@ func encodeNotice(n *pgproto3.NoticeResponse) []byte {
 	return frame
 }
 
-func (c *conn) injectNotice(v Verdict, seq uint64) {
+func (c *conn) injectNotice(v Action, seq uint64) {
 	if v.Later != nil {
 		c.inj.add(injection{seq: seq, deferred: v.Later})
 	}
@@ -143,7 +143,7 @@ func (c *conn) injectNotice(v Verdict, seq uint64) {
 
 // injectAnswer queues the messages answering a simple Query in the
 // upstream's place.
-func (c *conn) injectAnswer(v Verdict, seq uint64) {
+func (c *conn) injectAnswer(v Action, seq uint64) {
 	var frame []byte
 	for _, m := range v.Answer {
 		var err error
@@ -155,7 +155,7 @@ func (c *conn) injectAnswer(v Verdict, seq uint64) {
 	c.inj.add(injection{seq: seq, frame: frame})
 }
 
-func (c *conn) injectRefusal(v Verdict, seq uint64) {
+func (c *conn) injectRefusal(v Action, seq uint64) {
 	e := *v.Refuse
 	if e.Severity == "" {
 		e.Severity, e.SeverityUnlocalized = "ERROR", "ERROR"

@@ -68,7 +68,7 @@ func startTestJudgePool(t testing.TB, workers int, logger *slog.Logger) *judgepo
 }
 
 // startTestDBFree serves database-free mode with judger on a free port.
-func startTestDBFree(t testing.TB, judger judgepool.Judger, logger *slog.Logger) string {
+func startTestDBFree(t testing.TB, judger judgepool.Backend, logger *slog.Logger) string {
 	t.Helper()
 	srv, err := dbfree.New(dbfree.Options{Schema: kennelSchema(t), Judger: judger, Logger: logger, VerdictTimeout: 10 * time.Second})
 	if err != nil {

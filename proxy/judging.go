@@ -7,8 +7,6 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +20,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -136,7 +135,7 @@ type JudgingOptions struct {
 	// fatal error in the judge would end along with the proxy. A
 	// judgepool.Pool isolates judgements in worker processes. The caller
 	// closes it after the observer's last Wait.
-	Judger judgepool.Judger
+	Judger judgepool.Backend
 	// VerdictFile, if set, gets every verdict as a JSON line; the
 	// verdicts it held when opened fill SHOW VERDICTS and SHOW
 	// DIVERGENCES. The caller closes it after the observer's last Wait.
@@ -159,7 +158,7 @@ var JudgeDurationBuckets = []float64{
 }
 
 type Judging struct {
-	judger  judgepool.Judger
+	judger  judgepool.Backend
 	set     atomic.Pointer[JudgeSettings]
 	log     *slog.Logger
 	vlog    *slog.Logger
@@ -169,7 +168,6 @@ type Judging struct {
 	div     divergences
 	vfile   *VerdictFile
 	wg      sync.WaitGroup // background judgements
-	sem     chan struct{}  // bounds judgements running at once
 
 	knobs judgingKnobs
 	// digestSeed keys the digests of clipped texts, digestKey the marks
@@ -207,7 +205,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	const scope = "github.com/pgequiv/pgequiv/proxy"
 	meter := o.MeterProvider.Meter(scope)
 	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
-		sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
+		digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
@@ -275,19 +273,16 @@ type judgeConnState struct {
 }
 
 // ObserveQuery implements QueryObserver.
-func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
+func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Action {
 	// The budget counts from here: splitting and reading a statement's
 	// tags come out of it too.
 	arrived := time.Now()
 	set := j.set.Load()
 	if set.Mode == ModeOff {
-		return Verdict{}
+		return Action{}
 	}
-	st := ev.Session.judge
-	if st == nil {
-		st = &judgeConnState{}
-		ev.Session.judge = st
-	}
+	cs := stateOf(ev.Session)
+	st := &cs.judge
 	sql := ev.SQL
 	if st.ddl {
 		st.ddl = false
@@ -301,14 +296,14 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict {
 		st.bound.purge()
 		j.schemas.invalidate(ev.Session.Database)
 	}
-	g := ev.Session.settings()
+	g := &cs.guc
 	if g.active.Load() {
 		g.transaction(sql, ev.Batch) // judging_session.go
 	}
 	mentions := containsFold(sql, "pgequiv")
 	tags := g.current()
 	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
-		return Verdict{} // untagged: the common case stays cheap
+		return Action{} // untagged: the common case stays cheap
 	}
 	if limit, ok := queryLimit(set); ok && len(sql) > limit {
 		return j.oversized(ctx, ev, set, tags, mentions, limit) // judging_size.go: nothing parses it here
@@ -329,7 +324,7 @@ func (j *Judging) NeedsObservation(sess *Session, _ QueryKind, sql []byte) bool 
 	if set.Mode == ModeOff {
 		return false
 	}
-	if st := sess.judge; st != nil && st.ddl || sess.guc != nil && sess.guc.active.Load() {
+	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load()) {
 		return true
 	}
 	return isDDL(sql) || containsFold(sql, "pgequiv") || set.Catalog.HasMatches()
@@ -414,14 +409,8 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 		out.v = *job.preset
 		return out
 	}
-	// Judging is CPU-bound: beyond a few per core, judgements queue (within
-	// their deadline) rather than slow each other down.
-	select {
-	case j.sem <- struct{}{}:
-	case <-ctx.Done():
-		out.err, out.timedOut = fmt.Errorf("waiting for a free judge: %w", ctx.Err()), true
-		return out
-	}
+	// The judge pool (judgepool.Local or Pool) bounds how many judgements
+	// run at once and queues the rest within their deadline.
 	if f := j.knobs.beforeJudge; f != nil {
 		f(ctx)
 	}
@@ -454,39 +443,28 @@ func (j *Judging) finish(job *judgeJob, span trace.Span, out *judgeOutcome) {
 // treated as not judgeable, and the proxy goes on.
 var ErrJudgePanicked = judgepool.ErrPanicked
 
-// judge runs the judge, containing a panic: judgements run on background
-// goroutines, where one would end the process. (The judger has its own
-// guard, in-process or in its worker; this one covers what runs here.)
-func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (v equivalence.Verdict, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			j.stats.panics.Add(1)
-			j.log.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()), "conn", job.sess.ConnID,
-				"reference_id", job.ref.ID, "query", j.storeSQL(&JudgeSettings{}, job.candidate, job.full))
-			v, err = equivalence.Verdict{}, ErrJudgePanicked
-		}
-	}()
-	if f := j.knobs.judge; f != nil {
-		f()
-	}
+// judge runs the judge. The judge pool is its panic guard: in-process
+// (judgepool.Local) or in its worker (judgepool.Pool), a panic costs only
+// this verdict (ErrJudgePanicked).
+func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (equivalence.Verdict, error) {
 	if job.direct {
 		return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
 	}
-	return tag.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+	return judging.JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)
 	})
 }
 
 // enforce turns an outcome into forwarding or a refusal.
-func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Verdict {
+func (j *Judging) enforce(job *judgeJob, out judgeOutcome) Action {
 	e := j.refusal(job, out) // judging_stmts.go
 	if e == nil {
 		j.recordLater(job, out, "forwarded")
-		return Verdict{}
+		return Action{}
 	}
 	j.stats.refusals.Add(1)
 	j.recordLater(job, out, "refused")
-	return Verdict{Refuse: e}
+	return Action{Refuse: e}
 }
 
 // recordLater records off the query's path: fingerprinting and

@@ -93,7 +93,7 @@ func (bj *bindJudge) waitParsed(deadline time.Time) bool {
 	return bj.settled.Load()
 }
 
-// orNil keeps a nil *bindJudge from becoming a non-nil Verdict.Bind.
+// orNil keeps a nil *bindJudge from becoming a non-nil Action.Bind.
 func (bj *bindJudge) orNil() any {
 	if bj == nil {
 		return nil
@@ -139,11 +139,11 @@ func (bj *bindJudge) bind(ev *BindEvent, ref string) (cand, boundRef string, err
 
 // ObserveBind implements BindObserver: it judges a Bind of a statement
 // whose Parse verdict did not settle it, with the bound values.
-func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
+func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Action {
 	bj, ok := ev.State.(*bindJudge)
 	set := j.set.Load()
 	if !ok || set.Mode == ModeOff {
-		return Verdict{}
+		return Action{}
 	}
 	parent := bj.job
 	ref, refErr, same := parent.ref, error(nil), true
@@ -151,13 +151,13 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 		// A session setting applies to the executions while it is in
 		// force (a SET LOCAL ends with its transaction, a statement
 		// prepared under one reference may run under another).
-		cur := ev.Session.settings().current()
+		cur := stateOf(ev.Session).guc.current()
 		r, found, err := tag.Resolve(parent.candidate, &cur, set.Catalog)
 		switch {
 		case err != nil:
 			refErr = err
 		case !found, r.Source == tag.FromCatalogMatch && r.Database != "" && r.Database != parent.sess.Database:
-			return Verdict{} // no reference in force now
+			return Action{} // no reference in force now
 		}
 		same = err == nil && r.SQL == ref.SQL
 		if err == nil {
@@ -165,13 +165,9 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 		}
 	}
 	if same && bj.settled.Load() {
-		return Verdict{}
+		return Action{}
 	}
-	st := ev.Session.judge
-	if st == nil {
-		st = &judgeConnState{}
-		ev.Session.judge = st
-	}
+	st := &stateOf(ev.Session).judge
 	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: ref, mode: set.Mode,
 		parent: parent.parent, direct: true}
 	if job.ref.Mode != "" {
@@ -212,7 +208,7 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *BindEvent) Verdict {
 // bindLater judges a Bind in annotate or log mode, off the query's path:
 // the Parse verdict, judged in the background too, may be in only after
 // the Bind, and if it passed the Bind is not judged.
-func (j *Judging) bindLater(job *judgeJob, bj *bindJudge, sameRef bool) Verdict {
+func (j *Judging) bindLater(job *judgeJob, bj *bindJudge, sameRef bool) Action {
 	var d *Deferred
 	if job.mode == ModeAnnotate {
 		d = NewDeferred(job.deadline.Add(deferredGrace))
@@ -235,9 +231,9 @@ func (j *Judging) bindLater(job *judgeJob, bj *bindJudge, sameRef bool) Verdict 
 		j.record(job, out, "logged")
 	}()
 	if d == nil {
-		return Verdict{}
+		return Action{}
 	}
-	return Verdict{Later: d}
+	return Action{Later: d}
 }
 
 // boundKey identifies a bound pair under the settings that judged it.

@@ -7,11 +7,11 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 )
 
-// judgeWithin loads the schema and judges job, holding a j.sem slot the
-// caller took, and answers by ctx's deadline: whatever still runs then
-// (a schema load, a judge that stops 10% + 20 ms past its context, a
-// worker the pool kills later) ends in the background, releasing the
-// slot, while the query gets its timeout at once. Under load that slack,
+// judgeWithin loads the schema and judges job, and answers by ctx's
+// deadline: whatever still runs then (a schema load, a judge that stops
+// 10% + 20 ms past its context, a worker the pool kills later) ends in
+// the background, releasing its judge pool slot, while the query gets
+// its timeout at once. Under load that slack,
 // and a judge worker's, put answers up to 0.4 s past a 2 s budget.
 func (j *Judging) judgeWithin(ctx context.Context, job *judgeJob, v *equivalence.Verdict) error {
 	type result struct {
@@ -22,7 +22,6 @@ func (j *Judging) judgeWithin(ctx context.Context, job *judgeJob, v *equivalence
 	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
-		defer func() { <-j.sem }()
 		schema, err := j.schemas.get(ctx, &job.set.Schemas, job.sess.Database)
 		var r result
 		if err == nil {

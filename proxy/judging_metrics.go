@@ -22,7 +22,7 @@ func (j *Judging) instrumentStats(meter metric.Meter) error {
 				{"tagged", s.tagged.Load()}, {"refusal", s.refusals.Load()}, {"timeout", s.timeouts.Load()},
 				{"late", s.late.Load()}, {"session_command", s.sessionCommands.Load()},
 				{"introspection", s.introspections.Load()}, {"introspection_failure", s.introspectionFailures.Load()},
-				{"panic", s.panics.Load() + j.judger.Supervision().Panics},
+				{"panic", j.judger.Supervision().Panics},
 			} {
 				o.Observe(int64(e.v), metric.WithAttributes(attribute.String("event", e.name)))
 			}

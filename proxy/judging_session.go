@@ -47,13 +47,41 @@ type sessionSettings struct {
 	since uint64
 }
 
-// settings returns the connection's settings (allocated with the
-// connection; lazily for a Session built without one, as in unit tests).
-func (s *Session) settings() *sessionSettings {
-	if s.guc == nil {
-		s.guc = &sessionSettings{}
+// judgeSession is the judging observer's per-connection state (the
+// Session's ConnState): the judging state, touched only from
+// ObserveQuery and ObserveBind, which never run concurrently for one
+// connection, and the pgequiv settings, shared with the upstream
+// goroutine.
+type judgeSession struct {
+	judge judgeConnState
+	guc   sessionSettings
+}
+
+// ReadyForQuery implements ConnState.
+func (c *judgeSession) ReadyForQuery(batch uint64, status byte, failed bool) {
+	c.guc.ready(batch, status, failed)
+}
+
+// TxStatus implements ConnState.
+func (c *judgeSession) TxStatus(status byte) { c.guc.setStatus(status) }
+
+// TrackSession implements SessionTracker: the connection's settings
+// start from its startup parameters.
+func (j *Judging) TrackSession(_ *Session, params map[string]string) ConnState {
+	cs := &judgeSession{}
+	cs.guc.startup(params)
+	return cs
+}
+
+// stateOf returns the connection's judging state (allocated at startup;
+// lazily for a Session built without a relay, as in unit tests).
+func stateOf(s *Session) *judgeSession {
+	if cs, ok := s.State.(*judgeSession); ok {
+		return cs
 	}
-	return s.guc
+	cs := &judgeSession{}
+	s.State = cs
+	return cs
 }
 
 // startup installs the settings of a startup message.
@@ -180,18 +208,18 @@ func (g *sessionSettings) transaction(sql []byte, batch uint64) bool {
 // observeSetting handles the statements that read or change pgequiv
 // settings: DISCARD ALL, SHOW, set_config, SET and RESET. done reports
 // that ev was one of them and v is the answer.
-func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string, mentions bool, tags tag.Session) (v Verdict, done bool) {
+func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string, mentions bool, tags tag.Session) (v Action, done bool) {
 	if g.active.Load() && startsWithWord(ev.SQL, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
 		// DISCARD ALL resets settings as RESET ALL does.
 		g.apply(tag.SessionCommand{All: true, Reset: true}, false, ev.Batch, false)
-		return Verdict{}, true
+		return Action{}, true
 	}
 	if mentions && ev.Kind == KindQuery && startsWithWord(ev.SQL, "show") && g.txStatus() != 'E' {
 		// The server never saw a SET the proxy answered: the proxy answers
 		// SHOW too. (A Parse is forwarded; the server knows the settings
 		// that came in the extended protocol.)
 		if name, ok := tag.ParseShow(text); ok {
-			return Verdict{Answer: showAnswer(name, tags.Value(name))}, true
+			return Action{Answer: showAnswer(name, tags.Value(name))}, true
 		}
 	}
 	if mentions && containsFold(ev.SQL, "set_config") {
@@ -203,7 +231,7 @@ func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string
 				}
 			}
 			j.stats.sessionCommands.Add(1)
-			return Verdict{}, true
+			return Action{}, true
 		}
 	}
 	if mentions || g.active.Load() && startsWithWord(ev.SQL, "reset") {
@@ -211,7 +239,7 @@ func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string
 			if g.txStatus() == 'E' {
 				// The server refuses every command but ROLLBACK in a
 				// failed transaction; it answers this one too.
-				return Verdict{}, true
+				return Action{}, true
 			}
 			g.apply(cmd, cmd.Local, ev.Batch, false)
 			j.stats.sessionCommands.Add(1)
@@ -219,12 +247,12 @@ func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string
 				// RESET ALL must reach the server; in the extended
 				// protocol the server accepts pgequiv.* as a
 				// placeholder setting and answers for us.
-				return Verdict{}, true
+				return Action{}, true
 			}
-			return Verdict{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}, true
+			return Action{Answer: []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(cmd.Tag)}}}, true
 		}
 	}
-	return Verdict{}, false
+	return Action{}, false
 }
 
 // ready follows a ReadyForQuery: batch is its number on the connection,

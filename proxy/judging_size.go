@@ -50,13 +50,13 @@ func queryLimit(set *JudgeSettings) (limit int, ok bool) {
 // or any catalog entry's is. An untagged statement
 // under a match: catalog cannot be fingerprinted within the bound, so it
 // is not matched; it is counted (oversized_unmatched) and forwarded.
-func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSettings, tags tag.Session, mentions bool, limit int) Verdict {
+func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSettings, tags tag.Session, mentions bool, limit int) Action {
 	sql := ev.SQL
 	j.stats.oversized.Add(1)
 	sessionRef := tags.Reference != "" || tags.ReferenceID != ""
 	if !mentions && !(sessionRef && isQuery(sql)) {
 		j.stats.oversizedUnmatched.Add(1)
-		return Verdict{}
+		return Action{}
 	}
 	ref := tag.Reference{Source: tag.FromComment}
 	if !mentions {
@@ -76,7 +76,7 @@ func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSetti
 		candidate: headOf(sql, maxStoredSQL), full: &textDigest{size: len(sql), sum: j.digest(sql)},
 		preset: v,
 	}
-	job.sess.judge = nil
+	job.sess.State = nil // the job outlives the statement; it reads only the fixed fields
 	switch {
 	case ref.Mode != "":
 		job.mode = JudgeMode(ref.Mode)
@@ -93,10 +93,10 @@ func (j *Judging) oversized(ctx context.Context, ev *QueryEvent, set *JudgeSetti
 		return j.enforce(job, out)
 	case ModeAnnotate:
 		j.recordLater(job, out, "annotated")
-		return Verdict{Notice: &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}}
+		return Action{Notice: &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}}
 	default:
 		j.recordLater(job, out, "logged")
-		return Verdict{}
+		return Action{}
 	}
 }
 

@@ -19,7 +19,6 @@ type judgeStats struct {
 	equivalent, underAssumptions, notEquivalent       atomic.Uint64
 	unknown, errors                                   atomic.Uint64
 	introspections, introspectionFailures             atomic.Uint64
-	panics                                            atomic.Uint64 // recovered here, outside the judger
 	verdictLogErrors                                  atomic.Uint64
 	// oversized: statements over max_query_size, not read; of which
 	// unmatched: untagged ones a match: catalog could not fingerprint.
@@ -81,7 +80,7 @@ func (j *Judging) Stats() []JudgeStat {
 		{"judge_worker_deadline_kills", sup.DeadlineKills},
 		{"judge_worker_memory_kills", sup.MemoryKills},
 		{"judge_worker_start_failures", sup.StartFailures},
-		{"judge_panics", sup.Panics + s.panics.Load()},
+		{"judge_panics", sup.Panics},
 		{"verdict_log_errors", s.verdictLogErrors.Load()},
 		{"oversized", s.oversized.Load()},
 		{"oversized_unmatched", s.oversizedUnmatched.Load()},

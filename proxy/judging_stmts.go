@@ -46,7 +46,7 @@ func (e *sideEffectsError) Unwrap() error { return ErrSideEffects }
 // reference (for queries and data changes), else a catalog match. Enforce
 // refuses the whole Query unless every judged statement passes; annotate
 // adds a NOTICE per judged statement; log logs each.
-func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *JudgeSettings, st *judgeConnState, text string, mentions bool, tags tag.Session, arrived time.Time) Verdict {
+func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *JudgeSettings, st *judgeConnState, text string, mentions bool, tags tag.Session, arrived time.Time) Action {
 	strs := tag.StandardStrings
 	if ev.BackslashStrings {
 		strs = tag.BackslashStrings
@@ -56,7 +56,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *Ju
 		// Only a catalog match can apply, to a text of one statement: one
 		// fingerprint tells, as before statements were split.
 		if _, ok := set.Catalog.Match(text); !ok {
-			return Verdict{}
+			return Action{}
 		}
 	}
 	var stmts []tag.Statement
@@ -97,7 +97,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *QueryEvent, set *Ju
 		jobs = append(jobs, job)
 	}
 	if len(jobs) == 0 {
-		return Verdict{}
+		return Action{}
 	}
 	if len(jobs) == 1 && jobs[0].stmts == 0 {
 		// The common case: one statement. One with parameters is judged
@@ -158,7 +158,7 @@ func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, tags *tag.Ses
 	if s.Class.HasSideEffects() {
 		job.sideEffects = s.Why
 	}
-	job.sess.judge = nil
+	job.sess.State = nil // the job outlives the statement; it reads only the fixed fields
 	if ref.Mode != "" {
 		job.mode = JudgeMode(ref.Mode)
 	}
@@ -170,23 +170,23 @@ func (j *Judging) statementJob(ev *QueryEvent, set *JudgeSettings, tags *tag.Ses
 // dispatch judges one statement as its mode says. bj is set for a
 // statement with parameters, judged again at each Bind where this verdict
 // does not settle it.
-func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) Verdict {
+func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) Action {
 	switch job.mode {
 	case ModeEnforce:
 		out := j.run(ctx, job)
 		if bj != nil && bj.deferEnforce(job, out) {
 			j.recordLater(job, out, "deferred")
-			return Verdict{Bind: bj}
+			return Action{Bind: bj}
 		}
 		return j.enforce(job, out)
 	case ModeAnnotate:
-		return Verdict{Later: j.annotate(job, bj), Bind: bj.orNil()}
+		return Action{Later: j.annotate(job, bj), Bind: bj.orNil()}
 	default: // ModeLog
 		j.background(job, func(out judgeOutcome) {
 			bj.settle(job, out)
 			j.record(job, out, "logged")
 		})
-		return Verdict{Bind: bj.orNil()}
+		return Action{Bind: bj.orNil()}
 	}
 }
 
@@ -225,8 +225,8 @@ func (j *Judging) notify(job *judgeJob, d *Deferred, out judgeOutcome) {
 // The enforced ones are judged at once, side by side, within the verdict
 // timeout; one that does not pass refuses the whole Query, which then runs
 // no statement.
-func (j *Judging) dispatchAll(ctx context.Context, jobs []*judgeJob) Verdict {
-	var v Verdict
+func (j *Judging) dispatchAll(ctx context.Context, jobs []*judgeJob) Action {
+	var v Action
 	var enforced []*judgeJob
 	for _, job := range jobs {
 		switch job.mode {

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -154,22 +156,35 @@ func TestJudgingContainsPanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []JudgeMode{ModeLog, ModeAnnotate, ModeEnforce} {
+		backend := localBackend(t, 0, func(context.Context, *catalog.Schema, string, string, equivalence.Options) (equivalence.Verdict, error) {
+			panic("boom")
+		})
 		j, err := NewJudging(JudgeSettings{Mode: mode, EnforceUnknown: true, Schemas: SchemaSettings{Default: s}},
-			JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+			JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler), Judger: backend})
 		if err != nil {
 			t.Fatal(err)
 		}
-		j.setTestingKnobs(judgingKnobs{judge: func() { panic("boom") }})
 		ev := &QueryEvent{Kind: KindQuery, SQL: []byte("SELECT 1 /*pgequiv_ref='SELECT%201'*/"), Session: &Session{}}
 		v := j.ObserveQuery(context.Background(), ev)
 		j.Wait()
 		if mode == ModeEnforce && (v.Refuse == nil || v.Refuse.Code != SQLStateUnverified) {
 			t.Errorf("enforce: %+v", v)
 		}
-		if got := statMap(j)["errors"]; got != 1 {
-			t.Errorf("%s: %d errors", mode, got)
+		if got := statMap(j); got["errors"] != 1 || got["judge_panics"] != 1 {
+			t.Errorf("%s: %d errors, %d panics", mode, got["errors"], got["judge_panics"])
 		}
 	}
+}
+
+// localBackend is an in-process judge pool of n slots (0: the default)
+// whose judge is judge, under the pool's panic guard and bound.
+func localBackend(t *testing.T, n int, judge judgepool.JudgeFunc) judgepool.Backend {
+	t.Helper()
+	l, err := judgepool.NewLocal(judgepool.LocalOptions{MaxConcurrent: n, Judge: judge, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // FuzzJudgingObserve: any statement text, tagged or not, gets an answer
@@ -212,7 +227,7 @@ func FuzzJudgingObserve(f *testing.F) {
 
 // TestJudgingNeedsObservation: the filter the fast relay uses says a
 // statement needs no observation only when ObserveQuery would return the
-// zero Verdict and leave the session's judging state as it was.
+// zero Action and leave the session's judging state as it was.
 func TestJudgingNeedsObservation(t *testing.T) {
 	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
 	if err != nil {
@@ -255,8 +270,8 @@ func TestJudgingNeedsObservation(t *testing.T) {
 					t.Fatalf("NeedsObservation(%q) = %v, want %v", st.sql, got, st.want)
 				}
 				var before judgeConnState
-				if sess.judge != nil {
-					before = *sess.judge
+				if cs, ok := sess.State.(*judgeSession); ok {
+					before = cs.judge
 				}
 				v := j.ObserveQuery(context.Background(), &QueryEvent{Kind: KindQuery, SQL: sql, Session: sess})
 				if st.want {
@@ -265,8 +280,8 @@ func TestJudgingNeedsObservation(t *testing.T) {
 				if v.Notice != nil || v.Later != nil || v.Refuse != nil || v.Answer != nil {
 					t.Fatalf("%q: filtered out, but ObserveQuery returned %+v", st.sql, v)
 				}
-				if sess.judge != nil && *sess.judge != before {
-					t.Fatalf("%q: filtered out, but ObserveQuery changed the session from %+v to %+v", st.sql, before, *sess.judge)
+				if cs, ok := sess.State.(*judgeSession); ok && cs.judge != before {
+					t.Fatalf("%q: filtered out, but ObserveQuery changed the session from %+v to %+v", st.sql, before, cs.judge)
 				}
 			}
 		})

@@ -24,6 +24,4 @@ type judgingKnobs struct {
 	// beforeJudge runs at the start of each judgement, within its
 	// deadline (ctx).
 	beforeJudge func(ctx context.Context)
-	// judge runs just before the judge itself, inside its panic guard.
-	judge func()
 }

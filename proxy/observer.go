@@ -27,13 +27,35 @@ type Session struct {
 	Database        string
 	ApplicationName string
 
-	// judge is the judging observer's per-connection state; it is only
-	// touched from ObserveQuery, which never runs concurrently for one
-	// connection.
-	judge *judgeConnState
-	// guc are the connection's pgequiv settings, shared with the
-	// upstream goroutine (judging_session.go).
-	guc *sessionSettings
+	// State is the observer's per-connection state: what its
+	// SessionTracker returned at startup, or what the observer set on a
+	// Session built without a relay (unit tests). The relay only tells
+	// it of each ReadyForQuery; the observer alone reads it.
+	State ConnState
+}
+
+// SessionTracker is an optional QueryObserver method set for observers
+// whose per-connection state follows the server's transactions (the
+// judging observer's pgequiv settings live and die with them).
+type SessionTracker interface {
+	// TrackSession is called once per connection, after the startup
+	// message and before any statement, with its parameters. What it
+	// returns is kept in Session.State and told of each ReadyForQuery.
+	TrackSession(sess *Session, params map[string]string) ConnState
+}
+
+// ConnState is an observer's per-connection state that follows the
+// server's transaction status.
+type ConnState interface {
+	// ReadyForQuery reports the ReadyForQuery that ends batch: status is
+	// its transaction status ('I', 'T', 'E'; 0 if it could not be read)
+	// and failed whether the batch had an error. It is called on the
+	// upstream-reading goroutine, concurrently with ObserveQuery.
+	ReadyForQuery(batch uint64, status byte, failed bool)
+	// TxStatus reports a transaction status the fast relay saw; it does
+	// not follow batches (a connection with state to follow is not on
+	// the fast relay).
+	TxStatus(status byte)
 }
 
 // QueryEvent is one statement text sent by a client.
@@ -56,9 +78,9 @@ type QueryEvent struct {
 	StringsUncertain bool
 }
 
-// Verdict is a QueryObserver's answer. The zero Verdict forwards the
-// statement unchanged.
-type Verdict struct {
+// Action is a QueryObserver's answer: what the relay does with the
+// statement. The zero Action forwards the statement unchanged.
+type Action struct {
 	// Notice, if set, is sent to the client just before the ReadyForQuery
 	// that ends the statement's batch. Its Severity defaults to NOTICE.
 	Notice *pgproto3.NoticeResponse
@@ -89,12 +111,12 @@ type Verdict struct {
 // is forwarded. It is called on the connection's client-reading goroutine,
 // so it must be quick; it must not keep the slices in ev.
 type QueryObserver interface {
-	ObserveQuery(ctx context.Context, ev *QueryEvent) Verdict
+	ObserveQuery(ctx context.Context, ev *QueryEvent) Action
 }
 
 // StatementFilter is an optional QueryObserver method set for observers
 // that can tell cheaply, from a statement's text alone, that ObserveQuery
-// would return the zero Verdict and change no state. The fast relay (Linux,
+// would return the zero Action and change no state. The fast relay (Linux,
 // no TLS on either side) forwards such statements without calling
 // ObserveQuery; the first statement that needs observing moves the
 // connection to the regular relay for good. An observer without it keeps
@@ -112,13 +134,13 @@ type StatementFilter interface {
 type NopObserver struct{}
 
 // ObserveQuery implements QueryObserver.
-func (NopObserver) ObserveQuery(context.Context, *QueryEvent) Verdict { return Verdict{} }
+func (NopObserver) ObserveQuery(context.Context, *QueryEvent) Action { return Action{} }
 
 // NeedsObservation implements StatementFilter: no statement needs it.
 func (NopObserver) NeedsObservation(*Session, QueryKind, []byte) bool { return false }
 
 // Deferred is a notice an observer delivers after ObserveQuery returned
-// (see Verdict.Later). Exactly one of Deliver succeeding or the proxy
+// (see Action.Later). Exactly one of Deliver succeeding or the proxy
 // giving up happens: if Deliver reports false, the client never sees the
 // notice and the observer must account for it (log it).
 type Deferred struct {

@@ -22,17 +22,17 @@ type scriptObserver struct {
 	seen []string
 }
 
-func (o *scriptObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Verdict {
+func (o *scriptObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Action {
 	o.mu.Lock()
 	o.seen = append(o.seen, string(ev.SQL))
 	o.mu.Unlock()
 	switch {
 	case bytes.Contains(ev.SQL, []byte("forbidden")):
-		return Verdict{Refuse: &pgproto3.ErrorResponse{Message: "pgequiv refused: " + string(ev.SQL)}}
+		return Action{Refuse: &pgproto3.ErrorResponse{Message: "pgequiv refused: " + string(ev.SQL)}}
 	case bytes.Contains(ev.SQL, []byte("noted")):
-		return Verdict{Notice: &pgproto3.NoticeResponse{Message: "pgequiv noted"}}
+		return Action{Notice: &pgproto3.NoticeResponse{Message: "pgequiv noted"}}
 	}
-	return Verdict{}
+	return Action{}
 }
 
 func TestObserverNoticeAndRefusal(t *testing.T) {
@@ -236,11 +236,11 @@ func TestObserverRefusedParseDiscardsUntilSync(t *testing.T) {
 
 type panickyObserver struct{}
 
-func (panickyObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Verdict {
+func (panickyObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Action {
 	if bytes.Contains(ev.SQL, []byte("boom")) {
 		panic("observer bug")
 	}
-	return Verdict{}
+	return Action{}
 }
 
 // TestObserverPanicFailsOpen: an observer panic is contained; the

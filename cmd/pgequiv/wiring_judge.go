@@ -17,7 +17,7 @@ import (
 // judge_isolation says: a pool of worker processes (started here, which
 // takes a few milliseconds per worker; the caller closes it) or the
 // in-process judge.
-func startJudge(c *config.Config, logger *slog.Logger) (judgepool.Judger, error) {
+func startJudge(c *config.Config, logger *slog.Logger) (judgepool.Backend, error) {
 	if c.JudgeIsolation == "none" {
 		return judgepool.NewLocal(judgepool.LocalOptions{Logger: logger})
 	}

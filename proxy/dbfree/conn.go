@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +19,8 @@ import (
 	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
+	"github.com/pgequiv/pgequiv/proxy/judging"
+	"github.com/pgequiv/pgequiv/proxy/localsession"
 	"github.com/pgequiv/pgequiv/proxy/scram"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -42,14 +43,13 @@ type conn struct {
 	net net.Conn
 	be  *pgproto3.Backend
 
-	session  tag.Session
-	stmts    map[string]*prepared
-	portals  map[string]*portal
-	skipping bool // an error in an extended-protocol batch: drop until Sync
-	// tx is the transaction status ReadyForQuery reports: I, T after
-	// BEGIN, E after an error in a transaction block (nothing is ever
-	// written; drivers and tools track it).
-	tx               byte
+	session tag.Session
+	stmts   map[string]*prepared
+	portals map[string]*portal
+	// tx is the transaction status ReadyForQuery reports and the
+	// extended protocol's skip-until-Sync, shared with the admin console
+	// (nothing is ever written; drivers and tools track it).
+	tx               localsession.Tx
 	savepoints       []string           // names defined in the transaction block (savepoint.go)
 	commitRolledBack bool               // the last COMMIT ended a failed block: its tag is ROLLBACK
 	sysCat           *pgcatalog.Catalog // introspection queries run over it, built on the first (catalog.go)
@@ -72,7 +72,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 	st := s.cur.Load()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &conn{
-		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw, tx: 'I',
+		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw,
 		remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
 		log:   st.opts.Logger.With("client", raw.RemoteAddr().String()),
 		stmts: map[string]*prepared{}, portals: map[string]*portal{},
@@ -282,7 +282,7 @@ func (c *conn) sendGreeting(m *pgproto3.StartupMessage) {
 	c.id = c.s.nextID.Add(1)
 	c.application = m.Parameters["application_name"]
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.id, SecretKey: secret})
-	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
+	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
 }
 
 // loop answers messages until Terminate, EOF or a fatal error.
@@ -297,11 +297,11 @@ func (c *conn) loop() error {
 		}
 		switch m := msg.(type) {
 		case *pgproto3.Query:
-			if c.skipping {
+			if c.tx.Skipping() {
 				continue
 			}
 			c.simpleQuery(m.String)
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
+			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
 			err = c.be.Flush()
 		case *pgproto3.Parse:
 			c.extended(c.parse(m))
@@ -314,9 +314,9 @@ func (c *conn) loop() error {
 		case *pgproto3.Close:
 			c.extended(c.close(m))
 		case *pgproto3.Sync:
-			c.skipping = false
+			c.tx.Sync()
 			c.closePortals() // the implicit transaction ends
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
+			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
 			err = c.be.Flush()
 		case *pgproto3.Flush:
 			err = c.be.Flush()
@@ -324,7 +324,7 @@ func (c *conn) loop() error {
 			return nil
 		case *pgproto3.FunctionCall:
 			c.sendError(errNotAnswerable())
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx})
+			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
 			err = c.be.Flush()
 		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
 			// Ignored outside COPY, as PostgreSQL does.
@@ -338,16 +338,14 @@ func (c *conn) loop() error {
 }
 
 func (c *conn) sendError(e *pgError) {
-	if c.tx == 'T' {
-		c.tx = 'E'
-	}
+	c.tx.Fail()
 	c.be.Send(e.response("ERROR"))
 }
 
 // inFailedTx refuses st after an error in a transaction block, until it
 // ends, as PostgreSQL does.
 func (c *conn) inFailedTx(st *statement) *pgError {
-	if c.tx != 'E' || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R' || st.local.savepoint == spRollback) {
+	if !c.tx.Failed() || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R' || st.local.savepoint == spRollback) {
 		return nil
 	}
 	return errorf("25P02", "current transaction is aborted, commands ignored until end of transaction block")
@@ -360,7 +358,7 @@ func (c *conn) extended(err *pgError) {
 		return
 	}
 	c.sendError(err)
-	c.skipping = true
+	c.tx.FailBatch()
 }
 
 // simpleQuery answers each statement of a Query until the first error.
@@ -485,18 +483,11 @@ func (c *conn) isAdmin(m *pgproto3.StartupMessage) bool {
 	return db == c.opts.AdminDatabase
 }
 
-// judge runs the judge with a panic guard: the connection's goroutine
-// must not end the process (the judger has its own guard; this covers
-// any Judger).
-func (c *conn) judge(ctx context.Context, ref, cand string) (v equivalence.Verdict, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.s.panics.Add(1)
-			c.opts.Logger.Error("pgequiv: judge panicked", "panic", r, "stack", string(debug.Stack()))
-			v, err = equivalence.Verdict{}, fmt.Errorf("%w: %v", judgepool.ErrPanicked, r)
-		}
-	}()
-	return tag.JudgeBound(ctx, ref, cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+// judge runs the judge. The judge pool (judgepool.Local or Pool) is its
+// panic guard: a panic costs this statement (ErrPanicked), never the
+// connection's goroutine or the process.
+func (c *conn) judge(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+	return judging.JudgeBound(ctx, ref, cand, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
 		return c.s.judger.Judge(ctx, c.opts.Schema, ref, cand, c.opts.Judge)
 	})
 }

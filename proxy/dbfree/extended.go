@@ -54,7 +54,7 @@ func (c *conn) errPreparedBytes(add int) *pgError {
 }
 
 func (c *conn) parse(m *pgproto3.Parse) *pgError {
-	if c.skipping {
+	if c.tx.Skipping() {
 		return nil
 	}
 	if _, dup := c.stmts[m.Name]; dup && m.Name != "" {
@@ -110,7 +110,7 @@ func (p *prepared) cols() []int {
 }
 
 func (c *conn) bind(m *pgproto3.Bind) *pgError {
-	if c.skipping {
+	if c.tx.Skipping() {
 		return nil
 	}
 	p, ok := c.stmts[m.PreparedStatement]
@@ -181,7 +181,7 @@ func (c *conn) closePortals() {
 }
 
 func (c *conn) describe(m *pgproto3.Describe) *pgError {
-	if c.skipping {
+	if c.tx.Skipping() {
 		return nil
 	}
 	switch m.ObjectType {
@@ -228,7 +228,7 @@ func (c *conn) sendRowDescription(st *statement, cols []int, formats []int16) {
 }
 
 func (c *conn) execute(m *pgproto3.Execute) *pgError {
-	if c.skipping {
+	if c.tx.Skipping() {
 		return nil
 	}
 	pt, ok := c.portals[m.Portal]
@@ -291,7 +291,7 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 }
 
 func (c *conn) close(m *pgproto3.Close) *pgError {
-	if c.skipping {
+	if c.tx.Skipping() {
 		return nil
 	}
 	switch m.ObjectType {

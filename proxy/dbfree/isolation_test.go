@@ -14,31 +14,36 @@ import (
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 )
 
-// faultyJudger fails as a judge can: a panic, a dead worker, a memory
-// kill, or by answering normally.
-type faultyJudger struct{ judgepool.Judger }
-
-func (f faultyJudger) Judge(ctx context.Context, s *catalog.Schema, ref, cand string, o equivalence.Options) (equivalence.Verdict, error) {
-	switch {
-	case strings.Contains(cand, "PANIC"):
-		panic("judge bug")
-	case strings.Contains(cand, "DIED"):
-		return equivalence.Verdict{}, judgepool.ErrWorkerDied
-	case strings.Contains(cand, "MEMORY"):
-		return equivalence.Verdict{}, judgepool.ErrMemoryLimit
+// faultyJudge fails as a judge can: a panic, a dead worker, a memory
+// kill, or by answering normally (with judge). It runs inside the judge
+// pool, whose guard is the only one on the path.
+func faultyJudge(judge judgepool.JudgeFunc) judgepool.JudgeFunc {
+	return func(ctx context.Context, s *catalog.Schema, ref, cand string, o equivalence.Options) (equivalence.Verdict, error) {
+		switch {
+		case strings.Contains(cand, "PANIC"):
+			panic("judge bug")
+		case strings.Contains(cand, "DIED"):
+			return equivalence.Verdict{}, judgepool.ErrWorkerDied
+		case strings.Contains(cand, "MEMORY"):
+			return equivalence.Verdict{}, judgepool.ErrMemoryLimit
+		}
+		return judge(ctx, s, ref, cand, o)
 	}
-	return f.Judger.Judge(ctx, s, ref, cand, o)
 }
 
-// TestJudgeFailuresKeepTheConnection: a panic on the connection's
-// goroutine (no recover used to end the process) or a failed judge worker
+// TestJudgeFailuresKeepTheConnection: a panic in the judge (recovered by
+// the judge pool, as a real judge's would be) or a failed judge worker
 // costs that statement (XX000), never the connection or the server.
 func TestJudgeFailuresKeepTheConnection(t *testing.T) {
-	local, err := judgepool.NewLocal(judgepool.LocalOptions{})
+	plain, err := equivalence.NewJudger(equivalence.JudgerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, Options{Judger: faultyJudger{local}})
+	local, err := judgepool.NewLocal(judgepool.LocalOptions{Judge: faultyJudge(plain.Judge)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, Options{Judger: local})
 	ctx := testCtx(t)
 	conn := srv.connect(t, ctx, pgx.QueryExecModeExec)
 	for _, c := range []struct{ cand, detail string }{

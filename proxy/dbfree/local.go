@@ -435,14 +435,12 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 		}
 	}
 	// COMMIT of a failed transaction rolls it back and says so.
-	c.commitRolledBack = q.tx == 'C' && c.tx == 'E'
+	c.commitRolledBack = false
 	switch q.tx {
 	case 'B':
-		if c.tx == 'I' {
-			c.tx = 'T'
-		}
+		c.tx.Begin()
 	case 'C', 'R':
-		c.tx = 'I'
+		c.commitRolledBack = c.tx.End() && q.tx == 'C'
 		c.savepoints = nil
 	}
 	if q.resetAll {

@@ -73,7 +73,7 @@ type Options struct {
 	// means in-process (judgepool.Local); a judgepool.Pool isolates each
 	// judgement in a worker process and bounds how many run at once. The
 	// caller closes it after the server has shut down.
-	Judger judgepool.Judger
+	Judger judgepool.Backend
 }
 
 // Judgement is one judgement the server runs, for a Recorder.

@@ -18,9 +18,8 @@ var ErrServerClosed = errors.New("dbfree: server closed")
 // Server answers PostgreSQL clients without a database behind it.
 type Server struct {
 	cur    atomic.Pointer[settings]
-	judger judgepool.Judger
+	judger judgepool.Backend
 	nextID atomic.Uint32
-	panics atomic.Uint64 // recovered on connection goroutines
 
 	conns *connset.Set[*conn]
 	// refusing counts the connections in conns that are over
@@ -82,11 +81,12 @@ func (s *Server) Reload(opts Options) error {
 
 // Judger returns the server's judge, whose cache statistics show how often
 // references were reused.
-func (s *Server) Judger() judgepool.Judger { return s.judger }
+func (s *Server) Judger() judgepool.Backend { return s.judger }
 
-// JudgePanics returns how many judgements panicked, in the judger or
-// around it; each was answered with an error and the server went on.
-func (s *Server) JudgePanics() uint64 { return s.panics.Load() + s.judger.Supervision().Panics }
+// JudgePanics returns how many judgements panicked in the judge pool (its
+// guard is the only one); each was answered with an error and the server
+// went on.
+func (s *Server) JudgePanics() uint64 { return s.judger.Supervision().Panics }
 
 // Serve accepts connections on ln until Shutdown or Close, then returns
 // ErrServerClosed. It closes ln when it returns.

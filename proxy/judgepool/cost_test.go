@@ -24,7 +24,7 @@ func BenchmarkIsolationCost(b *testing.B) {
 	pool := newPool(b, judgepool.Options{Workers: 1})
 	for _, c := range []struct {
 		name string
-		j    judgepool.Judger
+		j    judgepool.Backend
 	}{{"in-process", local}, {"pool", pool}} {
 		b.Run(c.name, func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)

@@ -16,9 +16,9 @@ import (
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
-// Judger is what the proxy judges with: a Pool of worker processes
+// Backend is the judging service the proxy judges with: a Pool of worker processes
 // (judge_isolation: process) or Local, in-process (judge_isolation: none).
-type Judger interface {
+type Backend interface {
 	// Judge judges candidate against reference on s within ctx.
 	Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts equivalence.Options) (equivalence.Verdict, error)
 	// Stats are the judge cache counters, summed over workers.
@@ -29,7 +29,7 @@ type Judger interface {
 	Close() error
 }
 
-// Errors a Judger returns besides the judge's own.
+// Errors a Backend returns besides the judge's own.
 var (
 	// ErrPanicked reports a judgement that panicked; the panic is logged
 	// and counted and costs only that verdict.
@@ -56,30 +56,42 @@ type SupervisionStats struct {
 	Panics        uint64 // judgements that panicked (recovered)
 }
 
+// JudgeFunc judges candidate against reference on s within ctx.
+type JudgeFunc func(ctx context.Context, s *catalog.Schema, reference, candidate string, opts equivalence.Options) (equivalence.Verdict, error)
+
 const meterScope = "github.com/pgequiv/pgequiv/proxy/judgepool"
 
 // LocalOptions configure Local.
 type LocalOptions struct {
 	Judger equivalence.JudgerOptions
 	// MaxConcurrent bounds judgements running at once; beyond it they
-	// queue within their deadline. Default 2 × GOMAXPROCS.
+	// queue within their deadline. Default 2 × GOMAXPROCS. This is the
+	// only bound on judging in the proxy: judging is CPU-bound, so beyond
+	// a few per core judgements wait rather than slow each other down.
 	MaxConcurrent int
+	// Judge, if set, judges in place of an equivalence.Judger built from
+	// Judger (tests: a judge that hangs or panics). It runs under Local's
+	// panic guard and concurrency bound like the real one.
+	Judge JudgeFunc
 	// Logger defaults to slog.Default(); MeterProvider to the otel global.
 	Logger        *slog.Logger
 	MeterProvider metric.MeterProvider
 }
 
 // Local judges in the calling process with a panic guard. A Go fatal
-// error still ends the process; use a Pool to survive one.
+// error still ends the process; use a Pool to survive one. Its guard and
+// bound are the only ones on the judging path: callers (the proxy's
+// Judging observer, database-free mode) rely on them.
 type Local struct {
 	j      *equivalence.Judger
+	judge  JudgeFunc
 	log    *slog.Logger
 	sem    chan struct{}
 	panics atomic.Uint64
 	mPanic metric.Int64Counter
 }
 
-// NewLocal returns an in-process Judger.
+// NewLocal returns an in-process Backend.
 func NewLocal(o LocalOptions) (*Local, error) {
 	j, err := equivalence.NewJudger(o.Judger)
 	if err != nil {
@@ -94,7 +106,10 @@ func NewLocal(o LocalOptions) (*Local, error) {
 	if o.MeterProvider == nil {
 		o.MeterProvider = otel.GetMeterProvider()
 	}
-	l := &Local{j: j, log: o.Logger, sem: make(chan struct{}, o.MaxConcurrent)}
+	l := &Local{j: j, judge: o.Judge, log: o.Logger, sem: make(chan struct{}, o.MaxConcurrent)}
+	if l.judge == nil {
+		l.judge = j.Judge
+	}
 	if l.mPanic, err = o.MeterProvider.Meter(meterScope).Int64Counter("pgequiv.judge.panics",
 		metric.WithDescription("Judgements that panicked (recovered; the verdict is an error)")); err != nil {
 		return nil, err
@@ -102,7 +117,7 @@ func NewLocal(o LocalOptions) (*Local, error) {
 	return l, nil
 }
 
-// Judge implements Judger.
+// Judge implements Backend.
 func (l *Local) Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts equivalence.Options) (v equivalence.Verdict, err error) {
 	select {
 	case l.sem <- struct{}{}:
@@ -118,14 +133,14 @@ func (l *Local) Judge(ctx context.Context, s *catalog.Schema, reference, candida
 			v, err = equivalence.Verdict{}, fmt.Errorf("%w: %v", ErrPanicked, r)
 		}
 	}()
-	return l.j.Judge(ctx, s, reference, candidate, opts)
+	return l.judge(ctx, s, reference, candidate, opts)
 }
 
-// Stats implements Judger.
+// Stats implements Backend.
 func (l *Local) Stats() equivalence.JudgerStats { return l.j.Stats() }
 
-// Supervision implements Judger: only panics apply in-process.
+// Supervision implements Backend: only panics apply in-process.
 func (l *Local) Supervision() SupervisionStats { return SupervisionStats{Panics: l.panics.Load()} }
 
-// Close implements Judger; there is nothing to stop.
+// Close implements Backend; there is nothing to stop.
 func (l *Local) Close() error { return nil }

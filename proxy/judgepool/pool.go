@@ -160,7 +160,7 @@ func New(o Options) (*Pool, error) {
 	return p, nil
 }
 
-// Judge implements Judger: it runs the judgement on a worker, preferably
+// Judge implements Backend: it runs the judgement on a worker, preferably
 // the one that judged the same reference before (its cache holds the
 // prepared reference), else any idle one, else it queues within ctx.
 func (p *Pool) Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts equivalence.Options) (equivalence.Verdict, error) {
@@ -415,7 +415,7 @@ func (p *Pool) release(w *worker) {
 	p.inflight.Done()
 }
 
-// Stats implements Judger: the workers' last reported cache counters,
+// Stats implements Backend: the workers' last reported cache counters,
 // summed. A restarted worker starts from zero.
 func (p *Pool) Stats() equivalence.JudgerStats {
 	p.mu.Lock()
@@ -436,7 +436,7 @@ func (p *Pool) Stats() equivalence.JudgerStats {
 	return st
 }
 
-// Supervision implements Judger.
+// Supervision implements Backend.
 func (p *Pool) Supervision() SupervisionStats {
 	return SupervisionStats{
 		Workers: len(p.workers), Restarts: p.restarts.Load(), Deaths: p.deaths.Load(),

@@ -52,7 +52,7 @@ const (
 	cand = "SELECT COUNT(dog_id) FROM dogs"
 )
 
-func judge(p judgepool.Judger, s *catalog.Schema, candidate string, timeout time.Duration) (equivalence.Verdict, error) {
+func judge(p judgepool.Backend, s *catalog.Schema, candidate string, timeout time.Duration) (equivalence.Verdict, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	return p.Judge(ctx, s, ref, candidate, equivalence.Options{})

@@ -1,13 +1,10 @@
 package tag
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
-
-	"github.com/pgequiv/pgequiv/equivalence"
 )
 
 // A reference may use placeholders ($1, $2, ...) bound from the
@@ -174,32 +171,4 @@ func bindParams(sql string, vals map[int]string, paren bool) (string, bool) {
 	}
 	b.WriteString(sql[last:])
 	return b.String(), true
-}
-
-// JudgeBound judges candidate against a reference that may use
-// placeholders bound from the candidate's constants, with judge. It first
-// judges the candidate's shape, its constants replaced by the same
-// parameters: equivalent for every value of the parameters is equivalent
-// for the candidate's values too. That text is the same whatever
-// constants the application sends, so the judge's cache keeps serving
-// it. Any other verdict is not conclusive for these constants (a value
-// may make the two queries agree), so the reference is then judged with
-// the candidate's constants bound in, against the candidate as sent.
-func JudgeBound(ctx context.Context, ref, candidate string, judge func(ctx context.Context, ref, cand string) (equivalence.Verdict, error)) (equivalence.Verdict, error) {
-	if !HasParams(ref) {
-		return judge(ctx, ref, candidate)
-	}
-	p, ok := Parameterize(candidate)
-	if !ok {
-		return judge(ctx, ref, candidate)
-	}
-	v, err := judge(ctx, ref, p.SQL)
-	if err == nil && (v.Label == equivalence.Equivalent || v.Label == equivalence.EquivalentUnderAssumptions) || ctx.Err() != nil {
-		return v, err
-	}
-	bound, ok := BindParams(ref, p.Consts)
-	if !ok {
-		return v, err
-	}
-	return judge(ctx, bound, candidate)
 }
