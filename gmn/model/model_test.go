@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgequiv/pgequiv/eval/gmntrain"
 	"github.com/pgequiv/pgequiv/gmn"
 	"github.com/pgequiv/pgequiv/gmn/model"
-	"github.com/pgequiv/pgequiv/gmn/pipeline"
 	"github.com/pgequiv/pgequiv/gmn/plangraph"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -87,11 +87,11 @@ func BenchmarkSpiderPairs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := pipeline.LoadCorpus(context.Background(), data, "../../../shared/data/schemas")
+	c, err := gmntrain.LoadCorpus(context.Background(), data, "../../../shared/data/schemas")
 	if err != nil {
 		b.Fatal(err)
 	}
-	plans := make(map[*plangraph.Program]*pipeline.Query, len(c.Queries))
+	plans := make(map[*plangraph.Program]*gmntrain.Query, len(c.Queries))
 	for _, q := range c.Queries {
 		plans[q.Prog] = q
 	}
@@ -150,7 +150,7 @@ func BenchmarkEncoderSpeed(b *testing.B) {
 	if _, err := os.Stat(data); err != nil {
 		b.Skip("shared data not found")
 	}
-	c, err := pipeline.LoadCorpus(context.Background(), data, "../../../shared/data/schemas")
+	c, err := gmntrain.LoadCorpus(context.Background(), data, "../../../shared/data/schemas")
 	if err != nil {
 		b.Fatal(err)
 	}
