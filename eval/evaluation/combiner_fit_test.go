@@ -14,6 +14,7 @@ import (
 	"github.com/pgequiv/pgequiv/eval/gmntrain"
 	"github.com/pgequiv/pgequiv/eval/metrics"
 	"github.com/pgequiv/pgequiv/internal/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 )
 
 // TestFitCombiner refits the judge's logistic combiners on the shared
@@ -32,7 +33,7 @@ func TestFitCombiner(t *testing.T) {
 	if os.Getenv("FIT_COMBINER") == "" {
 		t.Skip("set FIT_COMBINER=1 to refit the combiners")
 	}
-	shared := filepath.Join("..", "..", "..", "shared", "data")
+	shared := shareddata.Path(t, "data")
 	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
