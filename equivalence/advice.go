@@ -9,7 +9,7 @@ import (
 )
 
 // Adviser gives a second opinion on a pair the rules left unknown, such
-// as a language model's (package equivalence/llmjudge). An opinion is
+// as a language model's (package eval/llmjudge). An opinion is
 // never a proof: it moves the score within the unknown band and is
 // reported as Verdict.LLM; the label stays unknown.
 type Adviser interface {

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/equivalence/evaluation"
+	"github.com/pgequiv/pgequiv/eval/evaluation"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 

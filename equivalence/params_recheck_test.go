@@ -14,8 +14,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/equivalence/evaluation"
+	"github.com/pgequiv/pgequiv/eval/evaluation"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 	"github.com/pgequiv/pgequiv/planner/catalog"

@@ -15,8 +15,8 @@ import (
 	_ "modernc.org/sqlite" // the real engine counterexamples are re-checked on
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/equivalence/evaluation"
+	"github.com/pgequiv/pgequiv/eval/evaluation"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 )

@@ -340,7 +340,7 @@ func SearchEvidence(s *Search) float64 {
 // evidence. The weights are a logistic regression fit on the shared
 // Spider pairs the judge neither proves nor leaves to the refuter alone
 // (unknown and refuted verdicts; proved ones keep their band):
-// `FIT_COMBINER=1 go test ./equivalence/evaluation -run FitCombiner -v`.
+// `FIT_COMBINER=1 go test ./eval/evaluation -run FitCombiner -v`.
 // Fit on four db-grouped folds and scored on the fifth, the judge's score
 // reaches a pooled AUC of 0.977 (0.976 with the previous, search-blind
 // weights; README, "Scores").
@@ -351,6 +351,6 @@ var DefaultCombiner Combiner = LogisticCombiner{Bias: -5.65, ESM: 8.31, RelPM: 0
 // proof nor search settles. Fit by logistic regression on out-of-fold GMN
 // scores (pgequiv train --cv 5 --oof) over the unknown and refuted
 // verdicts: `FIT_COMBINER=1 FIT_GMN_OOF=oof.jsonl go test
-// ./equivalence/evaluation -run FitCombiner -v`. The structural scores
+// ./eval/evaluation -run FitCombiner -v`. The structural scores
 // add nothing once the GMN is there (README, "Scores").
 var GMNCombiner Combiner = LogisticCombiner{Bias: -3.55, GMN: 4.65, Search: 2.37}

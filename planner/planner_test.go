@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -21,8 +22,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-const sharedDir = "../../shared"
 
 const testViews = `
 CREATE VIEW old_dogs AS SELECT dog_id, name, weight FROM dogs WHERE age > 10;
@@ -171,7 +170,7 @@ var pureNormalization = []string{
 }
 
 func TestCaseFingerprints(t *testing.T) {
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedDir, "equivalence/cases.yaml"))
+	cf, err := dataset.ReadCasesFile(shareddata.Path(t, "equivalence/cases.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,16 +241,17 @@ func TestSpiderCoverage(t *testing.T) {
 
 func loadSpider(t testing.TB) ([]dataset.Pair, map[string]*catalog.Schema) {
 	t.Helper()
-	pairs, err := dataset.ReadPairsFile(filepath.Join(sharedDir, "data/spider_pair_dev.jsonl"))
+	pairs, err := dataset.ReadPairsFile(shareddata.Path(t, "data/spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := shareddata.Path(t, "data/schemas")
 	schemas := map[string]*catalog.Schema{}
 	for _, p := range pairs {
 		if schemas[p.DB] != nil {
 			continue
 		}
-		ddl, err := os.ReadFile(filepath.Join(sharedDir, "data/schemas", p.DB+".sql"))
+		ddl, err := os.ReadFile(filepath.Join(dir, p.DB+".sql"))
 		if err != nil {
 			t.Fatal(err)
 		}

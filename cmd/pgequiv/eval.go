@@ -13,12 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/cmd/pgequiv/internal/progress"
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/equivalence/evaluation"
-	"github.com/pgequiv/pgequiv/equivalence/metrics"
-	"github.com/pgequiv/pgequiv/equivalence/progress"
-	"github.com/pgequiv/pgequiv/gmn/pipeline"
+	"github.com/pgequiv/pgequiv/eval/evaluation"
+	"github.com/pgequiv/pgequiv/eval/gmntrain"
+	"github.com/pgequiv/pgequiv/eval/metrics"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -197,7 +197,7 @@ func printFoldAUCs(w io.Writer, results []evaluation.Result, k int) error {
 	for i, r := range results {
 		dbs[i] = r.Pair.DB
 	}
-	fold, err := pipeline.DBFolds(dbs, k)
+	fold, err := gmntrain.DBFolds(dbs, k)
 	if err != nil {
 		return err
 	}

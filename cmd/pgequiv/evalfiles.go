@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence/progress"
-	"github.com/pgequiv/pgequiv/equivalence/spidereval"
+	"github.com/pgequiv/pgequiv/cmd/pgequiv/internal/progress"
+	"github.com/pgequiv/pgequiv/eval/spidereval"
 	"github.com/pgequiv/pgequiv/planner/catalog/tablesjson"
 )
 

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pgequiv/pgequiv/equivalence/spidereval"
+	"github.com/pgequiv/pgequiv/eval/spidereval"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/catalog/tablesjson"
 )

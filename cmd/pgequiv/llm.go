@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/llmjudge"
+	"github.com/pgequiv/pgequiv/eval/llmjudge"
 )
 
 // llmFlags configure the optional LLM second opinion on unknown

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/equivalence/evaluation"
-	"github.com/pgequiv/pgequiv/equivalence/selection"
+	"github.com/pgequiv/pgequiv/eval/evaluation"
+	"github.com/pgequiv/pgequiv/eval/selection"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 

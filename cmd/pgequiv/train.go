@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/eval/gmntrain"
 	"github.com/pgequiv/pgequiv/gmn"
-	"github.com/pgequiv/pgequiv/gmn/pipeline"
 )
 
 // runTrain trains the graph matching network on a labelled dataset, runs
@@ -57,7 +57,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *cv == 0 && *out == "" {
 		return fmt.Errorf("nothing to do: give --cv 5 and/or --out FILE")
 	}
-	opts := pipeline.Options{
+	opts := gmntrain.Options{
 		Seed:       *seed,
 		Model:      gmn.Config{Hidden: *hidden, Steps: *steps, Encoder: enc},
 		Epochs:     *epochs,
@@ -65,21 +65,21 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		LR:         *lr,
 		Pretrain:   *pretrain,
 		RealRepeat: *realRepeat,
-		Synth:      pipeline.SynthOptions{PerQuery: *perQuery},
+		Synth:      gmntrain.SynthOptions{PerQuery: *perQuery},
 		NoSynth:    *noSynth,
 		Workers:    *workers,
 		Log: func(format string, a ...any) {
 			fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05")}, a...)...)
 		},
 	}
-	c, err := pipeline.LoadCorpus(ctx, *data, *schemas)
+	c, err := gmntrain.LoadCorpus(ctx, *data, *schemas)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "data: %d pairs (%d skipped), %d queries, %d databases\n", len(c.Items), c.Skipped, len(c.Queries), len(c.DBs()))
-	var curves []pipeline.NamedSeries
+	var curves []gmntrain.NamedSeries
 	if *cv > 0 {
-		res, err := pipeline.CrossValidate(ctx, c, *cv, opts)
+		res, err := gmntrain.CrossValidate(ctx, c, *cv, opts)
 		if err != nil {
 			return err
 		}
@@ -88,12 +88,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stdout, "  fold %d: AUC %.4f  score %s/pair  test %4d pairs  train %4d real + %d derived  %s  dbs %v\n",
 				f.Fold, f.AUC, f.MedianScore.Round(time.Microsecond), f.Test, f.Train, f.History.TrainPairs-f.Train, f.History.Duration.Round(time.Second), f.TestDBs)
 			curves = append(curves,
-				pipeline.NamedSeries{Name: fmt.Sprintf("fold %d loss", f.Fold), Panel: 0, Y: f.History.EpochLoss},
-				pipeline.NamedSeries{Name: fmt.Sprintf("fold %d AUC", f.Fold), Panel: 1, Y: f.History.EpochAUC})
+				gmntrain.NamedSeries{Name: fmt.Sprintf("fold %d loss", f.Fold), Panel: 0, Y: f.History.EpochLoss},
+				gmntrain.NamedSeries{Name: fmt.Sprintf("fold %d AUC", f.Fold), Panel: 1, Y: f.History.EpochAUC})
 		}
 		fmt.Fprintf(stdout, "  mean AUC %.4f  median score %s/pair (1 goroutine)  (%s)\n",
 			res.MeanAUC, res.MedianScore.Round(time.Microsecond), res.Duration.Round(time.Second))
-		fmt.Fprintf(stdout, "  derived pairs, fold 1: %s\n", pipeline.FormatCounts(res.Folds[0].History.Counts))
+		fmt.Fprintf(stdout, "  derived pairs, fold 1: %s\n", gmntrain.FormatCounts(res.Folds[0].History.Counts))
 		if *oof != "" {
 			if err := writeOutOfFold(*oof, res.OutOfFold); err != nil {
 				return err
@@ -101,7 +101,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if *out != "" {
-		m, h, err := pipeline.Fit(ctx, c.Items, c.Queries, nil, opts)
+		m, h, err := gmntrain.Fit(ctx, c.Items, c.Queries, nil, opts)
 		if err != nil {
 			return err
 		}
@@ -117,11 +117,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		fmt.Fprintf(stdout, "final model: %d pairs (%s), %d weights, trained in %s, wrote %s\n",
-			h.TrainPairs, pipeline.FormatCounts(h.Counts), m.NumWeights(), h.Duration.Round(time.Second), *out)
-		curves = append(curves, pipeline.NamedSeries{Name: "final loss", Panel: 0, Y: h.EpochLoss})
+			h.TrainPairs, gmntrain.FormatCounts(h.Counts), m.NumWeights(), h.Duration.Round(time.Second), *out)
+		curves = append(curves, gmntrain.NamedSeries{Name: "final loss", Panel: 0, Y: h.EpochLoss})
 	}
 	if *plotFile != "" {
-		if err := pipeline.PlotCurves(*plotFile, curves); err != nil {
+		if err := gmntrain.PlotCurves(*plotFile, curves); err != nil {
 			return err
 		}
 	}

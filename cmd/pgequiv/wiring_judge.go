@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/llmjudge"
+	"github.com/pgequiv/pgequiv/eval/llmjudge"
 	"github.com/pgequiv/pgequiv/gmn"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/config"
-	"github.com/pgequiv/pgequiv/equivalence/llmjudge"
+	"github.com/pgequiv/pgequiv/eval/llmjudge"
 	"github.com/pgequiv/pgequiv/proxy"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"

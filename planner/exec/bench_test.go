@@ -6,7 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -18,10 +19,10 @@ import (
 // its schema each: the executor's share of a refutation search.
 // ns/op is per query execution.
 func BenchmarkExecuteSpider(b *testing.B) {
-	const shared = "../../../shared/data/"
+	shared := shareddata.Path(b, "data") + "/"
 	pairs, err := dataset.ReadPairsFile(shared + "spider_pair_dev.jsonl")
 	if err != nil {
-		b.Skipf("shared pairs: %v", err)
+		b.Fatalf("shared pairs: %v", err)
 	}
 	type job struct {
 		p  *plan.Plan

@@ -16,7 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -39,10 +40,10 @@ func TestDifferentialPostgres(t *testing.T) {
 		}
 		instances = n
 	}
-	const shared = "../../../shared/"
+	shared := shareddata.Path(t, ".") + "/"
 	cf, err := dataset.ReadCasesFile(shared + "equivalence/cases.yaml")
 	if err != nil {
-		t.Skipf("shared cases: %v", err)
+		t.Fatalf("shared cases: %v", err)
 	}
 	type suite struct {
 		name, ddl string

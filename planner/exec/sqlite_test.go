@@ -13,11 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 
 	_ "modernc.org/sqlite" // the real engine the executor is checked against
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -42,10 +43,10 @@ func TestDifferentialSQLite(t *testing.T) {
 		}
 		instances = n
 	}
-	const shared = "../../../shared/data/"
+	shared := shareddata.Path(t, "data") + "/"
 	pairs, err := dataset.ReadPairsFile(shared + "spider_pair_dev.jsonl")
 	if err != nil {
-		t.Skipf("shared pairs: %v", err)
+		t.Fatalf("shared pairs: %v", err)
 	}
 	byDB := map[string][]string{}
 	var dbs []string
@@ -65,14 +66,16 @@ func TestDifferentialSQLite(t *testing.T) {
 		}
 		liteDifferential(t, &st, name, string(ddl), byDB[name], instances)
 	}
-	if cf, err := dataset.ReadCasesFile("../../../shared/equivalence/cases.yaml"); err == nil {
-		c := liteStats{classes: st.classes}
-		liteDifferential(t, &c, "constructs", cf.Schema, liteConstructQueries, instances)
-		t.Logf("constructs: queries=%d (of %d distinct) compared=%d agree=%d cannot-execute=%d nondeterministic=%d non-empty=%d",
-			c.planned, c.distinct, c.total, c.agree, c.cannot, c.nondet, c.nonEmpty)
-		st.distinct, st.planned, st.total, st.agree = st.distinct+c.distinct, st.planned+c.planned, st.total+c.total, st.agree+c.agree
-		st.cannot, st.nondet, st.nonEmpty = st.cannot+c.cannot, st.nondet+c.nondet, st.nonEmpty+c.nonEmpty
+	cf, err := dataset.ReadCasesFile(shareddata.Path(t, "equivalence/cases.yaml"))
+	if err != nil {
+		t.Fatalf("shared cases: %v", err)
 	}
+	c := liteStats{classes: st.classes}
+	liteDifferential(t, &c, "constructs", cf.Schema, liteConstructQueries, instances)
+	t.Logf("constructs: queries=%d (of %d distinct) compared=%d agree=%d cannot-execute=%d nondeterministic=%d non-empty=%d",
+		c.planned, c.distinct, c.total, c.agree, c.cannot, c.nondet, c.nonEmpty)
+	st.distinct, st.planned, st.total, st.agree = st.distinct+c.distinct, st.planned+c.planned, st.total+c.total, st.agree+c.agree
+	st.cannot, st.nondet, st.nonEmpty = st.cannot+c.cannot, st.nondet+c.nondet, st.nonEmpty+c.nonEmpty
 	t.Logf("queries=%d (of %d distinct, %d not planned) instances/schema=%d compared=%d agree=%d (%.2f%%) cannot-execute=%d nondeterministic=%d non-empty=%d",
 		st.planned, st.distinct, st.distinct-st.planned, instances, st.total, st.agree, 100*float64(st.agree)/float64(max(st.total, 1)), st.cannot, st.nondet, st.nonEmpty)
 	keys := make([]string, 0, len(st.classes))

@@ -116,7 +116,7 @@ func (z *normalizer) intValued(e *plan.Expr) bool {
 	return z.ints.Expr(e)
 }
 
-// firingProbe lets the soundness tests (export_test.go) normalize a plan
+// firingProbe lets the soundness tests (WithFiringLimit) normalize a plan
 // one rule firing at a time: with limit n > 0, normalization ends right
 // after the n-th firing, leaving the plan as the firings so far made it,
 // so the plans before and after each firing can be run on the same

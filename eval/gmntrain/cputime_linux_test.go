@@ -1,6 +1,6 @@
 //go:build linux
 
-package model_test
+package gmntrain_test
 
 import (
 	"syscall"

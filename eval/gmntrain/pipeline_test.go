@@ -1,4 +1,4 @@
-package pipeline
+package gmntrain
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/gmn"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 )
 
 const testDDL = `

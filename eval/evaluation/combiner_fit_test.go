@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/equivalence/metrics"
-	"github.com/pgequiv/pgequiv/gmn/pipeline"
+	"github.com/pgequiv/pgequiv/eval/gmntrain"
+	"github.com/pgequiv/pgequiv/eval/metrics"
+	"github.com/pgequiv/pgequiv/internal/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 )
 
 // TestFitCombiner refits the judge's logistic combiners on the shared
 // Spider pairs and reports their db-grouped 5-fold cross-validated AUC:
 //
-//	FIT_COMBINER=1 go test ./equivalence/evaluation -run FitCombiner -v
-//	FIT_COMBINER=1 FIT_GMN_OOF=oof.jsonl go test ./equivalence/evaluation -run FitCombiner -v
+//	FIT_COMBINER=1 go test ./eval/evaluation -run FitCombiner -v
+//	FIT_COMBINER=1 FIT_GMN_OOF=oof.jsonl go test ./eval/evaluation -run FitCombiner -v
 //
 // The first fits DefaultCombiner (structural scores and the refuter's
 // search evidence); with FIT_GMN_OOF, the out-of-fold GMN scores of
@@ -32,7 +33,7 @@ func TestFitCombiner(t *testing.T) {
 	if os.Getenv("FIT_COMBINER") == "" {
 		t.Skip("set FIT_COMBINER=1 to refit the combiners")
 	}
-	shared := filepath.Join("..", "..", "..", "shared", "data")
+	shared := shareddata.Path(t, "data")
 	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestFitCombiner(t *testing.T) {
 			results[i].Verdict.Scores.GMN = oof[r.Pair.ID]
 		}
 	}
-	folds, err := pipeline.DBFolds(dbs, 5)
+	folds, err := gmntrain.DBFolds(dbs, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

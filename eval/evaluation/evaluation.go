@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
-	"github.com/pgequiv/pgequiv/equivalence/metrics"
+	"github.com/pgequiv/pgequiv/eval/metrics"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 

@@ -1,9 +1,9 @@
-// Package pipeline trains and evaluates the graph matching network on
+// Package gmntrain trains and evaluates the graph matching network on
 // labelled SQL pairs: it plans every query, builds program graphs
 // (gmn/plangraph), derives synthetic pairs from plan rewrites, splits the
 // data into db-grouped cross-validation folds, and runs contrastive
 // pre-training followed by supervised pair training.
-package pipeline
+package gmntrain
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
 	"github.com/pgequiv/pgequiv/gmn"
 	"github.com/pgequiv/pgequiv/gmn/plangraph"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"

@@ -1,4 +1,4 @@
-package pipeline
+package gmntrain
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence/metrics"
+	"github.com/pgequiv/pgequiv/eval/metrics"
 	"github.com/pgequiv/pgequiv/gmn"
 	"github.com/pgequiv/pgequiv/gmn/graph"
 	"github.com/pgequiv/pgequiv/gmn/plangraph"

@@ -1,4 +1,4 @@
-package norm_test
+package soundness_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence/refute"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/soundness"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -34,7 +35,7 @@ func TestRuleFiringsAgree(t *testing.T) {
 	start := time.Now()
 	n := soundness.Instances(12)
 	queries := goldenQueries(t)
-	pairs, err := soundness.Load("../../../shared")
+	pairs, err := soundness.Load(shareddata.Path(t, "."))
 	if err != nil {
 		t.Fatalf("shared corpora: %v", err)
 	}
@@ -132,7 +133,7 @@ func TestRuleFiringsAgree(t *testing.T) {
 // goldenQueries are the queries of planner/testdata/plans.txt, each made
 // to exercise a rule, on the example schema.
 func goldenQueries(t *testing.T) []soundness.Query {
-	f, err := os.Open("../testdata/plans.txt")
+	f, err := os.Open("../../planner/testdata/plans.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pgequiv/pgequiv/equivalence/dataset"
+	"github.com/pgequiv/pgequiv/internal/dataset"
 )
 
 // Group is one question's candidates, one JSON object per line of a

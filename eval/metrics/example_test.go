@@ -3,7 +3,7 @@ package metrics_test
 import (
 	"fmt"
 
-	"github.com/pgequiv/pgequiv/equivalence/metrics"
+	"github.com/pgequiv/pgequiv/eval/metrics"
 )
 
 func ExampleAUC() {
