@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pgequiv/pgequiv/equivalence/score"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -65,14 +66,9 @@ func (o Opinion) String() string {
 	return s
 }
 
-// adviceWeight is how far a unanimous opinion moves an unknown verdict's
-// score towards the top (0.90) or bottom (0.05) of the unknown band; a
-// split vote moves it in proportion to its majority, a weak equivalence
-// half as far. The band keeps advised scores below every proof.
-const adviceWeight = 0.5
-
-// advise asks opts.Adviser about an unknown verdict and folds its opinion
-// into v. A failed or empty opinion leaves v as it was, with a note.
+// advise is the last stage: it asks opts.Adviser about an unknown
+// verdict and folds its opinion into v, moving the score within the
+// unknown band (score.Advised). A failed or empty opinion leaves v as it was, with a note.
 func advise(ctx context.Context, s *catalog.Schema, reference, candidate string, v *Verdict, opts Options) {
 	if opts.Adviser == nil || v.Label != Unknown {
 		return
@@ -89,29 +85,9 @@ func advise(ctx context.Context, s *catalog.Schema, reference, candidate string,
 	if op.Samples <= 0 {
 		return
 	}
-	w := adviceWeight * float64(op.Votes) / float64(op.Samples)
 	switch op.Answer {
-	case OpinionEquivalent:
-		if op.Strength == "weak" {
-			w /= 2
-		}
-		v.Score += (0.90 - v.Score) * w
-	case OpinionNotEquivalent:
-		// A verdict may already sit below the band (a candidate that does
-		// not plan scores 0): never move it up.
-		if v.Score > 0.05 {
-			v.Score -= (v.Score - 0.05) * w
-		}
-	default:
-		return
-	}
-	th := opts.LikelyThreshold
-	if th == 0 {
-		th = 0.5
-	}
-	if v.Score >= th {
-		v.Likely = "likely equivalent"
-	} else {
-		v.Likely = "likely different"
+	case OpinionEquivalent, OpinionNotEquivalent:
+		v.Score = score.Advised(v.Score, op.Answer == OpinionEquivalent, op.Strength == "weak", op.Votes, op.Samples)
+		v.Likely = score.Likely(v.Score, opts.LikelyThreshold)
 	}
 }

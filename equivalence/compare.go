@@ -18,9 +18,8 @@ type components map[string][]string
 
 // comparison is what compare found.
 type comparison struct {
-	ref, cand       components
-	differences     []Difference
-	provedDifferent bool
+	ref, cand   components
+	differences []Difference
 	// matched/total count components for the ESM score.
 	matched, total float64
 }
@@ -129,8 +128,7 @@ func subKindName(k plan.SubKind) string {
 	return [...]string{"scalar", "exists", "any", "all"}[k]
 }
 
-// compare finds component differences and whether they prove the
-// queries different. Components match by their anonymous text; a
+// compare finds component differences. Components match by their anonymous text; a
 // difference is told in each query's own aliases (NewAliasFormatter), so
 // the two instances of a self-join stay apart in the message.
 func compare(refQ, candQ *prepared) comparison {
@@ -179,7 +177,6 @@ func compare(refQ, candQ *prepared) comparison {
 			}
 		}
 	}
-	cmp.provedDifferent = provedDifferent(refQ, candQ)
 	return cmp
 }
 
@@ -232,100 +229,4 @@ func jaccard(a, b []string) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-// provedDifferent reports differences that some database of the schema
-// always exposes: a different number of output columns; a required row
-// order the candidate does not give; or plans identical except for one
-// LIMIT value or one sort direction over input that can have two rows.
-func provedDifferent(refQ, candQ *prepared) bool {
-	ref, cand := refQ.p, candQ.p
-	if len(ref.Root.OutCols()) != len(cand.Root.OutCols()) {
-		return true
-	}
-	refMany := !atMostOneRow(ref.Root, ref.Meta)
-	if ref.Ordered && !cand.Ordered && refMany {
-		return true
-	}
-	a, b := strings.Split(refQ.canon, "\n"), strings.Split(candQ.canon, "\n")
-	if len(a) != len(b) {
-		return false
-	}
-	diff := -1
-	for i := range a {
-		if a[i] != b[i] {
-			if diff >= 0 {
-				return false
-			}
-			diff = i
-		}
-	}
-	if diff < 0 {
-		return false
-	}
-	la, lb := strings.TrimSpace(a[diff]), strings.TrimSpace(b[diff])
-	node := nodeAtLine(ref.Root, diff-boolToInt(ref.Ordered))
-	if node == nil || (node.Op != plan.OpLimit && node.Op != plan.OpSort) || !inRootChain(ref.Root, node) || atMostOneRow(node.Inputs[0], ref.Meta) {
-		return false
-	}
-	switch {
-	case strings.HasPrefix(la, "limit ") && strings.HasPrefix(lb, "limit "):
-		return node.Op == plan.OpLimit
-	case strings.HasPrefix(la, "sort ") && strings.HasPrefix(lb, "sort "):
-		// Same keys, one direction flipped: a database with two rows of
-		// different key values orders them differently.
-		return node.Op == plan.OpSort && stripDirections(la) == stripDirections(lb)
-	}
-	return false
-}
-
-// inRootChain reports whether n is reached from root through the
-// operators that shape the final result (projection, DISTINCT, ORDER BY,
-// LIMIT): a difference there shows in the result.
-func inRootChain(root, n *plan.Node) bool {
-	for x := root; ; x = x.Inputs[0] {
-		if x == n {
-			return true
-		}
-		switch x.Op {
-		case plan.OpProject, plan.OpDistinct, plan.OpSort, plan.OpLimit:
-		default:
-			return false
-		}
-	}
-}
-
-func boolToInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// nodeAtLine returns the node printed on line i of the indented form.
-func nodeAtLine(root *plan.Node, i int) *plan.Node {
-	var found *plan.Node
-	line := 0
-	var walk func(n *plan.Node)
-	walk = func(n *plan.Node) {
-		if found != nil {
-			return
-		}
-		if line == i {
-			found = n
-		}
-		line++
-		for _, in := range n.Inputs {
-			walk(in)
-		}
-	}
-	walk(root)
-	return found
-}
-
-func stripDirections(s string) string {
-	for _, w := range []string{" desc", " nulls first", " nulls last"} {
-		s = strings.ReplaceAll(s, w, "")
-	}
-	return s
 }

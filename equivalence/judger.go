@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pgequiv/pgequiv/cache"
+	"github.com/pgequiv/pgequiv/equivalence/score"
 	"github.com/pgequiv/pgequiv/gmn"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -29,7 +30,7 @@ import (
 type Judger struct {
 	queries *queryCache
 	pairs   *cache.Cache[pairKey, float64]
-	// refutes holds the refuter's outcome per pair (see cachedRefutation).
+	// refutes holds the refuter's outcome per pair (see refutation).
 	refutes *cache.Cache[refuteKey, refutation]
 }
 
@@ -83,6 +84,47 @@ func (j *Judger) Judge(ctx context.Context, s *catalog.Schema, reference, candid
 	return judge(ctx, s, reference, candidate, opts, j)
 }
 
+// memo is what a judgement may reuse from earlier ones, and keep for
+// later ones: a Judger's caches, or nothing (noMemo). The judgement is
+// the same either way; only its cost differs.
+type memo interface {
+	// query returns the query prepared earlier for sql in role under s
+	// and o, or nil and keep, which remembers the one prepared now (it
+	// must not be shared yet).
+	query(s *catalog.Schema, role, sql string, o Options) (q *prepared, keep func(*prepared))
+	// similarity is score.Similarity of two prepared queries' graphs.
+	similarity(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error)
+	// refutation returns the outcome of an earlier search of the pair
+	// with options o; keepRefutation remembers one.
+	refutation(ref, cand *prepared, o RefuteOptions) (refutation, bool)
+	keepRefutation(ref, cand *prepared, o RefuteOptions, r refutation)
+}
+
+// noMemo remembers nothing: Judge's memo.
+type noMemo struct{}
+
+func (noMemo) query(*catalog.Schema, string, string, Options) (*prepared, func(*prepared)) {
+	return nil, func(*prepared) {}
+}
+
+func (noMemo) similarity(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
+	return score.Similarity(ctx, m, ref.graph, cand.graph)
+}
+
+func (noMemo) refutation(*prepared, *prepared, RefuteOptions) (refutation, bool) {
+	return refutation{}, false
+}
+
+func (noMemo) keepRefutation(*prepared, *prepared, RefuteOptions, refutation) {}
+
+func (j *Judger) query(s *catalog.Schema, role, sql string, o Options) (*prepared, func(*prepared)) {
+	k := j.queries.key(s, role, sql, o)
+	if q := j.queries.get(k); q != nil {
+		return q, nil
+	}
+	return nil, func(q *prepared) { j.queries.add(k, q) }
+}
+
 // CacheStats reports the prepared-query cache's counters.
 func (j *Judger) CacheStats() cache.Stats { return j.queries.c.Stats() }
 
@@ -95,21 +137,38 @@ func (j *Judger) Stats() JudgerStats {
 	return st
 }
 
-// gmnScore returns the GMN similarity of two prepared queries, from the
+// similarity returns the GMN similarity of two prepared queries, from the
 // pair cache when both are cached.
-func (j *Judger) gmnScore(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
-	if j == nil || j.pairs == nil || ref.key == nil || cand.key == nil {
-		return scoreGMN(ctx, m, ref, cand)
+func (j *Judger) similarity(ctx context.Context, m *gmn.Model, ref, cand *prepared) (float64, error) {
+	if j.pairs == nil || ref.key == nil || cand.key == nil {
+		return score.Similarity(ctx, m, ref.graph, cand.graph)
 	}
 	k := pairKey{ref: *ref.key, cand: *cand.key}
 	if s, ok := j.pairs.Get(k); ok {
 		return s, nil
 	}
-	s, err := scoreGMN(ctx, m, ref, cand)
+	s, err := score.Similarity(ctx, m, ref.graph, cand.graph)
 	if err == nil {
 		j.pairs.Add(k, s)
 	}
 	return s, err
+}
+
+// refutation returns the outcome of an earlier search of the same
+// pair, so that a warm proxy does not search again for a statement it
+// has judged: the search is deterministic for its seed.
+func (j *Judger) refutation(ref, cand *prepared, o RefuteOptions) (refutation, bool) {
+	if j.refutes == nil || ref.key == nil || cand.key == nil {
+		return refutation{}, false
+	}
+	return j.refutes.Get(refuteKey{pairKey{*ref.key, *cand.key}, o})
+}
+
+func (j *Judger) keepRefutation(ref, cand *prepared, o RefuteOptions, r refutation) {
+	if j.refutes == nil || ref.key == nil || cand.key == nil {
+		return
+	}
+	j.refutes.Add(refuteKey{pairKey{*ref.key, *cand.key}, o}, r)
 }
 
 // pairKey identifies a pair of cached queries. The GMN is symmetric, but
@@ -169,9 +228,9 @@ func (p *prepared) approxBytes() int64 {
 	if p.exec != nil {
 		n *= 2 // the refuter's copy of the plan before the rewrites
 	}
-	if p.gmnProg != nil {
+	if p.graph != nil {
 		// The embeddings, computed or not yet: a cached query may gain them.
-		n += int64(len(p.gmnProg.G.Nodes)) * (512 + 8*64)
+		n += int64(p.graph.Nodes()) * (512 + 8*64)
 	}
 	return n
 }

@@ -34,7 +34,7 @@ type pkProbe struct {
 	read                 []string // the tables with nullable keys the queries read
 	reference, candidate string
 	opts                 Options // the prover's: no search, no adviser, no probe
-	j                    *Judger
+	memo                 memo
 
 	tried, proved bool
 	verdict       Verdict // the proof, when proved
@@ -49,7 +49,7 @@ const pkProbeAfter = 16
 
 // newPKProbe returns the probe for a pair, or nil when the schema is not
 // SQLite, has no nullable primary key, or the queries read none.
-func newPKProbe(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger) *pkProbe {
+func newPKProbe(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, m memo) *pkProbe {
 	if s.Dialect != catalog.SQLite {
 		return nil
 	}
@@ -71,7 +71,7 @@ func newPKProbe(ctx context.Context, s *catalog.Schema, reference, candidate str
 	o.Adviser = nil
 	o.pkProbe = nil
 	o.proveOnly = true
-	return &pkProbe{ctx: ctx, assumed: assumed, read: names, reference: reference, candidate: candidate, opts: o, j: j}
+	return &pkProbe{ctx: ctx, assumed: assumed, read: names, reference: reference, candidate: candidate, opts: o, memo: m}
 }
 
 // prove tries the proof once; it reports whether the pair is proved
@@ -84,7 +84,7 @@ func (p *pkProbe) prove() bool {
 	if p.ctx.Err() != nil {
 		return false
 	}
-	v, err := judgeUnder(p.ctx, p.assumed, p.reference, p.candidate, p.opts, p.j)
+	v, err := judgeUnder(p.ctx, p.assumed, p.reference, p.candidate, p.opts, p.memo)
 	if err != nil || !v.Label.Proved() {
 		return false
 	}
@@ -115,10 +115,10 @@ func (p *pkProbe) finish(strict Verdict, opts Options) Verdict {
 // to the search's checkpoint, and, where the search did not reach it
 // (no search, a cached one, a difference on the first databases), with
 // the proof tried afterwards unless the queries differ on ordinary data.
-func judgeSQLiteKeys(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, j *Judger, probe *pkProbe) (Verdict, error) {
+func judgeSQLiteKeys(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, m memo, probe *pkProbe) (Verdict, error) {
 	o := opts
 	o.pkProbe = probe
-	v, err := judgeUnder(ctx, s, reference, candidate, o, j)
+	v, err := judgeUnder(ctx, s, reference, candidate, o, m)
 	if err != nil {
 		return v, err
 	}

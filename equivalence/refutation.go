@@ -3,16 +3,13 @@ package equivalence
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence/refute"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
-	"github.com/pgequiv/pgequiv/planner/exec"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -42,12 +39,6 @@ type RefuteOptions struct {
 	// Seed picks the databases; the same seed tries the same ones.
 	Seed uint64
 }
-
-// Bounds beyond which the refuter does not search (see refutePair).
-const (
-	refuteMaxQueryBytes = 64 << 10
-	refuteMaxPlanSize   = 2000
-)
 
 // Counterexample is a database on which the two queries return different
 // results: the proof behind a not_equivalent verdict.
@@ -271,179 +262,4 @@ func (e *execPlan) get(ctx context.Context, s *catalog.Schema) (*plan.Plan, erro
 	}
 	e.p = p
 	return p, nil
-}
-
-// refutePair searches for a counterexample; it fills v.Counterexample
-// (and makes the verdict not_equivalent) or v.Search. An error is only
-// ever ctx's.
-func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opts Options, v *Verdict, j *Judger) error {
-	if opts.Refute.Off || s == nil || ref.exec == nil || cand.exec == nil {
-		return nil
-	}
-	t := time.Now()
-	defer func() { v.Timings.Refute = time.Since(t) }()
-	if out, ok := j.cachedRefutation(ref, cand, opts.Refute); ok {
-		out.apply(v)
-		return nil
-	}
-	// A query of thousands of operators and expressions (a 100,000-item
-	// IN list, a 2,000-way UNION) would cost its planning time again and
-	// then more per database than the whole budget: such pairs are left
-	// to structure, and the verdict says so.
-	for _, q := range []*prepared{ref, cand} {
-		if len(q.exec.sql) > refuteMaxQueryBytes || planSize(q.p.Root, refuteMaxPlanSize) > refuteMaxPlanSize {
-			v.Search = &Search{CannotExecute: "too large to search"}
-			return nil
-		}
-	}
-	rp, err := ref.exec.get(ctx, s)
-	if err != nil {
-		return ctx.Err()
-	}
-	cp, err := cand.exec.get(ctx, s)
-	if err != nil {
-		return ctx.Err()
-	}
-	trust := s.Dialect == catalog.Postgres
-	if opts.TrustForeignKeys != nil {
-		trust = *opts.TrustForeignKeys
-	}
-	budget := opts.Refute.Budget
-	if budget <= 0 {
-		budget = DefaultRefuteBudget
-	}
-	instances := opts.Refute.MaxInstances
-	if instances <= 0 {
-		instances = DefaultRefuteInstances
-	}
-	ignoreColumns := opts.ColumnOrder == ColumnOrderIgnore
-	var upToColumns func() bool
-	if !ignoreColumns {
-		upToColumns = func() bool { return equivalentUpToColumnOrder(ctx, s, ref.exec.sql, cand.exec.sql, opts) }
-	}
-	ropts := refute.Options{
-		Budget:            budget,
-		ShrinkBudget:      budget / 4,
-		MaxInstances:      instances,
-		Seed:              opts.Refute.Seed,
-		TrustForeignKeys:  trust,
-		IgnoreColumnOrder: ignoreColumns,
-		Dialect:           s.Dialect,
-
-		EquivalentUpToColumnOrder: upToColumns,
-	}
-	if opts.pkProbe != nil {
-		ropts.Checkpoint, ropts.CheckpointAfter = opts.pkProbe.prove, pkProbeAfter
-	}
-	res, err := refute.Refute(ctx, s, rp, cp, ropts)
-	if err != nil {
-		return ctx.Err()
-	}
-	if res.Stopped {
-		return nil // the probe proved the pair; the search's end is moot
-	}
-	var out refutation
-	if !res.Found {
-		out.search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical}
-		if res.CannotExecute {
-			// "cannot execute: exec: cannot execute: X" reads X: the
-			// package prefixes are not the user's language.
-			why := strings.TrimPrefix(res.Reason, "cannot execute: ")
-			out.search.CannotExecute = strings.TrimPrefix(why, exec.ErrCannotExecute.Error()+": ")
-		}
-		out.search.DisplayOnly = res.DisplayOnly
-		out.apply(v)
-		// A search the clock cut short would have gone further on an
-		// idle machine: only complete ones are remembered.
-		if res.CannotExecute || !res.Cut {
-			j.cacheRefutation(ref, cand, opts.Refute, out)
-		}
-		return nil
-	}
-	ce := res.Counterexample
-	out.ce = &Counterexample{
-		Inserts:   ce.Inserts,
-		Rows:      ce.Rows,
-		Params:    ce.Params,
-		Reference: ResultSample{Count: ce.Reference.Count, Rows: rowsOrEmpty(ce.Reference.Rows)},
-		Candidate: ResultSample{Count: ce.Candidate.Count, Rows: rowsOrEmpty(ce.Candidate.Rows)},
-		Needs:     ce.Needs,
-
-		ColumnOrderOnly: ce.ColumnOrderOnly,
-	}
-	out.apply(v)
-	j.cacheRefutation(ref, cand, opts.Refute, out)
-	return nil
-}
-
-// equivalentUpToColumnOrder reports whether the judge proves reference
-// and candidate equivalent, with no assumption, under the column_order:
-// ignore policy. The refuter asks once their results have differed in
-// column order only: on the shared Spider pairs such a pair is nearly
-// always a proved rewrite with its columns permuted, and without the
-// proof the search would try every remaining database (a quarter of
-// eval's databases went to 68 such pairs) only to report the same
-// column-order counterexample.
-func equivalentUpToColumnOrder(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options) bool {
-	o := opts
-	o.ColumnOrder = ColumnOrderIgnore
-	o.Refute.Off = true
-	o.GMN, o.Adviser = nil, nil // the label is structure's and the prover's
-	v, err := judge(ctx, s, reference, candidate, o, nil)
-	return err == nil && v.Label == Equivalent
-}
-
-// rowsOrEmpty makes an empty result [] in JSON rather than null, as the
-// verdict's other lists are.
-func rowsOrEmpty(rows [][]string) [][]string {
-	if rows == nil {
-		return [][]string{}
-	}
-	return rows
-}
-
-// refutation is the outcome of a search: a counterexample, or how far
-// the search went.
-type refutation struct {
-	ce     *Counterexample
-	search *Search
-}
-
-func (r refutation) apply(v *Verdict) {
-	if r.ce != nil {
-		v.Label = NotEquivalent
-		v.Counterexample = r.ce
-		return
-	}
-	v.Search = r.search
-	if r.search != nil && r.search.DisplayOnly != "" {
-		n := "display-only difference: results equal under = print differently (" + r.search.DisplayOnly + ")"
-		if !slices.Contains(v.Notes, n) {
-			v.Notes = append(v.Notes, n)
-		}
-	}
-}
-
-// refuteKey identifies a search: the two cached queries (whose keys hold
-// the schema and the policies) and the search's own options.
-type refuteKey struct {
-	pair pairKey
-	opts RefuteOptions
-}
-
-// cachedRefutation returns the outcome of an earlier search of the same
-// pair, so that a warm proxy does not search again for a statement it
-// has judged: the search is deterministic for its seed.
-func (j *Judger) cachedRefutation(ref, cand *prepared, o RefuteOptions) (refutation, bool) {
-	if j == nil || j.refutes == nil || ref.key == nil || cand.key == nil {
-		return refutation{}, false
-	}
-	return j.refutes.Get(refuteKey{pairKey{*ref.key, *cand.key}, o})
-}
-
-func (j *Judger) cacheRefutation(ref, cand *prepared, o RefuteOptions, r refutation) {
-	if j == nil || j.refutes == nil || ref.key == nil || cand.key == nil {
-		return
-	}
-	j.refutes.Add(refuteKey{pairKey{*ref.key, *cand.key}, o}, r)
 }

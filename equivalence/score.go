@@ -1,299 +1,116 @@
 package equivalence
 
 import (
-	"context"
-	"math"
+	"slices"
+	"time"
 
-	"github.com/pgequiv/pgequiv/equivalence/treeedit"
-	"github.com/pgequiv/pgequiv/planner/plan"
+	"github.com/pgequiv/pgequiv/equivalence/score"
 )
 
-// RelPM parameters, tuned on the shared Spider pairs (see README):
-// relPMAlpha weighs a node's own match against its children's, relPMBeta
-// weighs recall of the reference over precision.
-const (
-	relPMAlpha = 0.1
-	relPMBeta  = 2.0
-)
+// The score stage: graded similarity (package score) places the verdict
+// within its label's band.
 
-// scorePrepared computes the structural scores, with notes on those
-// approximated to stay within bounds; it stops with ctx's error.
-func scorePrepared(ctx context.Context, ref, cand *prepared, cmp comparison) (Scores, []string, error) {
-	var s Scores
-	var notes []string
-	if cmp.total > 0 {
-		s.ESM = cmp.matched / cmp.total
+// Scores are the graded similarity measures, each in [0, 1].
+type Scores = score.Scores
+
+// score computes the pair's scores, combines them, and bands the result.
+func (j *judgement) score() error {
+	ref, cand, v, opts := j.ref, j.cand, &j.v, j.opts
+	for _, n := range append(append([]string(nil), ref.notes...), cand.notes...) {
+		if !slices.Contains(v.Notes, n) {
+			v.Notes = append(v.Notes, n)
+		}
 	}
-	rt, ct := ref.rel, cand.rel
-	m := &relMatcher{ctx: ctx}
-	recall := m.match(rt, ct)
-	precision := m.match(ct, rt)
-	if m.err != nil {
-		return s, nil, m.err
+	if err := j.ctx.Err(); err != nil {
+		return err
 	}
-	if m.positional {
-		notes = append(notes, "relpm approximated: children matched by position in large plans")
-	}
-	if recall+precision > 0 {
-		b2 := relPMBeta * relPMBeta
-		s.RelPM = (1 + b2) * precision * recall / (b2*precision + recall)
-	}
-	sim, exact, err := treeedit.SimilarityContext(ctx, ref.ast, cand.ast)
+	t := time.Now()
+	scores, notes, err := score.Structural(j.ctx, ref.shape, cand.shape, j.cmp.matched, j.cmp.total)
 	if err != nil {
-		return s, nil, err
+		return err
 	}
-	if !exact {
-		notes = append(notes, "ast-te approximated: the trees are over the tree edit distance's size limit")
+	v.Scores = scores
+	v.Notes = append(v.Notes, notes...)
+	combiner := opts.Combiner
+	if combiner == nil {
+		combiner = DefaultCombiner
 	}
-	s.ASTTE = math.Max(0, sim)
-	return s, notes, nil
-}
-
-// relNode is a plan node reduced to what partial matching compares: its
-// operator and the tokens of its canonical description.
-type relNode struct {
-	op       plan.NodeOp
-	tokens   map[string]int
-	total    int // the sum of tokens' counts
-	children []*relNode
-}
-
-// relTree reduces p for partial matching; f is an anonymous formatter of
-// p.
-func relTree(p *plan.Plan, f *plan.Formatter) *relNode {
-	var conv func(n *plan.Node) *relNode
-	conv = func(n *plan.Node) *relNode {
-		line := f.Node(&plan.Node{Op: n.Op, Table: n.Table, Preds: n.Preds, Join: n.Join, Proj: n.Proj, GroupBy: n.GroupBy,
-			Aggs: n.Aggs, Keys: n.Keys, Limit: n.Limit, Offset: n.Offset, Set: n.Set, All: n.All, Rows: n.Rows, Cols: n.Cols})
-		r := &relNode{op: n.Op}
-		r.tokens, r.total = tokenize(line)
-		for _, in := range n.Inputs {
-			r.children = append(r.children, conv(in))
+	if err := j.ctx.Err(); err != nil {
+		return err
+	}
+	// The GMN scores only what neither proof nor search settled: within
+	// the proved and refuted bands the structural scores order pairs.
+	if opts.GMN != nil && v.Label == Unknown && ref.graph != nil && cand.graph != nil {
+		g, err := j.memo.similarity(j.ctx, opts.GMN, ref, cand)
+		if j.ctx.Err() != nil {
+			return j.ctx.Err()
 		}
-		// Subqueries are children too: their match matters as much.
-		n.Exprs(func(s **plan.Expr) {
-			plan.Walk(*s, func(x *plan.Expr) {
-				if x.Kind == plan.Subquery {
-					r.children = append(r.children, conv(x.Sub))
-				}
-			})
-		})
-		return r
-	}
-	return conv(p.Root)
-}
-
-// tokenize counts the tokens of s, split at spaces, parentheses, commas
-// and braces, and returns their total.
-func tokenize(s string) (map[string]int, int) {
-	m := map[string]int{}
-	total := 0
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		sep := i == len(s)
-		if !sep {
-			switch s[i] {
-			case ' ', '(', ')', ',', '{', '}':
-				sep = true
+		if err == nil {
+			v.Scores.GMN = g
+			if opts.Combiner == nil {
+				combiner = GMNCombiner
 			}
 		}
+	}
+	v.Scores.Combined = combiner.Combine(Features{Scores: v.Scores, Label: v.Label, Components: j.cmp, Search: v.Search})
+	band(v, opts)
+	v.Timings.Score = time.Since(t)
+	v.Timings.Total = time.Since(j.start)
+	return j.ctx.Err()
+}
+
+// band places the combined score in its label's band and, for unknown
+// verdicts, says which way the score leans.
+func band(v *Verdict, opts Options) {
+	o := score.Unsettled
+	switch v.Label {
+	case Equivalent:
+		o = score.Proved
+	case EquivalentUnderAssumptions:
+		o = score.ProvedUnderAssumptions
+	case NotEquivalent:
 		switch {
-		case sep && start >= 0:
-			m[s[start:i]]++
-			total++
-			start = -1
-		case !sep && start < 0:
-			start = i
+		case v.Counterexample != nil && !v.Counterexample.Weak():
+			o = score.Refuted
+		case v.Counterexample != nil:
+			o = score.RefutedWeakly
+		default:
+			o = score.RefutedByStructure
 		}
 	}
-	return m, total
+	v.Score = score.Band(o, v.Scores.Combined)
+	v.Likely = ""
+	if o == score.Unsettled {
+		v.Likely = score.Likely(v.Score, opts.LikelyThreshold)
+	}
 }
 
-// tokenSim is the weighted Jaccard similarity of two token multisets,
-// Σ min / Σ max, read from the smaller one: Σ max = |a| + |b| − Σ min.
-func tokenSim(a, b map[string]int, totalA, totalB int) float64 {
-	if len(b) < len(a) {
-		a, b = b, a
+// RescoreGMN returns v as if the judge had scored it with a GMN similarity
+// of gmnScore: the label, rules and differences stay; the combined score
+// is recomputed with GMNCombiner (or opts.Combiner) and banded again. It
+// lets a cross-validation score each pair with a model that did not see it
+// (`pgequiv eval --gmn-scores`). v must come from a judge that planned
+// both queries (a candidate that does not plan has no scores to combine).
+func RescoreGMN(v Verdict, gmnScore float64, opts Options) Verdict {
+	// As in the judge, the GMN scores only unknown pairs.
+	if v.Label != Unknown || v.Scores == (Scores{}) {
+		return v
 	}
-	inter := 0
-	for k, x := range a {
-		if y, ok := b[k]; ok {
-			inter += min(x, y)
-		}
+	combiner := opts.Combiner
+	if combiner == nil {
+		combiner = GMNCombiner
 	}
-	union := totalA + totalB - inter
-	if union == 0 {
-		return 1
-	}
-	return float64(inter) / float64(union)
+	v.Scores.GMN = gmnScore
+	return Rescore(v, combiner, opts)
 }
 
-// Bounds on partial matching's work. Matching every child against every
-// child costs the product of the children's counts at each level; above
-// relPMMaxPairs children pairs under one node, or once relPMMaxWork token
-// comparisons are spent, children are matched by position instead (a
-// documented approximation, linear in the plans' size).
-const (
-	relPMMaxPairs = 4096
-	relPMMaxWork  = 1 << 22
-	relPMPoll     = 1 << 14 // token comparisons between context polls
-)
-
-// relMatcher computes relMatch within the bounds above.
-type relMatcher struct {
-	ctx        context.Context
-	work, poll int
-	positional bool // an approximation was made
-	err        error
-	sims       map[[2]*relNode]float64 // similarities of large nodes
-}
-
-// sim is tokenSim of two nodes, kept for the match in the other
-// direction (recall and precision compare the same pairs).
-func (m *relMatcher) sim(a, b *relNode) float64 {
-	if len(a.tokens) < 64 && len(b.tokens) < 64 {
-		return tokenSim(a.tokens, b.tokens, a.total, b.total)
-	}
-	k := [2]*relNode{a, b}
-	if s, ok := m.sims[k]; ok {
-		return s
-	}
-	s := tokenSim(a.tokens, b.tokens, a.total, b.total)
-	if m.sims == nil {
-		m.sims = map[[2]*relNode]float64{}
-	}
-	m.sims[k] = s
-	m.sims[[2]*relNode{b, a}] = s
-	return s
-}
-
-// match scores how well tree b covers tree a: a node's score is
-// α·(its own match) + (1−α)·(mean over a's children of the best match
-// among b's children).
-func (m *relMatcher) match(a, b *relNode) float64 {
-	if m.err != nil {
-		return 0
-	}
-	m.work += 1 + min(len(a.tokens), len(b.tokens))
-	if m.work-m.poll >= relPMPoll {
-		m.poll = m.work
-		if m.err = m.ctx.Err(); m.err != nil {
-			return 0
-		}
-	}
-	self := 0.0
-	if a.op == b.op {
-		self = m.sim(a, b)
-	}
-	if len(a.children) == 0 {
-		if len(b.children) == 0 {
-			return self
-		}
-		return relPMAlpha * self
-	}
-	sum := 0.0
-	if len(a.children)*len(b.children) > relPMMaxPairs || m.work > relPMMaxWork {
-		m.positional = true
-		for i, ac := range a.children {
-			if i < len(b.children) {
-				sum += m.match(ac, b.children[i])
-			}
-		}
-	} else {
-		for _, ac := range a.children {
-			best := 0.0
-			for _, bc := range b.children {
-				if s := m.match(ac, bc); s > best {
-					best = s
-				}
-			}
-			sum += best
-		}
-	}
-	return relPMAlpha*self + (1-relPMAlpha)*sum/float64(len(a.children))
-}
-
-// astTree turns a normalized plan into a labelled tree for tree edit
-// distance: operators with their expressions as subtrees.
-func astTree(p *plan.Plan, f *plan.Formatter) *treeedit.Node {
-	var expr func(e *plan.Expr) *treeedit.Node
-	var node func(n *plan.Node) *treeedit.Node
-	expr = func(e *plan.Expr) *treeedit.Node {
-		var t treeedit.Node
-		switch e.Kind {
-		case plan.ColRef:
-			t.Label = f.Col(e.Col)
-			return &t
-		case plan.Const:
-			t.Label = f.Expr(e)
-			return &t
-		case plan.Subquery:
-			t.Label = "subquery:" + subKindName(e.SubKind) + e.SubOp
-			for _, a := range e.Args {
-				t.Children = append(t.Children, expr(a))
-			}
-			t.Children = append(t.Children, node(e.Sub))
-			return &t
-		}
-		t.Label = e.Name
-		if e.Distinct {
-			t.Label += " distinct"
-		}
-		if e.Star {
-			t.Label += "(*)"
-		}
-		if t.Label == "" {
-			t.Label = "expr"
-		}
-		e.Children(func(s **plan.Expr) { t.Children = append(t.Children, expr(*s)) })
-		return &t
-	}
-	node = func(n *plan.Node) *treeedit.Node {
-		t := &treeedit.Node{Label: n.Op.String()}
-		switch n.Op {
-		case plan.OpScan:
-			t.Label += " " + n.Table.Name
-		case plan.OpJoin:
-			t.Label += " " + n.Join.String()
-		case plan.OpSetOp:
-			t.Label += " " + n.Set.String()
-			if n.All {
-				t.Label += " all"
-			}
-		case plan.OpAggregate:
-			for _, g := range n.GroupBy {
-				t.Children = append(t.Children, &treeedit.Node{Label: "group " + f.Col(g)})
-			}
-		case plan.OpSort:
-			for _, k := range n.Keys {
-				c := expr(k.Expr)
-				if k.Desc {
-					c = &treeedit.Node{Label: "desc", Children: []*treeedit.Node{c}}
-				}
-				t.Children = append(t.Children, c)
-			}
-		}
-		for _, p := range n.Preds {
-			t.Children = append(t.Children, expr(p))
-		}
-		for _, it := range n.Proj {
-			t.Children = append(t.Children, expr(it.Expr))
-		}
-		for _, it := range n.Aggs {
-			t.Children = append(t.Children, expr(it.Expr))
-		}
-		if n.Limit != nil {
-			t.Children = append(t.Children, &treeedit.Node{Label: "limit " + f.Expr(n.Limit)})
-		}
-		if n.Offset != nil {
-			t.Children = append(t.Children, &treeedit.Node{Label: "offset " + f.Expr(n.Offset)})
-		}
-		for _, in := range n.Inputs {
-			t.Children = append(t.Children, node(in))
-		}
-		return t
-	}
-	return node(p.Root)
+// Rescore returns v with its combined score recomputed by c and banded
+// again; the label and everything else stay. It serves fitting and
+// cross-validating combiners on judged pairs.
+func Rescore(v Verdict, c Combiner, opts Options) Verdict {
+	v.Scores.Combined = c.Combine(Features{Scores: v.Scores, Label: v.Label, Search: v.Search})
+	band(&v, opts)
+	return v
 }
 
 // Features are what a combiner sees of one judged pair.
@@ -311,19 +128,14 @@ type Combiner interface {
 	Combine(Features) float64
 }
 
-// LogisticCombiner is σ(bias + Σ wᵢ·xᵢ) over the component scores.
-type LogisticCombiner struct {
-	Bias, ESM, RelPM, ASTTE, GMN float64
-	// Search weighs SearchEvidence: how many generated databases the
-	// pair survived.
-	Search float64
-}
+// LogisticCombiner is σ(bias + Σ wᵢ·xᵢ) over the component scores and
+// the refuter's search evidence (score.Logistic); Search weighs
+// SearchEvidence: how many generated databases the pair survived.
+type LogisticCombiner score.Logistic
 
 // Combine implements Combiner.
 func (c LogisticCombiner) Combine(f Features) float64 {
-	z := c.Bias + c.ESM*f.Scores.ESM + c.RelPM*f.Scores.RelPM + c.ASTTE*f.Scores.ASTTE + c.GMN*f.Scores.GMN +
-		c.Search*SearchEvidence(f.Search)
-	return 1 / (1 + math.Exp(-z))
+	return score.Logistic(c).Combine(f.Scores, SearchEvidence(f.Search))
 }
 
 // SearchEvidence maps the refuter's effort on a pair it did not refute to
@@ -333,24 +145,15 @@ func SearchEvidence(s *Search) float64 {
 	if s == nil || s.CannotExecute != "" {
 		return 0
 	}
-	return min(1, float64(s.Instances)/DefaultRefuteInstances)
+	return score.SearchEvidence(s.Instances, DefaultRefuteInstances)
 }
 
 // DefaultCombiner weighs the structural scores and the refuter's search
-// evidence. The weights are a logistic regression fit on the shared
-// Spider pairs the judge neither proves nor leaves to the refuter alone
-// (unknown and refuted verdicts; proved ones keep their band):
-// `FIT_COMBINER=1 go test ./eval/evaluation -run FitCombiner -v`.
-// Fit on four db-grouped folds and scored on the fifth, the judge's score
-// reaches a pooled AUC of 0.977 (0.976 with the previous, search-blind
-// weights; README, "Scores").
-var DefaultCombiner Combiner = LogisticCombiner{Bias: -5.65, ESM: 8.31, RelPM: 0.32, ASTTE: -3.53, Search: 2.49}
+// evidence, with the weights fit on the shared Spider pairs
+// (score.StructuralWeights).
+var DefaultCombiner Combiner = LogisticCombiner(score.StructuralWeights)
 
 // GMNCombiner scores with the graph matching network and the refuter's
-// search evidence; used when Options.GMN is set, for the pairs neither
-// proof nor search settles. Fit by logistic regression on out-of-fold GMN
-// scores (pgequiv train --cv 5 --oof) over the unknown and refuted
-// verdicts: `FIT_COMBINER=1 FIT_GMN_OOF=oof.jsonl go test
-// ./eval/evaluation -run FitCombiner -v`. The structural scores
-// add nothing once the GMN is there (README, "Scores").
-var GMNCombiner Combiner = LogisticCombiner{Bias: -3.55, GMN: 4.65, Search: 2.37}
+// search evidence (score.GMNWeights); used when Options.GMN is set, for
+// the pairs neither proof nor search settles.
+var GMNCombiner Combiner = LogisticCombiner(score.GMNWeights)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence/refute"
+	"github.com/pgequiv/pgequiv/equivalence/rewrite"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/soundness"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -26,31 +28,33 @@ type firing struct {
 	before, after *plan.Plan
 }
 
-// recordFirings runs f with hooks that capture every ESM+ rule firing
-// (and every normalization between rounds) of the plans the judge
-// prepares.
-func recordFirings(f func()) []firing {
+// recordFirings runs judge with opts watched by hooks that capture every
+// ESM+ rule firing (and every normalization between rounds) of the plans
+// the judge prepares; rules, when not nil, replace the rule set. Every
+// firing is also checked for cyclic definitions: a rule that leaves one
+// fails at once, naming itself, instead of overflowing the stack later.
+func recordFirings(opts Options, rules []rewrite.Rule, judge func(Options)) []firing {
 	var out []firing
 	last := map[*plan.Plan]*plan.Plan{}
 	lastRule := map[*plan.Plan]bool{}
-	oldAfter, oldBefore := afterRule, beforeRules
-	defer func() { afterRule, beforeRules = oldAfter, oldBefore }()
-	beforeRules = func(p *plan.Plan) {
+	hooks := &rewrite.Options{Rules: rules}
+	hooks.BeforeRound = func(p *plan.Plan) {
 		now := p.Clone()
 		if prev, ok := last[p]; ok && lastRule[p] {
 			out = append(out, firing{rule: ruleRenormalize, before: prev, after: now})
 		}
 		last[p], lastRule[p] = now, false
 	}
-	afterRule = func(p *plan.Plan, rule string) {
-		if oldAfter != nil {
-			oldAfter(p, rule)
+	hooks.AfterRule = func(p *plan.Plan, rule string) {
+		if err := plan.CheckDefinitions(p); err != nil {
+			panic(fmt.Sprintf("rule %s left a cyclic definition: %v", rule, err))
 		}
 		now := p.Clone()
 		out = append(out, firing{rule: rule, before: last[p], after: now})
 		last[p], lastRule[p] = now, true
 	}
-	f()
+	opts.rewriteHooks = hooks
+	judge(opts)
 	return out
 }
 
@@ -89,7 +93,7 @@ func firingSchema(s *catalog.Schema, p *plan.Plan) *catalog.Schema {
 func TestSoundnessNet(t *testing.T) {
 	start := time.Now()
 	n := soundness.Instances(16)
-	pairs, err := soundness.Load("../../shared")
+	pairs, err := soundness.Load(shareddata.Path(t, "."))
 	if err != nil {
 		t.Fatalf("shared corpora: %v", err)
 	}
@@ -112,7 +116,7 @@ func TestSoundnessNet(t *testing.T) {
 		}
 		var v Verdict
 		var jerr error
-		fs := recordFirings(func() { v, jerr = Judge(ctx, p.Schema, p.Reference, p.Candidate, opts) })
+		fs := recordFirings(opts, nil, func(o Options) { v, jerr = Judge(ctx, p.Schema, p.Reference, p.Candidate, o) })
 		if jerr != nil {
 			unplanned++
 			continue
@@ -319,8 +323,8 @@ CREATE TABLE countrylanguage (countrycode text REFERENCES country(code), languag
 			}
 			trust := true
 			var v Verdict
-			fs := recordFirings(func() {
-				v, err = Judge(ctx, s, tc.ref, tc.cand, Options{TrustForeignKeys: &trust, Refute: RefuteOptions{Off: true}})
+			fs := recordFirings(Options{TrustForeignKeys: &trust, Refute: RefuteOptions{Off: true}}, nil, func(o Options) {
+				v, err = Judge(ctx, s, tc.ref, tc.cand, o)
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -349,9 +353,7 @@ CREATE TABLE countrylanguage (countrycode text REFERENCES country(code), languag
 // conjunct is added for the test; the firing check must show a database
 // where the plans before and after it differ.
 func TestSoundnessNetCatchesAnUnsoundRule(t *testing.T) {
-	saved := esmRules
-	defer func() { esmRules = saved }()
-	esmRules = append(append([]esmRule(nil), saved...), esmRule{"drop-a-conjunct", func(r *ruleCtx, slot **plan.Node) bool {
+	rules := append(rewrite.Rules(), rewrite.Rule{Name: "drop-a-conjunct", Apply: func(_ *rewrite.Ctx, slot **plan.Node) bool {
 		n := *slot
 		if n.Op != plan.OpFilter || len(n.Preds) == 0 {
 			return false
@@ -364,8 +366,8 @@ func TestSoundnessNetCatchesAnUnsoundRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	fs := recordFirings(func() {
-		_, err = Judge(ctx, s, "SELECT name FROM dogs WHERE age > 3", "SELECT name FROM dogs", Options{Refute: RefuteOptions{Off: true}})
+	fs := recordFirings(Options{Refute: RefuteOptions{Off: true}}, rules, func(o Options) {
+		_, err = Judge(ctx, s, "SELECT name FROM dogs WHERE age > 3", "SELECT name FROM dogs", o)
 	})
 	if err != nil {
 		t.Fatal(err)

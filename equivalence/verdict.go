@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pgequiv/pgequiv/equivalence/rewrite"
 )
 
 // Label is the verdict's conclusion.
@@ -36,9 +38,9 @@ type AssumptionKind string
 // Assumption kinds.
 const (
 	// AssumeNonEmpty: a table has at least one row.
-	AssumeNonEmpty AssumptionKind = "non_empty"
+	AssumeNonEmpty AssumptionKind = rewrite.AssumeNonEmpty
 	// AssumeForeignKey: a declared but unenforced foreign key holds.
-	AssumeForeignKey AssumptionKind = "foreign_key_holds"
+	AssumeForeignKey AssumptionKind = rewrite.AssumeForeignKey
 	// AssumePrimaryKeyNotNull: SQLite lets primary key columns hold NULL
 	// unless declared NOT NULL; proofs that need them non-null say so.
 	AssumePrimaryKeyNotNull AssumptionKind = "primary_key_not_null"
@@ -100,15 +102,6 @@ func (d Difference) String() string {
 		return fmt.Sprintf("%s: extra %s", d.Component, d.Candidate)
 	}
 	return d.Component
-}
-
-// Scores are the graded similarity measures, each in [0, 1].
-type Scores struct {
-	ESM      float64 `json:"esm"`
-	RelPM    float64 `json:"relpm"`
-	ASTTE    float64 `json:"astte"`
-	GMN      float64 `json:"gmn,omitempty"`
-	Combined float64 `json:"combined"`
 }
 
 // Timings are per-stage durations.

@@ -1,4 +1,4 @@
-package equivalence
+package rewrite
 
 import (
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -11,7 +11,7 @@ import (
 // the same φ on both sides ⇒ Limit 1 (Sort c DESC (Filter(t, φ))), MIN
 // with ASC. Sound only when c alone is a key of t (unique and not null):
 // otherwise ties give several rows on one side and one on the other.
-func maxSubqueryToLimit(r *ruleCtx, slot **plan.Node) bool {
+func maxSubqueryToLimit(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpFilter {
 		return false
@@ -61,7 +61,7 @@ func maxSubqueryToLimit(r *ruleCtx, slot **plan.Node) bool {
 }
 
 // sameConjuncts compares two conjunct lists as sets by canonical text.
-func sameConjuncts(r *ruleCtx, a, b []*plan.Expr) bool {
+func sameConjuncts(r *Ctx, a, b []*plan.Expr) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -84,7 +84,7 @@ func sameConjuncts(r *ruleCtx, a, b []*plan.Expr) bool {
 // Project(MAX(c))(Aggregate(x)), ASC with MIN, when c is not NULL in x (or
 // NULLs sort last). Equivalent only if x is not empty: over no rows MAX
 // returns one NULL row and LIMIT returns none. The assumption is named.
-func orderLimitToMax(r *ruleCtx, slot **plan.Node) bool {
+func orderLimitToMax(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpProject || len(n.Proj) != 1 || n.Proj[0].Expr.Kind != plan.ColRef {
 		return false

@@ -1,4 +1,4 @@
-package equivalence
+package rewrite
 
 import (
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -10,7 +10,7 @@ import (
 
 // nullsOrderNotNull: where a sort key can never be NULL, NULLS FIRST/LAST
 // means nothing; write it as PostgreSQL's default so dialects agree.
-func nullsOrderNotNull(r *ruleCtx, slot **plan.Node) bool {
+func nullsOrderNotNull(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpSort {
 		return false
@@ -27,7 +27,7 @@ func nullsOrderNotNull(r *ruleCtx, slot **plan.Node) bool {
 }
 
 // countStarNotNull: COUNT(c) ⇒ COUNT(*) when c is never NULL.
-func countStarNotNull(r *ruleCtx, slot **plan.Node) bool {
+func countStarNotNull(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpAggregate {
 		return false
@@ -51,7 +51,7 @@ func countStarNotNull(r *ruleCtx, slot **plan.Node) bool {
 
 // isNotNullRedundant: Filter(x, c IS NOT NULL) drops the test when c is
 // never NULL in x.
-func isNotNullRedundant(r *ruleCtx, slot **plan.Node) bool {
+func isNotNullRedundant(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpFilter {
 		return false
@@ -80,7 +80,7 @@ var nullIgnoring = map[string]bool{"count": true, "sum": true, "avg": true, "min
 // no GROUP BY, whose every aggregate ignores NULLs of c alone
 // (COUNT(DISTINCT c), MAX(c), ...), drops the filter: the rows it removes
 // never reach the aggregates' results.
-func isNotNullUnderNullIgnoringAgg(r *ruleCtx, slot **plan.Node) bool {
+func isNotNullUnderNullIgnoringAgg(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpAggregate || len(n.GroupBy) > 0 || len(n.Aggs) == 0 || n.Inputs[0].Op != plan.OpFilter {
 		return false
@@ -112,7 +112,7 @@ func isNotNullUnderNullIgnoringAgg(r *ruleCtx, slot **plan.Node) bool {
 // aggDistinctRedundant: MAX(DISTINCT c) ⇒ MAX(c) and MIN likewise, always;
 // COUNT/SUM/AVG(DISTINCT c) ⇒ without DISTINCT when c alone is a key of
 // the aggregate's input, so its values are already distinct.
-func aggDistinctRedundant(r *ruleCtx, slot **plan.Node) bool {
+func aggDistinctRedundant(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpAggregate {
 		return false

@@ -1,8 +1,7 @@
-package equivalence
+package rewrite
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -10,21 +9,9 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
-// checkDefinitions is plan.CheckDefinitions, asserted after every rule
-// that fires in this test binary.
+// checkDefinitions is plan.CheckDefinitions, which the judge's soundness
+// net asserts after every rule that fires (equivalence's recordFirings).
 func checkDefinitions(p *plan.Plan) error { return plan.CheckDefinitions(p) }
-
-// Every rule application in this test binary (the rule, curated-case and
-// Spider tests included) is checked: a rule that leaves a cyclic
-// definition fails the test at once, naming itself, instead of
-// overflowing the stack later.
-func init() {
-	afterRule = func(p *plan.Plan, rule string) {
-		if err := checkDefinitions(p); err != nil {
-			panic(fmt.Sprintf("rule %s left a cyclic definition: %v", rule, err))
-		}
-	}
-}
 
 func TestCheckDefinitionsFindsCycles(t *testing.T) {
 	meta := &plan.Metadata{}
@@ -66,7 +53,7 @@ func TestOrderLimitToMaxMovesReaders(t *testing.T) {
 	root := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{inner}, Proj: []plan.ProjItem{{ID: y, Expr: plan.NewOp("+", catalog.Int, plan.NewCol(c, catalog.Int), plan.NewConst(catalog.Int, "1"))}}}
 	p := &plan.Plan{Root: root, Meta: meta}
 	var fired []string
-	rc := &ruleCtx{ctx: context.Background(), p: p, fired: func(r string) { fired = append(fired, r) }, assume: func(Assumption) {}}
+	rc := &Ctx{ctx: context.Background(), p: p, fired: func(r string) { fired = append(fired, r) }, assume: func(Assumption) {}}
 	if !orderLimitToMax(rc, &root.Inputs[0]) {
 		t.Fatal("order-limit-to-max did not fire")
 	}

@@ -1,4 +1,4 @@
-package equivalence
+package rewrite
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 // l.a = r.k)) when r.k is a key of r: each row of l then matches at most
 // one row of r, so the join neither drops nor repeats rows. (ESM+ rule 12;
 // with rule 17 below it also covers c IN (SELECT c FROM t WHERE φ).)
-func semiJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
+func semiJoinOnKey(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpJoin || n.Join != plan.SemiJoin || len(n.Preds) == 0 {
 		return false
@@ -55,7 +55,7 @@ func semiJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
 // selfJoinOnKey: InnerJoin(t AS a, t AS b, a.k = b.k, ...) ⇒ t AS a with
 // b's filters and references moved onto a, when k is a key of t: each row
 // joins exactly itself.
-func selfJoinOnKey(r *ruleCtx, slot **plan.Node) bool {
+func selfJoinOnKey(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpJoin || n.Join != plan.InnerJoin || len(n.Inputs) < 2 {
 		return false
@@ -179,7 +179,7 @@ func selfJoinPair(n *plan.Node, m *plan.Metadata) (int, int, bool) {
 // non-NULL fk matches exactly one parent row. A nullable fk keeps
 // "fk IS NOT NULL". An unenforced key (trust_foreign_keys=false) makes the
 // proof rest on a named assumption.
-func fkJoinElimination(r *ruleCtx, slot **plan.Node) bool {
+func fkJoinElimination(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpJoin || n.Join != plan.InnerJoin || len(n.Inputs) < 2 {
 		return false
@@ -324,7 +324,7 @@ func exprsRead(es []*plan.Expr, cols plan.ColSet, m map[plan.ColumnID]*plan.Expr
 // Distinct(Project(SemiJoin(l, r, p))) when nothing above the join reads
 // r: under DISTINCT it only matters whether a row of l has a match, not
 // how many.
-func distinctJoinToSemi(r *ruleCtx, slot **plan.Node) bool {
+func distinctJoinToSemi(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpDistinct || n.Inputs[0].Op != plan.OpProject {
 		return false

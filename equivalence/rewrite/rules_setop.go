@@ -1,4 +1,4 @@
-package equivalence
+package rewrite
 
 import (
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -13,8 +13,8 @@ import (
 // the selected columns contain a key of t (unique and not null): then the
 // set operation's duplicate removal removes nothing the predicate form
 // keeps.
-func setOpToPredicate(kind plan.SetKind) func(r *ruleCtx, slot **plan.Node) bool {
-	return func(r *ruleCtx, slot **plan.Node) bool {
+func setOpToPredicate(kind plan.SetKind) func(r *Ctx, slot **plan.Node) bool {
+	return func(r *Ctx, slot **plan.Node) bool {
 		n := *slot
 		if n.Op != plan.OpSetOp || n.Set != kind || n.All {
 			return false
@@ -101,7 +101,7 @@ func projDefs(p *plan.Node) map[plan.ColumnID]*plan.Expr {
 // selfUnion: q UNION q ⇒ DISTINCT q (which the planner reduces to q when q
 // is free of duplicates). The published rule drops the DISTINCT, which is
 // wrong when q has duplicates.
-func selfUnion(r *ruleCtx, slot **plan.Node) bool {
+func selfUnion(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpSetOp || n.Set != plan.Union || n.All {
 		return false
@@ -155,7 +155,7 @@ func sameShape(a, b *plan.Node) bool {
 // contains a key of L (unique, not null): EXCEPT's duplicate removal then
 // removes nothing, and with no NULL on the left, EXCEPT's NULL-matching
 // and the anti join's '=' agree.
-func exceptToAntiJoin(r *ruleCtx, slot **plan.Node) bool {
+func exceptToAntiJoin(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpSetOp || n.Set != plan.Except || n.All {
 		return false
