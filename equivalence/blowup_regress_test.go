@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlgen"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
@@ -135,7 +136,7 @@ func blowupSchema(t testing.TB, name string) *catalog.Schema {
 	if name == "example" {
 		return exampleSchema(t, catalog.Postgres)
 	}
-	ddl, err := os.ReadFile(sharedDir + "/data/schemas/" + name + ".sql")
+	ddl, err := os.ReadFile(shareddata.Path(t, "data/schemas/"+name+".sql"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlgen"
 )
 
@@ -28,7 +29,7 @@ func FuzzJudgeStructuredParams(f *testing.F) {
 }
 
 func fuzzJudgeStructured(f *testing.F, cfg sqlgen.Config) {
-	schemas, err := sqlgen.LoadSchemas(sharedDir + "/data/schemas")
+	schemas, err := sqlgen.LoadSchemas(shareddata.Path(f, "data/schemas"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/pgequiv/pgequiv/eval/evaluation"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/internal/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -37,8 +37,6 @@ func benchOptions(b *testing.B) equivalence.Options {
 	}
 	return o
 }
-
-const sharedDir = "../../shared"
 
 func exampleSchema(t testing.TB, d catalog.Dialect) *catalog.Schema {
 	t.Helper()
@@ -234,7 +232,7 @@ func TestPolicies(t *testing.T) {
 // at least half the hard ones. The verdicts are also kept as a golden file
 // so changes in rules, assumptions and differences show up in review.
 func TestCuratedCases(t *testing.T) {
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedDir, "equivalence/cases.yaml"))
+	cf, err := dataset.ReadCasesFile(shareddata.Path(t, "equivalence/cases.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,12 +313,12 @@ func checkGolden(t *testing.T, path, got string) {
 // TestSpiderAcceptance holds the judge to the figures on the
 // shared Spider pairs.
 func TestSpiderAcceptance(t *testing.T) {
-	file := filepath.Join(sharedDir, "data/spider_pair_dev.jsonl")
+	file := shareddata.Path(t, "data/spider_pair_dev.jsonl")
 	pairs, err := dataset.ReadPairsFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := evaluation.Run(context.Background(), pairs, &evaluation.Schemas{Dir: filepath.Join(sharedDir, "data/schemas")}, evaluation.Options{})
+	results, err := evaluation.Run(context.Background(), pairs, &evaluation.Schemas{Dir: shareddata.Path(t, "data/schemas")}, evaluation.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,11 +371,11 @@ func FuzzJudge(f *testing.F) {
 // BenchmarkJudgeSpider judges Spider pairs one at a time on one goroutine,
 // parsing and planning both queries each time.
 func BenchmarkJudgeSpider(b *testing.B) {
-	pairs, err := dataset.ReadPairsFile(filepath.Join(sharedDir, "data/spider_pair_dev.jsonl"))
+	pairs, err := dataset.ReadPairsFile(shareddata.Path(b, "data/spider_pair_dev.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	schemas := &evaluation.Schemas{Dir: filepath.Join(sharedDir, "data/schemas")}
+	schemas := &evaluation.Schemas{Dir: shareddata.Path(b, "data/schemas")}
 	for _, p := range pairs {
 		if _, err := schemas.Get(p.DB, catalog.SQLite); err != nil {
 			b.Fatal(err)
@@ -528,11 +526,11 @@ func TestJudgerCachesGMNPairs(t *testing.T) {
 // It reports each median and the cold/warm ratios. A candidate text that
 // recurs in the set is already cached when warm-ref reaches it again.
 func BenchmarkJudgeWarmReference(b *testing.B) {
-	pairs, err := dataset.ReadPairsFile(filepath.Join(sharedDir, "data/spider_pair_dev.jsonl"))
+	pairs, err := dataset.ReadPairsFile(shareddata.Path(b, "data/spider_pair_dev.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	schemas := &evaluation.Schemas{Dir: filepath.Join(sharedDir, "data/schemas")}
+	schemas := &evaluation.Schemas{Dir: shareddata.Path(b, "data/schemas")}
 	opts := benchOptions(b)
 	ctx := context.Background()
 	median := func(d []time.Duration) float64 {

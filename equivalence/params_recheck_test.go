@@ -17,6 +17,7 @@ import (
 	"github.com/pgequiv/pgequiv/eval/evaluation"
 	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
@@ -112,7 +113,7 @@ func TestRecheckParamCounterexamplesPostgres(t *testing.T) {
 	for _, p := range paramPairs {
 		pairs = append(pairs, pair{p.name, p.ref, p.cand})
 	}
-	cf, err := dataset.ReadCasesFile(filepath.Join(sharedDir, "equivalence", "cases.yaml"))
+	cf, err := dataset.ReadCasesFile(shareddata.Path(t, "equivalence/cases.yaml"))
 	if err != nil {
 		t.Fatalf("shared cases: %v", err)
 	}
@@ -192,7 +193,7 @@ func TestRecheckSpiderParamCounterexamplesSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("judges every Spider pair")
 	}
-	shared := filepath.Join(sharedDir, "data")
+	shared := shareddata.Path(t, "data")
 	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatalf("shared pairs: %v", err)

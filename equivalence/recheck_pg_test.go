@@ -17,6 +17,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 )
@@ -31,57 +32,7 @@ func TestRecheckCounterexamplesPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	shared := filepath.Join("..", "..", "shared")
-	type pgPair struct{ id, ref, cand string }
-	type suite struct {
-		name, ddl string
-		pairs     []pgPair
-	}
-	var suites []suite
-	cf, err := dataset.ReadCasesFile(filepath.Join(shared, "equivalence", "cases.yaml"))
-	if err != nil {
-		t.Skipf("shared cases: %v", err)
-	}
-	cases := suite{name: "cases", ddl: cf.Schema}
-	for _, c := range cf.Cases {
-		cases.pairs = append(cases.pairs, pgPair{c.ID, c.Reference, c.Candidate})
-	}
-	suites = append(suites, cases)
-	probes := suite{name: "probes", ddl: probeDDL}
-	for i, pr := range probePairs {
-		probes.pairs = append(probes.pairs, pgPair{fmt.Sprintf("probe-%d", i), pr[0], pr[1]})
-	}
-	suites = append(suites, probes)
-	files, _ := filepath.Glob(filepath.Join(shared, "data", "provers", "*.jsonl"))
-	byDB := map[string]int{}
-	for _, f := range files {
-		pairs, err := dataset.ReadPairsFile(f)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, p := range pairs {
-			if p.Dialect != "" && p.Dialect != "postgres" {
-				continue
-			}
-			i, ok := byDB[p.DB]
-			if !ok {
-				ddl, err := os.ReadFile(filepath.Join(shared, "data", "provers", "schemas", p.DB+".sql"))
-				if err != nil {
-					t.Fatalf("%s: %v", f, err)
-				}
-				i = len(suites)
-				byDB[p.DB] = i
-				suites = append(suites, suite{name: p.DB, ddl: string(ddl)})
-			}
-			su := &suites[i]
-			su.pairs = append(su.pairs, pgPair{p.ID, p.Reference, p.Candidate})
-			for j, q := range []string{p.Reference, p.Candidate} {
-				for k, m := range mutants(q) {
-					su.pairs = append(su.pairs, pgPair{fmt.Sprintf("%s/mutant-%d-%d", p.ID, j, k), q, m})
-				}
-			}
-		}
-	}
+	suites := pgRecheckSuites(t)
 
 	ctx := context.Background()
 	pg := pgtest.New(t, pgtest.Options{})
@@ -151,6 +102,68 @@ func TestRecheckCounterexamplesPostgres(t *testing.T) {
 	if tally.checked == 0 {
 		t.Fatal("no counterexample to re-check")
 	}
+}
+
+// pgPair is one pair the PostgreSQL re-check judges.
+type pgPair struct{ id, ref, cand string }
+
+// pgSuite is the pairs of one schema, created in a PostgreSQL schema of
+// its name.
+type pgSuite struct {
+	name, ddl string
+	pairs     []pgPair
+}
+
+// pgRecheckSuites reads the curated cases, the probes and the PostgreSQL
+// prover suites with mutants of their queries.
+func pgRecheckSuites(t *testing.T) []pgSuite {
+	shared := shareddata.Path(t, ".")
+	var suites []pgSuite
+	cf, err := dataset.ReadCasesFile(filepath.Join(shared, "equivalence", "cases.yaml"))
+	if err != nil {
+		t.Fatalf("shared cases: %v", err)
+	}
+	cases := pgSuite{name: "cases", ddl: cf.Schema}
+	for _, c := range cf.Cases {
+		cases.pairs = append(cases.pairs, pgPair{c.ID, c.Reference, c.Candidate})
+	}
+	suites = append(suites, cases)
+	probes := pgSuite{name: "probes", ddl: probeDDL}
+	for i, pr := range probePairs {
+		probes.pairs = append(probes.pairs, pgPair{fmt.Sprintf("probe-%d", i), pr[0], pr[1]})
+	}
+	suites = append(suites, probes)
+	files, _ := filepath.Glob(filepath.Join(shared, "data", "provers", "*.jsonl"))
+	byDB := map[string]int{}
+	for _, f := range files {
+		pairs, err := dataset.ReadPairsFile(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, p := range pairs {
+			if p.Dialect != "" && p.Dialect != "postgres" {
+				continue
+			}
+			i, ok := byDB[p.DB]
+			if !ok {
+				ddl, err := os.ReadFile(filepath.Join(shared, "data", "provers", "schemas", p.DB+".sql"))
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				i = len(suites)
+				byDB[p.DB] = i
+				suites = append(suites, pgSuite{name: p.DB, ddl: string(ddl)})
+			}
+			su := &suites[i]
+			su.pairs = append(su.pairs, pgPair{p.ID, p.Reference, p.Candidate})
+			for j, q := range []string{p.Reference, p.Candidate} {
+				for k, m := range mutants(q) {
+					su.pairs = append(su.pairs, pgPair{fmt.Sprintf("%s/mutant-%d-%d", p.ID, j, k), q, m})
+				}
+			}
+		}
+	}
+	return suites
 }
 
 // probeDDL and probePairs exercise the places where PostgreSQL's types

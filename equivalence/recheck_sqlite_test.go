@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 
 	_ "modernc.org/sqlite" // the real engine counterexamples are re-checked on
@@ -29,10 +30,10 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("judges every Spider pair")
 	}
-	shared := filepath.Join("..", "..", "shared", "data")
+	shared := shareddata.Path(t, "data")
 	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
 	if err != nil {
-		t.Skipf("shared pairs: %v", err)
+		t.Fatalf("shared pairs: %v", err)
 	}
 	ctx := context.Background()
 	schemas := &evaluation.Schemas{Dir: filepath.Join(shared, "schemas")}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,12 +11,13 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
 func schemaFile(t testing.TB, name string, d catalog.Dialect) *catalog.Schema {
 	t.Helper()
-	ddl, err := os.ReadFile(filepath.Join(sharedDir, "data/schemas", name))
+	ddl, err := os.ReadFile(shareddata.Path(t, "data/schemas/"+name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,8 +98,7 @@ func TestSoundnessNet(t *testing.T) {
 		t.Fatalf("shared corpora: %v", err)
 	}
 	ctx := context.Background()
-	type stat struct{ checked, cannot, bugs, dbs, vacuous int }
-	rules := map[string]*stat{}
+	rules := map[string]*firingStat{}
 	seen := map[string]bool{}
 	reasons := map[string]int{}
 	var proved, provedCannot, provedBugs, provedVacuous, unplanned, judged int
@@ -130,7 +129,7 @@ func TestSoundnessNet(t *testing.T) {
 			seen[key] = true
 			st := rules[f.rule]
 			if st == nil {
-				st = &stat{}
+				st = &firingStat{}
 				rules[f.rule] = st
 			}
 			st.checked++
@@ -194,8 +193,19 @@ func TestSoundnessNet(t *testing.T) {
 			t.Errorf("%s/%s proved %s but differs:\n  %s\n  %s\nassumptions %v\n%s", p.Corpus, p.ID, v.Label, oneLine(p.Reference), oneLine(p.Candidate), v.Assumptions, res.Counterexample)
 		}
 	}
+	table, firings, cannot := firingSummary(rules, reasons)
+	t.Logf("%d pairs judged (%d did not plan); %d distinct ESM+ firings checked (%d cannot execute); %d pairs proved equivalent checked (%d cannot execute, %d on no database, %d differ); %d databases per check; %v\n%s",
+		judged, unplanned, firings, cannot, proved, provedCannot, provedVacuous, provedBugs, n, time.Since(start).Round(time.Millisecond), table)
+}
+
+// firingStat counts the soundness net's checks of one rule's firings.
+type firingStat struct{ checked, cannot, bugs, dbs, vacuous int }
+
+// firingSummary is the soundness net's table of rules and of the reasons
+// the executor could not run a check, with the firings checked and those
+// that could not be.
+func firingSummary(rules map[string]*firingStat, reasons map[string]int) (table string, firings, cannot int) {
 	var names []string
-	firings, cannot := 0, 0
 	for r, s := range rules {
 		names = append(names, r)
 		firings += s.checked
@@ -210,8 +220,7 @@ func TestSoundnessNet(t *testing.T) {
 	for r, k := range reasons {
 		fmt.Fprintf(&b, "  cannot execute %4d× %s\n", k, r)
 	}
-	t.Logf("%d pairs judged (%d did not plan); %d distinct ESM+ firings checked (%d cannot execute); %d pairs proved equivalent checked (%d cannot execute, %d on no database, %d differ); %d databases per check; %v\n%s",
-		judged, unplanned, firings, cannot, proved, provedCannot, provedVacuous, provedBugs, n, time.Since(start).Round(time.Millisecond), b.String())
+	return b.String(), firings, cannot
 }
 
 // firingAssumption narrows the databases a firing is checked on to those
