@@ -76,32 +76,6 @@ func TestSQLiteIntegerAffinity(t *testing.T) {
 		}
 		mem.Close()
 	}
-	// Truth: does SQLite tell the pair apart on one of affinityData?
-	differs := func(t *testing.T, ref, cand string) bool {
-		for _, data := range affinityData {
-			mem, err := sql.Open("sqlite", ":memory:")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mem.SetMaxOpenConns(1)
-			if _, err := mem.Exec(affinityDDL); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := mem.Exec(data); err != nil {
-				t.Fatalf("%s: %v", data, err)
-			}
-			a, errA := sqlitetest.Query(ctx, mem, ref)
-			b, errB := sqlitetest.Query(ctx, mem, cand)
-			mem.Close()
-			if errA != nil || errB != nil {
-				t.Fatalf("real SQLite: %v / %v", errA, errB)
-			}
-			if !sameBag(a, b) {
-				return true
-			}
-		}
-		return false
-	}
 	cases := []struct {
 		name, ref, cand string
 		differ          bool
@@ -122,7 +96,7 @@ func TestSQLiteIntegerAffinity(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := differs(t, c.ref, c.cand); got != c.differ {
+			if got := affinityDiffers(ctx, t, c.ref, c.cand); got != c.differ {
 				t.Fatalf("real SQLite tells the pair apart: %v, the case says %v", got, c.differ)
 			}
 			opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: time.Second}}
@@ -163,6 +137,34 @@ func TestSQLiteIntegerAffinity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// affinityDiffers is the truth: whether SQLite tells the pair apart on
+// one of affinityData.
+func affinityDiffers(ctx context.Context, t *testing.T, ref, cand string) bool {
+	for _, data := range affinityData {
+		mem, err := sql.Open("sqlite", ":memory:")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem.SetMaxOpenConns(1)
+		if _, err := mem.Exec(affinityDDL); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mem.Exec(data); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		a, errA := sqlitetest.Query(ctx, mem, ref)
+		b, errB := sqlitetest.Query(ctx, mem, cand)
+		mem.Close()
+		if errA != nil || errB != nil {
+			t.Fatalf("real SQLite: %v / %v", errA, errB)
+		}
+		if !sameBag(a, b) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameBag(a, b [][]string) bool {
