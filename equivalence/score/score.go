@@ -56,7 +56,7 @@ var StructuralWeights = Logistic{Bias: -5.65, ESM: 8.31, RelPM: 0.32, ASTTE: -3.
 // search evidence, for the pairs neither proof nor search settles. Fit by
 // logistic regression on out-of-fold GMN scores (pgequiv train --cv 5
 // --oof) over the unknown and refuted verdicts: `FIT_COMBINER=1
-// FIT_GMN_OOF=oof.jsonl go test ./equivalence/evaluation -run FitCombiner
+// FIT_GMN_OOF=oof.jsonl go test ./eval/evaluation -run FitCombiner
 // -v`. The structural scores add nothing once the GMN is there (README,
 // "Scores").
 var GMNWeights = Logistic{Bias: -3.55, GMN: 4.65, Search: 2.37}
