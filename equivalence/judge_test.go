@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/eval/evaluation"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/internal/shareddata"
@@ -310,38 +309,6 @@ func checkGolden(t *testing.T, path, got string) {
 	}
 }
 
-// TestSpiderAcceptance holds the judge to the figures on the
-// shared Spider pairs.
-func TestSpiderAcceptance(t *testing.T) {
-	file := shareddata.Path(t, "data/spider_pair_dev.jsonl")
-	pairs, err := dataset.ReadPairsFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results, err := evaluation.Run(context.Background(), pairs, &evaluation.Schemas{Dir: shareddata.Path(t, "data/schemas")}, evaluation.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := evaluation.Summarize(results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := sum.Confusion
-	t.Logf("AUC %.4f precision %.3f recall %.3f", sum.AUC, c.Precision(), c.Recall())
-	if c.Precision() < 0.97 {
-		t.Errorf("precision of proved labels %.3f < 0.97", c.Precision())
-	}
-	if c.Recall() < 0.55 {
-		t.Errorf("recall of proved labels %.3f < 0.55", c.Recall())
-	}
-	if sum.AUC < 0.90 {
-		t.Errorf("AUC %.4f < 0.90", sum.AUC)
-	}
-	if len(sum.Failures) > 0 {
-		t.Errorf("%d references failed to plan", len(sum.Failures))
-	}
-}
-
 // FuzzJudge: no pair of strings may panic the judge.
 func FuzzJudge(f *testing.F) {
 	seeds := [][2]string{
@@ -375,9 +342,9 @@ func BenchmarkJudgeSpider(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	schemas := &evaluation.Schemas{Dir: shareddata.Path(b, "data/schemas")}
+	schemas := &schemaDir{dir: shareddata.Path(b, "data/schemas")}
 	for _, p := range pairs {
-		if _, err := schemas.Get(p.DB, catalog.SQLite); err != nil {
+		if _, err := schemas.get(p.DB, catalog.SQLite); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -387,7 +354,7 @@ func BenchmarkJudgeSpider(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p := pairs[i%len(pairs)]
-		s, _ := schemas.Get(p.DB, catalog.SQLite)
+		s, _ := schemas.get(p.DB, catalog.SQLite)
 		start := time.Now()
 		_, _ = equivalence.Judge(context.Background(), s, p.Reference, p.Candidate, opts)
 		durations = append(durations, time.Since(start))
@@ -530,7 +497,7 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	schemas := &evaluation.Schemas{Dir: shareddata.Path(b, "data/schemas")}
+	schemas := &schemaDir{dir: shareddata.Path(b, "data/schemas")}
 	opts := benchOptions(b)
 	ctx := context.Background()
 	median := func(d []time.Duration) float64 {
@@ -550,7 +517,7 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, p := range pairs {
-			s, err := schemas.Get(p.DB, catalog.SQLite)
+			s, err := schemas.get(p.DB, catalog.SQLite)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -561,7 +528,7 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 		var cold, warmRef, warm, warmNoPair []time.Duration
 		type judgeFunc func(context.Context, *catalog.Schema, string, string, equivalence.Options) (equivalence.Verdict, error)
 		timed := func(judge judgeFunc, p dataset.Pair) time.Duration {
-			s, _ := schemas.Get(p.DB, catalog.SQLite)
+			s, _ := schemas.get(p.DB, catalog.SQLite)
 			start := time.Now()
 			_, _ = judge(ctx, s, p.Reference, p.Candidate, opts)
 			return time.Since(start)

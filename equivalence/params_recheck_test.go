@@ -14,7 +14,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/eval/evaluation"
 	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/internal/shareddata"
@@ -206,24 +205,24 @@ func TestRecheckSpiderParamCounterexamplesSQLite(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	schemas := &evaluation.Schemas{Dir: filepath.Join(shared, "schemas")}
+	schemas := &schemaDir{dir: filepath.Join(shared, "schemas")}
 	opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: recheckBudget()}}
-	results, err := evaluation.Run(ctx, kept, schemas, evaluation.Options{Judge: opts, Workers: 2})
+	results, err := judgePairs(ctx, kept, schemas, opts, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var tally recheckTally
 	for _, r := range results {
-		ce := r.Verdict.Counterexample
-		if r.Err != nil || ce == nil {
+		ce := r.verdict.Counterexample
+		if r.err != nil || ce == nil {
 			continue
 		}
-		p := r.Pair
+		p := r.pair
 		ddl, err := os.ReadFile(filepath.Join(shared, "schemas", p.DB+".sql"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := schemas.Get(p.DB, catalog.SQLite)
+		s, err := schemas.get(p.DB, catalog.SQLite)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +236,7 @@ func TestRecheckSpiderParamCounterexamplesSQLite(t *testing.T) {
 		}
 		o := recheck(ce, ref, cand, bothOrder(ctx, s, p.Reference, p.Candidate), ties)
 		done()
-		tally.add(o, describe(p.ID, p.Reference, p.Candidate, r.Verdict, ref, cand)+fmt.Sprintf("\n  parameters: %v", ce.Params))
+		tally.add(o, describe(p.ID, p.Reference, p.Candidate, r.verdict, ref, cand)+fmt.Sprintf("\n  parameters: %v", ce.Params))
 	}
 	tally.report(t, "sqlite")
 	if tally.checked == 0 {

@@ -16,7 +16,6 @@ import (
 	_ "modernc.org/sqlite" // the real engine counterexamples are re-checked on
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/eval/evaluation"
 	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -36,10 +35,10 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 		t.Fatalf("shared pairs: %v", err)
 	}
 	ctx := context.Background()
-	schemas := &evaluation.Schemas{Dir: filepath.Join(shared, "schemas")}
+	schemas := &schemaDir{dir: filepath.Join(shared, "schemas")}
 	opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: recheckBudget()}}
 	start := time.Now()
-	results, err := evaluation.Run(ctx, pairs, schemas, evaluation.Options{Judge: opts, Workers: 2})
+	results, err := judgePairs(ctx, pairs, schemas, opts, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +47,11 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 	refuted := [2]int{}
 	label1 := map[string]int{} // refuted label-1 pairs by kind of counterexample
 	for _, r := range results {
-		ce := r.Verdict.Counterexample
-		if r.Err != nil || ce == nil {
+		ce := r.verdict.Counterexample
+		if r.err != nil || ce == nil {
 			continue
 		}
-		p := r.Pair
+		p := r.pair
 		refuted[p.Label]++
 		if p.Label == 1 {
 			switch {
@@ -69,7 +68,7 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := schemas.Get(p.DB, catalog.SQLite)
+		s, err := schemas.get(p.DB, catalog.SQLite)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +79,7 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 		}
 		o := recheck(ce, ref, cand, bothOrder(ctx, s, p.Reference, p.Candidate), ties)
 		done()
-		tally.add(o, describe(p.ID, p.Reference, p.Candidate, r.Verdict, ref, cand))
+		tally.add(o, describe(p.ID, p.Reference, p.Candidate, r.verdict, ref, cand))
 	}
 	t.Logf("refuted label-0 pairs %d, label-1 pairs %d %v", refuted[0], refuted[1], label1)
 	tally.report(t, "sqlite")
