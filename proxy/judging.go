@@ -300,7 +300,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *QueryEvent) Action {
 	if g.active.Load() {
 		g.transaction(sql, ev.Batch) // judging_session.go
 	}
-	mentions := containsFold(sql, "pgequiv")
+	mentions := tag.ContainsFold(sql, "pgequiv")
 	tags := g.current()
 	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return Action{} // untagged: the common case stays cheap
@@ -327,7 +327,7 @@ func (j *Judging) NeedsObservation(sess *Session, _ QueryKind, sql []byte) bool 
 	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load()) {
 		return true
 	}
-	return isDDL(sql) || containsFold(sql, "pgequiv") || set.Catalog.HasMatches()
+	return isDDL(sql) || tag.ContainsFold(sql, "pgequiv") || set.Catalog.HasMatches()
 }
 
 // deferredGrace is how much longer than the verdict timeout the proxy

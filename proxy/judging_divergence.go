@@ -7,21 +7,6 @@ import (
 	"time"
 )
 
-// Divergence is a group of verdicts with the same reference, candidate
-// fingerprint and label: SHOW DIVERGENCES answers "which of my rewritten
-// queries diverge, how often, since when?".
-type Divergence struct {
-	ReferenceID      string
-	Reference        string // redacted as in SHOW VERDICTS
-	QueryFingerprint string
-	Label            string
-	Count            uint64
-	FirstSeen        time.Time
-	LastSeen         time.Time
-	Example          string // the latest query of the group, redacted
-	Summary          string // its verdict's summary
-}
-
 // maxDivergences bounds the groups kept; past it, the group seen least
 // recently makes room.
 const maxDivergences = 1024

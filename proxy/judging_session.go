@@ -222,7 +222,7 @@ func (j *Judging) observeSetting(ev *QueryEvent, g *sessionSettings, text string
 			return Action{Answer: showAnswer(name, tags.Value(name))}, true
 		}
 	}
-	if mentions && containsFold(ev.SQL, "set_config") {
+	if mentions && tag.ContainsFold(ev.SQL, "set_config") {
 		// set_config runs on the server; the proxy follows it.
 		if calls, _ := tag.ParseSetConfig(text); len(calls) > 0 {
 			if g.txStatus() != 'E' {
@@ -295,7 +295,7 @@ func (g *sessionSettings) ready(batch uint64, status byte, failed bool) {
 }
 
 func firstWord(sql []byte) string {
-	s := skipBlanks(sql)
+	s := tag.SkipBlanks(sql)
 	n := 0
 	for n < len(s) && n < 10 && isIdentByte(s[n]) {
 		n++

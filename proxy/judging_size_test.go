@@ -173,8 +173,8 @@ func FuzzContainsFold(f *testing.F) {
 			}
 		}
 		for _, w := range []string{"pgequiv", "p", "discard", "_x"} {
-			if got, want := containsFold([]byte(s), w), strings.Contains(string(lower), w); got != want {
-				t.Fatalf("containsFold(%q, %q) = %v, want %v", s, w, got, want)
+			if got, want := tag.ContainsFold([]byte(s), w), strings.Contains(string(lower), w); got != want {
+				t.Fatalf("tag.ContainsFold(%q, %q) = %v, want %v", s, w, got, want)
 			}
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	pgq "github.com/pganalyze/pg_query_go/v5"
+	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 func (j *Judging) redact(set *JudgeSettings, s string) string {
@@ -46,7 +47,7 @@ func isDDL(sql []byte) bool {
 // change: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE or a
 // parenthesis.
 func isQuery(sql []byte) bool {
-	s := skipBlanks(sql)
+	s := tag.SkipBlanks(sql)
 	if len(s) > 0 && s[0] == '(' {
 		return true
 	}
@@ -61,81 +62,10 @@ func isQuery(sql []byte) bool {
 // startsWithWord reports whether sql starts, after blanks and comments,
 // with the keyword kw (lower case), ignoring case.
 func startsWithWord(sql []byte, kw string) bool {
-	s := skipBlanks(sql)
+	s := tag.SkipBlanks(sql)
 	return len(s) >= len(kw) && bytes.EqualFold(s[:len(kw)], []byte(kw)) && (len(s) == len(kw) || !isIdentByte(s[len(kw)]))
-}
-
-func skipBlanks(s []byte) []byte {
-	for {
-		s = bytes.TrimLeft(s, " \t\r\n\f")
-		switch {
-		case bytes.HasPrefix(s, []byte("--")):
-			i := bytes.IndexByte(s, '\n')
-			if i < 0 {
-				return nil
-			}
-			s = s[i+1:]
-		case bytes.HasPrefix(s, []byte("/*")):
-			i := bytes.Index(s, []byte("*/"))
-			if i < 0 {
-				return nil
-			}
-			s = s[i+2:]
-		default:
-			return s
-		}
-	}
 }
 
 func isIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// containsFold reports whether s contains the lower-case ASCII word w,
-// ignoring ASCII case, without allocating. It looks for w's first byte,
-// in either case, with bytes.IndexByte (vectorized): every statement on
-// a judging connection goes through it, and a byte-by-byte loop took
-// 30 ms over a 20 MB statement.
-func containsFold(s []byte, w string) bool {
-	if len(w) == 0 {
-		return true
-	}
-	first := [2]byte{w[0], w[0]}
-	if c := w[0]; c >= 'a' && c <= 'z' {
-		first[1] = c - 'a' + 'A'
-	}
-	for k, c := range first {
-		if k == 1 && c == first[0] {
-			break
-		}
-		for i := 0; i+len(w) <= len(s); i++ {
-			n := bytes.IndexByte(s[i:len(s)-len(w)+1], c)
-			if n < 0 {
-				break
-			}
-			i += n
-			if hasPrefixFold(s[i:], w) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// hasPrefixFold reports whether s starts with the lower-case ASCII word
-// w, ignoring ASCII case.
-func hasPrefixFold(s []byte, w string) bool {
-	if len(s) < len(w) {
-		return false
-	}
-	for j := 0; j < len(w); j++ {
-		c := s[j]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != w[j] {
-			return false
-		}
-	}
-	return true
 }

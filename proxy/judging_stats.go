@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/pgequiv/pgequiv/cache"
 	"github.com/pgequiv/pgequiv/equivalence"
@@ -40,12 +39,6 @@ func (s *judgeStats) count(label string) {
 			s.errors.Add(1)
 		}
 	}
-}
-
-// JudgeStat is one named counter.
-type JudgeStat struct {
-	Name  string
-	Value uint64
 }
 
 // Stats returns the counters, including the judge's query and GMN pair
@@ -85,33 +78,6 @@ func (j *Judging) Stats() []JudgeStat {
 		{"oversized", s.oversized.Load()},
 		{"oversized_unmatched", s.oversizedUnmatched.Load()},
 	}
-}
-
-// VerdictRecord is one judged query as the admin console lists it.
-type VerdictRecord struct {
-	Time        time.Time
-	ConnID      uint64
-	User        string
-	Database    string
-	ReferenceID string
-	Source      string
-	Mode        string
-	Label       string
-	Score       float64
-	// Action: forwarded, refused, annotated, late or logged.
-	Action  string
-	Latency time.Duration
-	Summary string // literals redacted unless log.literals
-	Query   string // likewise
-	// Counterexample is the database that tells the queries apart, as
-	// INSERT statements and both results; likewise redacted.
-	Counterexample string
-	// QueryFingerprint is the candidate's pg_query fingerprint
-	// (constants and layout aside).
-	QueryFingerprint string
-	// Reference is the reference's text, literals redacted unless
-	// log.literals.
-	Reference string
 }
 
 // verdictRing keeps the most recent verdicts.

@@ -55,7 +55,7 @@ func TestStatementClassifiers(t *testing.T) {
 			t.Errorf("isQuery(%q) = %v", tc.sql, got)
 		}
 	}
-	if !containsFold([]byte("SET PGEQUIV.reference"), "pgequiv") || containsFold([]byte("pgequi"), "pgequiv") {
+	if !tag.ContainsFold([]byte("SET PGEQUIV.reference"), "pgequiv") || tag.ContainsFold([]byte("pgequi"), "pgequiv") {
 		t.Error("containsFold")
 	}
 }
