@@ -24,9 +24,6 @@ import (
 var pg *pgtest.Cluster
 
 func TestMain(m *testing.M) {
-	if os.Getenv(envJudgeWorker) == "1" {
-		runTestJudgeWorker() // this binary is a judge worker of isolation_test.go
-	}
 	c, err := pgtest.Start(pgtest.Options{TLS: true, MaxConnections: 600})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -136,6 +133,10 @@ func connectDirect(t testing.TB, ctx context.Context) *pgx.Conn {
 	return conn
 }
 
+func dbConnString(host string, port int, user, password, db string) string {
+	return pgtest.ConnString(host, port, user, password) + " dbname=" + db
+}
+
 func testCtx(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -166,8 +167,8 @@ func checkNoLeaks(t testing.TB) {
 }
 
 // proxyGoroutines returns the stacks of live goroutines started by the
-// proxy package: connections, servers, fast relay loops, background
-// judgements and schema loads.
+// proxy package: connections, servers and fast relay loops (proxy/judging's
+// tests also look for background judgements and schema loads).
 func proxyGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
@@ -178,7 +179,6 @@ func proxyGoroutines() []string {
 			continue // exiting
 		}
 		if strings.Contains(s, "pgequiv/proxy.(*conn)") || strings.Contains(s, "pgequiv/proxy.(*Server)") ||
-			strings.Contains(s, "pgequiv/proxy.(*Judging)") || strings.Contains(s, "pgequiv/proxy.(*schemaCache)") ||
 			strings.Contains(s, "pgequiv/proxy.(*fastLoop)") {
 			out = append(out, s)
 		}
