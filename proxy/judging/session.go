@@ -261,7 +261,7 @@ func (j *Judging) observeSetting(ev *proxy.QueryEvent, g *sessionSettings, text 
 // Called on the upstream goroutine before the client sees it.
 func (g *sessionSettings) ready(batch uint64, status byte, failed bool) {
 	if g == nil {
-		return // a conn built without newConn (tests)
+		return // a session the relay never tracked (tests)
 	}
 	g.status.Store(uint32(status))
 	if !g.active.Load() {
