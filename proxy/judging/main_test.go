@@ -1,17 +1,12 @@
 package judging
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +15,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/proxy/internal/proxytest"
 )
 
 // This file is the relay harness of the judging tests: a PostgreSQL
@@ -133,101 +129,34 @@ func connectDirect(t testing.TB, ctx context.Context) *pgx.Conn {
 	return conn
 }
 
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+// nodeDir holds the node-postgres client script (see test/node).
+const nodeDir = "../../test/node"
+
+func testCtx(t testing.TB, d time.Duration) context.Context { return proxytest.Ctx(t, d) }
 
 // checkNoLeaks fails if any goroutine is still running proxy or judging
-// code. Close waits for every connection goroutine, and Judging.Wait for
-// every background judgement, so none may remain.
+// code: connections, servers, fast relay loops, background judgements or
+// schema loads. Close waits for every connection goroutine, and
+// Judging.Wait for every background judgement, so none may remain.
 func checkNoLeaks(t testing.TB) {
 	t.Helper()
-	// Goroutines that already returned can still show in a stack dump for
-	// a moment (in runtime.goexit1); poll, yielding the processor, until
-	// only real leftovers remain or the deadline passes.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		leaks := proxyGoroutines()
-		if len(leaks) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, s := range leaks {
-				t.Errorf("leaked goroutine:\n%s", s)
-			}
-			return
-		}
-		runtime.Gosched()
-	}
-}
-
-// proxyGoroutines returns the stacks of live goroutines started by the
-// proxy and judging packages: connections, servers, fast relay loops,
-// background judgements and schema loads.
-func proxyGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		s := string(g)
-		if strings.Contains(s, "runtime.goexit1(") {
-			continue // exiting
-		}
-		if strings.Contains(s, "pgequiv/proxy.(*conn)") || strings.Contains(s, "pgequiv/proxy.(*Server)") ||
-			strings.Contains(s, "pgequiv/proxy/judging.(*Judging)") || strings.Contains(s, "pgequiv/proxy/judging.(*schemaCache)") ||
-			strings.Contains(s, "pgequiv/proxy.(*fastLoop)") {
-			out = append(out, s)
-		}
-	}
-	return out
+	proxytest.CheckNoLeaks(t, "pgequiv/proxy.(*conn)", "pgequiv/proxy.(*Server)", "pgequiv/proxy.(*fastLoop)",
+		"pgequiv/proxy/judging.(*Judging)", "pgequiv/proxy/judging.(*schemaCache)")
 }
 
 func clientBin(t testing.TB, name string) string {
 	t.Helper()
-	path, err := pg.ClientBin(name)
-	if err != nil {
-		t.Fatalf("%s not found (run scripts/install-test-deps.sh): %v", name, err)
-	}
-	return path
+	return proxytest.ClientBin(t, pg, name)
 }
 
 func runTool(t testing.TB, ctx context.Context, env []string, bin string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(cmd.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return proxytest.RunTool(t, ctx, env, bin, args...)
 }
 
-// nodeDir holds the node-postgres client script (see test/node).
-const nodeDir = "../../test/node"
-
 // ensureNodeClient returns the node binary once test/node's dependencies
-// are installed (scripts/install-test-deps.sh does that; this installs them
-// if they are missing). It skips the test when node or npm is missing or
-// npm cannot reach the registry.
+// are installed (see proxytest.EnsureNodeClient).
 func ensureNodeClient(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed; run scripts/install-test-deps.sh")
-	}
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "pg")); err == nil {
-		return node
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm not installed; run scripts/install-test-deps.sh")
-	}
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = nodeDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("npm ci in %s failed (offline?): %v\n%s", nodeDir, err, out)
-	}
-	return node
+	return proxytest.EnsureNodeClient(t, nodeDir)
 }
