@@ -19,9 +19,10 @@ import (
 )
 
 // This file is the relay harness of the judging tests: a PostgreSQL
-// cluster and proxy servers observed by Judging. Package proxy's tests
-// have their own, with the server's testing knobs, which this package
-// cannot reach; this one watches connections end through ActiveConns.
+// cluster and proxy servers observed by Judging, over the parts shared
+// with package proxy's tests (proxy/internal/proxytest). Proxy's own
+// harness sets the server's testing knobs, which this package cannot
+// reach; this one watches connections end through ActiveConns.
 
 // pg is the PostgreSQL cluster shared by the package's tests.
 var pg *pgtest.Cluster
