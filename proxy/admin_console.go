@@ -11,7 +11,7 @@ import (
 // Console is the admin console: SHOW VERDICTS, SHOW DIVERGENCES, SHOW
 // STATS, SHOW CLIENTS, SHOW CONFIG, RELOAD.
 type Console struct {
-	// Judging supplies verdicts and counters (the Judging observer);
+	// Judging supplies verdicts and counters (judging.Judging);
 	// nil shows none.
 	Judging JudgingView
 	// Config lists the settings in force as key/value pairs (secrets
@@ -25,7 +25,8 @@ type Console struct {
 }
 
 // JudgingView is what the console shows of judging. The console only
-// formats it; the judging observer (Judging) decides what it holds.
+// formats it; the judging observer (judging.Judging, in proxy/judging)
+// decides what it holds.
 type JudgingView interface {
 	// RecentVerdicts are the latest verdicts, newest first (SHOW VERDICTS).
 	RecentVerdicts() []VerdictRecord

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/localsession"
+	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // adminSession is one admin console connection's protocol state: what
@@ -178,7 +179,7 @@ func (a *adminSession) simpleQuery(sql string) error {
 	var stmts []string
 	for _, s := range splitStatements(sql) {
 		// A statement of comments only (pgx's ping is "-- ping") is empty.
-		if s = strings.TrimSpace(string(skipBlanks([]byte(s)))); s != "" {
+		if s = strings.TrimSpace(string(tag.SkipBlanks([]byte(s)))); s != "" {
 			stmts = append(stmts, s)
 		}
 	}

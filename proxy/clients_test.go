@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"database/sql"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	_ "github.com/lib/pq"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/proxy/internal/proxytest"
 )
 
 func TestLibPQDriver(t *testing.T) {
@@ -67,22 +67,12 @@ func TestLibPQDriver(t *testing.T) {
 
 func clientBin(t testing.TB, name string) string {
 	t.Helper()
-	path, err := pg.ClientBin(name)
-	if err != nil {
-		t.Fatalf("%s not found (run scripts/install-test-deps.sh): %v", name, err)
-	}
-	return path
+	return proxytest.ClientBin(t, pg, name)
 }
 
 func runTool(t testing.TB, ctx context.Context, env []string, bin string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(cmd.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return proxytest.RunTool(t, ctx, env, bin, args...)
 }
 
 // TestPsqlSameOutput runs psql commands directly and through the proxy and

@@ -10,6 +10,7 @@ import (
 	pgquery "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // A statement with parameters is judged twice: at Parse, for every value
@@ -145,7 +146,7 @@ func (c *conn) noteClose(body []byte) {
 // (DEALLOCATE, DISCARD ALL). Deallocating is not transactional, so the
 // statement is gone whatever becomes of the transaction.
 func (c *conn) noteQuery(sql []byte) {
-	if len(c.bt.stmts) == 0 || !containsFold(sql, "deallocate") && !containsFold(sql, "discard") {
+	if len(c.bt.stmts) == 0 || !tag.ContainsFold(sql, "deallocate") && !tag.ContainsFold(sql, "discard") {
 		return
 	}
 	tree, err := pgquery.Parse(string(sql))

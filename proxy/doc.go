@@ -24,8 +24,9 @@
 // level; a malformed or oversized frame) moves the connection to the
 // goroutine relay for good, with the bytes the loop holds.
 //
-// Judging is the observer that judges tagged queries (annotate, log or
-// enforce mode; see docs/proxy.md). A client connecting to the virtual
+// The observer that judges tagged queries (annotate, log or enforce mode;
+// see docs/proxy.md) is judging.Judging, in package proxy/judging, which
+// imports this package; cmd/pgequiv wires the two together. A client connecting to the virtual
 // database of AdminOptions gets the admin console instead of the upstream.
 //
 // # Buffer ownership

@@ -1,7 +1,5 @@
 package proxy
 
-import "os"
-
 // SetTestingKnobs installs knobs on s and returns a function restoring the
 // previous ones. Call it before Serve.
 func (s *Server) setTestingKnobs(k testingKnobs) (restore func()) {
@@ -10,24 +8,7 @@ func (s *Server) setTestingKnobs(k testingKnobs) (restore func()) {
 	return func() { s.knobs = old }
 }
 
-// setTestingKnobs installs knobs on j and returns a function restoring the
-// previous ones. Call it before the first query.
-func (j *Judging) setTestingKnobs(k judgingKnobs) (restore func()) {
-	old := j.knobs
-	j.knobs = k
-	return func() { j.knobs = old }
-}
-
-// setWriteKnob makes v write through write (a failing disk) and returns
-// a function restoring the plain write.
-func (v *VerdictFile) setWriteKnob(write func(f *os.File, b []byte) (int, error)) (restore func()) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	old := v.knobs
-	v.knobs.write = write
-	return func() {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		v.knobs = old
-	}
-}
+// NewJudgingOff builds the judging observer with judging off (for
+// TestFastRelayEligibility). judgingoff_test.go, in package proxy_test,
+// sets it: package proxy cannot import proxy/judging, which imports it.
+var NewJudgingOff func() (QueryObserver, error)

@@ -438,7 +438,7 @@ func (opaqueObserver) ObserveQuery(context.Context, *QueryEvent) Action { return
 
 // TestFastRelayEligibility: which connections start on the fast relay.
 func TestFastRelayEligibility(t *testing.T) {
-	judgingOff, err := NewJudging(JudgeSettings{Mode: ModeOff}, JudgingOptions{})
+	judgingOff, err := NewJudgingOff()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"time"
 )
 
@@ -17,11 +16,4 @@ type testingKnobs struct {
 	onFastRelayEnd func(id uint64, demoted bool)
 	// now replaces time.Now for the admin console's login throttle.
 	now func() time.Time
-}
-
-// judgingKnobs holds Judging hooks that only tests set.
-type judgingKnobs struct {
-	// beforeJudge runs at the start of each judgement, within its
-	// deadline (ctx).
-	beforeJudge func(ctx context.Context)
 }

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -10,23 +9,19 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/proxy/internal/proxytest"
 )
 
 // pg is the PostgreSQL cluster shared by the package's tests.
 var pg *pgtest.Cluster
 
 func TestMain(m *testing.M) {
-	if os.Getenv(envJudgeWorker) == "1" {
-		runTestJudgeWorker() // this binary is a judge worker of isolation_test.go
-	}
 	c, err := pgtest.Start(pgtest.Options{TLS: true, MaxConnections: 600})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -136,55 +131,26 @@ func connectDirect(t testing.TB, ctx context.Context) *pgx.Conn {
 	return conn
 }
 
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
+func dbConnString(host string, port int, user, password, db string) string {
+	return pgtest.ConnString(host, port, user, password) + " dbname=" + db
 }
+
+func testCtx(t testing.TB, d time.Duration) context.Context { return proxytest.Ctx(t, d) }
 
 // checkNoLeaks fails if any goroutine is still running proxy code. Close
 // waits for every connection goroutine, so none may remain.
 func checkNoLeaks(t testing.TB) {
 	t.Helper()
-	// Goroutines that already returned can still show in a stack dump for
-	// a moment (in runtime.goexit1); poll, yielding the processor, until
-	// only real leftovers remain or the deadline passes.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		leaks := proxyGoroutines()
-		if len(leaks) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, s := range leaks {
-				t.Errorf("leaked goroutine:\n%s", s)
-			}
-			return
-		}
-		runtime.Gosched()
-	}
+	proxytest.CheckNoLeaks(t, proxyMarkers...)
 }
 
+// proxyMarkers pick the goroutines started by the proxy package out of a
+// stack dump: connections, servers and fast relay loops.
+var proxyMarkers = []string{"pgequiv/proxy.(*conn)", "pgequiv/proxy.(*Server)", "pgequiv/proxy.(*fastLoop)"}
+
 // proxyGoroutines returns the stacks of live goroutines started by the
-// proxy package: connections, servers, fast relay loops, background
-// judgements and schema loads.
-func proxyGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		s := string(g)
-		if strings.Contains(s, "runtime.goexit1(") {
-			continue // exiting
-		}
-		if strings.Contains(s, "pgequiv/proxy.(*conn)") || strings.Contains(s, "pgequiv/proxy.(*Server)") ||
-			strings.Contains(s, "pgequiv/proxy.(*Judging)") || strings.Contains(s, "pgequiv/proxy.(*schemaCache)") ||
-			strings.Contains(s, "pgequiv/proxy.(*fastLoop)") {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// proxy package.
+func proxyGoroutines() []string { return proxytest.Goroutines(proxyMarkers...) }
 
 func caPool(t testing.TB) *x509.CertPool {
 	pool := x509.NewCertPool()

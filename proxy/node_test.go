@@ -4,40 +4,22 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/proxy/internal/proxytest"
 )
 
 // nodeDir holds the node-postgres client script (see test/node).
 const nodeDir = "../test/node"
 
 // ensureNodeClient returns the node binary once test/node's dependencies
-// are installed (scripts/install-test-deps.sh does that; this installs them
-// if they are missing). It skips the test when node or npm is missing or
-// npm cannot reach the registry.
+// are installed (see proxytest.EnsureNodeClient).
 func ensureNodeClient(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed; run scripts/install-test-deps.sh")
-	}
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "pg")); err == nil {
-		return node
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm not installed; run scripts/install-test-deps.sh")
-	}
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = nodeDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("npm ci in %s failed (offline?): %v\n%s", nodeDir, err, out)
-	}
-	return node
+	return proxytest.EnsureNodeClient(t, nodeDir)
 }
 
 // TestNodePostgres runs the node-postgres script directly and through the

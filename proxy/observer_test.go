@@ -259,3 +259,39 @@ func TestObserverPanicFailsOpen(t *testing.T) {
 		t.Fatalf("after panic: %q, %v", s, err)
 	}
 }
+
+func TestDeferred(t *testing.T) {
+	stop := make(chan struct{})
+	d := NewDeferred(time.Now().Add(time.Minute))
+	n := &pgproto3.NoticeResponse{Message: "m"}
+	if !d.Deliver(n) || d.Deliver(n) {
+		t.Fatal("first Deliver must succeed, the second fail")
+	}
+	if got := d.wait(stop, nil); got != n {
+		t.Fatalf("wait = %v", got)
+	}
+	d = NewDeferred(time.Now()) // already past its deadline
+	if got := d.wait(stop, nil); got != nil {
+		t.Fatalf("expired wait = %v", got)
+	}
+	if d.Deliver(n) {
+		t.Fatal("Deliver after the proxy gave up must report false")
+	}
+	d = NewDeferred(time.Now().Add(time.Minute))
+	close(stop)
+	if got := d.wait(stop, nil); got != nil || d.Deliver(n) {
+		t.Fatal("a stopped wait abandons the notice")
+	}
+	q := newInjector()
+	d = NewDeferred(time.Now().Add(time.Minute))
+	q.add(injection{seq: 1, deferred: d})
+	q.close()
+	q.close()
+	if d.Deliver(n) {
+		t.Fatal("closing the connection abandons queued notices")
+	}
+	d = NewDeferred(time.Now().Add(time.Minute))
+	if got := d.wait(nil, q.stop); got != nil || d.Deliver(n) {
+		t.Fatal("a closed injector ends waits")
+	}
+}

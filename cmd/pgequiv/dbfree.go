@@ -12,6 +12,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/dbfree"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 )
 
 // serveDatabaseFree is serve for "upstream: none": pgequiv answers
@@ -33,30 +34,30 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 		return err
 	}
 	defer judger.Close()
-	var vfile *proxy.VerdictFile
+	var vfile *judging.VerdictFile
 	if p := cfg.VerdictLogPath(); p != "" {
-		if vfile, err = proxy.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
+		if vfile, err = judging.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
 			return err
 		}
 		defer vfile.Close()
 	}
 	// The Judging records what the server judges (it never observes a
 	// relayed statement here): metrics, spans, SHOW VERDICTS, SHOW STATS.
-	judging, err := proxy.NewJudging(dbfreeJudgeSettings(cfg), proxy.JudgingOptions{
+	observer, err := judging.NewJudging(dbfreeJudgeSettings(cfg), judging.JudgingOptions{
 		Logger: logger, Judger: judger, VerdictFile: vfile,
 		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
 	})
 	if err != nil {
 		return err
 	}
-	defer judging.Wait()
+	defer observer.Wait()
 
 	var current atomic.Pointer[config.Config]
 	current.Store(cfg)
 	reloadReq := make(chan chan error)
 	var srv *dbfree.Server
 	console := &proxy.Console{
-		Judging: judging,
+		Judging: observer,
 		Config:  func() [][2]string { return configSettings(current.Load()) },
 		Reload:  consoleReload(reloadReq),
 	}
@@ -74,7 +75,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 		return append(out, admin.Clients()...)
 	}
 	wire := func(c *config.Config, o *dbfree.Options) {
-		o.Logger, o.Judger, o.Recorder = logger, judger, judgingRecorder{judging}
+		o.Logger, o.Judger, o.Recorder = logger, judger, judgingRecorder{observer}
 		if a := adminOptions(c, console); a != nil {
 			o.AdminDatabase, o.AdminServe = a.Database, admin.ServeAdmin
 		}
@@ -123,7 +124,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 			err = srv.Reload(nextOpts)
 		}
 		if err == nil {
-			err = judging.Reload(dbfreeJudgeSettings(next))
+			err = observer.Reload(dbfreeJudgeSettings(next))
 		}
 		if err != nil {
 			reloadFailed.Add(ctx, 1)
@@ -162,8 +163,8 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 // dbfreeJudgeSettings are the Judging's settings in database-free mode:
 // only what recording uses (redaction, the verdict list's size); the
 // judge's own options travel with each judgement.
-func dbfreeJudgeSettings(cfg *config.Config) proxy.JudgeSettings {
-	return proxy.JudgeSettings{Mode: proxy.ModeOff, VerdictTimeout: cfg.VerdictTimeout,
+func dbfreeJudgeSettings(cfg *config.Config) judging.JudgeSettings {
+	return judging.JudgeSettings{Mode: judging.ModeOff, VerdictTimeout: cfg.VerdictTimeout,
 		LogLiterals: cfg.Log.Literals, RecentVerdicts: cfg.Admin.RecentVerdicts}
 }
 
@@ -187,9 +188,9 @@ func consoleReload(reloadReq chan<- chan error) func(context.Context) error {
 }
 
 // judgingRecorder records database-free judgements with the Judging.
-type judgingRecorder struct{ j *proxy.Judging }
+type judgingRecorder struct{ j *judging.Judging }
 
 func (r judgingRecorder) JudgeRecorded(ctx context.Context, j dbfree.Judgement, judge func(context.Context) (equivalence.Verdict, error)) (equivalence.Verdict, error) {
-	return r.j.JudgeDirect(ctx, proxy.DirectJudgement{ConnID: j.ConnID, User: j.User, Database: j.Database,
+	return r.j.JudgeDirect(ctx, judging.DirectJudgement{ConnID: j.ConnID, User: j.User, Database: j.Database,
 		Ref: j.Ref, Candidate: j.Candidate, SQL: j.SQL, Options: j.Options}, judge)
 }

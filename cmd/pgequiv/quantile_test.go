@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 )
 
 // promScalar runs an instant query that returns one sample and returns
@@ -86,7 +86,7 @@ func adminLatencies(t *testing.T, ctx context.Context, port int, user, db string
 // bucketOf is the index of the histogram bucket holding x: the first
 // bound at or above it (len(bounds) for +Inf).
 func bucketOf(x float64) int {
-	i, _ := slices.BinarySearch(proxy.JudgeDurationBuckets, x)
+	i, _ := slices.BinarySearch(judging.JudgeDurationBuckets, x)
 	return i
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 	"github.com/pgequiv/pgequiv/telemetry"
 )
 
@@ -91,14 +92,14 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	defer judger.Close()
 	// One judging observer lives across reloads, keeping its counters,
 	// recent verdicts and caches; reloads replace its settings.
-	var vfile *proxy.VerdictFile
+	var vfile *judging.VerdictFile
 	if p := cfg.VerdictLogPath(); p != "" {
-		if vfile, err = proxy.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
+		if vfile, err = judging.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
 			return err
 		}
 		defer vfile.Close()
 	}
-	judging, err := proxy.NewJudging(l.judge, proxy.JudgingOptions{
+	observer, err := judging.NewJudging(l.judge, judging.JudgingOptions{
 		Logger:         logger,
 		VerdictLog:     slog.New(slog.NewJSONHandler(verdicts, nil)),
 		Judger:         judger,
@@ -109,18 +110,18 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	if err != nil {
 		return err
 	}
-	defer judging.Wait()
+	defer observer.Wait()
 	var current atomic.Pointer[config.Config]
 	current.Store(cfg)
 	reloadReq := make(chan chan error)
 	console := &proxy.Console{
-		Judging: judging,
+		Judging: observer,
 		Config:  func() [][2]string { return configSettings(current.Load()) },
 		Reload:  consoleReload(reloadReq),
 	}
 	wire := func(l *loaded) {
 		l.opts.Logger = logger
-		l.opts.Observer = judging
+		l.opts.Observer = observer
 		l.opts.Admin = adminOptions(l.cfg, console)
 	}
 	wire(l)
@@ -157,7 +158,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 			err = srv.Reload(next.opts)
 		}
 		if err == nil {
-			err = judging.Reload(next.judge) // validated above; forgets introspected schemas
+			err = observer.Reload(next.judge) // validated above; forgets introspected schemas
 		}
 		if err != nil {
 			reloadFailed.Add(ctx, 1)

@@ -17,6 +17,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 )
 
 // configChecks are the validations of proxy.yaml that need a component
@@ -34,7 +35,7 @@ func loadConfigFile(path string, getenv func(string) string) (*config.Config, er
 type loaded struct {
 	cfg   *config.Config
 	opts  proxy.Options
-	judge proxy.JudgeSettings
+	judge judging.JudgeSettings
 }
 
 // loadConfig loads and validates the file and builds the proxy options
@@ -94,15 +95,15 @@ func proxyOptions(c *config.Config) (proxy.Options, error) {
 // judgeSettings builds the judging observer's settings, reading the
 // schema and catalog files. up is the proxy's upstream, which
 // introspection connects to.
-func judgeSettings(c *config.Config, up proxy.Upstream) (proxy.JudgeSettings, error) {
-	s := proxy.JudgeSettings{
-		Mode:               proxy.JudgeMode(c.Mode),
+func judgeSettings(c *config.Config, up proxy.Upstream) (judging.JudgeSettings, error) {
+	s := judging.JudgeSettings{
+		Mode:               judging.JudgeMode(c.Mode),
 		VerdictTimeout:     c.VerdictTimeout,
 		EnforceUnknown:     c.EnforceUnknown,
-		EnforceSideEffects: proxy.SideEffectsPolicy(c.EnforceSideEffects),
+		EnforceSideEffects: judging.SideEffectsPolicy(c.EnforceSideEffects),
 		LogLiterals:        c.Log.Literals,
 		RecentVerdicts:     c.Admin.RecentVerdicts,
-		Schemas:            proxy.SchemaSettings{RefreshInterval: c.Schema.RefreshInterval},
+		Schemas:            judging.SchemaSettings{RefreshInterval: c.Schema.RefreshInterval},
 	}
 	s.Options.MaxQueryBytes = int(c.MaxQuerySize)
 	s.Options.Refute = refuteOptions(c)
@@ -132,7 +133,7 @@ func judgeSettings(c *config.Config, up proxy.Upstream) (proxy.JudgeSettings, er
 		}
 	}
 	if in := c.Schema.Introspect; in.User != "" {
-		s.Schemas.Introspect = &proxy.Introspection{Upstream: up, User: in.User, Password: in.Password, Timeout: in.Timeout}
+		s.Schemas.Introspect = &judging.Introspection{Upstream: up, User: in.User, Password: in.Password, Timeout: in.Timeout}
 	}
 	if s.Catalog, err = loadCatalog(c); err != nil {
 		return s, err

@@ -10,6 +10,7 @@ import (
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/eval/llmjudge"
 	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 )
 
 // configTestdata is package config's set of good and bad proxy.yaml files,
@@ -78,7 +79,7 @@ func TestJudgeSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Mode != proxy.ModeAnnotate || s.VerdictTimeout != time.Second || !s.EnforceUnknown || !s.LogLiterals ||
+	if s.Mode != judging.ModeAnnotate || s.VerdictTimeout != time.Second || !s.EnforceUnknown || !s.LogLiterals ||
 		len(s.Options.AcceptAssumptions) != 2 || s.RecentVerdicts != 50 || s.Options.GMN == nil {
 		t.Fatalf("settings %+v", s)
 	}

@@ -62,7 +62,7 @@ type Options struct {
 	// Recorder, if set, runs every judgement so as to record it as relay
 	// mode records a tagged query's: verdict and latency metrics,
 	// pgequiv.judge spans, the admin console's SHOW VERDICTS and SHOW
-	// STATS, the verdict file (pgequiv serve adapts proxy.Judging).
+	// STATS, the verdict file (pgequiv serve adapts judging.Judging).
 	Recorder Recorder
 	// AdminDatabase, with AdminServe, routes connections to that database
 	// to the admin console: AdminServe gets the connection (TLS already

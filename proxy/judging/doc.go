@@ -5,9 +5,11 @@
 // tag parser (proxy/tag) only reading tags and the judge pool
 // (proxy/judgepool) the one place that guards and bounds judgements.
 //
-// The judging observer (proxy.Judging, its per-connection state
-// proxy.Session.State, verdict file and statistics) is to follow here
-// from package proxy (issue 21); it already reaches the relay only
-// through the proxy's observer interfaces (QueryObserver, BindObserver,
-// StatementFilter, SessionTracker).
+// Judging is the observer that judges tagged queries (annotate, log or
+// enforce mode; see docs/proxy.md), with its per-connection state (kept in
+// proxy.Session.State), verdict file and statistics. It reaches the relay
+// only through the proxy's observer interfaces (QueryObserver,
+// BindObserver, StatementFilter, SessionTracker) and the admin console
+// through proxy.JudgingView: this package imports proxy, never the other
+// way, and cmd/pgequiv wires the two together.
 package judging

@@ -1,0 +1,116 @@
+package judging
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"strings"
+
+	pgq "github.com/pganalyze/pg_query_go/v5"
+)
+
+// redactLiterals replaces every literal PostgreSQL's lexer knows with ?
+// and drops comments (which may carry a reference with its literals).
+// The literals are the scanner's: ” and E” strings, U&” (with its
+// UESCAPE string), $$ and $tag$ quotes, N”, B”, X”, the strings of
+// typed literals and arrays (date '...', '{1,2}'), and numbers (1e10, .5,
+// 0x1F, 1_000). A double-quoted name is read again as SQL and redacted
+// likewise, because error texts quote the token they stopped at
+// (syntax error at or near "'RET_CONT'"). Text the scanner cannot read is
+// withheld entirely.
+func redactLiterals(s string) string {
+	return redactDepth(s, 1, nil)
+}
+
+// redactDepth redacts s, reading double-quoted names as SQL depth levels
+// deep; hint, if set, gives the mark that follows each ? for a literal.
+func redactDepth(s string, depth int, hint func(lit string) string) string {
+	res, err := pgq.Scan(s)
+	if err != nil {
+		return "<redacted>"
+	}
+	var b strings.Builder
+	last := 0
+	for i, t := range res.Tokens {
+		start, end := int(t.Start), int(t.End)
+		if start < last || end > len(s) || end < start {
+			return "<redacted>"
+		}
+		switch t.Token {
+		case pgq.Token_USCONST:
+			// The scanner reports a U&'' string with no length (end =
+			// start): it runs to the next token.
+			end = len(s)
+			if i+1 < len(res.Tokens) {
+				end = int(res.Tokens[i+1].Start)
+			}
+			if end < start || end > len(s) {
+				return "<redacted>"
+			}
+			end = start + len(strings.TrimRight(s[start:end], " \t\r\n\f"))
+			fallthrough
+		case pgq.Token_SCONST, pgq.Token_BCONST, pgq.Token_XCONST, pgq.Token_ICONST, pgq.Token_FCONST:
+			b.WriteString(s[last:start])
+			b.WriteByte('?')
+			if hint != nil {
+				b.WriteString(hint(s[start:end]))
+			}
+			last = end
+		case pgq.Token_C_COMMENT, pgq.Token_SQL_COMMENT:
+			b.WriteString(strings.TrimRight(s[last:start], " "))
+			last = end
+		case pgq.Token_IDENT:
+			if depth == 0 || end-start < 2 || s[start] != '"' || s[end-1] != '"' {
+				continue
+			}
+			inner := strings.ReplaceAll(s[start+1:end-1], `""`, `"`)
+			if red := redactDepth(inner, depth-1, hint); red != strings.TrimSpace(inner) {
+				b.WriteString(s[last:start])
+				b.WriteString(`"` + strings.ReplaceAll(red, `"`, `""`) + `"`)
+				last = end
+			}
+		}
+	}
+	b.WriteString(s[last:])
+	return strings.TrimSpace(b.String())
+}
+
+// redactError is an error text as the settings let it be shown.
+func (j *Judging) redactError(set *JudgeSettings, msg string) string {
+	return j.hintRedactor(set)(msg)
+}
+
+// hintRedactor is the redactor of verdict texts (summaries, differences,
+// counterexamples, errors): as redactor, but each ? carries a short mark
+// that is the same for the same literal and, but for a 1 in 26^4
+// chance, different for different ones, so that "age > 7 vs age > 5"
+// reads "age > ?kqzt vs age > ?mbfa" rather than the same text twice.
+// The mark is keyed by a secret made when the proxy started (digestKey),
+// so a guessable literal cannot be found by hashing guesses offline;
+// marks change across restarts.
+func (j *Judging) hintRedactor(set *JudgeSettings) func(string) string {
+	if set.LogLiterals {
+		return keepText
+	}
+	return func(s string) string { return redactDepth(s, 1, j.literalMark) }
+}
+
+// literalMark is the mark of literal lit: four lower-case letters (no
+// digits, which would read as part of a number).
+func (j *Judging) literalMark(lit string) string {
+	h := hmac.New(sha256.New, j.digestKey[:])
+	h.Write([]byte(lit))
+	sum := h.Sum(nil)
+	var m [4]byte
+	for i := range m {
+		m[i] = 'a' + sum[i]%26
+	}
+	return string(m[:])
+}
+
+// newLiteralKey returns a random key for literalMark.
+func newLiteralKey() (k [32]byte) {
+	// crypto/rand.Read does not fail on the platforms Go supports.
+	_, _ = rand.Read(k[:])
+	return k
+}

@@ -1,0 +1,193 @@
+package judging
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/proxy"
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+// Bounds on the texts the proxy keeps per verdict (SHOW VERDICTS, SHOW
+// DIVERGENCES, verdict_log, log lines, spans). A statement is bounded by
+// max_message_size only (64 MiB by default); keeping it whole made the
+// ring of 256 verdicts hold gigabytes and a few verdict_log lines rotate
+// every earlier verdict out. The clipped form keeps the start, for people,
+// and the full length and a digest, to tell texts apart.
+const (
+	// maxStoredSQL bounds a stored query or reference text.
+	maxStoredSQL = 4 << 10
+	// maxStoredText bounds a stored summary or counterexample.
+	maxStoredText = 8 << 10
+)
+
+// queryLimit is the longest statement the proxy reads for judging
+// (max_query_size; 0 means equivalence.DefaultMaxQueryBytes); ok is false
+// when there is no limit.
+func queryLimit(set *JudgeSettings) (limit int, ok bool) {
+	limit = set.Options.MaxQueryBytes
+	if limit == 0 {
+		limit = equivalence.DefaultMaxQueryBytes
+	}
+	return limit, limit > 0
+}
+
+// oversized handles a statement longer than max_query_size before
+// anything parses it in this process (finding its tag, fingerprinting,
+// stripping comments, parameterizing and redacting a 17 MB statement took
+// the proxy from 46 MB to 985 MB resident and seconds past the budget).
+// Only byte scans run here: a statement is taken as tagged when it
+// mentions pgequiv (where a tag comment would be) or when the session has
+// a reference for it, and its verdict is unknown, "too large to judge",
+// at once, which the mode then treats as any unknown verdict (enforce
+// refuses it with PGQ02 under enforce_unknown). The tag is not read, so
+// the mode is the strictest it could name: enforce if the proxy's mode is
+// or any catalog entry's is. An untagged statement
+// under a match: catalog cannot be fingerprinted within the bound, so it
+// is not matched; it is counted (oversized_unmatched) and forwarded.
+func (j *Judging) oversized(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, tags tag.Session, mentions bool, limit int) proxy.Action {
+	sql := ev.SQL
+	j.stats.oversized.Add(1)
+	sessionRef := tags.Reference != "" || tags.ReferenceID != ""
+	if !mentions && !(sessionRef && isQuery(sql)) {
+		j.stats.oversizedUnmatched.Add(1)
+		return proxy.Action{}
+	}
+	ref := tag.Reference{Source: tag.FromComment}
+	if !mentions {
+		// The session's reference applies: name it as Resolve would,
+		// without reading the statement.
+		ref.Source = tag.FromSession
+		ref.SQL = tags.Reference
+		if ref.SQL == "" {
+			if e, ok := set.Catalog.ByID(tags.ReferenceID); ok {
+				ref.SQL, ref.ID, ref.Mode, ref.Database = e.Reference, e.ID, e.Mode, e.Database
+			}
+		}
+	}
+	v := tooLargeVerdict(fmt.Sprintf("statement is %d bytes, over max_query_size (%d); not read", len(sql), limit))
+	job := &judgeJob{
+		start: time.Now(), set: set, sess: *ev.Session, ref: ref, mode: set.Mode,
+		candidate: headOf(sql, maxStoredSQL), full: &textDigest{size: len(sql), sum: j.digest(sql)},
+		preset: v,
+	}
+	job.sess.State = nil // the job outlives the statement; it reads only the fixed fields
+	switch {
+	case ref.Mode != "":
+		job.mode = JudgeMode(ref.Mode)
+	case mentions && set.Catalog.HasMode(string(ModeEnforce)):
+		// The tag, unread, may name an enforce-mode entry: padding a
+		// statement past the limit must not turn enforce into annotate.
+		job.mode = ModeEnforce
+	}
+	job.deadline = job.start.Add(set.VerdictTimeout)
+	j.stats.tagged.Add(1)
+	out := j.run(ctx, job)
+	switch job.mode {
+	case ModeEnforce:
+		return j.enforce(job, out)
+	case ModeAnnotate:
+		j.recordLater(job, out, "annotated")
+		return proxy.Action{Notice: &pgproto3.NoticeResponse{Message: "pgequiv: " + out.summary(keepText)}}
+	default:
+		j.recordLater(job, out, "logged")
+		return proxy.Action{}
+	}
+}
+
+// tooLargeBind is the verdict for a Bind whose values, written into the
+// statement, would pass max_query_size; nil when they would not. The
+// values are not copied or scanned: a 20 MB parameter written in as a
+// literal, then parameterized for the judge, took gigabytes.
+func tooLargeBind(set *JudgeSettings, ev *proxy.BindEvent, candidate string) *equivalence.Verdict {
+	limit, ok := queryLimit(set)
+	if !ok {
+		return nil
+	}
+	n := len(candidate)
+	for _, v := range ev.Values {
+		n += len(v)
+	}
+	if n <= limit {
+		return nil
+	}
+	return tooLargeVerdict(fmt.Sprintf("statement with its bound values is over %d bytes, over max_query_size (%d); not read", n, limit))
+}
+
+// tooLargeVerdict is the unknown verdict of a statement not judged for
+// its size, as the judge gives it (equivalence.ComponentTooLarge).
+func tooLargeVerdict(why string) *equivalence.Verdict {
+	return &equivalence.Verdict{Label: equivalence.Unknown, Score: 0.05, Differences: []equivalence.Difference{{
+		Component: equivalence.ComponentTooLarge, Candidate: why,
+	}}}
+}
+
+// textDigest stands for a text the proxy did not keep whole.
+type textDigest struct {
+	size int
+	sum  string
+}
+
+// headOf returns the first n bytes of b, or fewer to end on a whole UTF-8
+// character, as a new string.
+func headOf(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	cut := n
+	for cut > n-utf8.UTFMax && cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut])
+}
+
+// digest is a short digest of b: 64 bits of a hash keyed by a seed made
+// when the proxy started, so that a text with a guessable literal cannot
+// be found by hashing guesses offline, and fast (a 20 MB statement is
+// hashed on the query's path: HMAC-SHA-256 took 100 ms there). It tells
+// texts apart within a run; it is no cryptographic commitment.
+func (j *Judging) digest(b []byte) string {
+	return fmt.Sprintf("%016x", maphash.Bytes(j.digestSeed, b))
+}
+
+// storeSQL is a query or reference text as the verdict stores keep it:
+// redacted as the settings say and clipped to maxStoredSQL with its full
+// length and digest. full describes the original when text is already
+// only its head.
+func (j *Judging) storeSQL(set *JudgeSettings, text string, full *textDigest) string {
+	if full == nil && len(text) <= maxStoredSQL {
+		return j.redactSQL(set, text)
+	}
+	if full == nil {
+		full = &textDigest{size: len(text), sum: j.digest([]byte(text))}
+		text = headOf([]byte(text), maxStoredSQL)
+	}
+	head := text
+	if !set.LogLiterals {
+		// The head may end inside a literal, which the scanner refuses:
+		// the whole head is then withheld.
+		head = redactLiterals(text)
+	}
+	return clipNote(head, full)
+}
+
+// clipNote appends to head the note that says it is the start of a text
+// of full.size bytes.
+func clipNote(head string, full *textDigest) string {
+	return fmt.Sprintf("%s … [clipped: %d bytes, digest %s]", head, full.size, full.sum)
+}
+
+// storeText clips an already redacted text (a summary, a counterexample)
+// to maxStoredText.
+func (j *Judging) storeText(set *JudgeSettings, text string) string {
+	if len(text) <= maxStoredText {
+		return text
+	}
+	return clipNote(headOf([]byte(text), maxStoredText), &textDigest{size: len(text), sum: j.digest([]byte(text))})
+}
