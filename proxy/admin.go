@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy/localsession"
 	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
@@ -93,7 +94,7 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 	c.admin.Store(true)
 	c.state.Store(int32(stateRelay))
 	c.log.Debug("admin console session")
-	a2 := &adminSession{c: c, stmts: map[string]string{}, portals: map[string]*adminPortal{}}
+	a2 := &adminSession{c: c, store: localsession.NewStore[string, *adminPortal]()}
 	for {
 		frame, err := c.clR.Next()
 		if err != nil {

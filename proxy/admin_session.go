@@ -17,9 +17,10 @@ import (
 // parameters) use the extended protocol. Nothing here changes anything:
 // transaction commands only move the transaction status drivers track.
 type adminSession struct {
-	c       *conn
-	stmts   map[string]string       // prepared statements by name
-	portals map[string]*adminPortal // by name
+	c *conn
+	// store holds the prepared statements (their text) and portals by
+	// name, shared with database-free mode; the console bounds neither.
+	store *localsession.Store[string, *adminPortal]
 	// tx is the transaction status and the extended protocol's
 	// skip-until-Sync, shared with database-free mode.
 	tx localsession.Tx
@@ -62,16 +63,18 @@ func (a *adminSession) handle(frame []byte) error {
 		if err := m.Decode(body); err != nil {
 			return a.fail(pgCodeProtocolViolation, err.Error())
 		}
-		a.stmts[m.Name] = strings.TrimRight(strings.TrimSpace(m.Query), "; \t\r\n")
+		// A named statement is replaced, not refused as a duplicate
+		// (PostgreSQL and database-free mode refuse it).
+		a.store.PutStatement(m.Name, strings.TrimRight(strings.TrimSpace(m.Query), "; \t\r\n"), 0)
 		return c.writeBackend(&pgproto3.ParseComplete{})
 	case 'B':
 		var m pgproto3.Bind
 		if err := m.Decode(body); err != nil {
 			return a.fail(pgCodeProtocolViolation, err.Error())
 		}
-		sql, ok := a.stmts[m.PreparedStatement]
-		if !ok {
-			return a.fail("26000", fmt.Sprintf("prepared statement %q does not exist", m.PreparedStatement))
+		sql, serr := a.store.Statement(m.PreparedStatement)
+		if serr != nil {
+			return a.fail(serr.Code, serr.Message)
 		}
 		params := make([]string, len(m.Parameters))
 		for i, p := range m.Parameters {
@@ -80,7 +83,7 @@ func (a *adminSession) handle(frame []byte) error {
 			}
 			params[i] = string(p)
 		}
-		a.portals[m.DestinationPortal] = &adminPortal{sql: sql, params: params, formats: m.ResultFormatCodes}
+		a.store.PutPortal(m.DestinationPortal, &adminPortal{sql: sql, params: params, formats: m.ResultFormatCodes}, 0)
 		return c.writeBackend(&pgproto3.BindComplete{})
 	case 'D':
 		var m pgproto3.Describe
@@ -88,9 +91,9 @@ func (a *adminSession) handle(frame []byte) error {
 			return a.fail(pgCodeProtocolViolation, err.Error())
 		}
 		if m.ObjectType == 'S' {
-			sql, ok := a.stmts[m.Name]
-			if !ok {
-				return a.fail("26000", fmt.Sprintf("prepared statement %q does not exist", m.Name))
+			sql, serr := a.store.Statement(m.Name)
+			if serr != nil {
+				return a.fail(serr.Code, serr.Message)
 			}
 			cols, err := a.describe(sql)
 			if err != nil {
@@ -105,9 +108,11 @@ func (a *adminSession) handle(frame []byte) error {
 			}
 			return c.writeBackend(rowDescription(cols, nil))
 		}
-		p, ok := a.portals[m.Name]
-		if !ok {
-			return a.fail("34000", fmt.Sprintf("portal %q does not exist", m.Name))
+		// Any object type other than 'S' reads as a portal (database-free
+		// mode refuses one that is not 'P').
+		p, serr := a.store.Portal(m.Name)
+		if serr != nil {
+			return a.fail(serr.Code, serr.Message)
 		}
 		if err := a.runPortal(p); err != nil {
 			return a.failErr(err)
@@ -119,9 +124,9 @@ func (a *adminSession) handle(frame []byte) error {
 		if err := m.Decode(body); err != nil {
 			return a.fail(pgCodeProtocolViolation, err.Error())
 		}
-		p, ok := a.portals[m.Portal]
-		if !ok {
-			return a.fail("34000", fmt.Sprintf("portal %q does not exist", m.Portal))
+		p, serr := a.store.Portal(m.Portal)
+		if serr != nil {
+			return a.fail(serr.Code, serr.Message)
 		}
 		if err := a.runPortal(p); err != nil {
 			return a.failErr(err)
@@ -134,11 +139,13 @@ func (a *adminSession) handle(frame []byte) error {
 		if err := m.Decode(body); err != nil {
 			return a.fail(pgCodeProtocolViolation, err.Error())
 		}
+		// Any object type other than 'S' closes a portal (database-free
+		// mode refuses one that is not 'P').
+		objectType := byte('P')
 		if m.ObjectType == 'S' {
-			delete(a.stmts, m.Name)
-		} else {
-			delete(a.portals, m.Name)
+			objectType = 'S'
 		}
+		_ = a.store.Close(objectType, m.Name) // 'S' and 'P' never fail
 		return c.writeBackend(&pgproto3.CloseComplete{})
 	}
 	return a.fail(pgCodeProtocolViolation, fmt.Sprintf("pgequiv admin console: unexpected message %q", frame[0]))

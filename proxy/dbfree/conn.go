@@ -44,8 +44,9 @@ type conn struct {
 	be  *pgproto3.Backend
 
 	session tag.Session
-	stmts   map[string]*prepared
-	portals map[string]*portal
+	// store holds the prepared statements and portals and what they
+	// hold in bytes, bounded by MaxPreparedBytes.
+	store *store
 	// tx is the transaction status ReadyForQuery reports and the
 	// extended protocol's skip-until-Sync, shared with the admin console
 	// (nothing is ever written; drivers and tools track it).
@@ -55,9 +56,6 @@ type conn struct {
 	sysCat           *pgcatalog.Catalog // introspection queries run over it, built on the first (catalog.go)
 	user, database   string
 	greeting         [][2]string // the ParameterStatus values sent
-	// held is what stmts and portals hold, in bytes (see sizeOf); bounded
-	// by MaxPreparedBytes.
-	held int
 
 	// id is the BackendKeyData process id, also the connection's id in
 	// SHOW VERDICTS and SHOW CLIENTS; ready is set once it has greeted.
@@ -75,7 +73,7 @@ func newConn(s *Server, raw net.Conn) *conn {
 		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw,
 		remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
 		log:   st.opts.Logger.With("client", raw.RemoteAddr().String()),
-		stmts: map[string]*prepared{}, portals: map[string]*portal{},
+		store: localsession.NewStore[*prepared, *portal](),
 	}
 }
 
@@ -315,7 +313,7 @@ func (c *conn) loop() error {
 			c.extended(c.close(m))
 		case *pgproto3.Sync:
 			c.tx.Sync()
-			c.closePortals() // the implicit transaction ends
+			c.store.ClosePortals() // the implicit transaction ends
 			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
 			err = c.be.Flush()
 		case *pgproto3.Flush:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgequiv/pgequiv/proxy/localsession"
 )
 
 // The extended query protocol: Parse, Bind, Describe, Execute and Close,
@@ -21,7 +23,19 @@ type portal struct {
 	params  [][]byte
 	formats []int16
 	done    bool
-	size    int
+}
+
+// store holds the connection's prepared statements and portals, and what
+// they hold in bytes, bounded by MaxPreparedBytes.
+type store = localsession.Store[*prepared, *portal]
+
+// storeError turns the store's error (an unknown or duplicate name) into
+// the endpoint's.
+func storeError(e *localsession.Error) *pgError {
+	if e == nil {
+		return nil
+	}
+	return &pgError{code: e.Code, msg: e.Message}
 }
 
 // entryOverhead approximates the memory of a map entry and its structs
@@ -48,7 +62,7 @@ func (c *conn) errPreparedBytes(add int) *pgError {
 	return &pgError{
 		code: codeConfigLimitExceeded,
 		msg: fmt.Sprintf("pgequiv: prepared statements and portals on this connection would hold %d bytes, over max_prepared_bytes = %d",
-			c.held+add, c.opts.MaxPreparedBytes),
+			c.store.Held()+add, c.opts.MaxPreparedBytes),
 		hint: "Close (DEALLOCATE) prepared statements that are no longer needed.",
 	}
 }
@@ -57,8 +71,8 @@ func (c *conn) parse(m *pgproto3.Parse) *pgError {
 	if c.tx.Skipping() {
 		return nil
 	}
-	if _, dup := c.stmts[m.Name]; dup && m.Name != "" {
-		return errorf(codeDuplicatePStatement, "prepared statement %q already exists", m.Name)
+	if err := c.store.CheckNewStatement(m.Name); err != nil {
+		return storeError(err)
 	}
 	st, err := c.analyze(m.Query)
 	if err != nil {
@@ -75,23 +89,14 @@ func (c *conn) parse(m *pgproto3.Parse) *pgError {
 		}
 	}
 	p := &prepared{st: st, paramOIDs: append([]uint32(nil), m.ParameterOIDs...)}
-	old, replacing := c.stmts[m.Name] // only the unnamed statement is replaced
-	named := len(c.stmts)
-	if _, ok := c.stmts[""]; ok {
-		named--
-	}
-	if m.Name != "" && named >= c.opts.MaxPreparedStatements {
+	if m.Name != "" && c.store.NamedStatements() >= c.opts.MaxPreparedStatements {
 		return c.errPreparedLimit("prepared statements", c.opts.MaxPreparedStatements)
 	}
-	add := p.size()
-	if replacing {
-		add -= old.size()
-	}
-	if c.held+add > c.opts.MaxPreparedBytes {
+	// Only the unnamed statement is replaced: its size is given back.
+	if add := c.store.StatementGrowth(m.Name, p.size()); c.store.Held()+add > c.opts.MaxPreparedBytes {
 		return c.errPreparedBytes(add)
 	}
-	c.held += add
-	c.stmts[m.Name] = p
+	c.store.PutStatement(m.Name, p, p.size())
 	c.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
@@ -113,15 +118,15 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 	if c.tx.Skipping() {
 		return nil
 	}
-	p, ok := c.stmts[m.PreparedStatement]
-	if !ok {
-		return errorf(codeUndefinedPStatement, "prepared statement %q does not exist", m.PreparedStatement)
+	p, serr := c.store.Statement(m.PreparedStatement)
+	if serr != nil {
+		return storeError(serr)
 	}
 	if n := p.numParams(); len(m.Parameters) != n {
 		return errorf(codeProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d", len(m.Parameters), m.PreparedStatement, n)
 	}
-	if _, dup := c.portals[m.DestinationPortal]; dup && m.DestinationPortal != "" {
-		return errorf("42P03", "cursor %q already exists", m.DestinationPortal)
+	if err := c.store.CheckNewPortal(m.DestinationPortal); err != nil {
+		return storeError(err)
 	}
 	ncols := len(p.cols())
 	switch p.st.kind {
@@ -145,19 +150,15 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 			return errorf(codeProtocolViolation, "unsupported format code: %d", f)
 		}
 	}
-	old, replacing := c.portals[m.DestinationPortal] // only the unnamed portal is replaced
-	if !replacing && len(c.portals) >= c.opts.MaxPreparedStatements {
+	// Only the unnamed portal is replaced: its size is given back.
+	if !c.store.HasPortal(m.DestinationPortal) && c.store.Portals() >= c.opts.MaxPreparedStatements {
 		return c.errPreparedLimit("open portals", c.opts.MaxPreparedStatements)
 	}
 	size := entryOverhead + 2*len(m.ResultFormatCodes)
 	for _, v := range m.Parameters {
 		size += len(v)
 	}
-	add := size
-	if replacing {
-		add -= old.size
-	}
-	if c.held+add > c.opts.MaxPreparedBytes {
+	if add := c.store.PortalGrowth(m.DestinationPortal, size); c.store.Held()+add > c.opts.MaxPreparedBytes {
 		return c.errPreparedBytes(add)
 	}
 	// The message is valid only until the next Receive: copy.
@@ -167,17 +168,9 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 			params[i] = append([]byte{}, v...)
 		}
 	}
-	c.held += add
-	c.portals[m.DestinationPortal] = &portal{st: p.st, params: params, formats: append([]int16(nil), m.ResultFormatCodes...), size: size}
+	c.store.PutPortal(m.DestinationPortal, &portal{st: p.st, params: params, formats: append([]int16(nil), m.ResultFormatCodes...)}, size)
 	c.be.Send(&pgproto3.BindComplete{})
 	return nil
-}
-
-func (c *conn) closePortals() {
-	for _, pt := range c.portals {
-		c.held -= pt.size
-	}
-	clear(c.portals)
 }
 
 func (c *conn) describe(m *pgproto3.Describe) *pgError {
@@ -186,9 +179,9 @@ func (c *conn) describe(m *pgproto3.Describe) *pgError {
 	}
 	switch m.ObjectType {
 	case 'S':
-		p, ok := c.stmts[m.Name]
-		if !ok {
-			return errorf(codeUndefinedPStatement, "prepared statement %q does not exist", m.Name)
+		p, err := c.store.Statement(m.Name)
+		if err != nil {
+			return storeError(err)
 		}
 		oids := make([]uint32, p.numParams())
 		for i := range oids {
@@ -200,9 +193,9 @@ func (c *conn) describe(m *pgproto3.Describe) *pgError {
 		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: oids})
 		c.sendRowDescription(p.st, p.cols(), nil)
 	case 'P':
-		pt, ok := c.portals[m.Name]
-		if !ok {
-			return errorf(codeUndefinedCursor, "portal %q does not exist", m.Name)
+		pt, err := c.store.Portal(m.Name)
+		if err != nil {
+			return storeError(err)
 		}
 		c.sendRowDescription(pt.st, (&prepared{st: pt.st}).cols(), pt.formats)
 	default:
@@ -231,9 +224,9 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 	if c.tx.Skipping() {
 		return nil
 	}
-	pt, ok := c.portals[m.Portal]
-	if !ok {
-		return errorf(codeUndefinedCursor, "portal %q does not exist", m.Portal)
+	pt, serr := c.store.Portal(m.Portal)
+	if serr != nil {
+		return storeError(serr)
 	}
 	if err := c.inFailedTx(pt.st); err != nil {
 		return err
@@ -294,19 +287,8 @@ func (c *conn) close(m *pgproto3.Close) *pgError {
 	if c.tx.Skipping() {
 		return nil
 	}
-	switch m.ObjectType {
-	case 'S':
-		if p, ok := c.stmts[m.Name]; ok {
-			c.held -= p.size()
-			delete(c.stmts, m.Name)
-		}
-	case 'P':
-		if pt, ok := c.portals[m.Name]; ok {
-			c.held -= pt.size
-			delete(c.portals, m.Name)
-		}
-	default:
-		return errorf(codeProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType)
+	if err := c.store.Close(m.ObjectType, m.Name); err != nil {
+		return storeError(err)
 	}
 	c.be.Send(&pgproto3.CloseComplete{})
 	return nil
