@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/protocol"
-	"github.com/pgequiv/pgequiv/proxy/localsession"
 	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
@@ -94,7 +93,7 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 	c.admin.Store(true)
 	c.state.Store(int32(stateRelay))
 	c.log.Debug("admin console session")
-	a2 := &adminSession{c: c, store: localsession.NewStore[string, *adminPortal]()}
+	a2 := newAdminSession(c)
 	for {
 		frame, err := c.clR.Next()
 		if err != nil {

@@ -16,14 +16,23 @@ import (
 // statements in BEGIN ... COMMIT by default; pgx and node-postgres (with
 // parameters) use the extended protocol. Nothing here changes anything:
 // transaction commands only move the transaction status drivers track.
+//
+// sess answers the simple and extended query protocols as database-free
+// mode does, calling back into adminSession (a localsession.Handler) for
+// what statements mean.
 type adminSession struct {
-	c *conn
-	// store holds the prepared statements (their text) and portals by
-	// name, shared with database-free mode; the console bounds neither.
-	store *localsession.Store[string, *adminPortal]
-	// tx is the transaction status and the extended protocol's
-	// skip-until-Sync, shared with database-free mode.
-	tx localsession.Tx
+	c    *conn
+	sess *localsession.Session[string, *adminPortal]
+}
+
+// adminRules: the console keeps its portals across Sync and reads any
+// Describe or Close object type but 'S' as a portal.
+var adminRules = localsession.Rules{}
+
+func newAdminSession(c *conn) *adminSession {
+	a := &adminSession{c: c}
+	a.sess = localsession.NewSession[string, *adminPortal](a, adminRules)
+	return a
 }
 
 type adminPortal struct {
@@ -39,7 +48,9 @@ const pgCodeInFailedTx = "25P02"
 func (a *adminSession) handle(frame []byte) error {
 	c := a.c
 	body := protocol.Body(frame)
-	if a.tx.Skipping() && frame[0] != protocol.TypeSync {
+	// Everything but Sync is skipped after an error in a batch, Flush
+	// and unknown messages included.
+	if a.sess.Tx.Skipping() && frame[0] != protocol.TypeSync {
 		return nil
 	}
 	switch frame[0] {
@@ -49,121 +60,144 @@ func (a *adminSession) handle(frame []byte) error {
 			c.writeFatal(pgCodeProtocolViolation, err.Error())
 			return &Error{Code: CodeClientProtocol, Err: err}
 		}
-		if err := a.simpleQuery(string(q.SQL)); err != nil {
-			return err
-		}
-		return c.writeBackend(&pgproto3.ReadyForQuery{TxStatus: a.tx.Status()})
+		return a.sess.Query(string(q.SQL))
 	case protocol.TypeSync:
-		a.tx.Sync()
-		return c.writeBackend(&pgproto3.ReadyForQuery{TxStatus: a.tx.Status()})
+		return a.sess.Sync()
 	case 'H': // Flush: answers are flushed when the client's input would block
 		return nil
 	case 'P':
 		var m pgproto3.Parse
 		if err := m.Decode(body); err != nil {
-			return a.fail(pgCodeProtocolViolation, err.Error())
+			return a.sess.Fail(protocolViolation(err))
 		}
-		// A named statement is replaced, not refused as a duplicate
-		// (PostgreSQL and database-free mode refuse it).
-		a.store.PutStatement(m.Name, strings.TrimRight(strings.TrimSpace(m.Query), "; \t\r\n"), 0)
-		return c.writeBackend(&pgproto3.ParseComplete{})
+		return a.sess.Parse(&m)
 	case 'B':
 		var m pgproto3.Bind
 		if err := m.Decode(body); err != nil {
-			return a.fail(pgCodeProtocolViolation, err.Error())
+			return a.sess.Fail(protocolViolation(err))
 		}
-		sql, serr := a.store.Statement(m.PreparedStatement)
-		if serr != nil {
-			return a.fail(serr.Code, serr.Message)
-		}
-		params := make([]string, len(m.Parameters))
-		for i, p := range m.Parameters {
-			if f := formatAt(m.ParameterFormatCodes, i); f != 0 {
-				return a.fail(pgCodeFeatureNotSupport, "pgequiv admin console: parameters must be sent as text")
-			}
-			params[i] = string(p)
-		}
-		a.store.PutPortal(m.DestinationPortal, &adminPortal{sql: sql, params: params, formats: m.ResultFormatCodes}, 0)
-		return c.writeBackend(&pgproto3.BindComplete{})
+		return a.sess.Bind(&m)
 	case 'D':
 		var m pgproto3.Describe
 		if err := m.Decode(body); err != nil {
-			return a.fail(pgCodeProtocolViolation, err.Error())
+			return a.sess.Fail(protocolViolation(err))
 		}
-		if m.ObjectType == 'S' {
-			sql, serr := a.store.Statement(m.Name)
-			if serr != nil {
-				return a.fail(serr.Code, serr.Message)
-			}
-			cols, err := a.describe(sql)
-			if err != nil {
-				return a.failErr(err)
-			}
-			pd := &pgproto3.ParameterDescription{}
-			for range countParams(sql) {
-				pd.ParameterOIDs = append(pd.ParameterOIDs, uint32(AdminText))
-			}
-			if err := c.writeBackend(pd); err != nil {
-				return err
-			}
-			return c.writeBackend(rowDescription(cols, nil))
-		}
-		// Any object type other than 'S' reads as a portal (database-free
-		// mode refuses one that is not 'P').
-		p, serr := a.store.Portal(m.Name)
-		if serr != nil {
-			return a.fail(serr.Code, serr.Message)
-		}
-		if err := a.runPortal(p); err != nil {
-			return a.failErr(err)
-		}
-		p.sent = true
-		return c.writeBackend(rowDescription(p.res.Columns, p.formats))
+		return a.sess.Describe(&m)
 	case 'E':
 		var m pgproto3.Execute
 		if err := m.Decode(body); err != nil {
-			return a.fail(pgCodeProtocolViolation, err.Error())
+			return a.sess.Fail(protocolViolation(err))
 		}
-		p, serr := a.store.Portal(m.Portal)
-		if serr != nil {
-			return a.fail(serr.Code, serr.Message)
-		}
-		if err := a.runPortal(p); err != nil {
-			return a.failErr(err)
-		}
-		// Execute returns all rows whatever its row limit: the results
-		// are small, and no driver reading them sets one.
-		return a.writeRows(p.res, p.formats)
+		return a.sess.Execute(&m)
 	case 'C':
 		var m pgproto3.Close
 		if err := m.Decode(body); err != nil {
-			return a.fail(pgCodeProtocolViolation, err.Error())
+			return a.sess.Fail(protocolViolation(err))
 		}
-		// Any object type other than 'S' closes a portal (database-free
-		// mode refuses one that is not 'P').
-		objectType := byte('P')
-		if m.ObjectType == 'S' {
-			objectType = 'S'
-		}
-		_ = a.store.Close(objectType, m.Name) // 'S' and 'P' never fail
-		return c.writeBackend(&pgproto3.CloseComplete{})
+		return a.sess.Close(&m)
 	}
-	return a.fail(pgCodeProtocolViolation, fmt.Sprintf("pgequiv admin console: unexpected message %q", frame[0]))
+	return a.sess.Fail(&AdminError{Code: pgCodeProtocolViolation, Message: fmt.Sprintf("pgequiv admin console: unexpected message %q", frame[0])})
 }
 
-// fail answers an error in the extended protocol; what follows is
-// skipped until Sync.
-func (a *adminSession) fail(code, msg string) error {
-	a.tx.FailBatch()
-	return a.c.writeBackend(adminError(code, msg))
+// protocolViolation answers a message that does not decode; the session
+// goes on after Sync.
+func protocolViolation(err error) error {
+	return &AdminError{Code: pgCodeProtocolViolation, Message: err.Error()}
 }
 
-func (a *adminSession) failErr(err error) error {
+// The methods below implement localsession.Handler: what the console's
+// statements mean.
+
+// Query runs each statement of a Query message; the first failing
+// statement ends the batch with its error.
+func (a *adminSession) Query(sql string) ([]pgproto3.BackendMessage, error) {
+	var stmts []string
+	for _, s := range splitStatements(sql) {
+		// A statement of comments only (pgx's ping is "-- ping") is empty.
+		if s = strings.TrimSpace(string(tag.SkipBlanks([]byte(s)))); s != "" {
+			stmts = append(stmts, s)
+		}
+	}
+	if len(stmts) == 0 {
+		return []pgproto3.BackendMessage{&pgproto3.EmptyQueryResponse{}}, nil
+	}
+	var msgs []pgproto3.BackendMessage
+	for _, s := range stmts {
+		res, err := a.exec(s, nil)
+		if err != nil {
+			return msgs, err
+		}
+		if len(res.Columns) > 0 {
+			msgs = append(msgs, rowDescription(res.Columns, nil))
+		}
+		msgs = appendRows(msgs, res, nil)
+	}
+	return msgs, nil
+}
+
+// Parse keeps the statement's text; a named statement is replaced, not
+// refused as a duplicate (PostgreSQL and database-free mode refuse it).
+func (a *adminSession) Parse(m *pgproto3.Parse) (string, int, error) {
+	return strings.TrimRight(strings.TrimSpace(m.Query), "; \t\r\n"), 0, nil
+}
+
+// Bind binds text parameters; the console bounds no portal's size.
+func (a *adminSession) Bind(sql string, m *pgproto3.Bind) (*adminPortal, int, error) {
+	params := make([]string, len(m.Parameters))
+	for i, p := range m.Parameters {
+		if f := formatAt(m.ParameterFormatCodes, i); f != 0 {
+			return nil, 0, &AdminError{Code: pgCodeFeatureNotSupport, Message: "pgequiv admin console: parameters must be sent as text"}
+		}
+		params[i] = string(p)
+	}
+	return &adminPortal{sql: sql, params: params, formats: m.ResultFormatCodes}, 0, nil
+}
+
+// DescribeStatement answers text parameters and the statement's columns.
+func (a *adminSession) DescribeStatement(sql string) ([]pgproto3.BackendMessage, error) {
+	cols, err := a.describe(sql)
+	if err != nil {
+		return nil, err
+	}
+	pd := &pgproto3.ParameterDescription{}
+	for range countParams(sql) {
+		pd.ParameterOIDs = append(pd.ParameterOIDs, uint32(AdminText))
+	}
+	return []pgproto3.BackendMessage{pd, rowDescription(cols, nil)}, nil
+}
+
+// DescribePortal runs the portal, whose columns depend on its result.
+func (a *adminSession) DescribePortal(p *adminPortal) ([]pgproto3.BackendMessage, error) {
+	if err := a.runPortal(p); err != nil {
+		return nil, err
+	}
+	p.sent = true
+	return []pgproto3.BackendMessage{rowDescription(p.res.Columns, p.formats)}, nil
+}
+
+// Execute returns all rows whatever its row limit: the results are
+// small, and no driver reading them sets one.
+func (a *adminSession) Execute(p *adminPortal, _ *pgproto3.Execute) ([]pgproto3.BackendMessage, error) {
+	if err := a.runPortal(p); err != nil {
+		return nil, err
+	}
+	return appendRows(nil, p.res, p.formats), nil
+}
+
+// Send writes m to the client.
+func (a *adminSession) Send(m pgproto3.BackendMessage) error { return a.c.writeBackend(m) }
+
+// SendError answers err with its SQLSTATE; an error the console does
+// not classify is a syntax error.
+func (a *adminSession) SendError(err error) error {
 	code := pgCodeSyntaxError
-	if ae, ok := err.(*AdminError); ok {
-		code = ae.Code
+	switch e := err.(type) {
+	case *AdminError:
+		code = e.Code
+	case *localsession.Error:
+		code = e.Code
 	}
-	return a.fail(code, err.Error())
+	return a.c.writeBackend(adminError(code, err.Error()))
 }
 
 // runPortal runs the portal's statement once; Describe and Execute share
@@ -180,48 +214,13 @@ func (a *adminSession) runPortal(p *adminPortal) error {
 	return nil
 }
 
-// simpleQuery runs each statement of a Query message; the first failing
-// statement ends the batch with its error.
-func (a *adminSession) simpleQuery(sql string) error {
-	var stmts []string
-	for _, s := range splitStatements(sql) {
-		// A statement of comments only (pgx's ping is "-- ping") is empty.
-		if s = strings.TrimSpace(string(tag.SkipBlanks([]byte(s)))); s != "" {
-			stmts = append(stmts, s)
-		}
-	}
-	if len(stmts) == 0 {
-		return a.c.writeBackend(&pgproto3.EmptyQueryResponse{})
-	}
-	for _, s := range stmts {
-		res, err := a.exec(s, nil)
-		if err != nil {
-			a.tx.Fail()
-			code := pgCodeSyntaxError
-			if ae, ok := err.(*AdminError); ok {
-				code = ae.Code
-			}
-			return a.c.writeBackend(adminError(code, err.Error()))
-		}
-		if len(res.Columns) > 0 {
-			if err := a.c.writeBackend(rowDescription(res.Columns, nil)); err != nil {
-				return err
-			}
-		}
-		if err := a.writeRows(res, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // exec runs one statement: a transaction or session command here, the
 // rest on the console.
 func (a *adminSession) exec(sql string, params []string) (*AdminResult, error) {
 	if tag, ok := a.sessionCommand(sql); ok {
 		return &AdminResult{Tag: tag}, nil
 	}
-	if a.tx.Failed() {
+	if a.sess.Tx.Failed() {
 		return nil, &AdminError{Code: pgCodeInFailedTx, Message: "current transaction is aborted, commands ignored until end of transaction block"}
 	}
 	return a.c.opts.Admin.Console.Exec(a.c.ctx, a.c.s, &a.c.session, sql, params)
@@ -244,13 +243,13 @@ func (a *adminSession) sessionCommand(sql string) (string, bool) {
 	}
 	switch tag {
 	case "BEGIN":
-		a.tx.Begin()
+		a.sess.Tx.Begin()
 	case "COMMIT":
-		if a.tx.End() {
+		if a.sess.Tx.End() {
 			tag = "ROLLBACK"
 		}
 	case "ROLLBACK":
-		a.tx.End()
+		a.sess.Tx.End()
 	}
 	return tag, true
 }
@@ -279,8 +278,8 @@ func sessionCommandTag(sql string) (string, bool) {
 	return "", false
 }
 
-// writeRows writes the result's rows and its CommandComplete.
-func (a *adminSession) writeRows(res *AdminResult, formats []int16) error {
+// appendRows appends the result's rows and its CommandComplete to msgs.
+func appendRows(msgs []pgproto3.BackendMessage, res *AdminResult, formats []int16) []pgproto3.BackendMessage {
 	for _, row := range res.Rows {
 		dr := &pgproto3.DataRow{Values: make([][]byte, len(row))}
 		for i, v := range row {
@@ -290,11 +289,9 @@ func (a *adminSession) writeRows(res *AdminResult, formats []int16) error {
 			}
 			dr.Values[i] = encodeAdminValue(v, typ, formatAt(formats, i) == 1)
 		}
-		if err := a.c.writeBackend(dr); err != nil {
-			return err
-		}
+		msgs = append(msgs, dr)
 	}
-	return a.c.writeBackend(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	return append(msgs, &pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
 }
 
 // formatAt is the format code of column i: one code applies to all.

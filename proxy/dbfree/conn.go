@@ -44,13 +44,12 @@ type conn struct {
 	be  *pgproto3.Backend
 
 	session tag.Session
-	// store holds the prepared statements and portals and what they
-	// hold in bytes, bounded by MaxPreparedBytes.
-	store *store
-	// tx is the transaction status ReadyForQuery reports and the
-	// extended protocol's skip-until-Sync, shared with the admin console
-	// (nothing is ever written; drivers and tools track it).
-	tx               localsession.Tx
+	// sess answers the simple and extended query protocols as the admin
+	// console does, calling back into conn for what statements mean. Its
+	// Tx is the transaction status ReadyForQuery reports (nothing is ever
+	// written; drivers and tools track it); its Store holds the prepared
+	// statements and portals.
+	sess             *session
 	savepoints       []string           // names defined in the transaction block (savepoint.go)
 	commitRolledBack bool               // the last COMMIT ended a failed block: its tag is ROLLBACK
 	sysCat           *pgcatalog.Catalog // introspection queries run over it, built on the first (catalog.go)
@@ -69,12 +68,13 @@ type conn struct {
 func newConn(s *Server, raw net.Conn) *conn {
 	st := s.cur.Load()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &conn{
+	c := &conn{
 		s: s, st: st, opts: st.opts, ctx: ctx, cancel: cancel, net: raw,
 		remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
-		log:   st.opts.Logger.With("client", raw.RemoteAddr().String()),
-		store: localsession.NewStore[*prepared, *portal](),
+		log: st.opts.Logger.With("client", raw.RemoteAddr().String()),
 	}
+	c.sess = localsession.NewSession[*prepared, *portal](c, sessionRules)
+	return c
 }
 
 // abort ends the connection from outside (server shutdown): blocked I/O
@@ -280,7 +280,7 @@ func (c *conn) sendGreeting(m *pgproto3.StartupMessage) {
 	c.id = c.s.nextID.Add(1)
 	c.application = m.Parameters["application_name"]
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.id, SecretKey: secret})
-	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
+	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.Tx.Status()})
 }
 
 // loop answers messages until Terminate, EOF or a fatal error.
@@ -294,27 +294,26 @@ func (c *conn) loop() error {
 			return err
 		}
 		switch m := msg.(type) {
+		// The session's answers are buffered (Send never fails): they
+		// are flushed when the client waits.
 		case *pgproto3.Query:
-			if c.tx.Skipping() {
-				continue
+			if c.sess.Tx.Skipping() {
+				continue // skipped until Sync, unflushed
 			}
-			c.simpleQuery(m.String)
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
+			_ = c.sess.Query(m.String)
 			err = c.be.Flush()
 		case *pgproto3.Parse:
-			c.extended(c.parse(m))
+			_ = c.sess.Parse(m)
 		case *pgproto3.Bind:
-			c.extended(c.bind(m))
+			_ = c.sess.Bind(m)
 		case *pgproto3.Describe:
-			c.extended(c.describe(m))
+			_ = c.sess.Describe(m)
 		case *pgproto3.Execute:
-			c.extended(c.execute(m))
+			_ = c.sess.Execute(m)
 		case *pgproto3.Close:
-			c.extended(c.close(m))
+			_ = c.sess.Close(m)
 		case *pgproto3.Sync:
-			c.tx.Sync()
-			c.store.ClosePortals() // the implicit transaction ends
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
+			_ = c.sess.Sync() // the implicit transaction ends: portals close
 			err = c.be.Flush()
 		case *pgproto3.Flush:
 			err = c.be.Flush()
@@ -322,7 +321,7 @@ func (c *conn) loop() error {
 			return nil
 		case *pgproto3.FunctionCall:
 			c.sendError(errNotAnswerable())
-			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.tx.Status()})
+			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.Tx.Status()})
 			err = c.be.Flush()
 		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
 			// Ignored outside COPY, as PostgreSQL does.
@@ -336,82 +335,68 @@ func (c *conn) loop() error {
 }
 
 func (c *conn) sendError(e *pgError) {
-	c.tx.Fail()
+	c.sess.Tx.Fail()
 	c.be.Send(e.response("ERROR"))
 }
 
 // inFailedTx refuses st after an error in a transaction block, until it
 // ends, as PostgreSQL does.
 func (c *conn) inFailedTx(st *statement) *pgError {
-	if !c.tx.Failed() || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R' || st.local.savepoint == spRollback) {
+	if !c.sess.Tx.Failed() || st.kind == kindLocal && (st.local.tx == 'C' || st.local.tx == 'R' || st.local.savepoint == spRollback) {
 		return nil
 	}
 	return errorf("25P02", "current transaction is aborted, commands ignored until end of transaction block")
 }
 
-// extended reports err from an extended-protocol message and starts
-// skipping until Sync; messages are skipped while skipping.
-func (c *conn) extended(err *pgError) {
-	if err == nil {
-		return
-	}
-	c.sendError(err)
-	c.tx.FailBatch()
-}
-
-// simpleQuery answers each statement of a Query until the first error.
-func (c *conn) simpleQuery(sql string) {
+// simpleQuery answers each statement of a Query until the first error:
+// the answers, then the error.
+func (c *conn) simpleQuery(sql string) ([]pgproto3.BackendMessage, *pgError) {
+	var msgs []pgproto3.BackendMessage
 	for _, part := range splitStatements(sql) {
 		st, err := c.analyze(part)
 		if err == nil {
-			err = c.runSimple(st)
+			msgs, err = c.runSimple(msgs, st)
 		}
 		if err != nil {
-			c.sendError(err)
-			return
+			return msgs, err
 		}
 	}
+	return msgs, nil
 }
 
-func (c *conn) runSimple(st *statement) *pgError {
+// runSimple appends st's answers to msgs.
+func (c *conn) runSimple(msgs []pgproto3.BackendMessage, st *statement) ([]pgproto3.BackendMessage, *pgError) {
 	if err := c.inFailedTx(st); err != nil {
-		return err
+		return msgs, err
 	}
 	switch st.kind {
 	case kindLocal:
 		rows, err := st.local.run(c)
 		if err != nil {
-			return err
+			return msgs, err
 		}
 		if st.local.cols != nil {
-			c.be.Send(st.local.rowDescription(nil))
+			msgs = append(msgs, st.local.rowDescription(nil))
 		}
 		for _, r := range rows {
-			c.be.Send(st.local.dataRow(r, nil))
+			msgs = append(msgs, st.local.dataRow(r, nil))
 		}
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.local.commandTag(c, len(rows)))})
-		return nil
+		return append(msgs, &pgproto3.CommandComplete{CommandTag: []byte(st.local.commandTag(c, len(rows)))}), nil
 	case kindEmpty:
-		c.be.Send(&pgproto3.EmptyQueryResponse{})
-		return nil
+		return append(msgs, &pgproto3.EmptyQueryResponse{}), nil
 	case kindSession:
 		c.session.Apply(st.session)
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(st.session.Tag)})
-		return nil
+		return append(msgs, &pgproto3.CommandComplete{CommandTag: []byte(st.session.Tag)}), nil
 	case kindShow:
-		c.be.Send(showRowDescription(st.show, nil))
-		c.be.Send(c.showRow(st.show))
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
-		return nil
+		return append(msgs, showRowDescription(st.show, nil), c.showRow(st.show),
+			&pgproto3.CommandComplete{CommandTag: []byte("SHOW")}), nil
 	}
 	v, cols, err := c.verdict(st, nil)
 	if err != nil {
-		return err
+		return msgs, err
 	}
-	c.be.Send(rowDescription(cols, nil))
-	c.be.Send(dataRow(v, cols, nil))
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
-	return nil
+	return append(msgs, rowDescription(cols, nil), dataRow(v, cols, nil),
+		&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")}), nil
 }
 
 // verdict judges st (a check call or a tagged statement) with params.

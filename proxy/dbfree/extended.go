@@ -1,6 +1,7 @@
 package dbfree
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -25,9 +26,14 @@ type portal struct {
 	done    bool
 }
 
-// store holds the connection's prepared statements and portals, and what
-// they hold in bytes, bounded by MaxPreparedBytes.
-type store = localsession.Store[*prepared, *portal]
+// session is the connection's protocol state, shared in shape with the
+// admin console: the transaction status, the prepared statements and
+// portals (and what they hold in bytes, bounded by MaxPreparedBytes).
+type session = localsession.Session[*prepared, *portal]
+
+// sessionRules are where database-free mode answers as PostgreSQL does
+// and the admin console does not.
+var sessionRules = localsession.Rules{StrictObjectTypes: true, ClosePortalsAtSync: true}
 
 // storeError turns the store's error (an unknown or duplicate name) into
 // the endpoint's.
@@ -36,6 +42,87 @@ func storeError(e *localsession.Error) *pgError {
 		return nil
 	}
 	return &pgError{code: e.Code, msg: e.Message}
+}
+
+// asError returns e as an error, nil when e is nil (not a nil *pgError
+// in a non-nil error).
+func asError(e *pgError) error {
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// The methods below implement localsession.Handler: what database-free
+// mode's statements mean.
+
+// Query answers the statements of a simple Query.
+func (c *conn) Query(sql string) ([]pgproto3.BackendMessage, error) {
+	msgs, err := c.simpleQuery(sql)
+	return msgs, asError(err)
+}
+
+// Parse analyzes a statement to prepare, within the connection's bounds.
+func (c *conn) Parse(m *pgproto3.Parse) (*prepared, int, error) {
+	p, err := c.parse(m)
+	if err != nil {
+		return nil, 0, err
+	}
+	return p, p.size(), nil
+}
+
+// Bind binds a portal, within the connection's bounds.
+func (c *conn) Bind(p *prepared, m *pgproto3.Bind) (*portal, int, error) {
+	pt, size, err := c.bind(p, m)
+	if err != nil {
+		return nil, 0, err
+	}
+	return pt, size, nil
+}
+
+// DescribeStatement answers the statement's parameter and column types.
+func (c *conn) DescribeStatement(p *prepared) ([]pgproto3.BackendMessage, error) {
+	oids := make([]uint32, p.numParams())
+	for i := range oids {
+		oids[i] = oidText
+		if i < len(p.paramOIDs) && p.paramOIDs[i] != 0 {
+			oids[i] = p.paramOIDs[i]
+		}
+	}
+	return []pgproto3.BackendMessage{&pgproto3.ParameterDescription{ParameterOIDs: oids},
+		rowDescriptionOf(p.st, p.cols(), nil)}, nil
+}
+
+// DescribePortal answers the portal's columns, in its result formats.
+func (c *conn) DescribePortal(pt *portal) ([]pgproto3.BackendMessage, error) {
+	return []pgproto3.BackendMessage{rowDescriptionOf(pt.st, (&prepared{st: pt.st}).cols(), pt.formats)}, nil
+}
+
+// Execute runs the portal.
+func (c *conn) Execute(pt *portal, _ *pgproto3.Execute) ([]pgproto3.BackendMessage, error) {
+	msgs, err := c.execute(pt)
+	return msgs, asError(err)
+}
+
+// Send buffers m; the connection flushes when the client waits.
+func (c *conn) Send(m pgproto3.BackendMessage) error {
+	c.be.Send(m)
+	return nil
+}
+
+// SendError answers err, a *pgError or the store's error.
+func (c *conn) SendError(err error) error {
+	pe, ok := err.(*pgError)
+	if !ok {
+		var le *localsession.Error
+		if errors.As(err, &le) {
+			pe = storeError(le)
+		} else {
+			pe = errorf(codeInternalError, "%v", err)
+		}
+	}
+	c.be.Send(pe.response("ERROR"))
+	return nil
 }
 
 // entryOverhead approximates the memory of a map entry and its structs
@@ -62,43 +149,40 @@ func (c *conn) errPreparedBytes(add int) *pgError {
 	return &pgError{
 		code: codeConfigLimitExceeded,
 		msg: fmt.Sprintf("pgequiv: prepared statements and portals on this connection would hold %d bytes, over max_prepared_bytes = %d",
-			c.store.Held()+add, c.opts.MaxPreparedBytes),
+			c.sess.Store.Held()+add, c.opts.MaxPreparedBytes),
 		hint: "Close (DEALLOCATE) prepared statements that are no longer needed.",
 	}
 }
 
-func (c *conn) parse(m *pgproto3.Parse) *pgError {
-	if c.tx.Skipping() {
-		return nil
-	}
-	if err := c.store.CheckNewStatement(m.Name); err != nil {
-		return storeError(err)
+// parse builds the statement m prepares; the session stores it.
+func (c *conn) parse(m *pgproto3.Parse) (*prepared, *pgError) {
+	store := c.sess.Store
+	if err := store.CheckNewStatement(m.Name); err != nil {
+		return nil, storeError(err)
 	}
 	st, err := c.analyze(m.Query)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if st.multi {
-		return errorf(codeSyntaxError, "cannot insert multiple commands into a prepared statement")
+		return nil, errorf(codeSyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	if st.kind == kindOther {
 		// Refuse untagged statements at once, as a server refuses a
 		// statement that does not plan.
 		if _, err := c.reference(st); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	p := &prepared{st: st, paramOIDs: append([]uint32(nil), m.ParameterOIDs...)}
-	if m.Name != "" && c.store.NamedStatements() >= c.opts.MaxPreparedStatements {
-		return c.errPreparedLimit("prepared statements", c.opts.MaxPreparedStatements)
+	if m.Name != "" && store.NamedStatements() >= c.opts.MaxPreparedStatements {
+		return nil, c.errPreparedLimit("prepared statements", c.opts.MaxPreparedStatements)
 	}
 	// Only the unnamed statement is replaced: its size is given back.
-	if add := c.store.StatementGrowth(m.Name, p.size()); c.store.Held()+add > c.opts.MaxPreparedBytes {
-		return c.errPreparedBytes(add)
+	if add := store.StatementGrowth(m.Name, p.size()); store.Held()+add > c.opts.MaxPreparedBytes {
+		return nil, c.errPreparedBytes(add)
 	}
-	c.store.PutStatement(m.Name, p, p.size())
-	c.be.Send(&pgproto3.ParseComplete{})
-	return nil
+	return p, nil
 }
 
 // numParams is how many parameters a Bind must supply.
@@ -114,19 +198,14 @@ func (p *prepared) cols() []int {
 	return nil
 }
 
-func (c *conn) bind(m *pgproto3.Bind) *pgError {
-	if c.tx.Skipping() {
-		return nil
-	}
-	p, serr := c.store.Statement(m.PreparedStatement)
-	if serr != nil {
-		return storeError(serr)
-	}
+// bind builds the portal m binds to p; the session stores it.
+func (c *conn) bind(p *prepared, m *pgproto3.Bind) (*portal, int, *pgError) {
+	store := c.sess.Store
 	if n := p.numParams(); len(m.Parameters) != n {
-		return errorf(codeProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d", len(m.Parameters), m.PreparedStatement, n)
+		return nil, 0, errorf(codeProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d", len(m.Parameters), m.PreparedStatement, n)
 	}
-	if err := c.store.CheckNewPortal(m.DestinationPortal); err != nil {
-		return storeError(err)
+	if err := store.CheckNewPortal(m.DestinationPortal); err != nil {
+		return nil, 0, storeError(err)
 	}
 	ncols := len(p.cols())
 	switch p.st.kind {
@@ -136,30 +215,30 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 		ncols = len(p.st.local.cols)
 	}
 	if n := len(m.ResultFormatCodes); n > 1 && n != ncols {
-		return errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, ncols)
+		return nil, 0, errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, ncols)
 	}
 	if p.st.kind == kindLocal && p.st.local.bound != nil {
 		for _, f := range m.ParameterFormatCodes {
 			if f != 0 {
-				return errorf(codeFeatureNotSupported, "pgequiv: catalog query parameters in binary format are not supported")
+				return nil, 0, errorf(codeFeatureNotSupported, "pgequiv: catalog query parameters in binary format are not supported")
 			}
 		}
 	}
 	for _, f := range m.ResultFormatCodes {
 		if f != 0 && f != 1 {
-			return errorf(codeProtocolViolation, "unsupported format code: %d", f)
+			return nil, 0, errorf(codeProtocolViolation, "unsupported format code: %d", f)
 		}
 	}
 	// Only the unnamed portal is replaced: its size is given back.
-	if !c.store.HasPortal(m.DestinationPortal) && c.store.Portals() >= c.opts.MaxPreparedStatements {
-		return c.errPreparedLimit("open portals", c.opts.MaxPreparedStatements)
+	if !store.HasPortal(m.DestinationPortal) && store.Portals() >= c.opts.MaxPreparedStatements {
+		return nil, 0, c.errPreparedLimit("open portals", c.opts.MaxPreparedStatements)
 	}
 	size := entryOverhead + 2*len(m.ResultFormatCodes)
 	for _, v := range m.Parameters {
 		size += len(v)
 	}
-	if add := c.store.PortalGrowth(m.DestinationPortal, size); c.store.Held()+add > c.opts.MaxPreparedBytes {
-		return c.errPreparedBytes(add)
+	if add := store.PortalGrowth(m.DestinationPortal, size); store.Held()+add > c.opts.MaxPreparedBytes {
+		return nil, 0, c.errPreparedBytes(add)
 	}
 	// The message is valid only until the next Receive: copy.
 	params := make([][]byte, len(m.Parameters))
@@ -168,68 +247,28 @@ func (c *conn) bind(m *pgproto3.Bind) *pgError {
 			params[i] = append([]byte{}, v...)
 		}
 	}
-	c.store.PutPortal(m.DestinationPortal, &portal{st: p.st, params: params, formats: append([]int16(nil), m.ResultFormatCodes...)}, size)
-	c.be.Send(&pgproto3.BindComplete{})
-	return nil
+	return &portal{st: p.st, params: params, formats: append([]int16(nil), m.ResultFormatCodes...)}, size, nil
 }
 
-func (c *conn) describe(m *pgproto3.Describe) *pgError {
-	if c.tx.Skipping() {
-		return nil
-	}
-	switch m.ObjectType {
-	case 'S':
-		p, err := c.store.Statement(m.Name)
-		if err != nil {
-			return storeError(err)
-		}
-		oids := make([]uint32, p.numParams())
-		for i := range oids {
-			oids[i] = oidText
-			if i < len(p.paramOIDs) && p.paramOIDs[i] != 0 {
-				oids[i] = p.paramOIDs[i]
-			}
-		}
-		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: oids})
-		c.sendRowDescription(p.st, p.cols(), nil)
-	case 'P':
-		pt, err := c.store.Portal(m.Name)
-		if err != nil {
-			return storeError(err)
-		}
-		c.sendRowDescription(pt.st, (&prepared{st: pt.st}).cols(), pt.formats)
-	default:
-		return errorf(codeProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
-	}
-	return nil
-}
-
-func (c *conn) sendRowDescription(st *statement, cols []int, formats []int16) {
+// rowDescriptionOf describes st's columns (cols of the endpoint's), or
+// NoData.
+func rowDescriptionOf(st *statement, cols []int, formats []int16) pgproto3.BackendMessage {
 	if st.kind == kindShow {
-		c.be.Send(showRowDescription(st.show, formats))
-		return
+		return showRowDescription(st.show, formats)
 	}
 	if st.kind == kindLocal && st.local.cols != nil {
-		c.be.Send(st.local.rowDescription(formats))
-		return
+		return st.local.rowDescription(formats)
 	}
 	if cols == nil {
-		c.be.Send(&pgproto3.NoData{})
-		return
+		return &pgproto3.NoData{}
 	}
-	c.be.Send(rowDescription(cols, formats))
+	return rowDescription(cols, formats)
 }
 
-func (c *conn) execute(m *pgproto3.Execute) *pgError {
-	if c.tx.Skipping() {
-		return nil
-	}
-	pt, serr := c.store.Portal(m.Portal)
-	if serr != nil {
-		return storeError(serr)
-	}
+// execute runs the portal: its rows and CommandComplete.
+func (c *conn) execute(pt *portal) ([]pgproto3.BackendMessage, *pgError) {
 	if err := c.inFailedTx(pt.st); err != nil {
-		return err
+		return nil, err
 	}
 	switch pt.st.kind {
 	case kindLocal:
@@ -237,59 +276,43 @@ func (c *conn) execute(m *pgproto3.Execute) *pgError {
 		if !pt.done { // a completed portal has no more rows
 			var err *pgError
 			if rows, err = pt.st.local.run(c); err != nil {
-				return err
+				return nil, err
 			}
 			if pt.st.local.bound != nil {
 				if rows, err = pt.st.local.bound(c, pt.params); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 		pt.done = true
+		msgs := make([]pgproto3.BackendMessage, 0, len(rows)+1)
 		for _, r := range rows {
-			c.be.Send(pt.st.local.dataRow(r, pt.formats))
+			msgs = append(msgs, pt.st.local.dataRow(r, pt.formats))
 		}
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.local.commandTag(c, len(rows)))})
-		return nil
+		return append(msgs, &pgproto3.CommandComplete{CommandTag: []byte(pt.st.local.commandTag(c, len(rows)))}), nil
 	case kindEmpty:
-		c.be.Send(&pgproto3.EmptyQueryResponse{})
-		return nil
+		return []pgproto3.BackendMessage{&pgproto3.EmptyQueryResponse{}}, nil
 	case kindSession:
 		if !pt.done {
 			c.session.Apply(pt.st.session)
 		}
 		pt.done = true
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(pt.st.session.Tag)})
-		return nil
+		return []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte(pt.st.session.Tag)}}, nil
 	case kindShow:
+		var msgs []pgproto3.BackendMessage
 		if !pt.done { // a completed portal has no more rows
-			c.be.Send(c.showRow(pt.st.show))
+			msgs = append(msgs, c.showRow(pt.st.show))
 		}
 		pt.done = true
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
-		return nil
+		return append(msgs, &pgproto3.CommandComplete{CommandTag: []byte("SHOW")}), nil
 	}
 	if pt.done { // the row was already returned
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")})
-		return nil
+		return []pgproto3.BackendMessage{&pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")}}, nil
 	}
 	v, cols, err := c.verdict(pt.st, pt.params)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pt.done = true
-	c.be.Send(dataRow(v, cols, pt.formats))
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
-	return nil
-}
-
-func (c *conn) close(m *pgproto3.Close) *pgError {
-	if c.tx.Skipping() {
-		return nil
-	}
-	if err := c.store.Close(m.ObjectType, m.Name); err != nil {
-		return storeError(err)
-	}
-	c.be.Send(&pgproto3.CloseComplete{})
-	return nil
+	return []pgproto3.BackendMessage{dataRow(v, cols, pt.formats), &pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")}}, nil
 }

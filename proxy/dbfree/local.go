@@ -438,9 +438,9 @@ func (q *localQuery) run(c *conn) ([][]*string, *pgError) {
 	c.commitRolledBack = false
 	switch q.tx {
 	case 'B':
-		c.tx.Begin()
+		c.sess.Tx.Begin()
 	case 'C', 'R':
-		c.commitRolledBack = c.tx.End() && q.tx == 'C'
+		c.commitRolledBack = c.sess.Tx.End() && q.tx == 'C'
 		c.savepoints = nil
 	}
 	if q.resetAll {

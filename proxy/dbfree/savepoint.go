@@ -40,7 +40,7 @@ func savepointQuery(ts *pg.TransactionStmt) *localQuery {
 
 // runSavepoint applies a savepoint statement to the connection's stack.
 func (q *localQuery) runSavepoint(c *conn) *pgError {
-	if c.tx.Idle() {
+	if c.sess.Tx.Idle() {
 		what := map[byte]string{spDefine: "SAVEPOINT", spRelease: "RELEASE SAVEPOINT", spRollback: "ROLLBACK TO SAVEPOINT"}[q.savepoint]
 		return errorf("25P01", "%s can only be used in transaction blocks", what)
 	}
@@ -61,6 +61,6 @@ func (q *localQuery) runSavepoint(c *conn) *pgError {
 	}
 	// ROLLBACK TO keeps the savepoint itself and ends a failed state.
 	c.savepoints = c.savepoints[:i+1]
-	c.tx.Recover()
+	c.sess.Tx.Recover()
 	return nil
 }
