@@ -3,6 +3,11 @@
 // mode (proxy/dbfree): sessions answered by pgequiv itself, where nothing
 // is ever written, but whose transaction status drivers, ORMs and tools
 // track as if a server answered.
+//
+// Tx is the transaction status; Store the prepared statements and
+// portals; Session the simple and extended query protocols around them,
+// calling back into each side's Handler for what its statements mean.
+// Where the two sides answer differently on purpose, Rules says so.
 package localsession
 
 // Tx is a local session's transaction status, as ReadyForQuery reports
