@@ -451,6 +451,9 @@ func (b *builder) buildSetOp(sel *pg.SelectStmt, sc *scope) (*relation, error) {
 	if len(l.cols) != len(r.cols) {
 		return nil, b.errf(-1, "each %s query must have the same number of columns (%d vs %d)", setOpName(sel.Op), len(l.cols), len(r.cols))
 	}
+	if err := b.checkSetOpStrings(l, r); err != nil {
+		return nil, err
+	}
 	n := &plan.Node{Op: plan.OpSetOp, Inputs: []*plan.Node{l.node, r.node}, All: sel.All, SetCols: [][]plan.ColumnID{l.cols, r.cols}}
 	switch sel.Op {
 	case pg.SetOperation_SETOP_UNION:
