@@ -103,6 +103,13 @@ func definingExpr(n *plan.Node, id plan.ColumnID, depth int) *plan.Expr {
 		}
 	case plan.OpSetOp:
 		// The first branch that is not an untyped literal gives the type.
+		// Chains of set operations nest to the left, thousands deep: the
+		// leftmost branch is reached without recursion.
+		if leaf, leafID, ok := leftmostBranch(n, id); ok {
+			if d := definingExpr(leaf, leafID, depth+1); d != nil && !(d.Kind == plan.Const && !d.Null && d.Typ == catalog.Text) {
+				return d
+			}
+		}
 		for i, c := range n.Cols {
 			if c != id || len(n.SetCols) != len(n.Inputs) {
 				continue
@@ -195,6 +202,11 @@ func (b *builder) sqliteColl(n *plan.Node, id plan.ColumnID, depth int) (coll st
 		}
 		return "", false, false
 	case plan.OpSetOp:
+		if leaf, leafID, ok := leftmostBranch(n, id); ok {
+			if c, ok, _ := b.sqliteColl(leaf, leafID, depth+1); ok && c != "" {
+				return c, true, true
+			}
+		}
 		for i, c := range n.Cols {
 			if c != id || len(n.SetCols) != len(n.Inputs) {
 				continue
@@ -236,4 +248,22 @@ func (b *builder) tableCollation(id plan.ColumnID) (string, bool) {
 		return c, true
 	}
 	return "binary", true
+}
+
+// leftmostBranch follows column id of set operation n down the chain of
+// its first inputs to the leftmost branch that is no set operation.
+func leftmostBranch(n *plan.Node, id plan.ColumnID) (*plan.Node, plan.ColumnID, bool) {
+	for n.Op == plan.OpSetOp {
+		i := -1
+		for k, c := range n.Cols {
+			if c == id {
+				i = k
+			}
+		}
+		if i < 0 || len(n.SetCols) == 0 || len(n.Inputs) == 0 || i >= len(n.SetCols[0]) {
+			return nil, 0, false
+		}
+		n, id = n.Inputs[0], n.SetCols[0][i]
+	}
+	return n, id, true
 }

@@ -80,7 +80,8 @@ func TestExecCollationSQLite(t *testing.T) {
 		{"SELECT name FROM t WHERE id IN (1, 4) INTERSECT SELECT name FROM t WHERE id IN (2, 3)", false},
 		{"SELECT DISTINCT lower(name) FROM t", true},
 		{"SELECT max(name) FROM t", false},
-		{"SELECT name FROM t WHERE id < 3 UNION SELECT plain FROM t WHERE id = 5", false},
+		// A NOCASE column UNION a BINARY one is refused by the planner (the
+		// collation follows the branches' order: planner/build/setoptype.go).
 		{"SELECT id FROM t WHERE name IN (SELECT plain FROM t)", false},
 		{"SELECT id FROM t WHERE name IN (SELECT name FROM t WHERE id = 1)", true},
 	}
