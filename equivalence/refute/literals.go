@@ -3,6 +3,7 @@ package refute
 import (
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -193,13 +194,13 @@ func neighbours(v exec.Value, pattern bool) []exec.Value {
 			out = []exec.Value{exec.Text(match), exec.Text(long), exec.Text(strings.ToUpper(match)),
 				exec.Text(strings.ToLower(long)), exec.Text(s)}
 			if len(match) > 0 {
-				out = append(out, exec.Text(match[:len(match)-1]), exec.Text("q"+match))
+				out = append(out, exec.Text(dropLastRune(match)), exec.Text("q"+match))
 			}
 			return out
 		}
 		out = append(out, exec.Text(s+"x"), exec.Text(strings.ToUpper(s)), exec.Text(strings.ToLower(s)))
 		if len(s) > 0 {
-			out = append(out, exec.Text(s[:len(s)-1]))
+			out = append(out, exec.Text(dropLastRune(s)))
 		}
 	}
 	return out
@@ -213,4 +214,12 @@ func addDecimal(a, b string) string {
 		return a
 	}
 	return new(big.Rat).Add(x.R, y.R).FloatString(int(max(x.Scale, y.Scale)))
+}
+
+// dropLastRune is s without its last character: cutting its last byte
+// instead would leave a multibyte character's lead byte, a string
+// PostgreSQL refuses (invalid byte sequence for encoding "UTF8").
+func dropLastRune(s string) string {
+	_, n := utf8.DecodeLastRuneInString(s)
+	return s[:len(s)-n]
 }

@@ -29,3 +29,13 @@ func TestPadTo(t *testing.T) {
 		}
 	}
 }
+
+// TestDropLastRune: a literal's shorter neighbour stays valid UTF-8 (a
+// campaign found 'é' cut to a lone 0xc3 byte in a generated database).
+func TestDropLastRune(t *testing.T) {
+	for in, want := range map[string]string{"abc": "ab", "é": "", "aé": "a", "日本": "日", "a": ""} {
+		if got := dropLastRune(in); got != want || !utf8.ValidString(got) {
+			t.Errorf("dropLastRune(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
