@@ -342,9 +342,9 @@ func BenchmarkJudgeSpider(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	schemas := &schemaDir{dir: shareddata.Path(b, "data/schemas")}
+	schemas := &dataset.SchemaDir{Dir: shareddata.Path(b, "data/schemas")}
 	for _, p := range pairs {
-		if _, err := schemas.get(p.DB, catalog.SQLite); err != nil {
+		if _, err := schemas.Get(p.DB, catalog.SQLite); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -354,7 +354,7 @@ func BenchmarkJudgeSpider(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p := pairs[i%len(pairs)]
-		s, _ := schemas.get(p.DB, catalog.SQLite)
+		s, _ := schemas.Get(p.DB, catalog.SQLite)
 		start := time.Now()
 		_, _ = equivalence.Judge(context.Background(), s, p.Reference, p.Candidate, opts)
 		durations = append(durations, time.Since(start))
@@ -497,7 +497,7 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	schemas := &schemaDir{dir: shareddata.Path(b, "data/schemas")}
+	schemas := &dataset.SchemaDir{Dir: shareddata.Path(b, "data/schemas")}
 	opts := benchOptions(b)
 	ctx := context.Background()
 	median := func(d []time.Duration) float64 {
@@ -517,7 +517,7 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, p := range pairs {
-			s, err := schemas.get(p.DB, catalog.SQLite)
+			s, err := schemas.Get(p.DB, catalog.SQLite)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -528,7 +528,7 @@ func BenchmarkJudgeWarmReference(b *testing.B) {
 		var cold, warmRef, warm, warmNoPair []time.Duration
 		type judgeFunc func(context.Context, *catalog.Schema, string, string, equivalence.Options) (equivalence.Verdict, error)
 		timed := func(judge judgeFunc, p dataset.Pair) time.Duration {
-			s, _ := schemas.get(p.DB, catalog.SQLite)
+			s, _ := schemas.Get(p.DB, catalog.SQLite)
 			start := time.Now()
 			_, _ = judge(ctx, s, p.Reference, p.Candidate, opts)
 			return time.Since(start)

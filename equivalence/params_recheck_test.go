@@ -205,7 +205,7 @@ func TestRecheckSpiderParamCounterexamplesSQLite(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	schemas := &schemaDir{dir: filepath.Join(shared, "schemas")}
+	schemas := &dataset.SchemaDir{Dir: filepath.Join(shared, "schemas")}
 	opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: recheckBudget()}}
 	results, err := judgePairs(ctx, kept, schemas, opts, 2)
 	if err != nil {
@@ -222,7 +222,7 @@ func TestRecheckSpiderParamCounterexamplesSQLite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := schemas.get(p.DB, catalog.SQLite)
+		s, err := schemas.Get(p.DB, catalog.SQLite)
 		if err != nil {
 			t.Fatal(err)
 		}

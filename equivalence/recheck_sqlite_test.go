@@ -35,7 +35,7 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 		t.Fatalf("shared pairs: %v", err)
 	}
 	ctx := context.Background()
-	schemas := &schemaDir{dir: filepath.Join(shared, "schemas")}
+	schemas := &dataset.SchemaDir{Dir: filepath.Join(shared, "schemas")}
 	opts := equivalence.Options{Refute: equivalence.RefuteOptions{Budget: recheckBudget()}}
 	start := time.Now()
 	results, err := judgePairs(ctx, pairs, schemas, opts, 2)
@@ -68,7 +68,7 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := schemas.get(p.DB, catalog.SQLite)
+		s, err := schemas.Get(p.DB, catalog.SQLite)
 		if err != nil {
 			t.Fatal(err)
 		}

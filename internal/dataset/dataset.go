@@ -6,7 +6,7 @@
 // Readers validate strictly and report the first problem as an *Error
 // naming the line and the field, wrapping one of the sentinel errors below.
 //
-// It sits in internal/, beneath every layer, rather than in eval/: the
+// It sits in internal/, at the planner's layer, rather than in eval/: the
 // evaluation tooling reads these files, but so do the tests of the
 // planner, the refuter, the prover and the judge, which must not import
 // anything above them.

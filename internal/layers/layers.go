@@ -33,7 +33,6 @@ type rule struct {
 var rules = []rule{
 	{"config", Leaf},
 	{"internal/shareddata", Leaf},
-	{"internal/dataset", Leaf}, // reads the pair and case files
 	{"internal/pgtest", Leaf},
 	{"internal/sqlitetest", Leaf},
 	{"internal/layers", Leaf},
@@ -42,6 +41,7 @@ var rules = []rule{
 	{"internal/sqltext", Base},
 	{"internal/sqlgen", Planner},       // generates SQL over a catalog, for fuzzing the planner and up
 	{"internal/catalogcheck", Planner}, // checks a catalog against a real engine
+	{"internal/dataset", Planner},      // reads the pair and case files and their schemas
 	{"cache", Planner},
 	{"planner", Planner},
 	{"gmn", Planner},
