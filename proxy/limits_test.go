@@ -157,7 +157,13 @@ func TestOversizedAndMalformedMessages(t *testing.T) {
 }
 
 func TestManyConcurrentConnections(t *testing.T) {
-	p := startProxy(t, upstreamOpts())
+	// 250 backends start at once beside the proxy: on a loaded 2-core
+	// machine that outlasts the usual 10 s connect timeouts, the
+	// client's and the proxy's upstream one alike. This test is about
+	// serving them all, not speed.
+	opts := upstreamOpts()
+	opts.Upstream.ConnectTimeout = 60 * time.Second
+	p := startProxy(t, opts)
 	ctx := testCtx(t, 120*time.Second)
 	const n = 250
 	var wg sync.WaitGroup
@@ -166,9 +172,6 @@ func TestManyConcurrentConnections(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// 250 backends start at once beside the proxy: on a loaded
-			// 2-core machine that outlasts the usual 10 s connect
-			// timeout. This test is about serving them all, not speed.
 			conn, err := pgconn.Connect(ctx, p.connString(pgtest.SuperUser, "")+" connect_timeout=60")
 			if err != nil {
 				errs <- err
