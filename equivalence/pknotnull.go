@@ -139,11 +139,20 @@ func judgeSQLiteKeys(ctx context.Context, s *catalog.Schema, reference, candidat
 	return v, nil
 }
 
-// readNullableKeyTables names the tables of nullable that the queries
-// read (nil when that cannot be told). Without views a table is read
-// only where its name stands in a query's text, so the names found there
-// (a superset: a name may also be a column's or a string's) serve
-// without planning the queries again; with views, the plans tell.
+// readNullableKeyTables names the tables of nullable whose keys the
+// queries may rely on (nil when that cannot be told). Without views a
+// table is read only where its name stands in a query's text, so the
+// names found there (a superset: a name may also be a column's or a
+// string's) serve without planning the queries again; with views, the
+// plans tell.
+//
+// A key, or its columns being NOT NULL, can matter only to a query that
+// refers to a key column: by name (USING lists included), through a
+// star, or through a NATURAL join's implied columns. Where neither query
+// does, the keys-not-NULL schema makes the same plans and the same
+// proof, so the probe is left out (empty): of the Spider pairs' probes,
+// more than half were such pairs, all failing, and each cost a second
+// planning and proof.
 func readNullableKeyTables(ctx context.Context, s *catalog.Schema, nullable map[string]bool, queries ...string) map[string]bool {
 	read := map[string]bool{}
 	views := false
@@ -151,25 +160,28 @@ func readNullableKeyTables(ctx context.Context, s *catalog.Schema, nullable map[
 		views = views || t.IsView()
 	}
 	if !views {
-		lower := make(map[string]string, len(nullable))
-		for n := range nullable {
-			lower[strings.ToLower(n)] = n
+		texts := make([]string, len(queries))
+		words := map[string]bool{}
+		for i, q := range queries {
+			texts[i] = strings.ToLower(q)
+			addWords(words, texts[i])
 		}
-		for _, q := range queries {
-			q = strings.ToLower(q)
-			start := -1
-			for i := 0; i <= len(q); i++ {
-				word := i < len(q) && (q[i] == '_' || q[i] >= '0' && q[i] <= '9' || q[i] >= 'a' && q[i] <= 'z' || q[i] >= 0x80)
-				switch {
-				case word && start < 0:
-					start = i
-				case !word && start >= 0:
-					if n, ok := lower[q[start:i]]; ok {
-						read[n] = true
-					}
-					start = -1
-				}
+		keyed := false
+		for n := range nullable {
+			if !mentioned(strings.ToLower(n), words, texts) {
+				continue
 			}
+			read[n] = true
+			t := s.Table(n)
+			if t == nil {
+				return nil
+			}
+			for _, o := range t.PrimaryKey {
+				keyed = keyed || mentioned(strings.ToLower(t.Columns[o].Name), words, texts)
+			}
+		}
+		if !keyed && !words["natural"] && !hasStar(texts) {
+			return map[string]bool{}
 		}
 		return read
 	}
@@ -185,6 +197,62 @@ func readNullableKeyTables(ctx context.Context, s *catalog.Schema, nullable map[
 		}
 	}
 	return read
+}
+
+// addWords adds the identifier-like words of lower-cased text q to words.
+func addWords(words map[string]bool, q string) {
+	start := -1
+	for i := 0; i <= len(q); i++ {
+		word := i < len(q) && (q[i] == '_' || q[i] == '$' && start >= 0 || q[i] >= '0' && q[i] <= '9' || q[i] >= 'a' && q[i] <= 'z' || q[i] >= 0x80)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			words[q[start:i]] = true
+			start = -1
+		}
+	}
+}
+
+// mentioned reports whether the lower-cased table or column name stands in the
+// texts: as a word, or, for a name that is not one word (a quoted
+// "Student ID"), anywhere.
+func mentioned(name string, words map[string]bool, texts []string) bool {
+	if words[name] {
+		return true
+	}
+	one := map[string]bool{}
+	addWords(one, name)
+	if len(one) == 1 && one[name] {
+		return false // a plain word, and not among the texts' words
+	}
+	for _, q := range texts {
+		if strings.Contains(q, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasStar reports whether a text holds a * other than count(*)'s: a
+// star select list or a multiplication, either of which may stand for a
+// key column (the latter is taken as one too, which costs only a probe).
+func hasStar(texts []string) bool {
+	for _, q := range texts {
+		for i := strings.IndexByte(q, '*'); i >= 0; {
+			l := strings.TrimRight(q[:i], " \t\r\n")
+			r := strings.TrimLeft(q[i+1:], " \t\r\n")
+			if !strings.HasSuffix(l, "(") || !strings.HasPrefix(r, ")") {
+				return true
+			}
+			next := strings.IndexByte(q[i+1:], '*')
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return false
 }
 
 // pkNotNullSchemas caches, by fingerprint, a SQLite schema with its

@@ -35,7 +35,7 @@ func (k constraints) mustHoldRows(s *catalog.Schema, t *catalog.Table) bool {
 // rules are not modelled, or one with a NOT NULL enum of no labels.
 func (k constraints) cannotHoldRows(s *catalog.Schema, t *catalog.Table) bool {
 	for _, c := range t.Columns {
-		if !executable(s.Dialect, c) && c.NotNull && c.Generated == "" {
+		if !executable(s.Dialect, &c) && c.NotNull && c.Generated == "" {
 			return true
 		}
 		if c.Enum != nil && len(c.Enum) == 0 && c.NotNull {
@@ -81,7 +81,7 @@ func (k constraints) check(s *catalog.Schema, db exec.Database) string {
 			for i, c := range t.Columns {
 				if row[i].IsNull() {
 					// A generated column's NULL is computed, not chosen.
-					if c.NotNull || (k.noNulls && executable(s.Dialect, c) && c.Generated == "") {
+					if c.NotNull || (k.noNulls && executable(s.Dialect, &c) && c.Generated == "") {
 						return t.Name + "." + c.Name + " is NULL"
 					}
 					continue
@@ -135,7 +135,7 @@ func (k constraints) assumptionBroken(s *catalog.Schema, db exec.Database) strin
 			continue
 		}
 		for i, c := range t.Columns {
-			if !executable(s.Dialect, c) || c.Generated != "" {
+			if !executable(s.Dialect, &c) || c.Generated != "" {
 				continue
 			}
 			for _, row := range rows {

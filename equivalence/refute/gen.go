@@ -73,7 +73,7 @@ func newValuePools(s *catalog.Schema, lits *literals) *valuePools {
 // its default precision only (a timestamp(0) column rounds what is
 // stored); a timestamp with time zone depends on the session's TimeZone,
 // and SQLite's date-time columns are left as they were (NULL only).
-func executable(d catalog.Dialect, c catalog.Column) bool {
+func executable(d catalog.Dialect, c *catalog.Column) bool {
 	switch c.Type {
 	case catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date:
 		return true

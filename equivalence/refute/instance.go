@@ -48,7 +48,7 @@ func modeFor(i int, rng *rand.Rand) mode {
 func (g *generator) instance(seed uint64, i int) exec.Database {
 	rng := rand.New(rand.NewPCG(seed, uint64(i)))
 	m := modeFor(i, rng)
-	db := exec.Database{}
+	db := make(exec.Database, len(g.order))
 	for _, t := range g.order {
 		db[t.Name] = [][]exec.Value{}
 	}
@@ -193,7 +193,7 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, pools []colPoo
 // literal of the queries (or its neighbour), a small base value, or a
 // wider random one.
 func (g *generator) value(rng *rand.Rand, m mode, c *catalog.Column, pools *colPools, i int, prev [][]exec.Value) exec.Value {
-	if !executable(g.s.Dialect, *c) {
+	if !executable(g.s.Dialect, c) {
 		return exec.Null
 	}
 	if !c.NotNull && !g.noNulls && rng.Float64() < m.pNull {

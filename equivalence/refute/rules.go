@@ -134,7 +134,7 @@ func compileRules(s *catalog.Schema, t *catalog.Table) *tableRules {
 			r.enums[i] = set
 		}
 		if c.Generated != "" {
-			if !executable(s.Dialect, c) {
+			if !executable(s.Dialect, &c) {
 				return fail("generated column "+c.Name, fmt.Errorf("%w: values of type %s", exec.ErrCannotExecute, c.TypeSQL))
 			}
 			r.gen = append(r.gen, i)

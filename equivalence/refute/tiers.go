@@ -95,7 +95,7 @@ func needs(s *catalog.Schema, db exec.Database, read map[string]bool) []string {
 		}
 		for _, row := range rows {
 			for i, v := range row {
-				nulls = nulls || (v.IsNull() && executable(s.Dialect, t.Columns[i]) && t.Columns[i].Generated == "")
+				nulls = nulls || (v.IsNull() && executable(s.Dialect, &t.Columns[i]) && t.Columns[i].Generated == "")
 			}
 			for _, fk := range t.ForeignKeys {
 				orphan = orphan || !fkHolds(db, fk, row)

@@ -152,6 +152,13 @@ func (x *executor) innerJoin(preds []*plan.Expr, ins []*rel, outer *env) (*rel, 
 		if err := x.check(); err != nil {
 			return nil, err
 		}
+		if i == 0 && len(ready[0]) == 0 {
+			// The first input joined to the one empty row is itself:
+			// its rows serve as they are (rows are never modified once
+			// made), clipped so that an append copies them.
+			acc = &rel{cols: in.cols, idx: in.idx, rows: in.rows[:len(in.rows):len(in.rows)]}
+			continue
+		}
 		m := x.newMatcher(acc, in, outer)
 		next := x.newRel(joinCols(acc, in))
 		for _, a := range acc.rows {
