@@ -28,6 +28,7 @@ var soundnessCorpus = []struct {
 	{"provers/spark_no_order_by.jsonl", "provers/schemas", catalog.Postgres},
 	{"provers/tpch_no_order_by.jsonl", "provers/schemas", catalog.Postgres},
 	{"provers/tpcc_no_order_by.jsonl", "provers/schemas", catalog.Postgres},
+	{"provers/cockroach.jsonl", "provers/schemas", catalog.Postgres},
 	{"spider_pair_dev.jsonl", "schemas", catalog.SQLite},
 }
 

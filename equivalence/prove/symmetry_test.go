@@ -15,7 +15,20 @@ import (
 // each with the reason; every other pair proved one way must be proved
 // the other way too (equivalence is symmetric, and a proof that depends on
 // which query is the reference is a rule applied to one side only).
-var knownOneWay = map[string]string{}
+var knownOneWay = map[string]string{
+	// Found when the CockroachDB suite joined the soundness corpus: proved
+	// only with the unused aggregate or the self-join on the reference's
+	// side. Completeness, not soundness (each proof survives the refuter);
+	// issue 22 makes these rules symmetric.
+	"crdb-norm-1054": "agg-same drops an unused aggregate on one side only",
+	"crdb-norm-1071": "agg-same drops an unused aggregate on one side only",
+	"crdb-xform-5":   "self-join on a key with an aggregate above, one side only",
+	"crdb-xform-7":   "self-join on a key with an aggregate above, one side only",
+	"crdb-xform-8":   "self-join on a key with an aggregate above, one side only",
+	"crdb-xform-444": "self-join on a key with an aggregate above, one side only",
+	"crdb-xform-855": "self-join on a key, one side only",
+	"crdb-xform-912": "self-join on a key, one side only",
+}
 
 // TestProofsSymmetric proves every pair of the prover suites, the Spider
 // pairs (and pairs of neighbouring Spider queries of one database) and

@@ -35,7 +35,7 @@ type Query struct {
 }
 
 // proverSuites are the files of shared/data/provers.
-var proverSuites = []string{"spark", "tpcc", "tpch", "spark_no_order_by", "tpcc_no_order_by", "tpch_no_order_by"}
+var proverSuites = []string{"spark", "tpcc", "tpch", "spark_no_order_by", "tpcc_no_order_by", "tpch_no_order_by", "cockroach"}
 
 // Load reads the corpora under shared (the repository's ../shared): the
 // curated cases (postgres), the prover suites (postgres) and the Spider

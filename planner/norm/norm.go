@@ -320,6 +320,8 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RuleOrientComparison
 			case func() bool { x, ok = integerBound(x, z.intValued); return ok }():
 				rule = RuleIntegerBound
+			case func() bool { x, ok = equalBoundsAnd(x, z.key); return ok }():
+				rule = RuleEqualBounds
 			default:
 				return x
 			}
@@ -449,6 +451,8 @@ func init() {
 		{RuleReduceGroupBy, reduceGroupBy, false},
 		{RuleRemoveDistinct, removeRedundantDistinct, true},
 		{RuleJoinEquivalence, substituteJoinEquivalents, false},
+		{RuleDistinctOnNonNull, distinctOnNonNull, true},
+		{RuleEqualBounds, equalBoundsPreds, true},
 	}
 }
 

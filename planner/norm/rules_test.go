@@ -357,3 +357,35 @@ func TestRulePushFilterIntoSemiJoin(t *testing.T) {
 		{name: "no-semi-join", sql: "SELECT first_name FROM owners WHERE city = 'Oslo'", fire: false},
 	})
 }
+
+func TestRuleDistinctOnNonNull(t *testing.T) {
+	runRuleCases(t, norm.RuleDistinctOnNonNull, []ruleCase{
+		{name: "self-join-on-key", sql: "SELECT a.name FROM dogs a, dogs b WHERE a.dog_id IS NOT DISTINCT FROM b.dog_id AND a.owner_id IS NOT DISTINCT FROM b.owner_id", fire: true,
+			has: []string{"(t1.dog_id = t2.dog_id)", "(t1.owner_id = t2.owner_id)"}, hasNot: []string{"distinct from"}},
+		{name: "is-distinct", sql: "SELECT name FROM dogs d JOIN owners o ON d.owner_id IS DISTINCT FROM o.owner_id", fire: true,
+			has: []string{"(t1.owner_id <> t2.owner_id)"}},
+		{name: "inside-or", sql: "SELECT a.name FROM dogs a, dogs b WHERE a.dog_id IS NOT DISTINCT FROM b.dog_id OR a.age = 1", fire: true,
+			has: []string{"(t1.dog_id = t2.dog_id)"}},
+		// A nullable operand keeps its meaning: NULL IS NOT DISTINCT FROM NULL.
+		{name: "nullable-column", sql: "SELECT a.name FROM dogs a, dogs b WHERE a.age IS NOT DISTINCT FROM b.age", fire: false,
+			has: []string{"is not distinct from"}},
+		// Above a LEFT JOIN the right side's NOT NULL key reads NULL on
+		// unmatched rows.
+		{name: "null-extended-key", sql: "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON d.owner_id = o.owner_id WHERE d.dog_id IS NOT DISTINCT FROM o.owner_id", fire: false,
+			has: []string{"is not distinct from"}},
+	})
+}
+
+func TestRuleEqualBounds(t *testing.T) {
+	runRuleCases(t, norm.RuleEqualBounds, []ruleCase{
+		{name: "text-range", sql: "SELECT name FROM dogs WHERE 'rex' <= name AND name <= 'rex'", fire: true,
+			has: []string{"(t1.name = 'rex')"}, hasNot: []string{"<=", ">="}},
+		{name: "inside-or", sql: "SELECT name FROM dogs WHERE (name >= 'a' AND name <= 'a') OR (name >= 'b' AND name <= 'b')", fire: true,
+			has: []string{"(t1.name = 'a')", "(t1.name = 'b')"}, hasNot: []string{"<=", ">="}},
+		{name: "numeric-range", sql: "SELECT name FROM dogs WHERE weight >= 2.5 AND weight <= 2.5", fire: true,
+			has: []string{"(t1.weight = 2.5)"}},
+		{name: "different-bounds", sql: "SELECT name FROM dogs WHERE name >= 'a' AND name <= 'b'", fire: false},
+		{name: "same-direction", sql: "SELECT name FROM dogs WHERE name >= 'a' AND name >= 'a'", fire: false},
+		{name: "different-columns", sql: "SELECT a.name FROM dogs a, dogs b WHERE a.name >= 'a' AND b.name <= 'a'", fire: false},
+	})
+}
