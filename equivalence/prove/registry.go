@@ -257,6 +257,12 @@ var (
 	ruleLimitOneRow = register(Rule{Name: "limit-one-row", Family: famSimplify,
 		Fragment:   "R LIMIT n ⇒ R",
 		Conditions: "n ≥ 1 and R has at most one row"})
+	ruleLimitOffsetZero = register(Rule{Name: "limit-offset-zero", Family: famSimplify,
+		Fragment:   "R OFFSET 0 ⇒ R",
+		Conditions: "no LIMIT (or LIMIT ALL / NULL) and OFFSET 0 or NULL: every row is kept"})
+	ruleLimitMerge = register(Rule{Name: "limit-merge", Family: famSimplify,
+		Fragment:   "(R LIMIT l1 OFFSET o1) LIMIT l2 OFFSET o2 ⇒ R LIMIT min(l2, l1−o2) OFFSET o1+o2",
+		Conditions: "the two limits are adjacent (no sort between them) with non-negative integer constants: they cut one stream of rows"})
 	ruleCountEmptyZero = register(Rule{Name: "count-empty-zero", Family: famSimplify,
 		Fragment:   "γ[](COUNT over ∅) ⇒ VALUES (0)",
 		Conditions: "the aggregate's input is proved empty and its calls are COUNTs"})

@@ -92,6 +92,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
 			return n.Inputs[0], ruleLimitOneRow
 		}
+		return simplifyLimit(n)
 	case plan.OpAggregate:
 		return simplifyAggregate(n, m)
 	}
