@@ -130,6 +130,12 @@ var (
 	ruleSemiJoinImplied = register(Rule{Name: "semi-join-implied", Family: famJoin,
 		Fragment:   "R ⋉ S1 ⋉ S2 ⇒ R ⋉ S1",
 		Conditions: "S1 implies S2: every row with an S1 partner has an S2 partner"})
+	ruleSelfOuterJoinTotal = register(Rule{Name: "self-outer-join-total", Family: famJoin,
+		Fragment:   "T t1 ⟕[t1.c = t2.c] T t2 ⇒ T t1 ⋈[t1.c = t2.c] T t2 (a FULL JOIN: LEFT or inner)",
+		Conditions: "each conjunct equates a NOT NULL, non-float column with itself across two occurrences of one table, and the side that must find partners reads the whole table: every row is its own partner"})
+	ruleLeftJoinUnread = register(Rule{Name: "left-join-unread", Family: famJoin,
+		Fragment:   "π(R ⟕[S.key = e(R)] S) ⇒ π(R)",
+		Conditions: "the projection reads no column of S and the condition equates a key of S with expressions of R: at most one partner per R row"})
 	ruleAggJoinScalar = register(Rule{Name: "agg-join-scalar", Family: famJoin,
 		Fragment:   "R × γ[](S) ⇒ R with (SELECT agg FROM S) inlined",
 		Conditions: "the joined aggregate has no grouping: exactly one row"})

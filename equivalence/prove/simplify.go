@@ -44,6 +44,14 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.selfOuterJoin(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := p.leftJoinUnread(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.decorrelate(n, m); j != nil {
 			n = j
 			continue
