@@ -178,6 +178,9 @@ var (
 	ruleAggPushKey = register(Rule{Name: "agg-push-key", Family: famAggregate,
 		Fragment:   "γ[K ⊇ key(R)](R ⋈[R.c = S.f] S) ⇒ R ⋈[R.c = S.f] γ[S.f](S)",
 		Conditions: "the grouping holds a key of R, aggregates read S alone (or MIN/MAX/ANY_VALUE of R), other conjuncts are one-sided"})
+	ruleAggGroupConstant = register(Rule{Name: "agg-group-constant", Family: famAggregate,
+		Fragment:   "γ[K](MIN(x)) ≡ γ[K](MAX(x)) ≡ γ[K](ANY_VALUE(x))",
+		Conditions: "x takes one value in each group: a constant, an integer or boolean grouping column, or a column of a table occurrence whose key lies within K"})
 	ruleCountNotNull = register(Rule{Name: "count-not-null", Family: famAggregate,
 		Fragment:   "COUNT(x) ⇒ COUNT(*)",
 		Conditions: "x is a NOT NULL column not made NULL by an outer join"})
