@@ -130,6 +130,12 @@ var (
 	ruleSemiJoinImplied = register(Rule{Name: "semi-join-implied", Family: famJoin,
 		Fragment:   "R ⋉ S1 ⋉ S2 ⇒ R ⋉ S1",
 		Conditions: "S1 implies S2: every row with an S1 partner has an S2 partner"})
+	ruleSelfOuterJoinTotal = register(Rule{Name: "self-outer-join-total", Family: famJoin,
+		Fragment:   "T t1 ⟕[t1.c = t2.c] T t2 ⇒ T t1 ⋈[t1.c = t2.c] T t2 (a FULL JOIN: LEFT or inner)",
+		Conditions: "each conjunct equates a NOT NULL, non-float column with itself across two occurrences of one table, and the side that must find partners reads the whole table: every row is its own partner"})
+	ruleLeftJoinUnread = register(Rule{Name: "left-join-unread", Family: famJoin,
+		Fragment:   "π(R ⟕[S.key = e(R)] S) ⇒ π(R)",
+		Conditions: "the projection reads no column of S and the condition equates a key of S with expressions of R: at most one partner per R row"})
 	ruleAggJoinScalar = register(Rule{Name: "agg-join-scalar", Family: famJoin,
 		Fragment:   "R × γ[](S) ⇒ R with (SELECT agg FROM S) inlined",
 		Conditions: "the joined aggregate has no grouping: exactly one row"})
@@ -172,6 +178,9 @@ var (
 	ruleAggPushKey = register(Rule{Name: "agg-push-key", Family: famAggregate,
 		Fragment:   "γ[K ⊇ key(R)](R ⋈[R.c = S.f] S) ⇒ R ⋈[R.c = S.f] γ[S.f](S)",
 		Conditions: "the grouping holds a key of R, aggregates read S alone (or MIN/MAX/ANY_VALUE of R), other conjuncts are one-sided"})
+	ruleAggGroupConstant = register(Rule{Name: "agg-group-constant", Family: famAggregate,
+		Fragment:   "γ[K](MIN(x)) ≡ γ[K](MAX(x)) ≡ γ[K](ANY_VALUE(x))",
+		Conditions: "x takes one value in each group: a constant, an integer or boolean grouping column, or a column of a table occurrence whose key lies within K"})
 	ruleCountNotNull = register(Rule{Name: "count-not-null", Family: famAggregate,
 		Fragment:   "COUNT(x) ⇒ COUNT(*)",
 		Conditions: "x is a NOT NULL column not made NULL by an outer join"})
@@ -257,6 +266,12 @@ var (
 	ruleLimitOneRow = register(Rule{Name: "limit-one-row", Family: famSimplify,
 		Fragment:   "R LIMIT n ⇒ R",
 		Conditions: "n ≥ 1 and R has at most one row"})
+	ruleLimitOffsetZero = register(Rule{Name: "limit-offset-zero", Family: famSimplify,
+		Fragment:   "R OFFSET 0 ⇒ R",
+		Conditions: "no LIMIT (or LIMIT ALL / NULL) and OFFSET 0 or NULL: every row is kept"})
+	ruleLimitMerge = register(Rule{Name: "limit-merge", Family: famSimplify,
+		Fragment:   "(R LIMIT l1 OFFSET o1) LIMIT l2 OFFSET o2 ⇒ R LIMIT min(l2, l1−o2) OFFSET o1+o2",
+		Conditions: "the two limits are adjacent (no sort between them) with non-negative integer constants: they cut one stream of rows"})
 	ruleCountEmptyZero = register(Rule{Name: "count-empty-zero", Family: famSimplify,
 		Fragment:   "γ[](COUNT over ∅) ⇒ VALUES (0)",
 		Conditions: "the aggregate's input is proved empty and its calls are COUNTs"})

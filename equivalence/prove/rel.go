@@ -177,8 +177,12 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	// Two calls with one key are one column: later ones read as the
 	// first (a fact of this node, whatever the search does next).
 	firstA := map[string]plan.ColumnID{}
+	asGiven := map[string]bool{} // a's keys before agg-group-constant
 	for _, ai := range a.Aggs {
 		if ka, ok := p.aggKey(ai.Expr, p.colA); ok {
+			asGiven[ka] = true
+		}
+		if ka, ok := p.aggKey(groupConstCall(a, ai.Expr, p.a.Meta), p.colA); ok {
 			if f, dup := firstA[ka]; dup {
 				p.aliasA[ai.ID] = f
 			} else {
@@ -197,9 +201,13 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	// Every call of b must be one of a's; a may compute more columns,
 	// which only matters if something above reads them.
 	for _, bi := range b.Aggs {
-		kb, ok := p.aggKey(bi.Expr, p.colB)
+		kb, ok := p.aggKey(groupConstCall(b, bi.Expr, p.b.Meta), p.colB)
 		if !ok {
 			return false, nil
+		}
+		if k0, ok := p.aggKey(bi.Expr, p.colB); !ok || !asGiven[k0] {
+			// Matched, if at all, only as ANY_VALUE.
+			p.ruleOn(ruleAggGroupConstant, "%s", bi.Expr.Name)
 		}
 		f, found := firstA[kb]
 		if found {

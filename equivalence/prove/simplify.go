@@ -44,6 +44,14 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.selfOuterJoin(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := p.leftJoinUnread(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.decorrelate(n, m); j != nil {
 			n = j
 			continue
@@ -92,6 +100,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
 			return n.Inputs[0], ruleLimitOneRow
 		}
+		return simplifyLimit(n)
 	case plan.OpAggregate:
 		return simplifyAggregate(n, m)
 	}
