@@ -353,7 +353,7 @@ func (s *Schema) computeFingerprint() string {
 	for _, t := range tables {
 		fmt.Fprintf(h, "table %q view=%q %q\n", t.Name, t.ViewSQL, t.ViewColumns)
 		for _, c := range t.Columns {
-			fmt.Fprintf(h, " col %q %s notnull=%v gen=%q coll=%q/%v enum=%q domain=%q\n", c.Name, c.Type, c.NotNull, c.Generated, c.Collation, c.Nondeterministic, c.Enum, c.Domain)
+			fmt.Fprintf(h, " col %q %s %q notnull=%v gen=%q coll=%q/%v enum=%q domain=%q\n", c.Name, c.Type, c.TypeSQL, c.NotNull, c.Generated, c.Collation, c.Nondeterministic, c.Enum, c.Domain)
 		}
 		fmt.Fprintf(h, " pk %v unique %v deferrable %v\n", t.PrimaryKey, t.Unique, t.DeferrableKeys)
 		for _, fk := range t.ForeignKeys {
