@@ -163,6 +163,7 @@ type Judging struct {
 	log     *slog.Logger
 	vlog    *slog.Logger
 	schemas *schemaCache
+	proofs  *proofCache
 	stats   judgeStats
 	ring    verdictRing
 	div     divergences
@@ -207,6 +208,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	j := &Judging{judger: judger, log: o.Logger, vlog: o.VerdictLog, vfile: o.VerdictFile, tracer: o.TracerProvider.Tracer(scope),
 		digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
 	j.schemas = newSchemaCache(j.log, &j.stats)
+	j.proofs = newProofCache()
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
 		return nil, err
@@ -446,13 +448,25 @@ var ErrJudgePanicked = judgepool.ErrPanicked
 // judge runs the judge. The judge pool is its panic guard: in-process
 // (judgepool.Local) or in its worker (judgepool.Pool), a panic costs only
 // this verdict (ErrJudgePanicked).
+//
+// A pair proved before under the same schema and settings is answered
+// from the proxy's proofs without the pool (proofcache.go).
 func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJob) (equivalence.Verdict, error) {
-	if job.direct {
-		return j.judger.Judge(ctx, schema, job.ref.SQL, job.candidate, job.set.Options)
+	judge := func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
+		k := newProofKey(schema, job.set, ref, cand)
+		if v, ok := j.proofs.get(k); ok {
+			return v, nil
+		}
+		v, err := j.judger.Judge(ctx, schema, ref, cand, job.set.Options)
+		if err == nil {
+			j.proofs.add(k, v)
+		}
+		return v, err
 	}
-	return JudgeBound(ctx, job.ref.SQL, job.candidate, func(ctx context.Context, ref, cand string) (equivalence.Verdict, error) {
-		return j.judger.Judge(ctx, schema, ref, cand, job.set.Options)
-	})
+	if job.direct {
+		return judge(ctx, job.ref.SQL, job.candidate)
+	}
+	return JudgeBound(ctx, job.ref.SQL, job.candidate, judge)
 }
 
 // enforce turns an outcome into forwarding or a refusal.

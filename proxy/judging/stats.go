@@ -48,6 +48,7 @@ func (j *Judging) Stats() []proxy.JudgeStat {
 	js := j.judger.Stats()
 	sup := j.judger.Supervision()
 	c := js.Queries
+	pc := j.proofs.stats()
 	s := &j.stats
 	return []proxy.JudgeStat{
 		{Name: "tagged", Value: s.tagged.Load()},
@@ -68,6 +69,9 @@ func (j *Judging) Stats() []proxy.JudgeStat {
 		{Name: "cache_entries", Value: uint64(c.Entries)},
 		{Name: "pair_cache_hits", Value: js.Pairs.Hits},
 		{Name: "pair_cache_misses", Value: js.Pairs.Misses},
+		{Name: "proof_cache_hits", Value: pc.Hits},
+		{Name: "proof_cache_misses", Value: pc.Misses},
+		{Name: "proof_cache_entries", Value: uint64(pc.Entries)},
 		{Name: "judge_workers", Value: uint64(sup.Workers)},
 		{Name: "judge_worker_restarts", Value: sup.Restarts},
 		{Name: "judge_worker_deaths", Value: sup.Deaths},
