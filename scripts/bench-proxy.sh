@@ -28,6 +28,7 @@
 #   BENCH_IDLE=500      idle connections for the RSS measurement
 #   BENCH_KEEP=1        keep the work directory (logs)
 #   BENCH_ONLY=telemetry  run only the telemetry on/off comparison
+#   BENCH_ONLY=annotate   run only the tagged-query (annotate mode) measurements
 #   BENCH_TEL_CLIENTS=8 clients of its untagged throughput runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -221,13 +222,78 @@ CREATE TABLE pgbench_tellers (tid int PRIMARY KEY, bid int REFERENCES pgbench_br
 CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int REFERENCES pgbench_branches, abalance int, filler char(84));
 CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22));
 EOF
-ref='SELECT%20abalance%20FROM%20pgbench_accounts%20WHERE%20aid%20%3D%201'
+# The reference is bound from the statement's constant ($1: its first
+# constant, as pg_stat_statements numbers them), so every execution is
+# equivalent to it whatever aid pgbench draws. (A reference with a fixed
+# aid = 1 differs from all but one execution: no proof can cover them.)
+ref='SELECT%20a.abalance%20FROM%20pgbench_accounts%20a%20WHERE%20a.aid%20%3D%20%241'
 printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
 printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
 
 echo "== warm-up" >&2
 PGSSLMODE=disable "$PGBENCH" -n -S -c 4 -j 2 -T 2 -h 127.0.0.1 -p "$PGPORT_" -U postgres postgres >/dev/null 2>&1
+
+# Tagged queries in annotate mode, warm reference cache, with the judge in
+# worker processes (judge_isolation: process, the default) and in-process
+# (none), one after the other in this run: needs the relay's annotate mode
+# (mode: annotate); skipped with a message when this build's config does
+# not accept it.
+bench_annotate() {
+declare -gA ANNOTATE
+for iso in process none; do
+  ANNOTATE[$iso]='{"status":"skipped","reason":"not run"}'
+  cat >"$work/annotate-$iso.yaml" <<EOF
+listen: 127.0.0.1:$ANNPORT
+upstream:
+  address: 127.0.0.1:$PGPORT_
+  tls_mode: disable
+log_level: warn
+mode: annotate
+judge_isolation: $iso
+schema:
+  files: [$work/pgbench-schema.sql]
+admin:
+  users: [postgres]
+  auth: trust
+EOF
+  "$work/pgequiv" serve --config "$work/annotate-$iso.yaml" 2>"$work/annotate-$iso.log" &
+  ANNPID=$!; pids+=("$ANNPID")
+  ann_started=""
+  for i in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$ANNPORT") 2>/dev/null; then ann_started=1; break; fi
+    kill -0 "$ANNPID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -n "$ann_started" ]; then
+    echo "== annotate mode, judge_isolation $iso: untagged vs tagged, 1 client" >&2
+    res=$(bench annotate simple 1 -f "$work/untagged.sql"); read -r u_tps u_p50 u_p99 <<<"$res"
+    res=$(bench annotate simple 1 -f "$work/tagged.sql"); read -r t_tps t_p50 t_p99 <<<"$res"
+    added=$(awk -v a="$t_p50" -v b="$u_p50" 'BEGIN { printf "%.3f", a - b }')
+    # The proof cache's hit rate over the tagged run (SHOW STATS).
+    hits=$(PGSSLMODE=disable psql -X -At -h 127.0.0.1 -p "$ANNPORT" -U postgres -d pgequiv -c 'SHOW STATS' 2>/dev/null | awk -F'|' '$1 == "proof_cache_hits" { print $2 }')
+    misses=$(PGSSLMODE=disable psql -X -At -h 127.0.0.1 -p "$ANNPORT" -U postgres -d pgequiv -c 'SHOW STATS' 2>/dev/null | awk -F'|' '$1 == "proof_cache_misses" { print $2 }')
+    hit_rate=$(awk -v h="${hits:-0}" -v m="${misses:-0}" 'BEGIN { if (h + m > 0) printf "%.4f", h / (h + m); else print "null" }')
+    ANNOTATE[$iso]=$(printf '{"status":"measured","judge_isolation":"%s","clients":1,"untagged_tps":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s,"untagged_p99_ms":%s,"tagged_p99_ms":%s,"tagged_vs_untagged_tps":%s,"proof_cache_hits":%s,"proof_cache_misses":%s,"proof_cache_hit_rate":%s}' \
+      "$iso" "$u_tps" "$t_tps" "$u_p50" "$t_p50" "$added" "$u_p99" "$t_p99" "$(ratio "$t_tps" "$u_tps")" "${hits:-null}" "${misses:-null}" "$hit_rate")
+  else
+    reason=$(tr -d '"\\' <"$work/annotate-$iso.log" | tr '\n\t' '  ' | cut -c1-300)
+    echo "== annotate mode, judge_isolation $iso: skipped: this pgequiv does not run it ($reason)" >&2
+    ANNOTATE[$iso]=$(printf '{"status":"skipped","reason":"mode: annotate with judge_isolation %s not available in this build: %s"}' "$iso" "$reason")
+  fi
+  kill "$ANNPID" 2>/dev/null || true
+  wait "$ANNPID" 2>/dev/null || true
+done
+ANNOTATE_JSON=${ANNOTATE[process]}
+ANNOTATE_NONE_JSON=${ANNOTATE[none]}
+}
+
+if [ "${BENCH_ONLY:-}" = annotate ]; then
+  bench_annotate
+  echo "$ANNOTATE_JSON"
+  echo "$ANNOTATE_NONE_JSON"
+  exit 0
+fi
 
 # Telemetry on (against an endpoint that never answers) vs off, side by
 # side: scripts/bench-proxy-telemetry.sh. BENCH_ONLY=telemetry runs only
@@ -281,50 +347,7 @@ echo "== RSS with $IDLE idle connections" >&2
 RSS_PGEQUIV=$("$work/idleconns" -addr "127.0.0.1:$PROXYPORT" -n "$IDLE" -pid "$PROXYPID")
 RSS_PGBOUNCER=$("$work/idleconns" -addr "127.0.0.1:$BOUNCERPORT" -n "$IDLE" -pid "$(cat "$work/pgbouncer.pid")" || echo null)
 
-# Tagged queries in annotate mode, warm reference cache, with the judge in
-# worker processes (judge_isolation: process, the default) and in-process
-# (none), one after the other in this run: needs the relay's annotate mode
-# (mode: annotate); skipped with a message when this build's config does
-# not accept it.
-declare -A ANNOTATE
-for iso in process none; do
-  ANNOTATE[$iso]='{"status":"skipped","reason":"not run"}'
-  cat >"$work/annotate-$iso.yaml" <<EOF
-listen: 127.0.0.1:$ANNPORT
-upstream:
-  address: 127.0.0.1:$PGPORT_
-  tls_mode: disable
-log_level: warn
-mode: annotate
-judge_isolation: $iso
-schema:
-  files: [$work/pgbench-schema.sql]
-EOF
-  "$work/pgequiv" serve --config "$work/annotate-$iso.yaml" 2>"$work/annotate-$iso.log" &
-  ANNPID=$!; pids+=("$ANNPID")
-  ann_started=""
-  for i in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$ANNPORT") 2>/dev/null; then ann_started=1; break; fi
-    kill -0 "$ANNPID" 2>/dev/null || break
-    sleep 0.1
-  done
-  if [ -n "$ann_started" ]; then
-    echo "== annotate mode, judge_isolation $iso: untagged vs tagged, 1 client" >&2
-    res=$(bench annotate simple 1 -f "$work/untagged.sql"); read -r u_tps u_p50 u_p99 <<<"$res"
-    res=$(bench annotate simple 1 -f "$work/tagged.sql"); read -r t_tps t_p50 t_p99 <<<"$res"
-    added=$(awk -v a="$t_p50" -v b="$u_p50" 'BEGIN { printf "%.3f", a - b }')
-    ANNOTATE[$iso]=$(printf '{"status":"measured","judge_isolation":"%s","clients":1,"untagged_tps":%s,"tagged_tps":%s,"untagged_p50_ms":%s,"tagged_p50_ms":%s,"added_p50_ms":%s,"untagged_p99_ms":%s,"tagged_p99_ms":%s}' \
-      "$iso" "$u_tps" "$t_tps" "$u_p50" "$t_p50" "$added" "$u_p99" "$t_p99")
-  else
-    reason=$(tr -d '"\\' <"$work/annotate-$iso.log" | tr '\n\t' '  ' | cut -c1-300)
-    echo "== annotate mode, judge_isolation $iso: skipped: this pgequiv does not run it ($reason)" >&2
-    ANNOTATE[$iso]=$(printf '{"status":"skipped","reason":"mode: annotate with judge_isolation %s not available in this build: %s"}' "$iso" "$reason")
-  fi
-  kill "$ANNPID" 2>/dev/null || true
-  wait "$ANNPID" 2>/dev/null || true
-done
-ANNOTATE_JSON=${ANNOTATE[process]}
-ANNOTATE_NONE_JSON=${ANNOTATE[none]}
+bench_annotate
 
 bench_telemetry
 
