@@ -29,6 +29,10 @@ func (p *prover) groupDetermined(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if n.Op == plan.OpFilter && len(n.Inputs) == 1 && n.Inputs[0].Op == plan.OpAggregate {
 		return p.havingNonempty(n, m)
 	}
+	if j := distinctRedundant(n, m); j != nil {
+		p.rule(ruleAggDistinctRedundant)
+		return j
+	}
 	if n.Op != plan.OpAggregate || len(n.GroupBy) == 0 || aggsReadSubqueries(n) {
 		return nil
 	}
@@ -258,4 +262,41 @@ func reproject(n *plan.Node, cols []plan.ColumnID, m *plan.Metadata) *plan.Node 
 		items[i] = plan.ProjItem{ID: c, Expr: plan.NewCol(c, m.Col(c).Type)}
 	}
 	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{n}, Proj: items}
+}
+
+// distinctRedundant drops DISTINCT from the calls of aggregate n whose
+// one argument is a column x with a key of the input within the grouping
+// columns and x: no two rows of a group hold one x (NULLs compared as
+// equal), so the deduplication removes nothing. Returns nil when no call
+// changes.
+func distinctRedundant(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if n.Op != plan.OpAggregate {
+		return nil
+	}
+	var props *plan.Props
+	var aggs []plan.ProjItem
+	for i, a := range n.Aggs {
+		e := a.Expr
+		if e.Kind != plan.Agg || !e.Distinct || len(e.Args) != 1 || e.Args[0].Kind != plan.ColRef {
+			continue
+		}
+		if props == nil {
+			props = plan.Derive(n.Inputs[0], m)
+		}
+		if !props.HasKeyWithin(plan.MakeColSet(append(slices.Clone(n.GroupBy), e.Args[0].Col)...)) {
+			continue
+		}
+		if aggs == nil {
+			aggs = slices.Clone(n.Aggs)
+		}
+		c := *e
+		c.Distinct = false
+		aggs[i].Expr = &c
+	}
+	if aggs == nil {
+		return nil
+	}
+	c := *n
+	c.Aggs = aggs
+	return &c
 }
