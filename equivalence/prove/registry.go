@@ -184,6 +184,15 @@ var (
 	ruleCountNotNull = register(Rule{Name: "count-not-null", Family: famAggregate,
 		Fragment:   "COUNT(x) ⇒ COUNT(*)",
 		Conditions: "x is a NOT NULL column not made NULL by an outer join"})
+	ruleGroupKeyDetermined = register(Rule{Name: "group-key-determined", Family: famAggregate,
+		Fragment:   "γ[K, g](R) ⇒ γ[K](R) with ANY_VALUE(g) AS g",
+		Conditions: "K stays non-empty and fixes g: a filter pins g to a non-NULL constant, or the projection below computes g from columns of K whose equal values are one value"})
+	ruleGroupPinnedNonempty = register(Rule{Name: "group-pinned-nonempty", Family: famAggregate,
+		Fragment:   "σ[COUNT(*) ≥ 1](γ[](R)) ≡ γ[P](R) ≡ γ[K ⊆ P](R)",
+		Conditions: "P, the columns of R that filters pin to non-NULL constants, is non-empty: one group exactly when R has rows"})
+	ruleAggDistinctRedundant = register(Rule{Name: "agg-distinct-redundant", Family: famAggregate,
+		Fragment:   "γ[K](f(DISTINCT x)) ⇒ γ[K](f(x))",
+		Conditions: "x is a column and the input has a key within K ∪ {x}: no two rows of a group hold one x"})
 	ruleGroupLiftFilter = register(Rule{Name: "group-lift-filter", Family: famAggregate,
 		Fragment:   "γ[k](R WHERE k = o) ⇒ γ[k](R) WHERE k = o",
 		Conditions: "the condition reads grouping columns and values of no input column only: it holds for a whole group or none"})

@@ -198,25 +198,24 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			return false, nil
 		}
 	}
-	// Every call of b must be one of a's; a may compute more columns,
-	// which only matters if something above reads them.
+	// Each call of b pairs with one of a's. Either side may compute
+	// calls the other lacks: such a column stays unpaired (b's unmapped),
+	// which only matters if something above reads it, and then fails there.
 	for _, bi := range b.Aggs {
 		kb, ok := p.aggKey(groupConstCall(b, bi.Expr, p.b.Meta), p.colB)
 		if !ok {
-			return false, nil
-		}
-		if k0, ok := p.aggKey(bi.Expr, p.colB); !ok || !asGiven[k0] {
-			// Matched, if at all, only as ANY_VALUE.
-			p.ruleOn(ruleAggGroupConstant, "%s", bi.Expr.Name)
+			continue
 		}
 		f, found := firstA[kb]
-		if found {
-			p.set(bi.ID, f)
-		}
 		if !found {
 			p.note("aggregate %s of b has no match", kb)
-			return false, nil
+			continue
 		}
+		if k0, ok := p.aggKey(bi.Expr, p.colB); !ok || !asGiven[k0] {
+			// Matched only as ANY_VALUE.
+			p.ruleOn(ruleAggGroupConstant, "%s", bi.Expr.Name)
+		}
+		p.set(bi.ID, f)
 	}
 	p.rule(ruleAggSame)
 	return true, nil

@@ -77,6 +77,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 		next, rule := simplifyOnce(n, m)
 		if next == nil {
+			if j := p.groupDetermined(n, m); j != nil {
+				n = j
+				continue
+			}
 			if j := p.aggThroughJoin(n, m); j != nil {
 				n = j
 				continue
