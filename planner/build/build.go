@@ -137,6 +137,16 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	}
 	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim, srcToks: toks, ext: opts.Ext}
 	root, err := b.buildStmt(tree.Stmts[0].Stmt)
+	if err != nil && s.Dialect == catalog.SQLite && strings.Contains(err.Error(), "missing FROM-clause entry") {
+		// SQLite lets an inner join's ON read tables joined to its right
+		// (from_inner.go): try again with those conditions read over the
+		// whole FROM clause; the first error stands if that fails too.
+		lim2 := &limits{ctx: ctx, max: lim.max}
+		b2 := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim2, srcToks: toks, ext: opts.Ext, deferInnerOn: true}
+		if root2, err2 := b2.buildStmt(tree.Stmts[0].Stmt); err2 == nil {
+			b, root, err = b2, root2, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +229,11 @@ type builder struct {
 	srcToks []token
 	// ext admits catalog-only constructs (ext.go); nil when judging.
 	ext *Extension
+	// deferInnerOn: SQLite's inner joins read their ON conditions over
+	// the whole FROM clause (from_inner.go); onQuals collects them for
+	// the FROM clause being built.
+	deferInnerOn bool
+	onQuals      *[]*pg.Node
 }
 
 // limits are the budgets one Build shares with the builders of the views

@@ -204,7 +204,9 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 			cols[hide].hidden = true
 		}
 	}
-	if j.Quals != nil {
+	if j.Quals != nil && b.onQuals != nil && n.Join == plan.InnerJoin && len(using) == 0 {
+		*b.onQuals = append(*b.onQuals, j.Quals) // read over the whole FROM clause
+	} else if j.Quals != nil {
 		q, err := b.expr(j.Quals, jsc, nil)
 		if err != nil {
 			return nil, nil, err

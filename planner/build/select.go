@@ -100,6 +100,21 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 // fromClause joins the FROM items (a cross join, lowered where an item
 // is LATERAL) and adds their columns to sc. No FROM reads one empty row.
 func (b *builder) fromClause(from []*pg.Node, sc *scope) (*plan.Node, error) {
+	saved := b.onQuals
+	defer func() { b.onQuals = saved }()
+	b.onQuals = nil
+	var quals []*pg.Node
+	if b.deferInnerOn && innerJoinsOnly(from) {
+		b.onQuals = &quals
+	}
+	node, err := b.fromItems(from, sc)
+	if err != nil || len(quals) == 0 {
+		return node, err
+	}
+	return b.innerOnFilter(node, quals, sc)
+}
+
+func (b *builder) fromItems(from []*pg.Node, sc *scope) (*plan.Node, error) {
 	var node *plan.Node
 	for _, item := range from {
 		laterals := b.laterals

@@ -11,7 +11,10 @@ import (
 //   - LIMIT a, b becomes LIMIT b OFFSET a;
 //   - JOIN t without ON/USING becomes CROSS JOIN t, and LEFT/RIGHT/FULL
 //     JOIN t without one becomes LEFT/RIGHT/FULL JOIN t ON true;
-//   - == becomes =.
+//   - == becomes =;
+//   - a 'string' where only a name can stand (a table after FROM or
+//     JOIN, an alias after AS or after such a table) becomes "string",
+//     as SQLite reads it (stringNamesIdent).
 //
 // It returns the new text and, for each byte of it, the offset of the
 // source byte it came from, so errors can name positions in what the user
@@ -39,6 +42,9 @@ func rewriteSQLiteTokens(src string, toks []token) (string, []int32) {
 		case t.kind == tokBacktick:
 			inner := strings.ReplaceAll(t.text[1:len(t.text)-1], `"`, `""`)
 			emit(`"`+inner+`"`, t.pos)
+			continue
+		case t.kind == tokString && stringNamesIdent(toks, i):
+			emit(stringAsIdent(t.text), t.pos)
 			continue
 		case t.kind == tokPunct && t.text == "==":
 			emit("=", t.pos)
@@ -81,6 +87,45 @@ func rewriteSQLiteTokens(src string, toks []token) (string, []int32) {
 		emit(" ON true", len(src)-1)
 	}
 	return b.String(), pos
+}
+
+// stringNamesIdent reports whether the string token toks[i] stands where
+// SQLite reads a string as a name, because no literal may stand there: a
+// table right after FROM or JOIN (not IS [NOT] DISTINCT FROM 'x', where
+// it is a value), an alias after AS, and an alias right after such a
+// table (FROM 'flights' 'f', FROM flights 'f').
+func stringNamesIdent(toks []token, i int) bool {
+	if t := toks[i].text; len(t) < 2 || t[0] != '\'' || t[len(t)-1] != '\'' {
+		return false // unterminated, or prefixed (X'..'): leave it to the parser
+	}
+	p := prevNonSpace(toks, i-1)
+	if p < 0 {
+		return false
+	}
+	tableAfter := func(k int) bool { // toks[k] is FROM or JOIN opening a table
+		if toks[k].isWord("join") {
+			return true
+		}
+		if !toks[k].isWord("from") {
+			return false
+		}
+		q := prevNonSpace(toks, k-1)
+		return q < 0 || !toks[q].isWord("distinct")
+	}
+	switch {
+	case toks[p].isWord("as"), tableAfter(p):
+		return true
+	case toks[p].kind == tokWord && !isClauseWord(toks[p]), toks[p].kind == tokQuoted, toks[p].kind == tokBacktick, toks[p].kind == tokString:
+		q := prevNonSpace(toks, p-1)
+		return q >= 0 && tableAfter(q) && (toks[p].kind != tokString || stringNamesIdent(toks, p))
+	}
+	return false
+}
+
+// stringAsIdent turns the SQL string 'it''s' into the name "it's".
+func stringAsIdent(s string) string {
+	body := strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+	return `"` + strings.ReplaceAll(body, `"`, `""`) + `"`
 }
 
 func prevNonSpace(toks []token, i int) int {
