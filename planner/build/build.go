@@ -219,6 +219,8 @@ type builder struct {
 	srcToks []token
 	// ext admits catalog-only constructs (ext.go); nil when judging.
 	ext *Extension
+	// jsonKinds: VALUES columns of one exact json type (noteJSONKind).
+	jsonKinds map[plan.ColumnID]string
 }
 
 // limits are the budgets one Build shares with the builders of the views
@@ -432,6 +434,7 @@ func (b *builder) buildValues(sel *pg.SelectStmt, sc *scope) (*relation, error) 
 	for i, t := range types {
 		name := fmt.Sprintf("column%d", i+1)
 		id := b.newColumn(name, t)
+		b.noteJSONKind(id, t, n.Rows, i)
 		n.Cols = append(n.Cols, id)
 		rel.cols = append(rel.cols, id)
 		rel.names = append(rel.names, name)
