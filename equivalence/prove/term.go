@@ -231,7 +231,8 @@ func writeKey(b *strings.Builder, e *plan.Expr, col func(plan.ColumnID) (plan.Co
 
 func commutative(op string) bool {
 	switch op {
-	case plan.OpAnd, plan.OpOr, plan.OpEq, plan.OpNe, plan.OpAdd, plan.OpMul, plan.OpIsDistinct, plan.OpNotDistinc:
+	case plan.OpAnd, plan.OpOr, plan.OpEq, plan.OpNe, plan.OpAdd, plan.OpMul, plan.OpIsDistinct, plan.OpNotDistinc,
+		plan.OpBitAnd, plan.OpBitOr, plan.OpBitXor:
 		return true
 	}
 	return false
@@ -245,12 +246,15 @@ var volatile = plan.VolatileFuncs
 var strictFuncs = map[string]bool{"upper": true, "lower": true, "length": true, "char_length": true, "abs": true, "substring": true, "substr": true,
 	"trim": true, "btrim": true, "ltrim": true, "rtrim": true, "extract": true, "date_part": true, "round": true, "floor": true, "ceil": true,
 	"ceiling": true, "sqrt": true, "exp": true, "ln": true, "log": true, "power": true, "mod": true, "sign": true, "trunc": true, "date_trunc": true,
-	"replace": true, "position": true, "strpos": true, "left": true, "right": true, "reverse": true, "initcap": true, "md5": true, "ascii": true}
+	"replace": true, "position": true, "strpos": true, "left": true, "right": true, "reverse": true, "initcap": true, "md5": true, "ascii": true,
+	"timezone": true, "sin": true, "cos": true, "div": true, "lpad": true, "rpad": true, "encode": true, "decode": true}
 
 // strictOps are operators that are NULL when an operand is NULL.
 var strictOps = map[string]bool{plan.OpAdd: true, plan.OpSub: true, plan.OpMul: true, plan.OpDiv: true, plan.OpMod: true, plan.OpNeg: true,
 	plan.OpLike: true, plan.OpILike: true, plan.OpNotLike: true, plan.OpNotILike: true, plan.OpSimilar: true, plan.OpConcat: true,
-	plan.OpLt: true, plan.OpLe: true, plan.OpGt: true, plan.OpGe: true, plan.OpEq: true, plan.OpNe: true}
+	plan.OpLt: true, plan.OpLe: true, plan.OpGt: true, plan.OpGe: true, plan.OpEq: true, plan.OpNe: true,
+	plan.OpBitAnd: true, plan.OpBitOr: true, plan.OpBitXor: true, plan.OpBitNot: true, plan.OpIRegex: true,
+	plan.OpJSONField: true, plan.OpJSONText: true, plan.OpContains: true, plan.OpContainedBy: true, plan.OpSubscript: true}
 
 // dateValue folds a date-valued constant expression: a date literal,
 // date('YYYY-MM-DD [+tz]'), and such a date plus or minus a whole number of

@@ -269,6 +269,8 @@ var nonCommutative = map[string]bool{
 	plan.OpLt: true, plan.OpLe: true, plan.OpGt: true, plan.OpGe: true,
 	plan.OpSub: true, plan.OpDiv: true, plan.OpMod: true, plan.OpConcat: true,
 	plan.OpLike: true, plan.OpILike: true, plan.OpNotLike: true, plan.OpNotILike: true, plan.OpSimilar: true,
+	plan.OpRegex: true, plan.OpIRegex: true, plan.OpJSONField: true, plan.OpJSONText: true, plan.OpContains: true,
+	plan.OpContainedBy: true, plan.OpSubscript: true,
 }
 
 func constType(e *plan.Expr) (typ, text string) {

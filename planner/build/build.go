@@ -137,13 +137,8 @@ func BuildContext(ctx context.Context, s *catalog.Schema, sql string, opts Optio
 	}
 	b := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim, srcToks: toks, ext: opts.Ext}
 	root, err := b.buildStmt(tree.Stmts[0].Stmt)
-	if err != nil && s.Dialect == catalog.SQLite && strings.Contains(err.Error(), "missing FROM-clause entry") {
-		// SQLite lets an inner join's ON read tables joined to its right
-		// (from_inner.go): try again with those conditions read over the
-		// whole FROM clause; the first error stands if that fails too.
-		lim2 := &limits{ctx: ctx, max: lim.max}
-		b2 := &builder{schema: s, src: sql, text: text, posMap: posMap, meta: &plan.Metadata{Dialect: s.Dialect}, lim: lim2, srcToks: toks, ext: opts.Ext, deferInnerOn: true}
-		if root2, err2 := b2.buildStmt(tree.Stmts[0].Stmt); err2 == nil {
+	if err != nil {
+		if b2, root2, ok := b.retryInnerOn(tree.Stmts[0].Stmt, err); ok {
 			b, root, err = b2, root2, nil
 		}
 	}
@@ -234,6 +229,8 @@ type builder struct {
 	// the FROM clause being built.
 	deferInnerOn bool
 	onQuals      *[]*pg.Node
+	// jsonKinds: VALUES columns of one exact json type (noteJSONKind).
+	jsonKinds map[plan.ColumnID]string
 }
 
 // limits are the budgets one Build shares with the builders of the views
@@ -447,6 +444,7 @@ func (b *builder) buildValues(sel *pg.SelectStmt, sc *scope) (*relation, error) 
 	for i, t := range types {
 		name := fmt.Sprintf("column%d", i+1)
 		id := b.newColumn(name, t)
+		b.noteJSONKind(id, t, n.Rows, i)
 		n.Cols = append(n.Cols, id)
 		rel.cols = append(rel.cols, id)
 		rel.names = append(rel.names, name)

@@ -12,11 +12,24 @@ import (
 )
 
 func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr, error) {
+	if ae := tc.Arg.GetAArrayExpr(); ae != nil && len(tc.TypeName.GetArrayBounds()) > 0 {
+		return b.arrayCast(tc, ae, sc, st)
+	}
 	arg, err := b.expr(tc.Arg, sc, st)
 	if err != nil {
 		return nil, err
 	}
 	name := typeNameOf(tc.TypeName)
+	if len(tc.TypeName.GetArrayBounds()) > 0 {
+		// An array type is none of the families (catalog: an array
+		// column is of Unknown type): only NULL casts to one.
+		if arg.Kind == plan.Const && arg.Null && b.schema.Dialect == catalog.Postgres {
+			e := plan.NewNull(catalog.Unknown)
+			e.Pos = tc.Location
+			return e, nil
+		}
+		return nil, b.unsupported(tc.Location, "a cast to an array type")
+	}
 	t := catalog.TypeFromName(name)
 	if len(tc.TypeName.Names) > 0 && name == "interval" {
 		t = catalog.Interval

@@ -127,6 +127,14 @@ func (b *builder) exactType(e *plan.Expr) string {
 		if e.Value != "" {
 			return CanonicalType(e.Value, false)
 		}
+	case plan.Op:
+		if e.Name == plan.OpSubscript && len(e.Args) == 2 {
+			return b.arrayElem(e.Args[0])
+		}
+	case plan.Func:
+		if e.Name == "timezone" && len(e.Args) == 2 {
+			return timezoneResult(b.tsExact(e.Args[1]))
+		}
 	}
 	return ""
 }

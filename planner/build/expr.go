@@ -123,6 +123,8 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 			return e, err
 		}
 		return nil, b.unsupported(v.CollateClause.Location, "COLLATE")
+	case *pg.Node_AIndirection:
+		return b.indirection(v.AIndirection, sc, st)
 	case *pg.Node_GroupingFunc:
 		return b.groupingFunc(v.GroupingFunc, sc, st)
 	}

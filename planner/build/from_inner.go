@@ -1,8 +1,11 @@
 package build
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -17,6 +20,23 @@ import (
 // references tables to its right"), and USING and NATURAL joins merge
 // columns by their place; a clause with any of them, or with a LATERAL
 // or function item, is built as PostgreSQL reads it.
+
+// retryInnerOn builds stmt again with the inner joins' ON conditions read
+// over the whole FROM clause, when b (a SQLite build) failed on a name
+// missing from an ON condition's scope. ok is false when it does not
+// apply or fails too: the first error stands.
+func (b *builder) retryInnerOn(stmt *pg.Node, err error) (*builder, *plan.Plan, bool) {
+	if b.schema.Dialect != catalog.SQLite || b.deferInnerOn || !strings.Contains(err.Error(), "missing FROM-clause entry") {
+		return nil, nil, false
+	}
+	b2 := &builder{schema: b.schema, src: b.src, text: b.text, posMap: b.posMap, meta: &plan.Metadata{Dialect: b.schema.Dialect},
+		lim: &limits{ctx: b.lim.ctx, max: b.lim.max}, srcToks: b.srcToks, ext: b.ext, deferInnerOn: true}
+	root, err2 := b2.buildStmt(stmt)
+	if err2 != nil {
+		return nil, nil, false
+	}
+	return b2, root, true
+}
 
 // innerJoinsOnly reports whether the FROM items are tables, subqueries
 // and inner or cross joins of them, without USING, NATURAL or LATERAL.

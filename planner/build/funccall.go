@@ -190,6 +190,9 @@ func (b *builder) aggCall(fc *pg.FuncCall, name string, args []*plan.Expr, sc *s
 // scalarCall builds a call of a known scalar function, normalizing the
 // dialects' synonyms, or of an extension function.
 func (b *builder) scalarCall(fc *pg.FuncCall, name string, args []*plan.Expr) (*plan.Expr, error) {
+	if e, ok, err := b.pgFunc(name, args, fc.Location); ok {
+		return e, err
+	}
 	t, known := scalarFuncTypes[name]
 	if !known {
 		if e := b.extFunc(name, args, fc.Location); e != nil {

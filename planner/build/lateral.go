@@ -18,7 +18,9 @@ import (
 //     under LEFT JOIN the columns are NULL where p is not true; an
 //     inner join over a possibly empty input also filters on EXISTS.
 //   - select-project-join over independent inputs, with outer references
-//     only in its filters and projections:
+//     only in its filters and projections (lateral_join.go: also in the
+//     conditions of its inner and left joins, and a VALUES list's rows,
+//     under an inner LATERAL join):
 //     x JOIN LATERAL (SELECT e(t, x) AS c FROM t WHERE q(t, x)) s ON p
 //     ⇒ Filter(p, Project(x.*, e AS c, Join(inner, x, t, q)));
 //     under LEFT JOIN the projections must be columns of t, so that they
@@ -183,6 +185,14 @@ func copyAll(es []*plan.Expr) []*plan.Expr {
 // the right input has another shape.
 func (b *builder) lateralSPJ(join *plan.Node, leftCols plan.ColSet) (*plan.Node, bool) {
 	left, right := join.Inputs[0], join.Inputs[1]
+	if right.Op == plan.OpValues {
+		// LATERAL (VALUES ...): its columns pass through.
+		pass := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{right}}
+		for _, c := range right.Cols {
+			pass.Proj = append(pass.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(c, b.typeOf(c))})
+		}
+		right = pass
+	}
 	if right.Op != plan.OpProject {
 		return nil, false
 	}
@@ -202,8 +212,28 @@ func (b *builder) lateralSPJ(join *plan.Node, leftCols plan.ColSet) (*plan.Node,
 		}
 		break
 	}
+	// absorbed: t holds left itself (lateralIntoJoin).
+	absorbed := false
 	if refersTo(t, leftCols) {
-		return nil, false
+		switch {
+		case join.Join != plan.InnerJoin:
+			return nil, false
+		case t.Op == plan.OpValues:
+			idx, subst := b.valuesByIndex(t)
+			t = idx
+			for i, f := range filters {
+				filters[i] = replaceInExpr(f, subst)
+			}
+			for i := range proj.Proj {
+				proj.Proj[i].Expr = replaceInExpr(proj.Proj[i].Expr, subst)
+			}
+		default:
+			var ok bool
+			if t, ok = lateralIntoJoin(t, left, leftCols); !ok {
+				return nil, false
+			}
+			absorbed = true
+		}
 	}
 	for _, f := range filters {
 		if f.HasAgg() {
@@ -239,6 +269,12 @@ func (b *builder) lateralSPJ(join *plan.Node, leftCols plan.ColSet) (*plan.Node,
 		return out, true
 	}
 	j := &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: []*plan.Node{left, t}, Preds: filters}
+	if absorbed {
+		j = t
+		if len(filters) > 0 {
+			j = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{t}, Preds: filters}
+		}
+	}
 	out := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{j}}
 	for _, c := range cols {
 		out.Proj = append(out.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(c, b.typeOf(c))})

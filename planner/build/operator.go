@@ -37,7 +37,7 @@ func (b *builder) aExpr(a *pg.A_Expr, sc *scope, st *aggState) (*plan.Expr, erro
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
 		return nil, b.unsupported(a.Location, "op ANY/ALL (array)")
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
-		return nil, b.unsupported(a.Location, "SIMILAR TO")
+		return b.similar(a, opName, l, sc, st)
 	}
 	if r, err = b.expr(a.Rexpr, sc, st); err != nil {
 		return nil, err
@@ -142,6 +142,12 @@ func (b *builder) prefixOp(a *pg.A_Expr, opName string, r *plan.Expr) (*plan.Exp
 	case "+":
 		return r, nil
 	}
+	if e, ok, err := b.pgPrefixOp(opName, r, a.Location); ok {
+		if e != nil {
+			e.Pos = a.Location
+		}
+		return e, err
+	}
 	return nil, b.unsupported(a.Location, "prefix operator "+opName)
 }
 
@@ -180,6 +186,9 @@ func (b *builder) binaryOp(a *pg.A_Expr, opName string, l, r *plan.Expr) (*plan.
 	}
 	if e := b.extOp(opName, l, r, a.Location); e != nil {
 		return e, nil
+	}
+	if e, ok, err := b.pgBinaryOp(opName, l, r, a.Location); ok {
+		return e, err
 	}
 	return nil, b.unsupported(a.Location, "operator "+opName)
 }

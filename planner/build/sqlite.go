@@ -122,7 +122,8 @@ func stringNamesIdent(toks []token, i int) bool {
 	return false
 }
 
-// stringAsIdent turns the SQL string 'it”s' into the name "it's".
+// stringAsIdent turns a SQL string into the name it spells: doubled
+// single quotes are one, double quotes are doubled.
 func stringAsIdent(s string) string {
 	body := strings.ReplaceAll(s[1:len(s)-1], "''", "'")
 	return `"` + strings.ReplaceAll(body, `"`, `""`) + `"`

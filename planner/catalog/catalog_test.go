@@ -300,14 +300,17 @@ func TestExampleDDLLoads(t *testing.T) {
 // TypeSQL keeps the declared widths: the refuter reads them to generate
 // values that fit (a char(1) column holds one character in PostgreSQL).
 func TestTypeSQLKeepsWidths(t *testing.T) {
-	s, err := catalog.LoadDDL(`CREATE TABLE w (a char(1), b character varying(44), c numeric(15, 2), d integer, e text, f decimal(5))`, catalog.Postgres)
+	s, err := catalog.LoadDDL(`CREATE TABLE w (a char(1), b character varying(44), c numeric(15, 2), d integer, e text, f decimal(5),
+		g bigint[], h varchar(3)[], i text[][])`, catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []struct {
 		sql string
 		typ catalog.Type
-	}{{"bpchar(1)", catalog.Text}, {"varchar(44)", catalog.Text}, {"numeric(15,2)", catalog.Numeric}, {"int4", catalog.Int}, {"text", catalog.Text}, {"numeric(5)", catalog.Numeric}}
+	}{{"bpchar(1)", catalog.Text}, {"varchar(44)", catalog.Text}, {"numeric(15,2)", catalog.Numeric}, {"int4", catalog.Int}, {"text", catalog.Text}, {"numeric(5)", catalog.Numeric},
+		// An array is of no family: not its element's type.
+		{"int8[]", catalog.Unknown}, {"varchar(3)[]", catalog.Unknown}, {"text[]", catalog.Unknown}}
 	for i, c := range s.Table("w").Columns {
 		if c.TypeSQL != want[i].sql || c.Type != want[i].typ {
 			t.Errorf("column %s: TypeSQL %q type %v, want %q %v", c.Name, c.TypeSQL, c.Type, want[i].sql, want[i].typ)

@@ -215,6 +215,11 @@ func (b *ddlBuilder) newColumn(ts *tableState, cd *pg.ColumnDef) error {
 		// only INTEGER PRIMARY KEY is the rowid alias (sqlitePrimaryKey).
 		col.TypeSQL = "INTEGER"
 	}
+	if b.d == Postgres && ct.array {
+		// An array (int8[]) is none of the families: its values, its =
+		// and its < are not the element type's.
+		col.Type, col.TypeSQL = Unknown, ct.name+ct.mods+"[]"
+	}
 	t.Columns = append(t.Columns, col)
 	ts.types = append(ts.types, ct)
 	return b.columnConstraints(ts, col.Ordinal, cd.Constraints)

@@ -40,6 +40,13 @@ var constructQueries = []string{
 	"SELECT d.name, x.total FROM dogs d JOIN LATERAL (SELECT sum(t.cost) AS total FROM treatments t WHERE t.dog_id = d.dog_id HAVING count(*) > 1) x ON true",
 	"SELECT d.name, x.cost FROM dogs d LEFT JOIN LATERAL (SELECT t.cost FROM treatments t WHERE t.dog_id = d.dog_id ORDER BY t.cost DESC, t.treatment_id LIMIT 1) x ON true",
 	"SELECT d.name, x.cost FROM dogs d JOIN LATERAL (SELECT t.cost FROM treatments t WHERE t.dog_id = d.dog_id ORDER BY t.cost, t.treatment_id LIMIT 1) x ON x.cost > 5",
+	// LATERAL subqueries with outer references in a VALUES list's rows
+	// or in the conditions of an inner or left join chain.
+	"SELECT d.name, x.v FROM dogs d, LATERAL (VALUES (d.age), (d.age + 1), (NULL)) x(v)",
+	"SELECT d.name, x.v FROM dogs d JOIN LATERAL (SELECT v.v * 2 AS v FROM (VALUES (d.age), (d.dog_id)) v(v) WHERE v.v > 1) x ON x.v < 10",
+	"SELECT o.owner_id, x.name, x.cost FROM owners o, LATERAL (SELECT d.name, t.cost FROM dogs d LEFT JOIN treatments t ON t.dog_id = d.dog_id AND t.cost > o.owner_id) x",
+	"SELECT o.owner_id, x.name FROM owners o CROSS JOIN LATERAL (SELECT d.name, t.cost FROM dogs d LEFT JOIN treatments t ON d.owner_id = o.owner_id WHERE d.age > o.owner_id) x",
+	"SELECT o.owner_id, x.name, x.tid FROM owners o, LATERAL (SELECT d.name, t.treatment_id AS tid FROM dogs d JOIN treatments t ON t.dog_id = d.dog_id AND d.owner_id = o.owner_id LEFT JOIN professionals p ON p.professional_id = t.professional_id AND p.city = o.city) x",
 	// Aggregates.
 	"SELECT owner_id, bit_and(age), bit_or(age), bit_xor(age) FROM dogs GROUP BY owner_id",
 	"SELECT breed_code, bool_and(age > 3), bool_or(age > 3), every(weight > 10) FROM dogs GROUP BY breed_code",

@@ -260,6 +260,9 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 	case "between", "not between", "between symmetric", "not between symmetric":
 		return x.between(ex, e)
 	}
+	if v, ok, err := x.bitOp(ex, e); ok {
+		return v, err
+	}
 	return Null, cannot("operator %q", ex.Name)
 }
 

@@ -60,6 +60,20 @@ const (
 	OpMod        = "%"
 	OpConcat     = "||"
 	OpNeg        = "neg"
+
+	// PostgreSQL operators the planner types but most rules treat as
+	// opaque strict calls (build/pgops.go).
+	OpBitAnd      = "&"   // integer bitwise AND
+	OpBitOr       = "|"   // integer bitwise OR
+	OpBitXor      = "#"   // integer bitwise XOR
+	OpBitNot      = "~"   // prefix: integer bitwise NOT (one operand)
+	OpRegex       = "~"   // text ~ pattern (two operands): POSIX regular expression match; !~ is its NOT
+	OpIRegex      = "~*"  // text ~* pattern: case-insensitive match; !~* is its NOT
+	OpJSONField   = "->"  // jsonb -> text|int: a member or element
+	OpJSONText    = "->>" // jsonb ->> text|int: a member or element as text
+	OpContains    = "@>"  // jsonb @> jsonb, array @> array
+	OpContainedBy = "<@"  // jsonb <@ jsonb, array <@ array
+	OpSubscript   = "[]"  // array[index]: one element
 )
 
 // SubKind says how a subquery expression uses its plan.

@@ -63,8 +63,8 @@ func (f *Formatter) op(b *strings.Builder, e *Expr) {
 			f.expr(b, a)
 		}
 		b.WriteByte(')')
-	case e.Name == OpNot || e.Name == OpNeg:
-		b.WriteString(map[string]string{OpNot: "not ", OpNeg: "-"}[e.Name])
+	case e.Name == OpNot || e.Name == OpNeg || e.Name == OpBitNot && len(e.Args) == 1:
+		b.WriteString(map[string]string{OpNot: "not ", OpNeg: "-", OpBitNot: "~"}[e.Name])
 		f.expr(b, e.Args[0])
 	case len(e.Args) == 1:
 		b.WriteByte('(')

@@ -347,7 +347,9 @@ func (p *Props) addEquiv(a, b ColumnID) {
 // strictOps yield NULL whenever an argument is NULL.
 var strictOps = map[string]bool{OpEq: true, OpNe: true, OpLt: true, OpLe: true, OpGt: true, OpGe: true,
 	OpLike: true, OpILike: true, OpNotLike: true, OpNotILike: true, OpAdd: true, OpSub: true, OpMul: true,
-	OpDiv: true, OpMod: true, OpConcat: true, OpNeg: true}
+	OpDiv: true, OpMod: true, OpConcat: true, OpNeg: true,
+	OpSimilar: true, OpBitAnd: true, OpBitOr: true, OpBitXor: true, OpBitNot: true, OpIRegex: true,
+	OpJSONField: true, OpJSONText: true, OpContains: true, OpContainedBy: true, OpSubscript: true}
 
 // strictCols returns columns whose NULL makes e NULL.
 func strictCols(e *Expr) ColSet {
