@@ -187,6 +187,8 @@ func TestUnsupportedIsMarked(t *testing.T) {
 		"SELECT * FROM generate_series(1, 3)",
 		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM dogs",
 		"DELETE FROM dogs",
+		"SELECT name FROM dogs WHERE B'101' IS NOT NULL", // a bit string in PostgreSQL, not bytea
+		"SELECT X'1F'",
 	} {
 		_, err := Build(pg, sql)
 		if !errors.Is(err, ErrUnsupported) {

@@ -24,6 +24,11 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 	case *pg.Node_ColumnRef:
 		return b.columnRef(v.ColumnRef, sc)
 	case *pg.Node_AConst:
+		if _, bits := v.AConst.Val.(*pg.A_Const_Bsval); bits && b.schema.Dialect != catalog.SQLite {
+			// PostgreSQL's B'..' and X'..' are bit strings, a type the
+			// catalog does not model (SQLite's X'..' is a blob).
+			return nil, b.unsupported(v.AConst.Location, "bit-string literal")
+		}
 		return b.constant(v.AConst), nil
 	case *pg.Node_TypeCast:
 		return b.typeCast(v.TypeCast, sc, st)
