@@ -90,14 +90,16 @@ func (j *judgement) prepareCandidate() (done bool, err error) {
 func (j *judgement) unplanned(err error) {
 	v := &j.v
 	v.Label = Unknown
-	what := "does not plan"
+	component := ComponentCandidateUnplanned
 	switch {
 	case errors.Is(err, build.ErrSQLiteRejects):
-		what = "is invalid: SQLite rejects it"
+		component = ComponentCandidateRejected
+	case errors.Is(err, build.ErrUnknownName):
+		component = ComponentCandidateUnknownName
 	case errors.Is(err, build.ErrUnsupported):
-		what = "uses unsupported syntax"
+		component = ComponentCandidateUnsupported
 	}
-	v.Differences = []Difference{{Component: "candidate " + what, Candidate: err.Error()}}
+	v.Differences = []Difference{{Component: component, Candidate: err.Error()}}
 	v.Likely = score.LikelyDifferent
 	v.Timings.Total = time.Since(j.start)
 	if errors.Is(err, build.ErrUnsupported) {

@@ -154,6 +154,36 @@ func (v Verdict) Summary() string { return v.SummaryRedacted(nil) }
 // column counts rather than SQL.
 const ComponentOutputColumns = "output columns"
 
+// The Difference components of a candidate that does not plan (the
+// verdict is unknown, with the planner's error as the candidate side):
+// refused as the engine refuses it (SQLite's own refusals; a table or
+// column the schema does not have, or an ambiguous one), valid SQL the
+// planner does not take, and the rest (a function or form the planner
+// may lack, or the query's own error: not told apart).
+const (
+	ComponentCandidateRejected    = "candidate is invalid: SQLite rejects it"
+	ComponentCandidateUnknownName = "candidate is invalid: a name the schema does not resolve"
+	ComponentCandidateUnsupported = "candidate uses unsupported syntax"
+	ComponentCandidateUnplanned   = "candidate does not plan"
+)
+
+// Invalid reports whether the candidate would not run on the engine,
+// with the engine-style reason: the planner refused it as the engine
+// does (ComponentCandidateRejected, ComponentCandidateUnknownName).
+// Execution accuracy counts such a query wrong. A candidate that does not
+// plan for another reason is not called invalid: the planner may be
+// what lacks.
+func (v Verdict) Invalid() (reason string, ok bool) {
+	if v.Label != Unknown || len(v.Differences) == 0 {
+		return "", false
+	}
+	d := v.Differences[0]
+	if d.Component != ComponentCandidateRejected && d.Component != ComponentCandidateUnknownName {
+		return "", false
+	}
+	return d.Candidate, true
+}
+
 // Redacted returns d with redact applied to its SQL sides; column counts
 // are not SQL and stay.
 func (d Difference) Redacted(redact func(string) string) Difference {

@@ -90,6 +90,9 @@ type record struct {
 	// readers of these files look for it.
 	Counterexample json.RawMessage `json:"counterexample,omitempty"`
 	Error          string          `json:"error,omitempty"`
+	// Invalid is why the prediction would not run (label "invalid"): the
+	// engine refuses it, and execution accuracy counts it wrong.
+	Invalid string `json:"invalid,omitempty"`
 }
 
 // WriteJSONL writes one JSON object per result: index, db_id, hardness,
@@ -105,6 +108,9 @@ func WriteJSONL(w io.Writer, results []Result) error {
 		} else {
 			v := r.Verdict
 			rec.Label, rec.Score, rec.Verdict = string(v.Label), v.Score, &v
+			if why, ok := v.Invalid(); ok {
+				rec.Label, rec.Invalid = LabelInvalid, why
+			}
 			ce, err := counterexample(v)
 			if err != nil {
 				return fmt.Errorf("spidereval: result %d: %w", r.Index, err)
@@ -144,7 +150,8 @@ type Level struct {
 	ProvedEquivalent float64 `json:"proved_equivalent"` // equivalent or under assumptions
 	Equivalent       float64 `json:"equivalent"`        // plain equivalent only
 	Refuted          float64 `json:"refuted"`
-	Unknown          float64 `json:"unknown"`
+	Unknown          float64 `json:"unknown"` // the judge's own unknowns: not invalid ones
+	Invalid          float64 `json:"invalid"` // the prediction would not run (counted wrong)
 	MeanScore        float64 `json:"mean_score"`
 	Errors           int     `json:"errors"` // gold query did not plan
 }
@@ -161,8 +168,8 @@ var levelOrder = []string{Easy, Med, Hard, Extra, "simple", "moderate", "challen
 // Summarize tallies results per level and overall.
 func Summarize(results []Result) Summary {
 	type acc struct {
-		n, proved, eq, refuted, unknown, errs int
-		score                                 float64
+		n, proved, eq, refuted, unknown, invalid, errs int
+		score                                          float64
 	}
 	by := map[string]*acc{}
 	var order []string
@@ -189,6 +196,8 @@ func Summarize(results []Result) Summary {
 				}
 			case Refuted(v):
 				a.refuted++
+			case isInvalid(v):
+				a.invalid++
 			default:
 				a.unknown++
 			}
@@ -202,6 +211,7 @@ func Summarize(results []Result) Summary {
 		if a.n > 0 {
 			n := float64(a.n)
 			l.ProvedEquivalent, l.Equivalent, l.Refuted, l.Unknown, l.MeanScore = float64(a.proved)/n, float64(a.eq)/n, float64(a.refuted)/n, float64(a.unknown)/n, a.score/n
+			l.Invalid = float64(a.invalid) / n
 		}
 		return l
 	}
@@ -244,6 +254,7 @@ func (s Summary) Print(w io.Writer) {
 	row("  of which plain", func(l Level) string { return rate(l.Equivalent) })
 	row("refuted", func(l Level) string { return rate(l.Refuted) })
 	row("unknown", func(l Level) string { return rate(l.Unknown) })
+	row("invalid (wrong)", func(l Level) string { return rate(l.Invalid) })
 	row("mean score", func(l Level) string { return rate(l.MeanScore) })
 	if s.Levels[len(s.Levels)-1].Errors > 0 {
 		row("gold not planned", func(l Level) string { return strconv.Itoa(l.Errors) })
@@ -251,6 +262,16 @@ func (s Summary) Print(w io.Writer) {
 	if s.Elapsed > 0 {
 		fmt.Fprintf(w, "time: %s\n", s.Elapsed.Round(time.Millisecond))
 	}
+}
+
+// LabelInvalid is the label of a prediction that would not run: the
+// engine refuses it (equivalence.Verdict.Invalid). Its verdict is
+// unknown; the label keeps it apart from the judge's real unknowns.
+const LabelInvalid = "invalid"
+
+func isInvalid(v equivalence.Verdict) bool {
+	_, ok := v.Invalid()
+	return ok
 }
 
 // sqliteDialect is the dialect of Spider's and BIRD's queries.

@@ -191,9 +191,9 @@ func (b *builder) columnRef(cr *pg.ColumnRef, sc *scope) (*plan.Expr, error) {
 			}
 			if found != nil && found.id != c.id {
 				if qual != "" {
-					return nil, b.errf(cr.Location, "column reference %q is ambiguous", qual+"."+name)
+					return nil, b.nameErrf(cr.Location, "column reference %q is ambiguous", qual+"."+name)
 				}
-				return nil, b.errf(cr.Location, "column reference %q is ambiguous", name)
+				return nil, b.nameErrf(cr.Location, "column reference %q is ambiguous", name)
 			}
 			found = c
 		}
@@ -221,9 +221,9 @@ func (b *builder) columnRef(cr *pg.ColumnRef, sc *scope) (*plan.Expr, error) {
 		return e, nil
 	}
 	if qual != "" {
-		return nil, b.errf(cr.Location, "missing FROM-clause entry for table %q", qual)
+		return nil, b.nameErrf(cr.Location, "missing FROM-clause entry for table %q", qual)
 	}
-	return nil, b.errf(cr.Location, "column %q does not exist", name)
+	return nil, b.nameErrf(cr.Location, "column %q does not exist", name)
 }
 
 func hasQual(b *builder, s *scope, qual string) bool {

@@ -103,7 +103,7 @@ func (b *builder) rangeVar(rv *pg.RangeVar, sc *scope) (*plan.Node, []scopeCol, 
 	}
 	t := b.schema.Table(rv.Relname)
 	if t == nil {
-		return nil, nil, b.errf(rv.Location, "relation %q does not exist", rv.Relname)
+		return nil, nil, b.nameErrf(rv.Location, "relation %q does not exist", rv.Relname)
 	}
 	if t.IsView() {
 		if b.depth > maxExpansionDepth {

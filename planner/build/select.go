@@ -448,7 +448,7 @@ func (b *builder) expandStar(cr *pg.ColumnRef, sc *scope) ([]scopeCol, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, b.errf(cr.Location, "missing FROM-clause entry for table %q", qual)
+		return nil, b.nameErrf(cr.Location, "missing FROM-clause entry for table %q", qual)
 	}
 	return out, nil
 }
