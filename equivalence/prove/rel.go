@@ -492,23 +492,16 @@ func onInputs(n *plan.Node) ([]*plan.Node, []*plan.Expr) {
 	return in, preds
 }
 
-// aggKey is the key of an aggregate call, reading COUNT(c) of a column
-// that is never NULL as COUNT(*): both count the rows.
+// aggKey is the key of an aggregate call, reading COUNT(x) or
+// REGR_COUNT(y, x) of arguments that are never NULL as COUNT(*): they
+// count the rows (aggdesc.go).
 func (p *prover) aggKey(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) (string, bool) {
-	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
-		star := *e
-		star.Args, star.Star = nil, true
-		return exprKey(&star, col)
-	}
-	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.ColRef {
-		if c, ok := col(e.Args[0].Col); ok && !p.nullable(c) {
-			star := *e
-			star.Args, star.Star = nil, true
-			if p.seen != nil {
-				p.rule(ruleCountNotNull)
-			}
-			return exprKey(&star, col)
+	if star, r := p.countStar(e, col); star != nil {
+		constant := e.Name == "count" && e.Args[0].Kind == plan.Const
+		if p.seen != nil && !constant {
+			p.rule(r)
 		}
+		return exprKey(star, col)
 	}
 	return exprKey(e, col)
 }

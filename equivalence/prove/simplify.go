@@ -303,12 +303,8 @@ func dupInsensitive(aggs []plan.ProjItem) bool {
 		if e.Kind != plan.Agg {
 			return false
 		}
-		switch e.Name {
-		case "min", "max", "bool_and", "bool_or", "every", "bit_and", "bit_or":
-		default:
-			if !e.Distinct {
-				return false
-			}
+		if d, _ := describeAgg(e); !d.dupInsensitive && !e.Distinct {
+			return false
 		}
 	}
 	return true
