@@ -65,8 +65,13 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
-		if j := anySemi(n); j != nil {
+		if j := p.anySemi(n); j != nil {
 			p.rule(ruleAnySemiJoin)
+			n = j
+			continue
+		}
+		if j := p.notAnyAnti(n); j != nil {
+			p.rule(ruleNotAnyAntiJoin)
 			n = j
 			continue
 		}
