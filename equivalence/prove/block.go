@@ -179,8 +179,17 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 			delete(pinned, c)
 		}
 	}
+	var subst []*plan.Expr
 	for _, c := range cs {
-		c = foldInts(substitute(c, pinned), s.intsFn())
+		subst = append(subst, substitute(c, pinned))
+	}
+	rep := equalColumns(subst, col, s.intsFn(), s.nondet)
+	for _, c := range subst {
+		c, changed := substituteEqual(c, rep)
+		if changed {
+			s.equalCols = true
+		}
+		c = foldInts(c, s.intsFn())
 		{
 			if c.IsTrue() {
 				continue
@@ -214,6 +223,9 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 	}
 	if c.s.factored {
 		p.rule(ruleCommonConjuncts)
+	}
+	if c.s.equalCols {
+		p.rule(ruleEqualColumns)
 	}
 	if c.s.anyValues {
 		p.rule(ruleAnyValuesDisjunction)

@@ -165,6 +165,9 @@ var (
 	ruleCommonConjuncts = register(Rule{Name: "common-conjuncts", Family: famPredicate,
 		Fragment:   "(c ∧ x) ∨ (c ∧ y) ⇒ c ∧ (x ∨ y)",
 		Conditions: "none: three-valued logic keeps it"})
+	ruleEqualColumns = register(Rule{Name: "equal-columns", Family: famPredicate,
+		Fragment:   "c1 = c2 AND p(c1) ⇒ c1 = c2 AND p(c2)",
+		Conditions: "a conjunct of the same list equates the two columns; integers (holding only integers), dates or booleans: equal values are one value"})
 	rulePredEnumeration = register(Rule{Name: "pred-enumeration", Family: famPredicate,
 		Fragment:   "conjuncts(A) ⇔ conjuncts(B) by enumerating the domains of their columns",
 		Conditions: "each conjunct of one side holds on every combination of values the other side's conjuncts allow (small finite domains)"})
