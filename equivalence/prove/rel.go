@@ -190,9 +190,16 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			}
 		}
 	}
-	ga := plan.MakeColSet(a.GroupBy...)
+	var ga plan.ColSet
+	for _, g := range a.GroupBy {
+		c, _ := p.colA(g)
+		ga.Add(c)
+	}
 	for _, g := range b.GroupBy {
 		m, ok := p.m[g]
+		if ok {
+			m, _ = p.colA(m)
+		}
 		if !ok || !ga.Has(m) {
 			p.note("grouping column #%d of b has no match (b input %v, mapping %v)", g, b.Inputs[0].Op, p.m)
 			return false, nil
