@@ -275,10 +275,19 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		return false, nil
 	}
 	var facts []*term
+	// Every kept row satisfies the block's conjuncts: columns they
+	// equate read as one (equal-columns).
+	repA := equalColumns(ba.preds, p.colA, p.intsFn(true), s.nondet)
+	repB := equalColumns(bb.preds, p.colB, p.intsFn(false), s.nondet)
 	same := func(i, j int) (bool, error) {
 		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
-		ea := foldInts(ba.inline(plan.NewCol(ao[i], ta)), p.intsFn(true))
-		eb := foldInts(bb.inline(plan.NewCol(bo[j], tb)), p.intsFn(false))
+		ea, chA := substituteEqual(ba.inline(plan.NewCol(ao[i], ta)), repA)
+		eb, chB := substituteEqual(bb.inline(plan.NewCol(bo[j], tb)), repB)
+		if chA || chB {
+			p.rule(ruleEqualColumns)
+		}
+		ea = foldInts(ea, p.intsFn(true))
+		eb = foldInts(eb, p.intsFn(false))
 		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
 		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
 		if intA {

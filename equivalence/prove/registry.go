@@ -230,6 +230,9 @@ var (
 	ruleAnyValuesDisjunction = register(Rule{Name: "any-values-disjunction", Family: famSubquery,
 		Fragment:   "x op ANY (VALUES (v1)..(vk)) ⇒ x op v1 OR ... OR x op vk (ALL: AND)",
 		Conditions: "k ≥ 1 non-NULL constants of x's type; PostgreSQL: three-valued ANY is OR's truth table, ALL is AND's"})
+	ruleExistsOuterConjunct = register(Rule{Name: "exists-outer-conjunct", Family: famSubquery,
+		Fragment:   "R ⋉[c ∧ d] S ⇒ σ[c](R) ⋉[d] S",
+		Conditions: "c reads R's columns only, with comparisons, boolean operators, NULL tests and + - * (no overflow assumed): no volatile call, subquery or other possible error; semi-joins only"})
 	ruleNotAnyAntiJoin = register(Rule{Name: "not-any-anti-join", Family: famSubquery,
 		Fragment:   "R WHERE NOT (x op ANY (SELECT y FROM S)) ⇒ R ▷[(x op y) IS NOT FALSE] S; x op ALL (S) is NOT (x op' ANY (S))",
 		Conditions: "a conjunct of a filter; S uncorrelated with one column: the row is kept exactly when x op y is FALSE for every row of S (a NULL x or a NULL in S keeps none)"})

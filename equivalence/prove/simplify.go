@@ -70,6 +70,11 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := existsOuter(n); j != nil {
+			p.rule(ruleExistsOuterConjunct)
+			n = j
+			continue
+		}
 		if j := p.notAnyAnti(n); j != nil {
 			p.rule(ruleNotAnyAntiJoin)
 			n = j
