@@ -155,7 +155,14 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 	var keys []string
 	var cs []*plan.Expr
 	for _, e := range es {
-		for _, c := range plan.Conjuncts(foldInts(e.Copy(), s.intsFn())) {
+		e = e.Copy()
+		if !s.sqliteLike && s.intsFn() == nil {
+			var ok bool
+			if e, ok = anyValues(e); ok {
+				s.anyValues = true
+			}
+		}
+		for _, c := range plan.Conjuncts(foldInts(e, s.intsFn())) {
 			if f, ok := factorOr(c); ok {
 				s.factored = true
 				cs = append(cs, plan.Conjuncts(f)...)
@@ -172,8 +179,17 @@ func terms(s *space, es []*plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bo
 			delete(pinned, c)
 		}
 	}
+	var subst []*plan.Expr
 	for _, c := range cs {
-		c = foldInts(substitute(c, pinned), s.intsFn())
+		subst = append(subst, substitute(c, pinned))
+	}
+	rep := equalColumns(subst, col, s.intsFn(), s.nondet)
+	for _, c := range subst {
+		c, changed := substituteEqual(c, rep)
+		if changed {
+			s.equalCols = true
+		}
+		c = foldInts(c, s.intsFn())
 		{
 			if c.IsTrue() {
 				continue
@@ -207,6 +223,12 @@ func (p *prover) sameConjuncts(c *checker, ta []*term, ka []string, tb []*term, 
 	}
 	if c.s.factored {
 		p.rule(ruleCommonConjuncts)
+	}
+	if c.s.equalCols {
+		p.rule(ruleEqualColumns)
+	}
+	if c.s.anyValues {
+		p.rule(ruleAnyValuesDisjunction)
 	}
 	hb := append(append([]*term(nil), hypB...), tb...)
 	for i, t := range ta {

@@ -61,8 +61,8 @@ func (p *prover) blocksWith(a, b *plan.Node, pos, rewrite bool) (ok, changed boo
 	p.dedupToSemi(bb, b, p.b.Meta)
 	p.oneRowLeaves(ba, p.a.Meta)
 	p.oneRowLeaves(bb, p.b.Meta)
-	p.selfKeyJoins(ba, p.a.Meta)
-	p.selfKeyJoins(bb, p.b.Meta)
+	p.selfKeyJoins(ba, p.a.Meta, true)
+	p.selfKeyJoins(bb, p.b.Meta, false)
 	p.leaflessSemis(ba)
 	p.leaflessSemis(bb)
 	p.elimFKJoins(ba, p.a.Meta, p.nullA, blockProtected(ba, a))
@@ -275,10 +275,19 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		return false, nil
 	}
 	var facts []*term
+	// Every kept row satisfies the block's conjuncts: columns they
+	// equate read as one (equal-columns).
+	repA := equalColumns(ba.preds, p.colA, p.intsFn(true), s.nondet)
+	repB := equalColumns(bb.preds, p.colB, p.intsFn(false), s.nondet)
 	same := func(i, j int) (bool, error) {
 		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
-		ea := foldInts(ba.inline(plan.NewCol(ao[i], ta)), p.intsFn(true))
-		eb := foldInts(bb.inline(plan.NewCol(bo[j], tb)), p.intsFn(false))
+		ea, chA := substituteEqual(ba.inline(plan.NewCol(ao[i], ta)), repA)
+		eb, chB := substituteEqual(bb.inline(plan.NewCol(bo[j], tb)), repB)
+		if chA || chB {
+			p.rule(ruleEqualColumns)
+		}
+		ea = foldInts(ea, p.intsFn(true))
+		eb = foldInts(eb, p.intsFn(false))
 		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
 		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
 		if intA {

@@ -64,6 +64,12 @@ type space struct {
 	sqliteLike bool
 	// factored: terms factored a disjunction (factor.go), for the trace.
 	factored bool
+	// anyValues: terms read x op ANY/ALL (VALUES ...) as a disjunction
+	// or conjunction (anyvalues.go), for the trace.
+	anyValues bool
+	// equalCols: terms read columns a conjunct equates as one
+	// (colsubst.go), for the trace.
+	equalCols bool
 	// declared gives a reference column's declared type; nil: unknown.
 	declared func(plan.ColumnID) string
 	// ints says which of the reference's integer-typed columns hold

@@ -165,6 +165,9 @@ var (
 	ruleCommonConjuncts = register(Rule{Name: "common-conjuncts", Family: famPredicate,
 		Fragment:   "(c ∧ x) ∨ (c ∧ y) ⇒ c ∧ (x ∨ y)",
 		Conditions: "none: three-valued logic keeps it"})
+	ruleEqualColumns = register(Rule{Name: "equal-columns", Family: famPredicate,
+		Fragment:   "c1 = c2 AND p(c1) ⇒ c1 = c2 AND p(c2)",
+		Conditions: "a conjunct of the same list equates the two columns; integers (holding only integers), dates or booleans: equal values are one value"})
 	rulePredEnumeration = register(Rule{Name: "pred-enumeration", Family: famPredicate,
 		Fragment:   "conjuncts(A) ⇔ conjuncts(B) by enumerating the domains of their columns",
 		Conditions: "each conjunct of one side holds on every combination of values the other side's conjuncts allow (small finite domains)"})
@@ -184,6 +187,9 @@ var (
 	ruleCountNotNull = register(Rule{Name: "count-not-null", Family: famAggregate,
 		Fragment:   "COUNT(x) ⇒ COUNT(*)",
 		Conditions: "x is a NOT NULL column not made NULL by an outer join"})
+	ruleCountExprNotNull = register(Rule{Name: "count-expr-not-null", Family: famAggregate,
+		Fragment:   "COUNT(e) ⇒ COUNT(*); REGR_COUNT(e1, e2) ⇒ COUNT(*)",
+		Conditions: "each argument is never NULL: a non-NULL constant or strict arithmetic over NOT NULL columns not made NULL by an outer join; assumes no intermediate overflow"})
 	ruleGroupKeyDetermined = register(Rule{Name: "group-key-determined", Family: famAggregate,
 		Fragment:   "γ[K, g](R) ⇒ γ[K](R) with ANY_VALUE(g) AS g",
 		Conditions: "K stays non-empty and fixes g: a filter pins g to a non-NULL constant, or the projection below computes g from columns of K whose equal values are one value"})
@@ -221,6 +227,15 @@ var (
 	ruleAnySemiJoin = register(Rule{Name: "any-semi-join", Family: famSubquery,
 		Fragment:   "R WHERE x op ANY (SELECT y FROM S) ⇒ R ⋉[x op y] S",
 		Conditions: "the ANY is a conjunct of a filter: FALSE and NULL both drop the row"})
+	ruleAnyValuesDisjunction = register(Rule{Name: "any-values-disjunction", Family: famSubquery,
+		Fragment:   "x op ANY (VALUES (v1)..(vk)) ⇒ x op v1 OR ... OR x op vk (ALL: AND)",
+		Conditions: "k ≥ 1 non-NULL constants of x's type; PostgreSQL: three-valued ANY is OR's truth table, ALL is AND's"})
+	ruleExistsOuterConjunct = register(Rule{Name: "exists-outer-conjunct", Family: famSubquery,
+		Fragment:   "R ⋉[c ∧ d] S ⇒ σ[c](R) ⋉[d] S",
+		Conditions: "c reads R's columns only, with comparisons, boolean operators, NULL tests and + - * (no overflow assumed): no volatile call, subquery or other possible error; semi-joins only"})
+	ruleNotAnyAntiJoin = register(Rule{Name: "not-any-anti-join", Family: famSubquery,
+		Fragment:   "R WHERE NOT (x op ANY (SELECT y FROM S)) ⇒ R ▷[(x op y) IS NOT FALSE] S; x op ALL (S) is NOT (x op' ANY (S))",
+		Conditions: "a conjunct of a filter; S uncorrelated with one column: the row is kept exactly when x op y is FALSE for every row of S (a NULL x or a NULL in S keeps none)"})
 )
 
 // Set operations.

@@ -190,9 +190,16 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			}
 		}
 	}
-	ga := plan.MakeColSet(a.GroupBy...)
+	var ga plan.ColSet
+	for _, g := range a.GroupBy {
+		c, _ := p.colA(g)
+		ga.Add(c)
+	}
 	for _, g := range b.GroupBy {
 		m, ok := p.m[g]
+		if ok {
+			m, _ = p.colA(m)
+		}
 		if !ok || !ga.Has(m) {
 			p.note("grouping column #%d of b has no match (b input %v, mapping %v)", g, b.Inputs[0].Op, p.m)
 			return false, nil
@@ -492,23 +499,16 @@ func onInputs(n *plan.Node) ([]*plan.Node, []*plan.Expr) {
 	return in, preds
 }
 
-// aggKey is the key of an aggregate call, reading COUNT(c) of a column
-// that is never NULL as COUNT(*): both count the rows.
+// aggKey is the key of an aggregate call, reading COUNT(x) or
+// REGR_COUNT(y, x) of arguments that are never NULL as COUNT(*): they
+// count the rows (aggdesc.go).
 func (p *prover) aggKey(e *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) (string, bool) {
-	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
-		star := *e
-		star.Args, star.Star = nil, true
-		return exprKey(&star, col)
-	}
-	if e.Kind == plan.Agg && e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.ColRef {
-		if c, ok := col(e.Args[0].Col); ok && !p.nullable(c) {
-			star := *e
-			star.Args, star.Star = nil, true
-			if p.seen != nil {
-				p.rule(ruleCountNotNull)
-			}
-			return exprKey(&star, col)
+	if star, r := p.countStar(e, col); star != nil {
+		constant := e.Name == "count" && e.Args[0].Kind == plan.Const
+		if p.seen != nil && !constant {
+			p.rule(r)
 		}
+		return exprKey(star, col)
 	}
 	return exprKey(e, col)
 }

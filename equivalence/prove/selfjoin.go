@@ -15,20 +15,21 @@ import (
 // citext) does not name one row and is not used.
 
 // selfKeyJoins applies the fragment to blk and its semi-joined
-// sub-blocks.
-func (p *prover) selfKeyJoins(blk *block, m *plan.Metadata) {
+// sub-blocks. alias (blk is the reference's block being compared): the
+// dropped columns read as their partners' above the block too.
+func (p *prover) selfKeyJoins(blk *block, m *plan.Metadata, alias bool) {
 	if blk.bad {
 		return
 	}
 	for changed := true; changed; {
-		changed = p.selfKeyJoinOnce(blk, m)
+		changed = p.selfKeyJoinOnce(blk, m, alias)
 	}
 	for _, s := range blk.semis {
-		p.selfKeyJoins(s.blk, m)
+		p.selfKeyJoins(s.blk, m, alias)
 	}
 }
 
-func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
+func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata, alias bool) bool {
 	uf := unionFind[plan.ColumnID]{}
 	for _, e := range blk.preds {
 		// IS NOT DISTINCT FROM equates too: the partner's key columns are
@@ -66,6 +67,13 @@ func (p *prover) selfKeyJoinOnce(blk *block, m *plan.Metadata) bool {
 			renameCols(blk, sub)
 			for c, to := range sub {
 				blk.defs[c] = plan.NewCol(to, m.Col(to).Type)
+			}
+			if alias {
+				// Above the block the reference's dropped columns read
+				// as the partner's too (a candidate's read so through
+				// the block's definitions): a plan fact, kept whatever
+				// the search does next.
+				p.aliasSelfJoin(sub)
 			}
 			p.ruleOn(ruleSelfJoinOnKey, "%s", l.Table.Name)
 			return true
@@ -113,5 +121,18 @@ func renameCols(blk *block, sub map[plan.ColumnID]plan.ColumnID) {
 	}
 	for _, s := range blk.semis {
 		renameCols(s.blk, sub)
+	}
+}
+
+// aliasSelfJoin records that each reference column of sub, a scan
+// dropped by a self-join on a key, is its partner's column.
+func (p *prover) aliasSelfJoin(sub map[plan.ColumnID]plan.ColumnID) {
+	for c, to := range sub {
+		if t, ok := p.aliasA[to]; ok {
+			to = t
+		}
+		if _, ok := p.aliasA[c]; !ok {
+			p.aliasA[c] = to
+		}
 	}
 }

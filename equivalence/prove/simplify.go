@@ -65,8 +65,18 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
-		if j := anySemi(n); j != nil {
+		if j := p.anySemi(n); j != nil {
 			p.rule(ruleAnySemiJoin)
+			n = j
+			continue
+		}
+		if j := existsOuter(n); j != nil {
+			p.rule(ruleExistsOuterConjunct)
+			n = j
+			continue
+		}
+		if j := p.notAnyAnti(n); j != nil {
+			p.rule(ruleNotAnyAntiJoin)
 			n = j
 			continue
 		}
@@ -303,12 +313,8 @@ func dupInsensitive(aggs []plan.ProjItem) bool {
 		if e.Kind != plan.Agg {
 			return false
 		}
-		switch e.Name {
-		case "min", "max", "bool_and", "bool_or", "every", "bit_and", "bit_or":
-		default:
-			if !e.Distinct {
-				return false
-			}
+		if d, _ := describeAgg(e); !d.dupInsensitive && !e.Distinct {
+			return false
 		}
 	}
 	return true

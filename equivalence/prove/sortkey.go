@@ -146,7 +146,7 @@ func (p *prover) leafFacts(blk *block, m *plan.Metadata) []*plan.Expr {
 			projected.Add(c)
 		}
 		k := p.mark()
-		p.selfKeyJoins(inner, m)
+		p.selfKeyJoins(inner, m, false)
 		p.undo(k) // the facts' proof names its rule where it is used
 		outs := l.OutColSet()
 		usable := func(cs plan.ColSet) bool {

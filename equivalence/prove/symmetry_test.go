@@ -21,12 +21,6 @@ var knownOneWay = map[string]string{
 	// soundness (each proof survives the refuter). (crdb-norm-1054 and
 	// 1071, an unused aggregate on one side, are symmetric since agg-same
 	// leaves an unpaired call of either side unmapped.)
-	"crdb-xform-5":   "self-join on a key with an aggregate above, one side only",
-	"crdb-xform-7":   "self-join on a key with an aggregate above, one side only",
-	"crdb-xform-8":   "self-join on a key with an aggregate above, one side only",
-	"crdb-xform-444": "self-join on a key with an aggregate above, one side only",
-	"crdb-xform-855": "self-join on a key, one side only",
-	"crdb-xform-912": "self-join on a key, one side only",
 }
 
 // TestProofsSymmetric proves every pair of the prover suites, the Spider

@@ -91,6 +91,9 @@ func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (V
 	if a.Name == "string_agg" || a.Name == "group_concat" {
 		return x.stringAgg(a, in, rows, outer)
 	}
+	if a.Name == "regr_count" {
+		return x.regrCount(a, in, rows, outer)
+	}
 	var vals []Value
 	count := 0
 	seen := map[string]bool{}
@@ -328,4 +331,38 @@ func (x *executor) stringAgg(a *plan.Expr, in *rel, rows [][]Value, outer *env) 
 		b.WriteString(p.delim + p.val)
 	}
 	return Text(b.String()), nil
+}
+
+// regrCount counts the rows where neither argument is NULL
+// (PostgreSQL's regr_count(y, x)).
+func (x *executor) regrCount(a *plan.Expr, in *rel, rows [][]Value, outer *env) (Value, error) {
+	if a.Star || a.Distinct || len(a.Args) != 2 {
+		return Null, cannot("regr_count of %d arguments", len(a.Args))
+	}
+	count := 0
+	e := &env{r: in, outer: outer}
+rows:
+	for _, row := range rows {
+		e.row = row
+		if a.Filter != nil {
+			ok, err := x.where([]*plan.Expr{a.Filter}, e)
+			if err != nil {
+				return Null, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		for _, arg := range a.Args {
+			v, err := x.eval(arg, e)
+			if err != nil {
+				return Null, err
+			}
+			if v.IsNull() {
+				continue rows
+			}
+		}
+		count++
+	}
+	return Int(int64(count)), nil
 }
