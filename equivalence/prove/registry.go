@@ -247,6 +247,18 @@ var (
 	ruleEmptyContradiction = register(Rule{Name: "empty-contradiction", Family: famEmpty,
 		Fragment:   "R WHERE c ⇒ ∅",
 		Conditions: "c is never TRUE (contradictory conjuncts)"})
+	ruleEmptyOffsetPastRows = register(Rule{Name: "empty-offset-past-rows", Family: famEmpty,
+		Fragment:   "R OFFSET o ⇒ ∅",
+		Conditions: "R has at most o rows (a VALUES list, a constant LIMIT below, an aggregate without GROUP BY)"})
+	ruleOuterJoinEmptySide = register(Rule{Name: "outer-join-empty-side", Family: famEmpty,
+		Fragment:   "R ⟕ ∅ ⇒ π[R, NULL...](R) (also R ⟗ ∅, ∅ ⟗ R, and R ⟕[c] S with c never TRUE)",
+		Conditions: "the null-extended side is proved to return no row (or the LEFT JOIN's condition is contradictory), whatever the condition"})
+	ruleOuterJoinAlwaysPartner = register(Rule{Name: "outer-join-always-partner", Family: famEmpty,
+		Fragment:   "R ⟕ S ⇒ R × S; R ⟗ S ⇒ R × S",
+		Conditions: "no join condition, and the side(s) whose rows could go unmatched always return a row (VALUES with rows, an aggregate without GROUP BY, a UNION with such a branch)"})
+	ruleAntiJoinEmpty = register(Rule{Name: "anti-join-empty", Family: famEmpty,
+		Fragment:   "R ▷ ∅ ⇒ R; R ▷ S ⇒ ∅",
+		Conditions: "the sub-block is proved empty; or it always returns a row (VALUES with rows, an aggregate without GROUP BY) and the anti-join has no condition"})
 )
 
 // Local simplifications of one plan node.
@@ -281,6 +293,9 @@ var (
 	ruleConstGroupKey = register(Rule{Name: "const-group-key", Family: famSimplify,
 		Fragment:   "γ[k, K](R) ⇒ π(γ[K](R)) with k the constant",
 		Conditions: "k is a constant: it does not split groups"})
+	rulePinnedGroupKey = register(Rule{Name: "pinned-group-key", Family: famSimplify,
+		Fragment:   "γ[k, K](R WHERE k = c) ⇒ π[c AS k, K, aggs](γ[K](R WHERE k = c))",
+		Conditions: "k = c is identity on values (an integer, a text under a deterministic collation, ...): the filter makes k the constant c, which splits no group; another key remains"})
 	ruleGroupOnKey = register(Rule{Name: "group-on-key", Family: famSimplify,
 		Fragment:   "γ[K ⊇ key(R)](R) ⇒ π(R)",
 		Conditions: "K holds a key of R: every group is one row, whose aggregates are read off the row"})

@@ -48,6 +48,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.outerJoinEmptySide(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.leftJoinUnread(n, m); j != nil {
 			n = j
 			continue
@@ -189,8 +193,11 @@ func simplifyAggregate(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 		return &c, ruleAggOverDistinct
 	}
 	if len(n.GroupBy) > 1 {
-		if p := constGroupKey(n, m); p != nil {
+		if p := constGroupKey(n, m, constCols(in)); p != nil {
 			return p, ruleConstGroupKey
+		}
+		if p := constGroupKey(n, m, pinnedCols(in, m)); p != nil {
+			return p, rulePinnedGroupKey
 		}
 	}
 	if len(n.GroupBy) > 0 && plan.Derive(in, m).HasKeyWithin(plan.MakeColSet(n.GroupBy...)) {
@@ -231,8 +238,7 @@ func countOverNothing(n *plan.Node) *plan.Node {
 // constGroupKey regroups aggregate n without its grouping columns that
 // are constant in its input, projecting the constants back, or returns
 // nil.
-func constGroupKey(n *plan.Node, m *plan.Metadata) *plan.Node {
-	consts := constCols(n.Inputs[0])
+func constGroupKey(n *plan.Node, m *plan.Metadata, consts map[plan.ColumnID]*plan.Expr) *plan.Node {
 	var keep []plan.ColumnID
 	var dropped []plan.ProjItem
 	for _, g := range n.GroupBy {
@@ -318,6 +324,29 @@ func constCols(n *plan.Node) map[plan.ColumnID]*plan.Expr {
 		for _, it := range n.Proj {
 			if it.Expr.Kind == plan.Const && !it.Expr.Null {
 				out[it.ID] = it.Expr
+			}
+		}
+	}
+	return out
+}
+
+// pinnedCols returns the columns a filter n pins to a non-NULL constant
+// with a conjunct col = c that is identity on their values (an integer,
+// a text under a deterministic collation, ...): every row n keeps holds
+// c there, so the column is that constant, typed as the column.
+func pinnedCols(n *plan.Node, m *plan.Metadata) map[plan.ColumnID]*plan.Expr {
+	out := map[plan.ColumnID]*plan.Expr{}
+	if n.Op != plan.OpFilter {
+		return out
+	}
+	for _, e := range n.Preds {
+		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 {
+			continue
+		}
+		for k := 0; k < 2; k++ {
+			x, c := e.Args[k], e.Args[1-k]
+			if x.Kind == plan.ColRef && c.Kind == plan.Const && !c.Null && c.Typ == m.Col(x.Col).Type && m.IdentityEq(x, c) {
+				out[x.Col] = c
 			}
 		}
 	}

@@ -310,6 +310,8 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RulePushNot
 			case func() bool { x, ok = foldConstants(x); return ok }():
 				rule = RuleFoldConstants
+			case z.postgres() && func() bool { x, ok = arithIdentity(x, z.floatExact); return ok }():
+				rule = RuleArithIdentity
 			case func() bool { x, ok = coerceLiteral(x, z.noAffinity()); return ok }():
 				rule = RuleCoerceLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():
@@ -439,6 +441,10 @@ func init() {
 		{RuleRightToLeft, rightToLeft, true},
 		{RuleSubqueryToSemi, subqueryToSemiJoin, false},
 		{RuleOuterToInner, outerToInner, true},
+		{RuleFullJoinNullRejected, fullJoinNullRejected, true},
+		{RuleInnerOverOuter, innerOverOuterJoin, true},
+		{RuleInlineValuesRow, inlineValuesRow, false},
+		{RulePruneValuesColumn, pruneValuesColumns, false},
 		{RuleLeftJoinIsNull, leftJoinIsNullToAnti, true},
 		{RuleFilterPastOuter, pushFilterPastOuterJoin, true},
 		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin, true},

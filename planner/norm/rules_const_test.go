@@ -1,0 +1,85 @@
+package norm_test
+
+import (
+	"testing"
+
+	"github.com/pgequiv/pgequiv/planner/norm"
+)
+
+func TestRuleArithIdentity(t *testing.T) {
+	runRuleCases(t, norm.RuleArithIdentity, []ruleCase{
+		{name: "int-times-one", sql: "SELECT age * 1 FROM dogs", fire: true, has: []string{"project t1.age\n"}},
+		{name: "one-times-int", sql: "SELECT 1 * (age + age) FROM dogs", fire: true, has: []string{"project (t1.age + t1.age)\n"}},
+		{name: "int-plus-zero", sql: "SELECT 0 + age, age - 0, age / 1 FROM dogs", fire: true, has: []string{"project t1.age, t1.age, t1.age\n"}},
+		{name: "numeric-times-one", sql: "SELECT d * 1, d + 0, d - 0 FROM readings", fire: true, has: []string{"project t1.d, t1.d, t1.d\n"}},
+		{name: "float-times-one", sql: "SELECT f * 1.0, 1.0 * (f + f), f / 1.0, f - 0.0 FROM readings", fire: true,
+			has: []string{"project t1.f, (t1.f + t1.f), t1.f, t1.f\n"}},
+		// -0 + 0 is 0 in floating point.
+		{name: "float-plus-zero-stays", sql: "SELECT f + 0.0, 0 + f FROM readings", fire: false},
+		// real * 1.0 is a double precision value, printed with more digits.
+		{name: "real-stays", sql: "SELECT r * 1.0 FROM readings", fire: false},
+		// numeric / 1 computes a quotient of at least 16 significant digits,
+		// and * 1.0 widens the scale.
+		{name: "numeric-scale-stays", sql: "SELECT d / 1, d * 1.0, d + 0.0 FROM readings", fire: false},
+		// An integer times 1.0 is numeric.
+		{name: "int-times-numeric-one-stays", sql: "SELECT age * 1.0 FROM dogs", fire: false},
+		{name: "double-negation-stays", sql: "SELECT -(-age) FROM dogs", fire: false},
+		{name: "times-two-stays", sql: "SELECT age * 2, age + 1 FROM dogs", fire: false},
+	})
+}
+
+func TestRuleInlineValuesRow(t *testing.T) {
+	runRuleCases(t, norm.RuleInlineValuesRow, []ruleCase{
+		{name: "derived-one-row", sql: "SELECT v.c + 1 FROM (VALUES (1)) AS v(c)", fire: true, has: []string{"project 2\n  values ()"}},
+		{name: "joined", sql: "SELECT v.c, d.name FROM (VALUES (1)) AS v(c) LEFT JOIN dogs d ON d.dog_id = 1", fire: true,
+			has: []string{"project 1, t1.name"}},
+		// Under the null-extended side a padded row reads NULL: the
+		// projection of the constant stays below the join.
+		{name: "null-extended-side", sql: "SELECT d.name, v.c FROM dogs d LEFT JOIN (VALUES (1)) AS v(c) ON d.age = v.c", fire: true,
+			has: []string{"project 1\n"}},
+		{name: "two-rows-stay", sql: "SELECT v.c FROM (VALUES (1), (2)) AS v(c)", fire: false, has: []string{"values (1), (2)"}},
+		{name: "column-reference-stays", sql: "SELECT d.name FROM dogs d, LATERAL (VALUES (d.age)) AS v(c) WHERE v.c > 1", fire: false},
+	})
+}
+
+func TestRulePruneValuesColumns(t *testing.T) {
+	runRuleCases(t, norm.RulePruneValuesColumn, []ruleCase{
+		{name: "unread-column", sql: "SELECT v.a FROM (VALUES (1, 2), (3, 4)) AS v(a, b)", fire: true, has: []string{"values (1), (3)"}},
+		{name: "all-read", sql: "SELECT v.a, v.b FROM (VALUES (1, 2), (3, 4)) AS v(a, b)", fire: false, has: []string{"values (1, 2), (3, 4)"}},
+		{name: "read-in-filter", sql: "SELECT v.a FROM (VALUES (1, 2), (3, 4)) AS v(a, b) WHERE v.b > 2", fire: false},
+		// A division may fail: the entry stays, so its error does.
+		{name: "failing-entry-stays", sql: "SELECT v.a FROM (VALUES (1, 1 / 0), (3, 4)) AS v(a, b)", fire: false},
+		{name: "distinct-input", sql: "SELECT DISTINCT v.a FROM (VALUES (1, 2), (1, 4)) AS v(a, b)", fire: true, has: []string{"values (1), (1)"}},
+	})
+}
+
+func TestRuleOuterJoinNullRejected(t *testing.T) {
+	runRuleCases(t, norm.RuleFullJoinNullRejected, []ruleCase{
+		{name: "full-right-rejected", sql: "SELECT o.first_name, d.name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE d.age > 3", fire: true,
+			hasNot: []string{"join full"}, has: []string{"join left"}},
+		{name: "full-left-rejected", sql: "SELECT o.first_name, d.name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE o.city = 'Oslo'", fire: true,
+			has: []string{"join left", "scan owners as t1\n"}},
+		{name: "full-both-rejected", sql: "SELECT o.first_name, d.name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE o.city = d.name", fire: true,
+			hasNot: []string{"join full", "join left"}},
+		{name: "or-of-one-side", sql: "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id WHERE d.age > 3 OR d.name = 'rex'", fire: true,
+			hasNot: []string{"join left"}},
+		{name: "or-of-two-sides", sql: "SELECT o.first_name, d.name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE o.city = 'Oslo' OR d.age > 3", fire: false,
+			has: []string{"join full"}},
+		{name: "is-null-keeps", sql: "SELECT o.first_name, d.name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE d.age IS NULL", fire: false,
+			has: []string{"join full"}},
+		{name: "coalesce-keeps", sql: "SELECT o.first_name, d.name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE coalesce(d.age, 5) > 3", fire: false},
+	})
+}
+
+func TestRuleInnerJoinRejectsOuterNulls(t *testing.T) {
+	runRuleCases(t, norm.RuleInnerOverOuter, []ruleCase{
+		{name: "full-under-inner", sql: "SELECT o.first_name, d.name, p.first_name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id JOIN professionals p ON d.age + 1 = p.professional_id", fire: true,
+			hasNot: []string{"join full"}},
+		{name: "left-under-inner", sql: "SELECT o.first_name, p.first_name FROM owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id JOIN professionals p ON d.name = p.first_name", fire: true,
+			hasNot: []string{"join left"}},
+		{name: "preserved-side-only", sql: "SELECT o.first_name, p.first_name FROM owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id JOIN professionals p ON o.city = p.city", fire: false,
+			has: []string{"join left"}},
+		{name: "is-not-distinct-keeps", sql: "SELECT o.first_name, p.first_name FROM owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id JOIN professionals p ON d.name IS NOT DISTINCT FROM p.first_name", fire: false,
+			has: []string{"join left"}},
+	})
+}
