@@ -35,7 +35,8 @@ func scanOf(n *plan.Node) *plan.Node {
 // selfPartnered says whether every row of x finds itself in y under the
 // conjuncts preds: y is a whole scan of the table whose rows x holds,
 // and each conjunct equates a column of x with the same column of y,
-// a column declared NOT NULL whose = is reflexive (not a float: NaN).
+// a column declared NOT NULL whose = is reflexive (a float only on
+// PostgreSQL, where NaN = NaN; never an unknown type).
 func selfPartnered(x, y *plan.Node, preds []*plan.Expr, m *plan.Metadata) bool {
 	xs := scanOf(x)
 	if xs == nil || y.Op != plan.OpScan || y.Table == nil || y.Table != xs.Table || len(preds) == 0 {
@@ -62,7 +63,7 @@ func selfPartnered(x, y *plan.Node, preds []*plan.Expr, m *plan.Metadata) bool {
 			return false
 		}
 		meta := m.Col(l)
-		if !meta.NotNull || meta.Type == catalog.Float || meta.Type == catalog.Unknown {
+		if !meta.NotNull || meta.Type == catalog.Float && m.Dialect != catalog.Postgres || meta.Type == catalog.Unknown {
 			return false
 		}
 		if coll, nondet := m.Collation(l); nondet || coll != "" {

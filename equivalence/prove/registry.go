@@ -132,10 +132,13 @@ var (
 		Conditions: "S1 implies S2: every row with an S1 partner has an S2 partner"})
 	ruleSelfOuterJoinTotal = register(Rule{Name: "self-outer-join-total", Family: famJoin,
 		Fragment:   "T t1 ⟕[t1.c = t2.c] T t2 ⇒ T t1 ⋈[t1.c = t2.c] T t2 (a FULL JOIN: LEFT or inner)",
-		Conditions: "each conjunct equates a NOT NULL, non-float column with itself across two occurrences of one table, and the side that must find partners reads the whole table: every row is its own partner"})
+		Conditions: "each conjunct equates a NOT NULL column (a float on PostgreSQL only: NaN = NaN there) with itself across two occurrences of one table, and the side that must find partners reads the whole table: every row is its own partner"})
 	ruleLeftJoinUnread = register(Rule{Name: "left-join-unread", Family: famJoin,
 		Fragment:   "π(R ⟕[S.key = e(R)] S) ⇒ π(R)",
 		Conditions: "the projection reads no column of S and the condition equates a key of S with expressions of R: at most one partner per R row"})
+	ruleLeftJoinSelfKey = register(Rule{Name: "left-join-self-key", Family: famJoin,
+		Fragment:   "π(X ⟕[t2.key ≐ t3.key] T t3) ⇒ π(X) with t3's columns read from t2",
+		Conditions: "t2 is an occurrence of T inside X; the condition only equates (= or IS NOT DISTINCT FROM) the columns of a NOT NULL key of T across t2 and t3: t3 finds t2's own row, or none where t2 is null-extended"})
 	ruleAggJoinScalar = register(Rule{Name: "agg-join-scalar", Family: famJoin,
 		Fragment:   "R × γ[](S) ⇒ R with (SELECT agg FROM S) inlined",
 		Conditions: "the joined aggregate has no grouping: exactly one row"})

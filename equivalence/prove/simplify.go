@@ -52,6 +52,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.leftJoinSelfKey(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.leftJoinUnread(n, m); j != nil {
 			n = j
 			continue

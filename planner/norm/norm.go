@@ -458,6 +458,7 @@ func init() {
 		{RuleRemoveDistinct, removeRedundantDistinct, true},
 		{RuleJoinEquivalence, substituteJoinEquivalents, false},
 		{RuleDistinctOnNonNull, distinctOnNonNull, true},
+		{RuleSelfEquality, selfEquality, true},
 		{RuleEqualBounds, equalBoundsPreds, true},
 	}
 }

@@ -230,3 +230,50 @@ func (z *normalizer) colsReadOutside(stop *plan.Node) plan.ColSet {
 	}
 	return s
 }
+
+// RuleSelfEquality names selfEquality.
+const RuleSelfEquality = "self-equality-not-null"
+
+// selfEquality: x = x ⇒ TRUE in the predicates of a filter or join, on
+// PostgreSQL, where x is a column the inputs never hold NULL in (their
+// derived NOT NULL columns: an outer join below has already taken away
+// those of its null-extended side) of a scalar type whose = is
+// reflexive: integers, numeric and floating point (NaN = NaN there),
+// text (any collation), booleans. A row value's = is not (ROW(NULL) =
+// ROW(NULL) is NULL), nor is it defined on json.
+func selfEquality(z *normalizer, n *plan.Node, _ flags) (*plan.Node, bool) {
+	if n.Op != plan.OpFilter && n.Op != plan.OpJoin || !z.postgres() {
+		return n, false
+	}
+	var notNull plan.ColSet
+	computed := false
+	changed := false
+	for i, p := range n.Preds {
+		n.Preds[i] = plan.Rewrite(p, func(x *plan.Expr) *plan.Expr {
+			if !x.IsOp(plan.OpEq) || len(x.Args) != 2 {
+				return x
+			}
+			a, b := x.Args[0], x.Args[1]
+			if a.Kind != plan.ColRef || b.Kind != plan.ColRef || a.Col != b.Col {
+				return x
+			}
+			switch z.p.Meta.Col(a.Col).Type {
+			case catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool:
+			default:
+				return x
+			}
+			if !computed {
+				for _, in := range n.Inputs {
+					notNull.UnionWith(plan.Derive(in, z.p.Meta).NotNull)
+				}
+				computed = true
+			}
+			if !notNull.Has(a.Col) {
+				return x
+			}
+			changed = true
+			return plan.NewBool(true)
+		})
+	}
+	return n, changed
+}

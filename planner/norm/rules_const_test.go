@@ -83,3 +83,16 @@ func TestRuleInnerJoinRejectsOuterNulls(t *testing.T) {
 			has: []string{"join left"}},
 	})
 }
+
+func TestRuleSelfEquality(t *testing.T) {
+	runRuleCases(t, norm.RuleSelfEquality, []ruleCase{
+		{name: "not-null-column", sql: "SELECT name FROM dogs WHERE owner_id = owner_id AND age > 1", fire: true, hasNot: []string{"(t1.owner_id = t1.owner_id)"}},
+		{name: "join-condition", sql: "SELECT d.name FROM dogs d LEFT JOIN owners o ON o.owner_id = d.owner_id AND d.owner_id = d.owner_id", fire: true,
+			hasNot: []string{"(t1.owner_id = t1.owner_id)", "(t2.owner_id = t2.owner_id)"}},
+		// A nullable column: NULL = NULL is NULL, the row goes.
+		{name: "nullable-stays", sql: "SELECT name FROM dogs WHERE age = age", fire: false, has: []string{"(t1.age = t1.age)"}},
+		// Above a LEFT JOIN the right side's NOT NULL key reads NULL on
+		// unmatched rows.
+		{name: "null-extended-stays", sql: "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON d.owner_id = o.owner_id WHERE d.dog_id = d.dog_id OR o.city = 'x'", fire: false},
+	})
+}
