@@ -312,6 +312,8 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RuleFoldConstants
 			case z.postgres() && func() bool { x, ok = arithIdentity(x, z.floatExact); return ok }():
 				rule = RuleArithIdentity
+			case z.postgres() && func() bool { x, ok = boolEqualsConst(x); return ok }():
+				rule = RuleBoolEqualsConst
 			case func() bool { x, ok = coerceLiteral(x, z.noAffinity()); return ok }():
 				rule = RuleCoerceLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():

@@ -240,7 +240,8 @@ const RuleSelfEquality = "self-equality-not-null"
 // those of its null-extended side) of a scalar type whose = is
 // reflexive: integers, numeric and floating point (NaN = NaN there),
 // text (any collation), booleans. A row value's = is not (ROW(NULL) =
-// ROW(NULL) is NULL), nor is it defined on json.
+// ROW(NULL) is NULL), nor is it defined on json. x IS NOT DISTINCT FROM
+// x ⇒ TRUE for such a column x, NULL or not.
 func selfEquality(z *normalizer, n *plan.Node, _ flags) (*plan.Node, bool) {
 	if n.Op != plan.OpFilter && n.Op != plan.OpJoin || !z.postgres() {
 		return n, false
@@ -250,7 +251,7 @@ func selfEquality(z *normalizer, n *plan.Node, _ flags) (*plan.Node, bool) {
 	changed := false
 	for i, p := range n.Preds {
 		n.Preds[i] = plan.Rewrite(p, func(x *plan.Expr) *plan.Expr {
-			if !x.IsOp(plan.OpEq) || len(x.Args) != 2 {
+			if !x.IsOp(plan.OpEq) && !x.IsOp(plan.OpNotDistinc) || len(x.Args) != 2 {
 				return x
 			}
 			a, b := x.Args[0], x.Args[1]
@@ -262,13 +263,13 @@ func selfEquality(z *normalizer, n *plan.Node, _ flags) (*plan.Node, bool) {
 			default:
 				return x
 			}
-			if !computed {
+			if !computed && x.IsOp(plan.OpEq) {
 				for _, in := range n.Inputs {
 					notNull.UnionWith(plan.Derive(in, z.p.Meta).NotNull)
 				}
 				computed = true
 			}
-			if !notNull.Has(a.Col) {
+			if x.IsOp(plan.OpEq) && !notNull.Has(a.Col) {
 				return x
 			}
 			changed = true
@@ -276,4 +277,29 @@ func selfEquality(z *normalizer, n *plan.Node, _ flags) (*plan.Node, bool) {
 		})
 	}
 	return n, changed
+}
+
+// RuleBoolEqualsConst names boolEqualsConst.
+const RuleBoolEqualsConst = "bool-equals-constant"
+
+// boolEqualsConst: b = TRUE ⇒ b and b = FALSE ⇒ NOT b for a boolean b,
+// on PostgreSQL: equal under three-valued logic (a NULL b gives NULL on
+// both sides).
+func boolEqualsConst(e *plan.Expr) (*plan.Expr, bool) {
+	if !e.IsOp(plan.OpEq) || len(e.Args) != 2 {
+		return e, false
+	}
+	for k := 0; k < 2; k++ {
+		b, c := e.Args[k], e.Args[1-k]
+		if b.Typ != catalog.Bool || b.Kind == plan.Const || c.Kind != plan.Const || c.Null || c.Typ != catalog.Bool {
+			continue
+		}
+		switch {
+		case c.IsTrue():
+			return b, true
+		case c.IsFalse():
+			return plan.NewOp(plan.OpNot, catalog.Bool, b), true
+		}
+	}
+	return e, false
 }

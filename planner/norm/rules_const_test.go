@@ -96,3 +96,31 @@ func TestRuleSelfEquality(t *testing.T) {
 		{name: "null-extended-stays", sql: "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON d.owner_id = o.owner_id WHERE d.dog_id = d.dog_id OR o.city = 'x'", fire: false},
 	})
 }
+
+func TestRuleBoolEqualsConst(t *testing.T) {
+	runRuleCases(t, norm.RuleBoolEqualsConst, []ruleCase{
+		{name: "equals-true", sql: "SELECT name FROM dogs WHERE (age > 1) = true", fire: true, has: []string{"filter (t1.age >= 2)"}},
+		{name: "equals-false", sql: "SELECT name FROM dogs WHERE (age > 1) = false", fire: true, has: []string{"(t1.age <= 1)"}},
+		{name: "true-equals", sql: "SELECT name FROM dogs WHERE true = (name = 'rex')", fire: true, has: []string{"filter (t1.name = 'rex')"}},
+		// IS TRUE is not = TRUE: NULL IS TRUE is FALSE.
+		{name: "is-true-stays", sql: "SELECT (age > 1) IS TRUE FROM dogs", fire: false},
+		{name: "equals-null-stays", sql: "SELECT (age > 1) = NULL::boolean FROM dogs", fire: false},
+	})
+}
+
+func TestRuleSelfEqualityNotDistinct(t *testing.T) {
+	runRuleCases(t, norm.RuleSelfEquality, []ruleCase{
+		{name: "not-distinct-nullable", sql: "SELECT name FROM dogs WHERE age IS NOT DISTINCT FROM age AND name = 'a'", fire: true,
+			hasNot: []string{"distinct"}},
+		{name: "distinct-stays", sql: "SELECT name FROM dogs WHERE age IS DISTINCT FROM age", fire: false},
+	})
+}
+
+func TestRuleEqualBoundsCast(t *testing.T) {
+	runRuleCases(t, norm.RuleEqualBounds, []ruleCase{
+		{name: "cast-bounds-either-side", sql: "SELECT name FROM dogs WHERE CAST('2020-01-01' AS date) <= date_of_birth AND date_of_birth <= CAST('2020-01-01' AS date)", fire: true,
+			hasNot: []string{"<=", ">="}},
+		{name: "different-casts", sql: "SELECT name FROM dogs WHERE CAST('2020-01-01' AS date) <= date_of_birth AND date_of_birth <= CAST('2020-01-02' AS date)", fire: false},
+		{name: "column-bound-stays", sql: "SELECT name FROM dogs WHERE age <= dog_id AND age >= dog_id", fire: false},
+	})
+}
