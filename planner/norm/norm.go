@@ -314,6 +314,10 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RuleArithIdentity
 			case z.postgres() && func() bool { x, ok = boolEqualsConst(x); return ok }():
 				rule = RuleBoolEqualsConst
+			case z.postgres() && func() bool { x, ok = foldConstCalls(x); return ok }():
+				rule = RuleFoldConstCalls
+			case z.postgres() && func() bool { x, ok = subqueryConstRow(x); return ok }():
+				rule = RuleSubqueryConstRow
 			case func() bool { x, ok = coerceLiteral(x, z.noAffinity()); return ok }():
 				rule = RuleCoerceLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():
@@ -461,6 +465,7 @@ func init() {
 		{RuleJoinEquivalence, substituteJoinEquivalents, false},
 		{RuleDistinctOnNonNull, distinctOnNonNull, true},
 		{RuleSelfEquality, selfEquality, true},
+		{RuleRedundantSortKey, redundantSortKeys, true},
 		{RuleEqualBounds, equalBoundsPreds, true},
 	}
 }

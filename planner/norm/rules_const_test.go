@@ -124,3 +124,47 @@ func TestRuleEqualBoundsCast(t *testing.T) {
 		{name: "column-bound-stays", sql: "SELECT name FROM dogs WHERE age <= dog_id AND age >= dog_id", fire: false},
 	})
 }
+
+func TestRuleFoldConstCalls(t *testing.T) {
+	runRuleCases(t, norm.RuleFoldConstCalls, []ruleCase{
+		{name: "length-upper-lower", sql: "SELECT length('abc'), upper('xyz'), lower('DEF') FROM dogs", fire: true, has: []string{"project 3, 'XYZ', 'def'"}},
+		{name: "like", sql: "SELECT 'foo' LIKE 'foobar', 'foo' NOT LIKE 'f_o', 'foo' ILIKE 'FO%' FROM dogs", fire: true, has: []string{"project false, false, true"}},
+		// Outside ASCII, case and length follow the locale and encoding.
+		{name: "non-ascii-stays", sql: "SELECT upper('straße') FROM dogs", fire: false},
+		// A backslash escapes the next pattern character (or fails at the end).
+		{name: "escape-stays", sql: "SELECT 'a' LIKE 'a\\' FROM dogs", fire: false},
+		{name: "column-stays", sql: "SELECT length(name) FROM dogs", fire: false},
+	})
+}
+
+func TestFoldConstantsIntegerRange(t *testing.T) {
+	runRuleCases(t, norm.RuleFoldConstants, []ruleCase{
+		{name: "division", sql: "SELECT 7 / 2, -7 / 2, -7 % 3 FROM dogs", fire: true, has: []string{"project 3, -3, -1"}},
+		// int4 + int4 overflows in PostgreSQL: the error stays.
+		{name: "int4-overflow-stays", sql: "SELECT 2147483647 + 1 FROM dogs", fire: false},
+		{name: "int8-operand", sql: "SELECT 2147483648 + 1 FROM dogs", fire: true, has: []string{"project 2147483649"}},
+		{name: "division-by-zero-stays", sql: "SELECT 1 / 0 FROM dogs", fire: false},
+	})
+}
+
+func TestRuleSubqueryConstRow(t *testing.T) {
+	runRuleCases(t, norm.RuleSubqueryConstRow, []ruleCase{
+		{name: "in-one-constant", sql: "SELECT name FROM dogs WHERE age IN (SELECT 4)", fire: true, has: []string{"(t1.age = 4)"}},
+		{name: "exists-false", sql: "SELECT EXISTS (SELECT 1 WHERE false) FROM dogs", fire: true, has: []string{"project false"}},
+		{name: "exists-one-row", sql: "SELECT name FROM dogs WHERE EXISTS (SELECT 1)", fire: true},
+		{name: "in-table-stays", sql: "SELECT name FROM dogs WHERE age IN (SELECT age FROM dogs)", fire: false},
+		{name: "in-two-rows-stays", sql: "SELECT name FROM dogs WHERE age IN (SELECT 4 UNION ALL SELECT 5)", fire: false},
+	})
+}
+
+func TestRuleRedundantSortKey(t *testing.T) {
+	runRuleCases(t, norm.RuleRedundantSortKey, []ruleCase{
+		{name: "repeated-key", sql: "SELECT name, age FROM dogs ORDER BY age, name, age DESC", fire: true, has: []string{"sort t1.age, t1.name\n"}},
+		{name: "pinned-key", sql: "SELECT name, age FROM dogs WHERE age = 3 ORDER BY age, name", fire: true, has: []string{"sort t1.name\n"}},
+		{name: "pinned-through-join", sql: "SELECT d.name, o.city FROM dogs d JOIN owners o ON o.owner_id = d.owner_id WHERE d.age = 3 ORDER BY o.city, d.age, d.name", fire: true,
+			hasNot: []string{"t1.age nulls", "t2.age nulls"}},
+		// The null-extended side of a LEFT JOIN reads NULL on padded rows.
+		{name: "null-extended-stays", sql: "SELECT o.city, d.age FROM owners o LEFT JOIN (SELECT * FROM dogs WHERE age = 3) d ON o.owner_id = d.owner_id ORDER BY d.age, o.city", fire: false},
+		{name: "range-stays", sql: "SELECT name, age FROM dogs WHERE age > 3 ORDER BY age, name", fire: false},
+	})
+}
