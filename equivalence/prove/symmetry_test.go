@@ -28,6 +28,10 @@ var knownOneWay = map[string]string{
 	"crdb-xform-444": "self-join on a key with an aggregate above, one side only",
 	"crdb-xform-855": "self-join on a key, one side only",
 	"crdb-xform-912": "self-join on a key, one side only",
+	// Proved once redundant-sort-key drops the pinned key b (issue 22,
+	// items 6-8): the self-join below the sort is read back on one side
+	// only, as for crdb-xform-855.
+	"crdb-xform-908": "self-join on a key below a sort, one side only",
 }
 
 // TestProofsSymmetric proves every pair of the prover suites, the Spider

@@ -451,6 +451,8 @@ func init() {
 		{RuleInnerOverOuter, innerOverOuterJoin, true},
 		{RuleInlineValuesRow, inlineValuesRow, false},
 		{RulePruneValuesColumn, pruneValuesColumns, false},
+		{RulePruneUnionAllColumns, pruneUnionAllColumns, false},
+		{RuleContradictoryEqualities, contradictoryEqualities, true},
 		{RuleLeftJoinIsNull, leftJoinIsNullToAnti, true},
 		{RuleFilterPastOuter, pushFilterPastOuterJoin, true},
 		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin, true},

@@ -520,3 +520,77 @@ func pinnedColumns(n *plan.Node) plan.ColSet {
 	}
 	return s
 }
+
+// RulePruneUnionAllColumns names pruneUnionAllColumns.
+const RulePruneUnionAllColumns = "prune-union-all-columns"
+
+// pruneUnionAllColumns: a UNION ALL column read nowhere in the plan drops
+// out of the operation and of each branch's list (the branches still
+// compute it): UNION ALL keeps every row of every branch, whatever its
+// columns, so the bag of the remaining columns is the same.
+func pruneUnionAllColumns(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
+	if n.Op != plan.OpSetOp || n.Set != plan.Union || !n.All || f.keepCols || len(n.Cols) == 0 {
+		return n, false
+	}
+	read := z.colsReadOutside(n)
+	var keep []int
+	for i, c := range n.Cols {
+		if read.Has(c) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(n.Cols) {
+		return n, false
+	}
+	for _, sc := range n.SetCols {
+		if len(sc) != len(n.Cols) {
+			return n, false
+		}
+	}
+	cols := make([]plan.ColumnID, 0, len(keep))
+	setCols := make([][]plan.ColumnID, len(n.SetCols))
+	for _, i := range keep {
+		cols = append(cols, n.Cols[i])
+		for b := range n.SetCols {
+			setCols[b] = append(setCols[b], n.SetCols[b][i])
+		}
+	}
+	for b := range setCols {
+		if setCols[b] == nil {
+			setCols[b] = []plan.ColumnID{}
+		}
+	}
+	n.Cols, n.SetCols = cols, setCols
+	return n, true
+}
+
+// RuleContradictoryEqualities names contradictoryEqualities.
+const RuleContradictoryEqualities = "contradictory-equalities"
+
+// contradictoryEqualities: x = c1 AND x = c2 ⇒ FALSE among a filter's or
+// an inner join's conjuncts, for two different literals c1 and c2 on
+// each of which = is identity on values (an integer, a text under a
+// deterministic collation, ...): x would hold two values.
+func contradictoryEqualities(z *normalizer, n *plan.Node, _ flags) (*plan.Node, bool) {
+	if n.Op != plan.OpFilter && !(n.Op == plan.OpJoin && n.Join == plan.InnerJoin) || z.p.Meta == nil {
+		return n, false
+	}
+	pinned := map[plan.ColumnID]*plan.Expr{}
+	for _, e := range n.Preds {
+		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 {
+			continue
+		}
+		for k := 0; k < 2; k++ {
+			x, c := e.Args[k], e.Args[1-k]
+			if x.Kind != plan.ColRef || c.Kind != plan.Const || c.Null || c.Typ != x.Typ || !z.p.Meta.IdentityEq(x, c) {
+				continue
+			}
+			if prev, ok := pinned[x.Col]; ok && prev.Typ == c.Typ && prev.Value != c.Value {
+				n.Preds = []*plan.Expr{plan.NewBool(false)}
+				return n, true
+			}
+			pinned[x.Col] = c
+		}
+	}
+	return n, false
+}

@@ -168,3 +168,25 @@ func TestRuleRedundantSortKey(t *testing.T) {
 		{name: "range-stays", sql: "SELECT name, age FROM dogs WHERE age > 3 ORDER BY age, name", fire: false},
 	})
 }
+
+func TestRulePruneUnionAllColumns(t *testing.T) {
+	runRuleCases(t, norm.RulePruneUnionAllColumns, []ruleCase{
+		{name: "unread-column", sql: "SELECT 1 FROM dogs d JOIN (SELECT age, name FROM dogs UNION ALL SELECT owner_id, city FROM owners) u ON d.age = u.age", fire: true,
+			hasNot: []string{"setop.c2"}},
+		{name: "none-read", sql: "SELECT 1 FROM (SELECT age FROM dogs UNION ALL SELECT owner_id FROM owners) u", fire: true, has: []string{"union all [] []"}},
+		// UNION (distinct) counts a row once per distinct value of all its columns.
+		{name: "distinct-union-stays", sql: "SELECT u.age FROM (SELECT age, name FROM dogs UNION SELECT owner_id, city FROM owners) u", fire: false},
+		{name: "all-read", sql: "SELECT u.age, u.name FROM (SELECT age, name FROM dogs UNION ALL SELECT owner_id, city FROM owners) u", fire: false},
+	})
+}
+
+func TestRuleContradictoryEqualities(t *testing.T) {
+	runRuleCases(t, norm.RuleContradictoryEqualities, []ruleCase{
+		{name: "two-integers", sql: "SELECT name FROM dogs WHERE age = 1 AND name = 'a' AND age = 2", fire: true, has: []string{"filter false"}},
+		{name: "two-texts", sql: "SELECT name FROM dogs WHERE name = 'a' AND name = 'b'", fire: true, has: []string{"filter false"}},
+		{name: "same-constant", sql: "SELECT name FROM dogs WHERE age = 1 AND age = 1", fire: false},
+		// 2 = 2.0 on numeric: a numeric column may equal both.
+		{name: "numeric-stays", sql: "SELECT name FROM dogs WHERE weight = 2 AND weight = 2.0", fire: false},
+		{name: "or-stays", sql: "SELECT name FROM dogs WHERE age = 1 OR age = 2", fire: false},
+	})
+}
