@@ -272,6 +272,9 @@ var (
 	ruleFilterIntoUnionAll = register(Rule{Name: "filter-into-union-all", Family: famSimplify,
 		Fragment:   "(A ∪all B) WHERE c ⇒ (A WHERE c) ∪all (B WHERE c)",
 		Conditions: "none"})
+	ruleFilterIntoUnion = register(Rule{Name: "filter-into-union", Family: famSimplify,
+		Fragment:   "(A ∪ B) WHERE c ⇒ (A WHERE c) ∪ (B WHERE c)",
+		Conditions: "UNION without ALL; c reads only columns whose = is identity on values, no subquery, nothing volatile: every row of a group of equal rows passes c alike"})
 	ruleProjectIntoUnionAll = register(Rule{Name: "project-into-union-all", Family: famSimplify,
 		Fragment:   "π[cols](A ∪all B) ⇒ π[cols](A) ∪all π[cols](B)",
 		Conditions: "a column selection (no computed item)"})

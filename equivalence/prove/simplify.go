@@ -100,7 +100,7 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 	switch n.Op {
 	case plan.OpFilter:
-		return filterIntoUnionAll(n)
+		return filterIntoUnionAll(n, m)
 	case plan.OpProject:
 		return simplifyProject(n)
 	case plan.OpLimit:
@@ -116,32 +116,63 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 }
 
 // filterIntoUnionAll pushes filter n into each branch of the UNION ALL
-// below it, or returns nil.
-func filterIntoUnionAll(n *plan.Node) (*plan.Node, *Rule) {
-	if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
-		c := *u
-		c.Inputs = make([]*plan.Node, len(u.Inputs))
-		for i, in := range u.Inputs {
-			sub := map[plan.ColumnID]plan.ColumnID{}
-			for k, col := range u.Cols {
-				sub[col] = u.SetCols[i][k]
-			}
-			preds := make([]*plan.Expr, len(n.Preds))
-			for k, e := range n.Preds {
-				preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
-					if x.Kind == plan.ColRef {
-						if to, ok := sub[x.Col]; ok {
-							return plan.NewCol(to, x.Typ)
-						}
-					}
-					return x
-				})
-			}
-			c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
-		}
-		return &c, ruleFilterIntoUnionAll
+// below it (or of a UNION, where identityRead holds), or returns nil.
+func filterIntoUnionAll(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
+	u := n.Inputs[0]
+	if u.Op != plan.OpSetOp || u.Set != plan.Union {
+		return nil, nil
 	}
-	return nil, nil
+	rule := ruleFilterIntoUnionAll
+	if !u.All {
+		// UNION keeps one row of each group of equal rows, whichever:
+		// the filter reads it alike when = is identity on what it reads.
+		if !identityRead(n.Preds, m) {
+			return nil, nil
+		}
+		rule = ruleFilterIntoUnion
+	}
+	c := *u
+	c.Inputs = make([]*plan.Node, len(u.Inputs))
+	for i, in := range u.Inputs {
+		sub := map[plan.ColumnID]plan.ColumnID{}
+		for k, col := range u.Cols {
+			sub[col] = u.SetCols[i][k]
+		}
+		preds := make([]*plan.Expr, len(n.Preds))
+		for k, e := range n.Preds {
+			preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
+				if x.Kind == plan.ColRef {
+					if to, ok := sub[x.Col]; ok {
+						return plan.NewCol(to, x.Typ)
+					}
+				}
+				return x
+			})
+		}
+		c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
+	}
+	return &c, rule
+}
+
+// identityRead says whether every column preds read is one whose = is
+// identity on its values (an integer, a text under a deterministic
+// collation, ...) and that they read no subquery and call nothing
+// volatile: equal rows give them one result.
+func identityRead(preds []*plan.Expr, m *plan.Metadata) bool {
+	if m == nil {
+		return false
+	}
+	for _, e := range preds {
+		if containsSubquery(e) || plan.Volatile(e) != "" {
+			return false
+		}
+		for _, c := range e.Cols().Ordered() {
+			if !m.ColIdentityEq(c, c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // simplifyProject selects columns inside the UNION ALL below projection
