@@ -449,6 +449,7 @@ func init() {
 		{RuleOuterToInner, outerToInner, true},
 		{RuleFullJoinNullRejected, fullJoinNullRejected, true},
 		{RuleInnerOverOuter, innerOverOuterJoin, true},
+		{RuleAggOuterToInner, aggOverOuterToInner, true},
 		{RuleInlineValuesRow, inlineValuesRow, false},
 		{RulePruneValuesColumn, pruneValuesColumns, false},
 		{RulePruneUnionAllColumns, pruneUnionAllColumns, false},

@@ -190,3 +190,19 @@ func TestRuleContradictoryEqualities(t *testing.T) {
 		{name: "or-stays", sql: "SELECT name FROM dogs WHERE age = 1 OR age = 2", fire: false},
 	})
 }
+
+func TestRuleAggregateRejectsOuterNulls(t *testing.T) {
+	runRuleCases(t, norm.RuleAggOuterToInner, []ruleCase{
+		{name: "max-equals", sql: "SELECT x.m FROM (SELECT o.owner_id, max(d.age) AS m FROM owners o LEFT JOIN dogs d ON true GROUP BY o.owner_id) x WHERE x.m = 1", fire: true,
+			hasNot: []string{"join left"}},
+		{name: "min-and-count", sql: "SELECT x.m, x.n FROM (SELECT o.owner_id, min(d.age) AS m, count(d.name) AS n FROM owners o LEFT JOIN dogs d ON d.owner_id = o.owner_id GROUP BY o.owner_id) x WHERE x.m > 2", fire: true,
+			hasNot: []string{"join left"}},
+		// COUNT is 0, not NULL, on a group of null-extended rows.
+		{name: "count-filter-stays", sql: "SELECT x.n FROM (SELECT o.owner_id, count(d.age) AS n FROM owners o LEFT JOIN dogs d ON true GROUP BY o.owner_id) x WHERE x.n = 0", fire: false},
+		// COUNT(*) counts the null-extended row.
+		{name: "count-star-stays", sql: "SELECT x.m FROM (SELECT o.owner_id, max(d.age) AS m, count(*) AS n FROM owners o LEFT JOIN dogs d ON true GROUP BY o.owner_id) x WHERE x.m = 1", fire: false},
+		// An argument from the preserved side is not NULL on padded rows.
+		{name: "left-argument-stays", sql: "SELECT x.m FROM (SELECT o.owner_id, max(o.city) AS m, max(d.age) AS a FROM owners o LEFT JOIN dogs d ON true GROUP BY o.owner_id) x WHERE x.m = 'x'", fire: false},
+		{name: "coalesce-stays", sql: "SELECT x.m FROM (SELECT o.owner_id, max(coalesce(d.age, 1)) AS m FROM owners o LEFT JOIN dogs d ON true GROUP BY o.owner_id) x WHERE x.m = 1", fire: false},
+	})
+}

@@ -312,3 +312,51 @@ func innerOverOuterJoin(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
 	}
 	return n, false
 }
+
+// RuleAggOuterToInner names aggOverOuterToInner.
+const RuleAggOuterToInner = "aggregate-rejects-outer-nulls"
+
+// aggOverOuterToInner: Filter(Aggregate(LeftJoin(a, b)), q) ⇒
+// Filter(Aggregate(InnerJoin(a, b)), q) when the grouping columns are
+// a's, every aggregate is MIN, MAX, SUM, AVG or COUNT of an argument that
+// is NULL whenever b's columns are (so a null-extended row adds nothing
+// to any call), and q rejects NULL in a MIN, MAX, SUM or AVG: a group of
+// null-extended rows alone has that call NULL and goes, and any other
+// group has the same calls without them.
+func aggOverOuterToInner(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
+	if n.Op != plan.OpFilter || n.Inputs[0].Op != plan.OpAggregate {
+		return n, false
+	}
+	agg := n.Inputs[0]
+	j := agg.Inputs[0]
+	if j.Op != plan.OpJoin || j.Join != plan.LeftJoin || len(j.Inputs) != 2 {
+		return n, false
+	}
+	left, right := j.Inputs[0].OutColSet(), j.Inputs[1].OutColSet()
+	for _, g := range agg.GroupBy {
+		if !left.Has(g) {
+			return n, false
+		}
+	}
+	var nullable plan.ColSet // calls NULL on a group of null-extended rows
+	for _, it := range agg.Aggs {
+		e := it.Expr
+		if e.Kind != plan.Agg || e.Star || len(e.Args) != 1 || !plan.StrictCols(e.Args[0]).Intersects(right) {
+			return n, false
+		}
+		switch e.Name {
+		case "min", "max", "sum", "avg":
+			nullable.Add(it.ID)
+		case "count":
+		default:
+			return n, false
+		}
+	}
+	for _, p := range n.Preds {
+		if rejectsNullRow(p, nullable) && !p.HasSubquery() {
+			j.Join = plan.InnerJoin
+			return n, true
+		}
+	}
+	return n, false
+}
