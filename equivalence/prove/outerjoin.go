@@ -20,10 +20,35 @@ import (
 //     S with expressions of R: each R row has at most one partner, so
 //     the join keeps R's rows, once each (bag semantics).
 
-// scanOf returns the scan below n when n is a scan, or filters over one:
-// every row of n is a row of the scanned table.
+// scanOf returns the scan below n when n is a scan, or filters and
+// projections over one: every row of n comes from one row of the scanned
+// table, whose columns n passes through keep their IDs.
 func scanOf(n *plan.Node) *plan.Node {
-	for n.Op == plan.OpFilter && len(n.Inputs) == 1 {
+	for (n.Op == plan.OpFilter || n.Op == plan.OpProject && passesIDs(n)) && len(n.Inputs) == 1 {
+		n = n.Inputs[0]
+	}
+	if n.Op == plan.OpScan && n.Table != nil {
+		return n
+	}
+	return nil
+}
+
+// passesIDs says whether projection n defines no column its input
+// produces other than by passing it through.
+func passesIDs(n *plan.Node) bool {
+	in := n.Inputs[0].OutColSet()
+	for _, it := range n.Proj {
+		if in.Has(it.ID) && !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeScanOf returns the scan below n when n is a scan or projections
+// over one: n has a row for every row of the table.
+func wholeScanOf(n *plan.Node) *plan.Node {
+	for n.Op == plan.OpProject && passesIDs(n) && len(n.Inputs) == 1 {
 		n = n.Inputs[0]
 	}
 	if n.Op == plan.OpScan && n.Table != nil {
@@ -35,17 +60,18 @@ func scanOf(n *plan.Node) *plan.Node {
 // selfPartnered says whether every row of x finds itself in y under the
 // conjuncts preds: y is a whole scan of the table whose rows x holds,
 // and each conjunct equates a column of x with the same column of y,
-// a column declared NOT NULL whose = is reflexive (not a float: NaN).
+// a column declared NOT NULL whose = is reflexive (a float only on
+// PostgreSQL, where NaN = NaN; never an unknown type).
 func selfPartnered(x, y *plan.Node, preds []*plan.Expr, m *plan.Metadata) bool {
-	xs := scanOf(x)
-	if xs == nil || y.Op != plan.OpScan || y.Table == nil || y.Table != xs.Table || len(preds) == 0 {
+	xs, ys := scanOf(x), wholeScanOf(y)
+	if xs == nil || ys == nil || ys.Table != xs.Table || len(preds) == 0 {
 		return false
 	}
 	xOrd, yOrd := map[plan.ColumnID]int{}, map[plan.ColumnID]int{}
 	for i, c := range xs.Cols {
 		xOrd[c] = i
 	}
-	for i, c := range y.Cols {
+	for i, c := range ys.Cols {
 		yOrd[c] = i
 	}
 	for _, e := range preds {
@@ -62,7 +88,7 @@ func selfPartnered(x, y *plan.Node, preds []*plan.Expr, m *plan.Metadata) bool {
 			return false
 		}
 		meta := m.Col(l)
-		if !meta.NotNull || meta.Type == catalog.Float || meta.Type == catalog.Unknown {
+		if !meta.NotNull || meta.Type == catalog.Float && m.Dialect != catalog.Postgres || meta.Type == catalog.Unknown {
 			return false
 		}
 		if coll, nondet := m.Collation(l); nondet || coll != "" {

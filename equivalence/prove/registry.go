@@ -132,10 +132,13 @@ var (
 		Conditions: "S1 implies S2: every row with an S1 partner has an S2 partner"})
 	ruleSelfOuterJoinTotal = register(Rule{Name: "self-outer-join-total", Family: famJoin,
 		Fragment:   "T t1 ⟕[t1.c = t2.c] T t2 ⇒ T t1 ⋈[t1.c = t2.c] T t2 (a FULL JOIN: LEFT or inner)",
-		Conditions: "each conjunct equates a NOT NULL, non-float column with itself across two occurrences of one table, and the side that must find partners reads the whole table: every row is its own partner"})
+		Conditions: "each conjunct equates a NOT NULL column (a float on PostgreSQL only: NaN = NaN there) with itself across two occurrences of one table, and the side that must find partners reads the whole table: every row is its own partner"})
 	ruleLeftJoinUnread = register(Rule{Name: "left-join-unread", Family: famJoin,
 		Fragment:   "π(R ⟕[S.key = e(R)] S) ⇒ π(R)",
 		Conditions: "the projection reads no column of S and the condition equates a key of S with expressions of R: at most one partner per R row"})
+	ruleLeftJoinSelfKey = register(Rule{Name: "left-join-self-key", Family: famJoin,
+		Fragment:   "π(X ⟕[t2.key ≐ t3.key] T t3) ⇒ π(X) with t3's columns read from t2",
+		Conditions: "t2 is an occurrence of T inside X; the condition only equates (= or IS NOT DISTINCT FROM) the columns of a NOT NULL key of T across t2 and t3: t3 finds t2's own row, or none where t2 is null-extended"})
 	ruleAggJoinScalar = register(Rule{Name: "agg-join-scalar", Family: famJoin,
 		Fragment:   "R × γ[](S) ⇒ R with (SELECT agg FROM S) inlined",
 		Conditions: "the joined aggregate has no grouping: exactly one row"})
@@ -271,6 +274,18 @@ var (
 	ruleEmptyContradiction = register(Rule{Name: "empty-contradiction", Family: famEmpty,
 		Fragment:   "R WHERE c ⇒ ∅",
 		Conditions: "c is never TRUE (contradictory conjuncts)"})
+	ruleEmptyOffsetPastRows = register(Rule{Name: "empty-offset-past-rows", Family: famEmpty,
+		Fragment:   "R OFFSET o ⇒ ∅",
+		Conditions: "R has at most o rows (a VALUES list, a constant LIMIT below, an aggregate without GROUP BY)"})
+	ruleOuterJoinEmptySide = register(Rule{Name: "outer-join-empty-side", Family: famEmpty,
+		Fragment:   "R ⟕ ∅ ⇒ π[R, NULL...](R) (also R ⟗ ∅, ∅ ⟗ R, and R ⟕[c] S with c never TRUE)",
+		Conditions: "the null-extended side is proved to return no row (or the LEFT JOIN's condition is contradictory), whatever the condition"})
+	ruleOuterJoinAlwaysPartner = register(Rule{Name: "outer-join-always-partner", Family: famEmpty,
+		Fragment:   "R ⟕ S ⇒ R × S; R ⟗ S ⇒ R × S",
+		Conditions: "no join condition, and the side(s) whose rows could go unmatched always return a row (VALUES with rows, an aggregate without GROUP BY, a UNION with such a branch)"})
+	ruleAntiJoinEmpty = register(Rule{Name: "anti-join-empty", Family: famEmpty,
+		Fragment:   "R ▷ ∅ ⇒ R; R ▷ S ⇒ ∅",
+		Conditions: "the sub-block is proved empty; or it always returns a row (VALUES with rows, an aggregate without GROUP BY) and the anti-join has no condition"})
 )
 
 // Local simplifications of one plan node.
@@ -281,6 +296,9 @@ var (
 	ruleFilterIntoUnionAll = register(Rule{Name: "filter-into-union-all", Family: famSimplify,
 		Fragment:   "(A ∪all B) WHERE c ⇒ (A WHERE c) ∪all (B WHERE c)",
 		Conditions: "none"})
+	ruleFilterIntoUnion = register(Rule{Name: "filter-into-union", Family: famSimplify,
+		Fragment:   "(A ∪ B) WHERE c ⇒ (A WHERE c) ∪ (B WHERE c)",
+		Conditions: "UNION without ALL; c reads only columns whose = is identity on values, no subquery, nothing volatile: every row of a group of equal rows passes c alike"})
 	ruleProjectIntoUnionAll = register(Rule{Name: "project-into-union-all", Family: famSimplify,
 		Fragment:   "π[cols](A ∪all B) ⇒ π[cols](A) ∪all π[cols](B)",
 		Conditions: "a column selection (no computed item)"})
@@ -305,6 +323,9 @@ var (
 	ruleConstGroupKey = register(Rule{Name: "const-group-key", Family: famSimplify,
 		Fragment:   "γ[k, K](R) ⇒ π(γ[K](R)) with k the constant",
 		Conditions: "k is a constant: it does not split groups"})
+	rulePinnedGroupKey = register(Rule{Name: "pinned-group-key", Family: famSimplify,
+		Fragment:   "γ[k, K](R WHERE k = c) ⇒ π[c AS k, K, aggs](γ[K](R WHERE k = c))",
+		Conditions: "k = c is identity on values (an integer, a text under a deterministic collation, ...): the filter makes k the constant c, which splits no group; another key remains"})
 	ruleGroupOnKey = register(Rule{Name: "group-on-key", Family: famSimplify,
 		Fragment:   "γ[K ⊇ key(R)](R) ⇒ π(R)",
 		Conditions: "K holds a key of R: every group is one row, whose aggregates are read off the row"})

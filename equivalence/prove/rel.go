@@ -268,6 +268,10 @@ func (p *prover) empty(n *plan.Node, onA bool) bool {
 			p.rule(ruleEmptyLimitZero)
 			return true
 		}
+		if offsetPastRows(n) {
+			p.rule(ruleEmptyOffsetPastRows)
+			return true
+		}
 		return p.empty(n.Inputs[0], onA)
 	case plan.OpSort, plan.OpDistinct, plan.OpWindow:
 		return p.empty(n.Inputs[0], onA)

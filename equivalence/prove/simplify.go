@@ -48,6 +48,14 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.outerJoinEmptySide(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := p.leftJoinSelfKey(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.leftJoinUnread(n, m); j != nil {
 			n = j
 			continue
@@ -106,7 +114,7 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 	switch n.Op {
 	case plan.OpFilter:
-		return filterIntoUnionAll(n)
+		return filterIntoUnionAll(n, m)
 	case plan.OpProject:
 		return simplifyProject(n)
 	case plan.OpLimit:
@@ -122,32 +130,63 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 }
 
 // filterIntoUnionAll pushes filter n into each branch of the UNION ALL
-// below it, or returns nil.
-func filterIntoUnionAll(n *plan.Node) (*plan.Node, *Rule) {
-	if u := n.Inputs[0]; u.Op == plan.OpSetOp && u.Set == plan.Union && u.All {
-		c := *u
-		c.Inputs = make([]*plan.Node, len(u.Inputs))
-		for i, in := range u.Inputs {
-			sub := map[plan.ColumnID]plan.ColumnID{}
-			for k, col := range u.Cols {
-				sub[col] = u.SetCols[i][k]
-			}
-			preds := make([]*plan.Expr, len(n.Preds))
-			for k, e := range n.Preds {
-				preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
-					if x.Kind == plan.ColRef {
-						if to, ok := sub[x.Col]; ok {
-							return plan.NewCol(to, x.Typ)
-						}
-					}
-					return x
-				})
-			}
-			c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
-		}
-		return &c, ruleFilterIntoUnionAll
+// below it (or of a UNION, where identityRead holds), or returns nil.
+func filterIntoUnionAll(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
+	u := n.Inputs[0]
+	if u.Op != plan.OpSetOp || u.Set != plan.Union {
+		return nil, nil
 	}
-	return nil, nil
+	rule := ruleFilterIntoUnionAll
+	if !u.All {
+		// UNION keeps one row of each group of equal rows, whichever:
+		// the filter reads it alike when = is identity on what it reads.
+		if !identityRead(n.Preds, m) {
+			return nil, nil
+		}
+		rule = ruleFilterIntoUnion
+	}
+	c := *u
+	c.Inputs = make([]*plan.Node, len(u.Inputs))
+	for i, in := range u.Inputs {
+		sub := map[plan.ColumnID]plan.ColumnID{}
+		for k, col := range u.Cols {
+			sub[col] = u.SetCols[i][k]
+		}
+		preds := make([]*plan.Expr, len(n.Preds))
+		for k, e := range n.Preds {
+			preds[k] = plan.Rewrite(e.Copy(), func(x *plan.Expr) *plan.Expr {
+				if x.Kind == plan.ColRef {
+					if to, ok := sub[x.Col]; ok {
+						return plan.NewCol(to, x.Typ)
+					}
+				}
+				return x
+			})
+		}
+		c.Inputs[i] = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{in}, Preds: preds}
+	}
+	return &c, rule
+}
+
+// identityRead says whether every column preds read is one whose = is
+// identity on its values (an integer, a text under a deterministic
+// collation, ...) and that they read no subquery and call nothing
+// volatile: equal rows give them one result.
+func identityRead(preds []*plan.Expr, m *plan.Metadata) bool {
+	if m == nil {
+		return false
+	}
+	for _, e := range preds {
+		if containsSubquery(e) || plan.Volatile(e) != "" {
+			return false
+		}
+		for _, c := range e.Cols().Ordered() {
+			if !m.ColIdentityEq(c, c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // simplifyProject selects columns inside the UNION ALL below projection
@@ -203,8 +242,11 @@ func simplifyAggregate(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 		return &c, ruleAggOverDistinct
 	}
 	if len(n.GroupBy) > 1 {
-		if p := constGroupKey(n, m); p != nil {
+		if p := constGroupKey(n, m, constCols(in)); p != nil {
 			return p, ruleConstGroupKey
+		}
+		if p := constGroupKey(n, m, pinnedCols(in, m)); p != nil {
+			return p, rulePinnedGroupKey
 		}
 	}
 	if len(n.GroupBy) > 0 && plan.Derive(in, m).HasKeyWithin(plan.MakeColSet(n.GroupBy...)) {
@@ -245,8 +287,7 @@ func countOverNothing(n *plan.Node) *plan.Node {
 // constGroupKey regroups aggregate n without its grouping columns that
 // are constant in its input, projecting the constants back, or returns
 // nil.
-func constGroupKey(n *plan.Node, m *plan.Metadata) *plan.Node {
-	consts := constCols(n.Inputs[0])
+func constGroupKey(n *plan.Node, m *plan.Metadata, consts map[plan.ColumnID]*plan.Expr) *plan.Node {
 	var keep []plan.ColumnID
 	var dropped []plan.ProjItem
 	for _, g := range n.GroupBy {
@@ -328,6 +369,29 @@ func constCols(n *plan.Node) map[plan.ColumnID]*plan.Expr {
 		for _, it := range n.Proj {
 			if it.Expr.Kind == plan.Const && !it.Expr.Null {
 				out[it.ID] = it.Expr
+			}
+		}
+	}
+	return out
+}
+
+// pinnedCols returns the columns a filter n pins to a non-NULL constant
+// with a conjunct col = c that is identity on their values (an integer,
+// a text under a deterministic collation, ...): every row n keeps holds
+// c there, so the column is that constant, typed as the column.
+func pinnedCols(n *plan.Node, m *plan.Metadata) map[plan.ColumnID]*plan.Expr {
+	out := map[plan.ColumnID]*plan.Expr{}
+	if n.Op != plan.OpFilter {
+		return out
+	}
+	for _, e := range n.Preds {
+		if !e.IsOp(plan.OpEq) || len(e.Args) != 2 {
+			continue
+		}
+		for k := 0; k < 2; k++ {
+			x, c := e.Args[k], e.Args[1-k]
+			if x.Kind == plan.ColRef && c.Kind == plan.Const && !c.Null && c.Typ == m.Col(x.Col).Type && m.IdentityEq(x, c) {
+				out[x.Col] = c
 			}
 		}
 	}

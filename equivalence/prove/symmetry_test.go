@@ -15,13 +15,11 @@ import (
 // each with the reason; every other pair proved one way must be proved
 // the other way too (equivalence is symmetric, and a proof that depends on
 // which query is the reference is a rule applied to one side only).
-var knownOneWay = map[string]string{
-	// Found when the CockroachDB suite joined the soundness corpus: proved
-	// only with the self-join on the reference's side. Completeness, not
-	// soundness (each proof survives the refuter). (crdb-norm-1054 and
-	// 1071, an unused aggregate on one side, are symmetric since agg-same
-	// leaves an unpaired call of either side unmapped.)
-}
+// (The CockroachDB suite's one-way proofs, found when it joined the
+// corpus, are symmetric since agg-same leaves an unpaired call of either
+// side unmapped and self-join-on-key links a dropped scan's columns to
+// its partner's on either side.)
+var knownOneWay = map[string]string{}
 
 // TestProofsSymmetric proves every pair of the prover suites, the Spider
 // pairs (and pairs of neighbouring Spider queries of one database) and

@@ -26,6 +26,7 @@ CREATE TABLE visits (
 );
 CREATE TABLE tags (label text NOT NULL, grp text);
 CREATE UNIQUE INDEX tags_label ON tags (label);
+CREATE TABLE readings (id integer PRIMARY KEY, f double precision, r real, d numeric(10,2));
 `
 
 func testSchema(t testing.TB) *catalog.Schema {

@@ -310,6 +310,14 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RulePushNot
 			case func() bool { x, ok = foldConstants(x); return ok }():
 				rule = RuleFoldConstants
+			case z.postgres() && func() bool { x, ok = arithIdentity(x, z.floatExact); return ok }():
+				rule = RuleArithIdentity
+			case z.postgres() && func() bool { x, ok = boolEqualsConst(x); return ok }():
+				rule = RuleBoolEqualsConst
+			case z.postgres() && func() bool { x, ok = foldConstCalls(x); return ok }():
+				rule = RuleFoldConstCalls
+			case z.postgres() && func() bool { x, ok = subqueryConstRow(x); return ok }():
+				rule = RuleSubqueryConstRow
 			case func() bool { x, ok = coerceLiteral(x, z.noAffinity()); return ok }():
 				rule = RuleCoerceLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():
@@ -439,6 +447,13 @@ func init() {
 		{RuleRightToLeft, rightToLeft, true},
 		{RuleSubqueryToSemi, subqueryToSemiJoin, false},
 		{RuleOuterToInner, outerToInner, true},
+		{RuleFullJoinNullRejected, fullJoinNullRejected, true},
+		{RuleInnerOverOuter, innerOverOuterJoin, true},
+		{RuleAggOuterToInner, aggOverOuterToInner, true},
+		{RuleInlineValuesRow, inlineValuesRow, false},
+		{RulePruneValuesColumn, pruneValuesColumns, false},
+		{RulePruneUnionAllColumns, pruneUnionAllColumns, false},
+		{RuleContradictoryEqualities, contradictoryEqualities, true},
 		{RuleLeftJoinIsNull, leftJoinIsNullToAnti, true},
 		{RuleFilterPastOuter, pushFilterPastOuterJoin, true},
 		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin, true},
@@ -452,6 +467,8 @@ func init() {
 		{RuleRemoveDistinct, removeRedundantDistinct, true},
 		{RuleJoinEquivalence, substituteJoinEquivalents, false},
 		{RuleDistinctOnNonNull, distinctOnNonNull, true},
+		{RuleSelfEquality, selfEquality, true},
+		{RuleRedundantSortKey, redundantSortKeys, true},
 		{RuleEqualBounds, equalBoundsPreds, true},
 	}
 }

@@ -87,16 +87,13 @@ func equalBoundsAnd(e *plan.Expr, key func(*plan.Expr) string) (*plan.Expr, bool
 }
 
 // equalBounds: among conjuncts, x >= c and x <= c ⇒ x = c, for a column
-// x and one non-NULL constant c (comparisons are oriented constant
-// right). A NULL x makes both sides NULL; otherwise x compares 0 with c
-// exactly when x = c, as equality is the ordering's own in every
+// x and one non-NULL constant c (a literal, or a cast of one: the cast
+// is evaluated once either way, and fails alike), on either side of the
+// comparison. A NULL x makes both sides NULL; otherwise x compares 0
+// with c exactly when x = c, as equality is the ordering's own in every
 // PostgreSQL type (a nondeterministic collation's included) and in
 // SQLite, which applies the same affinity to all three comparisons.
 func equalBounds(conjs []*plan.Expr, key func(*plan.Expr) string) ([]*plan.Expr, bool) {
-	bound := func(e *plan.Expr) bool {
-		return (e.IsOp(plan.OpGe) || e.IsOp(plan.OpLe)) && len(e.Args) == 2 &&
-			e.Args[0].Kind == plan.ColRef && e.Args[1].Kind == plan.Const && !e.Args[1].Null
-	}
 	var out []*plan.Expr
 	used := make([]bool, len(conjs))
 	changed := false
@@ -104,15 +101,14 @@ func equalBounds(conjs []*plan.Expr, key func(*plan.Expr) string) ([]*plan.Expr,
 		if used[i] {
 			continue
 		}
-		if bound(a) {
+		if ax, ac, aop, ok := asBound(a); ok {
 			for j := i + 1; j < len(conjs); j++ {
-				b := conjs[j]
-				if used[j] || !bound(b) || b.Name == a.Name || b.Args[0].Col != a.Args[0].Col ||
-					b.Args[1].Typ != a.Args[1].Typ || key(b.Args[1]) != key(a.Args[1]) {
+				bx, bc, bop, ok := asBound(conjs[j])
+				if used[j] || !ok || bop == aop || bx.Col != ax.Col || bc.Typ != ac.Typ || key(bc) != key(ac) {
 					continue
 				}
 				used[j], changed = true, true
-				a = plan.NewOp(plan.OpEq, catalog.Bool, a.Args[0], a.Args[1])
+				a = plan.NewOp(plan.OpEq, catalog.Bool, ax, ac)
 				break
 			}
 		}
@@ -122,4 +118,28 @@ func equalBounds(conjs []*plan.Expr, key func(*plan.Expr) string) ([]*plan.Expr,
 		return conjs, false
 	}
 	return out, true
+}
+
+// asBound reads e as x >= c or x <= c (op is OpGe or OpLe) for a column x
+// and a constant c (see constantLike), c <= x read as x >= c.
+func asBound(e *plan.Expr) (x, c *plan.Expr, op string, ok bool) {
+	if !(e.IsOp(plan.OpGe) || e.IsOp(plan.OpLe)) || len(e.Args) != 2 {
+		return nil, nil, "", false
+	}
+	l, r := e.Args[0], e.Args[1]
+	switch {
+	case l.Kind == plan.ColRef && constantLike(r):
+		return l, r, e.Name, true
+	case r.Kind == plan.ColRef && constantLike(l):
+		return r, l, flipped[e.Name], true
+	}
+	return nil, nil, "", false
+}
+
+// constantLike says whether e is a non-NULL literal or a cast of one.
+func constantLike(e *plan.Expr) bool {
+	for e.Kind == plan.Cast && len(e.Args) == 1 {
+		e = e.Args[0]
+	}
+	return e.Kind == plan.Const && !e.Null
 }

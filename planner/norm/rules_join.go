@@ -228,3 +228,135 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 	}
 	return n, fired
 }
+
+// Outer joins narrowed by the conditions above them.
+const (
+	RuleFullJoinNullRejected = "outer-join-null-rejected"
+	RuleInnerOverOuter       = "inner-join-rejects-outer-nulls"
+)
+
+// rejectsNullRow says whether condition p is never TRUE on a row whose
+// columns cols are all NULL (a row an outer join null-extends): an AND
+// with one such conjunct, an OR whose every disjunct is one, or a
+// condition that rejects NULLs of one of cols.
+func rejectsNullRow(p *plan.Expr, cols plan.ColSet) bool {
+	switch {
+	case p.IsOp(plan.OpAnd):
+		for _, a := range p.Args {
+			if rejectsNullRow(a, cols) {
+				return true
+			}
+		}
+		return false
+	case p.IsOp(plan.OpOr):
+		for _, a := range p.Args {
+			if !rejectsNullRow(a, cols) {
+				return false
+			}
+		}
+		return len(p.Args) > 0
+	}
+	return plan.NullRejected(p).Intersects(cols)
+}
+
+// narrowOuter drops from outer join j the null-extended rows that one of
+// preds rejects: a FULL JOIN whose left (right) columns are rejected
+// when NULL keeps only rows with a left (right) partner, a RIGHT (LEFT)
+// JOIN; a LEFT JOIN whose right columns are, an inner join. It reports
+// whether j changed.
+func narrowOuter(j *plan.Node, preds []*plan.Expr) bool {
+	if j.Op != plan.OpJoin || j.Join != plan.FullJoin && j.Join != plan.LeftJoin {
+		return false
+	}
+	left, right := j.Inputs[0].OutColSet(), j.Inputs[1].OutColSet()
+	var l, r bool
+	for _, p := range preds {
+		l = l || j.Join == plan.FullJoin && rejectsNullRow(p, left)
+		r = r || rejectsNullRow(p, right)
+	}
+	switch {
+	case j.Join == plan.LeftJoin && r, l && r:
+		j.Join = plan.InnerJoin
+	case l:
+		j.Join = plan.LeftJoin
+	case r:
+		j.Join = plan.RightJoin
+	default:
+		return false
+	}
+	return true
+}
+
+// fullJoinNullRejected: Filter(FullJoin(a, b, p), q) ⇒ Filter(LeftJoin(a,
+// b, p), q) when q is never TRUE with a's columns NULL (the rows only b
+// contributes), RightJoin when that holds of b's, InnerJoin of both; an
+// OR counts when each disjunct rejects such a row.
+func fullJoinNullRejected(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
+	if n.Op != plan.OpFilter || n.Inputs[0].Op != plan.OpJoin {
+		return n, false
+	}
+	return n, narrowOuter(n.Inputs[0], n.Preds)
+}
+
+// innerOverOuterJoin: InnerJoin(..., OuterJoin(a, b), ..., q) narrows the
+// outer join input as a Filter q above it would (q is the inner join's
+// condition: a row it rejects is not joined).
+func innerOverOuterJoin(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
+	if n.Op != plan.OpJoin || n.Join != plan.InnerJoin || len(n.Preds) == 0 {
+		return n, false
+	}
+	for _, in := range n.Inputs {
+		if narrowOuter(in, n.Preds) {
+			return n, true
+		}
+	}
+	return n, false
+}
+
+// RuleAggOuterToInner names aggOverOuterToInner.
+const RuleAggOuterToInner = "aggregate-rejects-outer-nulls"
+
+// aggOverOuterToInner: Filter(Aggregate(LeftJoin(a, b)), q) ⇒
+// Filter(Aggregate(InnerJoin(a, b)), q) when the grouping columns are
+// a's, every aggregate is MIN, MAX, SUM, AVG or COUNT of an argument that
+// is NULL whenever b's columns are (so a null-extended row adds nothing
+// to any call), and q rejects NULL in a MIN, MAX, SUM or AVG: a group of
+// null-extended rows alone has that call NULL and goes, and any other
+// group has the same calls without them.
+func aggOverOuterToInner(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) {
+	if n.Op != plan.OpFilter || n.Inputs[0].Op != plan.OpAggregate {
+		return n, false
+	}
+	agg := n.Inputs[0]
+	j := agg.Inputs[0]
+	if j.Op != plan.OpJoin || j.Join != plan.LeftJoin || len(j.Inputs) != 2 {
+		return n, false
+	}
+	left, right := j.Inputs[0].OutColSet(), j.Inputs[1].OutColSet()
+	for _, g := range agg.GroupBy {
+		if !left.Has(g) {
+			return n, false
+		}
+	}
+	var nullable plan.ColSet // calls NULL on a group of null-extended rows
+	for _, it := range agg.Aggs {
+		e := it.Expr
+		if e.Kind != plan.Agg || e.Star || len(e.Args) != 1 || !plan.StrictCols(e.Args[0]).Intersects(right) {
+			return n, false
+		}
+		switch e.Name {
+		case "min", "max", "sum", "avg":
+			nullable.Add(it.ID)
+		case "count":
+		default:
+			return n, false
+		}
+	}
+	for _, p := range n.Preds {
+		if rejectsNullRow(p, nullable) && !p.HasSubquery() {
+			j.Join = plan.InnerJoin
+			return n, true
+		}
+	}
+	return n, false
+}

@@ -121,7 +121,8 @@ func TestRuleFilterIntoJoin(t *testing.T) {
 	runRuleCases(t, norm.RuleFilterIntoJoin, []ruleCase{
 		{name: "comma-join", sql: "SELECT d.name FROM dogs d, owners o WHERE d.owner_id = o.owner_id", fire: true, has: []string{"join inner on (t1.owner_id = t2.owner_id)"}},
 		{name: "left-join-not", sql: "SELECT o.first_name FROM owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id WHERE coalesce(d.name, o.city) = 'x'", fire: false, has: []string{"join left on (t2.owner_id = t1.owner_id)\n"}},
-		{name: "full-join-not", sql: "SELECT o.first_name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE o.city = 'x'", fire: false, has: []string{"filter (t1.city = 'x')\n    join full"}},
+		// (o.city IS NULL keeps the rows only d contributes: the join stays full.)
+		{name: "full-join-not", sql: "SELECT o.first_name FROM owners o FULL JOIN dogs d ON o.owner_id = d.owner_id WHERE o.city IS NULL", fire: false, has: []string{"filter (t1.city is null)\n    join full"}},
 	})
 	runFingerprintPairs(t, []fingerprintPair{
 		{"where-vs-on", "SELECT d.name FROM dogs d, owners o WHERE d.owner_id = o.owner_id", "SELECT d.name FROM dogs d JOIN owners o ON d.owner_id = o.owner_id", true},
@@ -132,7 +133,8 @@ func TestRuleFlattenInnerJoin(t *testing.T) {
 	runRuleCases(t, norm.RuleFlattenInnerJoin, []ruleCase{
 		{name: "three-way", sql: "SELECT t.cost FROM treatments t JOIN dogs d ON t.dog_id = d.dog_id JOIN owners o ON d.owner_id = o.owner_id", fire: true},
 		{name: "inner-under-left", sql: "SELECT o.first_name FROM owners o LEFT JOIN (dogs d JOIN breeds b ON d.breed_code = b.breed_code) ON o.owner_id = d.owner_id", fire: false},
-		{name: "left-under-inner-stays-nested", sql: "SELECT t.cost FROM treatments t JOIN (owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id) ON t.dog_id = d.dog_id", fire: false},
+		// (coalesce keeps the padded rows joinable: the join stays left.)
+		{name: "left-under-inner-stays-nested", sql: "SELECT t.cost FROM treatments t JOIN (owners o LEFT JOIN dogs d ON o.owner_id = d.owner_id) ON t.dog_id = coalesce(d.dog_id, o.owner_id)", fire: false},
 	})
 	runFingerprintPairs(t, []fingerprintPair{
 		{"association", "SELECT t.cost FROM treatments t JOIN dogs d ON t.dog_id = d.dog_id JOIN owners o ON d.owner_id = o.owner_id",

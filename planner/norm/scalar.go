@@ -2,6 +2,7 @@ package norm
 
 import (
 	"cmp"
+	"math"
 	"math/big"
 	"slices"
 	"sort"
@@ -512,20 +513,33 @@ func foldConstants(e *plan.Expr) (*plan.Expr, bool) {
 			return plan.NewBool(c > 0), true
 		case plan.OpGe:
 			return plan.NewBool(c >= 0), true
-		case plan.OpAdd, plan.OpSub, plan.OpMul:
-			if l.Typ != catalog.Int || r.Typ != catalog.Int {
+		case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpMod:
+			if l.Typ != catalog.Int || r.Typ != catalog.Int || e.Typ != catalog.Int || !a.IsInt() || !b.IsInt() {
 				return e, false
 			}
-			var z big.Rat
+			x, y := a.Num(), b.Num()
+			z := new(big.Int)
 			switch e.Name {
 			case plan.OpAdd:
-				z.Add(a, b)
+				z.Add(x, y)
 			case plan.OpSub:
-				z.Sub(a, b)
+				z.Sub(x, y)
+			case plan.OpMul:
+				z.Mul(x, y)
 			default:
-				z.Mul(a, b)
+				if y.Sign() == 0 {
+					return e, false // division by zero fails
+				}
+				if e.Name == plan.OpDiv {
+					z.Quo(x, y) // truncated toward zero, as PostgreSQL's
+				} else {
+					z.Rem(x, y) // the dividend's sign, as PostgreSQL's
+				}
 			}
-			return plan.NewConst(catalog.Int, z.Num().String()), true
+			if !intResultFits(x, y, z) {
+				return e, false // PostgreSQL fails: integer out of range
+			}
+			return plan.NewConst(catalog.Int, z.String()), true
 		}
 	}
 	if l.Typ == catalog.Text && r.Typ == catalog.Text {
@@ -537,4 +551,15 @@ func foldConstants(e *plan.Expr) (*plan.Expr, bool) {
 		}
 	}
 	return e, false
+}
+
+// intResultFits says whether PostgreSQL computes z from integer literals
+// x and y without overflow: literals that fit int4 are int4, so their
+// result must too; a wider operand makes the operation int8's.
+func intResultFits(x, y, z *big.Int) bool {
+	fits32 := func(v *big.Int) bool { return v.IsInt64() && v.Int64() >= math.MinInt32 && v.Int64() <= math.MaxInt32 }
+	if fits32(x) && fits32(y) {
+		return fits32(z)
+	}
+	return z.IsInt64()
 }
