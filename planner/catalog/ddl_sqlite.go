@@ -93,6 +93,19 @@ func sqliteToPG(ddl string) string {
 				// The default collation, and a keyword PostgreSQL's
 				// grammar refuses as a name.
 				blank(prevAt, j)
+			case strings.HasPrefix(w, "sqlite_") && (prev == "table" || prev == "exists"):
+				// SQLite's own tables (sqlite_sequence, which every
+				// AUTOINCREMENT table brings, declares untyped columns
+				// PostgreSQL's grammar refuses) are no user's schema: the
+				// statement goes.
+				k := strings.LastIndex(strings.ToLower(ddl[:i]), "create")
+				e := strings.IndexByte(ddl[j:], ';')
+				if k >= 0 && e >= 0 {
+					blank(k, j+e+1)
+					prev2, prev = prev, ";"
+					i = j + e + 1
+					continue
+				}
 			case w == "strict" && prev == ")":
 				blank(i, j)
 			case prev2 == "on" && prev == "conflict":
