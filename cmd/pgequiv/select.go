@@ -17,11 +17,13 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/eval/evaluation"
 	"github.com/pgequiv/pgequiv/eval/selection"
+	"github.com/pgequiv/pgequiv/eval/spidereval"
 	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/catalog/tablesjson"
 )
 
-const selectUsage = "usage: pgequiv select [--schemas DIR] [--budget 1s] [--out selections.jsonl] [--brief] GROUPS.jsonl\n" +
+const selectUsage = "usage: pgequiv select [--schemas DIR | --db-dir DIR [--tables tables.json]] [--budget 1s] [--out selections.jsonl] [--brief] GROUPS.jsonl\n" +
 	"       pgequiv select --pairs PAIRS.jsonl [--write-groups groups.jsonl] [flags]   (groups labelled pairs by db and reference)"
 
 // selectRecord is one output line of `pgequiv select --out`.
@@ -44,6 +46,8 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("select", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	schemasDir := fs.String("schemas", "", "directory of <db>.sql schemas (default: schemas/ beside the input)")
+	dbDir := fs.String("db-dir", "", "directory of <db>/<db>.sqlite files (Spider/BIRD's layout): their DDL is the schema (never a row is read); replaces --schemas")
+	tables := fs.String("tables", "", "Spider/BIRD tables.json, for databases without a file under --db-dir; replaces --schemas")
 	pairsFile := fs.String("pairs", "", "build the groups from a labelled pair file (pgequiv eval's format), grouping by db and reference; the reference is not given to the selector")
 	writeGroups := fs.String("write-groups", "", "also write the groups read or built to this JSONL file")
 	out := fs.String("out", "", "write one JSON line per group: chosen candidate, classes and why")
@@ -95,7 +99,23 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	sopts := selection.Options{Judge: jopts, Judger: judger, Budget: *budget, Seed: *seed, MaxInstances: *instances}
-	records := selectAll(ctx, groups, &evaluation.Schemas{Dir: *schemasDir}, *dialect, sopts, *workers)
+	var schemas evaluation.SchemaSource = &evaluation.Schemas{Dir: *schemasDir}
+	if *dbDir != "" || *tables != "" {
+		// The real databases' DDL, as eval --gold/--pred reads it.
+		if *dbDir != "" {
+			if st, err := os.Stat(*dbDir); err != nil || !st.IsDir() {
+				return fmt.Errorf("select: --db-dir %s is not a directory", *dbDir)
+			}
+		}
+		sp := &spidereval.Schemas{DBDir: *dbDir}
+		if *tables != "" {
+			if sp.Tables, err = tablesjson.Read(*tables); err != nil {
+				return fmt.Errorf("select: --tables: %w", err)
+			}
+		}
+		schemas = sp
+	}
+	records := selectAll(ctx, groups, schemas, *dialect, sopts, *workers)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -159,7 +179,7 @@ func writeJSONL[T any](path string, recs []T) error {
 
 // selectAll selects every group, workers at a time; a group whose schema
 // does not load gets a record with the error, the others go on.
-func selectAll(ctx context.Context, groups []selection.Group, schemas *evaluation.Schemas, dialect string, opts selection.Options, workers int) []selectRecord {
+func selectAll(ctx context.Context, groups []selection.Group, schemas evaluation.SchemaSource, dialect string, opts selection.Options, workers int) []selectRecord {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -186,7 +206,7 @@ func selectAll(ctx context.Context, groups []selection.Group, schemas *evaluatio
 	return records
 }
 
-func selectOne(ctx context.Context, g selection.Group, schemas *evaluation.Schemas, dialect string, opts selection.Options) selectRecord {
+func selectOne(ctx context.Context, g selection.Group, schemas evaluation.SchemaSource, dialect string, opts selection.Options) selectRecord {
 	rec := selectRecord{ID: g.ID, DB: g.DB, Chosen: -1}
 	dname := g.Dialect
 	if dname == "" {

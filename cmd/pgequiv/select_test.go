@@ -72,3 +72,34 @@ func TestRunSelect(t *testing.T) {
 		t.Errorf("malformed line: err %v", err)
 	}
 }
+
+// TestRunSelectDBDir: select reads each group's schema from the real
+// database's DDL under --db-dir (Spider's layout), as eval --gold/--pred
+// does: flight_2's composite key and foreign keys come from the file.
+func TestRunSelectDBDir(t *testing.T) {
+	dir := t.TempDir()
+	groups := filepath.Join(dir, "groups.jsonl")
+	input := `{"id": "aberdeen", "db": "flight_2", "dialect": "sqlite", "candidates": ["SELECT count(*) FROM flights AS f JOIN airports AS a ON f.destairport = a.airportcode WHERE a.city = 'Aberdeen'", "SELECT count(*) FROM flights AS f, 'airports' a WHERE a.city = 'Aberdeen' AND f.destairport = a.airportcode", "SELECT count(*) FROM flights WHERE destairport = 'Aberdeen'"], "labels": [1, 1, 0]}
+`
+	if err := os.WriteFile(groups, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"--workers", "1", "--db-dir", filepath.Join("testdata", "spider", "database"), groups}
+	if err := runSelect(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"group aberdeen (flight_2): 3 candidates, 2 classes", "groups: 1 (errors 0", "accuracy=1.0000"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	// Without a schema source for flight_2, the group is an error.
+	stdout.Reset()
+	if err := runSelect(context.Background(), []string{"--workers", "1", "--db-dir", t.TempDir(), groups}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "groups: 1 (errors 1") {
+		t.Errorf("no schema: output\n%s", stdout.String())
+	}
+}

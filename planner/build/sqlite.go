@@ -115,9 +115,40 @@ func stringNamesIdent(toks []token, i int) bool {
 	switch {
 	case toks[p].isWord("as"), tableAfter(p):
 		return true
+	case toks[p].text == "," && toks[p].kind == tokPunct:
+		return inFromList(toks, p)
 	case toks[p].kind == tokWord && !isClauseWord(toks[p]), toks[p].kind == tokQuoted, toks[p].kind == tokBacktick, toks[p].kind == tokString:
 		q := prevNonSpace(toks, p-1)
-		return q >= 0 && tableAfter(q) && (toks[p].kind != tokString || stringNamesIdent(toks, p))
+		return q >= 0 && (tableAfter(q) || toks[q].text == "," && toks[q].kind == tokPunct && inFromList(toks, q)) &&
+			(toks[p].kind != tokString || stringNamesIdent(toks, p))
+	}
+	return false
+}
+
+// inFromList reports whether the comma toks[c] separates the items of a
+// FROM clause: walking back at its parenthesis depth, FROM comes before
+// any other clause (ON and JOIN, inside the clause, are passed over).
+func inFromList(toks []token, c int) bool {
+	depth := 0
+	for k := c - 1; k >= 0; k-- {
+		t := toks[k]
+		switch {
+		case t.kind == tokPunct && t.text == ")":
+			depth++
+		case t.kind == tokPunct && t.text == "(":
+			if depth == 0 {
+				return false // an argument list or a subquery's start
+			}
+			depth--
+		case depth > 0 || t.kind != tokWord:
+		case t.isWord("from"):
+			q := prevNonSpace(toks, k-1)
+			return q < 0 || !toks[q].isWord("distinct")
+		case t.isWord("on") || t.isWord("join") || t.isWord("as") || t.isWord("inner") || t.isWord("left") ||
+			t.isWord("cross") || t.isWord("natural") || t.isWord("outer") || t.isWord("and") || t.isWord("or") || t.isWord("not"):
+		case isClauseWord(t) || t.isWord("select") || t.isWord("set") || t.isWord("values") || t.isWord("by"):
+			return false
+		}
 	}
 	return false
 }
