@@ -370,14 +370,10 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 	k := p.mark()
 	if len(ba) == 1 {
 		// One side is (after dropping empty branches) a single query.
-		ok, err := p.rel(ba[0].n, bb[0].n, false)
+		ok, err := p.branchRel(ba[0], bb[0])
 		if err != nil || !ok {
 			p.undo(k)
 			return false, err
-		}
-		if !p.mapBranch(ba[0], bb[0]) {
-			p.undo(k)
-			return false, nil
 		}
 		if len(b.OutCols()) != len(a.OutCols()) {
 			p.undo(k)
@@ -400,6 +396,7 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 	}
 	ordered := a.Set == plan.Except
 	used := make([]bool, len(ba))
+	pairs := make([]int, len(bb)) // b's branch j is a's branch pairs[j]
 	var match func(j int) (bool, error)
 	match = func(j int) (bool, error) {
 		if j == len(bb) {
@@ -410,12 +407,13 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 				continue
 			}
 			m := p.mark()
-			ok, err := p.rel(ba[i].n, bb[j].n, false)
+			ok, err := p.branchRel(ba[i], bb[j])
 			if err != nil {
 				return false, err
 			}
-			if ok && p.mapBranch(ba[i], bb[j]) {
+			if ok {
 				used[i] = true
+				pairs[j] = i
 				if ok, err := match(j + 1); err != nil || ok {
 					return ok, err
 				}
@@ -429,6 +427,9 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 	if err != nil || !ok {
 		p.undo(k)
 		return false, err
+	}
+	if a.Set == plan.Union && a.All && permuted(pairs) {
+		p.rule(ruleUnionAllPermuted)
 	}
 	for i, c := range b.Cols {
 		p.set(c, a.Cols[i])
@@ -472,6 +473,49 @@ func (p *prover) branches(n *plan.Node, onA bool) ([]branch, string) {
 		kind += " all"
 	}
 	return out, kind
+}
+
+// permuted says whether pairs, a's branch for each of b's, is not the
+// identity.
+func permuted(pairs []int) bool {
+	for j, i := range pairs {
+		if i != j {
+			return true
+		}
+	}
+	return false
+}
+
+// branchRel proves that branches a and b return the same bag of rows
+// with their set-operation columns paired by position. Compared as they
+// stand, equal columns of a branch may pair crosswise (the two NULLs of
+// SELECT x, NULL, NULL); the branches are then compared again as their
+// set-operation columns in order, by position.
+func (p *prover) branchRel(a, b branch) (bool, error) {
+	m := p.mark()
+	ok, err := p.rel(a.n, b.n, false)
+	if err != nil || (ok && p.mapBranch(a, b)) {
+		return ok, err
+	}
+	p.undo(m)
+	if !ok || len(a.cols) != len(b.cols) {
+		return false, nil
+	}
+	ok, err = p.rel(branchRoot(a, p.a.Meta), branchRoot(b, p.b.Meta), true)
+	if err != nil || (ok && p.mapBranch(a, b)) {
+		return ok, err
+	}
+	p.undo(m)
+	return false, nil
+}
+
+// branchRoot is branch b read as its set-operation columns, in order.
+func branchRoot(b branch, m *plan.Metadata) *plan.Node {
+	items := make([]plan.ProjItem, len(b.cols))
+	for k, c := range b.cols {
+		items[k] = plan.ProjItem{ID: c, Expr: plan.NewCol(c, m.Col(c).Type)}
+	}
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{b.n}, Proj: items}
 }
 
 // mapBranch checks that branch b's set-operation columns map to a's.
