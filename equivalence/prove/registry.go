@@ -252,6 +252,9 @@ var (
 	ruleUnionAllDropEmpty = register(Rule{Name: "union-all-drop-empty", Family: famSetOp,
 		Fragment:   "A ∪all ∅ ⇒ A",
 		Conditions: "the dropped branch is proved to return no row"})
+	ruleUnionAllPermuted = register(Rule{Name: "union-all-permuted", Family: famSetOp,
+		Fragment:   "A₁ ∪all … ∪all Aₙ ⇒ A_π(1) ∪all … ∪all A_π(n)",
+		Conditions: "UNION ALL is a bag sum: branches (nested UNION ALLs flattened, empty ones dropped) pair one to one, each pair proved equal with its columns in order; a repeated branch needs a partner each time"})
 	ruleSetOpAsSets = register(Rule{Name: "setop-as-sets", Family: famSetOp,
 		Fragment:   "A op B ≡ A' op B' with δ ignored in the branches",
 		Conditions: "UNION, INTERSECT or EXCEPT without ALL: branches compared as sets"})

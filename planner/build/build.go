@@ -482,6 +482,8 @@ func (b *builder) buildSetOp(sel *pg.SelectStmt, sc *scope) (*relation, error) {
 		if t == catalog.Null || t == catalog.Unknown {
 			t = b.typeOf(r.cols[i])
 		}
+		b.typeUntypedNull(l.node, l.cols[i], t)
+		b.typeUntypedNull(r.node, r.cols[i], t)
 		id := b.newColumn(l.names[i], t)
 		n.Cols = append(n.Cols, id)
 		rel.cols = append(rel.cols, id)

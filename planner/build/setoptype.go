@@ -267,3 +267,28 @@ func leftmostBranch(n *plan.Node, id plan.ColumnID) (*plan.Node, plan.ColumnID, 
 	}
 	return n, id, true
 }
+
+// typeUntypedNull gives a branch's untyped NULL literal column the set
+// operation's resolved type t, as PostgreSQL does: an unknown-type
+// constant in a leaf SELECT's target list is coerced to the type the
+// other branches resolve (SELECT 1 UNION ALL SELECT NULL is of type
+// integer, and its NULL is NULL::integer). The branch n must project id
+// directly; anything else is left as it is.
+func (b *builder) typeUntypedNull(n *plan.Node, id plan.ColumnID, t catalog.Type) {
+	if b.schema.Dialect != catalog.Postgres || t == catalog.Null || t == catalog.Unknown || n.Op != plan.OpProject {
+		return
+	}
+	for k, it := range n.Proj {
+		if it.ID != id {
+			continue
+		}
+		if it.Expr.Kind != plan.Const || !it.Expr.Null || it.Expr.Typ != catalog.Null {
+			return
+		}
+		e := plan.NewNull(t)
+		e.Pos = it.Expr.Pos
+		n.Proj[k].Expr = e
+		b.meta.Col(id).Type = t
+		return
+	}
+}
