@@ -50,6 +50,9 @@ type distinctStripper struct {
 // is. under is the rule a DISTINCT met now would be removed by: nil until
 // the walk passes a UNION ALL or a join.
 func (s *distinctStripper) strip(x *plan.Node, under *Rule) *plan.Node {
+	if x.Op != plan.OpJoin && x.Op != plan.OpSetOp && len(x.Inputs) != 1 {
+		return x
+	}
 	switch x.Op {
 	case plan.OpDistinct:
 		if under == nil || !s.identityCols(x.OutCols()) {
