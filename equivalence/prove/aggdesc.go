@@ -26,21 +26,52 @@ type aggDesc struct {
 	countsRows bool
 	// dupInsensitive: duplicate input rows change nothing.
 	dupInsensitive bool
+	// scales: a bag with each row repeated n times gives n times the
+	// value (COUNT, SUM).
+	scales bool
+	// combine is the aggregate that combines partial results computed
+	// over the parts of a bag into the result over the whole bag ("":
+	// none; AVG of AVGs, say, is not the AVG).
+	combine string
+	// empty is the value over no row: "NULL" or "0".
+	empty string
+	// result is PostgreSQL's exact result type for an argument of exact
+	// type arg (pgExactType's names; "" for COUNT(*)), "" when unknown.
+	result func(arg string) string
 }
 
 var aggDescs = map[string]aggDesc{
-	"count":      {skipsNull: true, countsRows: true},
-	"regr_count": {skipsNull: true, countsRows: true},
-	"sum":        {skipsNull: true},
-	"avg":        {skipsNull: true},
-	"min":        {skipsNull: true, dupInsensitive: true},
-	"max":        {skipsNull: true, dupInsensitive: true},
+	"count":      {skipsNull: true, countsRows: true, scales: true, combine: "sum", empty: "0", result: countResult},
+	"regr_count": {skipsNull: true, countsRows: true, empty: "0"},
+	"sum":        {skipsNull: true, scales: true, combine: "sum", empty: "NULL", result: sumResult},
+	"avg":        {skipsNull: true, empty: "NULL"},
+	"min":        {skipsNull: true, dupInsensitive: true, combine: "min", empty: "NULL", result: sameResult},
+	"max":        {skipsNull: true, dupInsensitive: true, combine: "max", empty: "NULL", result: sameResult},
 	"bool_and":   {skipsNull: true, dupInsensitive: true},
 	"bool_or":    {skipsNull: true, dupInsensitive: true},
 	"every":      {skipsNull: true, dupInsensitive: true},
 	"bit_and":    {skipsNull: true, dupInsensitive: true},
 	"bit_or":     {skipsNull: true, dupInsensitive: true},
 }
+
+// countResult: COUNT is bigint.
+func countResult(string) string { return "int8" }
+
+// sumResult: SUM of smallint or integer is bigint, of bigint or numeric
+// numeric; of anything else (float, whose sums depend on the order of
+// the additions, or interval) unknown here.
+func sumResult(arg string) string {
+	switch arg {
+	case "int2", "int4":
+		return "int8"
+	case "int8", "numeric":
+		return "numeric"
+	}
+	return ""
+}
+
+// sameResult: MIN and MAX are of their argument's type.
+func sameResult(arg string) string { return arg }
 
 // describeAgg returns the descriptor of call e (an aggregate call).
 func describeAgg(e *plan.Expr) (aggDesc, bool) {

@@ -208,6 +208,12 @@ var (
 	ruleGroupLiftJoin = register(Rule{Name: "group-lift-join", Family: famAggregate,
 		Fragment:   "γ[k](R ⋉[k = s] S) ⇒ γ[k](R) ⋉[k = s] S",
 		Conditions: "semi- or anti-join on grouping columns; S reads no column of R"})
+	ruleAggThroughUnionAll = register(Rule{Name: "agg-through-union-all", Family: famAggregate,
+		Fragment:   "γ[K; g(s)](∪all γ[K_i; f(x_i) AS s](B_i)) ⇒ γ[K; f(x)](∪all π[K_i, x_i](B_i))",
+		Conditions: "g is f's combine in the aggregate descriptors (SUM, MIN, MAX; not AVG); f's result type is g's over it (SUM of numeric, of bigint); without K, g over no partial equals f over no row; PostgreSQL; no DISTINCT, FILTER or HAVING"})
+	ruleEagerAggJoin = register(Rule{Name: "eager-agg-join", Family: famAggregate,
+		Fragment:   "π[k, a.c * b.n](γ[k; f(x) c](R) ⋈[k = j] γ[j; COUNT(*) n](S)) ⇒ γ[k; f(x)](R ⋈[k = j] S)",
+		Conditions: "inner join equating the whole grouping keys one to one (= identity); f scales with repetition (COUNT, SUM of an exact type) times the other side's COUNT(*), of f's own type, or is duplicate-insensitive (MIN, MAX) alone; PostgreSQL"})
 )
 
 // Subqueries.
@@ -264,6 +270,12 @@ var (
 	ruleDistinctLeftJoinUnread = register(Rule{Name: "distinct-left-join-unread", Family: famSetOp,
 		Fragment:   "δ(R ⟕ S) ⇒ δ(R)",
 		Conditions: "no column of S is read above the join"})
+	ruleDistinctUnionAllBranches = register(Rule{Name: "distinct-union-all-branches", Family: famSetOp,
+		Fragment:   "δ(∪all δ(A_i)) ⇒ δ(∪all A_i)",
+		Conditions: "the consumer is blind to duplicates (DISTINCT, or duplicate-insensitive calls); the removed DISTINCT's columns have = as identity; nothing volatile on the way"})
+	ruleDistinctJoinInputs = register(Rule{Name: "distinct-join-inputs", Family: famSetOp,
+		Fragment:   "δ(π[O](δ(R') ⋈[c] δ(S'))) ⇒ δ(π[O](R' ⋈[c] S')) (inner or left join)",
+		Conditions: "the consumer is blind to duplicates; the join and projection read only R' and S' columns; the removed DISTINCT's columns have = as identity; nothing volatile on the way"})
 )
 
 // Empty results.

@@ -103,6 +103,18 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 				n = j
 				continue
 			}
+			if j := p.aggThroughUnion(n, m); j != nil {
+				n = j
+				continue
+			}
+			if j := p.eagerAgg(n, m); j != nil {
+				n = j
+				continue
+			}
+			if j := p.distinctBelow(n, m); j != nil {
+				n = j
+				continue
+			}
 			return n
 		}
 		p.rule(rule)

@@ -1,0 +1,259 @@
+package prove
+
+import (
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Fragment "aggregate through UNION ALL": an aggregate over partial
+// aggregates of the branches of a UNION ALL, combined by the aggregate
+// the descriptor names (aggDesc.combine), is the aggregate over the
+// branches' rows:
+//
+//	γ[K; g(s)](∪all_i γ[K_i; f(x_i) AS s](B_i))  ⇒  γ[K; f(x)](∪all_i π[K_i, x_i](B_i))
+//
+// where g is f's combine (SUM of SUMs, MIN of MINs, MAX of MAXes; AVG has
+// none: an AVG of AVGs weighs the branches alike). Each group of K is a
+// union of groups of the branches (each K_i holds the columns that feed
+// K), and the combine over the partials of those groups is f over their
+// rows, a branch without the group giving no partial. Conditions, each
+// stated by the descriptor:
+//
+//   - without K, a grouped branch gives no partial when empty, so g over
+//     no partial must be f over no row (their empty values agree: not
+//     so for COUNT by SUM, NULL against 0); an ungrouped branch gives one
+//     partial f(∅), which g must ignore (NULL, g skipping NULLs; or 0
+//     under SUM).
+//   - output types are kept exactly: f over x's type must be the type of
+//     g over that type (SUM(numeric) is numeric both ways, while SUM of
+//     integer partial sums, bigint, is numeric and COUNT's SUM numeric
+//     where COUNT is bigint: not proved). SUM is of exact types only,
+//     floating point sums depending on the order of the additions.
+//   - PostgreSQL only (SQLite's columns hold any type); no DISTINCT,
+//     FILTER or ORDER BY in the calls; no HAVING in the branches (a
+//     filter between the partials and the union); MIN and MAX of values
+//     whose = is identity.
+//
+// Fragment "DISTINCT through UNION ALL and joins": below a consumer blind
+// to duplicates (DISTINCT, or a grouping whose calls are all duplicate-
+// insensitive), a DISTINCT feeding a branch of a UNION ALL or an input of
+// an inner or left join changes only multiplicities, which the consumer
+// ignores:
+//
+//	δ(∪all_i δ(A_i))                ⇒  δ(∪all_i A_i)
+//	δ(π[O](δ(R') ⋈[c] δ(S')))      ⇒  δ(π[O](R' ⋈[c] S'))
+//
+// R' and S' are what the DISTINCTs read: the join and the projection
+// read only their columns, so the pushed form keeps the output and join
+// columns (a pushed DISTINCT that drops a column the join reads is not
+// this form). The columns of a removed DISTINCT must have = as identity
+// (otherwise it keeps one of several unequal-looking values), and the
+// path from the consumer down to it holds projections, filters, inner
+// and left joins and UNION ALLs calling nothing volatile.
+
+// aggThroughUnion rewrites aggregate n as above, or returns nil.
+func (p *prover) aggThroughUnion(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if n.Op != plan.OpAggregate || len(n.Aggs) == 0 || m == nil || m.Dialect != catalog.Postgres {
+		return nil
+	}
+	u := n.Inputs[0]
+	if u.Op != plan.OpSetOp || u.Set != plan.Union || !u.All || len(u.Inputs) < 2 || len(u.SetCols) != len(u.Inputs) {
+		return nil
+	}
+	pos := map[plan.ColumnID]int{}
+	for k, c := range u.Cols {
+		pos[c] = k
+	}
+	// The positions the new union keeps, and the outer calls' arguments.
+	var keep []int
+	kept := map[int]bool{}
+	want := func(k int) {
+		if !kept[k] {
+			kept[k] = true
+			keep = append(keep, k)
+		}
+	}
+	group := map[int]bool{}
+	for _, g := range n.GroupBy {
+		k, ok := pos[g]
+		if !ok {
+			return nil
+		}
+		group[k] = true
+		want(k)
+	}
+	argPos := make([]int, len(n.Aggs))
+	for j, a := range n.Aggs {
+		e := a.Expr
+		if e.Kind != plan.Agg || e.Distinct || e.Filter != nil || e.Star || len(e.Order) > 0 || len(e.Args) != 1 ||
+			e.Args[0].Kind != plan.ColRef {
+			return nil
+		}
+		k, ok := pos[e.Args[0].Col]
+		if !ok || group[k] {
+			return nil
+		}
+		argPos[j] = k
+		want(k)
+	}
+	var inner []*plan.Expr // per outer call, the partial call of the first branch
+	c := *u
+	c.Cols = nil
+	for _, k := range keep {
+		c.Cols = append(c.Cols, u.Cols[k])
+	}
+	c.Inputs = make([]*plan.Node, len(u.Inputs))
+	c.SetCols = make([][]plan.ColumnID, len(u.Inputs))
+	for i, b := range u.Inputs {
+		res, g := partialBranch(b, u.SetCols[i])
+		if g == nil || len(res) != len(u.Cols) {
+			return nil
+		}
+		groupCols := plan.MakeColSet(g.GroupBy...)
+		calls := map[plan.ColumnID]*plan.Expr{}
+		for _, a := range g.Aggs {
+			calls[a.ID] = a.Expr
+		}
+		var proj []plan.ProjItem
+		var ids plan.ColSet
+		for _, k := range keep {
+			col := res[k]
+			if ids.Has(col) {
+				return nil
+			}
+			ids.Add(col)
+			if group[k] {
+				if !groupCols.Has(col) || !m.ColIdentityEq(col, col) {
+					return nil
+				}
+				proj = append(proj, plan.ProjItem{ID: col, Expr: plan.NewCol(col, m.Col(col).Type)})
+				continue
+			}
+			f := calls[col]
+			if f == nil || f.Kind != plan.Agg || len(f.Args) != 1 {
+				return nil
+			}
+			proj = append(proj, plan.ProjItem{ID: col, Expr: f.Args[0].Copy()})
+		}
+		for _, it := range proj {
+			c.SetCols[i] = append(c.SetCols[i], it.ID)
+		}
+		for j, a := range n.Aggs {
+			f := calls[res[argPos[j]]]
+			if !combines(f, a.Expr, len(n.GroupBy) == 0, len(g.GroupBy) == 0, m) {
+				return nil
+			}
+			if i == 0 {
+				inner = append(inner, f)
+			} else if f.Name != inner[j].Name || pgExactType(m, f.Args[0]) != pgExactType(m, inner[j].Args[0]) {
+				return nil
+			}
+		}
+		c.Inputs[i] = &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{g.Inputs[0]}, Proj: proj}
+	}
+	agg := *n
+	agg.Inputs = []*plan.Node{&c}
+	agg.Aggs = make([]plan.ProjItem, len(n.Aggs))
+	var names []string
+	for j, a := range n.Aggs {
+		f := *inner[j]
+		arg := u.Cols[argPos[j]]
+		f.Args = []*plan.Expr{plan.NewCol(arg, m.Col(arg).Type)}
+		f.Typ = a.Expr.Typ
+		agg.Aggs[j] = plan.ProjItem{ID: a.ID, Expr: &f}
+		names = append(names, a.Expr.Name+"("+f.Name+")")
+	}
+	p.ruleOn(ruleAggThroughUnionAll, "%s", strings.Join(names, ", "))
+	return &agg
+}
+
+// partialBranch reads branch b of a UNION ALL, feeding it columns cols,
+// as an aggregate under an optional projection of columns: res gives,
+// per union position, the aggregate's column.
+func partialBranch(b *plan.Node, cols []plan.ColumnID) (res []plan.ColumnID, g *plan.Node) {
+	if b == nil || len(b.Inputs) != 1 {
+		return nil, nil
+	}
+	res = append([]plan.ColumnID(nil), cols...)
+	if b.Op == plan.OpProject {
+		from := map[plan.ColumnID]plan.ColumnID{}
+		for _, it := range b.Proj {
+			if it.Expr.Kind != plan.ColRef {
+				return nil, nil
+			}
+			from[it.ID] = it.Expr.Col
+		}
+		for k, c := range res {
+			to, ok := from[c]
+			if !ok {
+				return nil, nil
+			}
+			res[k] = to
+		}
+		b = b.Inputs[0]
+	}
+	if b.Op != plan.OpAggregate || len(b.Inputs) != 1 {
+		return nil, nil
+	}
+	return res, b
+}
+
+// combines says whether outer call g combines the partials of inner call
+// f into f over the union of the parts, the result types equal (see the
+// fragment). global: the outer aggregate has no GROUP BY; innerGlobal:
+// nor has the branch's.
+func combines(f, g *plan.Expr, global, innerGlobal bool, m *plan.Metadata) bool {
+	if f == nil || f.Kind != plan.Agg || f.Distinct || f.Filter != nil || f.Star || len(f.Order) > 0 || len(f.Args) != 1 ||
+		f.HasSubquery() || plan.Volatile(f) != "" {
+		return false
+	}
+	df, ok := aggDescs[f.Name]
+	dg, ok2 := aggDescs[g.Name]
+	if !ok || !ok2 || df.combine == "" || df.combine != g.Name || df.result == nil || dg.result == nil {
+		return false
+	}
+	if f.Typ != g.Typ {
+		return false
+	}
+	if df.dupInsensitive && !m.IdentityEq(f.Args[0], f.Args[0]) {
+		return false
+	}
+	arg := pgExactType(m, f.Args[0])
+	partial := df.result(arg)
+	if arg == "" || partial == "" || dg.result(partial) != partial {
+		return false
+	}
+	if global {
+		if innerGlobal {
+			// An empty branch gives the partial f(∅); g must ignore it.
+			return (df.empty == "NULL" && dg.skipsNull) || (df.empty == "0" && g.Name == "sum")
+		}
+		return df.empty == dg.empty
+	}
+	return true
+}
+
+// pgExactType is the exact PostgreSQL type of e, a column of a table: the
+// integer widths told apart ("int2", "int4", "int8"), "numeric" for any
+// numeric or decimal, other declared types as written (lower case); ""
+// for anything else.
+func pgExactType(m *plan.Metadata, e *plan.Expr) string {
+	if e.Kind != plan.ColRef {
+		return ""
+	}
+	t := strings.ToLower(strings.TrimSpace(declaredType(m, e.Col)))
+	switch t {
+	case "smallint", "int2", "smallserial", "serial2":
+		return "int2"
+	case "integer", "int", "int4", "serial", "serial4":
+		return "int4"
+	case "bigint", "int8", "bigserial", "serial8":
+		return "int8"
+	}
+	if t == "numeric" || t == "decimal" || strings.HasPrefix(t, "numeric(") || strings.HasPrefix(t, "decimal(") {
+		return "numeric"
+	}
+	return t
+}
