@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pgequiv/pgequiv/cmd/pgequiv/internal/progress"
@@ -52,7 +53,21 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 		fmt.Fprintf(stderr, "eval: --format %q: want text or json\n", f.format)
 		return exitError{2}
 	}
-	opts, err := commandOptions(policies, engines, &llm)
+	// preset=test-suite is the official metric's conventions, applied to
+	// the texts here, not a judge policy.
+	var preset string
+	var judged policyFlags
+	for _, p := range policies {
+		if k, v, _ := strings.Cut(p, "="); k == "preset" {
+			if v != spidereval.PresetTestSuite {
+				return fmt.Errorf("eval: --policy preset=%s: unknown preset (want %s)", v, spidereval.PresetTestSuite)
+			}
+			preset = v
+			continue
+		}
+		judged = append(judged, p)
+	}
+	opts, err := commandOptions(judged, engines, &llm)
 	if err != nil {
 		return err
 	}
@@ -73,12 +88,13 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 	}
 	bar := progress.New(stderr, "judging", len(items))
 	start := time.Now()
-	results, err := spidereval.Run(ctx, items, schemas, spidereval.Options{Judge: opts, Workers: workers, Progress: func() { bar.Add(1) }})
+	results, err := spidereval.Run(ctx, items, schemas, spidereval.Options{Judge: opts, Workers: workers, Progress: func() { bar.Add(1) }, Preset: preset})
 	bar.Finish()
 	if err != nil {
 		return err
 	}
 	sum := spidereval.Summarize(results)
+	sum.Preset = preset
 	sum.Elapsed = time.Since(start)
 	sum.Seconds = sum.Elapsed.Seconds()
 	if out != "" {
@@ -99,7 +115,10 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	fmt.Fprintf(stdout, "policy: %s\n", policies.String())
+	fmt.Fprintf(stdout, "policy: %s\n", judged.String())
+	if preset != "" {
+		fmt.Fprintln(stdout, spidereval.PresetTestSuiteNote)
+	}
 	sum.Print(stdout)
 	return nil
 }

@@ -31,12 +31,18 @@ type Options struct {
 	Judge    equivalence.Options
 	Workers  int    // 0: all cores
 	Progress func() // told of each finished item; may be nil
+	// Preset, when PresetTestSuite, judges under the official metric's
+	// conventions (preset.go); "" judges SQL semantics.
+	Preset string
 }
 
 // Run judges every item's prediction against its gold query. Every
 // database is looked up first, so a missing one is reported, naming the
 // first item that needs it, before any judging.
 func Run(ctx context.Context, items []Item, schemas evaluation.SchemaSource, opts Options) ([]Result, error) {
+	if opts.Preset != "" && opts.Preset != PresetTestSuite {
+		return nil, fmt.Errorf("spidereval: unknown preset %q (want %s)", opts.Preset, PresetTestSuite)
+	}
 	checked := map[string]bool{}
 	pairs := make([]dataset.Pair, len(items))
 	for i, it := range items {
@@ -47,6 +53,9 @@ func Run(ctx context.Context, items []Item, schemas evaluation.SchemaSource, opt
 			checked[it.DB] = true
 		}
 		pairs[i] = dataset.Pair{ID: strconv.Itoa(it.Index), DB: it.DB, Reference: it.Gold, Candidate: it.Pred, Dialect: "sqlite"}
+		if opts.Preset == PresetTestSuite {
+			pairs[i].Reference, pairs[i].Candidate = RemoveDistinct(it.Gold), RemoveDistinct(it.Pred)
+		}
 	}
 	rs, err := evaluation.Run(ctx, pairs, schemas, evaluation.Options{Judge: opts.Judge, Workers: opts.Workers, Progress: opts.Progress})
 	if err != nil {
@@ -158,6 +167,9 @@ type Level struct {
 
 // Summary is the per-level table the evaluation scripts print.
 type Summary struct {
+	// Preset names the official metric's conventions the figures were
+	// judged under (PresetTestSuite); empty: SQL semantics.
+	Preset  string        `json:"preset,omitempty"`
 	Levels  []Level       `json:"levels"` // known levels in Spider/BIRD order, then "all"
 	Elapsed time.Duration `json:"-"`
 	Seconds float64       `json:"seconds"`
