@@ -242,6 +242,12 @@ var (
 	ruleExistsOuterConjunct = register(Rule{Name: "exists-outer-conjunct", Family: famSubquery,
 		Fragment:   "R ⋉[c ∧ d] S ⇒ σ[c](R) ⋉[d] S",
 		Conditions: "c reads R's columns only, with comparisons, boolean operators, NULL tests and + - * (no overflow assumed): no volatile call, subquery or other possible error; semi-joins only"})
+	ruleAnyExtremeAggregate = register(Rule{Name: "any-extreme-aggregate", Family: famSubquery,
+		Fragment:   "R ⋈[x > m] γ[MIN(y) m](S) ⇒ R WHERE x > ANY (SELECT y FROM S) (< <=: MAX)",
+		Conditions: "an inner join's condition, the only reader of the aggregate without GROUP BY over uncorrelated S; the condition, read over the cases S empty, S only NULLs, S with NULLs, S without NULLs (and x op m TRUE, FALSE, NULL), is TRUE exactly where the ANY is"})
+	ruleAllExtremeCountGuard = register(Rule{Name: "all-extreme-count-guard", Family: famSubquery,
+		Fragment:   "R ⋈[c = 0 OR (ck = c AND x > m)] γ[MAX(y) m, COUNT(*) c, COUNT(y) ck](S) ⇒ R WHERE x > ALL (SELECT y FROM S) (< <=: MIN; CASE forms too)",
+		Conditions: "as any-extreme-aggregate: the condition is TRUE exactly where the ALL is (TRUE over an empty S; never with a NULL in S); a filter's TRUE only: not in a SELECT list"})
 	ruleNotAnyAntiJoin = register(Rule{Name: "not-any-anti-join", Family: famSubquery,
 		Fragment:   "R WHERE NOT (x op ANY (SELECT y FROM S)) ⇒ R ▷[(x op y) IS NOT FALSE] S; x op ALL (S) is NOT (x op' ANY (S))",
 		Conditions: "a conjunct of a filter; S uncorrelated with one column: the row is kept exactly when x op y is FALSE for every row of S (a NULL x or a NULL in S keeps none)"})

@@ -64,6 +64,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.quantAgg(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.unnest(n, m); j != nil {
 			n = j
 			continue
