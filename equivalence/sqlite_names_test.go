@@ -2,7 +2,6 @@ package equivalence_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/equivalence"
@@ -35,15 +34,7 @@ INSERT INTO airlines VALUES (1, 'UA'), (2, 'JetBlue');`
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(ddl + rows); err != nil {
-		t.Fatal(err)
-	}
+	db := memorySQLite(t, ddl+rows)
 	ctx := context.Background()
 	for _, c := range cases {
 		if a, b := rowsOf(t, db, c.plain), rowsOf(t, db, c.sqlite); a != b {

@@ -46,15 +46,7 @@ INSERT INTO tagged VALUES ('x', 'a');`
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(ddl + nulls); err != nil {
-		t.Fatalf("SQLite refuses NULL keys: %v", err)
-	}
+	db := memorySQLite(t, ddl+nulls)
 	// With a search, the proof comes at the search's checkpoint; without
 	// one, after the judgement under the declared schema: the same
 	// verdict either way.
@@ -83,6 +75,22 @@ INSERT INTO tagged VALUES ('x', 'a');`
 			}
 		}
 	}
+}
+
+// memorySQLite is a private in-memory SQLite database (one connection:
+// each would have its own) with script run on it; closed at cleanup.
+func memorySQLite(t *testing.T, script string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(script); err != nil {
+		t.Fatalf("SQLite refuses the script: %v", err)
+	}
+	return db
 }
 
 // rowsOf is q's rows on db as one sorted text (a bag).

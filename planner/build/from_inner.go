@@ -29,8 +29,9 @@ func (b *builder) retryInnerOn(stmt *pg.Node, err error) (*builder, *plan.Plan, 
 	if b.schema.Dialect != catalog.SQLite || b.deferInnerOn || !strings.Contains(err.Error(), "missing FROM-clause entry") {
 		return nil, nil, false
 	}
-	b2 := &builder{schema: b.schema, src: b.src, text: b.text, posMap: b.posMap, meta: &plan.Metadata{Dialect: b.schema.Dialect},
-		lim: &limits{ctx: b.lim.ctx, max: b.lim.max}, srcToks: b.srcToks, ext: b.ext, deferInnerOn: true}
+	// The same text and schema, built afresh: new metadata and budget.
+	b2 := &builder{schema: b.schema, src: b.src, text: b.text, posMap: b.posMap, srcToks: b.srcToks, ext: b.ext,
+		meta: &plan.Metadata{Dialect: b.schema.Dialect}, lim: &limits{ctx: b.lim.ctx, max: b.lim.max}, deferInnerOn: true}
 	root, err2 := b2.buildStmt(stmt)
 	if err2 != nil {
 		return nil, nil, false
