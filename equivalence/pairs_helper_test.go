@@ -21,10 +21,16 @@ type judgedPair struct {
 	err     error
 }
 
+// schemaSource serves a database's schema: the flattened schemas/
+// directory (dataset.SchemaDir) or the real Spider databases' DDL.
+type schemaSource interface {
+	Get(db string, d catalog.Dialect) (*catalog.Schema, error)
+}
+
 // judgePairs judges every pair on workers goroutines through one Judger;
 // the results keep the pairs' order. A schema that does not load is an
 // error.
-func judgePairs(ctx context.Context, pairs []dataset.Pair, schemas *dataset.SchemaDir, opts equivalence.Options, workers int) ([]judgedPair, error) {
+func judgePairs(ctx context.Context, pairs []dataset.Pair, schemas schemaSource, opts equivalence.Options, workers int) ([]judgedPair, error) {
 	j, err := equivalence.NewJudger(equivalence.JudgerOptions{MaxEntries: 8 * workers, MaxPairs: -1})
 	if err != nil {
 		return nil, err

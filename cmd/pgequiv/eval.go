@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -41,12 +40,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var llm llmFlags
 	llm.register(fs)
 	if err := fs.Parse(args); err != nil || (fs.NArg() != 1) == (files.gold == "") {
-		fmt.Fprintln(stderr, "usage: pgequiv eval [--schemas DIR] [--out scores.jsonl] [--plot roc.png] DATASET.jsonl")
+		fmt.Fprintln(stderr, "usage: pgequiv eval [--schemas DIR] [--db-dir database/] [--tables tables.json] [--out scores.jsonl] [--plot roc.png] DATASET.jsonl")
 		fmt.Fprintln(stderr, "       pgequiv eval --gold GOLD --pred PRED [--tables tables.json] [--db-dir database/] [--out items.jsonl] [--format text|json]")
 		return exitError{2}
 	}
 	if bad := files.misplaced(fs); bad != "" {
-		fmt.Fprintf(stderr, "eval: --%s does not apply in this mode (DATASET.jsonl mode: --schemas, --plot, --gmn-scores, --folds, --parameterize-candidate; evaluation-file mode: --gold, --pred, --tables, --db-dir, --format)\n", bad)
+		fmt.Fprintf(stderr, "eval: --%s does not apply in this mode (DATASET.jsonl mode only: --schemas, --plot, --gmn-scores, --folds, --parameterize-candidate; evaluation-file mode only: --gold, --pred, --format)\n", bad)
 		return exitError{2}
 	}
 	// eval is a batch of short judgements whose live heap stays small (tens
@@ -59,8 +58,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runEvalFiles(ctx, files, policies, llm, engines, *workers, *out, stdout, stderr)
 	}
 	file := fs.Arg(0)
-	if *schemasDir == "" {
-		*schemasDir = filepath.Join(filepath.Dir(file), "schemas")
+	schemas, err := datasetSchemas(*schemasDir, file, files)
+	if err != nil {
+		return err
 	}
 	if *gmnScores != "" {
 		*useGMN = false // the precomputed scores stand in for the model
@@ -77,6 +77,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	pairs, err := dataset.ReadPairsFile(file)
 	if err != nil {
+		return err
+	}
+	if pairs, err = skipSchemaless(pairs, schemas, stdout); err != nil {
 		return err
 	}
 	paramCount := map[string]int{}
@@ -105,7 +108,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	bar := progress.New(stderr, "judging", len(pairs))
 	start := time.Now()
-	results, err := evaluation.Run(ctx, pairs, &evaluation.Schemas{Dir: *schemasDir}, evaluation.Options{Judge: opts, Workers: *workers, Progress: func() { bar.Add(1) }})
+	results, err := evaluation.Run(ctx, pairs, schemas, evaluation.Options{Judge: opts, Workers: *workers, Progress: func() { bar.Add(1) }})
 	bar.Finish()
 	if err != nil {
 		return err
@@ -155,7 +158,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	sum.Elapsed = elapsed
-	if *plot != "" {
+	if *plot != "" && sum.Curve == nil {
+		fmt.Fprintf(stderr, "eval: --plot %s: no ROC curve, every pair has the same label\n", *plot)
+	} else if *plot != "" {
 		if err := metrics.PlotROC(*plot, metrics.NamedCurve{Name: "pgequiv", Curve: sum.Curve}); err != nil {
 			return err
 		}

@@ -170,3 +170,57 @@ func TestRunEvalParameterizeCandidate(t *testing.T) {
 		t.Errorf("--out rows:\n%s", b)
 	}
 }
+
+// eval DATASET.jsonl --db-dir reads each database's real DDL, skips (and
+// names) the pairs of a database it has no schema for, and prints every
+// outcome; a file whose pairs all carry one label prints its summary
+// without an AUC and exits 0.
+func TestRunEvalDatasetDBDirAndOneClass(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "spider", "pairs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	extra := `{"id":"orphan","db":"no_such_db","dialect":"sqlite","reference":"SELECT 1","candidate":"SELECT 1","label":1}` + "\n"
+	data := filepath.Join(dir, "pairs.jsonl")
+	if err := os.WriteFile(data, append(src, extra...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err = runEval(context.Background(), []string{"--db-dir", filepath.Join("testdata", "spider", "database"), "--gmn=false", "--workers", "1", data}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"skipped: 1 pairs of db no_such_db", "pairs: 48 ", "verdicts: equivalent ", "ROC AUC 0."} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+
+	// One class: only the label-1 pairs.
+	var ones []string
+	for _, line := range strings.Split(string(src), "\n") {
+		if strings.Contains(line, `"label":1`) {
+			ones = append(ones, line)
+		}
+	}
+	if len(ones) < 2 {
+		t.Fatalf("testdata has %d label-1 pairs", len(ones))
+	}
+	if err := os.WriteFile(data, []byte(strings.Join(ones, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	err = runEval(context.Background(), []string{"--db-dir", filepath.Join("testdata", "spider", "database"), "--gmn=false", "--workers", "1", "--plot", filepath.Join(dir, "roc.png"), data}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("one-class file: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{fmt.Sprintf("pairs: %d ", len(ones)), "ROC AUC n/a", "refuted (counterexample found)", "verdicts: equivalent "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("one-class output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "no ROC curve") {
+		t.Errorf("--plot on one class says nothing: %s", stderr.String())
+	}
+}

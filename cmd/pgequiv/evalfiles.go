@@ -32,7 +32,7 @@ func (f *evalFilesFlags) register(fs *flag.FlagSet) {
 // eval, or "".
 func (f *evalFilesFlags) misplaced(fs *flag.FlagSet) string {
 	datasetOnly := map[string]bool{"schemas": true, "plot": true, "gmn-scores": true, "folds": true, "parameterize-candidate": true}
-	filesOnly := map[string]bool{"pred": true, "tables": true, "db-dir": true, "format": true}
+	filesOnly := map[string]bool{"pred": true, "format": true}
 	bad := ""
 	fs.Visit(func(fl *flag.Flag) {
 		if bad == "" && ((f.gold != "" && datasetOnly[fl.Name]) || (f.gold == "" && filesOnly[fl.Name])) {

@@ -164,7 +164,7 @@ func TestEvalFilesErrors(t *testing.T) {
 		{"no schema source", []string{"--gold", gold, "--pred", twoPreds}, "needs --pred and at least one of --tables and --db-dir"},
 		{"bad format", []string{"--gold", gold, "--pred", twoPreds, "--tables", tables, "--format", "xml"}, `--format "xml"`},
 		{"dataset flag in file mode", []string{"--gold", gold, "--pred", twoPreds, "--tables", tables, "--plot", "x.png"}, "--plot does not apply in this mode"},
-		{"file flag in dataset mode", []string{"--tables", tables, "pairs.jsonl"}, "--tables does not apply in this mode"},
+		{"file flag in dataset mode", []string{"--format", "json", "pairs.jsonl"}, "--format does not apply in this mode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -273,7 +273,11 @@ func printSelection(w io.Writer, g selection.Group, r selectRecord) {
 		fmt.Fprintln(w)
 	}
 	for _, d := range r.Dropped {
-		fmt.Fprintf(w, "  dropped #%d: %s\n", d.Index, d.Reason)
+		kind := "dropped"
+		if d.Invalid {
+			kind = "invalid"
+		}
+		fmt.Fprintf(w, "  %s #%d: %s\n", kind, d.Index, d.Reason)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -294,12 +298,17 @@ func clipLine(s string, n int) string {
 // beside a random pick, the most frequent text and the oracle.
 func printSelectSummary(w io.Writer, groups []selection.Group, records []selectRecord, budget time.Duration) {
 	var times []time.Duration
-	errs, dropped := 0, 0
+	errs, dropped, invalid := 0, 0, 0
 	for _, r := range records {
 		if r.Error != "" {
 			errs++
 		}
 		dropped += len(r.Dropped)
+		for _, d := range r.Dropped {
+			if d.Invalid {
+				invalid++
+			}
+		}
 		times = append(times, r.ElapsedNS)
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
@@ -307,7 +316,7 @@ func printSelectSummary(w io.Writer, groups []selection.Group, records []selectR
 	for _, t := range times {
 		total += t
 	}
-	fmt.Fprintf(w, "groups: %d (errors %d, candidates dropped as unplannable %d); budget %v per group\n", len(groups), errs, dropped, budget)
+	fmt.Fprintf(w, "groups: %d (errors %d, candidates dropped as unplannable %d, of which invalid %d: the engine rejects them too); budget %v per group\n", len(groups), errs, dropped, invalid, budget)
 	if len(times) > 0 {
 		fmt.Fprintf(w, "time per group: mean %v, median %v, max %v\n", (total / time.Duration(len(times))).Round(time.Microsecond),
 			times[len(times)/2].Round(time.Microsecond), times[len(times)-1].Round(time.Microsecond))

@@ -35,9 +35,9 @@ func TestRunSelect(t *testing.T) {
 	}
 	for _, want := range []string{
 		"group old-dogs (kennel): 4 candidates, 2 classes",
-		"dropped #3: does not plan",
+		"invalid #3: does not plan",
 		"classes 0 and 1 differ by database",
-		"groups: 2 (errors 1, candidates dropped as unplannable 1)",
+		"groups: 2 (errors 1, candidates dropped as unplannable 1, of which invalid 1",
 		"accuracy=1.0000 random=0.5000 most_frequent=0.5000 oracle=1 groups=1",
 	} {
 		if !strings.Contains(stdout.String(), want) {

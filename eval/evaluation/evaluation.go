@@ -4,6 +4,7 @@ package evaluation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -137,11 +138,34 @@ type Summary struct {
 	Refuted, RefutedOrdinary, Labelled [2]int
 	// RefuteMedian is the median search time of refuted pairs.
 	RefuteMedian time.Duration
+	// Outcomes counts the pairs by verdict: equivalent,
+	// equivalent_under_assumptions, not_equivalent, unknown, and
+	// OutcomeInvalid (a candidate the engine would reject, which execution
+	// accuracy counts wrong) and OutcomeError (the reference did not plan)
+	// apart from unknown.
+	Outcomes map[string]int
+}
+
+// Outcomes beyond the verdict labels.
+const (
+	OutcomeInvalid = "invalid"
+	OutcomeError   = "error"
+)
+
+// outcome is the Outcomes key of r.
+func outcome(r Result) string {
+	if r.Err != nil {
+		return OutcomeError
+	}
+	if _, ok := r.Verdict.Invalid(); ok {
+		return OutcomeInvalid
+	}
+	return string(r.Verdict.Label)
 }
 
 // Summarize computes the metrics of results.
 func Summarize(results []Result) (*Summary, error) {
-	s := &Summary{Pairs: len(results)}
+	s := &Summary{Pairs: len(results), Outcomes: map[string]int{}}
 	var scores, labels []float64
 	var bl []bool
 	var samples []metrics.Sample
@@ -151,6 +175,7 @@ func Summarize(results []Result) (*Summary, error) {
 		if r.Err != nil {
 			s.Failures = append(s.Failures, r)
 		}
+		s.Outcomes[outcome(r)]++
 		score := r.Verdict.Score
 		if math.IsNaN(score) {
 			score = 0
@@ -178,12 +203,18 @@ func Summarize(results []Result) (*Summary, error) {
 		slices.Sort(refuteTimes)
 		s.RefuteMedian = refuteTimes[len(refuteTimes)/2]
 	}
+	// A one-class file (every prover suite is all label 1) has no AUC or
+	// curve; the rest of the summary still says what the judge did.
 	var err error
-	if s.AUC, err = metrics.AUC(scores, bl); err != nil {
+	switch s.AUC, err = metrics.AUC(scores, bl); {
+	case errors.Is(err, metrics.ErrOneClass):
+		s.AUC = math.NaN()
+	case err != nil:
 		return nil, err
-	}
-	if s.Curve, err = metrics.ROC(scores, bl); err != nil {
-		return nil, err
+	default:
+		if s.Curve, err = metrics.ROC(scores, bl); err != nil {
+			return nil, err
+		}
 	}
 	s.Spearman, _ = metrics.Spearman(scores, labels)
 	s.Kendall, _ = metrics.KendallTauB(scores, labels)
@@ -199,7 +230,15 @@ func Summarize(results []Result) (*Summary, error) {
 func (s *Summary) Print(w io.Writer) {
 	c := s.Confusion
 	fmt.Fprintf(w, "pairs: %d   reference planning failures: %d   time: %s (%.0f pairs/s)\n", s.Pairs, len(s.Failures), s.Elapsed.Round(time.Millisecond), float64(s.Pairs)/s.Elapsed.Seconds())
-	fmt.Fprintf(w, "ROC AUC %.4f   Spearman %.4f   Kendall tau-b %.4f\n", s.AUC, s.Spearman, s.Kendall)
+	o := s.Outcomes
+	fmt.Fprintf(w, "verdicts: equivalent %d   under assumptions %d   not_equivalent %d   unknown %d   invalid %d   reference error %d\n",
+		o[string(equivalence.Equivalent)], o[string(equivalence.EquivalentUnderAssumptions)], o[string(equivalence.NotEquivalent)],
+		o[string(equivalence.Unknown)], o[OutcomeInvalid], o[OutcomeError])
+	if math.IsNaN(s.AUC) {
+		fmt.Fprintf(w, "ROC AUC n/a (every pair has the same label)\n")
+	} else {
+		fmt.Fprintf(w, "ROC AUC %.4f   Spearman %.4f   Kendall tau-b %.4f\n", s.AUC, s.Spearman, s.Kendall)
+	}
 	fmt.Fprintf(w, "verdict (proved = equivalent or under assumptions) vs label:\n")
 	fmt.Fprintf(w, "                 label 1   label 0\n")
 	fmt.Fprintf(w, "  proved         %7d   %7d\n", c.TP, c.FP)
@@ -214,7 +253,11 @@ func (s *Summary) Print(w io.Writer) {
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Group < groups[j].Group })
 	fmt.Fprintf(w, "by source:\n")
 	for _, g := range groups {
-		fmt.Fprintf(w, "  %-10s pairs %4d  AUC %.4f  precision %.3f  recall %.3f\n", g.Group, g.Confusion.N(), g.AUC, g.Confusion.Precision(), g.Confusion.Recall())
+		auc := "n/a   "
+		if !math.IsNaN(g.AUC) {
+			auc = fmt.Sprintf("%.4f", g.AUC)
+		}
+		fmt.Fprintf(w, "  %-10s pairs %4d  AUC %s  precision %.3f  recall %.3f\n", g.Group, g.Confusion.N(), auc, g.Confusion.Precision(), g.Confusion.Recall())
 	}
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "planning failure %s: %v\n", f.Pair.ID, f.Err)

@@ -19,6 +19,7 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/equivalence/refute"
 	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -111,6 +112,11 @@ type Class struct {
 type Dropped struct {
 	Index  int    `json:"index"`
 	Reason string `json:"reason"`
+	// Invalid: the engine would reject the candidate too (the planner
+	// refused it as SQLite does, or it names what the schema lacks);
+	// execution accuracy counts such a query wrong. Otherwise the planner
+	// may be what lacks.
+	Invalid bool `json:"invalid,omitempty"`
 }
 
 // Separation says why two classes (indexes into Result.Classes) differ.
@@ -164,7 +170,8 @@ func Select(ctx context.Context, s *catalog.Schema, candidates []string, opts Op
 			if timedOut {
 				reason = "not planned within the budget"
 			}
-			res.Dropped = append(res.Dropped, Dropped{Index: i, Reason: reason})
+			invalid := errors.Is(err, build.ErrSQLiteRejects) || errors.Is(err, build.ErrUnknownName)
+			res.Dropped = append(res.Dropped, Dropped{Index: i, Reason: reason, Invalid: invalid})
 			continue
 		}
 		cs[i].plan, plans[i] = p, p

@@ -18,6 +18,8 @@ import (
 const (
 	SourceSQLite = "sqlite"
 	SourceTables = "tables.json"
+	// SourceFallback: Schemas.Fallback served it.
+	SourceFallback = "fallback"
 )
 
 // Schemas serves each database's schema from its SQLite file,
@@ -30,6 +32,11 @@ const (
 type Schemas struct {
 	Tables *tablesjson.File // nil: none
 	DBDir  string           // "": none
+	// Fallback serves the databases neither DBDir nor Tables has (eval's
+	// flattened schemas/ directory); nil: none.
+	Fallback interface {
+		Get(db string, d catalog.Dialect) (*catalog.Schema, error)
+	}
 
 	mu    sync.Mutex
 	cache map[string]served
@@ -98,6 +105,13 @@ func (s *Schemas) load(db string, d catalog.Dialect) served {
 			return served{s: sc, source: SourceTables}
 		}
 		tried = append(tried, s.Tables.Path)
+	}
+	if s.Fallback != nil {
+		sc, err := s.Fallback.Get(db, d)
+		if err != nil {
+			return served{err: err}
+		}
+		return served{s: sc, source: SourceFallback}
 	}
 	return served{err: fmt.Errorf("%w for db %q: not in %q", ErrNoSchema, db, tried)}
 }
