@@ -28,7 +28,7 @@ const (
 // subqueries in conditions count once each as nesting. An error means
 // the query does not parse.
 func Hardness(sql string) (string, error) {
-	tree, err := pg.Parse(sqliteToPG(sql))
+	tree, err := pg.Parse(crossJoinsWithoutOn(sqliteToPG(sql)))
 	if err != nil {
 		return "", fmt.Errorf("hardness: %w", err)
 	}
@@ -299,4 +299,63 @@ func sqliteToPG(sql string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// crossJoinsWithoutOn spells a [INNER] JOIN that has no ON or USING, which
+// SQLite takes as a cross join and PostgreSQL's grammar refuses, as
+// CROSS JOIN. Spider's parser reads such a join as one more table unit
+// with no condition, which a cross join is too. sql is PostgreSQL-quoted
+// (sqliteToPG's output).
+func crossJoinsWithoutOn(sql string) string {
+	toks := wordTokens(sql)
+	var out strings.Builder
+	last := 0
+	for i, t := range toks {
+		if t.word != "JOIN" || t.depth < 0 {
+			continue
+		}
+		if i > 0 {
+			switch toks[i-1].word {
+			case "LEFT", "RIGHT", "FULL", "OUTER", "CROSS", "NATURAL":
+				continue
+			}
+		}
+		if joinHasCondition(toks[i+1:], t.depth) {
+			continue
+		}
+		start := t.start
+		if i > 0 && toks[i-1].word == "INNER" {
+			start = toks[i-1].start
+		}
+		out.WriteString(sql[last:start])
+		out.WriteString("CROSS JOIN")
+		last = t.end
+	}
+	if last == 0 {
+		return sql
+	}
+	out.WriteString(sql[last:])
+	return out.String()
+}
+
+// joinHasCondition reports whether the join whose right side starts at
+// toks has an ON or USING at its parenthesis depth before the clause or
+// the next join ends it.
+func joinHasCondition(toks []wordToken, depth int) bool {
+	for _, t := range toks {
+		if t.depth < depth {
+			return false
+		}
+		if t.depth > depth {
+			continue
+		}
+		switch t.word {
+		case "ON", "USING":
+			return true
+		case "JOIN", ",", "WHERE", "GROUP", "ORDER", "LIMIT", "HAVING", "UNION", "INTERSECT", "EXCEPT", ";",
+			"LEFT", "RIGHT", "FULL", "INNER", "CROSS", "NATURAL", "WINDOW":
+			return false
+		}
+	}
+	return false
 }

@@ -15,6 +15,15 @@ func TestHardness(t *testing.T) {
 		{"SELECT country FROM singer WHERE age  >  40 INTERSECT SELECT country FROM singer WHERE age  <  30", Hard},
 		{"SELECT T2.name ,  T2.capacity FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id  =  T2.stadium_id WHERE T1.year  >=  2014 GROUP BY T2.stadium_id ORDER BY count(*) DESC LIMIT 1", Extra},
 		{"SELECT count(*) FROM pets WHERE weight  >  10", Easy},
+		// A JOIN without ON (SQLite's cross join) is one more table, as
+		// Spider's parser reads it, not a parse error.
+		{"SELECT T1.a FROM t1 AS T1 JOIN t2 AS T2 WHERE T2.b = 'x'", Med},
+		// Three tables (two joins), WHERE and GROUP BY: four components.
+		{"SELECT count(*) FROM t1 JOIN t2 JOIN t3 ON t2.x = t3.x WHERE t1.a = 1 GROUP BY t1.b", Extra},
+		// A FROM subquery is not nesting to Spider (get_nestedSQL reads
+		// conditions and set operations only).
+		{"SELECT a FROM t1 INNER JOIN (SELECT b FROM t2 JOIN t3) AS s", Easy},
+		{"SELECT a FROM t1 LEFT JOIN t2 USING (id) JOIN t3 ON t3.x = t1.x", Med},
 		// JOIN counts like a clause: two tables and a WHERE make medium.
 		{"SELECT T1.a FROM t1 AS T1 JOIN t2 AS T2 ON T1.id = T2.id WHERE T2.b = 'x'", Med},
 		// OR and LIKE count as components.

@@ -1,8 +1,6 @@
 package spidereval
 
-import (
-	"strings"
-)
+import ()
 
 // PresetTestSuite names the conventions of the official Spider metric,
 // test-suite-sql-eval, for comparing pgequiv's figures with published
@@ -26,62 +24,12 @@ const PresetTestSuiteNote = "preset test-suite: the official test-suite metric's
 // keeps its place (the keyword becomes spaces).
 func RemoveDistinct(sql string) string {
 	out := []byte(sql)
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`':
-			i = skipQuote(sql, i, c)
-		case c == '[':
-			if j := strings.IndexByte(sql[i:], ']'); j >= 0 {
-				i += j + 1
-			} else {
-				i = len(sql)
+	for _, t := range wordTokens(sql) {
+		if t.word == "DISTINCT" {
+			for k := t.start; k < t.end; k++ {
+				out[k] = ' '
 			}
-		case c == '-' && strings.HasPrefix(sql[i:], "--"):
-			if j := strings.IndexByte(sql[i:], '\n'); j >= 0 {
-				i += j
-			} else {
-				i = len(sql)
-			}
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			if j := strings.Index(sql[i+2:], "*/"); j >= 0 {
-				i += j + 4
-			} else {
-				i = len(sql)
-			}
-		case isWord(c):
-			j := i
-			for j < len(sql) && isWord(sql[j]) {
-				j++
-			}
-			if strings.EqualFold(sql[i:j], "distinct") {
-				for k := i; k < j; k++ {
-					out[k] = ' '
-				}
-			}
-			i = j
-		default:
-			i++
 		}
 	}
 	return string(out)
-}
-
-// skipQuote returns the index past the quoted run starting at i (a
-// doubled quote stays inside it).
-func skipQuote(s string, i int, q byte) int {
-	for j := i + 1; j < len(s); j++ {
-		if s[j] == q {
-			if j+1 < len(s) && s[j+1] == q {
-				j++
-				continue
-			}
-			return j + 1
-		}
-	}
-	return len(s)
-}
-
-func isWord(c byte) bool {
-	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
