@@ -88,7 +88,9 @@ type Config struct {
 	EnforceSideEffects string `yaml:"enforce_side_effects"`
 	// AcceptAssumptions lists assumption kinds under which a proof counts
 	// as a pass in enforce mode: non_empty, foreign_key_holds,
-	// primary_key_not_null.
+	// primary_key_not_null, not_null (the last also lets through a
+	// not_equivalent verdict whose counterexample needs a NULL, when the
+	// pair is proved with the named columns NOT NULL).
 	AcceptAssumptions []string `yaml:"accept_assumptions"`
 	// GMN adds the shipped graph matching network's similarity to every
 	// verdict's score (gmn/MODEL_CARD.md). Proved labels stay rule-decided;
@@ -455,9 +457,9 @@ func (c *Config) Validate(checks ...Check) error {
 	}
 	for i, a := range c.AcceptAssumptions {
 		switch a {
-		case "non_empty", "foreign_key_holds", "primary_key_not_null":
+		case "non_empty", "foreign_key_holds", "primary_key_not_null", "not_null":
 		default:
-			bad("accept_assumptions[%d]: %q is not one of non_empty, foreign_key_holds, primary_key_not_null", i, a)
+			bad("accept_assumptions[%d]: %q is not one of non_empty, foreign_key_holds, primary_key_not_null, not_null", i, a)
 		}
 	}
 	for i, s := range c.Schema.Files {

@@ -18,11 +18,21 @@ func Judge(ctx context.Context, s *catalog.Schema, reference, candidate string, 
 // judge is Judge reusing what m remembers. A SQLite pair whose queries
 // read tables with nullable primary keys is judged twice over, under the
 // declared schema and under one with those keys NOT NULL (pknotnull.go).
+//
+// A pair refuted only with unusual data gets a proof tried under named
+// NOT NULL assumptions as well (notnullprobe.go).
 func judge(ctx context.Context, s *catalog.Schema, reference, candidate string, opts Options, m memo) (Verdict, error) {
+	var v Verdict
+	var err error
 	if probe := newPKProbe(ctx, s, reference, candidate, opts, m); probe != nil {
-		return judgeSQLiteKeys(ctx, s, reference, candidate, opts, m, probe)
+		v, err = judgeSQLiteKeys(ctx, s, reference, candidate, opts, m, probe)
+	} else {
+		v, err = judgeUnder(ctx, s, reference, candidate, opts, m)
 	}
-	return judgeUnder(ctx, s, reference, candidate, opts, m)
+	if err == nil && weaklyRefuted(v) {
+		proveUnderNotNull(ctx, s, reference, candidate, opts, m, &v)
+	}
+	return v, err
 }
 
 // judgement is one pair on its way to a verdict: what each stage found,

@@ -2,6 +2,7 @@ package equivalence
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pgequiv/pgequiv/equivalence/rewrite"
@@ -43,6 +44,11 @@ type Options struct {
 	// verdicts (an LLM, package llmjudge); its answer moves the score
 	// within the unknown band and is reported as Verdict.LLM. nil: off.
 	Adviser Adviser
+	// UnusualData is UnusualDataDiffers (default, "") or
+	// UnusualDataAssumedAway: how a pair counts that differs only on
+	// unusual data and is proved under assumptions that rule it out
+	// (notnullprobe.go).
+	UnusualData string
 	// MaxQueryBytes bounds the length of either query: a longer one gets
 	// an unknown verdict saying it is too large to judge. 0 means
 	// DefaultMaxQueryBytes; negative means no limit.
@@ -85,13 +91,18 @@ func (o *Options) SetPolicy(key, value string) error {
 		for _, k := range strings.Split(value, ",") {
 			k = strings.TrimSpace(k)
 			switch AssumptionKind(k) {
-			case AssumeNonEmpty, AssumeForeignKey, AssumePrimaryKeyNotNull:
+			case AssumeNonEmpty, AssumeForeignKey, AssumePrimaryKeyNotNull, AssumeNotNull:
 				o.AcceptAssumptions = append(o.AcceptAssumptions, AssumptionKind(k))
 			case "":
 			default:
 				return fmt.Errorf("policy accept_assumptions: unknown assumption kind %q", k)
 			}
 		}
+	case "unusual_data":
+		if value != UnusualDataDiffers && value != UnusualDataAssumedAway {
+			return fmt.Errorf("policy unusual_data: %q is not %s or %s", value, UnusualDataDiffers, UnusualDataAssumedAway)
+		}
+		o.UnusualData = value
 	case "likely_threshold":
 		var t float64
 		if _, err := fmt.Sscanf(value, "%g", &t); err != nil || t < 0 || t > 1 {
@@ -99,30 +110,33 @@ func (o *Options) SetPolicy(key, value string) error {
 		}
 		o.LikelyThreshold = t
 	default:
-		return fmt.Errorf("unknown policy %q (want column_order, trust_foreign_keys, accept_assumptions or likely_threshold)", key)
+		return fmt.Errorf("unknown policy %q (want column_order, trust_foreign_keys, accept_assumptions, unusual_data or likely_threshold)", key)
 	}
 	return nil
 }
 
 // Passes reports whether v counts as a pass under o: equivalent, or
-// equivalent under assumptions that are all accepted.
+// proved equivalent under assumptions that are all accepted (as the label
+// equivalent_under_assumptions, or beside a counterexample that breaks
+// them, Verdict.ProvedUnder).
 func (o Options) Passes(v Verdict) bool {
 	switch v.Label {
 	case Equivalent:
 		return true
 	case EquivalentUnderAssumptions:
-		for _, a := range v.Assumptions {
-			ok := false
-			for _, k := range o.AcceptAssumptions {
-				if a.Kind == k {
-					ok = true
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
+		return o.accepts(v.Assumptions)
+	case NotEquivalent:
+		return len(v.ProvedUnder) > 0 && o.accepts(v.ProvedUnder)
 	}
 	return false
+}
+
+// accepts reports whether every assumption's kind is accepted.
+func (o Options) accepts(as []Assumption) bool {
+	for _, a := range as {
+		if !slices.Contains(o.AcceptAssumptions, a.Kind) {
+			return false
+		}
+	}
+	return true
 }

@@ -44,6 +44,9 @@ const (
 	// AssumePrimaryKeyNotNull: SQLite lets primary key columns hold NULL
 	// unless declared NOT NULL; proofs that need them non-null say so.
 	AssumePrimaryKeyNotNull AssumptionKind = "primary_key_not_null"
+	// AssumeNotNull: a nullable column holds no NULL (Subject
+	// "table.column"); only Verdict.ProvedUnder names it (notnullprobe.go).
+	AssumeNotNull AssumptionKind = "not_null"
 )
 
 // Assumption is a named fact a proof relies on.
@@ -61,6 +64,8 @@ func (a Assumption) String() string {
 		return "foreign key " + a.Subject + " holds"
 	case AssumePrimaryKeyNotNull:
 		return "primary key " + a.Subject + " holds no NULL"
+	case AssumeNotNull:
+		return a.Subject + " holds no NULL"
 	}
 	return string(a.Kind) + ": " + a.Subject
 }
@@ -135,6 +140,11 @@ type Verdict struct {
 	// Counterexample is a database on which the two differ, when the
 	// refuter found one: the proof behind a not_equivalent label.
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// ProvedUnder, beside a counterexample that needs only unusual data
+	// (NULLs, an empty table, an orphaned row), names the assumptions
+	// under which the pair is proved equivalent: "differs only if
+	// cars.model is NULL; proved equal when it is not" (notnullprobe.go).
+	ProvedUnder []Assumption `json:"proved_under,omitempty"`
 	// Search says how hard the refuter looked when it found nothing.
 	Search *Search `json:"search,omitempty"`
 	// Notes say where the judge did less than usual to stay within its
@@ -225,6 +235,15 @@ func (v Verdict) SummaryRedacted(redact func(string) string) string {
 	}
 	if v.Counterexample != nil {
 		b.WriteString("; " + v.Counterexample.summary(redact))
+	}
+	if len(v.ProvedUnder) > 0 && v.Label == NotEquivalent {
+		b.WriteString("; proved equivalent assuming ")
+		for i, a := range v.ProvedUnder {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(a.String())
+		}
 	}
 	if v.LLM != nil {
 		b.WriteString("; llm: " + v.LLM.Answer)

@@ -140,6 +140,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if ce := r.Verdict.Counterexample; ce != nil {
 				row.Refuted, row.Needs, row.ColumnOrderOnly = true, ce.Needs, ce.ColumnOrderOnly
 			}
+			for _, a := range r.Verdict.ProvedUnder {
+				row.ProvedUnder = append(row.ProvedUnder, a.String())
+			}
 			if err := w.Write(row); err != nil {
 				f.Close()
 				return err

@@ -133,9 +133,10 @@ type Summary struct {
 	Elapsed             time.Duration
 	Curve               metrics.Curve
 	// Refuted counts pairs with a counterexample, by label (index 0 and
-	// 1); RefutedOrdinary those whose counterexample is not Weak (ordinary
+	// 1); ProvedUnder those of them also proved under assumptions that
+	// rule the counterexample out (Verdict.ProvedUnder); RefutedOrdinary those whose counterexample is not Weak (ordinary
 	// data, values not just column order); Labelled the pairs.
-	Refuted, RefutedOrdinary, Labelled [2]int
+	Refuted, ProvedUnder, RefutedOrdinary, Labelled [2]int
 	// RefuteMedian is the median search time of refuted pairs.
 	RefuteMedian time.Duration
 	// Outcomes counts the pairs by verdict: equivalent,
@@ -195,6 +196,9 @@ func Summarize(results []Result) (*Summary, error) {
 				if !ce.Weak() {
 					s.RefutedOrdinary[l]++
 				}
+				if len(r.Verdict.ProvedUnder) > 0 {
+					s.ProvedUnder[l]++
+				}
 				refuteTimes = append(refuteTimes, r.Verdict.Timings.Refute)
 			}
 		}
@@ -249,6 +253,8 @@ func (s *Summary) Print(w io.Writer) {
 		s.Refuted[0], s.Labelled[0], pct(s.Refuted[0], s.Labelled[0]), s.Refuted[1], s.Labelled[1], pct(s.Refuted[1], s.Labelled[1]), s.RefuteMedian.Round(time.Microsecond))
 	fmt.Fprintf(w, "  on ordinary data (no NULL, empty table or orphaned row needed; more than column order): label 0 %d (%.1f%%), label 1 %d (%.2f%%)\n",
 		s.RefutedOrdinary[0], pct(s.RefutedOrdinary[0], s.Labelled[0]), s.RefutedOrdinary[1], pct(s.RefutedOrdinary[1], s.Labelled[1]))
+	fmt.Fprintf(w, "  and proved equivalent under named assumptions that rule the counterexample out (NOT NULL columns, foreign keys holding, tables non-empty): label 0 %d, label 1 %d\n",
+		s.ProvedUnder[0], s.ProvedUnder[1])
 	groups := append([]metrics.GroupStats(nil), s.BySource...)
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Group < groups[j].Group })
 	fmt.Fprintf(w, "by source:\n")

@@ -21,6 +21,9 @@ type Score struct {
 	Refuted         bool     `json:"refuted,omitempty"`
 	Needs           []string `json:"needs,omitempty"`
 	ColumnOrderOnly bool     `json:"column_order_only,omitempty"`
+	// ProvedUnder names the assumptions under which a pair refuted only
+	// with unusual data is proved equivalent (Verdict.ProvedUnder).
+	ProvedUnder []string `json:"proved_under,omitempty"`
 	// Params counts the candidate's literals replaced by parameters
 	// (eval --parameterize-candidate), so that its pairs can be told
 	// apart from those without literals.
