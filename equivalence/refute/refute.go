@@ -495,6 +495,11 @@ func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 		return outcome{}, err2
 	}
 	out := classify(r1, err1, r2, err2, c.opts.IgnoreColumnOrder)
+	if out.kind == skip && err1 == nil && err2 == nil && (r1.OnlyPicks || r2.OnlyPicks) {
+		if out, err1 = c.compareChoices(ctx, db, r1, r2); err1 != nil {
+			return outcome{}, err1
+		}
+	}
 	if out.kind == same && c.displayOnly == "" {
 		c.displayOnly = displayDiffers(r1, r2)
 	}

@@ -25,6 +25,13 @@ type Result struct {
 	// sort keys (or through unordered rows). Such results cannot be
 	// compared row for row.
 	Nondeterministic bool
+	// Picks lists the SQLite scalar subqueries whose row the engine
+	// chooses freely, once per execution (picks.go); OnlyPicks is true
+	// when they are all that makes the result nondeterministic, so that
+	// executing under each choice (Options.Picks) gives every result the
+	// engine may return.
+	Picks     []Pick
+	OnlyPicks bool
 }
 
 // Options select the engine whose semantics the executor models.
@@ -38,6 +45,9 @@ type Options struct {
 	// by name; their arguments are evaluated first, NULLs included. nil
 	// for every judged plan.
 	Funcs map[string]Func
+	// Picks chooses the row of each Pick (Result.Picks), by subquery, as
+	// an index among its candidate rows; absent, the first.
+	Picks map[*plan.Node]int
 }
 
 // Func evaluates one extra function on its arguments' values.
@@ -55,7 +65,7 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	if err := enumRefusal(p); err != nil {
 		return nil, err
 	}
-	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root, funcs: opts.Funcs}
+	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root, funcs: opts.Funcs, picks: opts.Picks}
 	x.initBpchar()
 	if err := x.initCollations(); err != nil {
 		return nil, err
@@ -68,7 +78,7 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	// may be the database's, or share blocks with discarded
 	// intermediate rows.
 	w := len(r.cols)
-	res := &Result{Nondeterministic: x.nondet}
+	res := &Result{Nondeterministic: x.nondet || len(x.met) > 0, Picks: x.met, OnlyPicks: !x.nondet && len(x.met) > 0}
 	if len(r.rows) > 0 {
 		block := make([]Value, w*len(r.rows))
 		res.Rows = make([][]Value, len(r.rows))
@@ -90,8 +100,15 @@ type executor struct {
 	db     Database
 	meta   *plan.Metadata
 	nondet bool
-	steps  int
-	pairs  int // row pairs compared in joins (see pair)
+	// picks are Options.Picks; met the Picks met so far; subDepth counts
+	// the subquery expressions being evaluated; uncorrelated memoizes
+	// enumerable's reading of a subquery.
+	picks        map[*plan.Node]int
+	met          []Pick
+	subDepth     int
+	uncorrelated map[*plan.Node]bool
+	steps        int
+	pairs        int // row pairs compared in joins (see pair)
 	// lite selects SQLite's semantics.
 	lite bool
 	// bp is true when the plan reads a char(n) column; bpCol (see

@@ -7,7 +7,9 @@ import (
 // subquery evaluates a subquery expression against the current row, which
 // its correlated references see through the environment chain.
 func (x *executor) subquery(ex *plan.Expr, e *env) (Value, error) {
+	x.subDepth++
 	r, err := x.node(ex.Sub, e)
+	x.subDepth--
 	if err != nil {
 		return Null, err
 	}
@@ -27,10 +29,19 @@ func (x *executor) subquery(ex *plan.Expr, e *env) (Value, error) {
 		if x.lite && len(r.rows[0]) == 1 {
 			// SQLite takes the first row; which one that is is only
 			// determined when the subquery orders it before the rest.
-			if r.ties == nil || r.ties[0] == r.ties[1] {
-				x.nondet = true
+			if r.ties != nil && r.ties[0] != r.ties[1] {
+				return r.rows[0][0], nil
 			}
-			return r.rows[0][0], nil
+			k := len(r.rows) // the rows that may come first
+			if r.ties != nil {
+				for k = 1; k < len(r.rows) && r.ties[k] == r.ties[0]; k++ {
+				}
+			}
+			if !x.enumerable(ex.Sub) {
+				x.nondet = true
+				return r.rows[0][0], nil
+			}
+			return r.rows[x.pickRow(ex.Sub, k)][0], nil
 		}
 		return Null, queryErr("more than one row returned by a subquery used as an expression")
 	case plan.SubAny, plan.SubAll:

@@ -1,0 +1,69 @@
+package exec
+
+import "github.com/pgequiv/pgequiv/planner/plan"
+
+// SQLite's scalar subquery of several rows takes "the first row", which
+// its physical plan decides: nothing the query says. The executor
+// models that choice instead of giving up on it where it can be
+// enumerated: for an uncorrelated scalar subquery outside any other
+// subquery expression, which SQLite evaluates once per statement, the
+// choice is one row for the whole execution. Such a subquery is a Pick;
+// running again with each choice in Options.Picks gives every result the
+// engine may return, so that a difference from all of them is a real one
+// (`x = (SELECT id FROM t WHERE name = 'a')` vs a join, on a database
+// with two rows named 'a').
+
+// Pick is an uncorrelated scalar subquery that returned Rows rows in no
+// determined order (Rows is how many of them may come first).
+type Pick struct {
+	Sub  *plan.Node
+	Rows int
+}
+
+// pickRow returns the row a Pick takes among the first k candidates
+// (Options.Picks, else the first), and records the Pick.
+func (x *executor) pickRow(sub *plan.Node, k int) int {
+	seen := false
+	for _, p := range x.met {
+		seen = seen || p.Sub == sub
+	}
+	if !seen {
+		x.met = append(x.met, Pick{Sub: sub, Rows: k})
+	}
+	return x.picks[sub] % k
+}
+
+// enumerable reports whether the choice of sub's row is one per
+// execution: it is uncorrelated, and not inside another subquery
+// expression (whose every evaluation could choose anew).
+func (x *executor) enumerable(sub *plan.Node) bool {
+	if x.subDepth > 0 {
+		return false
+	}
+	if c, ok := x.uncorrelated[sub]; ok {
+		return c
+	}
+	produced := plan.ColSet{}
+	sub.WalkNodes(func(n *plan.Node) {
+		produced.UnionWith(n.OutColSet())
+		for _, it := range n.Aggs {
+			produced.Add(it.ID)
+		}
+		for _, it := range n.Proj {
+			produced.Add(it.ID)
+		}
+	})
+	ok := true
+	sub.WalkExprs(func(e *plan.Expr) {
+		plan.WalkDeep(e, func(y *plan.Expr) {
+			if y.Kind == plan.ColRef && !produced.Has(y.Col) {
+				ok = false
+			}
+		})
+	})
+	if x.uncorrelated == nil {
+		x.uncorrelated = map[*plan.Node]bool{}
+	}
+	x.uncorrelated[sub] = ok
+	return ok
+}
