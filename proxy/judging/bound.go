@@ -21,20 +21,46 @@ type JudgeFunc func(ctx context.Context, ref, cand string) (equivalence.Verdict,
 // may make the two queries agree), so the reference is then judged with
 // the candidate's constants bound in, against the candidate as sent.
 func JudgeBound(ctx context.Context, ref, candidate string, judge JudgeFunc) (equivalence.Verdict, error) {
-	if !tag.HasParams(ref) {
-		return judge(ctx, ref, candidate)
+	return judgeBound(ctx, boundInput{ref: ref, candidate: candidate, refParams: tag.HasParams(ref)}, judge)
+}
+
+// boundInput is JudgeBound's pair with what may be known of it already
+// (shapememo.go): whether ref has placeholders and, if shapeKnown,
+// candidate's shape (tag.Parameterize's SQL; "" where it has none).
+type boundInput struct {
+	ref, candidate string
+	refParams      bool
+	shape          string
+	shapeKnown     bool
+}
+
+func judgeBound(ctx context.Context, b boundInput, judge JudgeFunc) (equivalence.Verdict, error) {
+	if !b.refParams {
+		return judge(ctx, b.ref, b.candidate)
 	}
-	p, ok := tag.Parameterize(candidate)
+	var p tag.Parameterized
+	ok := false
+	if b.shapeKnown {
+		p.SQL, ok = b.shape, b.shape != ""
+	} else {
+		p, ok = tag.Parameterize(b.candidate)
+	}
 	if !ok {
-		return judge(ctx, ref, candidate)
+		return judge(ctx, b.ref, b.candidate)
 	}
-	v, err := judge(ctx, ref, p.SQL)
+	v, err := judge(ctx, b.ref, p.SQL)
 	if err == nil && (v.Label == equivalence.Equivalent || v.Label == equivalence.EquivalentUnderAssumptions) || ctx.Err() != nil {
 		return v, err
 	}
-	bound, ok := tag.BindParams(ref, p.Consts)
+	if b.shapeKnown {
+		// The constants to bind were not kept with the shape: read them.
+		if p, ok = tag.Parameterize(b.candidate); !ok {
+			return v, err
+		}
+	}
+	bound, ok := tag.BindParams(b.ref, p.Consts)
 	if !ok {
 		return v, err
 	}
-	return judge(ctx, bound, candidate)
+	return judge(ctx, bound, b.candidate)
 }

@@ -164,6 +164,7 @@ type Judging struct {
 	vlog    *slog.Logger
 	schemas *schemaCache
 	proofs  *proofCache
+	shapes  *shapeMemo
 	stats   judgeStats
 	ring    verdictRing
 	div     divergences
@@ -209,6 +210,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 		digestSeed: maphash.MakeSeed(), digestKey: newLiteralKey()}
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	j.proofs = newProofCache()
+	j.shapes = newShapeMemo()
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
 		return nil, err
@@ -360,6 +362,9 @@ type judgeJob struct {
 	// over max_query_size, which preset answers without judging.
 	full   *textDigest
 	preset *equivalence.Verdict
+	// shape, when set, is what the slow path made of an earlier text of
+	// candidate's shape (shapememo.go).
+	shape *shapeEntry
 }
 
 // judgeOutcome is a judgement's result.
@@ -416,6 +421,10 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	if f := j.knobs.beforeJudge; f != nil {
 		f(ctx)
 	}
+	if v, ok := j.provedNow(job); ok {
+		out.v = v
+		return out
+	}
 	err := j.judgeWithin(ctx, job, &out.v) // deadline.go
 	out.err = err
 	out.timedOut = err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded))
@@ -466,7 +475,11 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 	if job.direct {
 		return judge(ctx, job.ref.SQL, job.candidate)
 	}
-	return JudgeBound(ctx, job.ref.SQL, job.candidate, judge)
+	b := boundInput{ref: job.ref.SQL, candidate: job.candidate, refParams: j.shapes.ref(job.ref.SQL).params}
+	if job.shape != nil {
+		b.shape, b.shapeKnown = job.shape.param, true
+	}
+	return judgeBound(ctx, b, judge)
 }
 
 // enforce turns an outcome into forwarding or a refusal.
@@ -501,10 +514,14 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
 		ReferenceID: job.ref.ID, Source: string(job.ref.Source), Mode: string(job.mode),
 		Label: out.label(), Score: out.v.Score, Action: action, Latency: out.latency,
-		Summary: j.storeText(set, summary), Query: j.storeSQL(set, job.candidate, job.full),
-		Reference: j.storeSQL(set, job.ref.SQL, nil), Counterexample: j.storeText(set, counterexampleText(out, redact)),
+		Summary: j.storeText(set, summary), Query: j.storeCandidate(job),
+		Reference: j.storeReference(set, job.ref.SQL), Counterexample: j.storeText(set, counterexampleText(out, redact)),
 	}
-	if job.full == nil {
+	switch {
+	case job.full != nil:
+	case job.shape != nil:
+		rec.QueryFingerprint, _ = job.shape.record(job.candidate)
+	default:
 		rec.QueryFingerprint = queryFingerprint(job.candidate)
 	}
 	j.remember(rec)

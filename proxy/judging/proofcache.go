@@ -78,6 +78,16 @@ func (p *proofCache) get(k proofKey) (equivalence.Verdict, bool) {
 	return p.c.Get(k)
 }
 
+// has reports whether k is kept, counting nothing: a caller that looks
+// before the judge goroutine would otherwise count a miss twice.
+func (p *proofCache) has(k proofKey) bool {
+	if p == nil {
+		return false
+	}
+	_, ok := p.c.Peek(k)
+	return ok
+}
+
 // add keeps v if it is a proof.
 func (p *proofCache) add(k proofKey, v equivalence.Verdict) {
 	if p == nil || !v.Label.Proved() || v.Counterexample != nil {

@@ -113,6 +113,28 @@ func (c *schemaCache) get(ctx context.Context, set *SchemaSettings, db string) (
 	}
 }
 
+// peek returns db's schema where get would return it at once, without
+// waiting or starting a load; ok is false otherwise, and get decides.
+func (c *schemaCache) peek(set *SchemaSettings, db string) (*catalog.Schema, bool) {
+	if s := set.ByDatabase[db]; s != nil {
+		return s, true
+	}
+	if set.Default != nil {
+		return set.Default, true
+	}
+	if set.Introspect == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[db]
+	if e == nil || !e.finished() || e.stale || e.err != nil ||
+		set.RefreshInterval > 0 && time.Since(e.loaded) > set.RefreshInterval {
+		return nil, false
+	}
+	return e.schema, true
+}
+
 func (c *schemaCache) load(e *schemaEntry, in Introspection, db string) {
 	defer c.wg.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), in.Timeout)

@@ -60,13 +60,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 			return proxy.Action{}
 		}
 	}
-	var stmts []tag.Statement
-	var err error
-	if ev.StringsUncertain {
-		stmts, err = tag.SplitUncertain(text, strs)
-	} else {
-		stmts, err = tag.Split(text, strs)
-	}
+	stmts, shape, err := j.split(text, strs, ev.StringsUncertain)
 	if err != nil {
 		// The lexer rejects the text (the server then runs none of it),
 		// or it cannot be read for sure: one statement, judged (or not)
@@ -95,6 +89,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 		if len(stmts) > 1 {
 			job.stmt, job.stmts = i+1, len(stmts)
 		}
+		job.shape = shape // one statement, if set
 		jobs = append(jobs, job)
 	}
 	if len(jobs) == 0 {
@@ -112,6 +107,32 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 		return j.dispatch(ctx, job, bj)
 	}
 	return j.dispatchAll(ctx, jobs)
+}
+
+// split splits text as tag.Split (tag.SplitUncertain where uncertain)
+// does, from the shape memo where text is one statement of a known shape
+// (shapememo.go); shape is then set.
+func (j *Judging) split(text string, strs tag.Strings, uncertain bool) ([]tag.Statement, *shapeEntry, error) {
+	// With standard strings, and where the setting is uncertain but no
+	// backslash can make it matter, Split reads text as ReadShape does.
+	if strs == tag.StandardStrings && (!uncertain || strings.IndexByte(text, '\\') < 0) {
+		if sh, ok := tag.ReadShape(text); ok {
+			if st, e, ok := j.shapes.statement(&sh); ok {
+				return []tag.Statement{st}, e, nil
+			}
+			stmts, err := tag.Split(text, strs)
+			if err == nil {
+				j.shapes.learn(&sh, stmts)
+			}
+			return stmts, nil, err
+		}
+	}
+	if uncertain {
+		stmts, err := tag.SplitUncertain(text, strs)
+		return stmts, nil, err
+	}
+	stmts, err := tag.Split(text, strs)
+	return stmts, nil, err
 }
 
 // statementJob resolves one statement's reference; nil if it has none
@@ -150,7 +171,7 @@ func (j *Judging) statementJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *t
 	// the session's lexer reads it.
 	parent := trace.SpanContext{}
 	if s.Comment != nil {
-		parent = traceParent(text[s.Comment.Start:s.Comment.End])
+		parent = commentTraceParent(s.Comment)
 	}
 	job := &judgeJob{
 		start: arrived, set: set, sess: *ev.Session, ref: ref, candidate: s.Judged, mode: set.Mode, tagErr: err,

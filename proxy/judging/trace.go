@@ -23,6 +23,15 @@ func traceParent(sql string) trace.SpanContext {
 	if !ok {
 		return trace.SpanContext{}
 	}
+	return commentTraceParent(cm)
+}
+
+// commentTraceParent is traceParent of a comment already read.
+func commentTraceParent(cm *tag.Comment) trace.SpanContext {
+	_, tp := cm.Get("traceparent")
+	if !tp {
+		return trace.SpanContext{}
+	}
 	carrier := propagation.MapCarrier{}
 	for _, k := range []string{"traceparent", "tracestate"} {
 		if v, has := cm.Get(k); has {

@@ -47,6 +47,9 @@ const (
 	TokQuotedIdent
 	// TokSemicolon separates statements.
 	TokSemicolon
+	// TokNumber is a number with any trailing junk (1, 1.5, 0x1F, 1e5,
+	// 12abc): reported only to ReadShape, which abstracts plain ones.
+	TokNumber
 )
 
 // Token is one lexed token; Start and End are byte offsets, End
@@ -81,10 +84,12 @@ func Lex(sql string, strs Strings) ([]Token, error) {
 // lexer holds Lex's settings. dashContinuation: a -- comment may sit
 // between the parts of a continued string, as PostgreSQL's server lexer
 // allows ('a' -- note, newline, 'b' is 'ab'); pg_query's scanner does
-// not, and the tests compare with it without.
+// not, and the tests compare with it without. numbers: report numbers
+// too (TokNumber), for ReadShape.
 type lexer struct {
 	strs             Strings
 	dashContinuation bool
+	numbers          bool
 }
 
 func (lx lexer) lex(sql string) ([]Token, error) {
@@ -139,8 +144,18 @@ func (lx lexer) lex(sql string) ([]Token, error) {
 			for j < n && (sql[j] >= '0' && sql[j] <= '9' || sql[j] == '_' || sql[j] == '.') {
 				j++
 			}
+			if j+2 < n && sql[j]|0x20 == 'e' && (sql[j+1] == '-' || sql[j+1] == '+') && sql[j+2] >= '0' && sql[j+2] <= '9' {
+				// 1e-5 is one number: its 5 is no number of its own.
+				j += 2
+				for j < n && (sql[j] >= '0' && sql[j] <= '9' || sql[j] == '_') {
+					j++
+				}
+			}
 			if j < n && isIdentStart(sql[j]) {
 				j = identEnd(sql, j)
+			}
+			if lx.numbers {
+				out = append(out, Token{Kind: TokNumber, Start: i, End: j})
 			}
 			i = j
 		case isIdentStart(c):

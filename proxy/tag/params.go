@@ -24,6 +24,9 @@ type Parameterized struct {
 	SQL string
 	// Consts maps k to the literal text $k replaced ("42", "'abc'", "-1.5").
 	Consts map[int]string
+	// Spans are the replaced constants' offsets in the original text, in
+	// text order: ReadShape's literals are checked against them.
+	Spans [][2]int
 }
 
 // Parameterize replaces the constants of sql with parameters, as
@@ -75,6 +78,7 @@ func Parameterize(sql string) (p Parameterized, ok bool) {
 			return Parameterized{}, false
 		}
 		p.Consts[k] = sql[start:end]
+		p.Spans = append(p.Spans, [2]int{start, end})
 		j += n
 		last = end
 	}
