@@ -386,16 +386,17 @@ type hit struct {
 }
 
 // search tries databases from to n of g within sctx (the search's budget;
-// ctx is the caller's), counting into res: seeds' databases first (nil:
-// none), then g's random ones, numbered from 0 after the seeds. It
-// returns the first database that tells the plans apart, or nil.
+// ctx is the caller's), counting into res: seeds' databases (nil: none)
+// where seeds takes a turn, otherwise g's random ones, numbered from 0
+// apart from the seeds. It returns the first database that tells the
+// plans apart, or nil.
 func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, seeds *seeder, from, n int, res *Result, columnsOnly **hit) (*hit, error) {
 	for i := from; i < n; i++ {
 		if sctx.Err() != nil {
 			res.Cut = true
 			return nil, nil
 		}
-		db := seeds.database()
+		db := seeds.database(i)
 		if db == nil {
 			db = g.instance(c.opts.Seed, i-seeds.count())
 		}
