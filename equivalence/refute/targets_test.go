@@ -119,3 +119,41 @@ func TestTargetedBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedsKeepConstraints: every seed database keeps the declared
+// constraints (keys, UNIQUE on a narrow column, CHECK, a generated
+// column, foreign keys) and the typical tier's assumptions; targets
+// whose copies would break one are dropped, not bent.
+func TestSeedsKeepConstraints(t *testing.T) {
+	const ddl = `CREATE TABLE p (id integer PRIMARY KEY, name varchar(2) NOT NULL UNIQUE);
+CREATE TABLE c (id integer PRIMARY KEY, p_id integer NOT NULL REFERENCES p (id), code char(1) UNIQUE,
+  x integer CHECK (x < 3), y integer GENERATED ALWAYS AS (x * 2) STORED, flag boolean);`
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := mustPlan(t, s, "SELECT p.name, min(c.x), count(*) FROM p JOIN c ON c.p_id = p.id GROUP BY p.name, c.flag HAVING count(*) > 4 ORDER BY min(c.x) DESC LIMIT 1")
+	cand := mustPlan(t, s, "SELECT DISTINCT p.name, max(c.y), sum(c.x) FROM p JOIN c ON c.p_id = p.id WHERE c.code IN (SELECT name FROM p) GROUP BY p.name, c.flag HAVING sum(c.x) >= 2")
+	rules := typical(readTables(ref, cand))
+	g := newGenerators(s, collectLiteralsFor(s.Dialect, ref, cand), rules)[0]
+	sd := newSeeder(g, 0, collectTargets(ref, cand), maxSeeds)
+	n, most := 0, 0
+	for i := 0; i < 4*maxSeeds; i++ {
+		db := sd.database(i)
+		if db == nil {
+			continue
+		}
+		n++
+		most = max(most, len(db["c"]))
+		if msg := legalCounterexample(s, db, true); msg != "" {
+			t.Errorf("seed %d breaks %s: %v", i, msg, db)
+		}
+		if msg := rules.assumptionBroken(s, db); msg != "" {
+			t.Errorf("seed %d is not typical: %s", i, msg)
+		}
+	}
+	// HAVING count(*) > 4 asks for groups of 4, 5 and 6 rows of c.
+	if n == 0 || most < 5 {
+		t.Errorf("%d seeds, the largest with %d rows of c", n, most)
+	}
+}
