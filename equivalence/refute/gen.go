@@ -71,13 +71,19 @@ func newValuePools(s *catalog.Schema, lits *literals) *valuePools {
 // executable reports whether the executor holds values of column c in
 // dialect d. PostgreSQL's timestamp without time zone is modelled, at
 // its default precision only (a timestamp(0) column rounds what is
-// stored); a timestamp with time zone depends on the session's TimeZone,
-// and SQLite's date-time columns are left as they were (NULL only).
+// stored); a timestamp with time zone depends on the session's TimeZone.
+// A SQLite date-time column (DATETIME, TIMESTAMP) holds whatever text it
+// is given: generated timestamps reach the engine as their text
+// ('2020-01-02 03:04:05', see exec.SQLiteConverter), as SQLite's own
+// date functions write them, so that such a column is not NULL only.
 func executable(d catalog.Dialect, c *catalog.Column) bool {
 	switch c.Type {
 	case catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date:
 		return true
 	case catalog.Timestamp:
+		if d == catalog.SQLite {
+			return true
+		}
 		t := strings.Join(strings.Fields(strings.ToLower(c.TypeSQL)), " ")
 		return d == catalog.Postgres && (t == "timestamp" || t == "timestamp without time zone" || t == "timestamp(6)" || t == "timestamp(6) without time zone")
 	}

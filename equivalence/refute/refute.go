@@ -244,6 +244,7 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, ref, cand)...)
 	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)
+	targets := collectTargets(ref, cand)
 	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
@@ -284,11 +285,17 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		}
 		var h *hit
 		var err error
+		var seeds *seeder
+		if ti == 0 {
+			// The targets' databases come first, a quarter of the tier
+			// at most (see seeds.go).
+			seeds = newSeeder(gens[ti], opts.Seed, targets, n/4)
+		}
 		if ti == 0 && opts.Checkpoint != nil {
 			// The checkpoint comes after the first databases of the
 			// first tier, where most differences show.
 			first := min(n, opts.CheckpointAfter)
-			h, err = c.search(tctx, ctx, s, gens[ti], 0, first, &res, &columnsOnly)
+			h, err = c.search(tctx, ctx, s, gens[ti], seeds, 0, first, &res, &columnsOnly)
 			if err == nil && h == nil && !res.CannotExecute && !c.columnsProved && opts.Checkpoint() {
 				cancelTier()
 				res.Stopped = true
@@ -296,10 +303,10 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 				return res, nil
 			}
 			if err == nil && h == nil && !res.CannotExecute && !c.columnsProved {
-				h, err = c.search(tctx, ctx, s, gens[ti], first, n, &res, &columnsOnly)
+				h, err = c.search(tctx, ctx, s, gens[ti], seeds, first, n, &res, &columnsOnly)
 			}
 		} else {
-			h, err = c.search(tctx, ctx, s, gens[ti], 0, n, &res, &columnsOnly)
+			h, err = c.search(tctx, ctx, s, gens[ti], seeds, 0, n, &res, &columnsOnly)
 		}
 		cancelTier()
 		if err != nil {
@@ -379,15 +386,20 @@ type hit struct {
 }
 
 // search tries databases from to n of g within sctx (the search's budget;
-// ctx is the caller's), counting into res. It returns the first database
-// that tells the plans apart, or nil.
-func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, from, n int, res *Result, columnsOnly **hit) (*hit, error) {
+// ctx is the caller's), counting into res: seeds' databases (nil: none)
+// where seeds takes a turn, otherwise g's random ones, numbered from 0
+// apart from the seeds. It returns the first database that tells the
+// plans apart, or nil.
+func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, seeds *seeder, from, n int, res *Result, columnsOnly **hit) (*hit, error) {
 	for i := from; i < n; i++ {
 		if sctx.Err() != nil {
 			res.Cut = true
 			return nil, nil
 		}
-		db := g.instance(c.opts.Seed, i)
+		db := seeds.database(i)
+		if db == nil {
+			db = g.instance(c.opts.Seed, i-seeds.count())
+		}
 		if g.cannot != "" {
 			res.CannotExecute = true
 			res.Reason = "cannot execute: constraints not modelled: " + g.cannot

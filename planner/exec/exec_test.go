@@ -221,3 +221,38 @@ func TestCompareAndKey(t *testing.T) {
 		t.Errorf("text vs int: %v", err)
 	}
 }
+
+// TestWindowPeersDeterminism: a ROWS frame or row_number over peers is
+// nondeterministic when the peers are different rows, and determined
+// when they are the same row twice (any order of them gives one bag).
+func TestWindowPeersDeterminism(t *testing.T) {
+	s, err := catalog.LoadDDL(`CREATE TABLE w (k integer NOT NULL, x integer NOT NULL);`, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := exec.Database{"w": {{exec.Int(1), exec.Int(5)}, {exec.Int(1), exec.Int(5)}}}
+	apart := exec.Database{"w": {{exec.Int(1), exec.Int(5)}, {exec.Int(1), exec.Int(6)}}}
+	for _, c := range []struct {
+		sql    string
+		db     exec.Database
+		nondet bool
+	}{
+		{"SELECT k, sum(x) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) FROM w", same, false},
+		{"SELECT k, sum(x) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) FROM w", apart, true},
+		{"SELECT k, row_number() OVER (ORDER BY k) FROM w", same, false},
+		{"SELECT k, row_number() OVER (ORDER BY k) FROM w", apart, true},
+		{"SELECT k, sum(x) OVER (ORDER BY k) FROM w", apart, false},
+	} {
+		p, err := planner.Plan(context.Background(), s, c.sql, planner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := exec.Execute(context.Background(), p, c.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Nondeterministic != c.nondet {
+			t.Errorf("%s on %v: nondeterministic %v, want %v", c.sql, c.db["w"], res.Nondeterministic, c.nondet)
+		}
+	}
+}

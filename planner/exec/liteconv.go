@@ -45,7 +45,7 @@ func (c *SQLiteConverter) Database(db Database) Database {
 			block = block[len(row):]
 			copy(lr, row)
 			for j, v := range lr {
-				if v.K == KNumeric || v.K == KDate {
+				if v.K == KNumeric || v.K == KDate || v.K == KTimestamp {
 					lr[j] = c.value(v)
 				}
 			}
@@ -63,7 +63,7 @@ func (c *SQLiteConverter) Database(db Database) Database {
 }
 
 // value is liteValue, remembered for numerics (by their shared rational)
-// and dates.
+// and dates; timestamps, rarer, are converted each time.
 func (c *SQLiteConverter) value(v Value) Value {
 	switch v.K {
 	case KNumeric:
@@ -80,6 +80,8 @@ func (c *SQLiteConverter) value(v Value) Value {
 			c.dates[v.I] = lv
 		}
 		return lv
+	case KTimestamp:
+		return liteValue(v)
 	}
 	return v
 }

@@ -92,7 +92,8 @@ func liteStore(v Value) Value {
 
 // liteValue maps a value built for PostgreSQL's model onto SQLite's
 // storage classes: numerics become INTEGER when whole, else REAL; dates
-// become their text.
+// and timestamps become their text ('2020-01-02 03:04:05'), which is how
+// SQLite stores a DATE or DATETIME column's values.
 func liteValue(v Value) Value {
 	switch v.K {
 	case KNumeric:
@@ -103,6 +104,10 @@ func liteValue(v Value) Value {
 		return Float(f)
 	case KDate:
 		return Text(v.String())
+	case KTimestamp:
+		if !v.B { // a timestamptz's text depends on the session's TimeZone
+			return Text(v.String())
+		}
 	}
 	return v
 }
@@ -110,7 +115,7 @@ func liteValue(v Value) Value {
 // needsLite reports whether a stored row holds a value liteValue changes.
 func needsLite(row []Value) bool {
 	for _, v := range row {
-		if v.K == KNumeric || v.K == KDate {
+		if v.K == KNumeric || v.K == KDate || v.K == KTimestamp {
 			return true
 		}
 	}

@@ -233,10 +233,13 @@ func (x *executor) windowPartition(w *plan.Expr, fr frame, in *rel, idx []int, o
 	// Functions that see single rows by position (ROWS frames, value
 	// and navigation functions, row_number, ntile) depend on how the
 	// database orders peers; with peers in the partition the result
-	// may differ between runs of the same query.
+	// may differ between runs of the same query. Peers that are the
+	// same row in every column (a table without a key holding a row
+	// twice) are interchangeable: every order of them gives the same
+	// bag of rows, so they leave the result determined.
 	hasPeers := false
 	for p := 1; p < n; p++ {
-		if ties[p] == ties[p-1] {
+		if ties[p] == ties[p-1] && !identicalRows(sub.rows[perm[p]], sub.rows[perm[p-1]]) {
 			hasPeers = true
 		}
 	}
@@ -252,7 +255,7 @@ func (x *executor) windowPartition(w *plan.Expr, fr frame, in *rel, idx []int, o
 		var v Value
 		switch w.Name {
 		case "row_number":
-			if first != last {
+			if first != last && hasPeers {
 				x.nondet = true
 			}
 			v = Int(int64(pos + 1))
@@ -404,4 +407,20 @@ func (x *executor) valueAt(w *plan.Expr, sub *rel, perm []int, lo, hi int, e *en
 		return Null, nil
 	}
 	return x.eval(w.Args[0], &env{r: sub, row: sub.rows[perm[at]], outer: outer})
+}
+
+// identicalRows reports whether a and b hold the same values, told apart
+// as the output would (1 and 1.0, -0 and 0, 'a' and 'A' under NOCASE are
+// different): rows no later operator can distinguish.
+func identicalRows(a, b []Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.K != y.K || x.B != y.B || x.Scale != y.Scale || x.String() != y.String() {
+			return false
+		}
+	}
+	return true
 }

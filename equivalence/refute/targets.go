@@ -1,0 +1,258 @@
+package refute
+
+import (
+	"strconv"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// Targets are the boundaries the two plans name that random small
+// databases rarely reach: a group of exactly k rows for HAVING count(*)
+// > k (random tables hold a few rows), two distinct values for MIN
+// against MAX or ORDER BY ... LIMIT, a duplicate row under DISTINCT or
+// IN, peers on an ORDER BY key of a window. Like Polygon and ParSEval,
+// which derive databases from a query's predicates, the search builds a
+// few databases on each side of each boundary (seeds.go) and tries them
+// before the random ones. They are ordinary databases of the search:
+// every one keeps the declared constraints and the tier's assumptions,
+// and what they find is minimized and classified as any other.
+
+// varyKind says how the rows of a seed differ in the target's column.
+type varyKind uint8
+
+const (
+	// varyNone: the column is not varied (vary is -1).
+	varyNone varyKind = iota
+	// varyLadder: every row holds a distinct value, ascending from the
+	// copied row's (extremes for MIN/MAX, an order for ORDER BY).
+	varyLadder
+	// varyHalves: rows 2i and 2i+1 share a value: groups of different
+	// sizes when the column is grouped on.
+	varyHalves
+	// varyFixed: every row holds value (an aggregate compared with it).
+	varyFixed
+)
+
+// target is one seed database to build: rows copies of a row of table,
+// alike in every column but the keys (made distinct) and column vary.
+type target struct {
+	table string
+	rows  int
+	vary  int
+	how   varyKind
+	value exec.Value
+}
+
+// equiPair is a column of one table compared with = to a column of
+// another (a join, an IN subquery's correlation): a seed makes the other
+// table's rows match its copied row there, so that the copies join.
+type equiPair struct {
+	a, b colKey
+}
+
+// maxTargetRows bounds the rows of a seed: a HAVING count(*) > 1000
+// stays to the random search (whose tables never get there either).
+const maxTargetRows = 64
+
+// targets collects the boundary targets of plans and their equality
+// pairs. Targets come in the order found, without duplicates.
+type targets struct {
+	list []target
+	seen map[string]bool
+	eq   []equiPair
+}
+
+func collectTargets(plans ...*plan.Plan) *targets {
+	ts := &targets{seen: map[string]bool{}}
+	for _, p := range plans {
+		if p == nil || p.Root == nil {
+			continue
+		}
+		ts.plan(p)
+	}
+	return ts
+}
+
+func (ts *targets) add(tg target) {
+	if tg.rows < 1 || tg.rows > maxTargetRows {
+		return
+	}
+	k := tg.table + "\x00" + strconv.Itoa(tg.rows) + "\x00" + strconv.Itoa(tg.vary) + "\x00" + strconv.Itoa(int(tg.how)) + "\x00" + tg.value.Key()
+	if ts.seen[k] {
+		return
+	}
+	ts.seen[k] = true
+	ts.list = append(ts.list, tg)
+}
+
+// copies adds, for every table n scans, seeds of rows identical copies
+// of one of its rows: groups of that size, duplicates, ties.
+func (ts *targets) copies(n *plan.Node, rows ...int) {
+	for _, t := range scanned(n) {
+		for _, k := range rows {
+			ts.add(target{table: t, rows: k, vary: -1})
+		}
+	}
+}
+
+// varied adds seeds whose copies vary the base column e reads.
+func (ts *targets) varied(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, e *plan.Expr, how varyKind, rows int) {
+	if k, _, ok := base(p, alias, e); ok {
+		ts.add(target{table: k.table, rows: rows, vary: k.ord, how: how})
+	}
+}
+
+// plan collects the targets of one plan, subqueries included.
+func (ts *targets) plan(p *plan.Plan) {
+	alias := aliases(p)
+	// aggs maps an aggregate's output column to its call and node: a
+	// HAVING condition reads the aggregate through that column.
+	type aggOut struct {
+		call *plan.Expr
+		node *plan.Node
+	}
+	aggs := map[plan.ColumnID]aggOut{}
+	eachNode(p.Root, func(n *plan.Node) {
+		for _, a := range n.Aggs {
+			aggs[a.ID] = aggOut{a.Expr, n}
+		}
+	})
+	eachNode(p.Root, func(n *plan.Node) {
+		switch n.Op {
+		case plan.OpAggregate:
+			ts.copies(n, 2, 3)
+			for _, g := range n.GroupBy {
+				ts.varied(p, alias, plan.NewCol(g, catalog.Unknown), varyHalves, 3)
+			}
+			for _, a := range n.Aggs {
+				if a.Expr != nil && a.Expr.Kind == plan.Agg && len(a.Expr.Args) > 0 {
+					ts.varied(p, alias, a.Expr.Args[0], varyLadder, 2)
+				}
+			}
+		case plan.OpDistinct:
+			ts.copies(n, 2)
+		case plan.OpSort:
+			for _, k := range n.Keys {
+				ts.varied(p, alias, k.Expr, varyLadder, 2)
+			}
+			ts.copies(n, 2)
+		case plan.OpJoin:
+			if n.Join == plan.SemiJoin || n.Join == plan.AntiJoin {
+				ts.copies(n.Inputs[0], 2)
+			}
+		case plan.OpWindow:
+			ts.copies(n, 2, 3)
+			for _, it := range n.Proj {
+				if it.Expr == nil {
+					continue
+				}
+				for _, k := range it.Expr.Order {
+					ts.varied(p, alias, k.Expr, varyHalves, 3)
+				}
+				for _, a := range it.Expr.Args {
+					ts.varied(p, alias, a, varyLadder, 3)
+				}
+			}
+		}
+		n.Exprs(func(slot **plan.Expr) {
+			plan.Walk(*slot, func(x *plan.Expr) {
+				if x.Kind != plan.Op || len(x.Args) != 2 {
+					return
+				}
+				ts.equality(p, alias, x)
+				for i := range 2 {
+					call, node := x.Args[i], n
+					for call.Kind == plan.Cast && len(call.Args) == 1 {
+						call = call.Args[0]
+					}
+					if call.Kind == plan.ColRef {
+						o, ok := aggs[call.Col]
+						if !ok {
+							continue
+						}
+						call, node = o.call, o.node
+					}
+					if call.Kind == plan.Agg {
+						ts.aggregateBound(p, alias, node, call, x.Args[1-i])
+					}
+				}
+			})
+		})
+	})
+}
+
+// equality records a = b between base columns of different tables.
+func (ts *targets) equality(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *plan.Expr) {
+	if x.Name != plan.OpEq {
+		return
+	}
+	a, _, ok1 := base(p, alias, x.Args[0])
+	b, _, ok2 := base(p, alias, x.Args[1])
+	if ok1 && ok2 && a.table != b.table {
+		ts.eq = append(ts.eq, equiPair{a, b})
+	}
+}
+
+// aggregateBound adds the seeds of an aggregate call compared with a
+// constant: groups of k-1, k and k+1 rows for count op k, one row
+// holding v and its neighbours for sum, avg, min or max op v.
+func (ts *targets) aggregateBound(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, n *plan.Node, call, other *plan.Expr) {
+	for other.Kind == plan.Cast && len(other.Args) == 1 {
+		other = other.Args[0]
+	}
+	if other.Kind != plan.Const || other.Null {
+		return
+	}
+	switch call.Name {
+	case "count":
+		k, err := strconv.Atoi(other.Value)
+		if err != nil {
+			return
+		}
+		ts.copies(n, k-1, k, k+1)
+	case "sum", "avg", "min", "max":
+		if len(call.Args) != 1 {
+			return
+		}
+		key, col, ok := base(p, alias, call.Args[0])
+		if !ok {
+			return
+		}
+		v, err := exec.Parse(col.Type, other.Value)
+		if err != nil {
+			return
+		}
+		nb := neighbours(v, false) // v, then (for numbers and days) v-1 and v+1
+		for _, w := range nb[:min(3, len(nb))] {
+			ts.add(target{table: key.table, rows: 1, vary: key.ord, how: varyFixed, value: w})
+		}
+	}
+}
+
+// scanned lists the base tables n scans, outside subqueries.
+func scanned(n *plan.Node) []string {
+	var out []string
+	n.WalkNodes(func(m *plan.Node) {
+		if m.Op == plan.OpScan && m.Table != nil && !m.Table.IsView() {
+			out = append(out, m.Table.Name)
+		}
+	})
+	return out
+}
+
+// eachNode calls f on every node of the plan below root, subqueries
+// included, each once.
+func eachNode(root *plan.Node, f func(*plan.Node)) {
+	root.WalkNodes(func(n *plan.Node) {
+		f(n)
+		n.Exprs(func(e **plan.Expr) {
+			plan.Walk(*e, func(x *plan.Expr) {
+				if x.Kind == plan.Subquery && x.Sub != nil {
+					eachNode(x.Sub, f)
+				}
+			})
+		})
+	})
+}
