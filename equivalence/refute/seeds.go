@@ -74,7 +74,7 @@ func (sd *seeder) database(i int) exec.Database {
 			sd.bases[bi] = sd.g.instance(sd.seed, seedBases[bi])
 		}
 		sd.builds++
-		if db := sd.g.seedDatabase(sd.bases[bi], tg, sd.ts.eq); db != nil {
+		if db := sd.g.seedDatabase(sd.bases[bi], tg, sd.ts.eq, sd.ts.used[tg.table]); db != nil {
 			sd.used++
 			return db
 		}
@@ -92,7 +92,7 @@ func (sd *seeder) count() int {
 
 // seedDatabase builds tg's database from base, or nil when it would
 // break a constraint or an assumption of g's tier.
-func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair) exec.Database {
+func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair, used map[int]bool) exec.Database {
 	t := g.s.Table(tg.table)
 	if t == nil || g.empty[t.Name] || len(base[t.Name]) == 0 {
 		return nil
@@ -101,7 +101,7 @@ func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair) e
 		return nil
 	}
 	r := base[t.Name][0]
-	distinct, ok := distinctColumns(t, tg)
+	distinct, ok := distinctColumns(t, tg, used)
 	if !ok {
 		return nil
 	}
@@ -180,8 +180,9 @@ func (g *generator) match(db exec.Database, t *catalog.Table, r []exec.Value, fr
 // copies would otherwise repeat, a column to give distinct values: one
 // that no foreign key references from (a parent's key cannot be made
 // up), not generated, and not the target's column unless its values are
-// distinct already.
-func distinctColumns(t *catalog.Table, tg target) ([]int, bool) {
+// distinct already; among those, one the plans do not read (used) if
+// there is one.
+func distinctColumns(t *catalog.Table, tg target, used map[int]bool) ([]int, bool) {
 	if tg.rows <= 1 {
 		return nil, true
 	}
@@ -204,14 +205,17 @@ next:
 				continue next
 			}
 		}
+		pick := -1
 		for _, c := range set {
-			if !inFK[c] && c != tg.vary && t.Columns[c].Generated == "" {
-				out = append(out, c)
-				chosen[c] = true
-				continue next
+			if !inFK[c] && c != tg.vary && t.Columns[c].Generated == "" && (pick < 0 || used[pick] && !used[c]) {
+				pick = c
 			}
 		}
-		return nil, false
+		if pick < 0 {
+			return nil, false
+		}
+		out = append(out, pick)
+		chosen[pick] = true
 	}
 	return out, true
 }

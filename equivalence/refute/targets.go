@@ -62,10 +62,15 @@ type targets struct {
 	list []target
 	seen map[string]bool
 	eq   []equiPair
+	// used marks, per table, the columns the plans read: a seed keeps a
+	// key distinct through a column they do not read where it can, so
+	// that copies meant to form one group (GROUP BY airline over a key
+	// (airline, flightno)) stay one.
+	used map[string]map[int]bool
 }
 
 func collectTargets(plans ...*plan.Plan) *targets {
-	ts := &targets{seen: map[string]bool{}}
+	ts := &targets{seen: map[string]bool{}, used: map[string]map[int]bool{}}
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
 			continue
@@ -107,6 +112,19 @@ func (ts *targets) varied(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, e
 // plan collects the targets of one plan, subqueries included.
 func (ts *targets) plan(p *plan.Plan) {
 	alias := aliases(p)
+	p.Root.WalkExprs(func(e *plan.Expr) {
+		plan.WalkDeep(e, func(y *plan.Expr) {
+			if y.Kind != plan.ColRef {
+				return
+			}
+			if k, _, ok := base(p, alias, y); ok {
+				if ts.used[k.table] == nil {
+					ts.used[k.table] = map[int]bool{}
+				}
+				ts.used[k.table][k.ord] = true
+			}
+		})
+	})
 	// aggs maps an aggregate's output column to its call and node: a
 	// HAVING condition reads the aggregate through that column.
 	type aggOut struct {
