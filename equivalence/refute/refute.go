@@ -244,7 +244,9 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	lits := collectLiteralsFor(s.Dialect, withRulePlans(s, ref, cand)...)
 	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)
-	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
+	// The comparer runs its plans one execution after another: they
+	// share one Scratch.
+	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect, Scratch: new(exec.Scratch)}}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 

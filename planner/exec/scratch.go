@@ -1,0 +1,66 @@
+package exec
+
+// Scratch is memory that executions run one after another share: an
+// execution's intermediate rows and relations are garbage once it
+// returns (its Result is a copy of its own), so the next execution
+// given the same Scratch carves its rows and relations from the memory
+// the last one used instead of allocating them. A refutation search
+// runs two plans on each of hundreds of small databases, and allocating
+// (and collecting) those short-lived rows was a large share of its
+// time.
+//
+// Passing a Scratch to an execution invalidates nothing an earlier one
+// returned. The zero value is ready; a Scratch is not safe for
+// concurrent use, and must not be given to an execution started while
+// another with it is running.
+type Scratch struct {
+	vals  slab[Value]
+	heads slab[[]Value]
+	rels  slab[rel]
+}
+
+// Chunk sizes of a Scratch's slabs, in elements: a few executions' worth
+// of the refuter's small databases. A request larger than a chunk is
+// allocated on its own.
+const (
+	scratchVals  = 2048
+	scratchHeads = 1024
+	scratchRels  = 128
+)
+
+// reset makes all of s's memory free for the next execution.
+func (s *Scratch) reset() {
+	s.vals.reset()
+	s.heads.reset()
+	s.rels.reset()
+}
+
+// slab hands out zeroed slices carved from chunks it keeps, in order;
+// reset hands them out again from the first.
+type slab[T any] struct {
+	chunks [][]T
+	i, off int // the chunk being carved, and the offset in it
+}
+
+// take returns a zeroed slice of n elements whose capacity is its
+// length, so that appending to it never writes into the next one.
+func (s *slab[T]) take(n, chunk int) []T {
+	if n == 0 {
+		return []T{}
+	}
+	if n > chunk {
+		return make([]T, n)
+	}
+	if s.i < len(s.chunks) && s.off+n > len(s.chunks[s.i]) {
+		s.i, s.off = s.i+1, 0
+	}
+	if s.i == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]T, chunk))
+	}
+	out := s.chunks[s.i][s.off : s.off+n : s.off+n]
+	s.off += n
+	clear(out) // what the last execution left (a fresh chunk is zero already)
+	return out
+}
+
+func (s *slab[T]) reset() { s.i, s.off = 0, 0 }
