@@ -1,5 +1,7 @@
 package exec
 
+import "sync"
+
 // Scratch is memory that executions run one after another share: an
 // execution's intermediate rows and relations are garbage once it
 // returns (its Result is a copy of its own), so the next execution
@@ -14,9 +16,29 @@ package exec
 // concurrent use, and must not be given to an execution started while
 // another with it is running.
 type Scratch struct {
+	x     executor // the execution's state itself
 	vals  slab[Value]
 	heads slab[[]Value]
 	rels  slab[rel]
+}
+
+// scratches holds released Scratches: a search per judged pair would
+// otherwise allocate its chunks afresh.
+var scratches = sync.Pool{New: func() any { return new(Scratch) }}
+
+// GetScratch returns a Scratch, one released earlier where there is
+// one.
+func GetScratch() *Scratch { return scratches.Get().(*Scratch) }
+
+// Release hands s back for GetScratch; s must not be used after. It
+// keeps at most scratchKeep chunks of each kind, so that one large
+// execution does not hold its memory for good.
+func (s *Scratch) Release() {
+	s.x = executor{}
+	s.vals.trim(scratchKeep)
+	s.heads.trim(scratchKeep)
+	s.rels.trim(scratchKeep)
+	scratches.Put(s)
 }
 
 // Chunk sizes of a Scratch's slabs, in elements: a few executions' worth
@@ -26,6 +48,7 @@ const (
 	scratchVals  = 2048
 	scratchHeads = 1024
 	scratchRels  = 128
+	scratchKeep  = 8
 )
 
 // reset makes all of s's memory free for the next execution.
@@ -64,3 +87,14 @@ func (s *slab[T]) take(n, chunk int) []T {
 }
 
 func (s *slab[T]) reset() { s.i, s.off = 0, 0 }
+
+// trim resets s and drops all but its first n chunks. (The chunks kept
+// still point at what they last held, until reused: a pooled Scratch
+// lasts until the next collections at most.)
+func (s *slab[T]) trim(n int) {
+	s.reset()
+	if len(s.chunks) > n {
+		clear(s.chunks[n:])
+		s.chunks = s.chunks[:n]
+	}
+}
