@@ -59,10 +59,12 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	if err := enumRefusal(p); err != nil {
 		return nil, err
 	}
-	x := &executor{}
+	var x *executor
 	if sc := opts.Scratch; sc != nil {
 		sc.reset()
 		x = &sc.x // the last execution's, done with
+	} else {
+		x = new(executor)
 	}
 	*x = executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root, funcs: opts.Funcs, scratch: opts.Scratch}
 	x.initBpchar()

@@ -41,9 +41,9 @@ func (s *Scratch) Release() {
 	scratches.Put(s)
 }
 
-// Chunk sizes of a Scratch's slabs, in elements: a few executions' worth
-// of the refuter's small databases. A request larger than a chunk is
-// allocated on its own.
+// The largest chunks of a Scratch's slabs, in elements: a few
+// executions' worth of the refuter's small databases. A request larger
+// than that is allocated on its own.
 const (
 	scratchVals  = 2048
 	scratchHeads = 1024
@@ -65,20 +65,30 @@ type slab[T any] struct {
 	i, off int // the chunk being carved, and the offset in it
 }
 
+// slabFirst is the size of a slab's first chunk; each next one is twice
+// the last, up to the slab's largest: most users need a few rows, some
+// thousands.
+const slabFirst = 64
+
 // take returns a zeroed slice of n elements whose capacity is its
-// length, so that appending to it never writes into the next one.
-func (s *slab[T]) take(n, chunk int) []T {
+// length, so that appending to it never writes into the next one; most
+// is the largest chunk.
+func (s *slab[T]) take(n, most int) []T {
 	if n == 0 {
 		return []T{}
 	}
-	if n > chunk {
+	if n > most {
 		return make([]T, n)
 	}
-	if s.i < len(s.chunks) && s.off+n > len(s.chunks[s.i]) {
+	for s.i < len(s.chunks) && s.off+n > len(s.chunks[s.i]) {
 		s.i, s.off = s.i+1, 0
 	}
 	if s.i == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]T, chunk))
+		size := slabFirst
+		if k := len(s.chunks); k > 0 {
+			size = 2 * len(s.chunks[k-1])
+		}
+		s.chunks = append(s.chunks, make([]T, min(max(size, n), most)))
 	}
 	out := s.chunks[s.i][s.off : s.off+n : s.off+n]
 	s.off += n
