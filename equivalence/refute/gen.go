@@ -34,6 +34,9 @@ type generator struct {
 	cannot   string
 	// nonIntLits caches nonIntegerLits; nil until first used.
 	nonIntLits *[]exec.Value
+	// mem is the last database's memory, once the caller recycles
+	// them (see recycle).
+	mem *genMemory
 }
 
 // valuePools are what a generator draws values from. They depend on the

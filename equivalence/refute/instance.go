@@ -48,7 +48,21 @@ func modeFor(i int, rng *rand.Rand) mode {
 func (g *generator) instance(seed uint64, i int) exec.Database {
 	rng := rand.New(rand.NewPCG(seed, uint64(i)))
 	m := modeFor(i, rng)
-	db := make(exec.Database, len(g.order))
+	mem := g.mem
+	if mem != nil && !mem.free {
+		mem = nil // the last database is still in use
+	}
+	var db exec.Database
+	if mem != nil && mem.db != nil {
+		mem.free, mem.off = false, 0
+		db = mem.db
+		clear(db)
+	} else {
+		db = make(exec.Database, len(g.order))
+		if mem != nil {
+			mem.free, mem.off, mem.db = false, 0, db
+		}
+	}
 	for _, t := range g.order {
 		db[t.Name] = [][]exec.Value{}
 	}
@@ -76,7 +90,7 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 			selfRef = selfRef || fk.RefTable == t.Name
 		}
 		pools := g.columnPools(t)
-		rows := rowBlock{buf: make([]exec.Value, n*len(t.Columns))}
+		rows := rowBlock{buf: mem.take(n * len(t.Columns))}
 		tr := g.rowRules[t.Name]
 		var outs [][]exec.Value // tr's outputs of the kept rows
 		for range n {
@@ -113,6 +127,48 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		g.legalize(db)
 	}
 	return db
+}
+
+// genMemory is the memory of a generator's last database, which the
+// next may reuse once the caller is done with it (see recycle).
+type genMemory struct {
+	free bool          // the caller is done with the last database
+	db   exec.Database // the last database's map
+	vals []exec.Value  // the block its rows were carved from
+	off  int           // the values of vals used
+}
+
+// recycle tells g that no database instance returned is in use any
+// more: the next may reuse their memory. A search tries hundreds of
+// databases and keeps one at most, and allocating (and collecting) each
+// afresh was a large share of the generator's time. Without a call,
+// instance allocates each database afresh.
+func (g *generator) recycle() {
+	if g.mem == nil {
+		g.mem = &genMemory{}
+	}
+	g.mem.free = true
+}
+
+// keep tells g that the databases instance returned so far stay in use:
+// their memory is g's no more.
+func (g *generator) keep() { g.mem = nil }
+
+// take returns n zeroed values from m's block, or newly allocated ones
+// when m is nil.
+func (m *genMemory) take(n int) []exec.Value {
+	if m == nil {
+		return make([]exec.Value, n)
+	}
+	if m.off+n > len(m.vals) {
+		// The old block may hold this database's rows already: it is
+		// left to them.
+		m.vals, m.off = make([]exec.Value, max(n, 2*len(m.vals), 256)), 0
+	}
+	out := m.vals[m.off : m.off+n : m.off+n]
+	m.off += n
+	clear(out)
+	return out
 }
 
 // rowBlock hands out the rows of one table of an instance from one

@@ -245,7 +245,12 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	lits.alongForeignKeys(s)
 	read := readTables(ref, cand)
 	targets := collectTargets(ref, cand)
-	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect}}
+	// The comparer runs its plans one execution after another: they
+	// share one Scratch, which the next search reuses.
+	scratch := exec.GetScratch()
+	defer scratch.Release()
+	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect, Scratch: scratch}}
+	c.lite.Recycle = true // run is done with each converted database when it returns
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 
@@ -409,6 +414,7 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 		// the assumptions of a typical tier need checking, as repairing
 		// a reference may set it NULL and a row may fail to generate.
 		if (g.rules.noNulls || g.rules.nonEmpty) && g.rules.assumptionBroken(s, db) != "" {
+			g.recycle()
 			continue // repairing a reference broke an assumption: not a database of this tier
 		}
 		out, err := c.run(sctx, db)
@@ -435,28 +441,32 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 			if msg := legalCounterexample(s, db, c.opts.TrustForeignKeys); msg != "" {
 				res.Illegal++
 				slog.Debug("refute: a generated database breaks a constraint; not reported", "violation", msg)
-				continue
+				break
 			}
+			g.keep()
 			return &hit{db: db, out: out}, nil
 		case permuted:
 			if msg := legalCounterexample(s, db, c.opts.TrustForeignKeys); msg != "" {
 				res.Illegal++
 				slog.Debug("refute: a generated database breaks a constraint; not reported", "violation", msg)
-				continue
+				break
 			}
 			// A difference in column order only is kept in case no
 			// stronger one turns up; the search then looks a little
 			// further, not to its end: queries whose columns are permuted
 			// usually agree on everything else.
 			if *columnsOnly == nil {
+				g.keep()
 				*columnsOnly = &hit{db: db, out: out}
 				n = min(n, i+1+permutedLookahead)
 				if f := c.opts.EquivalentUpToColumnOrder; f != nil && f() {
 					c.columnsProved = true
 					return nil, nil
 				}
+				continue
 			}
 		}
+		g.recycle() // db is kept nowhere: the next database may reuse its memory
 	}
 	return nil, nil
 }

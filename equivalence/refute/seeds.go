@@ -72,6 +72,9 @@ func (sd *seeder) database(i int) exec.Database {
 		sd.next++
 		if sd.bases[bi] == nil {
 			sd.bases[bi] = sd.g.instance(sd.seed, seedBases[bi])
+			// A base outlives the search's next databases, and seeds
+			// share its rows: its memory is never recycled.
+			sd.g.keep()
 		}
 		sd.builds++
 		if db := sd.g.seedDatabase(sd.bases[bi], tg, sd.ts.eq, sd.ts.used[tg.table]); db != nil {

@@ -54,8 +54,8 @@ func (x *executor) aggregate(n *plan.Node, outer *env) (*rel, error) {
 		groups[k] = append(groups[k], row)
 	}
 	out := x.newRel(n.OutCols())
-	out.rows = make([][]Value, 0, len(order))
-	block := newRows(len(order), len(gidx)+len(n.Aggs))
+	out.rows = x.rowList(len(order))
+	block := x.newRows(len(order), len(gidx)+len(n.Aggs))
 	for _, k := range order {
 		rows := groups[k]
 		vals := block.next(len(gidx) + len(n.Aggs))

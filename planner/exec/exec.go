@@ -48,6 +48,10 @@ type Options struct {
 	// Picks chooses the row of each Pick (Result.Picks), by subquery, as
 	// an index among its candidate rows; absent, the first.
 	Picks map[*plan.Node]int
+	// Scratch, when set, holds the execution's intermediate rows and
+	// relations, reusing the memory of the last execution given it (see
+	// Scratch).
+	Scratch *Scratch
 }
 
 // Func evaluates one extra function on its arguments' values.
@@ -65,7 +69,14 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	if err := enumRefusal(p); err != nil {
 		return nil, err
 	}
-	x := &executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root, funcs: opts.Funcs, picks: opts.Picks}
+	var x *executor
+	if sc := opts.Scratch; sc != nil {
+		sc.reset()
+		x = &sc.x // the last execution's, done with
+	} else {
+		x = new(executor)
+	}
+	*x = executor{ctx: ctx, db: db, meta: p.Meta, lite: opts.Dialect == catalog.SQLite, root: p.Root, funcs: opts.Funcs, scratch: opts.Scratch, picks: opts.Picks}
 	x.initBpchar()
 	if err := x.initCollations(); err != nil {
 		return nil, err
@@ -124,6 +135,8 @@ type executor struct {
 	// block is that block's size.
 	buf   []Value
 	block int
+	// scratch, when set, replaces buf (Options.Scratch).
+	scratch *Scratch
 }
 
 // maxPairs bounds the row pairs one execution may compare in joins. A
@@ -252,8 +265,8 @@ func (x *executor) scanRows(n *plan.Node) (*rel, error) {
 
 func (x *executor) values(n *plan.Node, outer *env) (*rel, error) {
 	r := x.newRel(n.Cols)
-	r.rows = make([][]Value, 0, len(n.Rows))
-	block := newRows(len(n.Rows), len(n.Cols))
+	r.rows = x.rowList(len(n.Rows))
+	block := x.newRows(len(n.Rows), len(n.Cols))
 	for _, exprs := range n.Rows {
 		if len(exprs) != len(n.Cols) {
 			return nil, cannot("VALUES row of %d expressions for %d columns", len(exprs), len(n.Cols))
@@ -304,7 +317,7 @@ func (x *executor) filter(n *plan.Node, outer *env) (*rel, error) {
 		return nil, err
 	}
 	out := x.newRelLike(in)
-	out.rows = make([][]Value, 0, len(in.rows))
+	out.rows = x.rowList(len(in.rows))
 	// One env serves every row: nothing keeps it past an evaluation.
 	e := &env{r: in, outer: outer}
 	for i, row := range in.rows {
@@ -334,8 +347,8 @@ func (x *executor) project(n *plan.Node, outer *env) (*rel, error) {
 	out := x.newRel(n.OutCols())
 	out.ties = in.ties
 	e := &env{r: in, outer: outer}
-	out.rows = make([][]Value, 0, len(in.rows))
-	block := newRows(len(in.rows), len(n.Proj))
+	out.rows = x.rowList(len(in.rows))
+	block := x.newRows(len(in.rows), len(n.Proj))
 	for _, row := range in.rows {
 		e.row = row
 		vals := block.next(len(n.Proj))

@@ -9,11 +9,21 @@ import "math/big"
 // minimization's candidates); such rows must not be modified once
 // converted, as a converted row is remembered by its address. The zero
 // value is ready; it is not safe for concurrent use.
+//
+// With Recycle (and not Rows), each call may reuse the memory of the
+// Database the last call returned, which must then no longer be in use:
+// a search converts a database, runs the plans on it and is done with it.
 type SQLiteConverter struct {
-	Rows  bool
-	rats  map[*big.Rat]Value
-	dates map[int64]Value
-	rows  map[*Value][]Value
+	Rows    bool
+	Recycle bool
+	rats    map[*big.Rat]Value
+	dates   map[int64]Value
+	rows    map[*Value][]Value
+	// last is the Database the last call returned, and vals and heads
+	// its memory, for Recycle.
+	last  Database
+	vals  slab[Value]
+	heads slab[[]Value]
 }
 
 // Database returns db in SQLite's storage classes, as ForSQLite does.
@@ -21,7 +31,19 @@ func (c *SQLiteConverter) Database(db Database) Database {
 	if c.rows == nil {
 		c.rats, c.dates, c.rows = map[*big.Rat]Value{}, map[int64]Value{}, map[*Value][]Value{}
 	}
-	out := make(Database, len(db))
+	recycle := c.Recycle && !c.Rows
+	var out Database
+	if recycle && c.last != nil {
+		clear(c.last)
+		out = c.last
+		c.vals.reset()
+		c.heads.reset()
+	} else {
+		out = make(Database, len(db))
+	}
+	if recycle {
+		c.last = out
+	}
 	for name, rows := range db {
 		var conv [][]Value
 		var block []Value // converted rows' values, one allocation
@@ -30,7 +52,12 @@ func (c *SQLiteConverter) Database(db Database) Database {
 				continue
 			}
 			if conv == nil {
-				conv = append([][]Value(nil), rows...)
+				if recycle {
+					conv = c.heads.take(len(rows), scratchHeads)
+					copy(conv, rows)
+				} else {
+					conv = append([][]Value(nil), rows...)
+				}
 			}
 			if c.Rows {
 				if lr, ok := c.rows[&row[0]]; ok && len(lr) == len(row) {
@@ -39,7 +66,11 @@ func (c *SQLiteConverter) Database(db Database) Database {
 				}
 			}
 			if len(block) < len(row) {
-				block = make([]Value, len(row)*(len(rows)-i))
+				if recycle {
+					block = c.vals.take(len(row)*(len(rows)-i), scratchVals)
+				} else {
+					block = make([]Value, len(row)*(len(rows)-i))
+				}
 			}
 			lr := block[:len(row):len(row)]
 			block = block[len(row):]

@@ -1,6 +1,7 @@
 package exec_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -35,14 +36,23 @@ func TestSQLiteConverterMatchesForSQLite(t *testing.T) {
 		{"a": {rowB, rowA}, "b": {rowC}},
 		{"a": {rowA}, "b": {rowC, []exec.Value{num("123456789012345678901234567890"), date("1999-12-31"), exec.Bool(true)}}},
 	}
-	for _, rows := range []bool{false, true} {
-		c := exec.SQLiteConverter{Rows: rows}
+	var before []string // the databases as given, which no mode may change
+	for _, db := range dbs {
+		before = append(before, fmt.Sprint(db))
+	}
+	for _, mode := range []exec.SQLiteConverter{{}, {Rows: true}, {Recycle: true}, {Rows: true, Recycle: true}} {
+		c := mode
 		for round := 0; round < 2; round++ {
 			for i, db := range dbs {
 				if got, want := c.Database(db), exec.ForSQLite(db); !reflect.DeepEqual(got, want) {
-					t.Errorf("rows %v, round %d, database %d:\n got %v\nwant %v", rows, round, i, got, want)
+					t.Errorf("rows %v, recycle %v, round %d, database %d:\n got %v\nwant %v", mode.Rows, mode.Recycle, round, i, got, want)
 				}
 			}
+		}
+	}
+	for i, db := range dbs {
+		if got := fmt.Sprint(db); got != before[i] {
+			t.Errorf("database %d changed: %s, was %s", i, got, before[i])
 		}
 	}
 }

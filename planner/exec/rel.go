@@ -14,6 +14,9 @@ const rowBlockRows, rowBlockMax = 4, 1024
 // refuter's time. A row's capacity is its length, so appending to one
 // never writes into the next.
 func (x *executor) newRow(n int) []Value {
+	if x.scratch != nil {
+		return x.scratch.vals.take(n, scratchVals)
+	}
 	if n > len(x.buf) {
 		x.block = min(max(2*x.block, rowBlockRows*n), rowBlockMax)
 		x.buf = make([]Value, max(n, x.block))
@@ -27,7 +30,20 @@ func (x *executor) newRow(n int) []Value {
 // operators that know how many rows they produce.
 type rows struct{ buf []Value }
 
-func newRows(count, n int) rows { return rows{make([]Value, count*n)} }
+func (x *executor) newRows(count, n int) rows {
+	if x.scratch != nil {
+		return rows{x.scratch.vals.take(count*n, scratchVals)}
+	}
+	return rows{make([]Value, count*n)}
+}
+
+// rowList is an empty list of rows with room for n: a relation's rows.
+func (x *executor) rowList(n int) [][]Value {
+	if x.scratch != nil {
+		return x.scratch.heads.take(n, scratchHeads)[:0]
+	}
+	return make([][]Value, 0, n)
+}
 
 // next returns the next row of n values.
 func (r *rows) next(n int) []Value {
@@ -55,8 +71,13 @@ type rel struct {
 const relIndexMin, relIndexAfter = 16, 64
 
 // newRel is an empty relation of cols. (Carving relations from blocks,
-// as rows are, measured slower.)
+// as rows are, measured slower, unless the blocks are reused: Scratch.)
 func (x *executor) newRel(cols []plan.ColumnID) *rel {
+	if x.scratch != nil {
+		r := &x.scratch.rels.take(1, scratchRels)[0]
+		r.cols = cols
+		return r
+	}
 	return &rel{cols: cols}
 }
 

@@ -53,7 +53,7 @@ func (x *executor) sort(n *plan.Node, outer *env) (*rel, error) {
 	}
 	out := x.newRelLike(in)
 	out.ties = ties
-	out.rows = make([][]Value, 0, len(perm))
+	out.rows = x.rowList(len(perm))
 	for _, i := range perm {
 		out.rows = append(out.rows, in.rows[i])
 	}
@@ -66,7 +66,7 @@ func (x *executor) sortRows(keys []plan.SortKey, in *rel, outer *env) ([]int, []
 	kv := make([][]Value, len(in.rows))
 	perm := make([]int, len(in.rows))
 	e := &env{r: in, outer: outer}
-	block := newRows(len(in.rows), len(keys))
+	block := x.newRows(len(in.rows), len(keys))
 	for i, row := range in.rows {
 		perm[i] = i
 		e.row = row
