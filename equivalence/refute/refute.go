@@ -291,11 +291,10 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		var h *hit
 		var err error
 		var seeds *seeder
-		if ti == 0 {
-			// The targets' databases come first, a quarter of the tier
-			// at most (see seeds.go).
-			seeds = newSeeder(gens[ti], opts.Seed, targets, n/4)
-		}
+		// The targets' databases come early, a quarter of the tier at
+		// most (see seeds.go); the wider tier's own are built on its
+		// bases, and an emptied parent's only there.
+		seeds = newSeeder(gens[ti], gens[0], opts.Seed, targets, n/4)
 		if ti == 0 && opts.Checkpoint != nil {
 			// The checkpoint comes after the first databases of the
 			// first tier, where most differences show.

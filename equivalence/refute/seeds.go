@@ -19,8 +19,13 @@ import (
 // seedBases are the instances of the tier's generator seeds start from.
 // Numbers 1 and 2 hold one row per table (see modeFor): replacing a
 // table's rows with copies of its one row leaves no reference dangling,
-// and the other tables stay small.
-var seedBases = [...]int{1, 2}
+// and the other tables stay small. The first base is number 1 with the
+// queries' literals written in (literalBase): copies that all pass
+// `commander = 'Kaloyan'` show what DISTINCT changes.
+var seedBases = [...]int{1, 1, 2}
+
+// literalBases marks the bases that get the literals.
+var literalBases = [len(seedBases)]bool{true, false, false}
 
 // maxSeeds bounds the seeds a search tries, and maxSeedBuilds the
 // databases it builds for them (some break a constraint and are
@@ -38,10 +43,14 @@ const (
 // nearly as soon as without seeds.
 const seedsFrom = 4
 
-// seeder hands out a search's seed databases in order: every target on
-// the first base, then on the second.
+// seeder hands out a search's seed databases in order: each target on
+// every base before the next target.
 type seeder struct {
-	g       *generator
+	g *generator
+	// bg generates the bases: the typical tier's generator, whose
+	// numbers 1 and 2 hold a row in every table (the wider tier's may
+	// be empty databases); a typical database is one of every tier.
+	bg      *generator
 	seed    uint64
 	ts      *targets
 	bases   [len(seedBases)]exec.Database // built on first use
@@ -51,13 +60,13 @@ type seeder struct {
 	maxUsed int
 }
 
-// newSeeder returns the seeder of g's targets ts, handing out at most
-// limit seeds; nil when there are none.
-func newSeeder(g *generator, seed uint64, ts *targets, limit int) *seeder {
+// newSeeder returns the seeder of g's targets ts, on bases bg
+// generates, handing out at most limit seeds; nil when there are none.
+func newSeeder(g, bg *generator, seed uint64, ts *targets, limit int) *seeder {
 	if ts == nil || len(ts.list) == 0 || limit <= 0 {
 		return nil
 	}
-	return &seeder{g: g, seed: seed, ts: ts, maxUsed: min(limit, maxSeeds)}
+	return &seeder{g: g, bg: bg, seed: seed, ts: ts, maxUsed: min(limit, maxSeeds)}
 }
 
 // database returns the seed that is database number i of the tier (i
@@ -68,13 +77,19 @@ func (sd *seeder) database(i int) exec.Database {
 		return nil
 	}
 	for sd.used < sd.maxUsed && sd.builds < maxSeedBuilds && sd.next < len(seedBases)*len(sd.ts.list) {
-		bi, tg := sd.next/len(sd.ts.list), sd.ts.list[sd.next%len(sd.ts.list)]
+		bi, tg := sd.next%len(seedBases), sd.ts.list[sd.next/len(seedBases)]
 		sd.next++
 		if sd.bases[bi] == nil {
-			sd.bases[bi] = sd.g.instance(sd.seed, seedBases[bi])
+			sd.bases[bi] = sd.bg.instance(sd.seed, seedBases[bi])
 			// A base outlives the search's next databases, and seeds
 			// share its rows: its memory is never recycled.
-			sd.g.keep()
+			sd.bg.keep()
+			if literalBases[bi] {
+				sd.bases[bi] = sd.g.literalBase(sd.bases[bi], sd.ts.eq)
+			}
+		}
+		if len(sd.bases[bi]) == 0 {
+			continue // a literal base that broke a row rule
 		}
 		sd.builds++
 		if db := sd.g.seedDatabase(sd.bases[bi], tg, sd.ts.eq, sd.ts.used[tg.table]); db != nil {
@@ -100,10 +115,24 @@ func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair, u
 	if t == nil || g.empty[t.Name] || len(base[t.Name]) == 0 {
 		return nil
 	}
+	if tg.rows == 0 && (g.trustFK || g.rules.nonEmpty) {
+		return nil // an emptied parent: only for a tier that keeps orphans
+	}
 	if g.cannot != "" {
 		return nil
 	}
 	r := base[t.Name][0]
+	if tg.rows == 0 {
+		db := make(exec.Database, len(base))
+		for name, rs := range base {
+			db[name] = rs
+		}
+		db[t.Name] = [][]exec.Value{}
+		if g.rules.check(g.s, db) != "" {
+			return nil
+		}
+		return db
+	}
 	distinct, ok := distinctColumns(t, tg, used)
 	if !ok {
 		return nil
@@ -281,4 +310,60 @@ func ladder(c *catalog.Column, v exec.Value, j int) (exec.Value, bool) {
 		return exec.Null, false
 	}
 	return fit(*c, out)
+}
+
+// literalBase is base with every column the queries compare with a
+// literal holding the first such literal, in every row, and the columns
+// the queries join with = matched (eq, in order found): the one-row
+// tables then join and pass the queries' filters. It is an empty
+// database when a generated column or row rule cannot follow. Keys and
+// references may break: the seeds built on it are checked as any.
+func (g *generator) literalBase(base exec.Database, eq []equiPair) exec.Database {
+	out := make(exec.Database, len(base))
+	for name, rows := range base {
+		t := g.s.Table(name)
+		if t == nil {
+			out[name] = rows
+			continue
+		}
+		var set []int
+		for c := range t.Columns {
+			if len(g.exact[colKey{t.Name, c}]) > 0 {
+				set = append(set, c)
+			}
+		}
+		if len(set) == 0 {
+			out[name] = rows
+			continue
+		}
+		copied := make([][]exec.Value, len(rows))
+		for i, r := range rows {
+			row := append([]exec.Value(nil), r...)
+			for _, c := range set {
+				row[c] = g.exact[colKey{t.Name, c}][0]
+			}
+			if tr := g.rowRules[t.Name]; tr != nil {
+				if ok, err := tr.complete(context.Background(), row); !ok || err != nil {
+					return exec.Database{}
+				}
+			}
+			copied[i] = row
+		}
+		out[name] = copied
+	}
+	for _, e := range eq {
+		ta, tb := g.s.Table(e.a.table), g.s.Table(e.b.table)
+		if ta == nil || tb == nil || e.a.table == e.b.table || len(out[e.a.table]) == 0 {
+			continue
+		}
+		g.match(out, ta, out[e.a.table][0], e.a, e.b)
+		if tr := g.rowRules[tb.Name]; tr != nil {
+			for _, row := range out[tb.Name] {
+				if ok, err := tr.complete(context.Background(), row); !ok || err != nil {
+					return exec.Database{}
+				}
+			}
+		}
+	}
+	return out
 }

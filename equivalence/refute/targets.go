@@ -71,6 +71,36 @@ type targets struct {
 
 func collectTargets(plans ...*plan.Plan) *targets {
 	ts := &targets{seen: map[string]bool{}, used: map[string]map[int]bool{}}
+	read := map[string]bool{}
+	for _, p := range plans {
+		if p == nil || p.Root == nil {
+			continue
+		}
+		for _, in := range p.Meta.Instances {
+			if in.Table != nil {
+				read[in.Table.Name] = true
+			}
+		}
+	}
+	// A referenced table of a read table emptied: the rows referencing
+	// it are orphans, which only a tier that does not trust foreign keys
+	// keeps (a join through the key against a query without it). First,
+	// as that tier's seeds are few and these are cheap.
+	for _, p := range plans {
+		if p == nil || p.Root == nil {
+			continue
+		}
+		for _, in := range p.Meta.Instances {
+			if in.Table == nil {
+				continue
+			}
+			for _, fk := range in.Table.ForeignKeys {
+				if read[fk.RefTable] && fk.RefTable != in.Table.Name {
+					ts.add(target{table: fk.RefTable, rows: 0, vary: -1})
+				}
+			}
+		}
+	}
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
 			continue
@@ -81,7 +111,7 @@ func collectTargets(plans ...*plan.Plan) *targets {
 }
 
 func (ts *targets) add(tg target) {
-	if tg.rows < 1 || tg.rows > maxTargetRows {
+	if tg.rows < 0 || tg.rows > maxTargetRows || tg.rows == 0 && tg.vary >= 0 {
 		return
 	}
 	k := tg.table + "\x00" + strconv.Itoa(tg.rows) + "\x00" + strconv.Itoa(tg.vary) + "\x00" + strconv.Itoa(int(tg.how)) + "\x00" + tg.value.Key()

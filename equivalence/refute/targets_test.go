@@ -136,7 +136,7 @@ CREATE TABLE c (id integer PRIMARY KEY, p_id integer NOT NULL REFERENCES p (id),
 	cand := mustPlan(t, s, "SELECT DISTINCT p.name, max(c.y), sum(c.x) FROM p JOIN c ON c.p_id = p.id WHERE c.code IN (SELECT name FROM p) GROUP BY p.name, c.flag HAVING sum(c.x) >= 2")
 	rules := typical(readTables(ref, cand))
 	g := newGenerators(s, collectLiteralsFor(s.Dialect, ref, cand), rules)[0]
-	sd := newSeeder(g, 0, collectTargets(ref, cand), maxSeeds)
+	sd := newSeeder(g, g, 0, collectTargets(ref, cand), maxSeeds)
 	n, most := 0, 0
 	for i := 0; i < 4*maxSeeds; i++ {
 		db := sd.database(i)
