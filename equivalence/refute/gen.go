@@ -37,6 +37,11 @@ type generator struct {
 	// mem is the last database's memory, once the caller recycles
 	// them (see recycle).
 	mem *genMemory
+	// feeds marks, in a tier whose read tables hold rows and whose
+	// foreign keys hold, the tables those reference (transitively): each
+	// gets a row too, or the read tables' rows would lose their parents
+	// and be dropped (a typical database of flights needs an airport).
+	feeds map[string]bool
 }
 
 // valuePools are what a generator draws values from. They depend on the
@@ -120,9 +125,35 @@ func newGenerators(s *catalog.Schema, lits *literals, rules ...constraints) []*g
 		if why := unmodelledTables(s, g.order); why != "" {
 			g.cannot = why
 		}
+		g.feeds = fedTables(s, r)
 		gens[i] = g
 	}
 	return gens
+}
+
+// fedTables lists the tables that the tables rules makes hold rows
+// reference through their foreign keys, transitively, when the foreign
+// keys are kept (see generator.feeds).
+func fedTables(s *catalog.Schema, rules constraints) map[string]bool {
+	if !rules.nonEmpty || !rules.trustFK || rules.read == nil {
+		return nil
+	}
+	feeds := map[string]bool{}
+	var visit func(t *catalog.Table)
+	visit = func(t *catalog.Table) {
+		for _, fk := range t.ForeignKeys {
+			if p := s.Table(fk.RefTable); p != nil && p != t && !feeds[p.Name] && !rules.read[p.Name] {
+				feeds[p.Name] = true
+				visit(p)
+			}
+		}
+	}
+	for name := range rules.read {
+		if t := s.Table(name); t != nil {
+			visit(t)
+		}
+	}
+	return feeds
 }
 
 // neededTables is tableOrder restricted, when rules.read is set, to the

@@ -77,7 +77,7 @@ func (g *generator) instance(seed uint64, i int) exec.Database {
 		if m.maxRows > 3 && n > 3 && rng.IntN(2) == 0 {
 			n = rng.IntN(4)
 		}
-		if g.rules.mustHoldRows(g.s, t) {
+		if g.rules.mustHoldRows(g.s, t) || g.feeds[t.Name] && !g.rules.cannotHoldRows(g.s, t) {
 			n = max(n, 1)
 		}
 		if n == 0 {

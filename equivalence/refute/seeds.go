@@ -92,7 +92,7 @@ func (sd *seeder) database(i int) exec.Database {
 			continue // a literal base that broke a row rule
 		}
 		sd.builds++
-		if db := sd.g.seedDatabase(sd.bases[bi], tg, sd.ts.eq, sd.ts.used[tg.table]); db != nil {
+		if db := sd.g.seedDatabase(sd.bases[bi], tg, sd.ts.eq, sd.ts.used[tg.table], sd.ts.pinned[tg.table]); db != nil {
 			sd.used++
 			return db
 		}
@@ -110,7 +110,7 @@ func (sd *seeder) count() int {
 
 // seedDatabase builds tg's database from base, or nil when it would
 // break a constraint or an assumption of g's tier.
-func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair, used map[int]bool) exec.Database {
+func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair, used, pinned map[int]bool) exec.Database {
 	t := g.s.Table(tg.table)
 	if t == nil || g.empty[t.Name] || len(base[t.Name]) == 0 {
 		return nil
@@ -133,7 +133,7 @@ func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair, u
 		}
 		return db
 	}
-	distinct, ok := distinctColumns(t, tg, used)
+	distinct, ok := distinctColumns(t, tg, used, pinned)
 	if !ok {
 		return nil
 	}
@@ -213,8 +213,8 @@ func (g *generator) match(db exec.Database, t *catalog.Table, r []exec.Value, fr
 // that no foreign key references from (a parent's key cannot be made
 // up), not generated, and not the target's column unless its values are
 // distinct already; among those, one the plans do not read (used) if
-// there is one.
-func distinctColumns(t *catalog.Table, tg target, used map[int]bool) ([]int, bool) {
+// there is one, else one they do not pin.
+func distinctColumns(t *catalog.Table, tg target, used, pinned map[int]bool) ([]int, bool) {
 	if tg.rows <= 1 {
 		return nil, true
 	}
@@ -238,8 +238,17 @@ next:
 			}
 		}
 		pick := -1
+		rank := func(c int) int { // lower is better
+			switch {
+			case !used[c]:
+				return 0
+			case !pinned[c]:
+				return 1
+			}
+			return 2
+		}
 		for _, c := range set {
-			if !inFK[c] && c != tg.vary && t.Columns[c].Generated == "" && (pick < 0 || used[pick] && !used[c]) {
+			if !inFK[c] && c != tg.vary && t.Columns[c].Generated == "" && (pick < 0 || rank(c) < rank(pick)) {
 				pick = c
 			}
 		}

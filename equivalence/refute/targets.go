@@ -1,6 +1,7 @@
 package refute
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -43,6 +44,10 @@ type target struct {
 	vary  int
 	how   varyKind
 	value exec.Value
+	// prio orders the seeds: emptied referenced tables (0), then the
+	// bounds of aggregates compared with constants (1), then the rest
+	// (2). A search builds a few dozen seeds; the most specific first.
+	prio uint8
 }
 
 // equiPair is a column of one table compared with = to a column of
@@ -62,15 +67,18 @@ type targets struct {
 	list []target
 	seen map[string]bool
 	eq   []equiPair
-	// used marks, per table, the columns the plans read: a seed keeps a
-	// key distinct through a column they do not read where it can, so
-	// that copies meant to form one group (GROUP BY airline over a key
-	// (airline, flightno)) stay one.
-	used map[string]map[int]bool
+	// used marks, per table, the columns the plans read, and pinned
+	// those they group on, join on or compare with a literal: a seed
+	// keeps a key distinct through a column they do not read where it
+	// can, else one they do not pin, so that copies meant to form one
+	// group (GROUP BY airline over a key (airline, flightno)) stay one.
+	used, pinned map[string]map[int]bool
+	// prio is the priority of the targets being added.
+	prio uint8
 }
 
 func collectTargets(plans ...*plan.Plan) *targets {
-	ts := &targets{seen: map[string]bool{}, used: map[string]map[int]bool{}}
+	ts := &targets{seen: map[string]bool{}, used: map[string]map[int]bool{}, pinned: map[string]map[int]bool{}}
 	read := map[string]bool{}
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
@@ -101,11 +109,17 @@ func collectTargets(plans ...*plan.Plan) *targets {
 			}
 		}
 	}
+	ts.prio = 2
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
 			continue
 		}
 		ts.plan(p)
+	}
+	slices.SortStableFunc(ts.list, func(a, b target) int { return int(a.prio) - int(b.prio) })
+	for _, e := range ts.eq {
+		ts.pin(e.a)
+		ts.pin(e.b)
 	}
 	return ts
 }
@@ -119,6 +133,7 @@ func (ts *targets) add(tg target) {
 		return
 	}
 	ts.seen[k] = true
+	tg.prio = ts.prio
 	ts.list = append(ts.list, tg)
 }
 
@@ -137,6 +152,14 @@ func (ts *targets) varied(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, e
 	if k, _, ok := base(p, alias, e); ok {
 		ts.add(target{table: k.table, rows: rows, vary: k.ord, how: how})
 	}
+}
+
+// pin marks k pinned (see targets.used).
+func (ts *targets) pin(k colKey) {
+	if ts.pinned[k.table] == nil {
+		ts.pinned[k.table] = map[int]bool{}
+	}
+	ts.pinned[k.table][k.ord] = true
 }
 
 // plan collects the targets of one plan, subqueries included.
@@ -173,6 +196,9 @@ func (ts *targets) plan(p *plan.Plan) {
 			ts.copies(n, 2, 3)
 			for _, g := range n.GroupBy {
 				ts.varied(p, alias, plan.NewCol(g, catalog.Unknown), varyHalves, 3)
+				if k, _, ok := base(p, alias, plan.NewCol(g, catalog.Unknown)); ok {
+					ts.pin(k)
+				}
 			}
 			for _, a := range n.Aggs {
 				if a.Expr != nil && a.Expr.Kind == plan.Agg && len(a.Expr.Args) > 0 {
@@ -223,7 +249,9 @@ func (ts *targets) plan(p *plan.Plan) {
 						call, node = o.call, o.node
 					}
 					if call.Kind == plan.Agg {
+						ts.prio = 1
 						ts.aggregateBound(p, alias, node, call, x.Args[1-i])
+						ts.prio = 2
 					}
 				}
 			})
