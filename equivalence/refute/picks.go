@@ -105,3 +105,8 @@ func (c *comparer) compareChoices(ctx context.Context, db exec.Database, r1, r2 
 	}
 	return classifyChoices(rs[0], rs[1], c.opts.IgnoreColumnOrder), nil
 }
+
+// countFixed reports whether r's size is determined: a deterministic
+// result, or one whose only freedom is which rows a top-level LIMIT
+// keeps (exec.Result.CountFixed).
+func countFixed(r *exec.Result) bool { return !r.Nondeterministic || r.CountFixed }

@@ -516,6 +516,10 @@ func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
 		return outcome{}, err2
 	}
 	out := classify(r1, err1, r2, err2, c.opts.IgnoreColumnOrder)
+	if out.kind == skip && err1 == nil && err2 == nil && countFixed(r1) && countFixed(r2) && len(r1.Rows) != len(r2.Rows) {
+		// Whichever rows a top-level LIMIT keeps, the sizes differ.
+		out.kind = differ
+	}
 	if out.kind == skip && err1 == nil && err2 == nil && (r1.OnlyPicks || r2.OnlyPicks) {
 		if out, err1 = c.compareChoices(ctx, db, r1, r2); err1 != nil {
 			return outcome{}, err1

@@ -32,6 +32,10 @@ type Result struct {
 	// engine may return.
 	Picks     []Pick
 	OnlyPicks bool
+	// CountFixed is true when the result is nondeterministic only in
+	// which rows a top-level LIMIT keeps, never in how many: results of
+	// different sizes differ whatever the engine chooses.
+	CountFixed bool
 }
 
 // Options select the engine whose semantics the executor models.
@@ -89,7 +93,8 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 	// may be the database's, or share blocks with discarded
 	// intermediate rows.
 	w := len(r.cols)
-	res := &Result{Nondeterministic: x.nondet || len(x.met) > 0, Picks: x.met, OnlyPicks: !x.nondet && len(x.met) > 0}
+	res := &Result{Nondeterministic: x.nondet || x.nondetRows || len(x.met) > 0, Picks: x.met,
+		OnlyPicks: !x.nondet && !x.nondetRows && len(x.met) > 0, CountFixed: !x.nondet && len(x.met) == 0}
 	if len(r.rows) > 0 {
 		block := make([]Value, w*len(r.rows))
 		res.Rows = make([][]Value, len(r.rows))
@@ -111,6 +116,9 @@ type executor struct {
 	db     Database
 	meta   *plan.Metadata
 	nondet bool
+	// nondetRows: a top-level LIMIT cut through unordered rows (see
+	// countFixed); the result's size is still determined.
+	nondetRows bool
 	// picks are Options.Picks; met the Picks met so far; subDepth counts
 	// the subquery expressions being evaluated; uncorrelated memoizes
 	// enumerable's reading of a subquery.

@@ -67,3 +67,22 @@ func (x *executor) enumerable(sub *plan.Node) bool {
 	x.uncorrelated[sub] = ok
 	return ok
 }
+
+// countFixed reports whether n's output reaches the result through
+// operators that keep every row (projections, sorts) only: then which
+// rows n keeps changes the result's rows, never their number.
+func (x *executor) countFixed(n *plan.Node) bool {
+	if x.subDepth > 0 {
+		return false
+	}
+	for cur := x.root; cur != nil; {
+		if cur == n {
+			return true
+		}
+		if (cur.Op != plan.OpProject && cur.Op != plan.OpSort) || len(cur.Inputs) != 1 {
+			return false
+		}
+		cur = cur.Inputs[0]
+	}
+	return false
+}

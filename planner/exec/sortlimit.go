@@ -154,7 +154,11 @@ func (x *executor) limit(n *plan.Node, outer *env) (*rel, error) {
 			continue
 		}
 		if in.ties == nil || in.ties[cut-1] == in.ties[cut] {
-			x.nondet = true
+			if x.countFixed(n) {
+				x.nondetRows = true
+			} else {
+				x.nondet = true
+			}
 		}
 	}
 	out := x.newRelLike(in)
