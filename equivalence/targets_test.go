@@ -82,7 +82,8 @@ CREATE TABLE airports (City TEXT, AirportCode TEXT PRIMARY KEY);
 CREATE TABLE flights (Airline INTEGER, FlightNo INTEGER, SourceAirport TEXT, DestAirport TEXT,
   PRIMARY KEY (Airline, FlightNo), FOREIGN KEY (SourceAirport) REFERENCES airports (AirportCode),
   FOREIGN KEY (DestAirport) REFERENCES airports (AirportCode));
-CREATE TABLE battle (id INTEGER PRIMARY KEY, name TEXT, bulgarian_commander TEXT, latin_commander TEXT);`
+CREATE TABLE battle (id INTEGER PRIMARY KEY, name TEXT, bulgarian_commander TEXT, latin_commander TEXT);
+CREATE TABLE country (Code TEXT PRIMARY KEY, Name TEXT, Continent TEXT, Population INTEGER);`
 	s, err := catalog.LoadDDL(ddl, catalog.SQLite)
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +98,9 @@ CREATE TABLE battle (id INTEGER PRIMARY KEY, name TEXT, bulgarian_commander TEXT
 		{"scalar subquery of several rows vs join",
 			"SELECT count(*) FROM flights JOIN airports ON flights.DestAirport = airports.AirportCode WHERE airports.City = 'Aberdeen'",
 			"SELECT count(*) FROM flights WHERE DestAirport = (SELECT AirportCode FROM airports WHERE City = 'Aberdeen')"},
+		{"min vs max over the rows of another literal",
+			"SELECT Name FROM country WHERE Continent = 'Asia' AND Population > (SELECT min(Population) FROM country WHERE Continent = 'Africa')",
+			"SELECT Name FROM country WHERE Continent = 'Asia' AND Population > (SELECT max(Population) FROM country WHERE Continent = 'Africa')"},
 		{"having over a composite key",
 			"SELECT Airline FROM flights GROUP BY Airline HAVING count(*) > 10",
 			"SELECT Airline FROM flights GROUP BY Airline HAVING count(*) >= 10"},

@@ -150,6 +150,13 @@ func (g *generator) seedDatabase(base exec.Database, tg target, eq []equiPair, u
 			}
 			row[tg.vary] = v
 		}
+		if tg.alt > 0 {
+			lits := g.exact[colKey{t.Name, tg.alt - 1}]
+			if len(lits) < 2 {
+				return nil
+			}
+			row[tg.alt-1] = lits[(j+int(tg.phase))%2]
+		}
 		for _, c := range distinct {
 			v, ok := ladder(&t.Columns[c], r[c], j)
 			if !ok {

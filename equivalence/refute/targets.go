@@ -48,6 +48,14 @@ type target struct {
 	// bounds of aggregates compared with constants (1), then the rest
 	// (2). A search builds a few dozen seeds; the most specific first.
 	prio uint8
+	// alt, when not 0, is 1 + a column the queries compare with two or
+	// more literals: the copies alternate between its first two (phase
+	// says which comes first), beside the ladder of vary. MIN over the
+	// rows of one literal against MAX over them needs rows of both
+	// (population > (SELECT min(population) ... WHERE continent =
+	// 'Africa') among Asian countries).
+	alt   int
+	phase uint8
 }
 
 // equiPair is a column of one table compared with = to a column of
@@ -75,10 +83,13 @@ type targets struct {
 	used, pinned map[string]map[int]bool
 	// prio is the priority of the targets being added.
 	prio uint8
+	// litCols marks, per table, the columns compared with = to a
+	// constant.
+	litCols map[string]map[int]bool
 }
 
 func collectTargets(plans ...*plan.Plan) *targets {
-	ts := &targets{seen: map[string]bool{}, used: map[string]map[int]bool{}, pinned: map[string]map[int]bool{}}
+	ts := &targets{seen: map[string]bool{}, used: map[string]map[int]bool{}, pinned: map[string]map[int]bool{}, litCols: map[string]map[int]bool{}}
 	read := map[string]bool{}
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
@@ -116,6 +127,21 @@ func collectTargets(plans ...*plan.Plan) *targets {
 		}
 		ts.plan(p)
 	}
+	// Ladders that also alternate a literal-compared column.
+	for _, tg := range slices.Clone(ts.list) {
+		if tg.how != varyLadder || tg.alt != 0 {
+			continue
+		}
+		for c := range ts.litCols[tg.table] {
+			if c == tg.vary {
+				continue
+			}
+			for phase := range uint8(2) {
+				ts.prio = tg.prio
+				ts.add(target{table: tg.table, rows: 3, vary: tg.vary, how: varyLadder, alt: c + 1, phase: phase})
+			}
+		}
+	}
 	slices.SortStableFunc(ts.list, func(a, b target) int { return int(a.prio) - int(b.prio) })
 	for _, e := range ts.eq {
 		ts.pin(e.a)
@@ -128,7 +154,8 @@ func (ts *targets) add(tg target) {
 	if tg.rows < 0 || tg.rows > maxTargetRows || tg.rows == 0 && tg.vary >= 0 {
 		return
 	}
-	k := tg.table + "\x00" + strconv.Itoa(tg.rows) + "\x00" + strconv.Itoa(tg.vary) + "\x00" + strconv.Itoa(int(tg.how)) + "\x00" + tg.value.Key()
+	k := tg.table + "\x00" + strconv.Itoa(tg.rows) + "\x00" + strconv.Itoa(tg.vary) + "\x00" + strconv.Itoa(int(tg.how)) + "\x00" + tg.value.Key() +
+		"\x00" + strconv.Itoa(tg.alt) + "\x00" + strconv.Itoa(int(tg.phase))
 	if ts.seen[k] {
 		return
 	}
@@ -266,6 +293,18 @@ func (ts *targets) equality(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID,
 	}
 	a, _, ok1 := base(p, alias, x.Args[0])
 	b, _, ok2 := base(p, alias, x.Args[1])
+	for i, k := range []colKey{a, b} {
+		other := x.Args[1-i]
+		for other.Kind == plan.Cast && len(other.Args) == 1 {
+			other = other.Args[0]
+		}
+		if []bool{ok1, ok2}[i] && other.Kind == plan.Const && !other.Null {
+			if ts.litCols[k.table] == nil {
+				ts.litCols[k.table] = map[int]bool{}
+			}
+			ts.litCols[k.table][k.ord] = true
+		}
+	}
 	if ok1 && ok2 && a.table != b.table {
 		ts.eq = append(ts.eq, equiPair{a, b})
 	}
