@@ -44,7 +44,7 @@ func newStepConn(clientIn, upstreamIn []byte) *conn {
 		ctx:    ctx,
 		cancel: cancel,
 		log:    slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		opts:   Options{Observer: NopObserver{}},
+		opts:   &Options{Observer: NopObserver{}},
 		errCh:  make(chan error, 1),
 	}
 	c.event.Session = &c.session

@@ -53,7 +53,7 @@ var timeZero time.Time
 type conn struct {
 	s      *Server
 	id     uint64
-	opts   Options
+	opts   *Options // shared with the Server and other connections: read only
 	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -101,6 +101,10 @@ type conn struct {
 
 	terminated atomic.Bool // the client sent Terminate
 
+	// parked is the connection's state on the fast relay while it is
+	// there, for abort.
+	parked atomic.Pointer[fastConn]
+
 	// hidPlus: authentication hid the upstream's SCRAM -PLUS mechanisms
 	// (auth.go); a channel-binding failure then gets a hint.
 	hidPlus bool
@@ -111,7 +115,7 @@ type conn struct {
 
 func newConn(s *Server, raw net.Conn) *conn {
 	id := s.nextID.Add(1)
-	opts := s.Options()
+	opts := s.opts.Load()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &conn{
 		s: s, id: id, opts: opts, ctx: ctx, cancel: cancel,
@@ -138,6 +142,12 @@ func (c *conn) sendErr(err error) {
 func (c *conn) abort(err error) {
 	c.sendErr(err)
 	c.cancel()
+	// No goroutine watches c.ctx while the fast relay has the
+	// connection: tell the loop (relayFast checks c.ctx after setting
+	// parked, so an abort racing it is not lost).
+	if fc := c.parked.Load(); fc != nil {
+		fc.abort()
+	}
 	now := time.Now()
 	c.connMu.Lock()
 	if c.client != nil {
@@ -179,23 +189,14 @@ func (c *conn) bufSize() int {
 
 // run serves the connection to the end and returns why it ended (nil for a
 // cancel request or a client that terminated normally).
+//
+// It returns errParked, having finished nothing, when the connection went
+// on to the fast relay: the goroutine that picks it up from there finishes
+// it (afterFast), so that no goroutine waits while it is idle there.
 func (c *conn) run() (err error) {
 	defer func() {
-		// Log the state the connection ended in, before Close marks it.
-		state := connState(c.state.Load())
-		c.Close()
-		c.logEnd(state, err)
-	}()
-	// An abort during startup shows as a deadline error; report the reason.
-	defer func() {
-		if err != nil {
-			select {
-			case first := <-c.errCh:
-				if CodeOf(first) == CodeShutdown {
-					err = first
-				}
-			default:
-			}
+		if !errors.Is(err, errParked) {
+			err = c.finish(err)
 		}
 	}()
 
@@ -226,6 +227,30 @@ func (c *conn) run() (err error) {
 		return c.serve(m)
 	}
 	return newErrorf(CodeClientProtocol, "unexpected startup message %T", msg)
+}
+
+// errParked is returned by run, serve and relay for a connection handed
+// to the fast relay: it is not over, and its goroutine must not finish it.
+var errParked = errors.New("connection parked on the fast relay")
+
+// finish closes the connection and logs its end; err is why it ended,
+// which it returns (an abort's shutdown reason, if any, in its place).
+func (c *conn) finish(err error) error {
+	// An abort during startup shows as a deadline error; report the reason.
+	if err != nil {
+		select {
+		case first := <-c.errCh:
+			if CodeOf(first) == CodeShutdown {
+				err = first
+			}
+		default:
+		}
+	}
+	// Log the state the connection ended in, before Close marks it.
+	state := connState(c.state.Load())
+	c.Close()
+	c.logEnd(state, err)
+	return err
 }
 
 func (c *conn) setConns(client, upstream net.Conn) {
@@ -269,7 +294,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	}
 	_ = up.SetDeadline(upDeadline)
 
-	c.wireRelay(c.client, up, nil, nil)
+	c.wireRelay(c.client, up, nil, nil, c.authBufSize())
 
 	c.state.Store(int32(stateAuth))
 	if err := c.authenticate(startup); err != nil {
@@ -286,17 +311,28 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	return c.relay()
 }
 
-// relay forwards on the fast relay while it can, then on two goroutines
-// until the first error, and tears down.
+// relay hands the connection to the fast relay if it can (and returns
+// errParked), or else forwards on two goroutines until the first error
+// and tears down.
 func (c *conn) relay() error {
-	if filter, ok := c.fastFilter(); ok {
-		if ended, err := c.relayFast(filter); ended {
-			c.sendErr(err)
-			err = <-c.errCh // an abort's reason wins, as below
-			c.cancel()
-			return c.endRelay(err)
-		}
+	if filter, ok := c.fastFilter(); ok && c.relayFast(filter) {
+		return errParked
 	}
+	c.growRelay()
+	return c.relayGoroutines()
+}
+
+// endFast tears down a connection the fast relay ended with err.
+func (c *conn) endFast(err error) error {
+	c.sendErr(err)
+	err = <-c.errCh // an abort's reason wins, as in relayGoroutines
+	c.cancel()
+	return c.endRelay(err)
+}
+
+// relayGoroutines forwards on two goroutines until the first error, and
+// tears down.
+func (c *conn) relayGoroutines() error {
 	c.s.relay.goroutine.Add(1)
 	c.startBindTracking()
 	var wg sync.WaitGroup
@@ -544,35 +580,4 @@ func (c *conn) logEnd(state connState, err error) {
 	default:
 		c.log.Warn("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
 	}
-}
-
-// sideWriter tags write errors with the side they happened on.
-type sideWriter struct {
-	w    io.Writer
-	code ErrorCode
-}
-
-func (s sideWriter) Write(p []byte) (int, error) {
-	n, err := s.w.Write(p)
-	if err != nil {
-		return n, &Error{Code: s.code, Err: err}
-	}
-	return n, nil
-}
-
-// flushingReader flushes w before every read from r. A bufio.Reader reads
-// from it only when its buffer runs short, so output is flushed exactly
-// when the input side might block.
-type flushingReader struct {
-	r io.Reader
-	w *bufio.Writer
-}
-
-func (f flushingReader) Read(p []byte) (int, error) {
-	if f.w.Buffered() > 0 {
-		if err := f.w.Flush(); err != nil {
-			return 0, err
-		}
-	}
-	return f.r.Read(p)
 }

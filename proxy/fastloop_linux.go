@@ -84,7 +84,7 @@ type fastCmd struct {
 func maxFastLoops() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // register hands fc to the least loaded loop, starting one if a slot is
-// free. Once it returns nil, fc.done will receive exactly one fastEnd.
+// free. Once it returns nil, fc will be released exactly once.
 func (p *fastLoops) register(fc *fastConn) error {
 	p.mu.Lock()
 	if len(p.loops) == 0 {
@@ -138,8 +138,8 @@ func newFastLoop(p *fastLoops, slot int) (*fastLoop, error) {
 	return &fastLoop{pool: p, slot: slot, epfd: epfd, wakefd: wakefd, events: make([]syscall.EpollEvent, 128)}, nil
 }
 
-// abort asks fc's loop to end fc; fc.done receives the end unless it has
-// already ended.
+// abort asks fc's loop to end fc, releasing it with errFastAborted unless
+// it was released already.
 func (fc *fastConn) abort() {
 	l := fc.loop
 	l.pool.mu.Lock()

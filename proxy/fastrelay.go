@@ -77,7 +77,7 @@ type fastHandback struct {
 // the writers are empty.
 func (c *conn) resume(h *fastHandback) {
 	c.setConns(h.client, h.upstream)
-	c.wireRelay(h.client, h.upstream, h.clHeld, h.upHeld)
+	c.wireRelay(h.client, h.upstream, h.clHeld, h.upHeld, c.bufSize())
 	_, _ = c.upW.Write(h.clPending) // buffered: cannot fail
 	_, _ = c.clW.Write(h.upPending)
 	c.clSkip, c.upSkip = h.clSkip, h.upSkip

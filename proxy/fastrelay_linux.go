@@ -10,14 +10,21 @@ import (
 	"math"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/pgequiv/pgequiv/protocol"
 )
 
 // fastConn is a connection on the fast relay. Everything in it is owned by
-// its loop's goroutine until release sends the fastEnd; from then on by
-// the connection's goroutine.
+// its loop's goroutine until release records the fastEnd; from then on by
+// the goroutine that continues the connection (afterFast).
+//
+// No goroutine waits for a connection on the fast relay: the goroutine
+// that registers it (relayFast) returns once it has let go of the
+// connection, and whichever of it and release comes last starts afterFast
+// (see arrive). A parked goroutine would cost its stack, 8 KB or more for
+// one that went through authentication, per idle connection.
 type fastConn struct {
 	c       *conn
 	loop    *fastLoop
@@ -28,8 +35,11 @@ type fastConn struct {
 	cl fastDir // client to upstream
 	up fastDir // upstream to client
 
-	done     chan fastEnd // receives exactly one fastEnd
+	end      fastEnd // set by release
 	released bool
+	// waiting counts relayFast and release until both are done with fc;
+	// the last starts afterFast.
+	waiting atomic.Int32
 }
 
 // fastDir is one direction: bytes read from fd wait in buf until written
@@ -61,69 +71,100 @@ type fastEnd struct {
 	reason  string // why it was demoted, for the debug log
 }
 
-// relayFast relays the connection on an event loop until it ends (ended
-// true, with its error) or is demoted (ended false: the goroutine relay
-// goes on, set up by resume). It returns ended false, having changed
-// nothing, if the connection cannot move to the loop.
-func (c *conn) relayFast(filter StatementFilter) (ended bool, err error) {
+// relayFast hands the connection to an event loop and reports true: from
+// then on the connection is the fast relay's, and afterFast, on another
+// goroutine, goes on with it when the loop ends or demotes it. It reports
+// false, having changed nothing, if the connection cannot move to the
+// loop.
+func (c *conn) relayFast(filter StatementFilter) bool {
 	cfd, err := dupSocket(c.client)
 	if err != nil {
 		c.log.Debug("fast relay unavailable", "err", err)
-		return false, nil
+		return false
 	}
 	ufd, err := dupSocket(c.upstream)
 	if err != nil {
 		syscall.Close(cfd)
 		c.log.Debug("fast relay unavailable", "err", err)
-		return false, nil
+		return false
 	}
 	fc := &fastConn{
-		c: c, filter: filter, maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(), done: make(chan fastEnd, 1),
+		c: c, filter: filter, maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(),
 		cl: fastDir{fd: cfd, readCode: CodeClientRead, writeCode: CodeBackendWrite},
 		up: fastDir{fd: ufd, readCode: CodeBackendRead, writeCode: CodeClientWrite, upstream: true},
 	}
+	fc.waiting.Store(2)
 	if err := c.s.fast.register(fc); err != nil {
 		syscall.Close(cfd)
 		syscall.Close(ufd)
 		c.log.Debug("fast relay unavailable", "err", err)
-		return false, nil
+		return false
 	}
 	c.s.relay.fast.Add(1)
 	// Go's own descriptors go: closing them removes them from the Go
 	// netpoller, which would otherwise also wake on every message. The
-	// sockets live on in the duplicates.
+	// sockets live on in the duplicates, and afterFast makes new
+	// net.Conns of them; dropping the closed ones frees their memory
+	// while the connection idles.
 	c.connMu.Lock()
 	c.client.Close()
 	c.upstream.Close()
+	c.client, c.upstream = nil, nil
 	c.connMu.Unlock()
 	// The goroutine relay's buffers are empty (see fastFilter) and
 	// unused while the loop relays; resume takes some again if needed.
 	c.unwireRelay()
-
-	var end fastEnd
-	select {
-	case end = <-fc.done:
-	case <-c.ctx.Done():
+	// An abort (Shutdown) ends the connection on the loop: conn.abort
+	// cancels c.ctx and then looks for c.parked, so one of it and this
+	// check sees the other. (A context.AfterFunc would do, at the cost
+	// of some 400 bytes per idle connection.)
+	c.parked.Store(fc)
+	if c.ctx.Err() != nil {
 		fc.abort()
-		end = <-fc.done
 	}
+	fc.arrive()
+	return true
+}
+
+// arrive is called once by relayFast and once by release; the second
+// starts afterFast. The atomic add orders everything either did before
+// it ahead of afterFast.
+func (fc *fastConn) arrive() {
+	if fc.waiting.Add(-1) == 0 {
+		go fc.c.afterFast(fc)
+	}
+}
+
+// afterFast goes on with a connection the fast relay let go of: it ends
+// it, or continues on the goroutine relay, and then finishes it as run
+// would have.
+func (c *conn) afterFast(fc *fastConn) {
+	c.parked.Store(nil)
+	err := c.leaveFast(fc)
+	c.s.connDone(c, c.finish(err))
+}
+
+// leaveFast takes the sockets back from fc and returns the connection's
+// error once it has ended, on the fast relay or, if fc was demoted, on the
+// goroutine relay.
+func (c *conn) leaveFast(fc *fastConn) error {
+	end := fc.end
 	if f := c.s.knobs.onFastRelayEnd; f != nil {
 		f(c.id, end.demoted)
 	}
-
-	client, cerr := fileConn(cfd)
-	up, uerr := fileConn(ufd)
+	client, cerr := fileConn(fc.cl.fd)
+	up, uerr := fileConn(fc.up.fd)
 	if cerr != nil || uerr != nil {
 		for _, nc := range []net.Conn{client, up} {
 			if nc != nil {
 				nc.Close()
 			}
 		}
-		return true, &Error{Code: CodeBackendRead, Err: fmt.Errorf("fast relay: taking the sockets back: %w", errors.Join(cerr, uerr))}
+		return c.endFast(&Error{Code: CodeBackendRead, Err: fmt.Errorf("fast relay: taking the sockets back: %w", errors.Join(cerr, uerr))})
 	}
 	if !end.demoted {
 		c.setConns(client, up)
-		return true, end.err
+		return c.endFast(end.err)
 	}
 	c.log.Debug("fast relay: continuing on the goroutine relay", "reason", end.reason)
 	c.s.relay.demoted.Add(1)
@@ -133,7 +174,7 @@ func (c *conn) relayFast(filter StatementFilter) (ended bool, err error) {
 		clHeld: fc.cl.buf[fc.cl.fwd:fc.cl.end], upHeld: fc.up.buf[fc.up.fwd:fc.up.end],
 		clSkip: fc.cl.rem, upSkip: fc.up.rem,
 	})
-	return false, nil
+	return c.relayGoroutines()
 }
 
 // dupSocket returns a close-on-exec duplicate of c's socket.
@@ -513,5 +554,6 @@ func (fc *fastConn) release(end fastEnd) {
 	fc.loop.forget(fc.cl.fd)
 	fc.loop.forget(fc.up.fd)
 	fc.loop.released()
-	fc.done <- end
+	fc.end = end
+	fc.arrive()
 }

@@ -34,7 +34,7 @@ func fuzzConn(clientIn, upstreamIn []byte) (*conn, *bytes.Buffer, *bytes.Buffer)
 	c := &conn{
 		s: &Server{}, ctx: ctx, cancel: cancel,
 		log:   slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		opts:  Options{Observer: refuseEvery{}},
+		opts:  &Options{Observer: refuseEvery{}},
 		errCh: make(chan error, 1),
 	}
 	c.event.Session = &c.session

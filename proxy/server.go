@@ -25,7 +25,8 @@ type Server struct {
 	refusing atomic.Int32
 
 	fast fastLoops // the fast relay's event loops
-	bufs sync.Pool // of *relayBufs
+	// Pools of *relayBufs: full-size ones, and authentication's.
+	bufs, authBufs sync.Pool
 
 	relay relayCounters // metrics.go
 
@@ -111,7 +112,13 @@ const (
 )
 
 func (s *Server) serveConn(c *conn) {
-	err := c.run()
+	if err := c.run(); !errors.Is(err, errParked) {
+		s.connDone(c, err)
+	}
+}
+
+// connDone accounts for the end of c, finished with err.
+func (s *Server) connDone(c *conn, err error) {
 	if c.refused {
 		s.refusing.Add(-1) // before Done: never counts fewer than are served
 	}
