@@ -61,9 +61,13 @@ as_pg() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Ports come from below the kernel's ephemeral range: a port there may be
+# some connection's local end (pgbench's thousands of them), which a
+# connect test does not see but a bind fails on.
 free_port() {
-  local p
-  for p in $(shuf -i 20000-60000 -n 100); do
+  local p lo=32768
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  for p in $(shuf -i 10000-$((lo - 1)) -n 100); do
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
   done
   die "no free port"
