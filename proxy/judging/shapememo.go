@@ -172,3 +172,11 @@ func (j *Judging) provedNow(job *judgeJob) (equivalence.Verdict, bool) {
 	}
 	return j.proofs.get(k)
 }
+
+// stats is the shape memo's cache counters (zero for a nil memo).
+func (m *shapeMemo) stats() cache.Stats {
+	if m == nil {
+		return cache.Stats{}
+	}
+	return m.shapes.Stats()
+}

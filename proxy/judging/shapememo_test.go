@@ -79,4 +79,11 @@ func TestShapeMemoSameVerdicts(t *testing.T) {
 	if st := j.shapes.shapes.Stats(); st.Hits == 0 {
 		t.Errorf("shape memo: %+v; want hits", st)
 	}
+	stats := map[string]uint64{}
+	for _, s := range j.Stats() {
+		stats[s.Name] = s.Value
+	}
+	if st := j.shapes.shapes.Stats(); stats["shape_memo_hits"] != st.Hits || stats["shape_memo_misses"] != st.Misses || stats["shape_memo_entries"] != uint64(st.Entries) {
+		t.Errorf("SHOW STATS shape_memo_*: %d/%d/%d, memo %+v", stats["shape_memo_hits"], stats["shape_memo_misses"], stats["shape_memo_entries"], st)
+	}
 }

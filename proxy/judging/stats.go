@@ -49,6 +49,7 @@ func (j *Judging) Stats() []proxy.JudgeStat {
 	sup := j.judger.Supervision()
 	c := js.Queries
 	pc := j.proofs.stats()
+	sm := j.shapes.stats()
 	s := &j.stats
 	return []proxy.JudgeStat{
 		{Name: "tagged", Value: s.tagged.Load()},
@@ -72,6 +73,11 @@ func (j *Judging) Stats() []proxy.JudgeStat {
 		{Name: "proof_cache_hits", Value: pc.Hits},
 		{Name: "proof_cache_misses", Value: pc.Misses},
 		{Name: "proof_cache_entries", Value: uint64(pc.Entries)},
+		// Tagged statements read in one lexer pass (a known shape) or
+		// through the full path (shapememo.go).
+		{Name: "shape_memo_hits", Value: sm.Hits},
+		{Name: "shape_memo_misses", Value: sm.Misses},
+		{Name: "shape_memo_entries", Value: uint64(sm.Entries)},
 		{Name: "judge_workers", Value: uint64(sup.Workers)},
 		{Name: "judge_worker_restarts", Value: sup.Restarts},
 		{Name: "judge_worker_deaths", Value: sup.Deaths},
