@@ -48,7 +48,7 @@ func limitOneConst(e *plan.Expr) *plan.Node {
 	if l.Offset != nil && !(l.Offset.Kind == plan.Const && !l.Offset.Null && l.Offset.Value == "0") {
 		return nil
 	}
-	if correlated(l.Inputs[0]) {
+	if l.Inputs[0].ReadsOuter() {
 		return nil
 	}
 	return l.Inputs[0]
@@ -130,7 +130,7 @@ func (p *prover) quantifiedJoin(n *plan.Node, q *plan.Expr, op string, kind plan
 		return nil
 	}
 	outs := q.Sub.OutCols()
-	if len(outs) != 1 || correlated(q.Sub) {
+	if len(outs) != 1 || q.Sub.ReadsOuter() {
 		return nil
 	}
 	y := plan.NewCol(outs[0], q.Args[0].Typ)

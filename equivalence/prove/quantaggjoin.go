@@ -17,7 +17,7 @@ func (p *prover) quantAgg(n *plan.Node, m *plan.Metadata) *plan.Node {
 		return nil
 	}
 	for gi, g := range n.Inputs {
-		if g.Op != plan.OpAggregate || len(g.GroupBy) != 0 || len(g.Inputs) != 1 || correlated(g) {
+		if g.Op != plan.OpAggregate || len(g.GroupBy) != 0 || len(g.Inputs) != 1 || g.ReadsOuter() {
 			continue
 		}
 		if j := p.quantAggOn(n, gi, m); j != nil {

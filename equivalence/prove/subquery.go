@@ -22,7 +22,7 @@ func (p *prover) subA(e *plan.Expr) (string, bool) {
 			return fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp), true
 		}
 	}
-	if correlated(e.Sub) {
+	if e.Sub.ReadsOuter() {
 		return "", false
 	}
 	p.subsA = append(p.subsA, e.Sub)
@@ -53,7 +53,7 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 		}
 		return m.key, m.ok
 	}
-	if !seen && correlated(e.Sub) {
+	if !seen && e.Sub.ReadsOuter() {
 		p.subMemo[e.Sub] = subMatch{tried: -1}
 		p.note("subquery of b: correlated")
 		return "", false
@@ -81,23 +81,4 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 	p.subMemo[e.Sub] = subMatch{tried: len(p.subsA)}
 	p.note("subquery of b: no equivalent subquery among %d of a", len(p.subsA))
 	return "", false
-}
-
-// correlated says whether n reads a column it does not produce.
-func correlated(n *plan.Node) bool {
-	produced := allCols(n)
-	n.WalkNodes(func(x *plan.Node) {
-		for _, it := range x.Proj {
-			produced.Add(it.ID)
-		}
-	})
-	found := false
-	n.WalkExprs(func(e *plan.Expr) {
-		plan.WalkDeep(e, func(y *plan.Expr) {
-			if y.Kind == plan.ColRef && !produced.Has(y.Col) {
-				found = true
-			}
-		})
-	})
-	return found
 }

@@ -171,7 +171,7 @@ func unnestConjunct(e *plan.Expr, uses map[*plan.Node]int) (*plan.Node, []*plan.
 	}
 	var corr []*plan.Expr
 	stripped, ok := stripCorrelation(body, inner, &corr)
-	if !ok || len(corr) == 0 || correlated(stripped) {
+	if !ok || len(corr) == 0 || stripped.ReadsOuter() {
 		return nil, nil, "", false
 	}
 	var keys []plan.ColumnID

@@ -43,24 +43,7 @@ func (x *executor) enumerable(sub *plan.Node) bool {
 	if c, ok := x.uncorrelated[sub]; ok {
 		return c
 	}
-	produced := plan.ColSet{}
-	sub.WalkNodes(func(n *plan.Node) {
-		produced.UnionWith(n.OutColSet())
-		for _, it := range n.Aggs {
-			produced.Add(it.ID)
-		}
-		for _, it := range n.Proj {
-			produced.Add(it.ID)
-		}
-	})
-	ok := true
-	sub.WalkExprs(func(e *plan.Expr) {
-		plan.WalkDeep(e, func(y *plan.Expr) {
-			if y.Kind == plan.ColRef && !produced.Has(y.Col) {
-				ok = false
-			}
-		})
-	})
+	ok := !sub.ReadsOuter()
 	if x.uncorrelated == nil {
 		x.uncorrelated = map[*plan.Node]bool{}
 	}

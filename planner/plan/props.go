@@ -518,3 +518,28 @@ func addMinimalKey(keys []ColSet, k ColSet) []ColSet {
 	}
 	return append(out, k)
 }
+
+// ReadsOuter reports whether the subtree at n reads a column it does not
+// produce (an output, aggregate or projection of a node at or below n):
+// a correlated subquery, whose value depends on the row that evaluates it.
+func (n *Node) ReadsOuter() bool {
+	var produced ColSet
+	n.WalkNodes(func(x *Node) {
+		produced.UnionWith(x.OutColSet())
+		for _, it := range x.Aggs {
+			produced.Add(it.ID)
+		}
+		for _, it := range x.Proj {
+			produced.Add(it.ID)
+		}
+	})
+	found := false
+	n.WalkExprs(func(e *Expr) {
+		WalkDeep(e, func(y *Expr) {
+			if y.Kind == ColRef && !produced.Has(y.Col) {
+				found = true
+			}
+		})
+	})
+	return found
+}
