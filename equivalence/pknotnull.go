@@ -274,24 +274,19 @@ func pkNotNullSchema(s *catalog.Schema) (*catalog.Schema, map[string]bool) {
 		a := v.(pkAssumed)
 		return a.s, a.nullable
 	}
-	var tables []*catalog.Table
+	var cols []columnRef
 	nullable := map[string]bool{}
 	for _, t := range s.Tables {
-		c := *t
 		for _, o := range t.PrimaryKey {
 			if !t.Columns[o].NotNull {
-				if !nullable[t.Name] {
-					c.Columns = append([]catalog.Column(nil), t.Columns...)
-				}
 				nullable[t.Name] = true
-				c.Columns[o].NotNull = true
+				cols = append(cols, columnRef{t.Name, t.Columns[o].Name})
 			}
 		}
-		tables = append(tables, &c)
 	}
 	var a pkAssumed
 	if len(nullable) > 0 {
-		if as, err := catalog.NewSchema(s.Dialect, tables); err == nil {
+		if as := notNullSchema(s, cols); as != nil {
 			a = pkAssumed{s: as, nullable: nullable}
 		}
 	}
