@@ -122,10 +122,16 @@ func TestIdleAndReadTimeouts(t *testing.T) {
 	t.Run("idle", func(t *testing.T) {
 		s := startServer(t, Options{ClientIdleTimeout: timeout, ClientReadTimeout: -1})
 		conn := s.connect(t, ctx, pgx.QueryExecModeCacheStatement)
-		start := time.Now()
 		raw := conn.PgConn().Conn()
 		raw.SetDeadline(time.Now().Add(20 * time.Second))
 		rc := &rawClient{nc: raw, fe: pgproto3.NewFrontend(raw, raw)}
+		// The server's idle clock starts once it has answered the last
+		// message, so the client's clock must start before sending it: a
+		// Sync, whose ReadyForQuery is the last thing the server sends.
+		start := time.Now()
+		rc.fe.Send(&pgproto3.Sync{})
+		rc.flush(t)
+		rc.until(t, &pgproto3.ReadyForQuery{})
 		rc.fatal(t, codeIdleSessionTimeout, "idle-session timeout")
 		if d := time.Since(start); d < timeout {
 			t.Fatalf("ended after %v, before client_idle_timeout %v", d, timeout)
