@@ -51,11 +51,21 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	path := fs.String("config", "proxy.yaml", "path of the proxy configuration file")
+	profiles := addServeProfiles(fs) // serveprofile.go
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+	}
+	stopProfiles, err := profiles.start()
+	defer func() {
+		if perr := stopProfiles(); perr != nil {
+			fmt.Fprintln(env.stderr, perr)
+		}
+	}()
+	if err != nil {
+		return err
 	}
 
 	l, err := loadConfig(*path, env.getenv)
