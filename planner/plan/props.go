@@ -78,6 +78,9 @@ func Derive(n *Node, m *Metadata) *Props {
 type Deriver struct {
 	meta *Metadata
 	memo map[*Node]*Props
+	// computed counts derive calls; a test reads it to check that each
+	// node is computed once.
+	computed int
 }
 
 // NewDeriver returns a memoizing Deriver over plans with metadata m.
@@ -108,6 +111,7 @@ func (d *Deriver) Derive(n *Node) *Props {
 // derive computes n's properties from its inputs', which it obtains
 // through d.Derive: fresh values it may extend.
 func (d *Deriver) derive(n *Node) *Props {
+	d.computed++
 	switch n.Op {
 	case OpScan:
 		return deriveScan(n)
