@@ -96,7 +96,22 @@ type normalizer struct {
 	// ints says which integer-typed expressions hold only integers; built
 	// on first use (intValued).
 	ints *plan.IntegerChecker
+	// chain counts the node rules fired in a row on one node (each
+	// rewrite is normalized again at once); cycled is set once a chain
+	// passes maxRuleChain, and no node rule fires after.
+	chain  int
+	cycled bool
 }
+
+// maxRuleChain bounds the node rules fired in a row on one node. Rules
+// that undo each other would otherwise recurse until the stack overflows,
+// which ends the process whatever its deadline. Every firing keeps the
+// plan equivalent, so stopping leaves a correct plan, only a less
+// normalized one. A chain is as long as the rewrites it sets off below
+// the node (a filter pushed through every level of a deep plan), so the
+// bound is far above any plan the limits let through, and far below a
+// stack overflow.
+const maxRuleChain = 10000
 
 // intValued reports whether e takes only integer values (or NULL): any
 // integer-typed expression in PostgreSQL, only those SQLite keeps to
@@ -410,6 +425,9 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 			z.touched()
 		}
 	}
+	if z.cycled {
+		return n
+	}
 	for _, r := range nodeRules {
 		if z.stopped() {
 			return n
@@ -420,7 +438,13 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 			} else {
 				z.fire(r.name)
 			}
-			return z.node(out, f)
+			if z.chain++; z.chain > maxRuleChain {
+				z.cycled = true
+				return out
+			}
+			out = z.node(out, f)
+			z.chain--
+			return out
 		}
 	}
 	return n

@@ -182,8 +182,14 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 				r = c
 			}
 		}
+		// A member that reads as the representative does stays: replacing
+		// it changes no text, and a column's text may depend on which
+		// columns are read (a set operation's output reads as its input's
+		// column once nothing else refers to it), so replacing on a tie
+		// undid the last replacement, forever.
+		rt := fm.Col(r)
 		for _, c := range members {
-			if c != r {
+			if c != r && fm.Col(c) != rt {
 				rep[c] = r
 			}
 		}
