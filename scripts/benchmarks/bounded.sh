@@ -24,6 +24,9 @@
 #   BOUNDED_ITEMS=20000     IN-list items per load query (judgement cost)
 #   BOUNDED_ONLY=oversize|load
 #   BOUNDED_KEEP=1          keep the work directory
+#   BOUNDED_SERVE_ARGS=     extra `pgequiv serve` flags, e.g.
+#                           "--cpuprofile /tmp/cpu.pprof" (written when
+#                           the proxy stops)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -137,7 +140,8 @@ YAML
 }
 
 start_proxy() {
-  "$work/pgequiv" serve --config "$work/proxy.yaml" 2>>"$work/pgequiv.log" &
+  # shellcheck disable=SC2086 # BOUNDED_SERVE_ARGS is a list of flags
+  "$work/pgequiv" serve --config "$work/proxy.yaml" ${BOUNDED_SERVE_ARGS:-} 2>>"$work/pgequiv.log" &
   PROXYPID=$!
   wait_port "$PROXYPORT" pgequiv
 }
