@@ -140,6 +140,11 @@ type JudgingOptions struct {
 	// verdicts it held when opened fill SHOW VERDICTS and SHOW
 	// DIVERGENCES. The caller closes it after the observer's last Wait.
 	VerdictFile *VerdictFile
+	// ReadSlots bounds the statements read for judging at once; beyond
+	// it a tagged statement waits, and is answered unread once it has
+	// waited half its verdict timeout (admission.go). 0: one fewer than
+	// GOMAXPROCS, at least one.
+	ReadSlots int
 }
 
 // Judging is the QueryObserver that judges tagged queries: it consumes
@@ -165,6 +170,7 @@ type Judging struct {
 	schemas *schemaCache
 	proofs  *proofCache
 	shapes  *shapeMemo
+	admit   *admission
 	stats   judgeStats
 	ring    verdictRing
 	div     divergences
@@ -211,6 +217,7 @@ func NewJudging(s JudgeSettings, o JudgingOptions) (*Judging, error) {
 	j.schemas = newSchemaCache(j.log, &j.stats)
 	j.proofs = newProofCache()
 	j.shapes = newShapeMemo()
+	j.admit = newAdmission(o.ReadSlots)
 	var err error
 	if j.verdicts, err = meter.Int64Counter("pgequiv.verdicts", metric.WithDescription("Verdicts on tagged queries, by label")); err != nil {
 		return nil, err

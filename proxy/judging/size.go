@@ -59,21 +59,36 @@ func (j *Judging) oversized(ctx context.Context, ev *proxy.QueryEvent, set *Judg
 		j.stats.oversizedUnmatched.Add(1)
 		return proxy.Action{}
 	}
+	v := tooLargeVerdict(fmt.Sprintf("statement is %d bytes, over max_query_size (%d); not read", len(sql), limit))
+	return j.answerUnread(ctx, ev, set, unreadReference(set, tags, mentions), mentions, v, time.Now())
+}
+
+// unreadReference is what is known of an unread statement's reference: a
+// tag in the statement (mentions), else the session's, named as Resolve
+// would name it.
+func unreadReference(set *JudgeSettings, tags tag.Session, mentions bool) tag.Reference {
 	ref := tag.Reference{Source: tag.FromComment}
-	if !mentions {
-		// The session's reference applies: name it as Resolve would,
-		// without reading the statement.
-		ref.Source = tag.FromSession
-		ref.SQL = tags.Reference
-		if ref.SQL == "" {
-			if e, ok := set.Catalog.ByID(tags.ReferenceID); ok {
-				ref.SQL, ref.ID, ref.Mode, ref.Database = e.Reference, e.ID, e.Mode, e.Database
-			}
+	if mentions {
+		return ref
+	}
+	ref.Source = tag.FromSession
+	ref.SQL = tags.Reference
+	if ref.SQL == "" {
+		if e, ok := set.Catalog.ByID(tags.ReferenceID); ok {
+			ref.SQL, ref.ID, ref.Mode, ref.Database = e.Reference, e.ID, e.Mode, e.Database
 		}
 	}
-	v := tooLargeVerdict(fmt.Sprintf("statement is %d bytes, over max_query_size (%d); not read", len(sql), limit))
+	return ref
+}
+
+// answerUnread answers a tagged statement the proxy did not read with
+// verdict v (unknown), naming ref (what is known of its reference without
+// reading it). The tag is not read, so the mode is the strictest it could
+// name: enforce if the proxy's mode is or any catalog entry's is.
+func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, ref tag.Reference, mentions bool, v *equivalence.Verdict, start time.Time) proxy.Action {
+	sql := ev.SQL
 	job := &judgeJob{
-		start: time.Now(), set: set, sess: *ev.Session, ref: ref, mode: set.Mode,
+		start: start, set: set, sess: *ev.Session, ref: ref, mode: set.Mode,
 		candidate: headOf(sql, maxStoredSQL), full: &textDigest{size: len(sql), sum: j.digest(sql)},
 		preset: v,
 	}

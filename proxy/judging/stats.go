@@ -88,6 +88,9 @@ func (j *Judging) Stats() []proxy.JudgeStat {
 		{Name: "verdict_log_errors", Value: s.verdictLogErrors.Load()},
 		{Name: "oversized", Value: s.oversized.Load()},
 		{Name: "oversized_unmatched", Value: s.oversizedUnmatched.Load()},
+		// Tagged statements answered unread: the proxy was busy reading
+		// others for half their verdict timeout (admission.go).
+		{Name: "busy_unread", Value: j.admit.shed.Load()},
 	}
 }
 

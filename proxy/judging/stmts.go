@@ -48,6 +48,36 @@ func (e *sideEffectsError) Unwrap() error { return ErrSideEffects }
 // refuses the whole Query unless every judged statement passes; annotate
 // adds a NOTICE per judged statement; log logs each.
 func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, st *judgeConnState, text string, mentions bool, tags tag.Session, arrived time.Time) proxy.Action {
+	// Reading the statements (pg_query's scanner and parser, fingerprints)
+	// is the proxy's own heaviest work; under overload a tagged statement
+	// that waits too long for it is answered unread (admission.go).
+	tagged := mentions || (tags.Reference != "" || tags.ReferenceID != "") && isQuery(ev.SQL)
+	if !j.admit.enter(arrived, set.VerdictTimeout, tagged) {
+		return j.busy(ctx, ev, set, tags, mentions, arrived)
+	}
+	jobs := j.statementJobs(ev, set, st, text, mentions, tags, arrived)
+	j.admit.leave()
+	if len(jobs) == 0 {
+		return proxy.Action{}
+	}
+	if len(jobs) == 1 && jobs[0].stmts == 0 {
+		// The common case: one statement. One with parameters is judged
+		// again at each Bind where this verdict does not settle it
+		// (bind.go).
+		job := jobs[0]
+		var bj *bindJudge
+		if ev.Kind == proxy.KindParse && job.tagErr == nil && job.sideEffects == "" {
+			bj = j.newBindJudge(job)
+		}
+		return j.dispatch(ctx, job, bj)
+	}
+	return j.dispatchAll(ctx, jobs)
+}
+
+// statementJobs reads text's statements and returns a job for each one
+// with a reference; none when only a catalog match could apply and none
+// does.
+func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *judgeConnState, text string, mentions bool, tags tag.Session, arrived time.Time) []*judgeJob {
 	strs := tag.StandardStrings
 	if ev.BackslashStrings {
 		strs = tag.BackslashStrings
@@ -57,7 +87,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 		// Only a catalog match can apply, to a text of one statement: one
 		// fingerprint tells, as before statements were split.
 		if _, ok := set.Catalog.Match(text); !ok {
-			return proxy.Action{}
+			return nil
 		}
 	}
 	stmts, shape, err := j.split(text, strs, ev.StringsUncertain)
@@ -92,21 +122,7 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 		job.shape = shape // one statement, if set
 		jobs = append(jobs, job)
 	}
-	if len(jobs) == 0 {
-		return proxy.Action{}
-	}
-	if len(jobs) == 1 && jobs[0].stmts == 0 {
-		// The common case: one statement. One with parameters is judged
-		// again at each Bind where this verdict does not settle it
-		// (bind.go).
-		job := jobs[0]
-		var bj *bindJudge
-		if ev.Kind == proxy.KindParse && job.tagErr == nil && job.sideEffects == "" {
-			bj = j.newBindJudge(job)
-		}
-		return j.dispatch(ctx, job, bj)
-	}
-	return j.dispatchAll(ctx, jobs)
+	return jobs
 }
 
 // split splits text as tag.Split (tag.SplitUncertain where uncertain)
