@@ -147,6 +147,10 @@ type Deferred struct {
 	deadline time.Time
 	ch       chan *pgproto3.NoticeResponse // size 1
 	state    atomic.Int32                  // deferredPending, ...Delivered, ...Abandoned
+	// fallback, if set, is sent in the notice's place when the deadline
+	// passes first: under load the observer's own timeout answer can miss
+	// the deadline it was meant for, and the client would see nothing.
+	fallback *pgproto3.NoticeResponse
 }
 
 const (
@@ -158,6 +162,13 @@ const (
 // NewDeferred returns a Deferred the proxy waits for until deadline.
 func NewDeferred(deadline time.Time) *Deferred {
 	return &Deferred{deadline: deadline, ch: make(chan *pgproto3.NoticeResponse, 1)}
+}
+
+// WithFallback sets the notice sent instead when the deadline passes
+// before Deliver; it returns d.
+func (d *Deferred) WithFallback(n *pgproto3.NoticeResponse) *Deferred {
+	d.fallback = n
+	return d
 }
 
 // Deliver hands over the notice (nil: nothing to add). It never blocks. It
@@ -174,9 +185,11 @@ func (d *Deferred) Deliver(n *pgproto3.NoticeResponse) bool {
 // abandon gives up on the notice; a later Deliver reports false.
 func (d *Deferred) abandon() { d.state.CompareAndSwap(deferredPending, deferredAbandoned) }
 
-// wait returns the delivered notice, or nil once the deadline passes or
-// either stop channel closes (a nil one never does).
+// wait returns the delivered notice, or once the deadline passes the
+// fallback (nil if none), or nil once either stop channel closes (a nil
+// one never does).
 func (d *Deferred) wait(stop, stop2 <-chan struct{}) *pgproto3.NoticeResponse {
+	timedOut := true
 	if wait := time.Until(d.deadline); wait > 0 {
 		t := time.NewTimer(wait)
 		defer t.Stop()
@@ -185,10 +198,15 @@ func (d *Deferred) wait(stop, stop2 <-chan struct{}) *pgproto3.NoticeResponse {
 			return n
 		case <-t.C:
 		case <-stop:
+			timedOut = false
 		case <-stop2:
+			timedOut = false
 		}
 	}
 	if d.state.CompareAndSwap(deferredPending, deferredAbandoned) {
+		if timedOut {
+			return d.fallback
+		}
 		return nil
 	}
 	if d.state.Load() == deferredDelivered {
