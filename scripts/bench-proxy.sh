@@ -30,6 +30,10 @@
 #   BENCH_ONLY=telemetry  run only the telemetry on/off comparison
 #   BENCH_ONLY=annotate   run only the tagged-query (annotate mode) measurements
 #   BENCH_TEL_CLIENTS=8 clients of its untagged throughput runs
+#   BENCH_TEL_BASE=path   another pgequiv binary run beside this tree's in
+#                         the telemetry comparison (old against new)
+#   BENCH_TEL_PROFILE=dir CPU profiles of the telemetry step's proxies
+#   BENCH_TEL_TAGGED=0    telemetry step without its tagged single-client runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -157,14 +161,14 @@ wait_port "$BOUNCERPORT" pgbouncer
 
 port_of() {
   case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;;
-    teloff*) echo "$TELOFFPORT" ;; telon*) echo "$TELONPORT" ;; esac
+    tel*|base*) echo "${TELPORT[${1%%_*}]}" ;; esac
 }
 
 # pid_of TARGET: the process whose CPU time is charged to the target
 # (empty for direct: the server's own cost is not a relay's).
 pid_of() {
   case $1 in pgequiv) echo "$PROXYPID" ;; pgbouncer) cat "$work/pgbouncer.pid" ;; annotate) echo "$ANNPID" ;;
-    teloff*) echo "$TELOFFPID" ;; telon*) echo "$TELONPID" ;; esac
+    tel*|base*) echo "${TELPID[${1%%_*}]}" ;; esac
 }
 
 # cpu_ticks PID: user+system CPU time of PID in clock ticks.
