@@ -237,7 +237,7 @@ EOF
 ref='SELECT%20a.abalance%20FROM%20pgbench_accounts%20a%20WHERE%20a.aid%20%3D%20%241'
 printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
 printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "null" && b + 0 > 0) printf "%.3f", a / b; else print "null" }'; }
 
 echo "== warm-up" >&2
 PGSSLMODE=disable "$PGBENCH" -n -S -c 4 -j 2 -T 2 -h 127.0.0.1 -p "$PGPORT_" -U postgres postgres >/dev/null 2>&1
