@@ -30,6 +30,10 @@
 #   BENCH_ONLY=telemetry  run only the telemetry on/off comparison
 #   BENCH_ONLY=annotate   run only the tagged-query (annotate mode) measurements
 #   BENCH_TEL_CLIENTS=8 clients of its untagged throughput runs
+#   BENCH_TEL_BASE=path   another pgequiv binary run beside this tree's in
+#                         the telemetry comparison (old against new)
+#   BENCH_TEL_PROFILE=dir CPU profiles of the telemetry step's proxies
+#   BENCH_TEL_TAGGED=0    telemetry step without its tagged single-client runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -157,14 +161,14 @@ wait_port "$BOUNCERPORT" pgbouncer
 
 port_of() {
   case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;;
-    teloff*) echo "$TELOFFPORT" ;; telon*) echo "$TELONPORT" ;; esac
+    tel*|base*) echo "${TELPORT[${1%%_*}]}" ;; esac
 }
 
 # pid_of TARGET: the process whose CPU time is charged to the target
 # (empty for direct: the server's own cost is not a relay's).
 pid_of() {
   case $1 in pgequiv) echo "$PROXYPID" ;; pgbouncer) cat "$work/pgbouncer.pid" ;; annotate) echo "$ANNPID" ;;
-    teloff*) echo "$TELOFFPID" ;; telon*) echo "$TELONPID" ;; esac
+    tel*|base*) echo "${TELPID[${1%%_*}]}" ;; esac
 }
 
 # cpu_ticks PID: user+system CPU time of PID in clock ticks.
@@ -233,7 +237,7 @@ EOF
 ref='SELECT%20a.abalance%20FROM%20pgbench_accounts%20a%20WHERE%20a.aid%20%3D%20%241'
 printf '\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' $((100000 * SCALE)) >"$work/untagged.sql"
 printf "\\\\set aid random(1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid /*pgequiv_ref='%s'*/;\n" $((100000 * SCALE)) "$ref" >"$work/tagged.sql"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "null" && b + 0 > 0) printf "%.3f", a / b; else print "null" }'; }
 
 echo "== warm-up" >&2
 PGSSLMODE=disable "$PGBENCH" -n -S -c 4 -j 2 -T 2 -h 127.0.0.1 -p "$PGPORT_" -U postgres postgres >/dev/null 2>&1

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,13 @@ import (
 // exports batches, each within the export timeout; a batch that fails is
 // dropped and counted. (The SDK's batch processor also drops when full
 // but does not say how many.)
+//
+// A failed export starts a backoff: until it ends, batches are dropped
+// without being encoded or sent, and the sampler (backoffSampler) records
+// no new span, so a collector that is gone costs neither the exporter nor
+// the judge's span path anything. The first failure waits minBackoff, each
+// failure after the next try doubles the wait up to maxBackoff, and a
+// success ends it.
 type spanQueue struct {
 	exp     sdktrace.SpanExporter
 	q       chan sdktrace.ReadOnlySpan
@@ -29,15 +37,29 @@ type spanQueue struct {
 	done     chan struct{}
 	stopOnce sync.Once
 
-	exported, droppedFull, droppedFailed, failures atomic.Uint64
+	// down is set while backing off (read by the sampler); backoff and
+	// retry belong to the loop goroutine.
+	down    atomic.Bool
+	backoff time.Duration
+	retry   *time.Timer
+
+	exported, droppedFull, droppedFailed, droppedBackoff, failures atomic.Uint64
 }
 
 // flushInterval is how long a span waits for a batch to fill.
 const flushInterval = time.Second
 
+// The backoff after failed exports (see spanQueue).
+const (
+	minBackoff = time.Second
+	maxBackoff = 30 * time.Second
+)
+
 func newSpanQueue(exp sdktrace.SpanExporter, size, batch int, timeout time.Duration) *spanQueue {
 	q := &spanQueue{exp: exp, q: make(chan sdktrace.ReadOnlySpan, size), batch: batch, timeout: timeout,
-		flushReq: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+		flushReq: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+		retry: time.NewTimer(time.Hour)}
+	q.retry.Stop()
 	go q.loop()
 	return q
 }
@@ -61,8 +83,11 @@ func (q *spanQueue) loop() {
 	buf := make([]sdktrace.ReadOnlySpan, 0, q.batch)
 	tick := time.NewTicker(flushInterval)
 	defer tick.Stop()
+	defer q.retry.Stop()
 	for {
 		select {
+		case <-q.retry.C:
+			q.down.Store(false) // the next batch is the probe
 		case s := <-q.q:
 			buf = append(buf, s)
 			if len(buf) >= q.batch {
@@ -99,17 +124,31 @@ func (q *spanQueue) export(buf []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan 
 	if len(buf) == 0 {
 		return buf
 	}
+	if q.down.Load() {
+		q.droppedBackoff.Add(uint64(len(buf)))
+		clear(buf)
+		return buf[:0]
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), q.timeout)
 	err := q.exp.ExportSpans(ctx, buf)
 	cancel()
 	if err != nil {
 		q.failures.Add(1)
 		q.droppedFailed.Add(uint64(len(buf)))
+		q.backOff()
 	} else {
 		q.exported.Add(uint64(len(buf)))
+		q.backoff = 0
 	}
 	clear(buf)
 	return buf[:0]
+}
+
+// backOff starts the wait after a failed export, twice the last one.
+func (q *spanQueue) backOff() {
+	q.backoff = min(max(2*q.backoff, minBackoff), maxBackoff)
+	q.down.Store(true)
+	q.retry.Reset(q.backoff)
 }
 
 // ForceFlush exports what is queued, waiting at most until ctx ends.
@@ -142,18 +181,59 @@ func (q *spanQueue) Shutdown(ctx context.Context) error {
 	return q.exp.Shutdown(ctx)
 }
 
-// countingMetricExporter counts failed metric exports.
+// backoffSampler records no span while the span queue backs off from a
+// failed collector: such a span could only be dropped, and recording it
+// (its attributes, the query's redaction) costs the judge's path. A span
+// the sampler would have kept is counted as dropped for backoff.
+type backoffSampler struct {
+	sdktrace.Sampler
+	q *spanQueue
+}
+
+func (s backoffSampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	r := s.Sampler.ShouldSample(p)
+	if r.Decision == sdktrace.RecordAndSample && s.q.down.Load() {
+		s.q.droppedBackoff.Add(1)
+		r.Decision, r.Attributes = sdktrace.Drop, nil
+	}
+	return r
+}
+
+func (s backoffSampler) Description() string {
+	return "BackoffWhenCollectorFails{" + s.Sampler.Description() + "}"
+}
+
+// errMetricsBackoff is returned for a metric export skipped during backoff.
+var errMetricsBackoff = errors.New("telemetry: metric export skipped: backing off after a failed export")
+
+// countingMetricExporter counts failed metric exports and backs off after
+// one as the span queue does (minBackoff doubling to maxBackoff): a
+// skipped export is not encoded or sent, and loses nothing, since the
+// metrics are cumulative and the next export carries the totals.
 type countingMetricExporter struct {
 	sdkmetric.Exporter
 	t *Telemetry
+
+	// retryAt (unix ns) and backoff (ns): the reader's goroutine and a
+	// flush may export at once.
+	retryAt, backoff atomic.Int64
 }
 
 func (e *countingMetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	now := time.Now()
+	if now.UnixNano() < e.retryAt.Load() {
+		return errMetricsBackoff
+	}
 	err := e.Exporter.Export(ctx, rm)
 	if err != nil {
 		e.t.metricFailures.Add(1)
+		b := min(max(2*time.Duration(e.backoff.Load()), minBackoff), maxBackoff)
+		e.backoff.Store(int64(b))
+		e.retryAt.Store(now.Add(b).UnixNano())
+		return err
 	}
-	return err
+	e.backoff.Store(0)
+	return nil
 }
 
 // instrument registers the telemetry's own counters: what the span queue
@@ -161,14 +241,12 @@ func (e *countingMetricExporter) Export(ctx context.Context, rm *metricdata.Reso
 func (t *Telemetry) instrument() error {
 	meter := t.MeterProvider.Meter("github.com/pgequiv/pgequiv/telemetry")
 	_, err := meter.Int64ObservableCounter("pgequiv.telemetry.spans.dropped",
-		metric.WithDescription("Spans not exported, by reason: queue_full (the bounded queue was full) or export_failed (the collector did not take the batch in time)"),
+		metric.WithDescription("Spans not exported, by reason: queue_full (the bounded queue was full), export_failed (the collector did not take the batch in time) or backoff (dropped or not recorded while backing off after a failed export)"),
 		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
-			var full, failed uint64
-			if q := t.queue; q != nil {
-				full, failed = q.droppedFull.Load(), q.droppedFailed.Load()
-			}
-			o.Observe(int64(full), metric.WithAttributes(attribute.String("reason", "queue_full")))
-			o.Observe(int64(failed), metric.WithAttributes(attribute.String("reason", "export_failed")))
+			d := t.Dropped()
+			o.Observe(int64(d.QueueFull), metric.WithAttributes(attribute.String("reason", "queue_full")))
+			o.Observe(int64(d.ExportFailed), metric.WithAttributes(attribute.String("reason", "export_failed")))
+			o.Observe(int64(d.Backoff), metric.WithAttributes(attribute.String("reason", "backoff")))
 			return nil
 		}))
 	if err != nil {
@@ -201,10 +279,17 @@ func (t *Telemetry) instrument() error {
 	return err
 }
 
-// Dropped returns the spans dropped so far: queue full, export failed.
-func (t *Telemetry) Dropped() (queueFull, exportFailed uint64) {
+// Drops counts the spans dropped so far, by reason.
+type Drops struct {
+	QueueFull    uint64 // the queue was full
+	ExportFailed uint64 // in a batch the collector did not take
+	Backoff      uint64 // dropped or not recorded while backing off
+}
+
+// Dropped returns the spans dropped so far.
+func (t *Telemetry) Dropped() Drops {
 	if t.queue == nil {
-		return 0, 0
+		return Drops{}
 	}
-	return t.queue.droppedFull.Load(), t.queue.droppedFailed.Load()
+	return Drops{QueueFull: t.queue.droppedFull.Load(), ExportFailed: t.queue.droppedFailed.Load(), Backoff: t.queue.droppedBackoff.Load()}
 }

@@ -108,7 +108,8 @@ func Start(s Settings, logger *slog.Logger) (*Telemetry, error) {
 			return nil, err
 		}
 		t.queue = newSpanQueue(exp, s.QueueSize, s.BatchSize, s.Timeout)
-		t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithSampler(sampler(s)), sdktrace.WithSpanProcessor(t.queue))
+		t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithSampler(backoffSampler{Sampler: sampler(s), q: t.queue}),
+			sdktrace.WithSpanProcessor(t.queue))
 		t.TracerProvider = t.tp
 	}
 	if err := t.instrument(); err != nil {
@@ -204,16 +205,22 @@ func sampler(s Settings) sdktrace.Sampler {
 	return sdktrace.ParentBased(ratio)
 }
 
+// exporterRetries turns the OTLP exporters' own retries off: a retry
+// encodes the batch again (gRPC marshals each attempt) and keeps trying a
+// collector that is gone until the export timeout. One attempt per batch
+// instead; a failed one is dropped and counted, and the span queue and
+// the metric exporter back off (spanqueue.go).
+const exporterRetries = false
+
 // newTraceExporter builds the OTLP span exporter with every option given
 // explicitly (Resolve has applied the environment), so the exporter's own
-// reading of OTEL_* cannot disagree with it. Retries stop at the export
-// timeout: a batch that cannot go out in time is dropped and counted.
+// reading of OTEL_* cannot disagree with it.
 func newTraceExporter(s Settings, tlsCfg *tls.Config) (sdktrace.SpanExporter, error) {
 	ctx := context.Background()
 	if s.TracesProtocol == ProtocolGRPC {
 		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpointURL(s.TracesEndpoint), otlptracegrpc.WithHeaders(s.Headers),
 			otlptracegrpc.WithTimeout(s.Timeout),
-			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: s.Timeout})}
+			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: exporterRetries})}
 		if s.Insecure {
 			opts = append(opts, otlptracegrpc.WithInsecure())
 		} else if tlsCfg != nil {
@@ -227,7 +234,7 @@ func newTraceExporter(s Settings, tlsCfg *tls.Config) (sdktrace.SpanExporter, er
 	}
 	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(s.TracesEndpoint), otlptracehttp.WithHeaders(s.Headers),
 		otlptracehttp.WithTimeout(s.Timeout),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: s.Timeout})}
+		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: exporterRetries})}
 	if s.Insecure {
 		opts = append(opts, otlptracehttp.WithInsecure())
 	} else if tlsCfg != nil {
@@ -245,7 +252,7 @@ func newMetricExporter(s Settings, tlsCfg *tls.Config) (sdkmetric.Exporter, erro
 	if s.MetricsProtocol == ProtocolGRPC {
 		opts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithEndpointURL(s.MetricsEndpoint), otlpmetricgrpc.WithHeaders(s.Headers),
 			otlpmetricgrpc.WithTimeout(s.Timeout),
-			otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: s.Timeout})}
+			otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: exporterRetries})}
 		if s.Insecure {
 			opts = append(opts, otlpmetricgrpc.WithInsecure())
 		} else if tlsCfg != nil {
@@ -259,7 +266,7 @@ func newMetricExporter(s Settings, tlsCfg *tls.Config) (sdkmetric.Exporter, erro
 	}
 	opts := []otlpmetrichttp.Option{otlpmetrichttp.WithEndpointURL(s.MetricsEndpoint), otlpmetrichttp.WithHeaders(s.Headers),
 		otlpmetrichttp.WithTimeout(s.Timeout),
-		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: s.Timeout})}
+		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: exporterRetries})}
 	if s.Insecure {
 		opts = append(opts, otlpmetrichttp.WithInsecure())
 	} else if tlsCfg != nil {

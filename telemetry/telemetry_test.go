@@ -103,8 +103,7 @@ func TestUnansweringEndpoint(t *testing.T) {
 				_, sp := tr.Start(context.Background(), "s")
 				sp.End()
 			}
-			full, _ := tel.Dropped()
-			if full == 0 {
+			if full := tel.Dropped().QueueFull; full == 0 {
 				t.Fatalf("%d spans into a queue of 16 behind a silent collector: none dropped", spans)
 			}
 			body := getMetrics(t, tel.MetricsAddr())
@@ -120,9 +119,9 @@ func TestUnansweringEndpoint(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Fatalf("Shutdown took %v with a 1s shutdown timeout", d)
 			}
-			full, failed := tel.Dropped()
-			if full+failed == 0 || full+failed > spans {
-				t.Fatalf("dropped %d+%d of %d", full, failed, spans)
+			d := tel.Dropped()
+			if n := d.QueueFull + d.ExportFailed + d.Backoff; n == 0 || n > spans {
+				t.Fatalf("dropped %+v of %d", d, spans)
 			}
 		})
 	}

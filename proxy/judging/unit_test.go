@@ -89,25 +89,39 @@ func TestVerdictRing(t *testing.T) {
 }
 
 // TestJudgingUntaggedAllocs: an untagged query costs the observer no
-// allocation.
+// allocation, with telemetry off (the no-op providers) and on (the SDK's).
 func TestJudgingUntaggedAllocs(t *testing.T) {
 	s, err := catalog.LoadDDL(catalog.ExampleDDL(), catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := NewJudging(JudgeSettings{Mode: ModeAnnotate, Schemas: SchemaSettings{Default: s}}, JudgingOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := &proxy.QueryEvent{Kind: proxy.KindQuery, SQL: []byte("SELECT name FROM dogs WHERE age > 5 /* app='x' */"), Session: &proxy.Session{Database: "d"}}
-	ctx := context.Background()
-	j.ObserveQuery(ctx, ev)
-	if n := testing.AllocsPerRun(100, func() {
-		if v := j.ObserveQuery(ctx, ev); v.Notice != nil || v.Later != nil || v.Refuse != nil || v.Answer != nil {
-			t.Fatal("untagged query got a verdict")
-		}
-	}); n != 0 {
-		t.Fatalf("%v allocations per untagged query", n)
+	tp, spans, mp, _ := sdkProviders(t)
+	for _, c := range []struct {
+		name string
+		o    JudgingOptions
+	}{
+		{"telemetry off", JudgingOptions{}},
+		{"telemetry on", JudgingOptions{TracerProvider: tp, MeterProvider: mp}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j, err := NewJudging(JudgeSettings{Mode: ModeAnnotate, Schemas: SchemaSettings{Default: s}}, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := &proxy.QueryEvent{Kind: proxy.KindQuery, SQL: []byte("SELECT name FROM dogs WHERE age > 5 /* app='x' */"), Session: &proxy.Session{Database: "d"}}
+			ctx := context.Background()
+			j.ObserveQuery(ctx, ev)
+			if n := testing.AllocsPerRun(100, func() {
+				if v := j.ObserveQuery(ctx, ev); v.Notice != nil || v.Later != nil || v.Refuse != nil || v.Answer != nil {
+					t.Fatal("untagged query got a verdict")
+				}
+			}); n != 0 {
+				t.Fatalf("%v allocations per untagged query", n)
+			}
+			if n := len(spans.Started()); n != 0 {
+				t.Fatalf("%d spans for untagged queries", n)
+			}
+		})
 	}
 }
 
