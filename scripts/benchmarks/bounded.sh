@@ -24,6 +24,9 @@
 #   BOUNDED_ITEMS=20000     IN-list items per load query (judgement cost)
 #   BOUNDED_ONLY=oversize|load
 #   BOUNDED_KEEP=1          keep the work directory
+#   BOUNDED_BINS="A B"      load step only: run it once per pgequiv binary
+#                           listed (side by side: an old and a new build),
+#                           in turn, BOUNDED_ROUNDS times (default 1)
 #   BOUNDED_SERVE_ARGS=     extra `pgequiv serve` flags, e.g.
 #                           "--cpuprofile /tmp/cpu.pprof" (written when
 #                           the proxy stops)
@@ -216,15 +219,22 @@ PY
 fi
 
 if [ "$ONLY" != oversize ]; then
-  echo "== load: 100 annotate + 50 enforce clients for $LOAD_T" >&2
-  rm -f "$work/verdicts.jsonl"
-  write_config annotate all
-  start_proxy
-  ld=$("$work/bounded" load -addr "127.0.0.1:$PROXYPORT" -annotate 100 -enforce 50 -duration "$LOAD_T" -items "$ITEMS")
-  echo "$ld"
-  for k in annotate enforce; do
-    check "$k within budget" "$(echo "$ld" | jq_ "int(d['max_ms'].get('$k', 1e9) <= $limit_ms)")" "max $(echo "$ld" | jq_ "d['max_ms'].get('$k')") ms, p99 $(echo "$ld" | jq_ "d['p99_ms'].get('$k')") ms, $(echo "$ld" | jq_ "d['answers'].get('$k')") answers"
+  built="$work/pgequiv-built"
+  cp "$work/pgequiv" "$built"
+  for round in $(seq "${BOUNDED_ROUNDS:-1}"); do
+    for bin in ${BOUNDED_BINS:-$built}; do
+      cp "$bin" "$work/pgequiv"
+      echo "== load (round $round, $bin): 100 annotate + 50 enforce clients for $LOAD_T" >&2
+      rm -f "$work/verdicts.jsonl"
+      write_config annotate all
+      start_proxy
+      ld=$("$work/bounded" load -addr "127.0.0.1:$PROXYPORT" -annotate 100 -enforce 50 -duration "$LOAD_T" -items "$ITEMS")
+      echo "$ld"
+      for k in annotate enforce; do
+        check "$k within budget ($bin)" "$(echo "$ld" | jq_ "int(d['max_ms'].get('$k', 1e9) <= $limit_ms)")" "max $(echo "$ld" | jq_ "d['max_ms'].get('$k')") ms, p99 $(echo "$ld" | jq_ "d['p99_ms'].get('$k')") ms, $(echo "$ld" | jq_ "d['answers'].get('$k')") answers"
+      done
+      stop_proxy
+    done
   done
-  stop_proxy
 fi
 exit $fail
