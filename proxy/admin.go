@@ -55,7 +55,7 @@ const (
 func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 	a := c.opts.Admin
 	n := c.bufSize()
-	c.clW = bufio.NewWriterSize(sideWriter{c.client, CodeClientWrite}, n)
+	c.relayBufs = &relayBufs{size: n, clW: bufio.NewWriterSize(sideWriter{c.client, CodeClientWrite}, n)}
 	c.clR = protocol.NewReader(flushingReader{c.client, c.clW}, n, c.opts.MaxMessageSize)
 	c.state.Store(int32(stateAuth))
 	if !slices.Contains(a.Users, c.session.User) {
@@ -92,7 +92,7 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 	_ = c.client.SetDeadline(timeZero)
 	c.admin.Store(true)
 	c.state.Store(int32(stateRelay))
-	c.log.Debug("admin console session")
+	c.logDebug("admin console session")
 	a2 := newAdminSession(c)
 	for {
 		frame, err := c.clR.Next()
@@ -133,7 +133,7 @@ func (s *Server) ServeAdmin(nc net.Conn, startup *pgproto3.StartupMessage) error
 	c.session.User = startup.Parameters["user"]
 	c.session.Database = startup.Parameters["database"]
 	c.session.ApplicationName = startup.Parameters["application_name"]
-	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
+	c.nameLog()
 	return c.serveAdmin(startup)
 }
 

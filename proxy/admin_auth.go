@@ -28,7 +28,7 @@ func (c *conn) adminGate(a *AdminOptions) error {
 		return nil
 	}
 	if wait := c.s.adminThrottle.wait(c.sourceHost(), c.now()); wait > 0 {
-		c.log.Warn("admin console login throttled", "source", c.sourceHost(), "retry_in", wait)
+		c.logWarn("admin console login throttled", "source", c.sourceHost(), "retry_in", wait)
 		c.writeAdminFatal(pgCodeInvalidAuthSpec,
 			fmt.Sprintf("pgequiv: too many failed admin console logins from %s; retry in %v", c.sourceHost(), wait.Round(time.Millisecond)),
 			"Each failed login doubles the wait, up to a minute; a successful one resets it.")
@@ -64,7 +64,7 @@ func (c *conn) adminAuthenticate(a *AdminOptions) error {
 	serverFinal, err := x.Final(string(resp.Data))
 	if errors.Is(err, scram.ErrBadPassword) {
 		c.s.adminThrottle.failed(c.sourceHost(), c.now())
-		c.log.Warn("admin console: password authentication failed", "source", c.sourceHost())
+		c.logWarn("admin console: password authentication failed", "source", c.sourceHost())
 		c.writeFatal(pgCodeInvalidPassword, fmt.Sprintf("password authentication failed for user %q", c.session.User))
 		return newErrorf(CodeAuthFailed, "admin console: wrong password for %q", c.session.User)
 	}

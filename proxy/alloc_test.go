@@ -43,11 +43,12 @@ func newStepConn(clientIn, upstreamIn []byte) *conn {
 		s:      &Server{},
 		ctx:    ctx,
 		cancel: cancel,
-		log:    slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		opts:   &Options{Observer: NopObserver{}},
-		errCh:  make(chan error, 1),
+		opts: &Options{Observer: NopObserver{},
+			Logger: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))},
+		errCh: make(chan error, 1),
 	}
-	c.event.Session = &c.session
+	c.clientDecode = newClientDecode(&c.session)
+	c.relayBufs = &relayBufs{}
 	c.upW = bufio.NewWriterSize(sideWriter{io.Discard, CodeBackendWrite}, 8192)
 	c.clW = bufio.NewWriterSize(sideWriter{io.Discard, CodeClientWrite}, 8192)
 	c.clR = protocol.NewReader(flushingReader{&loopReader{data: clientIn}, c.upW}, 8192, 1<<20)

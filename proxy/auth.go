@@ -65,7 +65,7 @@ func (c *conn) authenticate(startup *pgproto3.StartupMessage) error {
 			if err := k.Decode(body); err != nil {
 				return &Error{Code: CodeBackendProtocol, Err: err}
 			}
-			t := &cancelTarget{upstream: c.opts.Upstream, upPID: k.ProcessID, upSecret: k.SecretKey}
+			t := &cancelTarget{upstream: &c.opts.Upstream, upPID: k.ProcessID, upSecret: k.SecretKey}
 			c.proxyPID = c.s.cancels.register(t)
 			frame, err = (&pgproto3.BackendKeyData{ProcessID: c.proxyPID, SecretKey: t.secret}).Encode(nil)
 			if err != nil {
@@ -118,7 +118,7 @@ func (c *conn) negotiate(neg protocol.Negotiation, frame []byte) (bool, error) {
 	if !neg.NeedsAnswer() {
 		return consumed, nil
 	}
-	c.log.Debug("protocol negotiated", "requested", fmt.Sprintf("3.%d", neg.Requested), "spoken", fmt.Sprintf("3.%d", neg.Minor), "unrecognized", neg.Options)
+	c.logDebug("protocol negotiated", "requested", fmt.Sprintf("3.%d", neg.Requested), "spoken", fmt.Sprintf("3.%d", neg.Minor), "unrecognized", neg.Options)
 	return consumed, c.writeBackend(neg.Answer())
 }
 
@@ -219,7 +219,7 @@ func (c *conn) channelBindingHint(e *pgproto3.ErrorResponse) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	c.log.Warn("SCRAM channel binding failed through the proxy: the client connected with TLS and channel binding "+
+	c.logWarn("SCRAM channel binding failed through the proxy: the client connected with TLS and channel binding "+
 		"(libpq's channel_binding=prefer); it must use channel_binding=disable, or pgequiv must present the server's certificate",
 		"upstream_error", e.Message)
 	return frame, true

@@ -15,8 +15,10 @@ import (
 // cancelTarget maps one proxy BackendKeyData to the upstream backend it
 // stands for.
 type cancelTarget struct {
-	secret   []byte // the proxy's secret given to the client
-	upstream Upstream
+	secret []byte // the proxy's secret given to the client
+	// upstream is the connection's Options.Upstream, shared (read only):
+	// the registry holds a key for every live connection.
+	upstream *Upstream
 	upPID    uint32
 	upSecret []byte
 }
@@ -74,7 +76,7 @@ func (s *Server) forwardCancel(ctx context.Context, req *pgproto3.CancelRequest)
 	if !ok {
 		return false, nil
 	}
-	conn, err := dialUpstream(ctx, t.upstream)
+	conn, err := dialUpstream(ctx, *t.upstream)
 	if err != nil {
 		return true, err
 	}

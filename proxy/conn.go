@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -51,15 +50,18 @@ var timeZero time.Time
 // It has one context, cancelled by Close; errCh (size 1) keeps the first
 // error of either relay goroutine or of abort; Close is idempotent.
 type conn struct {
-	s      *Server
-	id     uint64
-	opts   *Options // shared with the Server and other connections: read only
-	log    *slog.Logger
-	ctx    context.Context
-	cancel context.CancelFunc
-	errCh  chan error
-	state  atomic.Int32
-	admin  atomic.Bool // an admin console session, answered by the proxy
+	s    *Server
+	id   uint64
+	opts *Options // shared with the Server and other connections: read only
+	// log is built on first use (connlog.go); logNamed: its lines name
+	// the session's user and database.
+	log      atomic.Pointer[slog.Logger]
+	logNamed bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+	errCh    chan error
+	state    atomic.Int32
+	admin    atomic.Bool // an admin console session, answered by the proxy
 	// refused: the server was full when the connection came; it is told
 	// so after its startup message and closed.
 	refused bool
@@ -68,10 +70,13 @@ type conn struct {
 	connMu    sync.Mutex // guards client and upstream while they change during startup
 	client    net.Conn   // after TLS
 	upstream  net.Conn
+	// dialCancel ends the upstream dial in progress, if any (dial).
+	dialCancel context.CancelFunc
 
-	clR, upR *protocol.Reader
-	clW, upW *bufio.Writer
-	bufs     *relayBufs // where clR, upR, clW and upW come from
+	// The readers and writers of authentication and the goroutine relay
+	// (clR, upR, clW and upW; relaybufs.go), nil while the fast relay has
+	// the connection.
+	*relayBufs
 
 	session    Session
 	remoteAddr string
@@ -83,13 +88,9 @@ type conn struct {
 	// Owned by the client→upstream goroutine.
 	zSent      uint64 // messages sent upstream that end with ReadyForQuery
 	discarding bool   // a refused Parse: drop messages until Sync
-	event      QueryEvent
-	query      protocol.Query
-	parse      protocol.Parse
-	bind       protocol.Bind
-	execute    protocol.Execute
-	close      protocol.Close
-	bt         bindTracker // statements judged at Bind (conn_bind.go)
+	// The goroutine relay's decoded messages (nil until it starts).
+	*clientDecode
+	bt bindTracker // statements judged at Bind (conn_bind.go)
 
 	// Owned by the upstream→client goroutine.
 	zRecv    uint64 // ReadyForQuery messages seen
@@ -121,11 +122,8 @@ func newConn(s *Server, raw net.Conn) *conn {
 		s: s, id: id, opts: opts, ctx: ctx, cancel: cancel,
 		errCh:  make(chan error, 1),
 		client: raw, remoteAddr: raw.RemoteAddr().String(), since: time.Now(),
-		log: opts.Logger.With("conn", id, "client", raw.RemoteAddr().String()),
 	}
-	c.inj = newInjector()
 	c.session.ConnID = id
-	c.event.Session = &c.session
 	return c
 }
 
@@ -150,6 +148,9 @@ func (c *conn) abort(err error) {
 	}
 	now := time.Now()
 	c.connMu.Lock()
+	if c.dialCancel != nil {
+		c.dialCancel()
+	}
 	if c.client != nil {
 		_ = c.client.SetDeadline(now)
 	}
@@ -217,7 +218,7 @@ func (c *conn) run() (err error) {
 	switch m := msg.(type) {
 	case *pgproto3.CancelRequest:
 		found, err := c.s.forwardCancel(c.ctx, m)
-		c.log.Debug("cancel request", "found", found, "err", err)
+		c.logDebug("cancel request", "found", found, "err", err)
 		return err
 	case *pgproto3.StartupMessage:
 		if c.refused {
@@ -274,7 +275,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	if t, ok := c.opts.Observer.(SessionTracker); ok {
 		c.session.State = t.TrackSession(&c.session, startup.Parameters)
 	}
-	c.log = c.log.With("user", c.session.User, "database", c.session.Database)
+	c.nameLog()
 	if a := c.opts.Admin; a != nil && c.session.Database == a.Database {
 		return c.serveAdmin(startup)
 	}
@@ -282,7 +283,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	// connect_timeout bounds the whole upstream startup: TCP, TLS,
 	// authentication and the first ReadyForQuery.
 	upDeadline := time.Now().Add(c.opts.Upstream.ConnectTimeout)
-	up, err := dialUpstream(c.ctx, c.opts.Upstream)
+	up, err := c.dial()
 	if err != nil {
 		c.s.relay.upstreamErrors.Add(1)
 		c.writeFatal(pgCodeConnectionFailure, c.upstreamFailure(err))
@@ -307,7 +308,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	_ = c.client.SetDeadline(timeZero)
 	_ = up.SetDeadline(timeZero)
 	c.state.Store(int32(stateRelay))
-	c.log.Debug("relaying")
+	c.logDebug("relaying")
 	return c.relay()
 }
 
@@ -334,6 +335,9 @@ func (c *conn) endFast(err error) error {
 // tears down.
 func (c *conn) relayGoroutines() error {
 	c.s.relay.goroutine.Add(1)
+	if c.clientDecode == nil {
+		c.clientDecode = newClientDecode(&c.session)
+	}
 	c.startBindTracking()
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -574,10 +578,10 @@ const (
 func (c *conn) logEnd(state connState, err error) {
 	switch {
 	case err == nil || IsClientGone(err):
-		c.log.Debug("connection closed", "state", state.String(), "err", err)
+		c.logDebug("connection closed", "state", state.String(), "err", err)
 	case CodeOf(err) == CodeAuthFailed || CodeOf(err) == CodeShutdown:
-		c.log.Info("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
+		c.logInfo("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
 	default:
-		c.log.Warn("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
+		c.logWarn("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
 	}
 }

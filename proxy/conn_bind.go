@@ -241,7 +241,7 @@ func (c *conn) observeBind(body []byte) (refused bool) {
 	v := func() (v Action) {
 		defer func() {
 			if r := recover(); r != nil {
-				c.log.Error("bind observer panicked; statement forwarded", "panic", r)
+				c.logError("bind observer panicked; statement forwarded", "panic", r)
 				v = Action{}
 			}
 		}()

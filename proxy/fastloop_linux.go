@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/pgequiv/pgequiv/protocol"
 )
 
 // fastLoops is a server's pool of event loops for the fast relay. A loop
@@ -45,6 +47,10 @@ type fastLoop struct {
 	events []syscall.EpollEvent
 	dirty  bool     // a connection was released since the last exit check
 	free   [][]byte // buffers no connection holds
+	// Statements decoded for a filter (fastConn.needsObservation): the
+	// loop's, so that its connections carry no decoding state.
+	query protocol.Query
+	parse protocol.Parse
 }
 
 // maxFreeBufs bounds a loop's free list. A connection holds a buffer only

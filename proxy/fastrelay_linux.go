@@ -25,12 +25,13 @@ import (
 // connection, and whichever of it and release comes last starts afterFast
 // (see arrive). A parked goroutine would cost its stack, 8 KB or more for
 // one that went through authentication, per idle connection.
+//
+// Every idle connection carries one, so it keeps only what cannot be
+// derived: the bound on message sizes and the buffer size come from c.
 type fastConn struct {
-	c       *conn
-	loop    *fastLoop
-	filter  StatementFilter // nil: statements need no inspection
-	maxMsg  int             // bound on client message lengths
-	bufSize int             // of each direction's buffer
+	c      *conn
+	loop   *fastLoop
+	filter StatementFilter // nil: statements need no inspection
 
 	cl fastDir // client to upstream
 	up fastDir // upstream to client
@@ -52,14 +53,29 @@ type fastConn struct {
 // (backpressure), so memory stays bounded by the buffer whatever the
 // message sizes.
 type fastDir struct {
-	fd                  int
-	buf                 []byte
-	start, fwd, end     int
-	rem                 int    // bytes of the frame being forwarded not yet framed
-	interest            uint32 // epoll events watched on fd
-	msgs                uint64 // frames framed since the last flush counted them
-	readCode, writeCode ErrorCode
-	upstream            bool // the direction from the upstream
+	fd              int
+	buf             []byte
+	start, fwd, end int
+	rem             int    // bytes of the frame being forwarded not yet framed
+	msgs            uint64 // frames framed since the last flush counted them
+	interest        uint32 // epoll events watched on fd
+	upstream        bool   // the direction from the upstream
+}
+
+// readCode classifies an error reading d's source.
+func (d *fastDir) readCode() ErrorCode {
+	if d.upstream {
+		return CodeBackendRead
+	}
+	return CodeClientRead
+}
+
+// writeCode classifies an error writing d's bytes to the other side.
+func (d *fastDir) writeCode() ErrorCode {
+	if d.upstream {
+		return CodeClientWrite
+	}
+	return CodeBackendWrite
 }
 
 // fastEnd is how a connection left the fast relay: the sockets (no longer
@@ -79,25 +95,25 @@ type fastEnd struct {
 func (c *conn) relayFast(filter StatementFilter) bool {
 	cfd, err := dupSocket(c.client)
 	if err != nil {
-		c.log.Debug("fast relay unavailable", "err", err)
+		c.logDebug("fast relay unavailable", "err", err)
 		return false
 	}
 	ufd, err := dupSocket(c.upstream)
 	if err != nil {
 		syscall.Close(cfd)
-		c.log.Debug("fast relay unavailable", "err", err)
+		c.logDebug("fast relay unavailable", "err", err)
 		return false
 	}
 	fc := &fastConn{
-		c: c, filter: filter, maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(),
-		cl: fastDir{fd: cfd, readCode: CodeClientRead, writeCode: CodeBackendWrite},
-		up: fastDir{fd: ufd, readCode: CodeBackendRead, writeCode: CodeClientWrite, upstream: true},
+		c: c, filter: filter,
+		cl: fastDir{fd: cfd},
+		up: fastDir{fd: ufd, upstream: true},
 	}
 	fc.waiting.Store(2)
 	if err := c.s.fast.register(fc); err != nil {
 		syscall.Close(cfd)
 		syscall.Close(ufd)
-		c.log.Debug("fast relay unavailable", "err", err)
+		c.logDebug("fast relay unavailable", "err", err)
 		return false
 	}
 	c.s.relay.fast.Add(1)
@@ -166,7 +182,7 @@ func (c *conn) leaveFast(fc *fastConn) error {
 		c.setConns(client, up)
 		return c.endFast(end.err)
 	}
-	c.log.Debug("fast relay: continuing on the goroutine relay", "reason", end.reason)
+	c.logDebug("fast relay: continuing on the goroutine relay", "reason", end.reason)
 	c.s.relay.demoted.Add(1)
 	c.resume(&fastHandback{
 		client: client, upstream: up,
@@ -244,7 +260,7 @@ func (fc *fastConn) onEvent(fd int, events uint32) {
 		// hang-up means the peer reset or fully closed the socket: the
 		// bytes it sent are lost either way.
 		if events&(syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
-			fc.release(fastEnd{err: &Error{Code: d.readCode, Err: socketError(fd)}})
+			fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: socketError(fd)}})
 		}
 		return
 	}
@@ -263,7 +279,7 @@ func socketError(fd int) error {
 // can be forwarded.
 func (fc *fastConn) read(d *fastDir) {
 	if d.buf == nil {
-		d.buf = fc.loop.getBuf(fc.bufSize)
+		d.buf = fc.loop.getBuf(fc.c.bufSize())
 	}
 	if d.end == len(d.buf) {
 		// frame never leaves the buffer full without something to
@@ -282,14 +298,14 @@ func (fc *fastConn) read(d *fastDir) {
 		}
 		return
 	case errno != 0:
-		fc.release(fastEnd{err: &Error{Code: d.readCode, Err: os.NewSyscallError("read", errno)}})
+		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: os.NewSyscallError("read", errno)}})
 		return
 	case n == 0:
 		err := io.EOF
 		if d.rem > 0 || d.end > d.fwd {
 			err = io.ErrUnexpectedEOF // as the goroutine relay's reader reports a cut frame
 		}
-		fc.release(fastEnd{err: &Error{Code: d.readCode, Err: err}})
+		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: err}})
 		return
 	}
 	d.end += n
@@ -321,7 +337,7 @@ func (fc *fastConn) flush(d *fastDir) bool {
 			break
 		}
 		if errno != 0 {
-			fc.release(fastEnd{err: &Error{Code: d.writeCode, Err: os.NewSyscallError("write", errno)}})
+			fc.release(fastEnd{err: &Error{Code: d.writeCode(), Err: os.NewSyscallError("write", errno)}})
 			return false
 		}
 		d.start += n
@@ -361,7 +377,7 @@ func (fc *fastConn) flush(d *fastDir) bool {
 		want uint32
 	}{{d, wantD}, {o, wantO}} {
 		if err := fc.loop.setInterest(w.d, w.want); err != nil {
-			fc.release(fastEnd{err: &Error{Code: w.d.readCode, Err: fmt.Errorf("fast relay: %w", err)}})
+			fc.release(fastEnd{err: &Error{Code: w.d.readCode(), Err: fmt.Errorf("fast relay: %w", err)}})
 			return false
 		}
 	}
@@ -411,6 +427,7 @@ func (d *fastDir) skipRest() bool {
 // false then.
 func (fc *fastConn) frameClient() bool {
 	d, c := &fc.cl, fc.c
+	maxMsg := c.opts.MaxMessageSize
 	for d.fwd < d.end {
 		if d.rem > 0 {
 			d.skipRest()
@@ -420,7 +437,7 @@ func (fc *fastConn) frameClient() bool {
 		if !ok {
 			return true
 		}
-		if n < 4 || n > math.MaxInt32 || fc.maxMsg > 0 && int(n) > fc.maxMsg {
+		if n < 4 || n > math.MaxInt32 || maxMsg > 0 && int(n) > maxMsg {
 			return fc.demote("malformed or oversized client message")
 		}
 		size := 1 + int(n)
@@ -472,18 +489,18 @@ func (fc *fastConn) frameClient() bool {
 // filter. A frame that does not decode goes to the goroutine relay, which
 // forwards it for the upstream to report.
 func (fc *fastConn) needsObservation(typ byte, frame []byte) bool {
-	c := fc.c
+	c, l := fc.c, fc.loop
 	body := protocol.Body(frame)
 	if typ == protocol.TypeQuery {
-		if c.query.Decode(body) != nil {
+		if l.query.Decode(body) != nil {
 			return true
 		}
-		return fc.filter.NeedsObservation(&c.session, KindQuery, c.query.SQL)
+		return fc.filter.NeedsObservation(&c.session, KindQuery, l.query.SQL)
 	}
-	if c.parse.Decode(body) != nil {
+	if l.parse.Decode(body) != nil {
 		return true
 	}
-	return fc.filter.NeedsObservation(&c.session, KindParse, c.parse.SQL)
+	return fc.filter.NeedsObservation(&c.session, KindParse, l.parse.SQL)
 }
 
 // frameUpstream frames the upstream's messages as upstreamStep would,

@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"log/slog"
-
 	"github.com/pgequiv/pgequiv/protocol"
 )
 
@@ -10,6 +8,23 @@ import (
 // yields the ReadyForQuery the client expects (with the right transaction
 // status), without running anything.
 var syncFrame = (&protocol.Sync{}).Encode(nil)
+
+// clientDecode holds the client messages the goroutine relay decodes and
+// the event it shows the observer. A connection gets one when it starts on
+// the goroutine relay, so that one idling on the fast relay, which decodes
+// into its loop's (fastLoop), does not carry it.
+type clientDecode struct {
+	event   QueryEvent
+	query   protocol.Query
+	parse   protocol.Parse
+	bind    protocol.Bind
+	execute protocol.Execute
+	close   protocol.Close
+}
+
+func newClientDecode(sess *Session) *clientDecode {
+	return &clientDecode{event: QueryEvent{Session: sess}}
+}
 
 // handleFrontend inspects one of the decoded frontend messages and forwards
 // it (or not). frame is valid only during the call.
@@ -71,21 +86,21 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 			return nil
 		}
 		if c.debug() && c.bind.Decode(body) == nil {
-			c.log.Debug("bind", "portal", string(c.bind.Portal), "statement", string(c.bind.Statement), "params", c.bind.NumParams)
+			c.logDebug("bind", "portal", string(c.bind.Portal), "statement", string(c.bind.Statement), "params", c.bind.NumParams)
 		}
 	case protocol.TypeExecute:
 		if c.discarding {
 			return nil
 		}
 		if c.debug() && c.execute.Decode(body) == nil {
-			c.log.Debug("execute", "portal", string(c.execute.Portal), "max_rows", c.execute.MaxRows)
+			c.logDebug("execute", "portal", string(c.execute.Portal), "max_rows", c.execute.MaxRows)
 		}
 	case protocol.TypeClose:
 		if c.discarding {
 			return nil
 		}
 		if c.debug() && c.close.Decode(body) == nil {
-			c.log.Debug("close", "type", string(c.close.ObjectType), "name", string(c.close.Name))
+			c.logDebug("close", "type", string(c.close.ObjectType), "name", string(c.close.Name))
 		}
 		c.noteClose(body)
 	case protocol.TypeDescribe:
@@ -100,8 +115,6 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 	return err
 }
 
-func (c *conn) debug() bool { return c.log.Enabled(c.ctx, slog.LevelDebug) }
-
 // observe shows a statement to the observer. A panicking observer does not
 // take the proxy down: the panic is logged and the statement is forwarded
 // (fail open), since the observer only judges and never relays.
@@ -111,7 +124,7 @@ func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Action) {
 	defer func() {
 		c.event.Statement, c.event.SQL = nil, nil // do not keep the frame alive
 		if r := recover(); r != nil {
-			c.log.Error("query observer panicked; statement forwarded", "panic", r)
+			c.logError("query observer panicked; statement forwarded", "panic", r)
 			v = Action{}
 		}
 	}()

@@ -33,11 +33,12 @@ func fuzzConn(clientIn, upstreamIn []byte) (*conn, *bytes.Buffer, *bytes.Buffer)
 	var toUp, toClient bytes.Buffer
 	c := &conn{
 		s: &Server{}, ctx: ctx, cancel: cancel,
-		log:   slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		opts:  &Options{Observer: refuseEvery{}},
+		opts: &Options{Observer: refuseEvery{},
+			Logger: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelDebug}))},
 		errCh: make(chan error, 1),
 	}
-	c.event.Session = &c.session
+	c.clientDecode = newClientDecode(&c.session)
+	c.relayBufs = &relayBufs{}
 	c.upW = bufio.NewWriterSize(sideWriter{&toUp, CodeBackendWrite}, 64)
 	c.clW = bufio.NewWriterSize(sideWriter{&toClient, CodeClientWrite}, 64)
 	c.clR = protocol.NewReader(flushingReader{bytes.NewReader(clientIn), c.upW}, 32, 4096)

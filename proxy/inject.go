@@ -29,11 +29,12 @@ type injector struct {
 	mu      sync.Mutex
 	items   []injection
 	closed  bool
-	stop    chan struct{} // closed by close: ends waits for deferred notices
-	due     []injection   // scratch, owned by the upstream goroutine
+	// stop, closed by close, ends waits for deferred notices. It is made
+	// with the first deferred notice: most connections never queue one,
+	// and an idle connection should not carry a channel.
+	stop chan struct{}
+	due  []injection // scratch, owned by the upstream goroutine
 }
-
-func newInjector() injector { return injector{stop: make(chan struct{})} }
 
 func (q *injector) add(in injection) {
 	q.mu.Lock()
@@ -43,6 +44,9 @@ func (q *injector) add(in injection) {
 			in.deferred.abandon()
 		}
 		return
+	}
+	if in.deferred != nil && q.stop == nil {
+		q.stop = make(chan struct{})
 	}
 	q.items = append(q.items, in)
 	q.pending.Add(1)
@@ -84,13 +88,15 @@ func (q *injector) flush(w *bufio.Writer, zRecv uint64, sawError bool, stop <-ch
 	clear(q.items[len(keep):])
 	q.items = keep
 	q.pending.Add(-int32(len(due)))
+	// Made before any deferred notice in due was queued (add), if any was.
+	ended := q.stop
 	q.mu.Unlock()
 
 	var err error
 	for _, in := range due {
 		frame := in.frame
 		if in.deferred != nil {
-			n := in.deferred.wait(stop, q.stop)
+			n := in.deferred.wait(stop, ended)
 			if n == nil || err != nil {
 				continue
 			}
@@ -135,7 +141,7 @@ func (c *conn) injectNotice(v Action, seq uint64) {
 	}
 	frame := encodeNotice(v.Notice)
 	if frame == nil {
-		c.log.Warn("observer notice not encodable")
+		c.logWarn("observer notice not encodable")
 		return
 	}
 	c.inj.add(injection{seq: seq, frame: frame})
@@ -148,7 +154,7 @@ func (c *conn) injectAnswer(v Action, seq uint64) {
 	for _, m := range v.Answer {
 		var err error
 		if frame, err = m.Encode(frame); err != nil {
-			c.log.Warn("observer answer not encodable", "err", err)
+			c.logWarn("observer answer not encodable", "err", err)
 			return
 		}
 	}
@@ -165,7 +171,7 @@ func (c *conn) injectRefusal(v Action, seq uint64) {
 	}
 	frame, err := e.Encode(nil)
 	if err != nil {
-		c.log.Warn("observer error not encodable", "err", err)
+		c.logWarn("observer error not encodable", "err", err)
 		frame, _ = (&pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR",
 			Code: "42501", Message: "pgequiv: statement refused"}).Encode(nil)
 	}

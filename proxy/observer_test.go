@@ -282,7 +282,7 @@ func TestDeferred(t *testing.T) {
 	if got := d.wait(stop, nil); got != nil || d.Deliver(n) {
 		t.Fatal("a stopped wait abandons the notice")
 	}
-	q := newInjector()
+	var q injector
 	d = NewDeferred(time.Now().Add(time.Minute))
 	q.add(injection{seq: 1, deferred: d})
 	q.close()

@@ -59,8 +59,7 @@ func (c *conn) wireRelay(client, up net.Conn, clHeld, upHeld []byte, n int) {
 	b.clR.SetMaxMessageSize(c.opts.MaxMessageSize)
 	b.upR.Reset(flushingReader{withPrefix(upHeld, up), b.clW})
 	b.upR.SetMaxMessageSize(0)
-	c.bufs = b
-	c.clR, c.upR, c.clW, c.upW = b.clR, b.upR, b.clW, b.upW
+	c.relayBufs = b
 }
 
 // growRelay gives the goroutine relay full-size buffers in place of
@@ -70,7 +69,7 @@ func (c *conn) wireRelay(client, up net.Conn, clHeld, upHeld []byte, n int) {
 // kept, which is slower but correct.
 func (c *conn) growRelay() {
 	n := c.bufSize()
-	if c.bufs == nil || c.bufs.size == n || c.clW.Buffered() > 0 || c.upW.Buffered() > 0 {
+	if c.relayBufs == nil || c.relayBufs.size == n || c.clW.Buffered() > 0 || c.upW.Buffered() > 0 {
 		return
 	}
 	clHeld, err := c.clR.Peek(c.clR.Buffered())
@@ -89,7 +88,7 @@ func (c *conn) growRelay() {
 // unwireRelay gives the readers and writers back to the pool; they must
 // hold no data.
 func (c *conn) unwireRelay() {
-	b := c.bufs
+	b := c.relayBufs
 	if b == nil {
 		return
 	}
@@ -98,8 +97,7 @@ func (c *conn) unwireRelay() {
 	b.clW.Reset(nil)
 	b.upW.Reset(nil)
 	c.bufPool(b.size).Put(b)
-	c.bufs = nil
-	c.clR, c.upR, c.clW, c.upW = nil, nil, nil, nil
+	c.relayBufs = nil
 }
 
 // sideWriter tags write errors with the side they happened on.

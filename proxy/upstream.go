@@ -10,10 +10,17 @@ import (
 	"github.com/pgequiv/pgequiv/protocol"
 )
 
-// dialUpstream connects to the upstream and negotiates TLS per its mode.
+// dialUpstream connects to the upstream and negotiates TLS per its mode,
+// within its connect timeout.
 func dialUpstream(ctx context.Context, u Upstream) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, u.ConnectTimeout)
 	defer cancel()
+	return dialUpstreamWithin(ctx, u)
+}
+
+// dialUpstreamWithin is dialUpstream bounded by ctx alone, which must
+// carry the connect timeout's deadline.
+func dialUpstreamWithin(ctx context.Context, u Upstream) (net.Conn, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", u.Address)
 	if err != nil {
@@ -43,6 +50,30 @@ func dialUpstream(ctx context.Context, u Upstream) (net.Conn, error) {
 	return tconn, nil
 }
 
+// dial connects to the upstream for c, within the connect timeout. Its
+// context does not derive from c.ctx: a child context leaves its parent a
+// map of children and a Done channel, some 350 bytes that a connection
+// would carry for the rest of its life, idle or not. abort cancels it
+// through dialCancel instead.
+func (c *conn) dial() (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Upstream.ConnectTimeout)
+	defer cancel()
+	c.setDialCancel(cancel)
+	defer c.setDialCancel(nil)
+	// abort cancels c.ctx before it looks for dialCancel: one of it and
+	// this check sees the other.
+	if c.ctx.Err() != nil {
+		cancel()
+	}
+	return dialUpstreamWithin(ctx, c.opts.Upstream)
+}
+
+func (c *conn) setDialCancel(cancel context.CancelFunc) {
+	c.connMu.Lock()
+	c.dialCancel = cancel
+	c.connMu.Unlock()
+}
+
 // upstreamTimedOut reports whether err is the upstream's side of the
 // startup running past connect_timeout (a server that accepts TCP but
 // does not answer: stopped, overloaded, or not PostgreSQL).
@@ -60,7 +91,7 @@ func upstreamTimedOut(err error) bool {
 // timeout names the setting, so that the operator knows which bound hit.
 func (c *conn) upstreamFailure(err error) string {
 	if upstreamTimedOut(err) {
-		c.log.Warn("upstream startup timed out", "upstream", c.opts.Upstream.Address,
+		c.logWarn("upstream startup timed out", "upstream", c.opts.Upstream.Address,
 			"connect_timeout", c.opts.Upstream.ConnectTimeout, "err", err)
 		return fmt.Sprintf("pgequiv: the upstream server %s did not complete connection startup within upstream.connect_timeout (%v)",
 			c.opts.Upstream.Address, c.opts.Upstream.ConnectTimeout)

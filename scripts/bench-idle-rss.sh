@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Compares the resident memory two pgequiv binaries spend per idle relayed
+# connection (issue 24 item 4: 500 idle connections, <= 4 KB each).
+#
+#   scripts/bench-idle-rss.sh OLD_PGEQUIV NEW_PGEQUIV
+#
+# Starts a throwaway PostgreSQL on loopback (initdb/postgres, as the
+# postgres OS user when run as root), then, for IDLE_ROUNDS rounds, a FRESH
+# `pgequiv serve` of each binary in turn (the order alternates by round),
+# opens IDLE_N idle connections through it with scripts/idleconns, and
+# records the VmRSS growth per connection. A fresh process matters: one
+# that served load before has free heap that new connections reuse, which
+# hides their cost.
+#
+# Prints one line per run and then a summary per binary (KB per
+# connection: each round, and the mean).
+#
+# Environment:
+#   IDLE_N=500        idle connections
+#   IDLE_ROUNDS=4     rounds (each binary once per round)
+#   IDLE_SETTLE=1s    wait with all connections open before reading RSS
+#   IDLE_KEEP=1       keep the work directory (logs)
+set -euo pipefail
+
+[ $# -eq 2 ] || { echo "usage: $0 OLD_PGEQUIV NEW_PGEQUIV" >&2; exit 2; }
+OLD=$(readlink -f "$1")
+NEW=$(readlink -f "$2")
+cd "$(dirname "$0")/.."
+
+N=${IDLE_N:-500}
+ROUNDS=${IDLE_ROUNDS:-4}
+SETTLE=${IDLE_SETTLE:-1s}
+
+die() { echo "bench-idle-rss: $*" >&2; exit 1; }
+[ -x "$OLD" ] || die "$1 is not an executable"
+[ -x "$NEW" ] || die "$2 is not an executable"
+
+bindir=""
+if command -v initdb >/dev/null && command -v postgres >/dev/null; then
+  bindir=$(dirname "$(readlink -f "$(command -v initdb)")")
+else
+  bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+fi
+[ -x "$bindir/initdb" ] || die "PostgreSQL server binaries not found; run scripts/install-test-deps.sh"
+
+# as_pg runs a command as the postgres OS user when we are root
+# (PostgreSQL refuses to run as root).
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Ports come from below the kernel's ephemeral range: a port there may be
+# some connection's local end, which a connect test does not see but a
+# bind fails on.
+free_port() {
+  local p lo=32768
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  for p in $(shuf -i 10000-$((lo - 1)) -n 100); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+  done
+  die "no free port"
+}
+
+# wait_port waits (bounded) until something accepts on the port.
+wait_port() {
+  local i
+  for i in $(seq 1 300); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  die "nothing listening on port $1 ($2)"
+}
+
+work=$(mktemp -d /tmp/bench-idle-rss.XXXXXX)
+chmod 755 "$work"
+proxypid=""
+cleanup() {
+  if [ -n "$proxypid" ]; then kill "$proxypid" 2>/dev/null || true; fi
+  if [ -f "$work/data/postmaster.pid" ]; then as_pg "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true; fi
+  if [ -z "${IDLE_KEEP:-}" ]; then rm -rf "$work"; else echo "bench-idle-rss: kept $work" >&2; fi
+}
+trap cleanup EXIT
+
+PGPORT_=$(free_port)
+[ "$(id -u)" = 0 ] && chown postgres: "$work"
+echo "== starting PostgreSQL ($bindir) on $PGPORT_" >&2
+as_pg "$bindir/initdb" -D "$work/data" -U postgres -A trust -E UTF8 --no-locale --no-sync >"$work/initdb.log" 2>&1
+cat >>"$work/data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $PGPORT_
+unix_socket_directories = '$work'
+max_connections = $((N + 50))
+fsync = off
+EOF
+as_pg "$bindir/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w start >/dev/null
+wait_port "$PGPORT_" postgres
+
+go build -o "$work/idleconns" ./scripts/idleconns
+
+# measure BIN LABEL ROUND starts a fresh proxy of BIN, opens the idle
+# connections, stops the proxy and prints "LABEL ROUND KB_PER_CONN".
+measure() {
+  local bin=$1 label=$2 round=$3 port out before after
+  port=$(free_port)
+  cat >"$work/proxy-$label.yaml" <<EOF
+listen: 127.0.0.1:$port
+upstream:
+  address: 127.0.0.1:$PGPORT_
+  tls_mode: disable
+log_level: warn
+EOF
+  "$bin" serve --config "$work/proxy-$label.yaml" 2>>"$work/pgequiv-$label.log" &
+  proxypid=$!
+  wait_port "$port" "pgequiv $label"
+  out=$("$work/idleconns" -addr "127.0.0.1:$port" -n "$N" -pid "$proxypid" -settle "$SETTLE") ||
+    die "idleconns against $label failed"
+  kill "$proxypid"
+  wait "$proxypid" 2>/dev/null || true
+  proxypid=""
+  before=$(sed -E 's/.*"rss_before_kb":([0-9]+).*/\1/' <<<"$out")
+  after=$(sed -E 's/.*"rss_after_kb":([0-9]+).*/\1/' <<<"$out")
+  awk -v l="$label" -v r="$round" -v b="$before" -v a="$after" -v n="$N" \
+    'BEGIN { printf "%s %d %.2f %d %d\n", l, r, (a - b) / n, b, a }'
+}
+
+results="$work/results"
+: >"$results"
+for round in $(seq 1 "$ROUNDS"); do
+  if [ $((round % 2)) = 1 ]; then order="old new"; else order="new old"; fi
+  for label in $order; do
+    bin=$OLD
+    [ "$label" = new ] && bin=$NEW
+    line=$(measure "$bin" "$label" "$round")
+    echo "$line" >>"$results"
+    read -r l r kb b a <<<"$line"
+    echo "round $r $l: $kb KB/conn (VmRSS $b -> $a KB, $N idle connections)"
+  done
+done
+
+echo
+echo "KB of RSS per idle connection (fresh process, $N connections):"
+for label in old new; do
+  awk -v l="$label" '$1 == l { s = s sprintf(" %.2f", $3); t += $3; n++ }
+    END { printf "  %-4s %s   mean %.2f\n", l ":", s, t / n }' "$results"
+done
