@@ -40,9 +40,12 @@ func TestJudgingAnswersAtTheDeadline(t *testing.T) {
 		<-release
 		return equivalence.Verdict{}, errors.New("released")
 	})
-	j, err := NewJudging(JudgeSettings{Mode: ModeEnforce, EnforceUnknown: true, VerdictTimeout: 50 * time.Millisecond,
+	// The budget leaves every statement time to reach its judge on a
+	// loaded machine (at 50 ms one did not, and the wait below spun
+	// forever); each statement is read in a slot of its own.
+	j, err := NewJudging(JudgeSettings{Mode: ModeEnforce, EnforceUnknown: true, VerdictTimeout: time.Second,
 		Schemas: SchemaSettings{Default: s}},
-		JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler), Judger: backend})
+		JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler), Judger: backend, ReadSlots: slots + 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +76,15 @@ func TestJudgingAnswersAtTheDeadline(t *testing.T) {
 			check("hung judgement", observe(), "no verdict in time")
 		}()
 	}
+	answered := make(chan struct{})
+	go func() { wg.Wait(); close(answered) }()
 	for held.Load() < int64(slots) {
-		runtime.Gosched()
+		select {
+		case <-answered:
+			t.Fatalf("only %d of %d judgements reached the judge before their deadline", held.Load(), slots)
+		default:
+			runtime.Gosched()
+		}
 	}
 	// Queued behind them, this one's deadline passes while it waits.
 	check("queued judgement", observe(), "no verdict in time")
