@@ -19,12 +19,13 @@ import (
 // An untagged statement under a match: catalog waits for its turn and is
 // judged; once a slot is free, tagged statements are judged again.
 func TestBusyProxyAnswersUnread(t *testing.T) {
-	cat, err := tag.ParseCatalog([]byte(kennelCatalg))
+	cat, err := tag.ParseCatalog([]byte(kennelCatalg + "  - id: strict\n    mode: enforce\n    reference: " + countStar + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	set := annotateSettings(t)
 	set.Catalog = cat
+	set.EnforceUnknown = true
 	set.VerdictTimeout = 400 * time.Millisecond
 	e := startJudgeProxy(t, set, JudgingOptions{ReadSlots: 1})
 	ctx := testCtx(t, 60*time.Second)
@@ -42,15 +43,21 @@ func TestBusyProxyAnswersUnread(t *testing.T) {
 	if ns := notices(); len(ns) != 1 || !strings.Contains(ns[0], ComponentBusy) {
 		t.Fatalf("annotate notices %q, want one saying %q", ns, ComponentBusy)
 	}
+	// Its tag, read by the lexer alone, names the enforce-mode entry.
+	byID := countOwner + " " + tag.Encode(tag.KV{Key: tag.KeyRefID, Value: "strict"})
+	_, err = conn.Exec(ctx, byID, pgx.QueryExecModeSimpleProtocol)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, ComponentBusy) {
+		t.Fatalf("statement tagged with an enforce-mode entry while busy, annotate: %v", err)
+	}
 
-	set.Mode, set.EnforceUnknown = ModeEnforce, true
+	set.Mode = ModeEnforce
 	if err := e.j.Reload(set); err != nil {
 		t.Fatal(err)
 	}
 	insert := withComment("WITH w AS (INSERT INTO owners (owner_id, first_name, last_name) VALUES (99, 'Eve', 'Mallory') RETURNING 1) SELECT count(*) FROM w", countStar)
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {
 		_, err := conn.Exec(ctx, insert, mode)
-		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, ComponentBusy) {
 			t.Fatalf("%v: tagged write while busy, enforce: %v", mode, err)
 		}
@@ -74,8 +81,8 @@ func TestBusyProxyAnswersUnread(t *testing.T) {
 		t.Fatalf("the refused write ran: %d rows, %v", n, err)
 	}
 	e.j.Wait()
-	if st := statMap(e.j); st["busy_unread"] != 3 {
-		t.Errorf("busy_unread %d, want 3 (stats %v)", st["busy_unread"], st)
+	if st := statMap(e.j); st["busy_unread"] != 4 {
+		t.Errorf("busy_unread %d, want 4 (stats %v)", st["busy_unread"], st)
 	}
 	if ns := notices(); len(ns) != 0 {
 		t.Errorf("enforce mode notices %q", ns)

@@ -60,7 +60,7 @@ func (j *Judging) oversized(ctx context.Context, ev *proxy.QueryEvent, set *Judg
 		return proxy.Action{}
 	}
 	v := tooLargeVerdict(fmt.Sprintf("statement is %d bytes, over max_query_size (%d); not read", len(sql), limit))
-	return j.answerUnread(ctx, ev, set, unreadReference(set, tags, mentions), mentions, v, time.Now())
+	return j.answerUnread(ctx, ev, set, unreadReference(set, tags, mentions), mentions, "", v, time.Now())
 }
 
 // unreadReference is what is known of an unread statement's reference: a
@@ -85,7 +85,10 @@ func unreadReference(set *JudgeSettings, tags tag.Session, mentions bool) tag.Re
 // verdict v (unknown), naming ref (what is known of its reference without
 // reading it). The tag is not read, so the mode is the strictest it could
 // name: enforce if the proxy's mode is or any catalog entry's is.
-func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, ref tag.Reference, mentions bool, v *equivalence.Verdict, start time.Time) proxy.Action {
+//
+// modeKnown, when set, is the strictest mode the statement's tags name,
+// found without parsing it (tagsMode).
+func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, ref tag.Reference, mentions bool, modeKnown JudgeMode, v *equivalence.Verdict, start time.Time) proxy.Action {
 	sql := ev.SQL
 	job := &judgeJob{
 		start: start, set: set, sess: *ev.Session, ref: ref, mode: set.Mode,
@@ -96,6 +99,8 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 	switch {
 	case ref.Mode != "":
 		job.mode = JudgeMode(ref.Mode)
+	case mentions && modeKnown != "":
+		job.mode = modeKnown
 	case mentions && set.Catalog.HasMode(string(ModeEnforce)):
 		// The tag, unread, may name an enforce-mode entry: padding a
 		// statement past the limit must not turn enforce into annotate.

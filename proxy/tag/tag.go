@@ -73,6 +73,40 @@ func FindCommentIn(sql string, strs Strings) (c *Comment, ok bool, err error) {
 	return c, ok, err
 }
 
+// TagsIn returns every sqlcommenter comment of sql that names a pgequiv
+// key, in order, read with this package's own lexer (no pg_query call:
+// for the proxy's overload path, which must learn what an unread
+// statement's tags name without parsing it). A comment that names a
+// pgequiv key but cannot be decoded, or text the lexer rejects, is an
+// error.
+func TagsIn(sql string, strs Strings) ([]*Comment, error) {
+	toks, err := Lex(sql, strs)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Comment
+	for _, t := range toks {
+		if t.Kind != TokBlockComment {
+			continue
+		}
+		body := sql[t.Start+2 : t.End-2]
+		pairs, perr := parsePairs(body)
+		if perr != nil {
+			if strings.Contains(body, "pgequiv") || strings.Contains(body, "%") {
+				return nil, fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, t.Start, perr)
+			}
+			continue
+		}
+		c := &Comment{Pairs: pairs, Start: t.Start, End: t.End}
+		_, ref := c.Get(KeyRef)
+		_, id := c.Get(KeyRefID)
+		if ref || id {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
 // parsePairs reads key='value'(,key='value')* as sqlcommenter writes it:
 // keys and values URL-encoded, quotes inside values escaped with a
 // backslash.

@@ -228,7 +228,7 @@ if [ "$ONLY" != oversize ]; then
       rm -f "$work/verdicts.jsonl"
       write_config annotate all
       start_proxy
-      ld=$("$work/bounded" load -addr "127.0.0.1:$PROXYPORT" -annotate 100 -enforce 50 -duration "$LOAD_T" -items "$ITEMS")
+      ld=$("$work/bounded" load -addr "127.0.0.1:$PROXYPORT" -annotate "${BOUNDED_ANNOTATE:-100}" -enforce "${BOUNDED_ENFORCE:-50}" -duration "$LOAD_T" -items "$ITEMS")
       echo "$ld"
       for k in annotate enforce; do
         check "$k within budget ($bin)" "$(echo "$ld" | jq_ "int(d['max_ms'].get('$k', 1e9) <= $limit_ms)")" "max $(echo "$ld" | jq_ "d['max_ms'].get('$k')") ms, p99 $(echo "$ld" | jq_ "d['p99_ms'].get('$k')") ms, $(echo "$ld" | jq_ "d['answers'].get('$k')") answers"

@@ -311,7 +311,7 @@ func load(c cfg, annotate, enforce int, dur time.Duration, items int) (*loadRepo
 					outcome = "notice: verdict"
 				}
 			}
-			if kind == "annotate" && len(notices) == 0 {
+			if kind == "annotate" && len(notices) == 0 && outcome == "ran" {
 				outcome = "no notice (late)"
 			}
 			notices = notices[:0]
