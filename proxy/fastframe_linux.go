@@ -63,7 +63,17 @@ func (fc *fastConn) frameClient() bool {
 					return true // the filter needs it whole
 				}
 				if fc.needsObservation(typ, d.buf[d.fwd:d.fwd+size]) {
-					return fc.demote("statement for the observer")
+					switch fc.answerQuery(typ) {
+					case quickNone:
+						return fc.demote("statement for the observer")
+					case quickRefused:
+						// The Query goes no further than the
+						// buffer: a Sync in its place brings the
+						// ReadyForQuery the refusal precedes.
+						d.replaceWithSync(size)
+						c.s.relay.addRelayed(dirToUpstream, uint64(size-len(syncFrame)), 0)
+						size = len(syncFrame)
+					}
 				}
 			}
 			if typ == protocol.TypeQuery {
@@ -115,12 +125,56 @@ func (fc *fastConn) needsObservation(typ byte, frame []byte) bool {
 	return fc.filter.NeedsObservation(&c.session, KindParse, c.parse.SQL)
 }
 
+// answer is what became of a Query the filter flagged.
+type answer int
+
+const (
+	quickNone    answer = iota // not answered: the goroutine relay asks ObserveQuery
+	quickForward               // forwarded, its notices (if any) queued
+	quickRefused               // refused: its refusal queued, not forwarded
+)
+
+// answerQuery asks the quick observer, if any, about the Query just
+// decoded into c.query (a Parse is left to the goroutine relay), and
+// queues what its answer adds before the Query's ReadyForQuery.
+func (fc *fastConn) answerQuery(typ byte) answer {
+	if fc.quick == nil || typ != protocol.TypeQuery {
+		return quickNone
+	}
+	c := fc.c
+	a, ok := c.observeQuick(fc.quick, c.query.SQL)
+	if !ok {
+		return quickNone
+	}
+	c.queueQuick(a, c.zSent+1)
+	if a.Refuse != nil {
+		return quickRefused
+	}
+	return quickForward
+}
+
+// replaceWithSync puts a Sync in place of the whole frame of size bytes
+// at d.fwd, moving the unframed bytes after it up.
+func (d *fastDir) replaceWithSync(size int) {
+	copy(d.buf[d.fwd:], syncFrame)
+	n := copy(d.buf[d.fwd+len(syncFrame):], d.buf[d.fwd+size:d.end])
+	d.end = d.fwd + len(syncFrame) + n
+}
+
+// frame frames what d holds, as frameClient or frameUpstream.
+func (fc *fastConn) frame(d *fastDir) bool {
+	if d.upstream {
+		return fc.frameUpstream()
+	}
+	return fc.frameClient()
+}
+
 // frameUpstream frames the upstream's messages as upstreamStep would,
-// counting what it counts. No notice is ever queued while a connection is
-// on the fast relay (the observer is not called), so ReadyForQuery needs
-// no injection here.
+// counting what it counts, and places the notices and refusals queued
+// for a ReadyForQuery (answerQuery) just before it, in d.ins.
 func (fc *fastConn) frameUpstream() bool {
 	d, c := &fc.up, fc.c
+	d.held = false
 	for d.fwd < d.end {
 		if d.rem > 0 {
 			d.skipRest()
@@ -133,10 +187,24 @@ func (fc *fastConn) frameUpstream() bool {
 		if n < 4 || n > math.MaxInt32 {
 			return fc.demote("malformed upstream message")
 		}
+		stop := false
 		switch typ {
 		case protocol.TypeErrorResponse:
 			c.sawError = true
 		case protocol.TypeReadyForQuery:
+			if c.inj.pending.Load() > 0 {
+				placed, ok := fc.placeInjection(1 + int(n))
+				if !ok {
+					return false
+				}
+				if !placed {
+					d.held = true // until what waits is written
+					return true
+				}
+				// One injection per write: frame up to this
+				// ReadyForQuery, and the rest once it is out.
+				stop = d.ins != nil
+			}
 			c.zRecv++
 			c.strs.done.Store(c.zRecv)
 			c.sawError = false
@@ -163,6 +231,36 @@ func (fc *fastConn) frameUpstream() bool {
 		}
 		d.take(1 + int(n))
 		d.msgs++
+		if stop {
+			d.held = true
+			return true
+		}
 	}
 	return true
+}
+
+// placeInjection takes the frames queued for the ReadyForQuery at d.fwd
+// into d.ins, to be written just before it. It places nothing, and
+// reports placed false, while an earlier injection waits or the framed
+// bytes leave too little room: what waits to be written must fit one
+// buffer, which a demotion hands to the goroutine relay's writer
+// (resume). When even an empty buffer leaves too little room (or a
+// notice is deferred), it demotes the connection, reporting ok false:
+// the goroutine relay then writes them.
+func (fc *fastConn) placeInjection(rfqSize int) (placed, ok bool) {
+	d, c := &fc.up, fc.c
+	if d.ins != nil {
+		return false, true
+	}
+	limit := len(d.buf) - (d.fwd - d.start) - rfqSize
+	ins, fits := c.inj.takeFrames(nil, c.zRecv+1, c.sawError, limit)
+	switch {
+	case fits && len(ins) > 0:
+		d.ins, d.insAt = ins, d.fwd
+	case !fits && d.start < d.fwd:
+		return false, true
+	case !fits:
+		return false, fc.demote("notice larger than the buffer")
+	}
+	return true, true
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // fastLoops is a server's pool of event loops for the fast relay. A loop
@@ -308,5 +310,15 @@ func sysRead(fd int, p []byte) (int, syscall.Errno) {
 func sysSend(fd int, p []byte) (int, syscall.Errno) {
 	r, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
 		syscall.MSG_NOSIGNAL, 0, 0)
+	return int(r), errno
+}
+
+// sysSendIov writes iov to a non-blocking socket in one sendmsg, with
+// MSG_NOSIGNAL as sysSend.
+func sysSendIov(fd int, iov []unix.Iovec) (int, syscall.Errno) {
+	var msg unix.Msghdr
+	msg.Iov = &iov[0]
+	msg.SetIovlen(len(iov))
+	r, _, errno := syscall.RawSyscall(syscall.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), syscall.MSG_NOSIGNAL)
 	return int(r), errno
 }

@@ -47,6 +47,13 @@ func (c *conn) fastFilter() (filter StatementFilter, ok bool) {
 	return nil, false
 }
 
+// quickObserver returns the filter's QuickObserver methods, if it has
+// them.
+func quickObserver(filter StatementFilter) QuickObserver {
+	q, _ := filter.(QuickObserver)
+	return q
+}
+
 func plainSocket(c net.Conn) bool {
 	switch c.(type) {
 	case *net.TCPConn, *net.UnixConn:

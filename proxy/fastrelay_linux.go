@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // fastConn is a connection on the fast relay. Everything in it is owned by
@@ -25,6 +27,7 @@ type fastConn struct {
 	c       *conn
 	loop    *fastLoop
 	filter  StatementFilter // nil: statements need no inspection
+	quick   QuickObserver   // nil: every statement the filter flags demotes
 	maxMsg  int             // bound on client message lengths
 	bufSize int             // of each direction's buffer
 
@@ -56,6 +59,29 @@ type fastDir struct {
 	msgs                uint64 // frames framed since the last flush counted them
 	readCode, writeCode ErrorCode
 	upstream            bool // the direction from the upstream
+
+	// ins (upstream direction only) is what answerQuery queued for the
+	// ReadyForQuery at buf[insAt], framed: it is written between
+	// buf[start:insAt] and buf[insAt:fwd]; nil once written. held: framing
+	// stopped at a ReadyForQuery, to go on once what waits is written.
+	ins   []byte
+	insAt int
+	held  bool
+}
+
+// waiting reports whether bytes wait to be written to the other side.
+func (d *fastDir) waiting() bool { return d.start < d.fwd || d.ins != nil }
+
+// pending returns what waits to be written, in order: a copy when an
+// injection is among it.
+func (d *fastDir) pending() []byte {
+	if d.ins == nil {
+		return d.buf[d.start:d.fwd]
+	}
+	p := make([]byte, 0, d.fwd-d.start+len(d.ins))
+	p = append(p, d.buf[d.start:d.insAt]...)
+	p = append(p, d.ins...)
+	return append(p, d.buf[d.insAt:d.fwd]...)
 }
 
 // fastEnd is how a connection left the fast relay: the sockets (no longer
@@ -85,7 +111,7 @@ func (c *conn) relayFast(filter StatementFilter) bool {
 		return false
 	}
 	fc := &fastConn{
-		c: c, filter: filter, maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(),
+		c: c, filter: filter, quick: quickObserver(filter), maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(),
 		cl: fastDir{fd: cfd, readCode: CodeClientRead, writeCode: CodeBackendWrite},
 		up: fastDir{fd: ufd, readCode: CodeBackendRead, writeCode: CodeClientWrite, upstream: true},
 	}
@@ -166,7 +192,7 @@ func (c *conn) leaveFast(fc *fastConn) error {
 	c.s.relay.demoted.Add(1)
 	c.resume(&fastHandback{
 		client: client, upstream: up,
-		clPending: fc.cl.buf[fc.cl.start:fc.cl.fwd], upPending: fc.up.buf[fc.up.start:fc.up.fwd],
+		clPending: fc.cl.pending(), upPending: fc.up.pending(),
 		clHeld: fc.cl.buf[fc.cl.fwd:fc.cl.end], upHeld: fc.up.buf[fc.up.fwd:fc.up.end],
 		clSkip: fc.cl.rem, upSkip: fc.up.rem,
 	})
@@ -225,15 +251,18 @@ func (fc *fastConn) onEvent(fd int, events uint32) {
 	if fd == fc.up.fd {
 		d, o = &fc.up, &fc.cl
 	}
-	if events&syscall.EPOLLOUT != 0 && o.start < o.fwd {
+	if events&syscall.EPOLLOUT != 0 && o.waiting() {
 		if !fc.flush(o) {
+			return
+		}
+		if o.held && !o.waiting() && !fc.pump(o) {
 			return
 		}
 	}
 	if events&(syscall.EPOLLIN|syscall.EPOLLHUP|syscall.EPOLLERR) == 0 {
 		return
 	}
-	if d.start < d.fwd {
+	if d.waiting() {
 		// Not reading fd: its bytes wait for the other side. A hang-up
 		// or error is reported whatever the interest, level-triggered,
 		// so it must end the connection now or the loop would spin. A
@@ -289,14 +318,20 @@ func (fc *fastConn) read(d *fastDir) {
 		return
 	}
 	d.end += n
-	var ok bool
-	if d.upstream {
-		ok = fc.frameUpstream()
-	} else {
-		ok = fc.frameClient()
-	}
-	if ok {
-		fc.flush(d)
+	fc.pump(d)
+}
+
+// pump frames d's bytes and writes them, again while framing stopped
+// (held) for an injection that is now out. It reports false if the
+// connection was released.
+func (fc *fastConn) pump(d *fastDir) bool {
+	for {
+		if !fc.frame(d) || !fc.flush(d) {
+			return false
+		}
+		if !d.held || d.waiting() {
+			return true
+		}
 	}
 }
 
@@ -307,9 +342,9 @@ func (fc *fastConn) flush(d *fastDir) bool {
 	if d.upstream {
 		o = &fc.cl
 	}
-	sent := d.start
-	for d.start < d.fwd {
-		n, errno := sysSend(o.fd, d.buf[d.start:d.fwd])
+	sent := 0
+	for d.waiting() {
+		n, errno := d.send(o.fd)
 		if errno == syscall.EINTR {
 			continue
 		}
@@ -320,12 +355,12 @@ func (fc *fastConn) flush(d *fastDir) bool {
 			fc.release(fastEnd{err: &Error{Code: d.writeCode, Err: os.NewSyscallError("write", errno)}})
 			return false
 		}
-		d.start += n
+		sent += d.advance(n)
 	}
-	if d.start > sent {
-		fc.countSent(d, d.start-sent)
+	if sent > 0 {
+		fc.countSent(d, sent)
 	}
-	if d.start == d.fwd {
+	if !d.waiting() {
 		switch {
 		case d.end == d.fwd && d.buf != nil:
 			// Empty: the buffer goes back to the loop.
@@ -342,12 +377,12 @@ func (fc *fastConn) flush(d *fastDir) bool {
 	// Read a source only while none of its bytes wait; watch a
 	// destination for room only while bytes wait for it.
 	wantD, wantO := uint32(0), uint32(0)
-	if d.start == d.fwd {
+	if !d.waiting() {
 		wantD |= syscall.EPOLLIN
 	} else {
 		wantO |= syscall.EPOLLOUT
 	}
-	if o.start == o.fwd {
+	if !o.waiting() {
 		wantO |= syscall.EPOLLIN
 	} else {
 		wantD |= syscall.EPOLLOUT
@@ -362,6 +397,49 @@ func (fc *fastConn) flush(d *fastDir) bool {
 		}
 	}
 	return true
+}
+
+// send does one write of what waits in d to fd: with an injection, one
+// sendmsg of the three parts, so that a response and its notice still
+// cost one system call.
+func (d *fastDir) send(fd int) (int, syscall.Errno) {
+	if d.ins == nil {
+		return sysSend(fd, d.buf[d.start:d.fwd])
+	}
+	var iov [3]unix.Iovec
+	k := 0
+	for _, p := range [3][]byte{d.buf[d.start:d.insAt], d.ins, d.buf[d.insAt:d.fwd]} {
+		if len(p) > 0 {
+			iov[k].Base = &p[0]
+			iov[k].SetLen(len(p))
+			k++
+		}
+	}
+	return sysSendIov(fd, iov[:k])
+}
+
+// advance moves past n bytes written by send and returns how many of them
+// came from buf (the injected ones are not relayed bytes, as in the
+// goroutine relay's counters).
+func (d *fastDir) advance(n int) (fromBuf int) {
+	if d.ins != nil {
+		k := min(n, d.insAt-d.start)
+		d.start += k
+		n -= k
+		fromBuf = k
+		if d.start < d.insAt {
+			return fromBuf
+		}
+		m := min(n, len(d.ins))
+		d.ins = d.ins[m:]
+		n -= m
+		if len(d.ins) > 0 {
+			return fromBuf
+		}
+		d.ins = nil
+	}
+	d.start += n
+	return fromBuf + n
 }
 
 // countSent adds n bytes sent from d, and the frames framed in d so far,

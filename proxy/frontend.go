@@ -117,3 +117,31 @@ func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Action) {
 	}()
 	return c.opts.Observer.ObserveQuery(c.ctx, &c.event)
 }
+
+// observeQuick asks q about a simple Query on the fast relay, as
+// handleFrontend asks the observer: the Query is the next message to
+// end with a ReadyForQuery (zSent+1). A panicking observer forwards the
+// statement, as observe does, rather than take down the event loop and
+// every connection on it.
+func (c *conn) observeQuick(q QuickObserver, sql []byte) (a QuickAction, ok bool) {
+	c.event.Kind, c.event.Statement, c.event.SQL = KindQuery, nil, sql
+	c.event.Batch = c.zSent + 1
+	c.strs.fill(&c.event, c.zSent+1)
+	defer func() {
+		c.event.SQL = nil // do not keep the frame alive
+		if r := recover(); r != nil {
+			c.log.Error("query observer panicked; statement forwarded", "panic", r)
+			a, ok = QuickAction{}, true
+		}
+	}()
+	return q.ObserveQuick(c.ctx, &c.event)
+}
+
+// queueQuick queues what a QuickAction adds before the ReadyForQuery of
+// batch seq, in the order handleFrontend queues an Action's.
+func (c *conn) queueQuick(a QuickAction, seq uint64) {
+	c.injectNotice(Action{Notice: a.Notice}, seq)
+	if a.Refuse != nil {
+		c.injectRefusal(Action{Refuse: a.Refuse}, seq)
+	}
+}

@@ -106,6 +106,46 @@ func (q *injector) flush(w *bufio.Writer, zRecv uint64, sawError bool, stop <-ch
 	return err
 }
 
+// takeFrames is flush for the fast relay, which writes the injections
+// itself: it appends to dst the frames due before ReadyForQuery number
+// zRecv, removing them from the queue, and returns dst. It takes nothing
+// and reports false if one of them is a deferred notice (only the
+// goroutine relay waits for those) or if they would make dst longer than
+// limit bytes.
+func (q *injector) takeFrames(dst []byte, zRecv uint64, sawError bool, limit int) ([]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	size, due := len(dst), 0
+	for _, in := range q.items {
+		if in.seq > zRecv {
+			continue
+		}
+		if in.deferred != nil {
+			return dst, false
+		}
+		due++
+		if !in.refusal || !sawError {
+			size += len(in.frame)
+		}
+	}
+	if size > limit {
+		return dst, false
+	}
+	keep := q.items[:0]
+	for _, in := range q.items {
+		switch {
+		case in.seq > zRecv:
+			keep = append(keep, in)
+		case !in.refusal || !sawError:
+			dst = append(dst, in.frame...)
+		}
+	}
+	clear(q.items[len(keep):])
+	q.items = keep
+	q.pending.Add(-int32(due))
+	return dst, true
+}
+
 // encodeNotice encodes n with Severity NOTICE and SQLSTATE 00000 unless
 // set; nil if it cannot be encoded.
 func encodeNotice(n *pgproto3.NoticeResponse) []byte {

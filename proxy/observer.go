@@ -130,6 +130,34 @@ type StatementFilter interface {
 	NeedsObservation(sess *Session, kind QueryKind, sql []byte) bool
 }
 
+// QuickObserver is an optional StatementFilter companion for observers
+// that can answer some statements needing observation at once, from what
+// they already know (a verdict kept from an earlier execution). The fast
+// relay asks it about a Query its filter flags, and keeps the connection
+// when it answers, instead of handing the connection to the goroutine
+// relay for good: for a tagged statement sent again and again, that
+// hand-over cost more than the verdict.
+type QuickObserver interface {
+	// ObserveQuick is ObserveQuery for a simple Query whose answer needs
+	// no waiting. With ok true it has done what ObserveQuery would have
+	// done, and its answer is what ObserveQuery's would be with every
+	// notice ready now. With ok false it has done nothing (no state
+	// changed, nothing counted) and the statement goes to ObserveQuery. It
+	// runs on an event loop shared by many connections: it must not block.
+	// It must not keep the slices in ev.
+	ObserveQuick(ctx context.Context, ev *QueryEvent) (a QuickAction, ok bool)
+}
+
+// QuickAction is a QuickObserver's answer: the part of Action a statement
+// answered at once can need. The zero QuickAction forwards the statement
+// unchanged.
+type QuickAction struct {
+	// Notice is as Action.Notice.
+	Notice *pgproto3.NoticeResponse
+	// Refuse is as Action.Refuse, for a simple Query.
+	Refuse *pgproto3.ErrorResponse
+}
+
 // NopObserver forwards everything unchanged.
 type NopObserver struct{}
 

@@ -365,6 +365,9 @@ type judgeJob struct {
 	// shape, when set, is what the slow path made of an earlier text of
 	// candidate's shape (shapememo.go).
 	shape *shapeEntry
+	// proved, when set, is the verdict ObserveQuick found in the proofs
+	// (quick.go); run answers with it.
+	proved *equivalence.Verdict
 }
 
 // judgeOutcome is a judgement's result.
@@ -414,6 +417,10 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	}
 	if job.preset != nil {
 		out.v = *job.preset
+		return out
+	}
+	if job.proved != nil {
+		out.v = *job.proved
 		return out
 	}
 	// The judge pool (judgepool.Local or Pool) bounds how many judgements
