@@ -65,6 +65,12 @@ func (fc *fastConn) frameClient() bool {
 				if fc.needsObservation(typ, d.buf[d.fwd:d.fwd+size]) {
 					switch fc.answerQuery(typ) {
 					case quickNone:
+						if typ == protocol.TypeQuery {
+							// ObserveQuery on a goroutine; the
+							// client's bytes wait (fastasync_linux.go).
+							fc.observeLater()
+							return true
+						}
 						return fc.demote("statement for the observer")
 					case quickRefused:
 						// The Query goes no further than the
@@ -197,6 +203,9 @@ func (fc *fastConn) frameUpstream() bool {
 				if !ok {
 					return false
 				}
+				if d.parked {
+					return true // until the deferred notices are in
+				}
 				if !placed {
 					d.held = true // until what waits is written
 					return true
@@ -207,16 +216,16 @@ func (fc *fastConn) frameUpstream() bool {
 			}
 			c.zRecv++
 			c.strs.done.Store(c.zRecv)
-			c.sawError = false
-			// The transaction status, for observer state set later in
-			// the transaction (SessionTracker); 0: unknown.
+			// The observer's state follows the transaction
+			// (SessionTracker), as in upstreamStep; status 0: unknown.
 			var status byte
 			if d.end-d.fwd > protocol.HeaderLen {
 				status = d.buf[d.fwd+protocol.HeaderLen]
 			}
 			if st := c.session.State; st != nil {
-				st.TxStatus(status)
+				st.ReadyForQuery(c.zRecv, status, c.sawError)
 			}
+			c.sawError = false
 		case protocol.TypeParameterStatus:
 			// standard_conforming_strings decides how later statements
 			// are lexed: read it whole, as upstreamStep does.
@@ -244,22 +253,26 @@ func (fc *fastConn) frameUpstream() bool {
 // reports placed false, while an earlier injection waits or the framed
 // bytes leave too little room: what waits to be written must fit one
 // buffer, which a demotion hands to the goroutine relay's writer
-// (resume). When even an empty buffer leaves too little room (or a
-// notice is deferred), it demotes the connection, reporting ok false:
-// the goroutine relay then writes them.
+// (resume). When even an empty buffer leaves too little room, it demotes
+// the connection, reporting ok false: the goroutine relay then writes
+// them. A deferred notice among them parks d until it is in
+// (awaitDeferred).
 func (fc *fastConn) placeInjection(rfqSize int) (placed, ok bool) {
 	d, c := &fc.up, fc.c
 	if d.ins != nil {
 		return false, true
 	}
 	limit := len(d.buf) - (d.fwd - d.start) - rfqSize
-	ins, fits := c.inj.takeFrames(nil, c.zRecv+1, c.sawError, limit)
+	ins, got := c.inj.takeFrames(nil, c.zRecv+1, c.sawError, limit)
 	switch {
-	case fits && len(ins) > 0:
+	case got == injTaken && len(ins) > 0:
 		d.ins, d.insAt = ins, d.fwd
-	case !fits && d.start < d.fwd:
+	case got == injDeferred:
+		fc.awaitDeferred(c.zRecv + 1)
 		return false, true
-	case !fits:
+	case got == injTooLarge && d.start < d.fwd:
+		return false, true
+	case got == injTooLarge:
 		return false, fc.demote("notice larger than the buffer")
 	}
 	return true, true

@@ -74,10 +74,14 @@ func (l *fastLoop) putBuf(b []byte) {
 	}
 }
 
-// fastCmd is a command for a loop: register fc, or end it (abort).
+// fastCmd is a command for a loop: register fc, end it (abort), apply
+// ObserveQuery's answer (observed) or go on once deferred notices are in
+// (resume; fastasync_linux.go).
 type fastCmd struct {
-	fc    *fastConn
-	abort bool
+	fc       *fastConn
+	abort    bool
+	observed *Action
+	resume   bool
 }
 
 // maxFastLoops is how many loops a server runs at most: half the
@@ -142,16 +146,20 @@ func newFastLoop(p *fastLoops, slot int) (*fastLoop, error) {
 
 // abort asks fc's loop to end fc, releasing it with errFastAborted unless
 // it was released already.
-func (fc *fastConn) abort() {
+func (fc *fastConn) abort() { fc.post(fastCmd{fc: fc, abort: true}) }
+
+// post queues cmd for fc's loop. It reports false if the loop has ended,
+// so that fc was released already.
+func (fc *fastConn) post(cmd fastCmd) bool {
 	l := fc.loop
 	l.pool.mu.Lock()
+	defer l.pool.mu.Unlock()
 	if l.exit {
-		l.pool.mu.Unlock()
-		return // the loop ended, so fc was released already
+		return false
 	}
-	l.cmds = append(l.cmds, fastCmd{fc: fc, abort: true})
+	l.cmds = append(l.cmds, cmd)
 	l.wake()
-	l.pool.mu.Unlock()
+	return true
 }
 
 // wake interrupts the loop's epoll_wait. Call it with pool.mu held: the
@@ -226,13 +234,22 @@ func (l *fastLoop) runCommands(woken bool) (ended bool) {
 	l.cmds = l.spare[:0]
 	p.mu.Unlock()
 	for _, cmd := range cmds {
+		fc := cmd.fc
 		switch {
 		case cmd.abort:
-			if !cmd.fc.released {
-				cmd.fc.release(fastEnd{err: errFastAborted})
+			if !fc.released {
+				fc.release(fastEnd{err: errFastAborted})
+			}
+		case cmd.observed != nil && fc.released:
+			abandon(*cmd.observed)
+		case cmd.observed != nil:
+			fc.applyObserved(*cmd.observed)
+		case cmd.resume:
+			if !fc.released {
+				fc.resumeUpstream()
 			}
 		default:
-			l.add(cmd.fc)
+			l.add(fc)
 		}
 	}
 	clear(cmds)

@@ -64,9 +64,12 @@ type fastDir struct {
 	// ReadyForQuery at buf[insAt], framed: it is written between
 	// buf[start:insAt] and buf[insAt:fwd]; nil once written. held: framing
 	// stopped at a ReadyForQuery, to go on once what waits is written.
-	ins   []byte
-	insAt int
-	held  bool
+	// parked: a goroutine works out what the frame at fwd needs
+	// (fastasync_linux.go); the source is neither read nor framed.
+	ins    []byte
+	insAt  int
+	held   bool
+	parked bool
 }
 
 // waiting reports whether bytes wait to be written to the other side.
@@ -262,7 +265,7 @@ func (fc *fastConn) onEvent(fd int, events uint32) {
 	if events&(syscall.EPOLLIN|syscall.EPOLLHUP|syscall.EPOLLERR) == 0 {
 		return
 	}
-	if d.waiting() {
+	if d.waiting() || d.parked {
 		// Not reading fd: its bytes wait for the other side. A hang-up
 		// or error is reported whatever the interest, level-triggered,
 		// so it must end the connection now or the loop would spin. A
@@ -329,7 +332,7 @@ func (fc *fastConn) pump(d *fastDir) bool {
 		if !fc.frame(d) || !fc.flush(d) {
 			return false
 		}
-		if !d.held || d.waiting() {
+		if !d.held || d.waiting() || d.parked {
 			return true
 		}
 	}
@@ -377,15 +380,15 @@ func (fc *fastConn) flush(d *fastDir) bool {
 	// Read a source only while none of its bytes wait; watch a
 	// destination for room only while bytes wait for it.
 	wantD, wantO := uint32(0), uint32(0)
-	if !d.waiting() {
-		wantD |= syscall.EPOLLIN
-	} else {
+	if d.waiting() {
 		wantO |= syscall.EPOLLOUT
+	} else if !d.parked {
+		wantD |= syscall.EPOLLIN
 	}
-	if !o.waiting() {
-		wantO |= syscall.EPOLLIN
-	} else {
+	if o.waiting() {
 		wantD |= syscall.EPOLLOUT
+	} else if !o.parked {
+		wantO |= syscall.EPOLLIN
 	}
 	for _, w := range [2]struct {
 		d    *fastDir

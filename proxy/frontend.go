@@ -106,8 +106,14 @@ func (c *conn) debug() bool { return c.log.Enabled(c.ctx, slog.LevelDebug) }
 // take the proxy down: the panic is logged and the statement is forwarded
 // (fail open), since the observer only judges and never relays.
 func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Action) {
+	return c.observeAt(kind, stmt, sql, c.zSent)
+}
+
+// observeAt is observe where zSent messages ending with a ReadyForQuery
+// count as sent (the fast relay observes before it counts the Query).
+func (c *conn) observeAt(kind QueryKind, stmt, sql []byte, zSent uint64) (v Action) {
 	c.event.Kind, c.event.Statement, c.event.SQL = kind, stmt, sql
-	c.strs.fill(&c.event, c.zSent)
+	c.strs.fill(&c.event, zSent)
 	defer func() {
 		c.event.Statement, c.event.SQL = nil, nil // do not keep the frame alive
 		if r := recover(); r != nil {

@@ -50,12 +50,9 @@ type ConnState interface {
 	// ReadyForQuery reports the ReadyForQuery that ends batch: status is
 	// its transaction status ('I', 'T', 'E'; 0 if it could not be read)
 	// and failed whether the batch had an error. It is called on the
-	// upstream-reading goroutine, concurrently with ObserveQuery.
+	// upstream-reading goroutine (or the fast relay's event loop),
+	// concurrently with ObserveQuery.
 	ReadyForQuery(batch uint64, status byte, failed bool)
-	// TxStatus reports a transaction status the fast relay saw; it does
-	// not follow batches (a connection with state to follow is not on
-	// the fast relay).
-	TxStatus(status byte)
 }
 
 // QueryEvent is one statement text sent by a client.
