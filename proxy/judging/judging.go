@@ -401,8 +401,13 @@ func (j *Judging) background(job *judgeJob, done func(judgeOutcome)) {
 // run judges job within its deadline. ctx carries the caller's
 // cancellation only; its values are not used.
 func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
-	ctx, cancel := context.WithDeadline(ctx, job.deadline)
-	defer cancel()
+	if job.proved == nil {
+		// A proof ObserveQuick found waits for nothing: its timer would
+		// cost more, on the event loop, than the rest of the answer.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, job.deadline)
+		defer cancel()
+	}
 	ctx, span := j.startJudgeSpan(ctx, job) // trace.go
 	defer func() { j.finish(job, span, &out) }()
 	if job.sideEffects != "" {
