@@ -62,7 +62,10 @@ func (fc *fastConn) frameClient() bool {
 				if d.end-d.fwd < size {
 					return true // the filter needs it whole
 				}
-				if fc.needsObservation(typ, d.buf[d.fwd:d.fwd+size]) {
+				if need, decoded := fc.needsObservation(typ, d.buf[d.fwd:d.fwd+size]); need {
+					if !decoded {
+						return fc.demote("statement that does not decode")
+					}
 					switch fc.answerQuery(typ) {
 					case quickNone:
 						if typ == protocol.TypeQuery {
@@ -114,21 +117,21 @@ func (fc *fastConn) frameClient() bool {
 }
 
 // needsObservation decodes a whole Query or Parse frame and asks the
-// filter. A frame that does not decode goes to the goroutine relay, which
-// forwards it for the upstream to report.
-func (fc *fastConn) needsObservation(typ byte, frame []byte) bool {
+// filter. A frame that does not decode (decoded false) goes to the
+// goroutine relay, which forwards it for the upstream to report.
+func (fc *fastConn) needsObservation(typ byte, frame []byte) (need, decoded bool) {
 	c := fc.c
 	body := protocol.Body(frame)
 	if typ == protocol.TypeQuery {
 		if c.query.Decode(body) != nil {
-			return true
+			return true, false
 		}
-		return fc.filter.NeedsObservation(&c.session, KindQuery, c.query.SQL)
+		return fc.filter.NeedsObservation(&c.session, KindQuery, c.query.SQL), true
 	}
 	if c.parse.Decode(body) != nil {
-		return true
+		return true, false
 	}
-	return fc.filter.NeedsObservation(&c.session, KindParse, c.parse.SQL)
+	return fc.filter.NeedsObservation(&c.session, KindParse, c.parse.SQL), true
 }
 
 // answer is what became of a Query the filter flagged.

@@ -431,6 +431,8 @@ func FuzzFastRelay(f *testing.F) {
 	f.Add(enc(&pgproto3.Query{String: "select 'pgequiv quick'"}, &pgproto3.Query{String: "select 'pgequiv quick refuse'"},
 		&pgproto3.Query{String: "select 'pgequiv refuse'"}, &pgproto3.Query{String: "select 'pgequiv'"}),
 		append(append(append(append([]byte(nil), result...), enc(&pgproto3.ReadyForQuery{TxStatus: 'I'})...), enc(&pgproto3.ReadyForQuery{TxStatus: 'I'})...), result...), false)
+	// A Query for the observer whose text has no terminating NUL.
+	f.Add(append([]byte("Q\x00\x00\x00\x19select 'pgequiv quick"), enc(&pgproto3.Query{String: "select 1"})...), result, false)
 	f.Add(enc(&pgproto3.Query{String: "select 'pgequiv quick'"}, &pgproto3.Query{String: "select 'pgequiv quick'"}),
 		append(append([]byte(nil), result...), bigRow[:fuzzBufferSize+100]...), true)
 	f.Add(append(extended[:len(extended)-5], enc(&pgproto3.Parse{Query: "select pgequiv()"}, &pgproto3.Sync{})...), extendedResult, false)
