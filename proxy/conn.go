@@ -335,9 +335,7 @@ func (c *conn) endFast(err error) error {
 // tears down.
 func (c *conn) relayGoroutines() error {
 	c.s.relay.goroutine.Add(1)
-	if c.clientDecode == nil {
-		c.clientDecode = newClientDecode(&c.session)
-	}
+	c.decodeState()
 	c.startBindTracking()
 	var wg sync.WaitGroup
 	wg.Add(2)

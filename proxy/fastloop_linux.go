@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/pgequiv/pgequiv/protocol"
 )
 
@@ -48,7 +50,8 @@ type fastLoop struct {
 	dirty  bool     // a connection was released since the last exit check
 	free   [][]byte // buffers no connection holds
 	// Statements decoded for a filter (fastConn.needsObservation): the
-	// loop's, so that its connections carry no decoding state.
+	// loop's, so that its connections carry no decoding state until one
+	// of their statements needs observing.
 	query protocol.Query
 	parse protocol.Parse
 }
@@ -78,10 +81,14 @@ func (l *fastLoop) putBuf(b []byte) {
 	}
 }
 
-// fastCmd is a command for a loop: register fc, or end it (abort).
+// fastCmd is a command for a loop: register fc, end it (abort), apply
+// ObserveQuery's answer (observed) or go on once deferred notices are in
+// (resume; fastasync_linux.go).
 type fastCmd struct {
-	fc    *fastConn
-	abort bool
+	fc       *fastConn
+	abort    bool
+	observed *Action
+	resume   bool
 }
 
 // maxFastLoops is how many loops a server runs at most: half the
@@ -146,16 +153,20 @@ func newFastLoop(p *fastLoops, slot int) (*fastLoop, error) {
 
 // abort asks fc's loop to end fc, releasing it with errFastAborted unless
 // it was released already.
-func (fc *fastConn) abort() {
+func (fc *fastConn) abort() { fc.post(fastCmd{fc: fc, abort: true}) }
+
+// post queues cmd for fc's loop. It reports false if the loop has ended,
+// so that fc was released already.
+func (fc *fastConn) post(cmd fastCmd) bool {
 	l := fc.loop
 	l.pool.mu.Lock()
+	defer l.pool.mu.Unlock()
 	if l.exit {
-		l.pool.mu.Unlock()
-		return // the loop ended, so fc was released already
+		return false
 	}
-	l.cmds = append(l.cmds, fastCmd{fc: fc, abort: true})
+	l.cmds = append(l.cmds, cmd)
 	l.wake()
-	l.pool.mu.Unlock()
+	return true
 }
 
 // wake interrupts the loop's epoll_wait. Call it with pool.mu held: the
@@ -230,13 +241,22 @@ func (l *fastLoop) runCommands(woken bool) (ended bool) {
 	l.cmds = l.spare[:0]
 	p.mu.Unlock()
 	for _, cmd := range cmds {
+		fc := cmd.fc
 		switch {
 		case cmd.abort:
-			if !cmd.fc.released {
-				cmd.fc.release(fastEnd{err: errFastAborted})
+			if !fc.released {
+				fc.release(fastEnd{err: errFastAborted})
+			}
+		case cmd.observed != nil && fc.released:
+			abandon(*cmd.observed)
+		case cmd.observed != nil:
+			fc.applyObserved(*cmd.observed)
+		case cmd.resume:
+			if !fc.released {
+				fc.resumeUpstream()
 			}
 		default:
-			l.add(cmd.fc)
+			l.add(fc)
 		}
 	}
 	clear(cmds)
@@ -314,5 +334,15 @@ func sysRead(fd int, p []byte) (int, syscall.Errno) {
 func sysSend(fd int, p []byte) (int, syscall.Errno) {
 	r, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
 		syscall.MSG_NOSIGNAL, 0, 0)
+	return int(r), errno
+}
+
+// sysSendIov writes iov to a non-blocking socket in one sendmsg, with
+// MSG_NOSIGNAL as sysSend.
+func sysSendIov(fd int, iov []unix.Iovec) (int, syscall.Errno) {
+	var msg unix.Msghdr
+	msg.Iov = &iov[0]
+	msg.SetIovlen(len(iov))
+	r, _, errno := syscall.RawSyscall(syscall.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), syscall.MSG_NOSIGNAL)
 	return int(r), errno
 }

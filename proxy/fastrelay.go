@@ -11,12 +11,15 @@ import (
 // event loops instead of two goroutines per connection, as PgBouncer does:
 // the goroutine relay spends a large share of its CPU in the Go scheduler
 // and netpoller, and in reads that end in EAGAIN. It frames both streams
-// (headers only) to keep the counters the goroutine relay relies on, and
-// hands a connection over to the goroutine relay for good ("demotes" it) as
-// soon as a client message needs more than forwarding: a statement the
-// observer must see, a message to log at debug level, or a malformed or
-// oversized frame, which the goroutine relay then reports exactly as
-// before.
+// (headers only) to keep the counters the goroutine relay relies on. A
+// simple Query the observer must see is answered on the loop
+// (QuickObserver) or by ObserveQuery on a goroutine while the loop holds
+// the client's bytes (fastasync_linux.go), and its notices and refusals
+// are written before its ReadyForQuery as the goroutine relay writes them.
+// It hands a connection over to the goroutine relay for good ("demotes"
+// it) as soon as a client message needs more: a Parse the observer must
+// see, a message to log at debug level, or a malformed or oversized
+// frame, which the goroutine relay then reports exactly as before.
 
 // errFastAborted ends a fast-relayed connection that abort ended; the
 // abort's own error, recorded first, is the one reported.
@@ -45,6 +48,13 @@ func (c *conn) fastFilter() (filter StatementFilter, ok bool) {
 		return o, true
 	}
 	return nil, false
+}
+
+// quickObserver returns the filter's QuickObserver methods, if it has
+// them.
+func quickObserver(filter StatementFilter) QuickObserver {
+	q, _ := filter.(QuickObserver)
+	return q
 }
 
 func plainSocket(c net.Conn) bool {

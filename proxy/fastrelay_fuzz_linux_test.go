@@ -20,10 +20,12 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-// fuzzObserver wants to see statements mentioning pgequiv, so that such a
-// statement demotes a fast-relayed connection, and answers them with a
-// notice, so that the goroutine relay then injects one. Unlike
-// markObserver it keeps nothing: a fuzz run sees millions of statements.
+// fuzzObserver wants to see statements mentioning pgequiv and answers
+// them with a notice, or refuses those mentioning "pgequiv refuse": a
+// Parse then demotes a fast-relayed connection, and a Query is answered
+// on the event loop where it mentions "pgequiv quick" (ObserveQuick) and
+// by ObserveQuery on a goroutine otherwise. Unlike markObserver it keeps
+// nothing: a fuzz run sees millions of statements.
 type fuzzObserver struct{}
 
 func (fuzzObserver) NeedsObservation(_ *Session, _ QueryKind, sql []byte) bool {
@@ -31,10 +33,25 @@ func (fuzzObserver) NeedsObservation(_ *Session, _ QueryKind, sql []byte) bool {
 }
 
 func (fuzzObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Action {
-	if bytes.Contains(ev.SQL, []byte("pgequiv")) {
-		return Action{Notice: &pgproto3.NoticeResponse{Message: "seen by pgequiv"}}
+	a, _ := fuzzAnswer(ev.SQL)
+	return Action{Notice: a.Notice, Refuse: a.Refuse}
+}
+
+func (fuzzObserver) ObserveQuick(_ context.Context, ev *QueryEvent) (QuickAction, bool) {
+	if !bytes.Contains(ev.SQL, []byte("pgequiv quick")) {
+		return QuickAction{}, false
 	}
-	return Action{}
+	return fuzzAnswer(ev.SQL)
+}
+
+func fuzzAnswer(sql []byte) (QuickAction, bool) {
+	switch {
+	case bytes.Contains(sql, []byte("pgequiv refuse")):
+		return QuickAction{Refuse: &pgproto3.ErrorResponse{Message: "refused by pgequiv"}}, true
+	case bytes.Contains(sql, []byte("pgequiv")):
+		return QuickAction{Notice: &pgproto3.NoticeResponse{Message: "seen by pgequiv"}}, true
+	}
+	return QuickAction{}, true
 }
 
 // fuzzUpstream is a fake upstream serving any number of connections. Each
@@ -409,6 +426,15 @@ func FuzzFastRelay(f *testing.F) {
 	// two others while the upstream is halfway through a row.
 	f.Add(enc(&pgproto3.Query{String: "select 2"}, &pgproto3.Query{String: "select 'pgequiv'"}, &pgproto3.Query{String: "select 4"}),
 		append(append([]byte(nil), result...), bigRow[:fuzzBufferSize+100]...), false)
+	// Answered on the loop and refused there, or by ObserveQuery: notices
+	// and refusals before their ReadyForQuery, the upstream pipelined.
+	f.Add(enc(&pgproto3.Query{String: "select 'pgequiv quick'"}, &pgproto3.Query{String: "select 'pgequiv quick refuse'"},
+		&pgproto3.Query{String: "select 'pgequiv refuse'"}, &pgproto3.Query{String: "select 'pgequiv'"}),
+		append(append(append(append([]byte(nil), result...), enc(&pgproto3.ReadyForQuery{TxStatus: 'I'})...), enc(&pgproto3.ReadyForQuery{TxStatus: 'I'})...), result...), false)
+	// A Query for the observer whose text has no terminating NUL.
+	f.Add(append([]byte("Q\x00\x00\x00\x19select 'pgequiv quick"), enc(&pgproto3.Query{String: "select 1"})...), result, false)
+	f.Add(enc(&pgproto3.Query{String: "select 'pgequiv quick'"}, &pgproto3.Query{String: "select 'pgequiv quick'"}),
+		append(append([]byte(nil), result...), bigRow[:fuzzBufferSize+100]...), true)
 	f.Add(append(extended[:len(extended)-5], enc(&pgproto3.Parse{Query: "select pgequiv()"}, &pgproto3.Sync{})...), extendedResult, false)
 	// A statement larger than the buffer, and one the filter must see.
 	f.Add(enc(&pgproto3.Query{String: "select '" + string(bytes.Repeat([]byte("x"), fuzzBufferSize)) + "'"}), bigRow, false)

@@ -3,17 +3,15 @@
 package proxy
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"sync/atomic"
 	"syscall"
 
-	"github.com/pgequiv/pgequiv/protocol"
+	"golang.org/x/sys/unix"
 )
 
 // fastConn is a connection on the fast relay. Everything in it is owned by
@@ -25,13 +23,13 @@ import (
 // connection, and whichever of it and release comes last starts afterFast
 // (see arrive). A parked goroutine would cost its stack, 8 KB or more for
 // one that went through authentication, per idle connection.
-//
-// Every idle connection carries one, so it keeps only what cannot be
-// derived: the bound on message sizes and the buffer size come from c.
 type fastConn struct {
-	c      *conn
-	loop   *fastLoop
-	filter StatementFilter // nil: statements need no inspection
+	c       *conn
+	loop    *fastLoop
+	filter  StatementFilter // nil: statements need no inspection
+	quick   QuickObserver   // nil: every statement the filter flags demotes
+	maxMsg  int             // bound on client message lengths
+	bufSize int             // of each direction's buffer
 
 	cl fastDir // client to upstream
 	up fastDir // upstream to client
@@ -53,29 +51,40 @@ type fastConn struct {
 // (backpressure), so memory stays bounded by the buffer whatever the
 // message sizes.
 type fastDir struct {
-	fd              int
-	buf             []byte
-	start, fwd, end int
-	rem             int    // bytes of the frame being forwarded not yet framed
-	msgs            uint64 // frames framed since the last flush counted them
-	interest        uint32 // epoll events watched on fd
-	upstream        bool   // the direction from the upstream
+	fd                  int
+	buf                 []byte
+	start, fwd, end     int
+	rem                 int    // bytes of the frame being forwarded not yet framed
+	interest            uint32 // epoll events watched on fd
+	msgs                uint64 // frames framed since the last flush counted them
+	readCode, writeCode ErrorCode
+	upstream            bool // the direction from the upstream
+
+	// ins (upstream direction only) is what answerQuery queued for the
+	// ReadyForQuery at buf[insAt], framed: it is written between
+	// buf[start:insAt] and buf[insAt:fwd]; nil once written. held: framing
+	// stopped at a ReadyForQuery, to go on once what waits is written.
+	// parked: a goroutine works out what the frame at fwd needs
+	// (fastasync_linux.go); the source is neither read nor framed.
+	ins    []byte
+	insAt  int
+	held   bool
+	parked bool
 }
 
-// readCode classifies an error reading d's source.
-func (d *fastDir) readCode() ErrorCode {
-	if d.upstream {
-		return CodeBackendRead
-	}
-	return CodeClientRead
-}
+// waiting reports whether bytes wait to be written to the other side.
+func (d *fastDir) waiting() bool { return d.start < d.fwd || d.ins != nil }
 
-// writeCode classifies an error writing d's bytes to the other side.
-func (d *fastDir) writeCode() ErrorCode {
-	if d.upstream {
-		return CodeClientWrite
+// pending returns what waits to be written, in order: a copy when an
+// injection is among it.
+func (d *fastDir) pending() []byte {
+	if d.ins == nil {
+		return d.buf[d.start:d.fwd]
 	}
-	return CodeBackendWrite
+	p := make([]byte, 0, d.fwd-d.start+len(d.ins))
+	p = append(p, d.buf[d.start:d.insAt]...)
+	p = append(p, d.ins...)
+	return append(p, d.buf[d.insAt:d.fwd]...)
 }
 
 // fastEnd is how a connection left the fast relay: the sockets (no longer
@@ -105,9 +114,9 @@ func (c *conn) relayFast(filter StatementFilter) bool {
 		return false
 	}
 	fc := &fastConn{
-		c: c, filter: filter,
-		cl: fastDir{fd: cfd},
-		up: fastDir{fd: ufd, upstream: true},
+		c: c, filter: filter, quick: quickObserver(filter), maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(),
+		cl: fastDir{fd: cfd, readCode: CodeClientRead, writeCode: CodeBackendWrite},
+		up: fastDir{fd: ufd, readCode: CodeBackendRead, writeCode: CodeClientWrite, upstream: true},
 	}
 	fc.waiting.Store(2)
 	if err := c.s.fast.register(fc); err != nil {
@@ -186,7 +195,7 @@ func (c *conn) leaveFast(fc *fastConn) error {
 	c.s.relay.demoted.Add(1)
 	c.resume(&fastHandback{
 		client: client, upstream: up,
-		clPending: fc.cl.buf[fc.cl.start:fc.cl.fwd], upPending: fc.up.buf[fc.up.start:fc.up.fwd],
+		clPending: fc.cl.pending(), upPending: fc.up.pending(),
 		clHeld: fc.cl.buf[fc.cl.fwd:fc.cl.end], upHeld: fc.up.buf[fc.up.fwd:fc.up.end],
 		clSkip: fc.cl.rem, upSkip: fc.up.rem,
 	})
@@ -245,22 +254,25 @@ func (fc *fastConn) onEvent(fd int, events uint32) {
 	if fd == fc.up.fd {
 		d, o = &fc.up, &fc.cl
 	}
-	if events&syscall.EPOLLOUT != 0 && o.start < o.fwd {
+	if events&syscall.EPOLLOUT != 0 && o.waiting() {
 		if !fc.flush(o) {
+			return
+		}
+		if o.held && !o.waiting() && !fc.pump(o) {
 			return
 		}
 	}
 	if events&(syscall.EPOLLIN|syscall.EPOLLHUP|syscall.EPOLLERR) == 0 {
 		return
 	}
-	if d.start < d.fwd {
+	if d.waiting() || d.parked {
 		// Not reading fd: its bytes wait for the other side. A hang-up
 		// or error is reported whatever the interest, level-triggered,
 		// so it must end the connection now or the loop would spin. A
 		// hang-up means the peer reset or fully closed the socket: the
 		// bytes it sent are lost either way.
 		if events&(syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
-			fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: socketError(fd)}})
+			fc.release(fastEnd{err: &Error{Code: d.readCode, Err: socketError(fd)}})
 		}
 		return
 	}
@@ -279,7 +291,7 @@ func socketError(fd int) error {
 // can be forwarded.
 func (fc *fastConn) read(d *fastDir) {
 	if d.buf == nil {
-		d.buf = fc.loop.getBuf(fc.c.bufSize())
+		d.buf = fc.loop.getBuf(fc.bufSize)
 	}
 	if d.end == len(d.buf) {
 		// frame never leaves the buffer full without something to
@@ -298,25 +310,31 @@ func (fc *fastConn) read(d *fastDir) {
 		}
 		return
 	case errno != 0:
-		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: os.NewSyscallError("read", errno)}})
+		fc.release(fastEnd{err: &Error{Code: d.readCode, Err: os.NewSyscallError("read", errno)}})
 		return
 	case n == 0:
 		err := io.EOF
 		if d.rem > 0 || d.end > d.fwd {
 			err = io.ErrUnexpectedEOF // as the goroutine relay's reader reports a cut frame
 		}
-		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: err}})
+		fc.release(fastEnd{err: &Error{Code: d.readCode, Err: err}})
 		return
 	}
 	d.end += n
-	var ok bool
-	if d.upstream {
-		ok = fc.frameUpstream()
-	} else {
-		ok = fc.frameClient()
-	}
-	if ok {
-		fc.flush(d)
+	fc.pump(d)
+}
+
+// pump frames d's bytes and writes them, again while framing stopped
+// (held) for an injection that is now out. It reports false if the
+// connection was released.
+func (fc *fastConn) pump(d *fastDir) bool {
+	for {
+		if !fc.frame(d) || !fc.flush(d) {
+			return false
+		}
+		if !d.held || d.waiting() || d.parked {
+			return true
+		}
 	}
 }
 
@@ -327,9 +345,9 @@ func (fc *fastConn) flush(d *fastDir) bool {
 	if d.upstream {
 		o = &fc.cl
 	}
-	sent := d.start
-	for d.start < d.fwd {
-		n, errno := sysSend(o.fd, d.buf[d.start:d.fwd])
+	sent := 0
+	for d.waiting() {
+		n, errno := d.send(o.fd)
 		if errno == syscall.EINTR {
 			continue
 		}
@@ -337,15 +355,15 @@ func (fc *fastConn) flush(d *fastDir) bool {
 			break
 		}
 		if errno != 0 {
-			fc.release(fastEnd{err: &Error{Code: d.writeCode(), Err: os.NewSyscallError("write", errno)}})
+			fc.release(fastEnd{err: &Error{Code: d.writeCode, Err: os.NewSyscallError("write", errno)}})
 			return false
 		}
-		d.start += n
+		sent += d.advance(n)
 	}
-	if d.start > sent {
-		fc.countSent(d, d.start-sent)
+	if sent > 0 {
+		fc.countSent(d, sent)
 	}
-	if d.start == d.fwd {
+	if !d.waiting() {
 		switch {
 		case d.end == d.fwd && d.buf != nil:
 			// Empty: the buffer goes back to the loop.
@@ -362,26 +380,69 @@ func (fc *fastConn) flush(d *fastDir) bool {
 	// Read a source only while none of its bytes wait; watch a
 	// destination for room only while bytes wait for it.
 	wantD, wantO := uint32(0), uint32(0)
-	if d.start == d.fwd {
-		wantD |= syscall.EPOLLIN
-	} else {
+	if d.waiting() {
 		wantO |= syscall.EPOLLOUT
+	} else if !d.parked {
+		wantD |= syscall.EPOLLIN
 	}
-	if o.start == o.fwd {
-		wantO |= syscall.EPOLLIN
-	} else {
+	if o.waiting() {
 		wantD |= syscall.EPOLLOUT
+	} else if !o.parked {
+		wantO |= syscall.EPOLLIN
 	}
 	for _, w := range [2]struct {
 		d    *fastDir
 		want uint32
 	}{{d, wantD}, {o, wantO}} {
 		if err := fc.loop.setInterest(w.d, w.want); err != nil {
-			fc.release(fastEnd{err: &Error{Code: w.d.readCode(), Err: fmt.Errorf("fast relay: %w", err)}})
+			fc.release(fastEnd{err: &Error{Code: w.d.readCode, Err: fmt.Errorf("fast relay: %w", err)}})
 			return false
 		}
 	}
 	return true
+}
+
+// send does one write of what waits in d to fd: with an injection, one
+// sendmsg of the three parts, so that a response and its notice still
+// cost one system call.
+func (d *fastDir) send(fd int) (int, syscall.Errno) {
+	if d.ins == nil {
+		return sysSend(fd, d.buf[d.start:d.fwd])
+	}
+	var iov [3]unix.Iovec
+	k := 0
+	for _, p := range [3][]byte{d.buf[d.start:d.insAt], d.ins, d.buf[d.insAt:d.fwd]} {
+		if len(p) > 0 {
+			iov[k].Base = &p[0]
+			iov[k].SetLen(len(p))
+			k++
+		}
+	}
+	return sysSendIov(fd, iov[:k])
+}
+
+// advance moves past n bytes written by send and returns how many of them
+// came from buf (the injected ones are not relayed bytes, as in the
+// goroutine relay's counters).
+func (d *fastDir) advance(n int) (fromBuf int) {
+	if d.ins != nil {
+		k := min(n, d.insAt-d.start)
+		d.start += k
+		n -= k
+		fromBuf = k
+		if d.start < d.insAt {
+			return fromBuf
+		}
+		m := min(n, len(d.ins))
+		d.ins = d.ins[m:]
+		n -= m
+		if len(d.ins) > 0 {
+			return fromBuf
+		}
+		d.ins = nil
+	}
+	d.start += n
+	return fromBuf + n
 }
 
 // countSent adds n bytes sent from d, and the frames framed in d so far,
@@ -394,165 +455,6 @@ func (fc *fastConn) countSent(d *fastDir, n int) {
 	}
 	fc.c.s.relay.addRelayed(dir, uint64(n), d.msgs)
 	d.msgs = 0
-}
-
-// header returns the type and length field of the frame at d.fwd, and
-// false if the header is not complete.
-func (d *fastDir) header() (typ byte, n uint32, ok bool) {
-	if d.end-d.fwd < protocol.HeaderLen {
-		return 0, 0, false
-	}
-	return d.buf[d.fwd], binary.BigEndian.Uint32(d.buf[d.fwd+1:]), true
-}
-
-// take frames the frame of size bytes at d.fwd, as far as it has arrived.
-func (d *fastDir) take(size int) {
-	k := min(size, d.end-d.fwd)
-	d.fwd += k
-	d.rem = size - k
-}
-
-// skipRest frames the arrived part of the frame being forwarded; it
-// reports whether the frame is complete.
-func (d *fastDir) skipRest() bool {
-	k := min(d.rem, d.end-d.fwd)
-	d.fwd += k
-	d.rem -= k
-	return d.rem == 0
-}
-
-// frameClient frames the client's messages as clientStep would, counting
-// what it counts. It demotes the connection, at the frame's first byte,
-// for a message the goroutine relay must decode or report, and reports
-// false then.
-func (fc *fastConn) frameClient() bool {
-	d, c := &fc.cl, fc.c
-	maxMsg := c.opts.MaxMessageSize
-	for d.fwd < d.end {
-		if d.rem > 0 {
-			d.skipRest()
-			continue
-		}
-		typ, n, ok := d.header()
-		if !ok {
-			return true
-		}
-		if n < 4 || n > math.MaxInt32 || maxMsg > 0 && int(n) > maxMsg {
-			return fc.demote("malformed or oversized client message")
-		}
-		size := 1 + int(n)
-		switch typ {
-		case protocol.TypeQuery, protocol.TypeParse:
-			if fc.filter != nil {
-				if size > len(d.buf) {
-					return fc.demote("statement larger than the buffer")
-				}
-				if d.end-d.fwd < size {
-					return true // the filter needs it whole
-				}
-				if fc.needsObservation(typ, d.buf[d.fwd:d.fwd+size]) {
-					return fc.demote("statement for the observer")
-				}
-			}
-			if typ == protocol.TypeQuery {
-				c.zSent++ // a Query always ends with one ReadyForQuery
-			}
-		case protocol.TypeSync, protocol.TypeFunctionCall:
-			c.zSent++
-			if typ == protocol.TypeSync {
-				c.strs.execSinceSync = false
-			}
-		case protocol.TypeDescribe:
-			// Unwatched: a ParameterDescription of this batch cannot be
-			// matched to its statement after a demotion (conn_bind.go).
-			c.bt.uncertain = c.zSent + 1
-		case protocol.TypeBind, protocol.TypeExecute, protocol.TypeClose:
-			if typ == protocol.TypeExecute {
-				c.strs.execSinceSync = true
-			}
-			if c.debug() {
-				return fc.demote("debug logging")
-			}
-		case protocol.TypeTerminate:
-			// As in clientStep: the upstream's EOF is now a clean end,
-			// and no notice waits for a ReadyForQuery.
-			c.terminated.Store(true)
-			c.inj.close()
-		}
-		d.take(size)
-		d.msgs++
-	}
-	return true
-}
-
-// needsObservation decodes a whole Query or Parse frame and asks the
-// filter. A frame that does not decode goes to the goroutine relay, which
-// forwards it for the upstream to report.
-func (fc *fastConn) needsObservation(typ byte, frame []byte) bool {
-	c, l := fc.c, fc.loop
-	body := protocol.Body(frame)
-	if typ == protocol.TypeQuery {
-		if l.query.Decode(body) != nil {
-			return true
-		}
-		return fc.filter.NeedsObservation(&c.session, KindQuery, l.query.SQL)
-	}
-	if l.parse.Decode(body) != nil {
-		return true
-	}
-	return fc.filter.NeedsObservation(&c.session, KindParse, l.parse.SQL)
-}
-
-// frameUpstream frames the upstream's messages as upstreamStep would,
-// counting what it counts. No notice is ever queued while a connection is
-// on the fast relay (the observer is not called), so ReadyForQuery needs
-// no injection here.
-func (fc *fastConn) frameUpstream() bool {
-	d, c := &fc.up, fc.c
-	for d.fwd < d.end {
-		if d.rem > 0 {
-			d.skipRest()
-			continue
-		}
-		typ, n, ok := d.header()
-		if !ok {
-			return true
-		}
-		if n < 4 || n > math.MaxInt32 {
-			return fc.demote("malformed upstream message")
-		}
-		switch typ {
-		case protocol.TypeErrorResponse:
-			c.sawError = true
-		case protocol.TypeReadyForQuery:
-			c.zRecv++
-			c.strs.done.Store(c.zRecv)
-			c.sawError = false
-			// The transaction status, for observer state set later in
-			// the transaction (SessionTracker); 0: unknown.
-			var status byte
-			if d.end-d.fwd > protocol.HeaderLen {
-				status = d.buf[d.fwd+protocol.HeaderLen]
-			}
-			if st := c.session.State; st != nil {
-				st.TxStatus(status)
-			}
-		case protocol.TypeParameterStatus:
-			// standard_conforming_strings decides how later statements
-			// are lexed: read it whole, as upstreamStep does.
-			size := 1 + int(n)
-			if size > len(d.buf) {
-				return fc.demote("parameter status larger than the buffer")
-			}
-			if d.end-d.fwd < size {
-				return true
-			}
-			c.strs.noteParameterStatus(d.buf[d.fwd : d.fwd+size])
-		}
-		d.take(1 + int(n))
-		d.msgs++
-	}
-	return true
 }
 
 // demote releases the connection to the goroutine relay; it reports false

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,14 +112,31 @@ func rawFakeClient(t *testing.T, ctx context.Context, p *testProxy) net.Conn {
 	}
 }
 
-// TestFastRelayDemotesMidStream: a statement for the observer arrives,
+// TestFastRelayObservedMidStream: a statement for the observer arrives,
 // between two others, while the upstream is halfway through a large row.
-// The goroutine relay takes over with the rest of the row, the statement
-// framed but not yet written, the statements not yet framed and the
-// counters: the row arrives whole, every statement reaches the upstream
-// once, the observer sees the statements from the handover on, and its
-// notice comes before the right ReadyForQuery.
-func TestFastRelayDemotesMidStream(t *testing.T) {
+// Where it fits the buffer, the fast relay keeps the connection: the
+// client's bytes wait while ObserveQuery runs on a goroutine and the
+// row goes on. Where it does not, the goroutine relay takes over with the
+// rest of the row, the statement framed but not yet written, the
+// statements not yet framed and the counters. Either way the row
+// arrives whole, every statement reaches the upstream once, the observer
+// sees the flagged statement (and, after a handover, every later one),
+// and its notice comes before the right ReadyForQuery.
+func TestFastRelayObservedMidStream(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		third    string // the statement for the observer
+		demoted  bool
+		observed int // statements the observer sees, from the third on
+	}{
+		{name: "kept", third: "select 3 -- observe me", observed: 1},
+		{name: "demoted", third: "select 3 -- observe me " + strings.Repeat("x", 5000), demoted: true, observed: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testObservedMidStream(t, tc.third, tc.demoted, tc.observed) })
+	}
+}
+
+func testObservedMidStream(t *testing.T, third string, demoted bool, observed int) {
 	ctx := testCtx(t, 30*time.Second)
 	ends := make(fastEnds, 4)
 	row := encodeAll(t, &pgproto3.DataRow{Values: [][]byte{bytes.Repeat([]byte("r"), 100_000)}})
@@ -179,10 +197,10 @@ func TestFastRelayDemotesMidStream(t *testing.T) {
 	// In one write, so one read: the first is framed, the second stops
 	// the fast relay, the third waits in its buffer.
 	if _, err := c.Write(encodeAll(t, &pgproto3.Query{String: "select 2"},
-		&pgproto3.Query{String: "select 3 -- observe me"}, &pgproto3.Query{String: "select 4"})); err != nil {
+		&pgproto3.Query{String: third}, &pgproto3.Query{String: "select 4"})); err != nil {
 		t.Fatal(err)
 	}
-	if !ends.next(t, ctx) {
+	if demoted && !ends.next(t, ctx) {
 		t.Fatal("connection ended instead of moving to the goroutine relay")
 	}
 	close(resume)
@@ -212,17 +230,20 @@ func TestFastRelayDemotesMidStream(t *testing.T) {
 		}
 	}
 	want := []string{"row", "complete", "ready", "complete", "ready",
-		"complete", "notice: seen select 3 -- observe me", "ready", "complete", "ready"}
+		"complete", "notice: seen " + third, "ready", "complete", "ready"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("client got\n%q\nwant\n%q", got, want)
 	}
-	if s := obs.statements(); fmt.Sprint(s) != fmt.Sprint([]string{"select 3 -- observe me", "select 4"}) {
-		t.Fatalf("observer saw %q; want the statements from the handover on", s)
+	if s := obs.statements(); fmt.Sprint(s) != fmt.Sprint([]string{third, "select 4"}[:observed]) {
+		t.Fatalf("observer saw %q; want %d statements from the third on", s, observed)
 	}
 	c.Close()
+	if !demoted && ends.next(t, ctx) {
+		t.Fatal("connection moved to the goroutine relay")
+	}
 	select {
 	case up := <-upstreamGot:
-		if fmt.Sprint(up) != fmt.Sprint([]string{"select big", "select 2", "select 3 -- observe me", "select 4"}) {
+		if fmt.Sprint(up) != fmt.Sprint([]string{"select big", "select 2", third, "select 4"}) {
 			t.Fatalf("upstream got %q", up)
 		}
 	case <-ctx.Done():

@@ -26,6 +26,15 @@ func newClientDecode(sess *Session) *clientDecode {
 	return &clientDecode{event: QueryEvent{Session: sess}}
 }
 
+// decodeState returns c's decoding state, made on first use: a connection
+// that stays on the fast relay with nothing to observe never needs one.
+func (c *conn) decodeState() *clientDecode {
+	if c.clientDecode == nil {
+		c.clientDecode = newClientDecode(&c.session)
+	}
+	return c.clientDecode
+}
+
 // handleFrontend inspects one of the decoded frontend messages and forwards
 // it (or not). frame is valid only during the call.
 //
@@ -119,8 +128,14 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 // take the proxy down: the panic is logged and the statement is forwarded
 // (fail open), since the observer only judges and never relays.
 func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Action) {
+	return c.observeAt(kind, stmt, sql, c.zSent)
+}
+
+// observeAt is observe where zSent messages ending with a ReadyForQuery
+// count as sent (the fast relay observes before it counts the Query).
+func (c *conn) observeAt(kind QueryKind, stmt, sql []byte, zSent uint64) (v Action) {
 	c.event.Kind, c.event.Statement, c.event.SQL = kind, stmt, sql
-	c.strs.fill(&c.event, c.zSent)
+	c.strs.fill(&c.event, zSent)
 	defer func() {
 		c.event.Statement, c.event.SQL = nil, nil // do not keep the frame alive
 		if r := recover(); r != nil {
@@ -129,4 +144,32 @@ func (c *conn) observe(kind QueryKind, stmt, sql []byte) (v Action) {
 		}
 	}()
 	return c.opts.Observer.ObserveQuery(c.ctx, &c.event)
+}
+
+// observeQuick asks q about a simple Query on the fast relay, as
+// handleFrontend asks the observer: the Query is the next message to
+// end with a ReadyForQuery (zSent+1). A panicking observer forwards the
+// statement, as observe does, rather than take down the event loop and
+// every connection on it.
+func (c *conn) observeQuick(q QuickObserver, sql []byte) (a QuickAction, ok bool) {
+	c.event.Kind, c.event.Statement, c.event.SQL = KindQuery, nil, sql
+	c.event.Batch = c.zSent + 1
+	c.strs.fill(&c.event, c.zSent+1)
+	defer func() {
+		c.event.SQL = nil // do not keep the frame alive
+		if r := recover(); r != nil {
+			c.logError("query observer panicked; statement forwarded", "panic", r)
+			a, ok = QuickAction{}, true
+		}
+	}()
+	return q.ObserveQuick(c.ctx, &c.event)
+}
+
+// queueQuick queues what a QuickAction adds before the ReadyForQuery of
+// batch seq, in the order handleFrontend queues an Action's.
+func (c *conn) queueQuick(a QuickAction, seq uint64) {
+	c.injectNotice(Action{Notice: a.Notice}, seq)
+	if a.Refuse != nil {
+		c.injectRefusal(Action{Refuse: a.Refuse}, seq)
+	}
 }

@@ -112,6 +112,83 @@ func (q *injector) flush(w *bufio.Writer, zRecv uint64, sawError bool, stop <-ch
 	return err
 }
 
+// What takeFrames did.
+type taken int
+
+const (
+	injTaken    taken = iota // the due frames were appended
+	injDeferred              // nothing taken: a due notice is deferred (settle it first)
+	injTooLarge              // nothing taken: they would pass the limit
+)
+
+// takeFrames is flush for the fast relay, which writes the injections
+// itself: it appends to dst the frames due before ReadyForQuery number
+// zRecv, removing them from the queue, and returns dst. It takes nothing
+// if one of them is a deferred notice, which settle waits for off the
+// event loop, or if they would make dst longer than limit bytes.
+func (q *injector) takeFrames(dst []byte, zRecv uint64, sawError bool, limit int) ([]byte, taken) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	size, due := len(dst), 0
+	for _, in := range q.items {
+		if in.seq > zRecv {
+			continue
+		}
+		if in.deferred != nil {
+			return dst, injDeferred
+		}
+		due++
+		if !in.refusal || !sawError {
+			size += len(in.frame)
+		}
+	}
+	if size > limit {
+		return dst, injTooLarge
+	}
+	keep := q.items[:0]
+	for _, in := range q.items {
+		switch {
+		case in.seq > zRecv:
+			keep = append(keep, in)
+		case !in.refusal || !sawError:
+			dst = append(dst, in.frame...)
+		}
+	}
+	clear(q.items[len(keep):])
+	q.items = keep
+	q.pending.Add(-int32(due))
+	return dst, injTaken
+}
+
+// settle waits, as flush does, for the deferred notices due before
+// ReadyForQuery number zRecv, and puts each one's frame in its place in
+// the queue (none: nothing is written for it), for takeFrames. It runs
+// off the event loop, which meanwhile may queue more.
+func (q *injector) settle(zRecv uint64, stop <-chan struct{}) {
+	q.mu.Lock()
+	var due []*Deferred
+	for _, in := range q.items {
+		if in.seq <= zRecv && in.deferred != nil {
+			due = append(due, in.deferred)
+		}
+	}
+	qstop := q.stop // made, under the lock, with the first deferred notice
+	q.mu.Unlock()
+	for _, d := range due {
+		var frame []byte
+		if n := d.wait(stop, qstop); n != nil {
+			frame = encodeNotice(n)
+		}
+		q.mu.Lock()
+		for i := range q.items {
+			if q.items[i].deferred == d {
+				q.items[i].deferred, q.items[i].frame = nil, frame
+			}
+		}
+		q.mu.Unlock()
+	}
+}
+
 // encodeNotice encodes n with Severity NOTICE and SQLSTATE 00000 unless
 // set; nil if it cannot be encoded.
 func encodeNotice(n *pgproto3.NoticeResponse) []byte {

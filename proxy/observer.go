@@ -50,12 +50,9 @@ type ConnState interface {
 	// ReadyForQuery reports the ReadyForQuery that ends batch: status is
 	// its transaction status ('I', 'T', 'E'; 0 if it could not be read)
 	// and failed whether the batch had an error. It is called on the
-	// upstream-reading goroutine, concurrently with ObserveQuery.
+	// upstream-reading goroutine (or the fast relay's event loop),
+	// concurrently with ObserveQuery.
 	ReadyForQuery(batch uint64, status byte, failed bool)
-	// TxStatus reports a transaction status the fast relay saw; it does
-	// not follow batches (a connection with state to follow is not on
-	// the fast relay).
-	TxStatus(status byte)
 }
 
 // QueryEvent is one statement text sent by a client.
@@ -128,6 +125,34 @@ type StatementFilter interface {
 	// one session never run concurrently with each other or with
 	// ObserveQuery.
 	NeedsObservation(sess *Session, kind QueryKind, sql []byte) bool
+}
+
+// QuickObserver is an optional StatementFilter companion for observers
+// that can answer some statements needing observation at once, from what
+// they already know (a verdict kept from an earlier execution). The fast
+// relay asks it about a Query its filter flags, and keeps the connection
+// when it answers, instead of handing the connection to the goroutine
+// relay for good: for a tagged statement sent again and again, that
+// hand-over cost more than the verdict.
+type QuickObserver interface {
+	// ObserveQuick is ObserveQuery for a simple Query whose answer needs
+	// no waiting. With ok true it has done what ObserveQuery would have
+	// done, and its answer is what ObserveQuery's would be with every
+	// notice ready now. With ok false it has done nothing (no state
+	// changed, nothing counted) and the statement goes to ObserveQuery. It
+	// runs on an event loop shared by many connections: it must not block.
+	// It must not keep the slices in ev.
+	ObserveQuick(ctx context.Context, ev *QueryEvent) (a QuickAction, ok bool)
+}
+
+// QuickAction is a QuickObserver's answer: the part of Action a statement
+// answered at once can need. The zero QuickAction forwards the statement
+// unchanged.
+type QuickAction struct {
+	// Notice is as Action.Notice.
+	Notice *pgproto3.NoticeResponse
+	// Refuse is as Action.Refuse, for a simple Query.
+	Refuse *pgproto3.ErrorResponse
 }
 
 // NopObserver forwards everything unchanged.

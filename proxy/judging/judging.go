@@ -372,6 +372,9 @@ type judgeJob struct {
 	// shape, when set, is what the slow path made of an earlier text of
 	// candidate's shape (shapememo.go).
 	shape *shapeEntry
+	// proved, when set, is the verdict ObserveQuick found in the proofs
+	// (quick.go); run answers with it.
+	proved *equivalence.Verdict
 }
 
 // judgeOutcome is a judgement's result.
@@ -405,8 +408,13 @@ func (j *Judging) background(job *judgeJob, done func(judgeOutcome)) {
 // run judges job within its deadline. ctx carries the caller's
 // cancellation only; its values are not used.
 func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
-	ctx, cancel := context.WithDeadline(ctx, job.deadline)
-	defer cancel()
+	if job.proved == nil {
+		// A proof ObserveQuick found waits for nothing: its timer would
+		// cost more, on the event loop, than the rest of the answer.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, job.deadline)
+		defer cancel()
+	}
 	ctx, span := j.startJudgeSpan(ctx, job) // trace.go
 	defer func() { j.finish(job, span, &out) }()
 	if job.sideEffects != "" {
@@ -421,6 +429,10 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	}
 	if job.preset != nil {
 		out.v = *job.preset
+		return out
+	}
+	if job.proved != nil {
+		out.v = *job.proved
 		return out
 	}
 	// The judge pool (judgepool.Local or Pool) bounds how many judgements

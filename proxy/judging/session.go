@@ -63,9 +63,6 @@ func (c *judgeSession) ReadyForQuery(batch uint64, status byte, failed bool) {
 	c.guc.ready(batch, status, failed)
 }
 
-// TxStatus implements ConnState.
-func (c *judgeSession) TxStatus(status byte) { c.guc.setStatus(status) }
-
 // TrackSession implements SessionTracker: the connection's settings
 // start from its startup parameters.
 func (j *Judging) TrackSession(_ *proxy.Session, params map[string]string) proxy.ConnState {
@@ -93,13 +90,6 @@ func (g *sessionSettings) startup(params map[string]string) {
 	g.mu.Unlock()
 	if st != (tag.Session{}) {
 		g.active.Store(true)
-	}
-}
-
-// setStatus records a ReadyForQuery status the fast relay saw.
-func (g *sessionSettings) setStatus(status byte) {
-	if g != nil {
-		g.status.Store(uint32(status))
 	}
 }
 

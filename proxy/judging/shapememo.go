@@ -79,7 +79,29 @@ func (m *shapeMemo) statement(sh *tag.Shape) (tag.Statement, *shapeEntry, bool) 
 	if m == nil {
 		return tag.Statement{}, nil, false
 	}
-	e, ok := m.shapes.Get(sh.Key)
+	return m.found(sh, m.shapes.Get)
+}
+
+// peek is statement without counting a hit or a miss, or keeping the
+// shape recent: ObserveQuick looks before it knows it will answer, and
+// counts with touch once it does.
+func (m *shapeMemo) peek(sh *tag.Shape) (tag.Statement, *shapeEntry, bool) {
+	if m == nil {
+		return tag.Statement{}, nil, false
+	}
+	return m.found(sh, m.shapes.Peek)
+}
+
+// touch counts a look-up of sh's shape, as statement does.
+func (m *shapeMemo) touch(sh *tag.Shape) {
+	if m != nil {
+		m.shapes.Get(sh.Key)
+	}
+}
+
+// found is the statement of sh's text, as lookup finds its shape.
+func (m *shapeMemo) found(sh *tag.Shape, lookup func(string) (*shapeEntry, bool)) (tag.Statement, *shapeEntry, bool) {
+	e, ok := lookup(sh.Key)
 	if !ok {
 		return tag.Statement{}, nil, false
 	}

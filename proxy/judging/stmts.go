@@ -154,6 +154,16 @@ func (j *Judging) split(text string, strs tag.Strings, uncertain bool) ([]tag.St
 // statementJob resolves one statement's reference; nil if it has none
 // (or it is for another database).
 func (j *Judging) statementJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *tag.Session, text string, s *tag.Statement, mentions bool, arrived time.Time) *judgeJob {
+	job := resolveJob(ev, set, tags, text, s, mentions, arrived)
+	if job != nil {
+		j.stats.tagged.Add(1)
+	}
+	return job
+}
+
+// resolveJob is statementJob without counting the job: ObserveQuick
+// resolves before it knows it can answer.
+func resolveJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *tag.Session, text string, s *tag.Statement, mentions bool, arrived time.Time) *judgeJob {
 	ref, ok, err := s.Resolve(text, tags, set.Catalog)
 	if err == nil && !ok {
 		return nil
@@ -201,7 +211,6 @@ func (j *Judging) statementJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *t
 		job.mode = JudgeMode(ref.Mode)
 	}
 	job.deadline = job.start.Add(set.VerdictTimeout)
-	j.stats.tagged.Add(1)
 	return job
 }
 
@@ -246,11 +255,7 @@ func (j *Judging) annotate(job *judgeJob, bj *bindJudge) *proxy.Deferred {
 // notify delivers an annotate-mode verdict as the NOTICE d stands for, or
 // records it as late.
 func (j *Judging) notify(job *judgeJob, d *proxy.Deferred, out judgeOutcome) {
-	n := &pgproto3.NoticeResponse{Message: "pgequiv: " + job.prefix() + out.summary(keepText)}
-	if ce := out.v.Counterexample; ce != nil && out.err == nil {
-		n.Detail = "counterexample:\n" + ce.Detail()
-	}
-	if d.Deliver(n) {
+	if d.Deliver(verdictNotice(job, out)) {
 		j.record(job, out, "annotated")
 		return
 	}
@@ -259,6 +264,15 @@ func (j *Judging) notify(job *judgeJob, d *proxy.Deferred, out judgeOutcome) {
 	j.log.Warn("pgequiv verdict not ready when the response ended; not shown to the client",
 		"conn", job.sess.ConnID, "reference_id", job.ref.ID, "summary", out.summary(j.redactor(job.set)),
 		"latency", out.latency)
+}
+
+// verdictNotice is the annotate-mode NOTICE of job's verdict.
+func verdictNotice(job *judgeJob, out judgeOutcome) *pgproto3.NoticeResponse {
+	n := &pgproto3.NoticeResponse{Message: "pgequiv: " + job.prefix() + out.summary(keepText)}
+	if ce := out.v.Counterexample; ce != nil && out.err == nil {
+		n.Detail = "counterexample:\n" + ce.Detail()
+	}
+	return n
 }
 
 // dispatchAll handles the judged statements of a multi-statement Query.
