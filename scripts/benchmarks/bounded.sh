@@ -27,6 +27,8 @@
 #   BOUNDED_BINS="A B"      load step only: run it once per pgequiv binary
 #                           listed (side by side: an old and a new build),
 #                           in turn, BOUNDED_ROUNDS times (default 1)
+#   BOUNDED_CONFIG=         extra top-level proxy.yaml lines, e.g.
+#                           "judge_workers: 1"
 #   BOUNDED_SERVE_ARGS=     extra `pgequiv serve` flags, e.g.
 #                           "--cpuprofile /tmp/cpu.pprof" (written when
 #                           the proxy stops)
@@ -139,6 +141,7 @@ admin:
   users: [admin]
   auth: trust
   recent_verdicts: 256
+${BOUNDED_CONFIG:-}
 YAML
 }
 
