@@ -46,46 +46,13 @@ IDLE=${BENCH_IDLE:-500}
 
 die() { echo "bench-proxy: $*" >&2; exit 1; }
 
-bindir=""
-if command -v initdb >/dev/null && command -v postgres >/dev/null; then
-  bindir=$(dirname "$(readlink -f "$(command -v initdb)")")
-else
-  bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-fi
-[ -x "$bindir/initdb" ] || die "PostgreSQL server binaries not found; run scripts/install-test-deps.sh"
+# shellcheck source=scripts/lib/pgserver.sh
+. scripts/lib/pgserver.sh # bindir, as_pg, free_port, wait_port
 PGBENCH=$(command -v pgbench || echo "$bindir/pgbench")
 PSQL=$(command -v psql || echo "$bindir/psql")
 PGBOUNCER=$(command -v pgbouncer || ls /usr/sbin/pgbouncer 2>/dev/null || true)
 [ -x "$PGBENCH" ] || die "pgbench not found"
 [ -n "$PGBOUNCER" ] || die "pgbouncer not found (apt-get install pgbouncer)"
-
-# as_pg runs a command as the postgres OS user when we are root
-# (PostgreSQL and PgBouncer refuse to run as root).
-as_pg() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-# Ports come from below the kernel's ephemeral range: a port there may be
-# some connection's local end (pgbench's thousands of them), which a
-# connect test does not see but a bind fails on.
-free_port() {
-  local p lo=32768
-  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
-  for p in $(shuf -i 10000-$((lo - 1)) -n 100); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  die "no free port"
-}
-
-# wait_port waits (bounded) until something accepts on the port.
-wait_port() {
-  local i
-  for i in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  die "nothing listening on port $1 ($2)"
-}
 
 work=$(mktemp -d /tmp/bench-proxy.XXXXXX)
 chmod 755 "$work"

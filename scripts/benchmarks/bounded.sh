@@ -43,35 +43,9 @@ ONLY=${BOUNDED_ONLY:-}
 
 die() { echo "bounded: $*" >&2; exit 1; }
 
-bindir=""
-if command -v initdb >/dev/null && command -v postgres >/dev/null; then
-  bindir=$(dirname "$(readlink -f "$(command -v initdb)")")
-else
-  bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-fi
-[ -x "$bindir/initdb" ] || die "PostgreSQL server binaries not found; run scripts/install-test-deps.sh"
+# shellcheck source=scripts/lib/pgserver.sh
+. scripts/lib/pgserver.sh # bindir, as_pg, free_port, wait_port
 PSQL=$(command -v psql || echo "$bindir/psql")
-
-as_pg() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-free_port() {
-  local p
-  for p in $(shuf -i 20000-60000 -n 100); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  die "no free port"
-}
-
-wait_port() {
-  local i
-  for i in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  die "nothing listening on port $1 ($2)"
-}
 
 work=$(mktemp -d /tmp/bounded.XXXXXX)
 chmod 755 "$work"
