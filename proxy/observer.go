@@ -172,10 +172,12 @@ type Deferred struct {
 	deadline time.Time
 	ch       chan *pgproto3.NoticeResponse // size 1
 	state    atomic.Int32                  // deferredPending, ...Delivered, ...Abandoned
-	// fallback, if set, is sent in the notice's place when the deadline
-	// passes first: under load the observer's own timeout answer can miss
-	// the deadline it was meant for, and the client would see nothing.
-	fallback *pgproto3.NoticeResponse
+	// fallback, if set, makes the notice sent in its place when the
+	// deadline passes first: under load the observer's own timeout answer
+	// can miss the deadline it was meant for, and the client would see
+	// nothing. A function, because it is rarely needed and a Deferred is
+	// made per annotated statement.
+	fallback func() *pgproto3.NoticeResponse
 }
 
 const (
@@ -189,10 +191,10 @@ func NewDeferred(deadline time.Time) *Deferred {
 	return &Deferred{deadline: deadline, ch: make(chan *pgproto3.NoticeResponse, 1)}
 }
 
-// WithFallback sets the notice sent instead when the deadline passes
-// before Deliver; it returns d.
-func (d *Deferred) WithFallback(n *pgproto3.NoticeResponse) *Deferred {
-	d.fallback = n
+// WithFallback sets what makes the notice sent instead when the deadline
+// passes before Deliver; it returns d.
+func (d *Deferred) WithFallback(f func() *pgproto3.NoticeResponse) *Deferred {
+	d.fallback = f
 	return d
 }
 
@@ -230,7 +232,10 @@ func (d *Deferred) wait(stop, stop2 <-chan struct{}) *pgproto3.NoticeResponse {
 	}
 	if d.state.CompareAndSwap(deferredPending, deferredAbandoned) {
 		if timedOut {
-			return d.fallback
+			if d.fallback != nil {
+				return d.fallback()
+			}
+			return nil
 		}
 		return nil
 	}

@@ -31,8 +31,6 @@ type admission struct {
 	slots chan struct{}
 	// shed counts the statements answered unread.
 	shed atomic.Uint64
-	// knobs, for tests: entered is called after a statement gets a slot.
-	entered func()
 }
 
 // newAdmission returns an admission with n slots; n <= 0 means one fewer
@@ -50,13 +48,11 @@ func newAdmission(n int) *admission {
 func (a *admission) enter(arrived time.Time, timeout time.Duration, tagged bool) bool {
 	select {
 	case a.slots <- struct{}{}:
-		a.afterEnter()
 		return true
 	default:
 	}
 	if !tagged {
 		a.slots <- struct{}{}
-		a.afterEnter()
 		return true
 	}
 	wait := time.Until(arrived.Add(timeout / 2))
@@ -68,17 +64,10 @@ func (a *admission) enter(arrived time.Time, timeout time.Duration, tagged bool)
 	defer t.Stop()
 	select {
 	case a.slots <- struct{}{}:
-		a.afterEnter()
 		return true
 	case <-t.C:
 		a.shed.Add(1)
 		return false
-	}
-}
-
-func (a *admission) afterEnter() {
-	if a.entered != nil {
-		a.entered()
 	}
 }
 

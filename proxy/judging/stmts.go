@@ -242,8 +242,9 @@ func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) pr
 func (j *Judging) annotate(job *judgeJob, bj *bindJudge) *proxy.Deferred {
 	// The proxy waits a little past the judge's own deadline, so a
 	// judgement that gives up in time still reports that it did.
-	d := proxy.NewDeferred(job.deadline.Add(deferredGrace)).WithFallback(&pgproto3.NoticeResponse{
-		Message: "pgequiv: " + job.prefix() + "no verdict in time (verdict_timeout " + job.set.VerdictTimeout.String() + "; the judgement was still running)",
+	d := proxy.NewDeferred(job.deadline.Add(deferredGrace)).WithFallback(func() *pgproto3.NoticeResponse {
+		return &pgproto3.NoticeResponse{Message: "pgequiv: " + job.prefix() +
+			"no verdict in time (verdict_timeout " + job.set.VerdictTimeout.String() + "; the judgement was still running)"}
 	})
 	j.background(job, func(out judgeOutcome) {
 		bj.settle(job, out)
