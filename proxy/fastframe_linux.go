@@ -40,6 +40,7 @@ func (d *fastDir) skipRest() bool {
 // false then.
 func (fc *fastConn) frameClient() bool {
 	d, c := &fc.cl, fc.c
+	maxMsg := c.opts.MaxMessageSize
 	for d.fwd < d.end {
 		if d.rem > 0 {
 			d.skipRest()
@@ -49,7 +50,7 @@ func (fc *fastConn) frameClient() bool {
 		if !ok {
 			return true
 		}
-		if n < 4 || n > math.MaxInt32 || fc.maxMsg > 0 && int(n) > fc.maxMsg {
+		if n < 4 || n > math.MaxInt32 || maxMsg > 0 && int(n) > maxMsg {
 			return fc.demote("malformed or oversized client message")
 		}
 		size := 1 + int(n)

@@ -24,12 +24,10 @@ import (
 // (see arrive). A parked goroutine would cost its stack, 8 KB or more for
 // one that went through authentication, per idle connection.
 type fastConn struct {
-	c       *conn
-	loop    *fastLoop
-	filter  StatementFilter // nil: statements need no inspection
-	quick   QuickObserver   // nil: every statement the filter flags demotes
-	maxMsg  int             // bound on client message lengths
-	bufSize int             // of each direction's buffer
+	c      *conn
+	loop   *fastLoop
+	filter StatementFilter // nil: statements need no inspection
+	quick  QuickObserver   // nil: every statement the filter flags demotes
 
 	cl fastDir // client to upstream
 	up fastDir // upstream to client
@@ -51,14 +49,13 @@ type fastConn struct {
 // (backpressure), so memory stays bounded by the buffer whatever the
 // message sizes.
 type fastDir struct {
-	fd                  int
-	buf                 []byte
-	start, fwd, end     int
-	rem                 int    // bytes of the frame being forwarded not yet framed
-	interest            uint32 // epoll events watched on fd
-	msgs                uint64 // frames framed since the last flush counted them
-	readCode, writeCode ErrorCode
-	upstream            bool // the direction from the upstream
+	fd              int
+	buf             []byte
+	start, fwd, end int
+	rem             int    // bytes of the frame being forwarded not yet framed
+	interest        uint32 // epoll events watched on fd
+	msgs            uint64 // frames framed since the last flush counted them
+	upstream        bool   // the direction from the upstream
 
 	// ins (upstream direction only) is what answerQuery queued for the
 	// ReadyForQuery at buf[insAt], framed: it is written between
@@ -70,6 +67,23 @@ type fastDir struct {
 	insAt  int
 	held   bool
 	parked bool
+}
+
+// readCode classifies an error reading d's source. (Derived rather than
+// stored: every idle connection carries two fastDirs.)
+func (d *fastDir) readCode() ErrorCode {
+	if d.upstream {
+		return CodeBackendRead
+	}
+	return CodeClientRead
+}
+
+// writeCode classifies an error writing d's bytes to the other side.
+func (d *fastDir) writeCode() ErrorCode {
+	if d.upstream {
+		return CodeClientWrite
+	}
+	return CodeBackendWrite
 }
 
 // waiting reports whether bytes wait to be written to the other side.
@@ -114,9 +128,9 @@ func (c *conn) relayFast(filter StatementFilter) bool {
 		return false
 	}
 	fc := &fastConn{
-		c: c, filter: filter, quick: quickObserver(filter), maxMsg: c.opts.MaxMessageSize, bufSize: c.bufSize(),
-		cl: fastDir{fd: cfd, readCode: CodeClientRead, writeCode: CodeBackendWrite},
-		up: fastDir{fd: ufd, readCode: CodeBackendRead, writeCode: CodeClientWrite, upstream: true},
+		c: c, filter: filter, quick: quickObserver(filter),
+		cl: fastDir{fd: cfd},
+		up: fastDir{fd: ufd, upstream: true},
 	}
 	fc.waiting.Store(2)
 	if err := c.s.fast.register(fc); err != nil {
@@ -272,7 +286,7 @@ func (fc *fastConn) onEvent(fd int, events uint32) {
 		// hang-up means the peer reset or fully closed the socket: the
 		// bytes it sent are lost either way.
 		if events&(syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
-			fc.release(fastEnd{err: &Error{Code: d.readCode, Err: socketError(fd)}})
+			fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: socketError(fd)}})
 		}
 		return
 	}
@@ -291,7 +305,7 @@ func socketError(fd int) error {
 // can be forwarded.
 func (fc *fastConn) read(d *fastDir) {
 	if d.buf == nil {
-		d.buf = fc.loop.getBuf(fc.bufSize)
+		d.buf = fc.loop.getBuf(fc.c.bufSize())
 	}
 	if d.end == len(d.buf) {
 		// frame never leaves the buffer full without something to
@@ -310,14 +324,14 @@ func (fc *fastConn) read(d *fastDir) {
 		}
 		return
 	case errno != 0:
-		fc.release(fastEnd{err: &Error{Code: d.readCode, Err: os.NewSyscallError("read", errno)}})
+		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: os.NewSyscallError("read", errno)}})
 		return
 	case n == 0:
 		err := io.EOF
 		if d.rem > 0 || d.end > d.fwd {
 			err = io.ErrUnexpectedEOF // as the goroutine relay's reader reports a cut frame
 		}
-		fc.release(fastEnd{err: &Error{Code: d.readCode, Err: err}})
+		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: err}})
 		return
 	}
 	d.end += n
@@ -355,7 +369,7 @@ func (fc *fastConn) flush(d *fastDir) bool {
 			break
 		}
 		if errno != 0 {
-			fc.release(fastEnd{err: &Error{Code: d.writeCode, Err: os.NewSyscallError("write", errno)}})
+			fc.release(fastEnd{err: &Error{Code: d.writeCode(), Err: os.NewSyscallError("write", errno)}})
 			return false
 		}
 		sent += d.advance(n)
@@ -395,7 +409,7 @@ func (fc *fastConn) flush(d *fastDir) bool {
 		want uint32
 	}{{d, wantD}, {o, wantO}} {
 		if err := fc.loop.setInterest(w.d, w.want); err != nil {
-			fc.release(fastEnd{err: &Error{Code: w.d.readCode, Err: fmt.Errorf("fast relay: %w", err)}})
+			fc.release(fastEnd{err: &Error{Code: w.d.readCode(), Err: fmt.Errorf("fast relay: %w", err)}})
 			return false
 		}
 	}
