@@ -160,6 +160,9 @@ func (fc *fastConn) answerQuery(typ byte) answer {
 		return quickNone
 	}
 	c.queueQuick(a, c.zSent+1)
+	if a.After != nil {
+		fc.loop.later(a.After)
+	}
 	if a.Refuse != nil {
 		return quickRefused
 	}

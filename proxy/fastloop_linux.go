@@ -4,6 +4,7 @@ package proxy
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"sync"
@@ -49,6 +50,7 @@ type fastLoop struct {
 	events []syscall.EpollEvent
 	dirty  bool     // a connection was released since the last exit check
 	free   [][]byte // buffers no connection holds
+	after  []func() // QuickAction.After work, run when the loop is idle
 	// Statements decoded for a filter (fastConn.needsObservation): the
 	// loop's, so that its connections carry no decoding state until one
 	// of their statements needs observing.
@@ -184,6 +186,10 @@ func (l *fastLoop) wake() {
 func (l *fastLoop) run() {
 	for {
 		n := l.wait()
+		if n == 0 {
+			l.runAfter() // nothing ready: the deferred work's turn
+			continue
+		}
 		woken := false
 		for i := range n {
 			ev := &l.events[i]
@@ -199,22 +205,58 @@ func (l *fastLoop) run() {
 				l.byFD[fd].onEvent(fd, ev.Events)
 			}
 		}
+		if len(l.after) >= maxAfter {
+			l.runAfter() // a loop that never idles still does it
+		}
 		// Commands run after the batch, so that a connection registered
 		// now cannot receive an event meant for a released one.
 		if (woken || l.dirty) && l.runCommands(woken) {
+			l.runAfter()
 			return
 		}
 	}
 }
 
-// wait returns the number of ready events. It polls without blocking
-// first: under load events are usually waiting, and a raw call skips the
-// scheduler's bookkeeping for a system call that may block.
+// maxAfter bounds the deferred work a busy loop keeps waiting.
+const maxAfter = 64
+
+// later defers f (a QuickAction's After) until the loop has nothing
+// ready, or has maxAfter such functions waiting: the statement goes out
+// first, and the work needs no goroutine, whose start would wake another
+// thread for every statement.
+func (l *fastLoop) later(f func()) { l.after = append(l.after, f) }
+
+// runAfter runs the deferred work. A panic is logged and ends only the
+// function that raised it, not the loop and its connections.
+func (l *fastLoop) runAfter() {
+	for i, f := range l.after {
+		l.after[i] = nil
+		runRecovered(f)
+	}
+	l.after = l.after[:0]
+}
+
+func runRecovered(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("pgequiv: deferred work of a fast-relay statement panicked", "panic", r)
+		}
+	}()
+	f()
+}
+
+// wait returns the number of ready events, or 0 when none is ready and
+// deferred work waits (runAfter). It polls without blocking first: under
+// load events are usually waiting, and a raw call skips the scheduler's
+// bookkeeping for a system call that may block.
 func (l *fastLoop) wait() int {
 	r, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd),
 		uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
 	if errno == 0 && r > 0 {
 		return int(r)
+	}
+	if len(l.after) > 0 {
+		return 0
 	}
 	for {
 		n, err := syscall.EpollWait(l.epfd, l.events, -1)

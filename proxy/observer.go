@@ -153,6 +153,12 @@ type QuickAction struct {
 	Notice *pgproto3.NoticeResponse
 	// Refuse is as Action.Refuse, for a simple Query.
 	Refuse *pgproto3.ErrorResponse
+	// After, if set, is work the answer leaves to do (recording the
+	// verdict) that the statement need not wait for. The fast relay runs
+	// it exactly once, on its loop, as soon as nothing is ready there:
+	// typically while the upstream executes the statement, so possibly
+	// before the answer reaches the client. It must not block.
+	After func()
 }
 
 // NopObserver forwards everything unchanged.

@@ -10,15 +10,23 @@
 # opens IDLE_N idle connections through it with scripts/idleconns, and
 # records the VmRSS growth per connection. A fresh process matters: one
 # that served load before has free heap that new connections reuse, which
-# hides their cost.
+# hides their cost. Before the first reading, IDLE_WARMUP connections are
+# opened and closed one after another: the first connection faults in the
+# code pages of the connection path (VmRSS counts the executable's file
+# pages) and builds what the proxy builds lazily, costs paid once per
+# process, not per connection. Their free heap is a few KB, not the
+# hundreds of KB that load leaves.
 #
-# Prints one line per run and then a summary per binary (KB per
+# Prints one line per run (KB per connection of VmRSS and of RssAnon, the
+# anonymous memory alone) and then a summary per binary (VmRSS KB per
 # connection: each round, and the mean).
 #
 # Environment:
 #   IDLE_N=500        idle connections
 #   IDLE_ROUNDS=4     rounds (each binary once per round)
 #   IDLE_SETTLE=1s    wait with all connections open before reading RSS
+#   IDLE_WARMUP=4     connections opened and closed before the first reading
+#                     (0: count the first connection's one-time costs too)
 #   IDLE_KEEP=1       keep the work directory (logs)
 set -euo pipefail
 
@@ -30,6 +38,7 @@ cd "$(dirname "$0")/.."
 N=${IDLE_N:-500}
 ROUNDS=${IDLE_ROUNDS:-4}
 SETTLE=${IDLE_SETTLE:-1s}
+WARMUP=${IDLE_WARMUP:-4}
 
 die() { echo "bench-idle-rss: $*" >&2; exit 1; }
 [ -x "$OLD" ] || die "$1 is not an executable"
@@ -67,7 +76,7 @@ go build -o "$work/idleconns" ./scripts/idleconns
 # measure BIN LABEL ROUND starts a fresh proxy of BIN, opens the idle
 # connections, stops the proxy and prints "LABEL ROUND KB_PER_CONN".
 measure() {
-  local bin=$1 label=$2 round=$3 port out before after
+  local bin=$1 label=$2 round=$3 port out before after abefore aafter
   port=$(free_port)
   cat >"$work/proxy-$label.yaml" <<EOF
 listen: 127.0.0.1:$port
@@ -76,18 +85,24 @@ upstream:
   tls_mode: disable
 log_level: warn
 EOF
-  "$bin" serve --config "$work/proxy-$label.yaml" 2>>"$work/pgequiv-$label.log" &
+  # The proxy must not hold this function's stdout: measure runs inside a
+  # command substitution, which would wait for the proxy to exit.
+  "$bin" serve --config "$work/proxy-$label.yaml" >/dev/null 2>>"$work/pgequiv-$label.log" &
   proxypid=$!
   wait_port "$port" "pgequiv $label"
-  out=$("$work/idleconns" -addr "127.0.0.1:$port" -n "$N" -pid "$proxypid" -settle "$SETTLE") ||
+  if ! out=$("$work/idleconns" -addr "127.0.0.1:$port" -n "$N" -warmup "$WARMUP" -pid "$proxypid" -settle "$SETTLE"); then
+    kill "$proxypid" 2>/dev/null || true
     die "idleconns against $label failed"
+  fi
   kill "$proxypid"
   wait "$proxypid" 2>/dev/null || true
   proxypid=""
   before=$(sed -E 's/.*"rss_before_kb":([0-9]+).*/\1/' <<<"$out")
   after=$(sed -E 's/.*"rss_after_kb":([0-9]+).*/\1/' <<<"$out")
-  awk -v l="$label" -v r="$round" -v b="$before" -v a="$after" -v n="$N" \
-    'BEGIN { printf "%s %d %.2f %d %d\n", l, r, (a - b) / n, b, a }'
+  abefore=$(sed -E 's/.*"anon_before_kb":([0-9]+).*/\1/' <<<"$out")
+  aafter=$(sed -E 's/.*"anon_after_kb":([0-9]+).*/\1/' <<<"$out")
+  awk -v l="$label" -v r="$round" -v b="$before" -v a="$after" -v ab="$abefore" -v aa="$aafter" -v n="$N" \
+    'BEGIN { printf "%s %d %.2f %d %d %.2f\n", l, r, (a - b) / n, b, a, (aa - ab) / n }'
 }
 
 results="$work/results"
@@ -99,8 +114,8 @@ for round in $(seq 1 "$ROUNDS"); do
     [ "$label" = new ] && bin=$NEW
     line=$(measure "$bin" "$label" "$round")
     echo "$line" >>"$results"
-    read -r l r kb b a <<<"$line"
-    echo "round $r $l: $kb KB/conn (VmRSS $b -> $a KB, $N idle connections)"
+    read -r l r kb b a akb <<<"$line"
+    echo "round $r $l: $kb KB/conn (VmRSS $b -> $a KB, $N idle connections; RssAnon $akb KB/conn)"
   done
 done
 

@@ -70,15 +70,20 @@ func (j *Judging) Divergences() []proxy.Divergence {
 	return out
 }
 
-// remember keeps a verdict for SHOW VERDICTS and SHOW DIVERGENCES and
-// appends it to the verdict file, if any.
+// remember keeps a verdict for SHOW VERDICTS and SHOW DIVERGENCES
+// (appendFile writes it to the verdict log).
 func (j *Judging) remember(rec proxy.VerdictRecord) {
 	j.ring.add(rec)
 	j.div.add(&rec)
-	if j.vfile != nil {
-		if err := j.vfile.Append(&rec); err != nil {
-			j.stats.verdictLogErrors.Add(1)
-			j.log.Warn("pgequiv: cannot append to the verdict log", "error", err)
-		}
+}
+
+// appendFile appends rec to the verdict log, if one is configured.
+func (j *Judging) appendFile(rec *proxy.VerdictRecord) {
+	if j.vfile == nil {
+		return
+	}
+	if err := j.vfile.Append(rec); err != nil {
+		j.stats.verdictLogErrors.Add(1)
+		j.log.Warn("pgequiv: cannot append to the verdict log", "error", err)
 	}
 }

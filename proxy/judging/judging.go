@@ -503,14 +503,20 @@ func (j *Judging) judge(ctx context.Context, schema *catalog.Schema, job *judgeJ
 
 // enforce turns an outcome into forwarding or a refusal.
 func (j *Judging) enforce(job *judgeJob, out judgeOutcome) proxy.Action {
+	a, action := j.enforceOutcome(job, out)
+	j.recordLater(job, out, action)
+	return a
+}
+
+// enforceOutcome is enforce without the recording: the action and the
+// name record gives it.
+func (j *Judging) enforceOutcome(job *judgeJob, out judgeOutcome) (proxy.Action, string) {
 	e := j.refusal(job, out) // stmts.go
 	if e == nil {
-		j.recordLater(job, out, "forwarded")
-		return proxy.Action{}
+		return proxy.Action{}, "forwarded"
 	}
 	j.stats.refusals.Add(1)
-	j.recordLater(job, out, "refused")
-	return proxy.Action{Refuse: e}
+	return proxy.Action{Refuse: e}, "refused"
 }
 
 // recordLater records off the query's path: fingerprinting and
@@ -524,8 +530,45 @@ func (j *Judging) recordLater(job *judgeJob, out judgeOutcome, action string) {
 	}()
 }
 
+// maxRecordOnLoop is the longest statement whose verdict the fast relay's
+// loop records itself (recordAfter): fingerprinting and redacting a
+// longer one would hold up every connection on the loop.
+const maxRecordOnLoop = 8 << 10
+
+// recordAfter is recordLater for a statement answered on the fast relay's
+// event loop (ObserveQuick): the work, returned for QuickAction.After,
+// runs on the loop once it is idle, so that a tagged statement costs no
+// goroutine start and no wake-up of another thread. Only the verdict
+// log's append, a file write that may block, goes to a goroutine. A long
+// statement is recorded by a goroutine as before, and then it returns nil.
+func (j *Judging) recordAfter(job *judgeJob, out judgeOutcome, action string) func() {
+	if len(job.candidate) > maxRecordOnLoop {
+		j.recordLater(job, out, action)
+		return nil
+	}
+	j.wg.Add(1)
+	return func() {
+		defer j.wg.Done()
+		rec := j.recordNoFile(job, out, action)
+		if j.vfile != nil {
+			j.wg.Add(1)
+			go func() {
+				defer j.wg.Done()
+				j.appendFile(&rec)
+			}()
+		}
+	}
+}
+
 // record counts, remembers and, in log mode, logs one verdict.
 func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
+	rec := j.recordNoFile(job, out, action)
+	j.appendFile(&rec)
+}
+
+// recordNoFile is record but for the verdict log's append, left to the
+// caller with the record it returns.
+func (j *Judging) recordNoFile(job *judgeJob, out judgeOutcome, action string) proxy.VerdictRecord {
 	set := job.set
 	redact := j.hintRedactor(set) // redact.go
 	summary := out.summary(redact)
@@ -547,7 +590,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 	if action != "logged" {
 		j.log.Debug("pgequiv verdict", "conn", job.sess.ConnID, "reference_id", job.ref.ID, "mode", job.mode,
 			"label", out.label(), "action", action, "latency", out.latency)
-		return
+		return rec
 	}
 	diffs := make([]string, 0, len(out.v.Differences))
 	for _, d := range out.v.Differences {
@@ -582,4 +625,5 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 		attrs = append(attrs, slog.String("error", j.redactError(set, out.err.Error())))
 	}
 	j.vlog.LogAttrs(context.Background(), slog.LevelInfo, "pgequiv verdict", attrs...)
+	return rec
 }

@@ -33,12 +33,17 @@ func (j *Judging) ObserveQuick(ctx context.Context, ev *proxy.QueryEvent) (proxy
 	}
 	j.stats.tagged.Add(1)
 	out := j.run(ctx, job) // job.proved or a tag's error: no judge
+	var qa proxy.QuickAction
+	action := "annotated" // as notify, for a notice that cannot be late
 	if job.mode == ModeEnforce {
-		return proxy.QuickAction{Refuse: j.enforce(job, out).Refuse}, true
+		var a proxy.Action
+		a, action = j.enforceOutcome(job, out)
+		qa.Refuse = a.Refuse
+	} else {
+		qa.Notice = verdictNotice(job, out)
 	}
-	// As notify, for a notice that cannot be late.
-	j.recordLater(job, out, "annotated")
-	return proxy.QuickAction{Notice: verdictNotice(job, out)}, true
+	qa.After = j.recordAfter(job, out, action)
+	return qa, true
 }
 
 // quickJob is ObserveQuery's path up to the judge, for a statement

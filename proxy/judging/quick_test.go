@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -144,7 +145,7 @@ func TestQuickSameAsGoroutineRelay(t *testing.T) {
 	cached := []string{stmts[0], stmts[6], stmts[1], stmts[2], stmts[6], stmts[13]}
 	for _, mode := range []JudgeMode{ModeAnnotate, ModeEnforce} {
 		t.Run(string(mode), func(t *testing.T) {
-			run := func(fast bool) (transcript [][]byte, demoted int64) {
+			run := func(fast bool) (transcript [][]byte, demoted int64, records []string) {
 				set := annotateSettings(t)
 				set.Mode, set.EnforceUnknown = mode, true
 				// Verdicts from structure alone: a counterexample search
@@ -174,10 +175,20 @@ func TestQuickSameAsGoroutineRelay(t *testing.T) {
 					}
 					transcript = append(transcript, b)
 				}
-				return transcript, demotions(t, reader) - before
+				// The verdicts recorded (the fast relay's on its loop,
+				// QuickAction.After): the same ones, in whatever order.
+				e.j.Wait()
+				for _, r := range e.j.RecentVerdicts() {
+					records = append(records, r.Label+" "+r.Action+" "+r.Query)
+				}
+				slices.Sort(records)
+				return transcript, demotions(t, reader) - before, records
 			}
-			slow, _ := run(false)
-			fast, demoted := run(true)
+			slow, _, slowRecords := run(false)
+			fast, demoted, fastRecords := run(true)
+			if len(fastRecords) == 0 || !slices.Equal(slowRecords, fastRecords) {
+				t.Errorf("verdicts recorded:\ngoroutine relay %q\nfast relay      %q", slowRecords, fastRecords)
+			}
 			for i := range slow {
 				if string(slow[i]) != string(fast[i]) {
 					t.Errorf("response %d differs:\ngoroutine relay %q\nfast relay      %q", i, slow[i], fast[i])

@@ -3,6 +3,8 @@ package judging
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -96,6 +98,33 @@ func verdictAttrs(job *judgeJob, label string) metric.MeasurementOption {
 	default:
 		ref = "none"
 	}
-	return metric.WithAttributes(attribute.String("label", label), attribute.String("mode", string(job.mode)),
+	key := verdictAttrKey{label: label, mode: job.mode, ref: ref}
+	if o, ok := verdictAttrSets.Load(key); ok {
+		return o.(metric.MeasurementOption)
+	}
+	o := metric.WithAttributes(attribute.String("label", label), attribute.String("mode", string(job.mode)),
 		attribute.String("reference_id", ref))
+	if verdictAttrCount.Load() < maxVerdictAttrSets {
+		if _, loaded := verdictAttrSets.LoadOrStore(key, o); !loaded {
+			verdictAttrCount.Add(1)
+		}
+	}
+	return o
+}
+
+// verdictAttrSets keeps the attribute sets verdictAttrs built: building
+// one (sorting, hashing) cost more than the rest of recording a verdict
+// answered from the proof cache. The combinations are few (labels, modes,
+// catalog ids); maxVerdictAttrSets bounds them all the same.
+var (
+	verdictAttrSets  sync.Map // verdictAttrKey -> metric.MeasurementOption
+	verdictAttrCount atomic.Int64
+)
+
+const maxVerdictAttrSets = 4096
+
+type verdictAttrKey struct {
+	label string
+	mode  JudgeMode
+	ref   string
 }

@@ -30,21 +30,26 @@ func main() {
 	user := flag.String("user", "postgres", "user name")
 	db := flag.String("db", "postgres", "database")
 	settle := flag.Duration("settle", time.Second, "wait this long with all connections open before reading RSS")
+	warmup := flag.Int("warmup", 0, "open and close this many connections (one query each) before the first RSS reading, so that one-time costs (code pages faulted in, lazily built state) are not counted per connection")
 	flag.Parse()
-	if err := run(*addr, *n, *pid, *user, *db, *settle); err != nil {
+	if err := run(*addr, *n, *warmup, *pid, *user, *db, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "idleconns:", err)
 		os.Exit(1)
 	}
 }
 
+// report is idleconns' output. RSS is VmRSS; anon is RssAnon, the part
+// not backed by the executable's file pages.
 type report struct {
-	Conns       int `json:"conns"`
-	RSSBeforeKB int `json:"rss_before_kb"`
-	RSSAfterKB  int `json:"rss_after_kb"`
-	PerConnKB   int `json:"per_conn_kb"`
+	Conns        int `json:"conns"`
+	RSSBeforeKB  int `json:"rss_before_kb"`
+	RSSAfterKB   int `json:"rss_after_kb"`
+	PerConnKB    int `json:"per_conn_kb"`
+	AnonBeforeKB int `json:"anon_before_kb"`
+	AnonAfterKB  int `json:"anon_after_kb"`
 }
 
-func run(addr string, n, pid int, user, db string, settle time.Duration) error {
+func run(addr string, n, warmup, pid int, user, db string, settle time.Duration) error {
 	if pid <= 0 {
 		return errors.New("-pid is required")
 	}
@@ -52,13 +57,28 @@ func run(addr string, n, pid int, user, db string, settle time.Duration) error {
 	if err != nil {
 		return err
 	}
-	before, err := rssKB(pid)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	connStr := fmt.Sprintf("host=%s port=%s user=%s dbname=%s sslmode=disable connect_timeout=30", host, port, user, db)
+	for i := 0; i < warmup; i++ {
+		c, err := pgconn.Connect(ctx, connStr)
+		if err != nil {
+			return fmt.Errorf("warm-up connection %d: %w", i+1, err)
+		}
+		_, err = c.Exec(ctx, "SELECT 1").ReadAll()
+		c.Close(ctx)
+		if err != nil {
+			return fmt.Errorf("warm-up connection %d: %w", i+1, err)
+		}
+	}
+	before, err := rssKB(pid, "VmRSS:")
+	if err != nil {
+		return err
+	}
+	anonBefore, err := rssKB(pid, "RssAnon:")
+	if err != nil {
+		return err
+	}
 	conns := make([]*pgconn.PgConn, n)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
@@ -96,15 +116,20 @@ func run(addr string, n, pid int, user, db string, settle time.Duration) error {
 		}
 	}
 	time.Sleep(settle) // let the process's memory settle; this is a measurement, not synchronization
-	after, err := rssKB(pid)
+	after, err := rssKB(pid, "VmRSS:")
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(os.Stdout).Encode(report{Conns: n, RSSBeforeKB: before, RSSAfterKB: after, PerConnKB: (after - before) / n})
+	anonAfter, err := rssKB(pid, "RssAnon:")
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(report{Conns: n, RSSBeforeKB: before, RSSAfterKB: after, PerConnKB: (after - before) / n,
+		AnonBeforeKB: anonBefore, AnonAfterKB: anonAfter})
 }
 
-// rssKB reads VmRSS from /proc/PID/status.
-func rssKB(pid int) (int, error) {
+// rssKB reads one kB field (VmRSS:, RssAnon:) from /proc/PID/status.
+func rssKB(pid int, field string) (int, error) {
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0, err
@@ -112,9 +137,9 @@ func rssKB(pid int) (int, error) {
 	defer f.Close()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(s.Text(), field); ok {
 			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
