@@ -187,8 +187,10 @@ func (l *fastLoop) run() {
 	for {
 		n := l.wait()
 		if n == 0 {
-			l.runAfter() // nothing ready: the deferred work's turn
-			continue
+			// Nothing ready: the deferred work's turn, and then a wait
+			// that blocks (a second poll would most likely find nothing).
+			l.runAfter()
+			n = l.block()
 		}
 		woken := false
 		for i := range n {
@@ -258,6 +260,11 @@ func (l *fastLoop) wait() int {
 	if len(l.after) > 0 {
 		return 0
 	}
+	return l.block()
+}
+
+// block waits until an event is ready and returns how many are.
+func (l *fastLoop) block() int {
 	for {
 		n, err := syscall.EpollWait(l.epfd, l.events, -1)
 		if err == nil {
