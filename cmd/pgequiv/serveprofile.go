@@ -16,15 +16,16 @@ import (
 // (docs/bench-proxy.md); each costs CPU while on, so none is on by
 // default.
 type serveProfiles struct {
-	cpu, trace, block, mutex *string
+	cpu, trace, block, mutex, memory *string
 }
 
 func addServeProfiles(fs *flag.FlagSet) *serveProfiles {
 	return &serveProfiles{
-		cpu:   fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file at shutdown (go tool pprof)"),
-		trace: fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace)"),
-		block: fs.String("blockprofile", "", "record blocking events and write the block profile to this file at shutdown"),
-		mutex: fs.String("mutexprofile", "", "record mutex contention and write the mutex profile to this file at shutdown"),
+		cpu:    fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file at shutdown (go tool pprof)"),
+		trace:  fs.String("trace", "", "write an execution trace of the whole run to this file (go tool trace)"),
+		block:  fs.String("blockprofile", "", "record blocking events and write the block profile to this file at shutdown"),
+		mutex:  fs.String("mutexprofile", "", "record mutex contention and write the mutex profile to this file at shutdown"),
+		memory: fs.String("memprofile", "", "write a heap profile (allocations of the whole run, sampled, and what is live) to this file at shutdown"),
 	}
 }
 
@@ -74,6 +75,8 @@ func (p *serveProfiles) start() (stop func() error, err error) {
 	}{
 		{"blockprofile", "block", *p.block, func() { runtime.SetBlockProfileRate(1) }, func() { runtime.SetBlockProfileRate(0) }},
 		{"mutexprofile", "mutex", *p.mutex, func() { runtime.SetMutexProfileFraction(1) }, func() { runtime.SetMutexProfileFraction(0) }},
+		// The runtime samples allocations always (MemProfileRate): nothing to turn on.
+		{"memprofile", "allocs", *p.memory, func() {}, func() {}},
 	} {
 		if prof.path == "" {
 			continue

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// TestServeProfiles: serve's profiling flags write a CPU, block and mutex
-// profile (gzipped protocol buffers, as pprof reads them), and an execution trace, once serve has shut
+// TestServeProfiles: serve's profiling flags write a CPU, block, mutex and
+// heap profile (gzipped protocol buffers, as pprof reads them), and an execution trace, once serve has shut
 // down; an unwritable path is refused before serving.
 func TestServeProfiles(t *testing.T) {
 	dir := t.TempDir()
@@ -30,7 +30,7 @@ func TestServeProfiles(t *testing.T) {
 		listening: func(a net.Addr) { addrCh <- a }}
 	go func() {
 		done <- serve(runCtx, []string{"--config", cfg, "--cpuprofile", out("cpu"), "--trace", out("trace"),
-			"--blockprofile", out("block"), "--mutexprofile", out("mutex")}, env)
+			"--blockprofile", out("block"), "--mutexprofile", out("mutex"), "--memprofile", out("mem")}, env)
 	}()
 	select {
 	case <-addrCh:
@@ -41,7 +41,7 @@ func TestServeProfiles(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	for _, name := range []string{"cpu", "block", "mutex"} {
+	for _, name := range []string{"cpu", "block", "mutex", "mem"} {
 		f, err := os.Open(out(name))
 		if err != nil {
 			t.Fatal(err)
