@@ -71,7 +71,7 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 		case TokBlockComment:
 			// As assignComments: the last comment that reads as pairs.
 			body := sql[t.Start+2 : t.End-2]
-			pairs, perr := parsePairs(body)
+			pairs, perr := readPairs(body)
 			if perr != nil {
 				if strings.Contains(body, KeyRef) {
 					st.CommentErr = fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, t.Start, perr)

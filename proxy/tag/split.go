@@ -153,7 +153,7 @@ func assignComments(sql string, stmts []Statement, comments [][2]int) {
 			k = 0
 		}
 		body := sql[span[0]+2 : span[1]-2]
-		pairs, perr := parsePairs(body)
+		pairs, perr := readPairs(body)
 		st := &stmts[k]
 		if perr != nil {
 			if strings.Contains(body, KeyRef) {

@@ -61,7 +61,7 @@ func FindCommentIn(sql string, strs Strings) (c *Comment, ok bool, err error) {
 	}
 	for _, span := range spans {
 		body := sql[span[0]+2 : span[1]-2]
-		pairs, perr := parsePairs(body)
+		pairs, perr := readPairs(body)
 		if perr != nil {
 			if strings.Contains(body, KeyRef) {
 				err = fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, span[0], perr)
@@ -90,7 +90,7 @@ func TagsIn(sql string, strs Strings) ([]*Comment, error) {
 			continue
 		}
 		body := sql[t.Start+2 : t.End-2]
-		pairs, perr := parsePairs(body)
+		pairs, perr := readPairs(body)
 		if perr != nil {
 			if strings.Contains(body, "pgequiv") || strings.Contains(body, "%") {
 				return nil, fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, t.Start, perr)
