@@ -24,6 +24,14 @@
 #   BOUNDED_ITEMS=20000     IN-list items per load query (judgement cost)
 #   BOUNDED_ONLY=oversize|load
 #   BOUNDED_KEEP=1          keep the work directory
+#   BOUNDED_DIRECT=1        load step: first the same clients and statements
+#                           straight to PostgreSQL (no proxy, so nothing is
+#                           judged or refused: every statement runs), for
+#                           how long PostgreSQL alone takes to answer them
+#   BOUNDED_PG_CPUS=0       pin PostgreSQL (the postmaster, so every backend
+#                           it forks) to these CPUs (taskset -c list), and
+#   BOUNDED_PROXY_CPUS=1    the proxy to these: separates the proxy's own
+#                           latency from CPU that PostgreSQL's backends take
 #   BOUNDED_BINS="A B"      load step only: run it once per pgequiv binary
 #                           listed (side by side: an old and a new build),
 #                           in turn, BOUNDED_ROUNDS times (default 1)
@@ -72,6 +80,9 @@ synchronous_commit = off
 CONF
 as_pg "$bindir/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w start >/dev/null
 wait_port "$PGPORT_" postgres
+if [ -n "${BOUNDED_PG_CPUS:-}" ]; then
+  taskset -a -p -c "$BOUNDED_PG_CPUS" "$(head -1 "$work/data/postmaster.pid")" >/dev/null
+fi
 cp planner/catalog/example.sql "$work/kennel.sql"
 "$PSQL" -q -h 127.0.0.1 -p "$PGPORT_" -U postgres -c "CREATE DATABASE kennel" postgres >/dev/null
 "$PSQL" -q -h 127.0.0.1 -p "$PGPORT_" -U postgres -f "$work/kennel.sql" kennel >/dev/null
@@ -121,7 +132,9 @@ YAML
 
 start_proxy() {
   # shellcheck disable=SC2086 # BOUNDED_SERVE_ARGS is a list of flags
-  "$work/pgequiv" serve --config "$work/proxy.yaml" ${BOUNDED_SERVE_ARGS:-} 2>>"$work/pgequiv.log" &
+  local pin=()
+  [ -n "${BOUNDED_PROXY_CPUS:-}" ] && pin=(taskset -c "$BOUNDED_PROXY_CPUS")
+  "${pin[@]}" "$work/pgequiv" serve --config "$work/proxy.yaml" ${BOUNDED_SERVE_ARGS:-} 2>>"$work/pgequiv.log" &
   PROXYPID=$!
   wait_port "$PROXYPORT" pgequiv
 }
@@ -198,6 +211,10 @@ fi
 if [ "$ONLY" != oversize ]; then
   built="$work/pgequiv-built"
   cp "$work/pgequiv" "$built"
+  if [ -n "${BOUNDED_DIRECT:-}" ]; then
+    echo "== load straight to PostgreSQL: the same clients and statements for $LOAD_T" >&2
+    "$work/bounded" load -addr "127.0.0.1:$PGPORT_" -annotate "${BOUNDED_ANNOTATE:-100}" -enforce "${BOUNDED_ENFORCE:-50}" -duration "$LOAD_T" -items "$ITEMS"
+  fi
   for round in $(seq "${BOUNDED_ROUNDS:-1}"); do
     for bin in ${BOUNDED_BINS:-$built}; do
       cp "$bin" "$work/pgequiv"
