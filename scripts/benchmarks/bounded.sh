@@ -228,6 +228,24 @@ if [ "$ONLY" != oversize ]; then
         check "$k within budget ($bin)" "$(echo "$ld" | jq_ "int(d['max_ms'].get('$k', 1e9) <= $limit_ms)")" "max $(echo "$ld" | jq_ "d['max_ms'].get('$k')") ms, p99 $(echo "$ld" | jq_ "d['p99_ms'].get('$k')") ms, $(echo "$ld" | jq_ "d['answers'].get('$k')") answers"
       done
       stop_proxy
+      # The proxy's own view: from a statement's arrival to its verdict
+      # (the verdict log's latency_ms), by mode. An annotate answer also
+      # waits for PostgreSQL to run the statement; this does not.
+      python3 - "$work/verdicts.jsonl" <<'PY'
+import json, sys
+lat = {}
+for line in open(sys.argv[1], errors="replace"):
+    try:
+        v = json.loads(line)
+    except ValueError:
+        continue
+    lat.setdefault(v.get("mode", "?"), []).append(v.get("latency_ms", 0.0))
+out = {}
+for mode, xs in sorted(lat.items()):
+    xs.sort()
+    out[mode] = {"verdicts": len(xs), "p50_ms": xs[len(xs) // 2], "p99_ms": xs[min(len(xs) - 1, int(len(xs) * 0.99))], "max_ms": xs[-1]}
+print(json.dumps({"verdict_latency": out}))
+PY
     done
   done
 fi
