@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -22,7 +23,8 @@ import (
 // ready to use.
 type fastLoops struct {
 	mu    sync.Mutex
-	loops []*fastLoop // nil: that slot's loop is not running
+	loops []*fastLoop  // nil: that slot's loop is not running
+	made  atomic.Int64 // buffers the loops allocated (getBuf found none free)
 }
 
 // fastLoop is one event loop: one goroutine, one epoll instance with
@@ -73,6 +75,7 @@ func (l *fastLoop) getBuf(size int) []byte {
 			return b
 		}
 	}
+	l.pool.made.Add(1)
 	return make([]byte, size)
 }
 

@@ -324,6 +324,7 @@ func (fc *fastConn) read(d *fastDir) {
 		}
 		return
 	case errno != 0:
+		d.dropEmptyBuf(fc.loop)
 		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: os.NewSyscallError("read", errno)}})
 		return
 	case n == 0:
@@ -331,11 +332,22 @@ func (fc *fastConn) read(d *fastDir) {
 		if d.rem > 0 || d.end > d.fwd {
 			err = io.ErrUnexpectedEOF // as the goroutine relay's reader reports a cut frame
 		}
+		d.dropEmptyBuf(fc.loop)
 		fc.release(fastEnd{err: &Error{Code: d.readCode(), Err: err}})
 		return
 	}
 	d.end += n
 	fc.pump(d)
+}
+
+// dropEmptyBuf gives d's buffer back to the loop if it holds nothing, as
+// when the read that ends a connection was the first into it: otherwise
+// every connection's end would take a buffer from the free list for good.
+func (d *fastDir) dropEmptyBuf(l *fastLoop) {
+	if d.buf != nil && d.end == 0 {
+		l.putBuf(d.buf)
+		d.buf = nil
+	}
 }
 
 // pump frames d's bytes and writes them, again while framing stopped

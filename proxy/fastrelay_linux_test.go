@@ -601,3 +601,41 @@ func TestFastRelayAfterWork(t *testing.T) {
 		t.Error("the connection left the fast relay")
 	}
 }
+
+// TestFastRelayRecyclesBuffers: connections that come and go on a loop
+// (kept running by one that stays) reuse the loop's buffers; the read
+// that ends a connection gives its buffer back instead of keeping it, so
+// the loop does not allocate again for every connection.
+func TestFastRelayRecyclesBuffers(t *testing.T) {
+	ctx := testCtx(t, time.Minute)
+	p := startProxy(t, upstreamOpts())
+	keeper, err := pgx.Connect(ctx, p.connString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keeper.Close(context.Background())
+	if _, err := keeper.Exec(ctx, "SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	const churn = 30
+	for range churn {
+		c, err := pgx.Connect(ctx, p.connString(pgtest.SuperUser, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		c.Close(ctx)
+		if err := p.waitConnEnd(t, ctx); err != nil {
+			t.Fatalf("connection ended with %v", err)
+		}
+	}
+	// A connection takes a buffer for each direction it reads at once.
+	if made := p.fast.made.Load(); made > 6 {
+		t.Errorf("the loops allocated %d buffers for %d connections one after another", made, churn+1)
+	}
+	if p.relay.demoted.Load() > 0 || p.relay.goroutine.Load() > 0 {
+		t.Error("a connection left the fast relay")
+	}
+}
