@@ -50,9 +50,10 @@ type fastLoop struct {
 	// Owned by the loop goroutine.
 	byFD   []*fastConn // connection by socket fd
 	events []syscall.EpollEvent
-	dirty  bool     // a connection was released since the last exit check
-	free   [][]byte // buffers no connection holds
-	after  []func() // QuickAction.After work, run when the loop is idle
+	dirty  bool         // a connection was released since the last exit check
+	free   [][]byte     // buffers no connection holds
+	after  []func()     // QuickAction.After work, run when the loop is idle
+	log    *slog.Logger // the server's (Options.Logger)
 	// Statements decoded for a filter (fastConn.needsObservation): the
 	// loop's, so that its connections carry no decoding state until one
 	// of their statements needs observing.
@@ -111,7 +112,7 @@ func (p *fastLoops) register(fc *fastConn) error {
 	var l *fastLoop
 	for i, cand := range p.loops {
 		if cand == nil {
-			nl, err := newFastLoop(p, i)
+			nl, err := newFastLoop(p, i, fc.c.opts.Logger)
 			if err != nil {
 				if l != nil {
 					break // use a running loop instead
@@ -136,7 +137,7 @@ func (p *fastLoops) register(fc *fastConn) error {
 	return nil
 }
 
-func newFastLoop(p *fastLoops, slot int) (*fastLoop, error) {
+func newFastLoop(p *fastLoops, slot int, log *slog.Logger) (*fastLoop, error) {
 	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("fast relay: epoll_create1: %w", err)
@@ -153,7 +154,7 @@ func newFastLoop(p *fastLoops, slot int) (*fastLoop, error) {
 		syscall.Close(wakefd)
 		return nil, fmt.Errorf("fast relay: epoll_ctl eventfd: %w", err)
 	}
-	return &fastLoop{pool: p, slot: slot, epfd: epfd, wakefd: wakefd, events: make([]syscall.EpollEvent, 128)}, nil
+	return &fastLoop{pool: p, slot: slot, epfd: epfd, wakefd: wakefd, events: make([]syscall.EpollEvent, 128), log: log}, nil
 }
 
 // abort asks fc's loop to end fc, releasing it with errFastAborted unless
@@ -236,15 +237,15 @@ func (l *fastLoop) later(f func()) { l.after = append(l.after, f) }
 func (l *fastLoop) runAfter() {
 	for i, f := range l.after {
 		l.after[i] = nil
-		runRecovered(f)
+		l.runRecovered(f)
 	}
 	l.after = l.after[:0]
 }
 
-func runRecovered(f func()) {
+func (l *fastLoop) runRecovered(f func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("pgequiv: deferred work of a fast-relay statement panicked", "panic", r)
+			l.log.Error("pgequiv: deferred work of a fast-relay statement panicked", "panic", r)
 		}
 	}()
 	f()
