@@ -21,6 +21,9 @@ import (
 // state (bind tracking, discarding) the goroutine relay alone keeps.
 func (fc *fastConn) observeLater() {
 	c := fc.c
+	// The statements framed before this one are answered first: the
+	// goroutine's ObserveQuery must not run beside their finishing.
+	fc.loop.finish()
 	fc.cl.parked = true
 	sql := bytes.Clone(c.query.SQL) // the frame may move in the buffer
 	zSent := c.zSent

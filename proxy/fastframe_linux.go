@@ -159,6 +159,12 @@ func (fc *fastConn) answerQuery(typ byte) answer {
 	if !ok {
 		return quickNone
 	}
+	if a.Finish != nil && a.Refuse == nil {
+		// Sent first, finished after (fastLoop.finish): the loop's
+		// next step, before any byte of the answer is framed.
+		fc.loop.finishing = append(fc.loop.finishing, quickFinish{fc: fc, seq: c.zSent + 1, finish: a.Finish})
+		return quickForward
+	}
 	c.queueQuick(a, c.zSent+1)
 	if a.After != nil {
 		fc.loop.later(a.After)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/jackc/pgx/v5/pgproto3"
 	"golang.org/x/sys/unix"
 
 	"github.com/pgequiv/pgequiv/protocol"
@@ -50,10 +51,14 @@ type fastLoop struct {
 	// Owned by the loop goroutine.
 	byFD   []*fastConn // connection by socket fd
 	events []syscall.EpollEvent
-	dirty  bool         // a connection was released since the last exit check
-	free   [][]byte     // buffers no connection holds
-	after  []func()     // QuickAction.After work, run when the loop is idle
-	log    *slog.Logger // the server's (Options.Logger)
+	dirty  bool     // a connection was released since the last exit check
+	free   [][]byte // buffers no connection holds
+	after  []func() // QuickAction.After work, run when the loop is idle
+	// finishing: answers whose statements were forwarded before their
+	// notices were worked out (QuickAction.Finish), finished after the
+	// event that framed them.
+	finishing []quickFinish
+	log       *slog.Logger // the server's (Options.Logger)
 	// Statements decoded for a filter (fastConn.needsObservation): the
 	// loop's, so that its connections carry no decoding state until one
 	// of their statements needs observing.
@@ -209,6 +214,9 @@ func (l *fastLoop) run() {
 			// which a spurious readiness is harmless (EAGAIN).
 			if fd < len(l.byFD) && l.byFD[fd] != nil {
 				l.byFD[fd].onEvent(fd, ev.Events)
+				// Before the next event, which may be the
+				// answer: the notices must wait for it.
+				l.finish()
 			}
 		}
 		if len(l.after) >= maxAfter {
@@ -216,11 +224,54 @@ func (l *fastLoop) run() {
 		}
 		// Commands run after the batch, so that a connection registered
 		// now cannot receive an event meant for a released one.
-		if (woken || l.dirty) && l.runCommands(woken) {
+		if (woken || l.dirty) && l.finishAfter(l.runCommands(woken)) {
 			l.runAfter()
 			return
 		}
 	}
+}
+
+// quickFinish is a forwarded statement's answer still to be finished:
+// its notice goes before ReadyForQuery number seq of fc's connection.
+type quickFinish struct {
+	fc     *fastConn
+	seq    uint64
+	finish func() (*pgproto3.NoticeResponse, func())
+}
+
+// finish finishes the answers waiting in l.finishing. It runs after each
+// event and command batch, which framed them and sent their statements,
+// and before a connection leaves the loop (release, observeLater): no
+// ReadyForQuery of theirs can have been framed yet, since the loop frames
+// a connection's bytes only in its own events. A panic is logged and ends
+// only that answer: the statement has gone, without a notice.
+func (l *fastLoop) finish() {
+	for i := 0; i < len(l.finishing); i++ {
+		q := l.finishing[i]
+		l.finishing[i] = quickFinish{}
+		l.finishOne(q)
+	}
+	l.finishing = l.finishing[:0]
+}
+
+func (l *fastLoop) finishOne(q quickFinish) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.log.Error("pgequiv: query observer panicked finishing an answer; statement forwarded without its notice", "panic", r)
+		}
+	}()
+	notice, after := q.finish()
+	q.fc.c.queueQuick(QuickAction{Notice: notice}, q.seq)
+	if after != nil {
+		l.later(after)
+	}
+}
+
+// finishAfter finishes the waiting answers (those of the commands just
+// run) and passes ended through.
+func (l *fastLoop) finishAfter(ended bool) bool {
+	l.finish()
+	return ended
 }
 
 // maxAfter bounds the deferred work a busy loop keeps waiting.

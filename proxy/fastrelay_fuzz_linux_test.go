@@ -34,6 +34,9 @@ func (fuzzObserver) NeedsObservation(_ *Session, _ QueryKind, sql []byte) bool {
 
 func (fuzzObserver) ObserveQuery(_ context.Context, ev *QueryEvent) Action {
 	a, _ := fuzzAnswer(ev.SQL)
+	if a.Finish != nil {
+		a.Notice, _ = a.Finish()
+	}
 	return Action{Notice: a.Notice, Refuse: a.Refuse}
 }
 
@@ -48,6 +51,11 @@ func fuzzAnswer(sql []byte) (QuickAction, bool) {
 	switch {
 	case bytes.Contains(sql, []byte("pgequiv refuse")):
 		return QuickAction{Refuse: &pgproto3.ErrorResponse{Message: "refused by pgequiv"}}, true
+	case bytes.Contains(sql, []byte("pgequiv finish")):
+		// Finished once the statement is sent (QuickAction.Finish).
+		return QuickAction{Finish: func() (*pgproto3.NoticeResponse, func()) {
+			return &pgproto3.NoticeResponse{Message: "seen by pgequiv"}, nil
+		}}, true
 	case bytes.Contains(sql, []byte("pgequiv")):
 		return QuickAction{Notice: &pgproto3.NoticeResponse{Message: "seen by pgequiv"}}, true
 	}
@@ -431,6 +439,11 @@ func FuzzFastRelay(f *testing.F) {
 	f.Add(enc(&pgproto3.Query{String: "select 'pgequiv quick'"}, &pgproto3.Query{String: "select 'pgequiv quick refuse'"},
 		&pgproto3.Query{String: "select 'pgequiv refuse'"}, &pgproto3.Query{String: "select 'pgequiv'"}),
 		append(append(append(append([]byte(nil), result...), enc(&pgproto3.ReadyForQuery{TxStatus: 'I'})...), enc(&pgproto3.ReadyForQuery{TxStatus: 'I'})...), result...), false)
+	// Finished once sent (QuickAction.Finish), beside one refused and
+	// one answered at once, pipelined.
+	f.Add(enc(&pgproto3.Query{String: "select 'pgequiv quick finish'"}, &pgproto3.Query{String: "select 'pgequiv quick refuse'"},
+		&pgproto3.Query{String: "select 'pgequiv quick finish'"}, &pgproto3.Query{String: "select 'pgequiv quick'"}),
+		append(append(append(append([]byte(nil), result...), enc(&pgproto3.ReadyForQuery{TxStatus: 'I'})...), result...), result...), false)
 	// A Query for the observer whose text has no terminating NUL.
 	f.Add(append([]byte("Q\x00\x00\x00\x19select 'pgequiv quick"), enc(&pgproto3.Query{String: "select 1"})...), result, false)
 	f.Add(enc(&pgproto3.Query{String: "select 'pgequiv quick'"}, &pgproto3.Query{String: "select 'pgequiv quick'"}),

@@ -495,6 +495,8 @@ func (fc *fastConn) release(end fastEnd) {
 	if fc.released {
 		return
 	}
+	// Its answers finish on the loop, before the connection leaves it.
+	fc.loop.finish()
 	fc.released = true
 	fc.loop.forget(fc.cl.fd)
 	fc.loop.forget(fc.up.fd)

@@ -159,6 +159,14 @@ type QuickAction struct {
 	// typically while the upstream executes the statement, so possibly
 	// before the answer reaches the client. It must not block.
 	After func()
+	// Finish, if set, completes an answer that forwards the statement
+	// (Refuse nil): it returns the notice (nil for none) and the After
+	// work, in place of Notice and After. The relay may call it once the
+	// statement is on its way upstream, always before that statement's
+	// ReadyForQuery reaches the client, so that working out a notice
+	// overlaps the upstream's execution rather than delaying it. It runs
+	// once, on the relay that asked, and must not block.
+	Finish func() (notice *pgproto3.NoticeResponse, after func())
 }
 
 // NopObserver forwards everything unchanged.

@@ -153,11 +153,15 @@ bench_once() {
   local pid t0="" t1="" out
   pid=$(pid_of "$target")
   [ -n "$pid" ] && t0=$(cpu_ticks "$pid")
-  out=$(cd "$dir" && PGSSLMODE=disable "$PGBENCH" -n -j "$j" -c "$c" -T "$T" -M "$mode" \
+  # pgbench writes straight to a file: libpq prints every NOTICE (one per
+  # tagged statement in annotate mode) to stderr, and a shell reading them
+  # through a pipe would compete with the benchmark for the CPUs.
+  (cd "$dir" && PGSSLMODE=disable "$PGBENCH" -n -j "$j" -c "$c" -T "$T" -M "$mode" \
     -l --sampling-rate="$SAMPLING" --log-prefix="$dir/txlog" "$@" \
-    -h 127.0.0.1 -p "$(port_of "$target")" -U postgres postgres 2>&1) || die "pgbench $target -M $mode -c $c failed: $out"
+    -h 127.0.0.1 -p "$(port_of "$target")" -U postgres postgres >"$dir/pgbench.out" 2>&1) ||
+    die "pgbench $target -M $mode -c $c failed: $(grep -v '^NOTICE\|^DETAIL\|^HINT' "$dir/pgbench.out" | tail -20)"
   [ -n "$pid" ] && t1=$(cpu_ticks "$pid")
-  echo "$out" >"$dir/pgbench.out"
+  out=$(grep -E '^tps = |number of transactions actually processed' "$dir/pgbench.out")
   local tps tx
   tps=$(echo "$out" | awk '/^tps = / {print $3; exit}')
   tx=$(echo "$out" | awk '/number of transactions actually processed/ {split($NF, a, "/"); print a[1]; exit}')

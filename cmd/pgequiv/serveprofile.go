@@ -75,8 +75,10 @@ func (p *serveProfiles) start() (stop func() error, err error) {
 	}{
 		{"blockprofile", "block", *p.block, func() { runtime.SetBlockProfileRate(1) }, func() { runtime.SetBlockProfileRate(0) }},
 		{"mutexprofile", "mutex", *p.mutex, func() { runtime.SetMutexProfileFraction(1) }, func() { runtime.SetMutexProfileFraction(0) }},
-		// The runtime samples allocations always (MemProfileRate): nothing to turn on.
-		{"memprofile", "allocs", *p.memory, func() {}, func() {}},
+		// The runtime samples allocations always (MemProfileRate): nothing
+		// to turn on. A heap profile shows the heap as of the last
+		// collection; one at shutdown brings in what came since.
+		{"memprofile", "allocs", *p.memory, func() {}, runtime.GC},
 	} {
 		if prof.path == "" {
 			continue

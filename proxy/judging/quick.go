@@ -5,6 +5,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgproto3"
+
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -32,18 +34,19 @@ func (j *Judging) ObserveQuick(ctx context.Context, ev *proxy.QueryEvent) (proxy
 		return proxy.QuickAction{}, true // a statement without a reference
 	}
 	j.stats.tagged.Add(1)
-	out := j.run(ctx, job) // job.proved or a tag's error: no judge
-	var qa proxy.QuickAction
-	action := "annotated" // as notify, for a notice that cannot be late
-	if job.mode == ModeEnforce {
-		var a proxy.Action
-		a, action = j.enforceOutcome(job, out)
-		qa.Refuse = a.Refuse
-	} else {
-		qa.Notice = verdictNotice(job, out)
+	if job.mode != ModeEnforce {
+		// Annotate's notice refuses nothing: the relay may send the
+		// statement before the notice is worked out.
+		return proxy.QuickAction{Finish: func() (*pgproto3.NoticeResponse, func()) {
+			out := j.run(ctx, job) // job.proved or a tag's error: no judge
+			// "annotated", as notify says it, for a notice that cannot
+			// be late.
+			return verdictNotice(job, out), j.recordAfter(job, out, "annotated")
+		}}, true
 	}
-	qa.After = j.recordAfter(job, out, action)
-	return qa, true
+	out := j.run(ctx, job)
+	a, action := j.enforceOutcome(job, out)
+	return proxy.QuickAction{Refuse: a.Refuse, After: j.recordAfter(job, out, action)}, true
 }
 
 // quickJob is ObserveQuery's path up to the judge, for a statement
