@@ -374,7 +374,7 @@ type judgeJob struct {
 	shape *shapeEntry
 	// proved, when set, is the verdict ObserveQuick found in the proofs
 	// (quick.go); run answers with it.
-	proved *equivalence.Verdict
+	proved *provedVerdict
 }
 
 // judgeOutcome is a judgement's result.
@@ -383,6 +383,8 @@ type judgeOutcome struct {
 	err      error
 	timedOut bool
 	latency  time.Duration
+	// sum, when set, is v's summary, kept with its proof (proofcache.go).
+	sum string
 }
 
 func (o judgeOutcome) label() string {
@@ -432,7 +434,7 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 		return out
 	}
 	if job.proved != nil {
-		out.v = *job.proved
+		out.v, out.sum = job.proved.v, job.proved.summary
 		return out
 	}
 	// The judge pool (judgepool.Local or Pool) bounds how many judgements
@@ -440,8 +442,8 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	if f := j.knobs.beforeJudge; f != nil {
 		f(ctx)
 	}
-	if v, ok := j.provedNow(job); ok {
-		out.v = v
+	if pv, ok := j.provedNow(job); ok {
+		out.v, out.sum = pv.v, pv.summary
 		return out
 	}
 	err := j.judgeWithin(ctx, job, &out.v) // deadline.go
@@ -455,9 +457,11 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 func (j *Judging) finish(job *judgeJob, span trace.Span, out *judgeOutcome) {
 	out.latency = time.Since(job.start)
 	label := out.label()
-	span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
-	if out.err != nil {
-		span.SetStatus(codes.Error, j.redactError(job.set, out.err.Error()))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("pgequiv.label", label), attribute.Float64("pgequiv.score", out.v.Score))
+		if out.err != nil {
+			span.SetStatus(codes.Error, j.redactError(job.set, out.err.Error()))
+		}
 	}
 	span.End()
 	attrs := verdictAttrs(job, label)

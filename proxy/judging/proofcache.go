@@ -21,7 +21,16 @@ import (
 // some values only; those go to the judge each time, whose own caches
 // serve what they can.
 type proofCache struct {
-	c *cache.Cache[proofKey, equivalence.Verdict]
+	c *cache.Cache[proofKey, provedVerdict]
+}
+
+// provedVerdict is a kept proof and its summary line. A proof's summary
+// shows no SQL (no counterexample; differences only for what is not
+// proved), so one text serves the notice and the redacted records alike,
+// and a statement answered from the proofs need not format it again.
+type provedVerdict struct {
+	v       equivalence.Verdict
+	summary string
 }
 
 // proofKey is what a proof depends on: the schema (a refreshed schema is
@@ -40,7 +49,7 @@ const (
 )
 
 func newProofCache() *proofCache {
-	c, err := cache.New(cache.Options[proofKey, equivalence.Verdict]{
+	c, err := cache.New(cache.Options[proofKey, provedVerdict]{
 		MaxEntries: proofCacheEntries, MaxBytes: proofCacheBytes, SizeFunc: proofSize,
 	})
 	if err != nil {
@@ -50,8 +59,9 @@ func newProofCache() *proofCache {
 }
 
 // proofSize is an entry's approximate size: its texts.
-func proofSize(_ proofKey, v equivalence.Verdict) int64 {
-	n := 256 + len(v.ReferenceFingerprint) + len(v.CandidateFingerprint)
+func proofSize(_ proofKey, p provedVerdict) int64 {
+	v := p.v
+	n := 256 + len(v.ReferenceFingerprint) + len(v.CandidateFingerprint) + len(p.summary)
 	for _, r := range v.Rules {
 		n += len(r) + 16
 	}
@@ -72,8 +82,14 @@ func newProofKey(s *catalog.Schema, set *JudgeSettings, ref, cand string) proofK
 }
 
 func (p *proofCache) get(k proofKey) (equivalence.Verdict, bool) {
+	pv, ok := p.getProved(k)
+	return pv.v, ok
+}
+
+// getProved is get with the proof's summary.
+func (p *proofCache) getProved(k proofKey) (provedVerdict, bool) {
 	if p == nil {
-		return equivalence.Verdict{}, false
+		return provedVerdict{}, false
 	}
 	return p.c.Get(k)
 }
@@ -97,7 +113,7 @@ func (p *proofCache) add(k proofKey, v equivalence.Verdict) {
 	// lists copies it rather than writing into the shared array.
 	v.Rules, v.Notes = slices.Clip(v.Rules), slices.Clip(v.Notes)
 	v.Assumptions, v.Differences = slices.Clip(v.Assumptions), slices.Clip(v.Differences)
-	p.c.Add(k, v)
+	p.c.Add(k, provedVerdict{v: v, summary: verdictSummary(v, nil)})
 }
 
 func (p *proofCache) stats() cache.Stats {

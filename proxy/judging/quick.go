@@ -87,11 +87,11 @@ func (j *Judging) quickJob(ev *proxy.QueryEvent, set *JudgeSettings, arrived tim
 	if job.sideEffects != "" || job.tagErr != nil {
 		return job, sh, true // run answers these without the judge
 	}
-	v, proved := j.provedNow(job)
+	pv, proved := j.provedNow(job)
 	if !proved {
 		return nil, sh, false
 	}
-	job.proved = &v
+	job.proved = &pv
 	return job, sh, true
 }
 

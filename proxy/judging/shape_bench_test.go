@@ -37,3 +37,43 @@ func BenchmarkTaggedShape(b *testing.B) {
 	}
 	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(b.N), "µs/stmt")
 }
+
+// BenchmarkQuickAnnotate is a tagged statement of a proved shape answered
+// on the event loop in annotate mode (ObserveQuick), with everything the
+// fast relay then does for it: the notice worked out (Finish) and the
+// verdict recorded (After). Its constant is new each time, as pgbench -S
+// sends it.
+func BenchmarkQuickAnnotate(b *testing.B) {
+	j, err := NewJudging(annotateSettings(b), JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Wait()
+	sess := &proxy.Session{Database: kennelDB}
+	const ref = "SELECT d.name FROM dogs d WHERE d.age > $1"
+	ctx := context.Background()
+	sqls := make([][]byte, 1024)
+	for i := range sqls {
+		sqls[i] = []byte(withComment("SELECT name FROM dogs WHERE "+strconv.Itoa(i)+" < age", ref))
+	}
+	// The first statement is judged (ObserveQuery); its shape's proof
+	// answers the rest.
+	j.ObserveQuery(ctx, &proxy.QueryEvent{Kind: proxy.KindQuery, SQL: sqls[0], Session: sess})
+	j.Wait()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		a, ok := j.ObserveQuick(ctx, &proxy.QueryEvent{Kind: proxy.KindQuery, SQL: sqls[i%len(sqls)], Session: sess})
+		if !ok {
+			b.Fatal("not answered on the loop")
+		}
+		after := a.After
+		if a.Finish != nil {
+			if a.Notice, after = a.Finish(); a.Notice == nil {
+				b.Fatal("no notice")
+			}
+		}
+		if after != nil {
+			after()
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/pgequiv/pgequiv/cache"
-	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -174,15 +173,15 @@ func (j *Judging) storeReference(set *JudgeSettings, ref string) string {
 // first (judge, JudgeBound) is known without the judge: a kept proof is
 // the common case of a tagged statement, and a goroutine and channel per
 // statement (judgeWithin) cost more than the lookup.
-func (j *Judging) provedNow(job *judgeJob) (equivalence.Verdict, bool) {
+func (j *Judging) provedNow(job *judgeJob) (provedVerdict, bool) {
 	schema, ok := j.schemas.peek(&job.set.Schemas, job.sess.Database)
 	if !ok {
-		return equivalence.Verdict{}, false
+		return provedVerdict{}, false
 	}
 	cand := job.candidate
 	if !job.direct && j.shapes.ref(job.ref.SQL).params {
 		if job.shape == nil {
-			return equivalence.Verdict{}, false // Parameterize is the judge goroutine's work
+			return provedVerdict{}, false // Parameterize is the judge goroutine's work
 		}
 		if job.shape.param != "" {
 			cand = job.shape.param
@@ -190,9 +189,9 @@ func (j *Judging) provedNow(job *judgeJob) (equivalence.Verdict, bool) {
 	}
 	k := newProofKey(schema, job.set, job.ref.SQL, cand)
 	if !j.proofs.has(k) {
-		return equivalence.Verdict{}, false
+		return provedVerdict{}, false
 	}
-	return j.proofs.get(k)
+	return j.proofs.getProved(k)
 }
 
 // stats is the shape memo's cache counters (zero for a nil memo).

@@ -18,6 +18,8 @@ func (o judgeOutcome) summary(redact func(string) string) string {
 		return "no verdict in time (" + redact(o.err.Error()) + ")"
 	case o.err != nil:
 		return "cannot judge: " + redact(o.err.Error())
+	case o.sum != "":
+		return o.sum
 	}
 	return verdictSummary(o.v, redact)
 }
