@@ -174,7 +174,7 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *proxy.BindEvent) proxy.Ac
 	if job.ref.Mode != "" {
 		job.mode = JudgeMode(job.ref.Mode)
 	}
-	job.deadline = job.start.Add(set.VerdictTimeout)
+	job.deadline = judgeDeadline(job.start, set)
 	if job.preset = tooLargeBind(set, ev, parent.candidate); job.preset != nil { // size.go
 		job.candidate = parent.candidate // values over max_query_size are not written in
 	} else {

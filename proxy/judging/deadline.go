@@ -3,6 +3,7 @@ package judging
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
 )
@@ -44,4 +45,21 @@ func (j *Judging) judgeWithin(ctx context.Context, job *judgeJob, v *equivalence
 		}
 		return fmt.Errorf("judging: %w", ctx.Err())
 	}
+}
+
+// judgeDeadline is when a judgement that started at start must stop:
+// verdict_timeout is the client's wait for its answer, and delivering a
+// verdict (a refusal's round trip for its ReadyForQuery, the notice's
+// write, the client's read) takes time of its own, most of all when
+// the proxy, PostgreSQL and the clients share the CPUs. On two cores
+// shared with 150 busy backends, answers came up to 300 ms after the
+// verdict; the judge keeps deliveryReserve of the budget for that.
+func judgeDeadline(start time.Time, set *JudgeSettings) time.Time {
+	return start.Add(set.VerdictTimeout - deliveryReserve(set.VerdictTimeout))
+}
+
+// deliveryReserve is the part of a verdict_timeout kept for delivering
+// the verdict: 5%, at most 100 ms.
+func deliveryReserve(timeout time.Duration) time.Duration {
+	return min(timeout/20, 100*time.Millisecond)
 }

@@ -95,3 +95,22 @@ func TestJudgingAnswersAtTheDeadline(t *testing.T) {
 		t.Errorf("stats %v", st)
 	}
 }
+
+// TestJudgeDeadlineKeepsDeliveryTime: the judge stops before
+// verdict_timeout by 5% of it, at most 100 ms, and never at or past it.
+func TestJudgeDeadlineKeepsDeliveryTime(t *testing.T) {
+	start := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		timeout, want time.Duration
+	}{
+		{2 * time.Second, 1900 * time.Millisecond},
+		{50 * time.Millisecond, 47500 * time.Microsecond},
+		{10 * time.Second, 9900 * time.Millisecond},
+		{time.Minute, time.Minute - 100*time.Millisecond},
+	} {
+		got := judgeDeadline(start, &JudgeSettings{VerdictTimeout: tc.timeout}).Sub(start)
+		if got != tc.want || got >= tc.timeout {
+			t.Errorf("verdict_timeout %v: the judge stops after %v, want %v", tc.timeout, got, tc.want)
+		}
+	}
+}

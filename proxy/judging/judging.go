@@ -66,8 +66,10 @@ type JudgeSettings struct {
 	// Mode is the default for tagged queries; a catalog entry's own mode
 	// overrides it. ModeOff turns judging off altogether.
 	Mode JudgeMode
-	// VerdictTimeout bounds one judgement (default 2s). In annotate mode
-	// the ReadyForQuery waits at most this long after the query arrived.
+	// VerdictTimeout bounds the wait for one verdict (default 2s), from
+	// the query's arrival to its answer: the judge stops a little earlier
+	// (judgeDeadline) to leave time to deliver it. In annotate mode the
+	// ReadyForQuery waits at most this long after the query arrived.
 	VerdictTimeout time.Duration
 	// EnforceUnknown refuses, in enforce mode, queries whose verdict is
 	// unknown, timed out or failed.

@@ -106,7 +106,7 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 		// statement past the limit must not turn enforce into annotate.
 		job.mode = ModeEnforce
 	}
-	job.deadline = job.start.Add(set.VerdictTimeout)
+	job.deadline = judgeDeadline(job.start, set)
 	j.stats.tagged.Add(1)
 	out := j.run(ctx, job)
 	switch job.mode {

@@ -210,7 +210,7 @@ func resolveJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *tag.Session, tex
 	if ref.Mode != "" {
 		job.mode = JudgeMode(ref.Mode)
 	}
-	job.deadline = job.start.Add(set.VerdictTimeout)
+	job.deadline = judgeDeadline(job.start, set)
 	return job
 }
 
