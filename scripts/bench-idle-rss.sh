@@ -27,6 +27,10 @@
 #   IDLE_SETTLE=1s    wait with all connections open before reading RSS
 #   IDLE_WARMUP=4     connections opened and closed before the first reading
 #                     (0: count the first connection's one-time costs too)
+#   IDLE_MORE=0       then open this many more and read again: the growth
+#                     per added connection is the cost at the margin,
+#                     without the one-time costs the first IDLE_N share
+#                     (the Go heap's first growth, runtime structures)
 #   IDLE_KEEP=1       keep the work directory (logs)
 set -euo pipefail
 
@@ -39,6 +43,7 @@ N=${IDLE_N:-500}
 ROUNDS=${IDLE_ROUNDS:-4}
 SETTLE=${IDLE_SETTLE:-1s}
 WARMUP=${IDLE_WARMUP:-4}
+MORE=${IDLE_MORE:-0}
 
 die() { echo "bench-idle-rss: $*" >&2; exit 1; }
 [ -x "$OLD" ] || die "$1 is not an executable"
@@ -65,7 +70,7 @@ cat >>"$work/data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
 port = $PGPORT_
 unix_socket_directories = '$work'
-max_connections = $((N + 50))
+max_connections = $((N + MORE + 50))
 fsync = off
 EOF
 as_pg "$bindir/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w start >/dev/null
@@ -90,7 +95,7 @@ EOF
   "$bin" serve --config "$work/proxy-$label.yaml" >/dev/null 2>>"$work/pgequiv-$label.log" &
   proxypid=$!
   wait_port "$port" "pgequiv $label"
-  if ! out=$("$work/idleconns" -addr "127.0.0.1:$port" -n "$N" -warmup "$WARMUP" -pid "$proxypid" -settle "$SETTLE"); then
+  if ! out=$("$work/idleconns" -addr "127.0.0.1:$port" -n "$N" -more "$MORE" -warmup "$WARMUP" -pid "$proxypid" -settle "$SETTLE"); then
     kill "$proxypid" 2>/dev/null || true
     die "idleconns against $label failed"
   fi
@@ -101,8 +106,10 @@ EOF
   after=$(sed -E 's/.*"rss_after_kb":([0-9]+).*/\1/' <<<"$out")
   abefore=$(sed -E 's/.*"anon_before_kb":([0-9]+).*/\1/' <<<"$out")
   aafter=$(sed -E 's/.*"anon_after_kb":([0-9]+).*/\1/' <<<"$out")
-  awk -v l="$label" -v r="$round" -v b="$before" -v a="$after" -v ab="$abefore" -v aa="$aafter" -v n="$N" \
-    'BEGIN { printf "%s %d %.2f %d %d %.2f\n", l, r, (a - b) / n, b, a, (aa - ab) / n }'
+  more=0
+  if [ "$MORE" -gt 0 ]; then more=$(sed -E 's/.*"rss_more_kb":([0-9]+).*/\1/' <<<"$out"); fi
+  awk -v l="$label" -v r="$round" -v b="$before" -v a="$after" -v ab="$abefore" -v aa="$aafter" -v n="$N" -v m="$more" -v k="$MORE" \
+    'BEGIN { printf "%s %d %.2f %d %d %.2f %.2f\n", l, r, (a - b) / n, b, a, (aa - ab) / n, (k > 0 ? (m - a) / k : 0) }'
 }
 
 results="$work/results"
@@ -114,8 +121,10 @@ for round in $(seq 1 "$ROUNDS"); do
     [ "$label" = new ] && bin=$NEW
     line=$(measure "$bin" "$label" "$round")
     echo "$line" >>"$results"
-    read -r l r kb b a akb <<<"$line"
-    echo "round $r $l: $kb KB/conn (VmRSS $b -> $a KB, $N idle connections; RssAnon $akb KB/conn)"
+    read -r l r kb b a akb mkb <<<"$line"
+    margin=""
+    [ "$MORE" -gt 0 ] && margin="; $MORE more: $mkb KB each"
+    echo "round $r $l: $kb KB/conn (VmRSS $b -> $a KB, $N idle connections; RssAnon $akb KB/conn$margin)"
   done
 done
 
@@ -125,3 +134,10 @@ for label in old new; do
   awk -v l="$label" '$1 == l { s = s sprintf(" %.2f", $3); t += $3; n++ }
     END { printf "  %-4s %s   mean %.2f\n", l ":", s, t / n }' "$results"
 done
+if [ "$MORE" -gt 0 ]; then
+  echo "KB of RSS per connection added beyond the first $N ($MORE more):"
+  for label in old new; do
+    awk -v l="$label" '$1 == l { s = s sprintf(" %.2f", $7); t += $7; n++ }
+      END { printf "  %-4s %s   mean %.2f\n", l ":", s, t / n }' "$results"
+  done
+fi

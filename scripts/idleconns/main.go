@@ -31,8 +31,9 @@ func main() {
 	db := flag.String("db", "postgres", "database")
 	settle := flag.Duration("settle", time.Second, "wait this long with all connections open before reading RSS")
 	warmup := flag.Int("warmup", 0, "open and close this many connections (one query each) before the first RSS reading, so that one-time costs (code pages faulted in, lazily built state) are not counted per connection")
+	more := flag.Int("more", 0, "after the reading with n connections, open this many more and read again: the difference is the cost of a connection at the margin, without the one-time costs the first n share")
 	flag.Parse()
-	if err := run(*addr, *n, *warmup, *pid, *user, *db, *settle); err != nil {
+	if err := run(*addr, *n, *more, *warmup, *pid, *user, *db, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "idleconns:", err)
 		os.Exit(1)
 	}
@@ -47,9 +48,13 @@ type report struct {
 	PerConnKB    int `json:"per_conn_kb"`
 	AnonBeforeKB int `json:"anon_before_kb"`
 	AnonAfterKB  int `json:"anon_after_kb"`
+	// With -more: the readings with n+more connections open.
+	More       int `json:"more_conns,omitempty"`
+	RSSMoreKB  int `json:"rss_more_kb,omitempty"`
+	AnonMoreKB int `json:"anon_more_kb,omitempty"`
 }
 
-func run(addr string, n, warmup, pid int, user, db string, settle time.Duration) error {
+func run(addr string, n, more, warmup, pid int, user, db string, settle time.Duration) error {
 	if pid <= 0 {
 		return errors.New("-pid is required")
 	}
@@ -79,6 +84,44 @@ func run(addr string, n, warmup, pid int, user, db string, settle time.Duration)
 	if err != nil {
 		return err
 	}
+	conns, err := openIdle(ctx, connStr, n)
+	defer closeAll(conns)
+	if err != nil {
+		return err
+	}
+	time.Sleep(settle) // let the process's memory settle; this is a measurement, not synchronization
+	after, err := rssKB(pid, "VmRSS:")
+	if err != nil {
+		return err
+	}
+	anonAfter, err := rssKB(pid, "RssAnon:")
+	if err != nil {
+		return err
+	}
+	r := report{Conns: n, RSSBeforeKB: before, RSSAfterKB: after, PerConnKB: (after - before) / n,
+		AnonBeforeKB: anonBefore, AnonAfterKB: anonAfter}
+	if more > 0 {
+		extra, err := openIdle(ctx, connStr, more)
+		defer closeAll(extra)
+		if err != nil {
+			return err
+		}
+		time.Sleep(settle)
+		if r.RSSMoreKB, err = rssKB(pid, "VmRSS:"); err != nil {
+			return err
+		}
+		if r.AnonMoreKB, err = rssKB(pid, "RssAnon:"); err != nil {
+			return err
+		}
+		r.More = more
+	}
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// openIdle opens n connections, at most 32 starting at once, and takes
+// each through one round trip, so that all are past startup. It returns
+// those it opened, for closeAll, with the first error.
+func openIdle(ctx context.Context, connStr string, n int) ([]*pgconn.PgConn, error) {
 	conns := make([]*pgconn.PgConn, n)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
@@ -98,34 +141,24 @@ func run(addr string, n, warmup, pid int, user, db string, settle time.Duration)
 		}()
 	}
 	wg.Wait()
-	defer func() {
-		for _, c := range conns {
-			if c != nil {
-				c.Close(context.Background())
-			}
-		}
-	}()
 	close(errs)
 	if err := <-errs; err != nil {
-		return fmt.Errorf("connecting: %w", err)
+		return conns, fmt.Errorf("connecting: %w", err)
 	}
-	// Every connection does one round trip, so all are past startup.
 	for _, c := range conns {
 		if _, err := c.Exec(ctx, "SELECT 1").ReadAll(); err != nil {
-			return err
+			return conns, err
 		}
 	}
-	time.Sleep(settle) // let the process's memory settle; this is a measurement, not synchronization
-	after, err := rssKB(pid, "VmRSS:")
-	if err != nil {
-		return err
+	return conns, nil
+}
+
+func closeAll(conns []*pgconn.PgConn) {
+	for _, c := range conns {
+		if c != nil {
+			c.Close(context.Background())
+		}
 	}
-	anonAfter, err := rssKB(pid, "RssAnon:")
-	if err != nil {
-		return err
-	}
-	return json.NewEncoder(os.Stdout).Encode(report{Conns: n, RSSBeforeKB: before, RSSAfterKB: after, PerConnKB: (after - before) / n,
-		AnonBeforeKB: anonBefore, AnonAfterKB: anonAfter})
 }
 
 // rssKB reads one kB field (VmRSS:, RssAnon:) from /proc/PID/status.
