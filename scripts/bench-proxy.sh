@@ -29,6 +29,8 @@
 #   BENCH_KEEP=1        keep the work directory (logs)
 #   BENCH_ONLY=telemetry  run only the telemetry on/off comparison
 #   BENCH_ONLY=annotate   run only the tagged-query (annotate mode) measurements
+#   BENCH_ONLY=throughput run only the direct/pgequiv/PgBouncer cells (the
+#                         table; no RSS, annotate or telemetry step)
 #   BENCH_TEL_CLIENTS=8 clients of its untagged throughput runs
 #   BENCH_TEL_BASE=path   another pgequiv binary run beside this tree's in
 #                         the telemetry comparison (old against new)
@@ -322,6 +324,10 @@ for mode in simple prepared; do
   done
 done
 
+if [ "${BENCH_ONLY:-}" = throughput ]; then
+  RSS_PGEQUIV=null; RSS_PGBOUNCER=null
+  ANNOTATE_JSON='{"status":"skipped","reason":"BENCH_ONLY=throughput"}'; ANNOTATE_NONE_JSON=$ANNOTATE_JSON; TELEMETRY_JSON=null
+else
 echo "== RSS with $IDLE idle connections" >&2
 RSS_PGEQUIV=$("$work/idleconns" -addr "127.0.0.1:$PROXYPORT" -n "$IDLE" -pid "$PROXYPID")
 RSS_PGBOUNCER=$("$work/idleconns" -addr "127.0.0.1:$BOUNCERPORT" -n "$IDLE" -pid "$(cat "$work/pgbouncer.pid")" || echo null)
@@ -329,6 +335,7 @@ RSS_PGBOUNCER=$("$work/idleconns" -addr "127.0.0.1:$BOUNCERPORT" -n "$IDLE" -pid
 bench_annotate
 
 bench_telemetry
+fi
 
 # Table.
 echo
@@ -345,7 +352,7 @@ done
 echo "RSS, $IDLE idle connections: pgequiv $RSS_PGEQUIV; pgbouncer $RSS_PGBOUNCER"
 echo "annotate (judge_isolation process): $ANNOTATE_JSON"
 echo "annotate (judge_isolation none): $ANNOTATE_NONE_JSON"
-telemetry_table
+[ "${BENCH_ONLY:-}" = throughput ] || telemetry_table
 echo
 
 # JSON (last line).
