@@ -4,7 +4,6 @@ package proxy
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -44,22 +43,7 @@ func (o *finishObserver) ObserveQuick(_ context.Context, ev *QueryEvent) (QuickA
 // the connection.
 func TestFastRelayFinishesAfterSending(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
-	addr := fakeBackend(t, func(be *pgproto3.Backend, conn net.Conn) {
-		if err := fakeStartup(be); err != nil {
-			t.Error(err)
-			return
-		}
-		for {
-			if _, err := be.Receive(); err != nil {
-				return
-			}
-			be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")})
-			be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
-			if err := be.Flush(); err != nil {
-				return
-			}
-		}
-	})
+	addr := answerEachBackend(t)
 	obs := &finishObserver{ran: make(chan string, 8)}
 	opts := fakeOpts(addr)
 	opts.Observer = obs
@@ -124,23 +108,9 @@ func TestFastRelayFinishesAfterSending(t *testing.T) {
 				if got, err := strconv.ParseUint(notices[0].Hint, 10, 64); err != nil || got < upto[i] {
 					t.Errorf("%s: finished with %s bytes sent upstream, before the statement (up to %d bytes) was", sql, notices[0].Hint, upto[i])
 				}
-				select {
-				case got := <-obs.ran:
-					if got != sql {
-						t.Errorf("After work ran for %q, want %q", got, sql)
-					}
-				case <-ctx.Done():
-					t.Fatalf("After work of %q never ran", sql)
-				}
+				awaitAfterWork(t, ctx, obs.ran, sql)
 			}
 		})
 	}
-	select {
-	case got := <-obs.ran:
-		t.Errorf("After work ran again, for %q", got)
-	default:
-	}
-	if p.relay.demoted.Load() > 0 || p.relay.goroutine.Load() > 0 {
-		t.Error("the connection left the fast relay")
-	}
+	afterWorkDone(t, p, obs.ran)
 }

@@ -532,12 +532,11 @@ func (o *afterObserver) ObserveQuick(_ context.Context, ev *QueryEvent) (QuickAc
 	return QuickAction{Notice: &pgproto3.NoticeResponse{Message: "quick"}, After: after}, true
 }
 
-// TestFastRelayAfterWork: a QuickAction's After work runs on the loop,
-// without another statement or event to prompt it, exactly once per
-// statement; a panic in it ends neither the loop nor the connection.
-func TestFastRelayAfterWork(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	addr := fakeBackend(t, func(be *pgproto3.Backend, conn net.Conn) {
+// answerEachBackend is a fake upstream that answers every message after
+// a trusting startup with a CommandComplete and a ReadyForQuery.
+func answerEachBackend(t *testing.T) string {
+	t.Helper()
+	return fakeBackend(t, func(be *pgproto3.Backend, conn net.Conn) {
 		if err := fakeStartup(be); err != nil {
 			t.Error(err)
 			return
@@ -553,6 +552,14 @@ func TestFastRelayAfterWork(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFastRelayAfterWork: a QuickAction's After work runs on the loop,
+// without another statement or event to prompt it, exactly once per
+// statement; a panic in it ends neither the loop nor the connection.
+func TestFastRelayAfterWork(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	addr := answerEachBackend(t)
 	obs := &afterObserver{ran: make(chan string, 8)}
 	opts := fakeOpts(addr)
 	opts.Observer = obs
@@ -583,17 +590,30 @@ func TestFastRelayAfterWork(t *testing.T) {
 		if strings.Contains(sql, "panic") {
 			continue
 		}
-		select {
-		case got := <-obs.ran:
-			if got != sql {
-				t.Errorf("After work ran for %q, want %q", got, sql)
-			}
-		case <-ctx.Done():
-			t.Fatalf("After work of %q never ran", sql)
-		}
+		awaitAfterWork(t, ctx, obs.ran, sql)
 	}
+	afterWorkDone(t, p, obs.ran)
+}
+
+// awaitAfterWork waits for the After work of sql to report on ran.
+func awaitAfterWork(t *testing.T, ctx context.Context, ran <-chan string, sql string) {
+	t.Helper()
 	select {
-	case got := <-obs.ran:
+	case got := <-ran:
+		if got != sql {
+			t.Errorf("After work ran for %q, want %q", got, sql)
+		}
+	case <-ctx.Done():
+		t.Fatalf("After work of %q never ran", sql)
+	}
+}
+
+// afterWorkDone checks that no After work ran beyond those awaited and
+// that the connection stayed on the fast relay.
+func afterWorkDone(t *testing.T, p *testProxy, ran <-chan string) {
+	t.Helper()
+	select {
+	case got := <-ran:
 		t.Errorf("After work ran again, for %q", got)
 	default:
 	}

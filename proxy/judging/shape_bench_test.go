@@ -18,11 +18,7 @@ import (
 func BenchmarkTaggedShape(b *testing.B) {
 	set := annotateSettings(b)
 	set.Mode = ModeEnforce
-	j, err := NewJudging(set, JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Wait()
+	j := benchJudging(b, set)
 	sess := &proxy.Session{Database: kennelDB}
 	const ref = "SELECT d.name FROM dogs d WHERE d.age > $1"
 	ctx := context.Background()
@@ -44,11 +40,7 @@ func BenchmarkTaggedShape(b *testing.B) {
 // verdict recorded (After). Its constant is new each time, as pgbench -S
 // sends it.
 func BenchmarkQuickAnnotate(b *testing.B) {
-	j, err := NewJudging(annotateSettings(b), JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Wait()
+	j := benchJudging(b, annotateSettings(b))
 	sess := &proxy.Session{Database: kennelDB}
 	const ref = "SELECT d.name FROM dogs d WHERE d.age > $1"
 	ctx := context.Background()
@@ -76,4 +68,16 @@ func BenchmarkQuickAnnotate(b *testing.B) {
 			after()
 		}
 	}
+}
+
+// benchJudging is a Judging for a benchmark, its logs discarded; it is
+// waited for when the benchmark ends.
+func benchJudging(b *testing.B, set JudgeSettings) *Judging {
+	b.Helper()
+	j, err := NewJudging(set, JudgingOptions{Logger: slog.New(slog.DiscardHandler), VerdictLog: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(j.Wait)
+	return j
 }
