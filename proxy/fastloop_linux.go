@@ -224,9 +224,13 @@ func (l *fastLoop) run() {
 		}
 		// Commands run after the batch, so that a connection registered
 		// now cannot receive an event meant for a released one.
-		if (woken || l.dirty) && l.finishAfter(l.runCommands(woken)) {
-			l.runAfter()
-			return
+		if woken || l.dirty {
+			ended := l.runCommands(woken)
+			l.finish() // the answers of statements the commands framed
+			if ended {
+				l.runAfter()
+				return
+			}
 		}
 	}
 }
@@ -265,13 +269,6 @@ func (l *fastLoop) finishOne(q quickFinish) {
 	if after != nil {
 		l.later(after)
 	}
-}
-
-// finishAfter finishes the waiting answers (those of the commands just
-// run) and passes ended through.
-func (l *fastLoop) finishAfter(ended bool) bool {
-	l.finish()
-	return ended
 }
 
 // maxAfter bounds the deferred work a busy loop keeps waiting.

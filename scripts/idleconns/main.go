@@ -76,11 +76,7 @@ func run(addr string, n, more, warmup, pid int, user, db string, settle time.Dur
 			return fmt.Errorf("warm-up connection %d: %w", i+1, err)
 		}
 	}
-	before, err := rssKB(pid, "VmRSS:")
-	if err != nil {
-		return err
-	}
-	anonBefore, err := rssKB(pid, "RssAnon:")
+	before, anonBefore, err := rss(pid)
 	if err != nil {
 		return err
 	}
@@ -90,11 +86,7 @@ func run(addr string, n, more, warmup, pid int, user, db string, settle time.Dur
 		return err
 	}
 	time.Sleep(settle) // let the process's memory settle; this is a measurement, not synchronization
-	after, err := rssKB(pid, "VmRSS:")
-	if err != nil {
-		return err
-	}
-	anonAfter, err := rssKB(pid, "RssAnon:")
+	after, anonAfter, err := rss(pid)
 	if err != nil {
 		return err
 	}
@@ -107,10 +99,7 @@ func run(addr string, n, more, warmup, pid int, user, db string, settle time.Dur
 			return err
 		}
 		time.Sleep(settle)
-		if r.RSSMoreKB, err = rssKB(pid, "VmRSS:"); err != nil {
-			return err
-		}
-		if r.AnonMoreKB, err = rssKB(pid, "RssAnon:"); err != nil {
+		if r.RSSMoreKB, r.AnonMoreKB, err = rss(pid); err != nil {
 			return err
 		}
 		r.More = more
@@ -159,6 +148,15 @@ func closeAll(conns []*pgconn.PgConn) {
 			c.Close(context.Background())
 		}
 	}
+}
+
+// rss reads VmRSS and RssAnon (kB) of pid.
+func rss(pid int) (vm, anon int, err error) {
+	if vm, err = rssKB(pid, "VmRSS:"); err != nil {
+		return 0, 0, err
+	}
+	anon, err = rssKB(pid, "RssAnon:")
+	return vm, anon, err
 }
 
 // rssKB reads one kB field (VmRSS:, RssAnon:) from /proc/PID/status.
