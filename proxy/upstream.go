@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 
 	"github.com/pgequiv/pgequiv/protocol"
 )
@@ -21,8 +22,7 @@ func dialUpstream(ctx context.Context, u Upstream) (net.Conn, error) {
 // dialUpstreamWithin is dialUpstream bounded by ctx alone, which must
 // carry the connect timeout's deadline.
 func dialUpstreamWithin(ctx context.Context, u Upstream) (net.Conn, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", u.Address)
+	conn, err := dialTCP(ctx, u.Address)
 	if err != nil {
 		return nil, &Error{Code: CodeBackendDial, Err: err}
 	}
@@ -55,6 +55,24 @@ func dialUpstreamWithin(ctx context.Context, u Upstream) (net.Conn, error) {
 // map of children and a Done channel, some 350 bytes that a connection
 // would carry for the rest of its life, idle or not. abort cancels it
 // through dialCancel instead.
+// dialTCP connects to address. An IP address with a port (the usual
+// upstream) is dialled without the resolver: Go's name resolution and its
+// dual-stack racing cost some 700 bytes of garbage per connection, which a
+// burst of logins turns into resident heap (issue 24, idle connections). A
+// host name is resolved on every dial, so that a changed DNS record is
+// followed.
+func dialTCP(ctx context.Context, address string) (net.Conn, error) {
+	var d net.Dialer
+	if ap, err := netip.ParseAddrPort(address); err == nil {
+		tc, err := d.DialTCP(ctx, "tcp", netip.AddrPort{}, ap)
+		if err != nil {
+			return nil, err // not a nil *TCPConn in a non-nil net.Conn
+		}
+		return tc, nil
+	}
+	return d.DialContext(ctx, "tcp", address)
+}
+
 func (c *conn) dial() (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Upstream.ConnectTimeout)
 	defer cancel()
