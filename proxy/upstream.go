@@ -50,17 +50,12 @@ func dialUpstreamWithin(ctx context.Context, u Upstream) (net.Conn, error) {
 	return tconn, nil
 }
 
-// dial connects to the upstream for c, within the connect timeout. Its
-// context does not derive from c.ctx: a child context leaves its parent a
-// map of children and a Done channel, some 350 bytes that a connection
-// would carry for the rest of its life, idle or not. abort cancels it
-// through dialCancel instead.
 // dialTCP connects to address. An IP address with a port (the usual
 // upstream) is dialled without the resolver: Go's name resolution and its
-// dual-stack racing cost some 700 bytes of garbage per connection, which a
-// burst of logins turns into resident heap (issue 24, idle connections). A
-// host name is resolved on every dial, so that a changed DNS record is
-// followed.
+// dual-stack dialling cost some 170 bytes of garbage per connection, and a
+// burst of logins turns its garbage into resident heap (issue 24, idle
+// connections). A host name is resolved on every dial, so that a changed
+// DNS record is followed.
 func dialTCP(ctx context.Context, address string) (net.Conn, error) {
 	var d net.Dialer
 	if ap, err := netip.ParseAddrPort(address); err == nil {
@@ -73,6 +68,11 @@ func dialTCP(ctx context.Context, address string) (net.Conn, error) {
 	return d.DialContext(ctx, "tcp", address)
 }
 
+// dial connects to the upstream for c, within the connect timeout. Its
+// context does not derive from c.ctx: a child context leaves its parent a
+// map of children and a Done channel, some 350 bytes that a connection
+// would carry for the rest of its life, idle or not. abort cancels it
+// through dialCancel instead.
 func (c *conn) dial() (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Upstream.ConnectTimeout)
 	defer cancel()
