@@ -36,6 +36,11 @@
 #                         the telemetry comparison (old against new)
 #   BENCH_TEL_PROFILE=dir CPU profiles of the telemetry step's proxies
 #   BENCH_TEL_TAGGED=0    telemetry step without its tagged single-client runs
+#   BENCH_AA=1          a second pgequiv, the same binary and configuration,
+#                       runs as a fourth target in the throughput cells: its
+#                       ratios to the first (ideally 1.000) show in the same
+#                       run how far this machine's noise moves the figures
+#                       (the "A/A" columns and "aa" in the JSON)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,7 +73,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PGPORT_=$(free_port); PROXYPORT=$(free_port); BOUNCERPORT=$(free_port); ANNPORT=$(free_port)
+PGPORT_=$(free_port); PROXYPORT=$(free_port); BOUNCERPORT=$(free_port); ANNPORT=$(free_port); PROXY2PORT=$(free_port)
 [ "$(id -u)" = 0 ] && chown postgres: "$work"
 
 echo "== starting PostgreSQL ($bindir) on $PGPORT_" >&2
@@ -102,6 +107,13 @@ EOF
 "$work/pgequiv" serve --config "$work/proxy.yaml" 2>"$work/pgequiv.log" &
 PROXYPID=$!; pids+=("$PROXYPID")
 wait_port "$PROXYPORT" pgequiv
+PROXY2PID=""
+if [ -n "${BENCH_AA:-}" ]; then
+  sed "s/^listen: .*/listen: 127.0.0.1:$PROXY2PORT/" "$work/proxy.yaml" >"$work/proxy2.yaml"
+  "$work/pgequiv" serve --config "$work/proxy2.yaml" 2>"$work/pgequiv2.log" &
+  PROXY2PID=$!; pids+=("$PROXY2PID")
+  wait_port "$PROXY2PORT" "pgequiv (A/A)"
+fi
 
 echo "== starting PgBouncer (session pooling) on $BOUNCERPORT" >&2
 echo '"postgres" ""' >"$work/userlist.txt"  # trust still needs the user listed
@@ -129,14 +141,14 @@ BOUNCERPID=$!; pids+=("$BOUNCERPID")
 wait_port "$BOUNCERPORT" pgbouncer
 
 port_of() {
-  case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;;
+  case $1 in direct) echo "$PGPORT_" ;; pgequiv) echo "$PROXYPORT" ;; pgequiv2) echo "$PROXY2PORT" ;; pgbouncer) echo "$BOUNCERPORT" ;; annotate) echo "$ANNPORT" ;;
     tel*|base*) echo "${TELPORT[${1%%_*}]}" ;; esac
 }
 
 # pid_of TARGET: the process whose CPU time is charged to the target
 # (empty for direct: the server's own cost is not a relay's).
 pid_of() {
-  case $1 in pgequiv) echo "$PROXYPID" ;; pgbouncer) cat "$work/pgbouncer.pid" ;; annotate) echo "$ANNPID" ;;
+  case $1 in pgequiv) echo "$PROXYPID" ;; pgequiv2) echo "$PROXY2PID" ;; pgbouncer) cat "$work/pgbouncer.pid" ;; annotate) echo "$ANNPID" ;;
     tel*|base*) echo "${TELPID[${1%%_*}]}" ;; esac
 }
 
@@ -295,12 +307,14 @@ fi
 # transaction is the relay process's CPU time over all its transactions.
 declare -A TPS P50 P99 CPU TPSR
 targets=(direct pgequiv pgbouncer)
+[ -n "${BENCH_AA:-}" ] && targets+=(pgequiv2)
+nt=${#targets[@]}
 for mode in simple prepared; do
   for c in $CLIENTS; do
     declare -A sum_tps=() sum_tx=() sum_ticks=() list=()
     for ((r = 0; r < ROUNDS; r++)); do
-      for ((k = 0; k < 3; k++)); do
-        target=${targets[$(((r + k) % 3))]}
+      for ((k = 0; k < nt; k++)); do
+        target=${targets[$(((r + k) % nt))]}
         echo "== pgbench -S -M $mode -c $c -T $T: $target (round $((r + 1))/$ROUNDS)" >&2
         read -r tps tx ticks <<<"$(bench_once "$target" "$mode" "$c" -S)"
         sum_tps[$target]=$(awk -v a="${sum_tps[$target]:-0}" -v b="$tps" 'BEGIN { printf "%.6f", a + b }')
@@ -342,11 +356,26 @@ echo
 printf '%-9s %-5s %-9s %12s %9s %9s %14s %12s  %s\n' mode conns target tps p50_ms p99_ms ratio_vs_direct cpu_us_per_tx tps_by_round
 for mode in simple prepared; do
   for c in $CLIENTS; do
-    for target in direct pgequiv pgbouncer; do
+    for target in "${targets[@]}"; do
       printf '%-9s %-5s %-9s %12.1f %9s %9s %14s %12s  %s\n' "$mode" "$c" "$target" "${TPS[$target,$mode,$c]}" \
         "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}" "$(ratio "${TPS[$target,$mode,$c]}" "${TPS[direct,$mode,$c]}")" \
         "${CPU[$target,$mode,$c]}" "${TPSR[$target,$mode,$c]}"
     done
+  done
+done
+# Issue 24's figures per cell (throughput >= 1.0x PgBouncer's, p99 <= 1.1x
+# PgBouncer's) and, with BENCH_AA, the same two ratios between the two
+# identical proxies.
+echo
+for mode in simple prepared; do
+  for c in $CLIENTS; do
+    line=$(printf '%-9s %-5s pgequiv/pgbouncer throughput %s p99 %s' "$mode" "$c" \
+      "$(ratio "${TPS[pgequiv,$mode,$c]}" "${TPS[pgbouncer,$mode,$c]}")" "$(ratio "${P99[pgequiv,$mode,$c]}" "${P99[pgbouncer,$mode,$c]}")")
+    if [ -n "${BENCH_AA:-}" ]; then
+      line+=$(printf '   A/A pgequiv2/pgequiv throughput %s p99 %s' \
+        "$(ratio "${TPS[pgequiv2,$mode,$c]}" "${TPS[pgequiv,$mode,$c]}")" "$(ratio "${P99[pgequiv2,$mode,$c]}" "${P99[pgequiv,$mode,$c]}")")
+    fi
+    echo "$line"
   done
 done
 echo "RSS, $IDLE idle connections: pgequiv $RSS_PGEQUIV; pgbouncer $RSS_PGBOUNCER"
@@ -359,7 +388,7 @@ echo
 runs=""
 for mode in simple prepared; do
   for c in $CLIENTS; do
-    for target in direct pgequiv pgbouncer; do
+    for target in "${targets[@]}"; do
       runs+=$(printf '{"target":"%s","mode":"%s","clients":%s,"tps":%s,"tps_by_round":%s,"p50_ms":%s,"p99_ms":%s,"cpu_us_per_tx":%s},' \
         "$target" "$mode" "$c" "${TPS[$target,$mode,$c]}" "${TPSR[$target,$mode,$c]}" "${P50[$target,$mode,$c]}" "${P99[$target,$mode,$c]}" "${CPU[$target,$mode,$c]}")
     done
@@ -369,10 +398,16 @@ ratios=""
 for mode in simple prepared; do
   ratios+="\"$mode\":{"
   for c in $CLIENTS; do
-    ratios+=$(printf '"%s":{"pgequiv_direct":%s,"pgbouncer_direct":%s,"pgequiv_pgbouncer":%s},' "$c" \
+    aa=""
+    if [ -n "${BENCH_AA:-}" ]; then
+      aa=$(printf ',"aa_tps":%s,"aa_p99":%s' "$(ratio "${TPS[pgequiv2,$mode,$c]}" "${TPS[pgequiv,$mode,$c]}")" \
+        "$(ratio "${P99[pgequiv2,$mode,$c]}" "${P99[pgequiv,$mode,$c]}")")
+    fi
+    ratios+=$(printf '"%s":{"pgequiv_direct":%s,"pgbouncer_direct":%s,"pgequiv_pgbouncer":%s,"p99_pgequiv_pgbouncer":%s%s},' "$c" \
       "$(ratio "${TPS[pgequiv,$mode,$c]}" "${TPS[direct,$mode,$c]}")" \
       "$(ratio "${TPS[pgbouncer,$mode,$c]}" "${TPS[direct,$mode,$c]}")" \
-      "$(ratio "${TPS[pgequiv,$mode,$c]}" "${TPS[pgbouncer,$mode,$c]}")")
+      "$(ratio "${TPS[pgequiv,$mode,$c]}" "${TPS[pgbouncer,$mode,$c]}")" \
+      "$(ratio "${P99[pgequiv,$mode,$c]}" "${P99[pgbouncer,$mode,$c]}")" "$aa")
   done
   ratios="${ratios%,}},"
 done
