@@ -45,7 +45,7 @@ func LoadDDL(ddl string, d Dialect) (*Schema, error) {
 func LoadDDLReport(ddl string, d Dialect) (*Schema, []Dropped, error) {
 	text := blankPsqlMeta(ddl)
 	if d == SQLite {
-		text = sqliteToPG(text)
+		text = sqliteColumnDefs(sqliteToPG(text))
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {
@@ -82,7 +82,7 @@ func ParseSQLiteTable(createTable string, indexes ...string) (*Table, error) {
 	for _, ix := range indexes {
 		all += ";\n" + ix
 	}
-	text := sqliteToPG(blankPsqlMeta(all))
+	text := sqliteColumnDefs(sqliteToPG(blankPsqlMeta(all)))
 	tree, err := pg.Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: parse SQLite DDL: %w", err)

@@ -209,11 +209,22 @@ func (b *ddlBuilder) newColumn(ts *tableState, cd *pg.ColumnDef) error {
 	}
 	ct := colTypeOf(cd.TypeName, cd.CollClause)
 	ct.line = b.line
+	if b.d == SQLite && ct.name == sqliteUntyped {
+		ct.name, ct.qualified = "", "" // declared without a type (sqliteColumnDefs)
+	}
 	col := Column{Name: cd.Colname, TypeSQL: ct.name + ct.mods, Type: TypeFromName(ct.name), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
 	if b.d == SQLite && b.spelledInteger(cd.TypeName) {
 		// pg_query reads INTEGER and INT alike (int4); SQLite does not:
 		// only INTEGER PRIMARY KEY is the rowid alias (sqlitePrimaryKey).
 		col.TypeSQL = "INTEGER"
+	}
+	if b.d == SQLite && ct.name == "float4" && !ct.array {
+		// pg_query reads REAL (and FLOAT(p), p < 25) as float4, single
+		// precision; SQLite's REAL is a double, as sqlitefile reads it.
+		// Spelled float4, its values would be rounded to single
+		// precision (the refuter's fit), and a counterexample would show
+		// a difference SQLite does not make.
+		col.TypeSQL = "REAL"
 	}
 	if b.d == Postgres && ct.array {
 		// An array (int8[]) is none of the families: its values, its =

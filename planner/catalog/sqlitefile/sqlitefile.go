@@ -1,12 +1,15 @@
 // Package sqlitefile builds a catalog schema from a SQLite database file,
 // as the Spider and BIRD benchmarks ship them (database/<db>/<db>.sqlite).
 //
-// It reads only the schema: sqlite_master and the table_info,
+// It reads only the schema: sqlite_master and the table_xinfo,
 // foreign_key_list and index_list pragmas, which SQLite answers from the
 // DDL it stores, never from a table's rows. SQLite itself interprets its
 // DDL (single-quoted table names, backticks, INTEGER PRIMARY KEY,
-// AUTOINCREMENT, WITHOUT ROWID), so no SQLite DDL is re-parsed here. The
-// driver is modernc.org/sqlite, pure Go, so `go run` works without cgo.
+// AUTOINCREMENT, WITHOUT ROWID); a table's CREATE TABLE is re-parsed
+// (catalog.ParseSQLiteTable) only for what the pragmas do not say:
+// collations, CHECKs, generated columns' expressions, unique indexes on
+// expressions. The driver is modernc.org/sqlite, pure Go, so `go run`
+// works without cgo.
 package sqlitefile
 
 import (
@@ -85,7 +88,7 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 	byName := map[string]*catalog.Table{}
 	fks := map[*catalog.Table][]fkRow{}
 	for _, o := range objs {
-		t, pk, err := readColumns(ctx, conn, o.name)
+		t, pk, gen, err := readColumns(ctx, conn, o.name)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +104,7 @@ func load(ctx context.Context, conn *sql.Conn) (*Schema, error) {
 			}
 			t.Columns = nil
 		} else {
-			if err := readTableFacts(ctx, conn, t, o.sql, pk); err != nil {
+			if err := readTableFacts(ctx, conn, t, o.sql, pk, gen); err != nil {
 				return nil, err
 			}
 			if fks[t], err = readForeignKeys(ctx, conn, o.name); err != nil {
@@ -152,39 +155,52 @@ func readObjects(ctx context.Context, conn *sql.Conn) ([]object, error) {
 	return objs, nil
 }
 
-// readColumns reads a table's or view's columns, and the primary key
-// columns of a table.
-func readColumns(ctx context.Context, conn *sql.Conn, name string) (*catalog.Table, []pkCol, error) {
+// readColumns reads a table's or view's columns, the primary key columns
+// of a table and the ordinals of its generated columns. It reads
+// table_xinfo, not table_info: table_info leaves generated columns out,
+// yet SELECT * returns them, so a schema without them would prove
+// SELECT * equal to a list that misses them.
+func readColumns(ctx context.Context, conn *sql.Conn, name string) (*catalog.Table, []pkCol, []int, error) {
 	t := &catalog.Table{Name: name}
 	var pk []pkCol
-	cols, err := conn.QueryContext(ctx, `SELECT cid, name, type, "notnull", pk FROM pragma_table_info(?)`, name)
+	var gen []int
+	cols, err := conn.QueryContext(ctx, `SELECT cid, name, type, "notnull", pk, hidden FROM pragma_table_xinfo(?)`, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("table_info(%s): %w", name, err)
+		return nil, nil, nil, fmt.Errorf("table_xinfo(%s): %w", name, err)
 	}
 	for cols.Next() {
-		var cid, notNull, pkPos int
+		var cid, notNull, pkPos, hidden int
 		var cname, typ string
-		if err := cols.Scan(&cid, &cname, &typ, &notNull, &pkPos); err != nil {
+		if err := cols.Scan(&cid, &cname, &typ, &notNull, &pkPos, &hidden); err != nil {
 			cols.Close()
-			return nil, nil, fmt.Errorf("table_info(%s): %w", name, err)
+			return nil, nil, nil, fmt.Errorf("table_xinfo(%s): %w", name, err)
+		}
+		// hidden: 0 an ordinary column, 2 a virtual and 3 a stored
+		// generated column (both in SELECT *), 1 a virtual table's
+		// hidden column (not in SELECT *).
+		if hidden == 1 {
+			continue
 		}
 		ord := len(t.Columns)
 		t.Columns = append(t.Columns, catalog.Column{Name: cname, TypeSQL: typ, Type: catalog.TypeFromName(typ), NotNull: notNull != 0, Ordinal: ord})
 		if pkPos > 0 {
 			pk = append(pk, pkCol{pkPos, ord})
 		}
+		if hidden == 2 || hidden == 3 {
+			gen = append(gen, ord)
+		}
 	}
 	cols.Close()
 	if err := cols.Err(); err != nil {
-		return nil, nil, fmt.Errorf("table_info(%s): %w", name, err)
+		return nil, nil, nil, fmt.Errorf("table_xinfo(%s): %w", name, err)
 	}
-	return t, pk, nil
+	return t, pk, gen, nil
 }
 
 // readTableFacts reads what a table's columns alone do not say: unique
 // constraints, facts of its DDL and indexes, STRICT and WITHOUT ROWID,
-// and its primary key pk.
-func readTableFacts(ctx context.Context, conn *sql.Conn, t *catalog.Table, ddl string, pk []pkCol) error {
+// its primary key pk and the expressions of its generated columns gen.
+func readTableFacts(ctx context.Context, conn *sql.Conn, t *catalog.Table, ddl string, pk []pkCol, gen []int) error {
 	// The key's order is the declaration's (pk gives the position),
 	// which is how LoadDDL keeps it.
 	sort.Slice(pk, func(i, j int) bool { return pk[i].pos < pk[j].pos })
@@ -199,7 +215,7 @@ func readTableFacts(ctx context.Context, conn *sql.Conn, t *catalog.Table, ddl s
 	if err != nil {
 		return err
 	}
-	readDDLFacts(t, ddl, ixs)
+	readDDLFacts(t, ddl, ixs, gen)
 	// STRICT and WITHOUT ROWID decide which columns hold only
 	// integers (catalog.Table.IntegerOnly).
 	if err := conn.QueryRowContext(ctx, `SELECT strict, wr FROM pragma_table_list(?) WHERE schema = 'main'`, t.Name).Scan(&t.Strict, &t.WithoutRowID); err != nil {
@@ -403,10 +419,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // readDDLFacts adds what the pragmas do not say and the table's DDL does:
 // each column's collation (NOCASE and RTRIM make = something other than
-// identity) and the CHECK constraints. DDL the loader cannot read that
-// declares either leaves the table unmodelled, so no verdict over it is
-// proved or refuted.
-func readDDLFacts(t *catalog.Table, ddl string, indexes []string) {
+// identity), the CHECK constraints and the expressions of the generated
+// columns (ordinals gen). DDL the loader cannot read that declares any of
+// them leaves the table unmodelled, so no verdict over it is proved or
+// refuted: a generated column read as an ordinary one would let the
+// refuter give it values SQLite never computes.
+func readDDLFacts(t *catalog.Table, ddl string, indexes []string, gen []int) {
 	pt, err := catalog.ParseSQLiteTable(ddl, indexes...)
 	if err != nil {
 		// Without the indexes, at least the table's own facts.
@@ -423,6 +441,9 @@ func readDDLFacts(t *catalog.Table, ddl string, indexes []string) {
 		if len(indexes) > 0 {
 			t.Unmodelled = append(t.Unmodelled, "a unique index on an expression or with WHERE the loader cannot read")
 		}
+		if len(gen) > 0 {
+			t.Unmodelled = append(t.Unmodelled, "generated columns whose expressions the loader cannot read: "+err.Error())
+		}
 		return
 	}
 	t.UniqueIndexes = pt.UniqueIndexes
@@ -434,6 +455,14 @@ func readDDLFacts(t *catalog.Table, ddl string, indexes []string) {
 	}
 	t.Checks = pt.Checks
 	t.Unmodelled = append(t.Unmodelled, pt.Unmodelled...)
+	for _, g := range gen {
+		c := &t.Columns[g]
+		if o := ordinal(pt, c.Name); o >= 0 && pt.Columns[o].Generated != "" {
+			c.Generated = pt.Columns[o].Generated
+		} else {
+			t.Unmodelled = append(t.Unmodelled, "generated column "+c.Name+" whose expression the loader cannot read")
+		}
+	}
 }
 
 // indexSQL returns the DDL of the table's unique indexes that are not

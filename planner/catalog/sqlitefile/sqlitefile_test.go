@@ -173,7 +173,8 @@ func TestLoadCollationsAndChecks(t *testing.T) {
 		"  age int(11) CHECK (age >= 0),\n"+
 		"  CHECK (length(code) < 5)\n"+
 		");\n"+
-		"CREATE TABLE odd (a TEXT COLLATE NOCASE, b);\n"+
+		"CREATE TABLE odd (a TEXT COLLATE NOCASE, b BIG INT);\n"+
+		"CREATE TABLE untyped (a TEXT COLLATE NOCASE, b);\n"+
 		"CREATE UNIQUE INDEX person_lower ON Person (lower(name));\n"+
 		"CREATE UNIQUE INDEX person_code ON Person (code) WHERE age > 3;\n"+
 		"CREATE UNIQUE INDEX person_pad ON Person (pad);\n")
@@ -197,10 +198,15 @@ func TestLoadCollationsAndChecks(t *testing.T) {
 		p.UniqueIndexes[1].Exprs[0] != "lower(name)" || len(p.Unique) != 1 {
 		t.Errorf("unique indexes %+v, unique %v", p.UniqueIndexes, p.Unique)
 	}
-	// A typeless column's DDL does not parse: its COLLATE is unknown, so
-	// the table is not modelled.
+	// A multi-word type PostgreSQL's grammar refuses: the DDL does not
+	// parse, its COLLATE is unknown, so the table is not modelled.
 	if o := s.Table("odd"); len(o.Unmodelled) != 1 {
 		t.Errorf("odd: unmodelled %q", o.Unmodelled)
+	}
+	// A column without a type parses (it has none), and the COLLATE of
+	// its neighbour is read.
+	if u := s.Table("untyped"); len(u.Unmodelled) != 0 || !u.Columns[0].Nondeterministic || u.Columns[1].Type != catalog.Unknown {
+		t.Errorf("untyped: unmodelled %q, columns %+v", u.Unmodelled, u.Columns)
 	}
 	// The engine's side: NOCASE makes = ignore case, the CHECK holds.
 	db, err := sql.Open("sqlite", path)
@@ -258,5 +264,36 @@ CREATE TABLE norowid (id INTEGER PRIMARY KEY, n INTEGER) WITHOUT ROWID;`
 		if !tab.IntegerOnly(catalog.Postgres, c.ord) {
 			t.Errorf("%s.%s: not IntegerOnly in PostgreSQL", c.table, col)
 		}
+	}
+}
+
+// TestLoadGeneratedColumns: generated columns are columns (SELECT *
+// returns them; table_info does not list them), in declaration order,
+// each with its expression; where the DDL cannot be read for the
+// expression, the table is not modelled rather than read with a free
+// column.
+func TestLoadGeneratedColumns(t *testing.T) {
+	path := create(t, t.TempDir(), "g.sqlite", `CREATE TABLE g (a INT, s INT GENERATED ALWAYS AS (a * 2) STORED, v AS (a + 1), b TEXT);
+CREATE TABLE h (a INT, b BIG INT, c AS (a + 1));
+CREATE VIRTUAL TABLE f USING fts5(x, y);`)
+	s, err := Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := s.Table("g")
+	var got []string
+	for _, c := range g.Columns {
+		got = append(got, c.Name+"="+c.Generated)
+	}
+	if want := []string{"a=", "s=a * 2", "v=a + 1", "b="}; !reflect.DeepEqual(got, want) || len(g.Unmodelled) != 0 {
+		t.Errorf("g: columns %q, want %q; unmodelled %q", got, want, g.Unmodelled)
+	}
+	h := s.Table("h")
+	if len(h.Columns) != 3 || len(h.Unmodelled) == 0 || !strings.Contains(strings.Join(h.Unmodelled, ";"), "generated") {
+		t.Errorf("h: columns %+v, unmodelled %q", h.Columns, h.Unmodelled)
+	}
+	// A virtual table's hidden columns are not in SELECT *; its own are.
+	if f := s.Table("f"); f == nil || len(f.Columns) != 2 {
+		t.Errorf("fts5 table: %+v", f)
 	}
 }
