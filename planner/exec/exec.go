@@ -101,6 +101,9 @@ func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (
 		for i, row := range r.rows {
 			vals := block[i*w : (i+1)*w : (i+1)*w]
 			copy(vals, row[:w])
+			if x.lite {
+				liteResultRow(vals)
+			}
 			res.Rows[i] = vals
 		}
 	}

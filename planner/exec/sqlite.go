@@ -305,6 +305,19 @@ func liteFloatText(f float64) string {
 	return mant + "e" + string(sign) + exp
 }
 
+// liteResultRow turns the booleans of a SQLite result row into the
+// integers SQLite returns: it has no boolean storage class (TRUE is 1, a
+// comparison yields 0 or 1), so SELECT a = b and SELECT CASE WHEN a = b
+// THEN 1 ELSE 0 END return the same rows, and a counterexample shows what
+// SQLite shows.
+func liteResultRow(row []Value) {
+	for i, v := range row {
+		if v.K == KBool {
+			row[i] = Int(b2i(v.B))
+		}
+	}
+}
+
 // liteApply converts v as applying affinity a does before a comparison:
 // numeric affinity turns well-formed numeric text into a number, text
 // affinity turns numbers into text.
