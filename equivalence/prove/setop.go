@@ -90,6 +90,15 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 		p.undo(k)
 		return false, err
 	}
+	if !a.All && permuted(pairs) && (p.nondetSetCols(p.a.Meta, a, ba) || p.nondetSetCols(p.b.Meta, b, bb)) {
+		// Under a nondeterministic collation (NOCASE, RTRIM, an ICU one)
+		// equal values may be spelled apart, and a set operation keeps
+		// the spelling of the branch it meets first (SQLite's INTERSECT
+		// returns the left branch's rows): swapped branches return other
+		// spellings.
+		p.undo(k)
+		return false, nil
+	}
 	if a.Set == plan.Union && a.All && permuted(pairs) {
 		p.rule(ruleUnionAllPermuted)
 	}
@@ -135,6 +144,24 @@ func (p *prover) branches(n *plan.Node, onA bool) ([]branch, string) {
 		kind += " all"
 	}
 	return out, kind
+}
+
+// nondetSetCols says whether a column of set operation n, or one its
+// branches feed it, compares under a nondeterministic collation.
+func (p *prover) nondetSetCols(m *plan.Metadata, n *plan.Node, bs []branch) bool {
+	for _, c := range n.Cols {
+		if _, nd := m.Collation(c); nd {
+			return true
+		}
+	}
+	for _, br := range bs {
+		for _, c := range br.cols {
+			if _, nd := m.Collation(c); nd {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // permuted says whether pairs, a's branch for each of b's, is not the
