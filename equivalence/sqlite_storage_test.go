@@ -94,27 +94,7 @@ func TestSQLiteGeneratedColumns(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(sc.loader+"/"+c.name, func(t *testing.T) {
-				differ := false
-				for _, data := range generatedData {
-					differ = differ || liteDiffer(t, generatedDDL, data, c.ref, c.cand)
-				}
-				v, err := equivalence.Judge(ctx, sc.s, c.ref, c.cand, equivalence.Options{Refute: equivalence.RefuteOptions{Budget: 2 * time.Second}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				switch {
-				case v.Label == equivalence.Equivalent && differ:
-					t.Fatalf("proved equivalent (rules %v), but SQLite tells the pair apart", v.Rules)
-				case v.Label == equivalence.NotEquivalent:
-					ce := v.Counterexample
-					if ce == nil {
-						t.Fatal("not_equivalent without a counterexample")
-					}
-					if !liteDiffer(t, generatedDDL, strings.Join(ce.Inserts, "\n"), c.ref, c.cand) {
-						t.Fatalf("counterexample %q does not tell the pair apart on SQLite", ce.Inserts)
-					}
-				}
-				t.Logf("%s (SQLite tells apart: %v)", v.Label, differ)
+				judgeOnSQLite(ctx, t, sc.s, generatedDDL, generatedData, c.ref, c.cand)
 			})
 		}
 	}
@@ -152,26 +132,39 @@ func TestSQLiteBooleansAreIntegers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			differ := false
-			for _, data := range booleanData {
-				differ = differ || liteDiffer(t, booleanDDL, data, c.ref, c.cand)
-			}
-			if differ == c.wantNotRefuted {
+			if differ := judgeOnSQLite(ctx, t, s, booleanDDL, booleanData, c.ref, c.cand); differ == c.wantNotRefuted {
 				t.Fatalf("real SQLite tells the pair apart: %v; the case says it %s", differ, map[bool]string{true: "does not", false: "does"}[c.wantNotRefuted])
 			}
-			v, err := equivalence.Judge(ctx, s, c.ref, c.cand, equivalence.Options{Refute: equivalence.RefuteOptions{Budget: 2 * time.Second}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch {
-			case v.Label == equivalence.Equivalent && differ:
-				t.Fatalf("proved equivalent (rules %v), but SQLite tells the pair apart", v.Rules)
-			case v.Label == equivalence.NotEquivalent:
-				if !liteDiffer(t, booleanDDL, strings.Join(v.Counterexample.Inserts, "\n"), c.ref, c.cand) {
-					t.Fatalf("counterexample %q does not tell the pair apart on SQLite", v.Counterexample.Inserts)
-				}
-			}
-			t.Logf("%s (SQLite tells apart: %v)", v.Label, differ)
 		})
 	}
+}
+
+// judgeOnSQLite judges ref and cand over s and checks the verdict on real
+// SQLite (ddl loaded with each of data): a proof must agree with SQLite
+// on every database, a counterexample must load and tell the pair apart.
+// It reports whether SQLite tells the pair apart on data.
+func judgeOnSQLite(ctx context.Context, t *testing.T, s *catalog.Schema, ddl string, data []string, ref, cand string) bool {
+	t.Helper()
+	differ := false
+	for _, d := range data {
+		differ = differ || liteDiffer(t, ddl, d, ref, cand)
+	}
+	v, err := equivalence.Judge(ctx, s, ref, cand, equivalence.Options{Refute: equivalence.RefuteOptions{Budget: 2 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case v.Label == equivalence.Equivalent && differ:
+		t.Fatalf("proved equivalent (rules %v), but SQLite tells the pair apart", v.Rules)
+	case v.Label == equivalence.NotEquivalent:
+		ce := v.Counterexample
+		if ce == nil {
+			t.Fatal("not_equivalent without a counterexample")
+		}
+		if !liteDiffer(t, ddl, strings.Join(ce.Inserts, "\n"), ref, cand) {
+			t.Fatalf("counterexample %q does not tell the pair apart on SQLite", ce.Inserts)
+		}
+	}
+	t.Logf("%s (SQLite tells apart: %v)", v.Label, differ)
+	return differ
 }
