@@ -7,6 +7,8 @@
 #   FuzzJudgeStructured ./equivalence  equivalence.Judge on generated pairs
 #   FuzzPlanStructuredParams, FuzzJudgeStructuredParams: the same with
 #                       parameters ($n) among the literals (issue 19)
+#   FuzzLoadDDL         ./planner/catalog  catalog.LoadDDL, both dialects,
+#                       on mutated schema files (no panic, no call over 1 s)
 #
 # Both build SQL with internal/sqlgen from the fuzz input over the bundled
 # and shared schemas, and fail on a panic or fatal error, on a call that
@@ -24,7 +26,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 duration=${1:-10m}
-targets=${FUZZ_TARGETS:-FuzzPlanStructured FuzzJudgeStructured FuzzPlanStructuredParams FuzzJudgeStructuredParams}
+targets=${FUZZ_TARGETS:-FuzzPlanStructured FuzzJudgeStructured FuzzPlanStructuredParams FuzzJudgeStructuredParams FuzzLoadDDL}
 logdir=${FUZZ_LOG_DIR:-$(mktemp -d -t pgequiv-fuzz.XXXXXX)}
 mkdir -p "$logdir"
 
@@ -32,6 +34,7 @@ pkg_of() {
 	case $1 in
 	FuzzPlanStructured | FuzzPlanStructuredParams) echo ./planner ;;
 	FuzzJudgeStructured | FuzzJudgeStructuredParams) echo ./equivalence ;;
+	FuzzLoadDDL) echo ./planner/catalog ;;
 	*) echo "fuzz.sh: unknown target $1" >&2; return 1 ;;
 	esac
 }
