@@ -84,6 +84,11 @@ func sqliteColumnDefs(ddl string) string {
 			if column && (next.text == "," || next.text == ")" || next.word && sqliteColumnConstraint[next.low()]) {
 				edits = append(edits, sqliteEdit{at: t.end, end: t.end, text: " " + sqliteUntyped})
 			}
+			if column {
+				if e, ok := sqliteTypeWords(ddl, toks, i+1); ok {
+					edits = append(edits, e)
+				}
+			}
 		}
 		item++
 		if column && t.word && t.low() == "as" && next.text == "(" {
@@ -105,6 +110,39 @@ func sqliteColumnDefs(ddl string) string {
 	}
 	b.WriteString(ddl[last:])
 	return b.String()
+}
+
+// sqliteTypeWords returns the edit that quotes a type name of several
+// words starting at toks[i] (BIG INT, VARYING CHARACTER(255), INT
+// AUTO_INCREMENT: SQLite takes any words as a type name) into one quoted
+// name, which PostgreSQL's grammar reads as a type with the same words,
+// so the column loads with that name as its type, as sqlitefile reads it
+// from the pragmas. Names PostgreSQL itself spells in several words
+// (DOUBLE PRECISION, CHARACTER VARYING, TIMESTAMP WITH TIME ZONE, ...)
+// are left to its grammar.
+func sqliteTypeWords(ddl string, toks []sqliteToken, i int) (sqliteEdit, bool) {
+	j := i
+	for j < len(toks) && toks[j].word && !sqliteColumnConstraint[toks[j].low()] {
+		j++
+	}
+	if j-i < 2 || sqlitePGMultiWordType[toks[i].low()] {
+		return sqliteEdit{}, false
+	}
+	if strings.Contains(ddl[toks[i].start:toks[j-1].end], "\n") {
+		return sqliteEdit{}, false // the rewrite keeps every line where it was
+	}
+	var words []string
+	for _, t := range toks[i:j] {
+		words = append(words, t.text)
+	}
+	return sqliteEdit{at: toks[i].start, end: toks[j-1].end, text: `"` + strings.Join(words, " ") + `"`}, true
+}
+
+// sqlitePGMultiWordType are the first words of type names PostgreSQL's
+// grammar reads in several words.
+var sqlitePGMultiWordType = map[string]bool{
+	"double": true, "character": true, "char": true, "national": true, "nchar": true, "bit": true,
+	"time": true, "timestamp": true, "interval": true, "varchar": true,
 }
 
 // sqliteEdit replaces ddl[at:end] with text (at == end: an insertion).

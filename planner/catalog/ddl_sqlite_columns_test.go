@@ -35,6 +35,11 @@ func TestSQLiteColumnDefs(t *testing.T) {
 		{"index and view", "CREATE INDEX i ON t (a, b); CREATE VIEW v (a, b) AS SELECT a, b FROM t", "CREATE INDEX i ON t (a, b); CREATE VIEW v (a, b) AS SELECT a, b FROM t"},
 		{"virtual table", "CREATE VIRTUAL TABLE f USING fts5(a, b)", "CREATE VIRTUAL TABLE f USING fts5(a, b)"},
 		{"comments and strings", "CREATE TABLE t (a INT -- b, c\n, d TEXT DEFAULT 'x, y' /* e, f */)", "CREATE TABLE t (a INT -- b, c\n, d TEXT DEFAULT 'x, y' /* e, f */)"},
+		{"type of several words", "CREATE TABLE t (a BIG INT NOT NULL, b VARYING CHARACTER(255), c INT AUTO_INCREMENT, d LONG  TEXT)",
+			`CREATE TABLE t (a "BIG INT" NOT NULL, b "VARYING CHARACTER"(255), c "INT AUTO_INCREMENT", d "LONG TEXT")`},
+		{"type words on two lines", "CREATE TABLE t (a BIG\nINT)", "CREATE TABLE t (a BIG\nINT)"},
+		{"types PostgreSQL reads in several words", "CREATE TABLE t (a DOUBLE PRECISION, b CHARACTER VARYING(5), c TIMESTAMP WITH TIME ZONE, d NATIONAL CHARACTER(3))",
+			"CREATE TABLE t (a DOUBLE PRECISION, b CHARACTER VARYING(5), c TIMESTAMP WITH TIME ZONE, d NATIONAL CHARACTER(3))"},
 		{"second statement", "CREATE TABLE u (x INT); CREATE TABLE t (a)", "CREATE TABLE u (x INT); CREATE TABLE t (a" + u + ")"},
 	}
 	for _, c := range cases {
@@ -61,6 +66,7 @@ func TestLoadDDLSQLiteColumnForms(t *testing.T) {
   doubled AS (val * 2),
   label TEXT COLLATE NOCASE GENERATED ALWAYS AS (upper(raw)) VIRTUAL,
   score REAL,
+  big UNSIGNED BIG INT,
   CHECK (val > 0)
 );`, SQLite)
 	if err != nil {
@@ -75,13 +81,16 @@ func TestLoadDDLSQLiteColumnForms(t *testing.T) {
 		{"doubled", "", "val * 2", Unknown}, {"label", "text", "upper(raw)", Text},
 		// SQLite's REAL is a double: not PostgreSQL's float4 (single).
 		{"score", "REAL", "", Float},
+		// SQLite takes any words as a type; sqlitefile reads them as the
+		// name, of no family.
+		{"big", "BIG INT", "", Unknown},
 	}
 	if len(tab.Columns) != len(want) {
 		t.Fatalf("columns %+v", tab.Columns)
 	}
 	for i, w := range want {
 		c := tab.Columns[i]
-		if c.Name != w.name || c.Type != w.typ || c.Generated != w.generated || w.typeSQL == "REAL" && c.TypeSQL != "REAL" {
+		if c.Name != w.name || c.Type != w.typ || c.Generated != w.generated || (w.typeSQL == "REAL" || w.typeSQL == "BIG INT") && c.TypeSQL != w.typeSQL {
 			t.Errorf("column %d: %s %v %q gen %q, want %s %v gen %q", i, c.Name, c.Type, c.TypeSQL, c.Generated, w.name, w.typ, w.generated)
 		}
 	}
