@@ -18,6 +18,8 @@ const sqliteUntyped = "pgequiv_sqlite_untyped"
 //     GENERATED ALWAYS, and VIRTUAL or nothing after it, where
 //     PostgreSQL 16's grammar wants GENERATED ALWAYS AS (expr) STORED.
 //     Whether SQLite stores the value does not change what a query reads.
+//   - A type name of several words PostgreSQL does not know (BIG INT,
+//     VARYING CHARACTER(255)): one quoted name (sqliteTypeWords).
 //
 // Only the column list of CREATE [TEMP] TABLE is touched (not CREATE
 // TABLE ... AS SELECT, not a virtual table's arguments, not CHECK or
