@@ -26,19 +26,7 @@ import (
 func TestCompoundCollationSQLite(t *testing.T) {
 	const ddl = `CREATE TABLE sensor (name TEXT PRIMARY KEY COLLATE NOCASE, site TEXT, lo INT, hi INT);`
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "s.sqlite")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(ddl + `INSERT INTO sensor VALUES ('v3', 'A', 0, 2), ('v', 'a', 0, 3), ('B', 'b', 0, 1), ('w', 'w', 0, 1);`); err != nil {
-		t.Fatal(err)
-	}
-	f, err := sqlitefile.Load(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, f := sqliteFile(t, ddl+`INSERT INTO sensor VALUES ('v3', 'A', 0, 2), ('v', 'a', 0, 3), ('B', 'b', 0, 1), ('w', 'w', 0, 1);`)
 	for _, c := range []struct {
 		ref, cand string
 		proved    bool
@@ -80,19 +68,7 @@ func TestCompoundNondeterministicSwapSQLite(t *testing.T) {
 	const ddl = `CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE, plain TEXT);
 CREATE TABLE tag (id INTEGER PRIMARY KEY, label TEXT COLLATE NOCASE, plain TEXT);`
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "n.sqlite")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(ddl + `INSERT INTO customer VALUES (1, 'a', 'a'), (2, 'b', 'b'); INSERT INTO tag VALUES (1, 'A', 'a'), (2, 'c', 'c');`); err != nil {
-		t.Fatal(err)
-	}
-	f, err := sqlitefile.Load(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, f := sqliteFile(t, ddl+`INSERT INTO customer VALUES (1, 'a', 'a'), (2, 'b', 'b'); INSERT INTO tag VALUES (1, 'A', 'a'), (2, 'c', 'c');`)
 	for _, c := range []struct {
 		ref, cand string
 		proved    bool
@@ -124,4 +100,25 @@ func checkProvedOnRows(ctx context.Context, t *testing.T, db *sql.DB, s *catalog
 	if !want && same {
 		t.Errorf("%s / %s: SQLite does not tell them apart on the test rows", ref, cand)
 	}
+}
+
+// sqliteFile runs script (DDL and rows) in a new SQLite database file and
+// returns the file open, closed with the test, and the schema
+// sqlitefile reads from it.
+func sqliteFile(t *testing.T, script string) (*sql.DB, *sqlitefile.Schema) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(script); err != nil {
+		t.Fatal(err)
+	}
+	f, err := sqlitefile.Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, f
 }

@@ -2,15 +2,12 @@ package equivalence_test
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
-	"github.com/pgequiv/pgequiv/planner/catalog/sqlitefile"
 )
 
 // generatedDDL declares generated columns as SQLite spells them (stored,
@@ -44,19 +41,7 @@ var generatedData = []string{
 // apart.
 func TestSQLiteGeneratedColumns(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gen.sqlite")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(generatedDDL); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	f, err := sqlitefile.Load(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, f := sqliteFile(t, generatedDDL)
 	fromDDL, err := catalog.LoadDDL(generatedDDL, catalog.SQLite)
 	if err != nil {
 		t.Fatalf("LoadDDL: %v", err)
