@@ -88,7 +88,7 @@ type Config struct {
 	EnforceSideEffects string `yaml:"enforce_side_effects"`
 	// AcceptAssumptions lists assumption kinds under which a proof counts
 	// as a pass in enforce mode: non_empty, foreign_key_holds,
-	// primary_key_not_null, not_null (the last also lets through a
+	// primary_key_not_null, same_spelling, not_null (the last also lets through a
 	// not_equivalent verdict whose counterexample needs a NULL, when the
 	// pair is proved with the named columns NOT NULL).
 	AcceptAssumptions []string `yaml:"accept_assumptions"`
@@ -457,9 +457,9 @@ func (c *Config) Validate(checks ...Check) error {
 	}
 	for i, a := range c.AcceptAssumptions {
 		switch a {
-		case "non_empty", "foreign_key_holds", "primary_key_not_null", "not_null":
+		case "non_empty", "foreign_key_holds", "primary_key_not_null", "not_null", "same_spelling":
 		default:
-			bad("accept_assumptions[%d]: %q is not one of non_empty, foreign_key_holds, primary_key_not_null, not_null", i, a)
+			bad("accept_assumptions[%d]: %q is not one of non_empty, foreign_key_holds, primary_key_not_null, not_null, same_spelling", i, a)
 		}
 	}
 	for i, s := range c.Schema.Files {

@@ -95,6 +95,7 @@ func judgeUnder(ctx context.Context, s *catalog.Schema, reference, candidate str
 	if err := j.prove(); err != nil {
 		return j.v, stopped(err)
 	}
+	j.assumeSpellings()
 	j.refuteByStructure()
 	j.v.Timings.Compare = time.Since(t)
 	// 5: refute.

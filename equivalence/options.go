@@ -91,7 +91,7 @@ func (o *Options) SetPolicy(key, value string) error {
 		for _, k := range strings.Split(value, ",") {
 			k = strings.TrimSpace(k)
 			switch AssumptionKind(k) {
-			case AssumeNonEmpty, AssumeForeignKey, AssumePrimaryKeyNotNull, AssumeNotNull:
+			case AssumeNonEmpty, AssumeForeignKey, AssumePrimaryKeyNotNull, AssumeNotNull, AssumeSameSpelling:
 				o.AcceptAssumptions = append(o.AcceptAssumptions, AssumptionKind(k))
 			case "":
 			default:

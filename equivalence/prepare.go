@@ -25,7 +25,8 @@ import (
 func (j *judgement) prepareReference() (done bool, err error) {
 	q, keep := j.memo.query(j.s, roleReference, j.reference, j.opts)
 	if q == nil {
-		p, err := planner.Plan(j.ctx, j.s, j.reference, planner.Options{})
+		var spellings []plan.SpellingChoice
+		p, err := planner.Plan(j.ctx, j.s, j.reference, planner.Options{Built: readSpellings(&spellings)})
 		if err != nil {
 			if j.ctx.Err() != nil {
 				return true, stopped(j.ctx.Err())
@@ -39,6 +40,7 @@ func (j *judgement) prepareReference() (done bool, err error) {
 		if q, err = prepare(j.ctx, j.s, p, j.opts, p.Ordered); err != nil {
 			return true, stopped(err)
 		}
+		q.spellings = spellings
 		q.exec = q.exec.withSQL(j.reference)
 		keep(q)
 	}
@@ -61,7 +63,8 @@ func (j *judgement) prepareCandidate() (done bool, err error) {
 		return false, nil
 	}
 	t := time.Now()
-	cp, err := planner.Plan(j.ctx, j.s, j.candidate, planner.Options{})
+	var spellings []plan.SpellingChoice
+	cp, err := planner.Plan(j.ctx, j.s, j.candidate, planner.Options{Built: readSpellings(&spellings)})
 	j.v.Timings.Plan += time.Since(t)
 	if err != nil {
 		if j.ctx.Err() != nil {
@@ -78,6 +81,7 @@ func (j *judgement) prepareCandidate() (done bool, err error) {
 	if q, err = prepare(j.ctx, j.s, cp, j.opts, j.ref.p.Ordered); err != nil {
 		return true, stopped(err)
 	}
+	q.spellings = spellings
 	q.exec = q.exec.withSQL(j.candidate)
 	j.v.Timings.Rules = time.Since(t)
 	keep(q)
@@ -130,6 +134,10 @@ type prepared struct {
 	sqlite      bool           // the schema's dialect is sqlite (the prover's option)
 	exec        *execPlan      // the plan to execute for the refuter, planned on first use
 	volatile    string         // a volatile function the query calls (random()), or ""
+	// spellings are the operators of the plan as built that choose one
+	// of several spellings a nondeterministic collation calls equal
+	// (spelling.go).
+	spellings []plan.SpellingChoice
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column

@@ -47,6 +47,12 @@ const (
 	// AssumeNotNull: a nullable column holds no NULL (Subject
 	// "table.column"); only Verdict.ProvedUnder names it (notnullprobe.go).
 	AssumeNotNull AssumptionKind = "not_null"
+	// AssumeSameSpelling: where a nondeterministic collation calls
+	// values equal ('a' and 'A' under NOCASE), both queries return them
+	// spelled alike, though they merge equal rows with different
+	// operators, or over different inputs (Subject: the columns and
+	// their collation; spelling.go).
+	AssumeSameSpelling AssumptionKind = "same_spelling"
 )
 
 // Assumption is a named fact a proof relies on.
@@ -66,6 +72,8 @@ func (a Assumption) String() string {
 		return "primary key " + a.Subject + " holds no NULL"
 	case AssumeNotNull:
 		return a.Subject + " holds no NULL"
+	case AssumeSameSpelling:
+		return "values " + a.Subject + " calls equal come back spelled alike from both queries"
 	}
 	return string(a.Kind) + ": " + a.Subject
 }

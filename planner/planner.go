@@ -32,6 +32,10 @@ type Options struct {
 	// 0 means DefaultMaxNodes, negative means no bound. Normalization
 	// grows a plan by a bounded factor at most.
 	MaxNodes int
+	// Built, when set, reads the plan as built, before normalization
+	// rewrites it (in place): what the query asks of the engine, in the
+	// order it asks it.
+	Built func(*plan.Plan)
 }
 
 // Plan parses sql against schema s and returns its normalized plan. It
@@ -40,6 +44,9 @@ func Plan(ctx context.Context, s *catalog.Schema, sql string, opts Options) (*pl
 	p, err := build.BuildContext(ctx, s, sql, build.Options{MaxNodes: opts.MaxNodes})
 	if err != nil {
 		return nil, err
+	}
+	if opts.Built != nil {
+		opts.Built(p)
 	}
 	if opts.SkipNormalize {
 		return p, nil

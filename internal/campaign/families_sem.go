@@ -170,7 +170,26 @@ func (g *gen) famCollation(p *Pair) bool {
 	if !g.pgs {
 		binary = col + " COLLATE BINARY"
 	}
-	switch g.r.IntN(6) {
+	switch g.r.IntN(10) {
+	case 6:
+		// Operators that merge equal rows keep the spelling their plan
+		// meets first (DISTINCT) or last (SQLite's UNION): a proof
+		// between them assumes the spellings agree.
+		p.Reference = "SELECT " + col + " FROM " + tbl + " UNION SELECT " + col + " FROM " + tbl
+		p.Candidate = "SELECT DISTINCT " + col + " FROM " + tbl
+		p.Mutation = "self-union"
+	case 7:
+		p.Reference = "SELECT " + col + " FROM " + tbl + " EXCEPT SELECT " + col + " FROM " + tbl + " WHERE 1 = 0"
+		p.Candidate = "SELECT DISTINCT " + col + " FROM " + tbl
+		p.Mutation = "except-nothing"
+	case 8:
+		p.Reference = "SELECT DISTINCT " + col + " FROM " + tbl
+		p.Candidate = "SELECT " + col + " FROM " + tbl + " GROUP BY " + col
+		p.Mutation = "distinct-group"
+	case 9:
+		p.Reference = "SELECT DISTINCT a." + col + " FROM " + tbl + " AS a JOIN " + tbl + " AS b ON a." + col + " = b." + col
+		p.Candidate = "SELECT DISTINCT a." + col + " FROM " + tbl + " AS b JOIN " + tbl + " AS a ON a." + col + " = b." + col
+		p.Mutation = "distinct-join-swapped"
 	case 0:
 		p.Reference = "SELECT " + col + " FROM " + tbl + " WHERE " + col + " = 'abc' AND " + col + " = 'ABC'"
 		p.Candidate = "SELECT " + col + " FROM " + tbl + " WHERE FALSE"

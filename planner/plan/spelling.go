@@ -1,0 +1,151 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+)
+
+// SpellingChoice is an operator that returns one of several spellings a
+// nondeterministic collation (NOCASE, RTRIM, an ICU one) calls equal:
+// DISTINCT, GROUP BY, UNION, INTERSECT and EXCEPT keep one row of each
+// group of equal rows, MIN and MAX one of equal values. Which one is the
+// engine's choice, and it follows the engine's plan and version:
+// SQLite's DISTINCT keeps the first row it meets, the self-UNION of
+// SQLite 3.40 the last, and the join order it picks decides which is
+// first. Two queries that differ only in such
+// an operator, or in what lies below one, can return 'a' against 'A' on
+// the same database.
+type SpellingChoice struct {
+	// Key renders the operator and everything below it: two choices
+	// with one key are the same subquery, which an engine runs alike.
+	Key string
+	// Subject names the columns whose spelling is chosen, with their
+	// collation ("t.name (NOCASE)").
+	Subject string
+}
+
+// SpellingChoices lists the operators of the plan rooted at root, in
+// subqueries too, that choose a spelling: those that group rows on a
+// column under a nondeterministic collation and whose input may hold
+// two rows the group would merge (no key within the grouped columns),
+// and MIN or MAX over such a column. Read it on a plan as built, before
+// normalization reorders what the engine would see.
+func SpellingChoices(m *Metadata, root *Node) []SpellingChoice {
+	s := spellings{m: m}
+	s.visit(root)
+	return s.out
+}
+
+type spellings struct {
+	m   *Metadata
+	d   *Deriver // made on first use: most plans merge no such column
+	out []SpellingChoice
+}
+
+func (s *spellings) visit(n *Node) {
+	for _, in := range n.Inputs {
+		s.visit(in)
+	}
+	n.Exprs(func(e **Expr) {
+		Walk(*e, func(x *Expr) {
+			if x.Kind == Subquery && x.Sub != nil {
+				s.visit(x.Sub)
+			}
+		})
+	})
+	var loose []ColumnID
+	switch n.Op {
+	case OpDistinct:
+		loose = s.looseUnkeyed(n.Inputs[0], n.OutCols())
+	case OpAggregate:
+		loose = s.looseUnkeyed(n.Inputs[0], n.GroupBy)
+		for _, a := range n.Aggs {
+			if a.Expr.Kind == Agg && (a.Expr.Name == "min" || a.Expr.Name == "max") {
+				// Named by the columns it reads.
+				Walk(a.Expr, func(x *Expr) {
+					if x.Kind == ColRef && s.m.LooseCol(x.Col) {
+						loose = append(loose, x.Col)
+					}
+				})
+			}
+		}
+	case OpSetOp:
+		if n.All {
+			break
+		}
+		// Equal rows of two branches are merged even when each branch
+		// is free of duplicates.
+		for i, c := range n.Cols {
+			if s.m.LooseCol(c) || slices.ContainsFunc(n.SetCols, func(cs []ColumnID) bool { return i < len(cs) && s.m.LooseCol(cs[i]) }) {
+				loose = append(loose, c)
+			}
+		}
+	}
+	if len(loose) == 0 {
+		return
+	}
+	s.out = append(s.out, SpellingChoice{Key: NewFormatter(s.m, n, true).Node(n), Subject: s.subject(loose)})
+}
+
+// looseUnkeyed returns the columns of cols under a nondeterministic
+// collation, unless in keeps no two rows that agree on cols (then there
+// is nothing to choose between).
+func (s *spellings) looseUnkeyed(in *Node, cols []ColumnID) []ColumnID {
+	var loose []ColumnID
+	for _, c := range cols {
+		if s.m.LooseCol(c) {
+			loose = append(loose, c)
+		}
+	}
+	if len(loose) == 0 {
+		return nil
+	}
+	if s.d == nil {
+		s.d = NewDeriver(s.m)
+	}
+	if s.d.Derive(in).HasKeyWithin(MakeColSet(cols...)) {
+		return nil
+	}
+	return loose
+}
+
+// subject names cols as table.column (or the column's name) with the
+// collation.
+func (s *spellings) subject(cols []ColumnID) string {
+	parts := make([]string, 0, len(cols))
+	for _, c := range cols {
+		meta := s.m.Col(c)
+		name := meta.Name
+		if meta.Instance >= 0 && meta.Instance < len(s.m.Instances) {
+			if t := s.m.Instances[meta.Instance].Table; t != nil {
+				name = t.Name + "." + name
+			}
+		}
+		if coll, _ := s.m.Collation(c); coll != "" {
+			name += " (" + coll + ")"
+		}
+		if !slices.Contains(parts, name) {
+			parts = append(parts, name)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SameSpellingChoices reports whether a and b choose spellings alike:
+// the same operators over the same subqueries, as many times each.
+func SameSpellingChoices(a, b []SpellingChoice) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for _, c := range a {
+		count[c.Key]++
+	}
+	for _, c := range b {
+		if count[c.Key] == 0 {
+			return false
+		}
+		count[c.Key]--
+	}
+	return true
+}

@@ -1,0 +1,76 @@
+package plan_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/plan"
+)
+
+// TestSpellingChoices: the operators that merge rows equal under a
+// nondeterministic collation, read on the plan as built; nothing where
+// the merged rows cannot differ in spelling (BINARY, a key within the
+// merged columns, UNION ALL).
+func TestSpellingChoices(t *testing.T) {
+	const ddl = `CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE, plain TEXT, code TEXT COLLATE NOCASE NOT NULL UNIQUE, k INT);`
+	s, err := catalog.LoadDDL(ddl, catalog.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sql      string
+		subjects []string // one per operator that chooses
+	}{
+		{"SELECT DISTINCT name FROM t", []string{"t.name (nocase)"}},
+		{"SELECT name FROM t GROUP BY name", []string{"t.name (nocase)"}},
+		{"SELECT k, max(name) FROM t GROUP BY k", []string{"t.name (nocase)"}},
+		{"SELECT name FROM t UNION SELECT name FROM t", []string{"name (nocase)"}},
+		{"SELECT name FROM t EXCEPT SELECT name FROM t WHERE k = 1", []string{"name (nocase)"}},
+		{"SELECT id FROM t WHERE k IN (SELECT count(*) FROM t GROUP BY name)", []string{"t.name (nocase)"}},
+		{"SELECT DISTINCT plain FROM t", nil},
+		{"SELECT DISTINCT id, name FROM t", nil},
+		{"SELECT DISTINCT code FROM t", nil},
+		{"SELECT name FROM t UNION ALL SELECT name FROM t", nil},
+		// PostgreSQL's lower() keeps its argument's collation; the
+		// model reads it so in SQLite too, where it is BINARY.
+		{"SELECT DISTINCT lower(name) FROM t", []string{"lower"}},
+		{"SELECT k, max(plain) FROM t GROUP BY k", nil},
+	} {
+		var got []plan.SpellingChoice
+		if _, err := planner.Plan(context.Background(), s, c.sql, planner.Options{Built: func(p *plan.Plan) { got = plan.SpellingChoices(p.Meta, p.Root) }}); err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		var subjects []string
+		for _, g := range got {
+			subjects = append(subjects, g.Subject)
+			if g.Key == "" {
+				t.Errorf("%s: a choice without a key", c.sql)
+			}
+		}
+		if strings.Join(subjects, "; ") != strings.Join(c.subjects, "; ") {
+			t.Errorf("%s: choices on %q, want %q", c.sql, subjects, c.subjects)
+		}
+	}
+}
+
+// TestSameSpellingChoices: choices compare as multisets of keys.
+func TestSameSpellingChoices(t *testing.T) {
+	a := plan.SpellingChoice{Key: "distinct(scan t)"}
+	b := plan.SpellingChoice{Key: "union(scan t, scan u)"}
+	for _, c := range []struct {
+		x, y []plan.SpellingChoice
+		same bool
+	}{
+		{nil, nil, true},
+		{[]plan.SpellingChoice{a, b}, []plan.SpellingChoice{b, a}, true},
+		{[]plan.SpellingChoice{a}, nil, false},
+		{[]plan.SpellingChoice{a, a}, []plan.SpellingChoice{a, b}, false},
+	} {
+		if got := plan.SameSpellingChoices(c.x, c.y); got != c.same {
+			t.Errorf("%v / %v: %v, want %v", c.x, c.y, got, c.same)
+		}
+	}
+}
