@@ -304,7 +304,7 @@ func (x *executor) stringAgg(a *plan.Expr, in *rel, rows [][]Value, outer *env) 
 			if d.IsNull() {
 				return Null, cannot("%s with a NULL delimiter", a.Name)
 			}
-			p = piece{liteText(v), liteText(d)}
+			p = piece{x.liteTextOf(v), x.liteTextOf(d)}
 		case v.K != KText || (d.K != KText && !d.IsNull()):
 			// PostgreSQL has string_agg(text, text) and bytea only.
 			return Null, cannot("%s of %s", a.Name, kindName(v.K))

@@ -60,6 +60,9 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 			return castModified(v, ex.Typ, ex.Value)
 		}
 		if x.lite {
+			if ex.Typ == catalog.Text && liteTextVaries(v) {
+				x.nondet = true
+			}
 			return liteCast(v, ex.Typ)
 		}
 		return cast(v, ex.Typ)
@@ -135,7 +138,9 @@ func (x *executor) cmpOperands(a, b *plan.Expr, e *env) (Value, Value, error) {
 		}
 		return va, vb, nil
 	}
-	va, vb = liteCmpOperands(x.exprAffinity(a), x.exprAffinity(b), va, vb)
+	aa, ab := x.exprAffinity(a), x.exprAffinity(b)
+	x.noteTextAffinity(aa, ab, va, vb)
+	va, vb = liteCmpOperands(aa, ab, va, vb)
 	return va, vb, nil
 }
 
@@ -351,7 +356,7 @@ func (x *executor) concat(ex *plan.Expr, e *env) (Value, error) {
 		return Null, nil
 	}
 	if x.lite {
-		return Text(liteText(a) + liteText(b)), nil
+		return Text(x.liteTextOf(a) + x.liteTextOf(b)), nil
 	}
 	return Text(textOf(a) + textOf(b)), nil
 }

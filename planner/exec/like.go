@@ -16,7 +16,7 @@ func (x *executor) likeOp(ex *plan.Expr, e *env) (Value, error) {
 	if x.lite {
 		// SQLite's LIKE matches the operands' text and has no
 		// escape character unless ESCAPE is given.
-		a, b = Text(liteText(a)), Text(liteText(b))
+		a, b = Text(x.liteTextOf(a)), Text(x.liteTextOf(b))
 		s, p := a.S, b.S
 		if ex.Name == plan.OpILike || ex.Name == plan.OpNotILike {
 			s, p = asciiLower(s), asciiLower(p)

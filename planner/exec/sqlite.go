@@ -276,33 +276,49 @@ func liteText(v Value) string {
 	return v.String()
 }
 
-func liteFloatText(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "Inf"
-	case math.IsInf(f, -1):
-		return "-Inf"
-	case math.IsNaN(f):
-		return ""
+func liteFloatText(f float64) string { return catalog.SQLiteRealText(f) }
+
+// liteTextVaries says whether v is a number whose text SQLite versions
+// write differently: a REAL that 15 significant digits do not write
+// exactly (0.1 + 0.2 is '0.3' in SQLite 3.40 and '0.30000000000000004'
+// from 3.43 on).
+func liteTextVaries(v Value) bool {
+	var f float64
+	switch v.K {
+	case KFloat:
+		f = v.F
+	case KNumeric:
+		if v.R == nil || v.R.IsInt() {
+			return false
+		}
+		f, _ = v.R.Float64()
+	default:
+		return false
 	}
-	s := strconv.FormatFloat(f, 'g', 15, 64)
-	mant, exp, hasExp := strings.Cut(s, "e")
-	if strings.Contains(mant, ".") {
-		mant = strings.TrimRight(mant, "0")
-		mant = strings.TrimSuffix(mant, ".")
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return false
 	}
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
+	g, err := strconv.ParseFloat(liteFloatText(f), 64)
+	return err != nil || g != f
+}
+
+// liteTextOf is liteText(v) for x's result: where SQLite versions write
+// v differently, the result is the version's choice, which makes it
+// nondeterministic (a database it differs on shows no counterexample).
+func (x *executor) liteTextOf(v Value) string {
+	if liteTextVaries(v) {
+		x.nondet = true
 	}
-	if !hasExp {
-		return mant
+	return liteText(v)
+}
+
+// noteTextAffinity marks x's result nondeterministic where SQLite would
+// write one of a comparison's numbers as text (TEXT affinity on the
+// other side) and versions write it differently.
+func (x *executor) noteTextAffinity(aa, ab affinity, va, vb Value) {
+	if (aa == affText && ab == affNone && liteTextVaries(vb)) || (ab == affText && aa == affNone && liteTextVaries(va)) {
+		x.nondet = true
 	}
-	sign := exp[0]
-	exp = strings.TrimLeft(exp[1:], "0")
-	if len(exp) < 2 {
-		exp = strings.Repeat("0", 2-len(exp)) + exp
-	}
-	return mant + "e" + string(sign) + exp
 }
 
 // liteResultRow turns the booleans of a SQLite result row into the

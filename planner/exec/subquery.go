@@ -82,7 +82,9 @@ func (x *executor) quantified(ex *plan.Expr, r *rel, e *env) (Value, error) {
 				if cols := ex.Sub.OutCols(); i < len(cols) {
 					ra = x.colAffinity(cols[i])
 				}
-				l, rv = liteCmpOperands(x.exprAffinity(ex.Args[i]), ra, l, rv)
+				la := x.exprAffinity(ex.Args[i])
+				x.noteTextAffinity(la, ra, l, rv)
+				l, rv = liteCmpOperands(la, ra, l, rv)
 			}
 			c, err := x.cmpOp(ex.SubOp, l, rv)
 			if err != nil {

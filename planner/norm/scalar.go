@@ -413,6 +413,12 @@ func coerceLiteral(e *plan.Expr, noAffinity func(*plan.Expr) bool) (*plan.Expr, 
 			continue
 		}
 		nc, ok := build.CoerceConst(c, t)
+		if noAffinity != nil && t == catalog.Text && c.Typ.IsNumeric() {
+			// SQLite reads the literal as a number first: 1.50 becomes
+			// '1.5', and 0.30000000000000004 '0.3'.
+			text, isNum := catalog.SQLiteLiteralText(c.Value)
+			nc, ok = plan.NewConst(catalog.Text, text), isNum
+		}
 		if !ok || (nc.Typ == c.Typ && nc.Value == c.Value) {
 			continue
 		}
