@@ -152,7 +152,7 @@ func compareResults(p Pair, ref, cand result) (outcome, string) {
 
 // trailingOrderBy matches the one-key ORDER BY internal/sqlgen ends a
 // query with.
-var trailingOrderBy = regexp.MustCompile(`(?i)\bORDER BY (\d+)( ASC| DESC)?\s*$`)
+var trailingOrderBy = regexp.MustCompile(`(?i)\bORDER BY (\d+)( ASC| DESC)?( NULLS FIRST| NULLS LAST)?\s*$`)
 
 // orderDiffers tells an order difference of a pair the generator did not
 // order by every column (sqlgen's ORDER BY <one column>): where the
@@ -172,8 +172,10 @@ func orderDiffers(p Pair, ref, cand result) (string, bool) {
 	seen := map[string]bool{}
 	for _, row := range ref.rows {
 		v := tieValue(row[k-1])
-		if seen[v] || v == "null" {
-			return "", false // ties (NULLs sort together), or a value that may be NULL
+		if seen[v] {
+			// A tie: equal values, two NULLs (which sort together), or
+			// a NULL and the text 'null', which print alike.
+			return "", false
 		}
 		seen[v] = true
 	}

@@ -5,8 +5,9 @@ import "testing"
 // TestOrderDiffers: sqlgen orders by one column; the campaign found a
 // true not_equivalent (ORDER BY 1 vs ORDER BY 2, no ties in either key)
 // that the oracle, comparing bags, called wrong. With no tie in the
-// reference's key its order is the only one; with a tie (or a NULL, or
-// values a NOCASE/RTRIM collation sorts alike) the bags decide.
+// reference's key its order is the only one (one NULL included: it sorts
+// first or last); with a tie (two NULLs, or values a NOCASE/RTRIM
+// collation sorts alike) the bags decide.
 func TestOrderDiffers(t *testing.T) {
 	rows := func(vals ...[2]string) result {
 		var r result
@@ -26,7 +27,12 @@ func TestOrderDiffers(t *testing.T) {
 		{"same order", p, rows([2]string{"-1", "a"}, [2]string{"0", ""}), rows([2]string{"-1", "a"}, [2]string{"0", ""}), false},
 		{"tie in the key", p, rows([2]string{"1", "a"}, [2]string{"1", "b"}), rows([2]string{"1", "b"}, [2]string{"1", "a"}), false},
 		{"NOCASE tie", Pair{Reference: "SELECT * FROM t ORDER BY 2", Candidate: "SELECT * FROM t ORDER BY 2 DESC"}, rows([2]string{"1", "a"}, [2]string{"2", "A"}), rows([2]string{"2", "A"}, [2]string{"1", "a"}), false},
-		{"NULLs tie", p, rows([2]string{"NULL", "a"}, [2]string{"1", "b"}), rows([2]string{"1", "b"}, [2]string{"NULL", "a"}), false},
+		{"NULLs tie", p, rows([2]string{"NULL", "a"}, [2]string{"NULL", "b"}), rows([2]string{"NULL", "b"}, [2]string{"NULL", "a"}), false},
+		{"a NULL and the text null tie", p, rows([2]string{"NULL", "a"}, [2]string{"null", "b"}), rows([2]string{"null", "b"}, [2]string{"NULL", "a"}), false},
+		{"one NULL sorts in one place", p, rows([2]string{"NULL", "a"}, [2]string{"1", "b"}), rows([2]string{"1", "b"}, [2]string{"NULL", "a"}), true},
+		// The campaign's second find (seed 1129): sqlgen's NULLS LAST.
+		{"NULLS LAST", Pair{Reference: "SELECT num, max(label) FROM reading GROUP BY num ORDER BY 1 DESC NULLS LAST", Candidate: "SELECT num, max(label) FROM reading GROUP BY num ORDER BY 2 DESC NULLS LAST"},
+			rows([2]string{"0", "NULL"}, [2]string{"NULL", ""}), rows([2]string{"NULL", ""}, [2]string{"0", "NULL"}), true},
 		{"candidate unordered", Pair{Reference: p.Reference, Candidate: "SELECT * FROM tag"}, rows([2]string{"-1", "a"}, [2]string{"0", ""}), rows([2]string{"0", ""}, [2]string{"-1", "a"}), false},
 	}
 	for _, c := range cases {
