@@ -84,7 +84,11 @@ func (s *spellings) visit(n *Node) {
 	if len(loose) == 0 {
 		return
 	}
-	s.out = append(s.out, SpellingChoice{Key: NewFormatter(s.m, n, true).Node(n), Subject: s.subject(loose)})
+	// The qualified form numbers the occurrences of a table (t1, t2) in
+	// the order the operator reads them; the anonymous one writes both
+	// as the table, so a self-join read the other way round would render
+	// alike.
+	s.out = append(s.out, SpellingChoice{Key: NewFormatter(s.m, n, false).Node(n), Subject: s.subject(loose)})
 }
 
 // looseUnkeyed returns the columns of cols under a nondeterministic
