@@ -58,20 +58,29 @@ INSERT INTO u VALUES (1, 'B', 2), (2, 'c', 1), (3, 'a', 2);`
 		if apart := a != b || sa != sb; apart != c.apart {
 			t.Fatalf("%s / %s: SQLite 3.54 returns %q vs %q, the sqlite3 shell %q vs %q; the case says apart = %v", c.ref, c.cand, a, b, sa, sb, c.apart)
 		}
-		assumed := false
-		for _, a := range v.Assumptions {
-			assumed = assumed || a.Kind == equivalence.AssumeSameSpelling
-		}
-		switch {
-		case c.apart && v.Label == equivalence.Equivalent:
-			t.Errorf("%s / %s: equivalent outright (rules %v), but SQLite spells them apart", c.ref, c.cand, v.Rules)
-		case c.apart && v.Label == equivalence.EquivalentUnderAssumptions && !assumed:
-			t.Errorf("%s / %s: proved under %v, without same_spelling", c.ref, c.cand, v.Assumptions)
-		case c.apart && v.Label == equivalence.NotEquivalent:
-			t.Errorf("%s / %s: not_equivalent, though the two differ only in the spelling SQLite chooses", c.ref, c.cand)
-		case !c.apart && (v.Label != equivalence.Equivalent || assumed):
-			t.Errorf("%s / %s: %s %v, want equivalent outright", c.ref, c.cand, v.Summary(), v.Assumptions)
-		}
+		checkSpellingVerdict(t, v, c.ref, c.cand, c.apart)
+	}
+}
+
+// checkSpellingVerdict checks v, the verdict on ref and cand: where the
+// engine spells their results apart (apart), a proof must name
+// same_spelling and no counterexample may be claimed; elsewhere the pair
+// is equivalent outright.
+func checkSpellingVerdict(t *testing.T, v equivalence.Verdict, ref, cand string, apart bool) {
+	t.Helper()
+	assumed := false
+	for _, a := range v.Assumptions {
+		assumed = assumed || a.Kind == equivalence.AssumeSameSpelling
+	}
+	switch {
+	case apart && v.Label == equivalence.Equivalent:
+		t.Errorf("%s / %s: equivalent outright (rules %v), but the engine spells them apart", ref, cand, v.Rules)
+	case apart && v.Label == equivalence.EquivalentUnderAssumptions && !assumed:
+		t.Errorf("%s / %s: proved under %v, without same_spelling", ref, cand, v.Assumptions)
+	case apart && v.Label == equivalence.NotEquivalent:
+		t.Errorf("%s / %s: not_equivalent, though the two differ only in the spelling the engine chooses", ref, cand)
+	case !apart && (v.Label != equivalence.Equivalent || assumed):
+		t.Errorf("%s / %s: %s %v, want equivalent outright", ref, cand, v.Summary(), v.Assumptions)
 	}
 }
 
