@@ -28,7 +28,8 @@ type SpellingChoice struct {
 // subqueries too, that choose a spelling: those that group rows on a
 // column under a nondeterministic collation and whose input may hold
 // two rows the group would merge (no key within the grouped columns),
-// and MIN or MAX over such a column. Read it on a plan as built, before
+// and MIN or MAX over such a column, as an aggregate or a window
+// function. Read it on a plan as built, before
 // normalization reorders what the engine would see.
 func SpellingChoices(m *Metadata, root *Node) []SpellingChoice {
 	s := spellings{m: m}
@@ -61,12 +62,13 @@ func (s *spellings) visit(n *Node) {
 		loose = s.looseUnkeyed(n.Inputs[0], n.GroupBy)
 		for _, a := range n.Aggs {
 			if a.Expr.Kind == Agg && (a.Expr.Name == "min" || a.Expr.Name == "max") {
-				// Named by the columns it reads.
-				Walk(a.Expr, func(x *Expr) {
-					if x.Kind == ColRef && s.m.LooseCol(x.Col) {
-						loose = append(loose, x.Col)
-					}
-				})
+				loose = append(loose, s.looseArgs(a.Expr)...)
+			}
+		}
+	case OpWindow:
+		for _, it := range n.Proj {
+			if it.Expr.Kind == WinFunc && (it.Expr.Name == "min" || it.Expr.Name == "max") {
+				loose = append(loose, s.looseArgs(it.Expr)...)
 			}
 		}
 	case OpSetOp:
@@ -89,6 +91,20 @@ func (s *spellings) visit(n *Node) {
 	// as the table, so a self-join read the other way round would render
 	// alike.
 	s.out = append(s.out, SpellingChoice{Key: NewFormatter(s.m, n, false).Node(n), Subject: s.subject(loose)})
+}
+
+// looseArgs returns the columns under a nondeterministic collation that
+// MIN or MAX call e reads: it returns one of the spellings they tie.
+func (s *spellings) looseArgs(e *Expr) []ColumnID {
+	var loose []ColumnID
+	for _, a := range e.Args {
+		Walk(a, func(x *Expr) {
+			if x.Kind == ColRef && s.m.LooseCol(x.Col) {
+				loose = append(loose, x.Col)
+			}
+		})
+	}
+	return loose
 }
 
 // looseUnkeyed returns the columns of cols under a nondeterministic

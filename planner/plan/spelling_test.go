@@ -30,6 +30,8 @@ func TestSpellingChoices(t *testing.T) {
 		{"SELECT name FROM t UNION SELECT name FROM t", []string{"name (nocase)"}},
 		{"SELECT name FROM t EXCEPT SELECT name FROM t WHERE k = 1", []string{"name (nocase)"}},
 		{"SELECT id FROM t WHERE k IN (SELECT count(*) FROM t GROUP BY name)", []string{"t.name (nocase)"}},
+		{"SELECT id, min(name) OVER (PARTITION BY k) FROM t", []string{"t.name (nocase)"}},
+		{"SELECT id, count(name) OVER (PARTITION BY k) FROM t", nil},
 		{"SELECT DISTINCT plain FROM t", nil},
 		{"SELECT DISTINCT id, name FROM t", nil},
 		{"SELECT DISTINCT code FROM t", nil},
