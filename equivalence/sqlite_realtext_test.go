@@ -25,7 +25,7 @@ func TestSQLiteRealTextAcrossVersions(t *testing.T) {
 	const ddl = `CREATE TABLE reading (id INTEGER PRIMARY KEY, ratio REAL);`
 	data := []string{
 		`INSERT INTO reading VALUES (1, 0.30000000000000004), (2, 0.3), (3, 1.5), (4, 1), (5, NULL);`,
-		`INSERT INTO reading VALUES (1, 0.1), (2, 2.5), (3, 100);`,
+		`INSERT INTO reading VALUES (1, 0.1), (2, 2.5), (3, 100), (4, 1e16), (5, 20);`,
 	}
 	s, err := catalog.LoadDDL(ddl, catalog.SQLite)
 	if err != nil {
@@ -42,6 +42,11 @@ func TestSQLiteRealTextAcrossVersions(t *testing.T) {
 		{"SELECT id FROM reading WHERE ratio || '' = '0.3'", "SELECT id FROM reading WHERE ratio = 0.3", false},
 		{"SELECT id, ratio || '' FROM reading", "SELECT id, CAST(ratio AS TEXT) FROM reading", false},
 		{"SELECT id FROM reading WHERE CAST(ratio AS TEXT) LIKE '0.3%'", "SELECT id FROM reading WHERE ratio BETWEEN 0.3 AND 0.4", true},
+		// 1e16 is '1.0e+16' in SQLite 3.40 and '10000000000000000.0'
+		// in 3.54 (the campaign, seed 1131).
+		{"SELECT id FROM reading WHERE ratio >= 1e16", "SELECT id FROM reading WHERE CAST(ratio AS TEXT) >= 1e16", false},
+		{"SELECT id, ratio * 1e15 || '' FROM reading", "SELECT id, CAST(ratio * 1e15 AS TEXT) FROM reading", false},
+		{"SELECT id FROM reading WHERE CAST(ratio * 1e15 AS TEXT) LIKE '1.0e%'", "SELECT id FROM reading WHERE ratio * 1e15 >= 1e15 AND ratio * 1e15 < 2e15", false},
 	} {
 		v, err := equivalence.Judge(ctx, s, c.ref, c.cand, equivalence.Options{Refute: equivalence.RefuteOptions{Budget: 2 * time.Second}})
 		if err != nil {

@@ -45,9 +45,8 @@ func SQLiteRealText(f float64) string {
 // an INTEGER when it is a decimal integer within 64 bits, otherwise a
 // REAL, and either is written as its value, not as it was spelled (007
 // is '7', 1.50 is '1.5', 1e2 is '100.0'). ok is false for text that is
-// not a decimal number, and for a REAL that 15 significant digits do not
-// write exactly (0.30000000000000004), whose text SQLite 3.40 and 3.43
-// on write differently.
+// not a decimal number, and for a REAL whose text SQLite versions write
+// differently (SQLiteRealTextVaries: 0.30000000000000004, 1e16).
 func SQLiteLiteralText(lit string) (string, bool) {
 	lit = strings.TrimSpace(lit)
 	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
@@ -60,9 +59,24 @@ func SQLiteLiteralText(lit string) (string, bool) {
 	if strings.ContainsAny(lit, "xXnN_") { // hex, Inf, NaN, digit separators: not SQLite decimal literals
 		return "", false
 	}
-	text := SQLiteRealText(f)
-	if g, err := strconv.ParseFloat(text, 64); err != nil || g != f {
+	if SQLiteRealTextVaries(f) {
 		return "", false
 	}
-	return text, true
+	return SQLiteRealText(f), true
+}
+
+// SQLiteRealTextVaries says whether SQLite versions write REAL f as
+// different text: 3.40 writes 15 significant digits and an exponent from
+// 1e15 on (1.0e+15); 3.43 and later write the digits the value needs and
+// an exponent from 1e17 on (1000000000000000.0). They agree on a value
+// 15 digits write exactly below 1e15.
+func SQLiteRealTextVaries(f float64) bool {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return false
+	}
+	if a := math.Abs(f); a >= 1e15 && a < 1e17 {
+		return true
+	}
+	g, err := strconv.ParseFloat(SQLiteRealText(f), 64)
+	return err != nil || g != f
 }

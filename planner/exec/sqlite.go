@@ -279,9 +279,9 @@ func liteText(v Value) string {
 func liteFloatText(f float64) string { return catalog.SQLiteRealText(f) }
 
 // liteTextVaries says whether v is a number whose text SQLite versions
-// write differently: a REAL that 15 significant digits do not write
-// exactly (0.1 + 0.2 is '0.3' in SQLite 3.40 and '0.30000000000000004'
-// from 3.43 on).
+// write differently (catalog.SQLiteRealTextVaries): 0.1 + 0.2 is '0.3'
+// in SQLite 3.40 and '0.30000000000000004' from 3.43 on, 1e16 '1.0e+16'
+// and '10000000000000000.0'.
 func liteTextVaries(v Value) bool {
 	var f float64
 	switch v.K {
@@ -295,11 +295,7 @@ func liteTextVaries(v Value) bool {
 	default:
 		return false
 	}
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return false
-	}
-	g, err := strconv.ParseFloat(liteFloatText(f), 64)
-	return err != nil || g != f
+	return catalog.SQLiteRealTextVaries(f)
 }
 
 // liteTextOf is liteText(v) for x's result: where SQLite versions write
