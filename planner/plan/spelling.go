@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -38,9 +39,10 @@ func SpellingChoices(m *Metadata, root *Node) []SpellingChoice {
 }
 
 type spellings struct {
-	m   *Metadata
-	d   *Deriver // made on first use: most plans merge no such column
-	out []SpellingChoice
+	m        *Metadata
+	d        *Deriver // made on first use: most plans merge no such column
+	out      []SpellingChoice
+	rendered int // bytes of keys rendered so far (maxSpellingKeyBytes)
 }
 
 func (s *spellings) visit(n *Node) {
@@ -90,8 +92,20 @@ func (s *spellings) visit(n *Node) {
 	// the order the operator reads them; the anonymous one writes both
 	// as the table, so a self-join read the other way round would render
 	// alike.
-	s.out = append(s.out, SpellingChoice{Key: NewFormatter(s.m, n, false).Node(n), Subject: s.subject(loose)})
+	key := fmt.Sprintf("unrendered %p", n) // equal to no other plan's key
+	if s.rendered < maxSpellingKeyBytes {
+		key = NewFormatter(s.m, n, false).Node(n)
+		s.rendered += len(key)
+	}
+	s.out = append(s.out, SpellingChoice{Key: key, Subject: s.subject(loose)})
 }
+
+// maxSpellingKeyBytes bounds the text SpellingChoices renders for one
+// plan: nested merges (a chain of UNIONs) each render the whole subtree
+// below them, which grows with the square of the chain. Past the bound a
+// choice's key matches nothing, which costs a proof its outright label,
+// never its soundness.
+const maxSpellingKeyBytes = 1 << 20
 
 // looseArgs returns the columns under a nondeterministic collation that
 // MIN or MAX call e reads: it returns one of the spellings they tie.
