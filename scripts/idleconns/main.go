@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -42,12 +43,13 @@ func main() {
 // report is idleconns' output. RSS is VmRSS; anon is RssAnon, the part
 // not backed by the executable's file pages.
 type report struct {
-	Conns        int `json:"conns"`
-	RSSBeforeKB  int `json:"rss_before_kb"`
-	RSSAfterKB   int `json:"rss_after_kb"`
-	PerConnKB    int `json:"per_conn_kb"`
-	AnonBeforeKB int `json:"anon_before_kb"`
-	AnonAfterKB  int `json:"anon_after_kb"`
+	Conns         int     `json:"conns"`
+	RSSBeforeKB   int     `json:"rss_before_kb"`
+	RSSAfterKB    int     `json:"rss_after_kb"`
+	PerConnKB     float64 `json:"per_conn_kb"` // (after - before) / conns, to 0.01 KB
+	PerConnAnonKB float64 `json:"per_conn_anon_kb"`
+	AnonBeforeKB  int     `json:"anon_before_kb"`
+	AnonAfterKB   int     `json:"anon_after_kb"`
 	// With -more: the readings with n+more connections open.
 	More       int `json:"more_conns,omitempty"`
 	RSSMoreKB  int `json:"rss_more_kb,omitempty"`
@@ -90,8 +92,8 @@ func run(addr string, n, more, warmup, pid int, user, db string, settle time.Dur
 	if err != nil {
 		return err
 	}
-	r := report{Conns: n, RSSBeforeKB: before, RSSAfterKB: after, PerConnKB: (after - before) / n,
-		AnonBeforeKB: anonBefore, AnonAfterKB: anonAfter}
+	r := report{Conns: n, RSSBeforeKB: before, RSSAfterKB: after, PerConnKB: perConn(after-before, n),
+		AnonBeforeKB: anonBefore, AnonAfterKB: anonAfter, PerConnAnonKB: perConn(anonAfter-anonBefore, n)}
 	if more > 0 {
 		extra, err := openIdle(ctx, connStr, more)
 		defer closeAll(extra)
@@ -173,4 +175,13 @@ func rssKB(pid int, field string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
+}
+
+// perConn is kb over n connections, rounded to 0.01 KB: an integer
+// division wrote 3.8 KB as 3.
+func perConn(kb, n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return math.Round(float64(kb)/float64(n)*100) / 100
 }
