@@ -582,32 +582,62 @@ func liteCast(v Value, t catalog.Type) (Value, error) {
 // liteRound is SQLite's round(x, n): always REAL, halves away from zero
 // on the value's 15-significant-digit decimal form.
 func liteRound(a []Value) (Value, error) {
-	if len(a) < 1 || len(a) > 2 {
-		return Null, cannot("round of %d arguments", len(a))
-	}
-	n := int64(0)
-	if len(a) == 2 {
-		d, err := liteNum(a[1])
-		if err != nil {
-			return Null, err
-		}
-		if d.K != KInt {
-			return Null, cannot("round to a REAL number of digits")
-		}
-		n = max(min(d.I, 30), 0)
-	}
-	v, err := liteNum(a[0])
+	f, n, done, err := liteRoundArgs(a)
 	if err != nil {
 		return Null, err
 	}
-	f, _ := v.float()
-	if math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 {
+	if done {
 		return Float(f), nil
 	}
 	r, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', 15, 64))
 	if !ok {
 		return Null, cannot("round of %v", f)
 	}
-	out, _ := roundRat(r, int32(n)).Float64()
+	out, _ := roundRat(r, n).Float64()
 	return Float(out), nil
+}
+
+// liteRoundArgs reads round()'s arguments: the number and the digits;
+// done says the number is its own rounding (infinite, NaN, or 1e15 and
+// beyond, which SQLite returns as is).
+func liteRoundArgs(a []Value) (f float64, n int32, done bool, err error) {
+	if len(a) < 1 || len(a) > 2 {
+		return 0, 0, true, cannot("round of %d arguments", len(a))
+	}
+	if len(a) == 2 {
+		d, err := liteNum(a[1])
+		if err != nil {
+			return 0, 0, true, err
+		}
+		if d.K != KInt {
+			return 0, 0, true, cannot("round to a REAL number of digits")
+		}
+		n = int32(max(min(d.I, 30), 0))
+	}
+	v, err := liteNum(a[0])
+	if err != nil {
+		return 0, 0, true, err
+	}
+	f, _ = v.float()
+	return f, n, math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15, nil
+}
+
+// liteRoundVaries says whether SQLite versions round a differently:
+// 3.40 (liteRound) rounds the number's 15-digit text, so round(2.675, 2)
+// is 2.68; 3.43 and later round the binary value itself, 2.67499999...,
+// to 2.67.
+//
+// 3.40 also returns a number from 1e15 on as it is, where 3.43 rounds it
+// too (round(1e15 + 0.5) is 1000000000000001.0).
+func liteRoundVaries(a []Value) bool {
+	f, n, _, err := liteRoundArgs(a)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return false
+	}
+	v40, err := liteRound(a)
+	if err != nil {
+		return false
+	}
+	exact, _ := roundRat(new(big.Rat).SetFloat64(f), n).Float64()
+	return v40.F != exact
 }
