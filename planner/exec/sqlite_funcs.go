@@ -70,6 +70,89 @@ func liteText1(f func(string) string) func([]Value) (Value, error) {
 	}
 }
 
+// liteSumVaries says whether SQLite versions sum vals to different
+// REALs: 3.40 (liteReduce) adds them one by one, 3.43 and later with
+// Kahan-Babuska-Neumaier compensation (sum(0.1, 0.2, 0.3) is
+// 0.6000000000000001 against 0.6), which also changes avg() and total().
+func liteSumVaries(name string, vals []Value) bool {
+	if name != "sum" && name != "avg" && name != "total" {
+		return false
+	}
+	var naive float64
+	var k kbnSum
+	var iexact int64
+	approx := false
+	for _, v := range vals {
+		n, err := liteNum(v)
+		if err != nil {
+			return false
+		}
+		f, _ := n.float()
+		naive += f
+		isInt := v.K == KInt || v.K == KBool
+		if !approx && isInt {
+			if s, err := intArith("+", iexact, n.I); err == nil {
+				iexact = s.I
+				continue
+			}
+		}
+		if !approx {
+			// 3.43 starts compensating from the exact integer sum.
+			approx = true
+			k.init(iexact)
+		}
+		if isInt {
+			k.addInt(n.I)
+		} else {
+			k.add(f)
+		}
+	}
+	if !approx {
+		return false // INTEGERs only: both versions sum exactly
+	}
+	if name == "avg" {
+		return naive/float64(len(vals)) != k.value()/float64(len(vals))
+	}
+	return naive != k.value()
+}
+
+// kbnSum is SQLite 3.43's compensated sum (func.c's
+// kahanBabuskaNeumaierStep): an integer beyond 2^52 is added as two
+// parts, so that its low bits are not rounded away.
+type kbnSum struct{ sum, err float64 }
+
+const kbnBigInt = 4503599627370496 // 2^52
+
+func (k *kbnSum) init(i int64) {
+	k.sum, k.err = float64(i), 0
+	if i <= -kbnBigInt || i >= kbnBigInt {
+		sm := i % 16384
+		k.sum, k.err = float64(i-sm), float64(sm)
+	}
+}
+
+func (k *kbnSum) add(r float64) {
+	t := k.sum + r
+	if math.Abs(k.sum) > math.Abs(r) {
+		k.err += (k.sum - t) + r
+	} else {
+		k.err += (r - t) + k.sum
+	}
+	k.sum = t
+}
+
+func (k *kbnSum) addInt(i int64) {
+	if i <= -kbnBigInt || i >= kbnBigInt {
+		sm := i % 16384
+		k.add(float64(i - sm))
+		k.add(float64(sm))
+		return
+	}
+	k.add(float64(i))
+}
+
+func (k *kbnSum) value() float64 { return k.sum + k.err }
+
 // liteReduce folds an aggregate's non-NULL values as SQLite does: sum of
 // INTEGERs is an INTEGER (overflow is an error), otherwise REAL; avg is
 // always REAL; min and max order across storage classes.
