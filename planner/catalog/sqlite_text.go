@@ -59,10 +59,11 @@ func SQLiteLiteralText(lit string) (string, bool) {
 	if strings.ContainsAny(lit, "xXnN_") { // hex, Inf, NaN, digit separators: not SQLite decimal literals
 		return "", false
 	}
-	if SQLiteRealTextVaries(f) {
+	text, varies := SQLiteRealTextOf(f)
+	if varies {
 		return "", false
 	}
-	return SQLiteRealText(f), true
+	return text, true
 }
 
 // SQLiteRealTextVaries says whether SQLite versions write REAL f as
@@ -71,12 +72,20 @@ func SQLiteLiteralText(lit string) (string, bool) {
 // an exponent from 1e17 on (1000000000000000.0). They agree on a value
 // 15 digits write exactly below 1e15.
 func SQLiteRealTextVaries(f float64) bool {
+	_, varies := SQLiteRealTextOf(f)
+	return varies
+}
+
+// SQLiteRealTextOf is SQLiteRealText(f) and SQLiteRealTextVaries(f),
+// writing f once (the executor asks both of every REAL it writes as text).
+func SQLiteRealTextOf(f float64) (text string, varies bool) {
+	text = SQLiteRealText(f)
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return false
+		return text, false
 	}
 	if a := math.Abs(f); a >= 1e15 && a < 1e17 {
-		return true
+		return text, true
 	}
-	g, err := strconv.ParseFloat(SQLiteRealText(f), 64)
-	return err != nil || g != f
+	g, err := strconv.ParseFloat(text, 64)
+	return text, err != nil || g != f
 }

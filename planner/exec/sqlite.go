@@ -302,6 +302,11 @@ func liteTextVaries(v Value) bool {
 // v differently, the result is the version's choice, which makes it
 // nondeterministic (a database it differs on shows no counterexample).
 func (x *executor) liteTextOf(v Value) string {
+	if v.K == KFloat {
+		text, varies := catalog.SQLiteRealTextOf(v.F)
+		x.nondet = x.nondet || varies
+		return text
+	}
 	if liteTextVaries(v) {
 		x.nondet = true
 	}
@@ -586,6 +591,12 @@ func liteRound(a []Value) (Value, error) {
 	if err != nil {
 		return Null, err
 	}
+	return liteRoundText(f, n, done)
+}
+
+// liteRoundText is SQLite 3.40's rounding of f to n digits: of its
+// 15-digit text; done (liteRoundArgs) returns f as it is.
+func liteRoundText(f float64, n int32, done bool) (Value, error) {
 	if done {
 		return Float(f), nil
 	}
@@ -630,11 +641,11 @@ func liteRoundArgs(a []Value) (f float64, n int32, done bool, err error) {
 // 3.40 also returns a number from 1e15 on as it is, where 3.43 rounds it
 // too (round(1e15 + 0.5) is 1000000000000001.0).
 func liteRoundVaries(a []Value) bool {
-	f, n, _, err := liteRoundArgs(a)
+	f, n, done, err := liteRoundArgs(a)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 		return false
 	}
-	v40, err := liteRound(a)
+	v40, err := liteRoundText(f, n, done)
 	if err != nil {
 		return false
 	}

@@ -13,6 +13,36 @@ import (
 	_ "modernc.org/sqlite" // SQLite 3.54, the version that rounds the binary value
 )
 
+// twoSQLites returns the two SQLite versions the executor's version
+// marks are checked against: shell40 runs a script in a fresh database
+// of the sqlite3 shell (3.40 on Debian; scripts/install-test-deps.sh
+// installs it) and returns its output lines, db is the Go driver's 3.54,
+// one connection, closed with the test.
+func twoSQLites(t *testing.T) (shell40 func(script string) []string, db *sql.DB) {
+	t.Helper()
+	cli, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Fatal("the sqlite3 shell is not installed (scripts/install-test-deps.sh installs it)")
+	}
+	db, err = sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	shell40 = func(script string) []string {
+		t.Helper()
+		cmd := exec.Command(cli, "-bail", ":memory:")
+		cmd.Stdin = strings.NewReader(script)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sqlite3 shell: %v: %s", err, out)
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	return shell40, db
+}
+
 // TestLiteRoundVersions: liteRound is SQLite 3.40's round() (the sqlite3
 // shell of scripts/install-test-deps.sh), which rounds a REAL's 15-digit
 // text, so round(2.675, 2) is 2.68; 3.43 and later (the Go driver, 3.54)
@@ -20,15 +50,7 @@ import (
 // say so exactly where the two engines answer differently, which makes
 // such a result the version's choice (funcs.go).
 func TestLiteRoundVersions(t *testing.T) {
-	cli, err := exec.LookPath("sqlite3")
-	if err != nil {
-		t.Fatal("the sqlite3 shell is not installed (scripts/install-test-deps.sh installs it)")
-	}
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	shell40, db := twoSQLites(t)
 	type arg struct {
 		f float64
 		n int64
@@ -42,11 +64,7 @@ func TestLiteRoundVersions(t *testing.T) {
 	for _, a := range args {
 		fmt.Fprintf(&script, "SELECT round(%s, %d);\n", strconv.FormatFloat(a.f, 'g', 17, 64), a.n)
 	}
-	out, err := exec.Command(cli, "-bail", ":memory:", script.String()).CombinedOutput()
-	if err != nil {
-		t.Fatalf("sqlite3 shell: %v: %s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := shell40(script.String())
 	if len(lines) != len(args) {
 		t.Fatalf("the shell answered %d lines for %d queries", len(lines), len(args))
 	}

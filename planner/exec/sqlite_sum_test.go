@@ -1,10 +1,8 @@
 package exec
 
 import (
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,16 +14,7 @@ import (
 // 0.6000000000000001 against 0.6. liteSumVaries must say so exactly
 // where the two engines' sum(), avg() or total() differ.
 func TestLiteSumVersions(t *testing.T) {
-	cli, err := exec.LookPath("sqlite3")
-	if err != nil {
-		t.Fatal("the sqlite3 shell is not installed (scripts/install-test-deps.sh installs it)")
-	}
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	shell40, db := twoSQLites(t)
 	pool := []string{"0.1", "0.2", "0.3", "1e16", "-1e16", "1", "3", "2.5", "1e-3", "7.7", "9007199254740993", "-0.7"}
 	sets := [][]string{{"0.1", "0.2", "0.3"}, {"1e16", "1", "-1e16"}, {"1", "2"}, {"1", "0.5"}}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -49,13 +38,7 @@ func TestLiteSumVersions(t *testing.T) {
 	for k := range sets {
 		fmt.Fprintf(&queries, query, k)
 	}
-	cmd := exec.Command(cli, "-bail", ":memory:")
-	cmd.Stdin = strings.NewReader(script.String() + queries.String())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("sqlite3 shell: %v: %s", err, out)
-	}
-	shell := strings.Split(strings.TrimSpace(string(out)), "\n")
+	shell := shell40(script.String() + queries.String())
 	if len(shell) != len(sets) {
 		t.Fatalf("the shell answered %d lines for %d sets", len(shell), len(sets))
 	}
