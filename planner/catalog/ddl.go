@@ -54,8 +54,13 @@ func LoadDDLReport(ddl string, d Dialect) (*Schema, []Dropped, error) {
 		}
 		return nil, nil, fmt.Errorf("catalog: parse DDL: %w", err)
 	}
+	stmts, undone, err := committed(tree.Stmts, d, func(raw *pg.RawStmt) int { return lineAt(text, raw.StmtLocation) })
+	if err != nil {
+		return nil, nil, err
+	}
 	b := newBuilder(d, text)
-	for _, raw := range tree.Stmts {
+	b.dropped = undone
+	for _, raw := range stmts {
 		b.line = lineAt(text, raw.StmtLocation)
 		if err := b.statement(raw.Stmt); err != nil {
 			return nil, nil, err

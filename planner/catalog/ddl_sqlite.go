@@ -106,6 +106,10 @@ func sqliteToPG(ddl string) string {
 					i = j + e + 1
 					continue
 				}
+			case prev == "begin" && (w == "deferred" || w == "immediate" || w == "exclusive"):
+				// SQLite's BEGIN IMMEDIATE: a transaction all the same.
+				blank(i, j)
+				w = prev
 			case w == "strict" && prev == ")":
 				blank(i, j)
 			case prev2 == "on" && prev == "conflict":
