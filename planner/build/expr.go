@@ -59,6 +59,9 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		if v.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
 			name = plan.OpIsNotNull
 		}
+		if arg.Kind == plan.Tuple && b.schema.Dialect == catalog.Postgres {
+			return b.rowNullTest(arg, name, v.NullTest.Location)
+		}
 		return plan.NewOp(name, catalog.Bool, arg), nil
 	case *pg.Node_BooleanTest:
 		arg, err := b.expr(v.BooleanTest.Arg, sc, st)

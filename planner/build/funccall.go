@@ -112,7 +112,25 @@ func (b *builder) windowCall(fc *pg.FuncCall, name string, args []*plan.Expr, sc
 	if fc.Over.Name != "" || fc.Over.Refname != "" {
 		return nil, b.unsupported(fc.Location, "named windows")
 	}
+	// PostgreSQL rejects these qualifiers on a window call; dropping them
+	// would plan another query.
+	switch {
+	case fc.AggDistinct:
+		return nil, b.errf(fc.Location, "DISTINCT is not implemented for window functions")
+	case len(fc.AggOrder) > 0:
+		return nil, b.errf(fc.Location, "aggregate ORDER BY is not implemented for window functions")
+	case fc.AggFilter != nil && !aggFuncs[name]:
+		return nil, b.errf(fc.Location, "FILTER is not implemented for non-aggregate window functions")
+	}
 	var err error
+	if fc.AggFilter != nil {
+		// The filter picks the frame's rows the aggregate reads; like an
+		// aggregate's FILTER it may hold neither aggregates nor window
+		// calls (st nil rejects both).
+		if w.Filter, err = b.expr(fc.AggFilter, sc, nil); err != nil {
+			return nil, err
+		}
+	}
 	if w.Partition, err = b.exprs(fc.Over.PartitionClause, sc, winArgs); err != nil {
 		return nil, err
 	}
