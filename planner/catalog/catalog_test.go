@@ -78,8 +78,8 @@ func TestForeignKeys(t *testing.T) {
 CREATE TABLE p (id int PRIMARY KEY, k1 int, k2 int, UNIQUE (k1, k2));
 CREATE TABLE q (a int, b int, pid int REFERENCES p, c int REFERENCES p (id),
   FOREIGN KEY (a, b) REFERENCES p (k1, k2));
-CREATE TABLE r (x int, FOREIGN KEY (x) REFERENCES later);
-CREATE TABLE later (id int PRIMARY KEY);`, catalog.Postgres)
+CREATE TABLE later (id int PRIMARY KEY);
+CREATE TABLE r (x int, FOREIGN KEY (x) REFERENCES later);`, catalog.Postgres)
 	q := table(t, s, "q")
 	want := []catalog.ForeignKey{
 		{Columns: []int{2}, RefTable: "p", RefColumns: []int{0}},
@@ -90,7 +90,13 @@ CREATE TABLE later (id int PRIMARY KEY);`, catalog.Postgres)
 		t.Errorf("foreign keys\n got %+v\nwant %+v", q.ForeignKeys, want)
 	}
 	if r := table(t, s, "r"); len(r.ForeignKeys) != 1 || r.ForeignKeys[0].RefTable != "later" {
-		t.Errorf("forward reference: %+v", r.ForeignKeys)
+		t.Errorf("reference: %+v", r.ForeignKeys)
+	}
+	// SQLite checks no foreign key when a table is created: one may name
+	// a table declared after it (PostgreSQL refuses, TestForeignKeyRejectedPG).
+	lite := load(t, "CREATE TABLE r (x int, FOREIGN KEY (x) REFERENCES later);\nCREATE TABLE later (id int PRIMARY KEY);", catalog.SQLite)
+	if r := table(t, lite, "r"); len(r.ForeignKeys) != 1 || r.ForeignKeys[0].RefTable != "later" {
+		t.Errorf("sqlite forward reference: %+v", r.ForeignKeys)
 	}
 }
 
@@ -175,10 +181,10 @@ func TestErrorsNameTheObject(t *testing.T) {
 		{"CREATE TABLE t (a int, UNIQUE (zz))", `table t: UNIQUE names unknown column "zz"`},
 		{"CREATE TABLE t (a int, FOREIGN KEY (q) REFERENCES t (a))", `table t: FOREIGN KEY names unknown column "q"`},
 		{"CREATE TABLE t (a int PRIMARY KEY, b int, PRIMARY KEY (b))", "table t: more than one primary key"},
-		{"CREATE TABLE t (a int REFERENCES nowhere)", `references unknown table "nowhere"`},
-		{"CREATE TABLE p (x int); CREATE TABLE t (a int REFERENCES p)", "foreign key references p, which has no primary key"},
-		{"CREATE TABLE p (x int PRIMARY KEY); CREATE TABLE t (a int REFERENCES p (y))", "foreign key references unknown column p.y"},
-		{"CREATE TABLE p (x int, y int, PRIMARY KEY (x, y)); CREATE TABLE t (a int REFERENCES p)", "foreign key has 1 columns but references 2"},
+		{"CREATE TABLE t (a int REFERENCES nowhere)", `CREATE TABLE t: foreign key t_a_fkey: the engine refuses this statement: relation "nowhere" does not exist`},
+		{"CREATE TABLE p (x int); CREATE TABLE t (a int REFERENCES p)", `there is no primary key for referenced table "p"`},
+		{"CREATE TABLE p (x int PRIMARY KEY); CREATE TABLE t (a int REFERENCES p (y))", `column "y" referenced in foreign key constraint does not exist`},
+		{"CREATE TABLE p (x int, y int, PRIMARY KEY (x, y)); CREATE TABLE t (a int REFERENCES p)", "number of referencing and referenced columns for foreign key disagree"},
 		{"CREATE TABLE t (a int); CREATE TABLE t (b int)", `table "t" declared twice`},
 		{"CREATE UNIQUE INDEX i ON missing (a)", `unknown table "missing"`},
 		{"CREATE TABLE t (a int); CREATE UNIQUE INDEX i ON t (b)", `unique index on t names unknown column "b"`},
@@ -213,7 +219,8 @@ func TestFingerprint(t *testing.T) {
 	same := []string{
 		base,
 		// Statement order, comments and ignored statements do not matter.
-		"CREATE TABLE b (z int REFERENCES a); -- c\nCREATE TABLE a (x int PRIMARY KEY, y text); INSERT INTO a VALUES (1, 'x');",
+		"CREATE TABLE a (x int PRIMARY KEY, y text); -- c\nINSERT INTO a VALUES (1, 'x'); CREATE TABLE b (z int REFERENCES a);",
+		"CREATE TABLE b (z int); CREATE TABLE a (x int, y text); ALTER TABLE a ADD PRIMARY KEY (x); ALTER TABLE b ADD FOREIGN KEY (z) REFERENCES a;",
 	}
 	for _, ddl := range same {
 		if got := fp(ddl, catalog.Postgres); got != ref {

@@ -84,6 +84,7 @@ type ddlBuilder struct {
 	collations map[string]bool   // declared collation → nondeterministic
 	matviews   map[string]bool
 	indexes    map[string]*tableState // unique index name → its table
+	pendingFKs []fkDef                // the foreign keys of the CREATE TABLE being read
 }
 
 func newBuilder(d Dialect, text string) *ddlBuilder {
@@ -359,10 +360,6 @@ func (b *ddlBuilder) addConstraint(ts *tableState, c *pg.Constraint, only bool) 
 		if err != nil {
 			return err
 		}
-		if c.SkipValidation {
-			// Rows from before it may not reference anything.
-			return nil
-		}
 		var refCols []string
 		for _, n := range c.PkAttrs {
 			refCols = append(refCols, n.GetString_().GetSval())
@@ -371,7 +368,21 @@ func (b *ddlBuilder) addConstraint(ts *tableState, c *pg.Constraint, only bool) 
 		if name == "" {
 			name = t.Name + "_" + strings.Join(cols, "_") + "_fkey"
 		}
-		ts.fks = append(ts.fks, fkDef{name: name, cols: cols, ref: c.Pktable.GetRelname(), refCols: refCols, deferrable: deferrable, loc: c.Location})
+		fk := fkDef{name: name, cols: cols, ref: c.Pktable.GetRelname(), refCols: refCols, deferrable: deferrable, loc: c.Location}
+		if b.byName[b.norm(t.Name)] == ts {
+			if err := b.checkForeignKey("ALTER TABLE "+t.Name, fk); err != nil {
+				return err
+			}
+		} else {
+			// CREATE TABLE: the engine adds its foreign keys once the
+			// table and its keys exist (it may reference itself).
+			b.pendingFKs = append(b.pendingFKs, fk)
+		}
+		if c.SkipValidation {
+			// Rows from before it may not reference anything.
+			return nil
+		}
+		ts.fks = append(ts.fks, fk)
 		if !only {
 			for _, ch := range b.partitions(ts) {
 				if err := b.addConstraint(ch, c, false); err != nil {
@@ -500,6 +511,13 @@ func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
 	}
 	if err := b.add(ts); err != nil {
 		return err
+	}
+	pending := b.pendingFKs
+	b.pendingFKs = nil
+	for _, fk := range pending {
+		if err := b.checkForeignKey("CREATE TABLE "+ts.t.Name, fk); err != nil {
+			return err
+		}
 	}
 	if cs.Partbound != nil && len(parents) == 1 {
 		b.setBound(ts, parents[0], cs.Partbound)
