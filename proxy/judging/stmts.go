@@ -105,14 +105,20 @@ func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *ju
 		}
 		stmts = []tag.Statement{one}
 	}
-	var jobs []*judgeJob
+	byStmt := make([]*judgeJob, len(stmts))
 	for i := range stmts {
 		s := &stmts[i]
 		if (s.Class == tag.ClassEffect || s.Class == tag.ClassRun) && !st.ddl {
 			st.ddl = true // the schema may change: read it again next time
 			j.schemas.invalidate(ev.Session.Database)
 		}
-		job := j.statementJob(ev, set, &tags, text, s, mentions, arrived)
+		byStmt[i] = j.statementJob(ev, set, &tags, text, s, mentions, arrived)
+	}
+	if len(stmts) > 1 {
+		j.coverUntagged(stmts, byStmt)
+	}
+	var jobs []*judgeJob
+	for i, job := range byStmt {
 		if job == nil {
 			continue
 		}
@@ -123,6 +129,47 @@ func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *ju
 		jobs = append(jobs, job)
 	}
 	return jobs
+}
+
+// coverUntagged gives a job to each statement with side effects and no
+// reference of its own in a Query where an enforced statement carries a
+// tag. A tag covers its own statement only, but the Query runs whole: a
+// sqlcommenter tag appended to generated SQL (`INSERT ...; SELECT ...
+// /*pgequiv_ref=...*/`) would otherwise have the INSERT run unjudged
+// while the SELECT passes. The job is refused for its side effects
+// (PGQ02, enforce_side_effects), which refuses the whole Query.
+func (j *Judging) coverUntagged(stmts []tag.Statement, byStmt []*judgeJob) {
+	var tagged *judgeJob
+	for i, job := range byStmt {
+		s := &stmts[i]
+		if job != nil && job.mode == ModeEnforce && (s.Comment != nil || s.CommentErr != nil) {
+			tagged = job
+			break
+		}
+	}
+	if tagged == nil {
+		return
+	}
+	for i := range stmts {
+		s := &stmts[i]
+		if byStmt[i] != nil || !s.Class.HasSideEffects() {
+			continue
+		}
+		job := *tagged
+		job.candidate, job.tagErr, job.parent, job.shape, job.proved = s.Judged, nil, trace.SpanContext{}, nil, nil
+		job.sideEffects = s.Why + " (untagged, beside tagged statement " + fmt.Sprint(indexOf(byStmt, tagged)+1) + ")"
+		byStmt[i] = &job
+		j.stats.tagged.Add(1)
+	}
+}
+
+func indexOf(jobs []*judgeJob, job *judgeJob) int {
+	for i, x := range jobs {
+		if x == job {
+			return i
+		}
+	}
+	return -1
 }
 
 // split splits text as tag.Split (tag.SplitUncertain where uncertain)
@@ -343,10 +390,12 @@ func (j *Judging) refusal(job *judgeJob, out judgeOutcome) *pgproto3.ErrorRespon
 	case errors.Is(out.err, ErrSideEffects):
 		code = SQLStateUnverified
 		pass = job.set.EnforceSideEffects == SideEffectsForward
-	case errors.Is(out.err, tag.ErrAmbiguousStrings):
+	case errors.Is(out.err, tag.ErrAmbiguousStrings), errors.Is(out.err, tag.ErrLineComment):
 		// The proxy cannot tell what the server will read (a pipelined
 		// change of standard_conforming_strings): never forwarded, or
-		// pipelining would be a way around enforce_unknown: false.
+		// pipelining would be a way around enforce_unknown: false. A tag
+		// in a -- comment is a tag the proxy cannot read: refused for
+		// the same reason.
 		code = SQLStateUnverified
 	case out.err != nil || out.v.Label == equivalence.Unknown:
 		code = SQLStateUnverified

@@ -61,6 +61,7 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 		return sh, false
 	}
 	st := Statement{Start: 0, End: len(sql)}
+	lineTag := -1
 	for _, t := range toks {
 		switch t.Kind {
 		case TokSemicolon:
@@ -79,7 +80,15 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 				continue
 			}
 			st.Comment, st.CommentErr = &Comment{Pairs: pairs, Start: t.Start, End: t.End}, nil
+		case TokLineComment:
+			if lineTag < 0 && isLineTag(sql[t.Start:t.End]) {
+				lineTag = t.Start
+			}
 		}
+	}
+	if lineTag >= 0 {
+		// As assignLineTags: it wins over any block comment.
+		st.CommentErr = lineTagError(lineTag)
 	}
 	var key strings.Builder
 	key.Grow(len(sql))

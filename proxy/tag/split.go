@@ -55,7 +55,7 @@ func Split(sql string, strs Strings) ([]Statement, error) {
 			return nil, err
 		}
 	}
-	comments, err := blockComments(sql, strs)
+	comments, lineTags, err := commentSpans(sql, strs)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +88,7 @@ func Split(sql string, strs Strings) ([]Statement, error) {
 		}
 	}
 	assignComments(sql, stmts, comments)
+	assignLineTags(stmts, lineTags)
 	for i := range stmts {
 		stmts[i].Judged, stmts[i].JudgedErr = judgedText(sql, &stmts[i], toks, strs)
 	}
@@ -163,6 +164,27 @@ func assignComments(sql string, stmts []Statement, comments [][2]int) {
 		}
 		st.Comment, st.CommentErr = &Comment{Pairs: pairs, Start: span[0], End: span[1]}, nil
 	}
+}
+
+// assignLineTags marks each statement that holds a pgequiv tag inside a
+// -- comment (see isLineTag) with a CommentErr, whatever block comment
+// it also has, as assignComments places comments.
+func assignLineTags(stmts []Statement, lineTags [][2]int) {
+	for _, span := range lineTags {
+		k := 0
+		for i := range stmts {
+			if stmts[i].Start <= span[0] {
+				k = i
+			}
+		}
+		stmts[k].CommentErr = lineTagError(span[0])
+	}
+}
+
+// lineTagError is the error of a pgequiv tag found in a -- comment at
+// offset at.
+func lineTagError(at int) error {
+	return fmt.Errorf("tag: %w at offset %d: %w", ErrMalformed, at, ErrLineComment)
 }
 
 // judgedText is the statement's text for the judge: see

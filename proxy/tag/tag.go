@@ -21,6 +21,13 @@ const (
 // ErrMalformed marks a pgequiv comment that could not be read.
 var ErrMalformed = errors.New("malformed sqlcommenter comment")
 
+// ErrLineComment marks a pgequiv tag inside a -- line comment, which
+// PostgreSQL and the proxy skip: the statement is tagged but its tag is
+// not read. Enforce mode refuses such a statement whatever
+// enforce_unknown says (a tag that does not read must not let a
+// statement run unjudged).
+var ErrLineComment = errors.New("a pgequiv tag in a -- line comment is not read; put it in a /* */ comment")
+
 // Comment is a parsed sqlcommenter comment.
 type Comment struct {
 	// Pairs are the comment's key/value pairs, decoded, in order.
