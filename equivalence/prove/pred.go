@@ -247,6 +247,29 @@ func (s *space) args(e *plan.Expr) ([]*term, error) {
 	return out, nil
 }
 
+// sameReading says whether the operands of a comparison or IN list
+// outside the numbers and booleans are all of one type (NULLs aside).
+// PostgreSQL reads a text literal beside a uuid, an inet or a range as
+// that type, where '10.0.0.1' = '10.0.0.1/32': its text is not its
+// value, and the comparison stays opaque (issue 33, item 4).
+func sameReading(es []*plan.Expr) bool {
+	var t catalog.Type
+	seen := false
+	for _, x := range es {
+		if x.Kind == plan.Const && x.Null {
+			continue
+		}
+		if x.Typ.IsNumeric() || x.Typ == catalog.Bool {
+			return true // numbers compare by value, booleans are two
+		}
+		if seen && x.Typ != t {
+			return false
+		}
+		t, seen = x.Typ, true
+	}
+	return true
+}
+
 func sameClass(a, b *term) bool {
 	return a.cls == b.cls || (a.op == "const" && a.c.null) || (b.op == "const" && b.c.null)
 }
@@ -281,7 +304,7 @@ func (s *space) op(e *plan.Expr) (*term, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		if !sameClass(args[0], args[1]) {
+		if !sameClass(args[0], args[1]) || !sameReading(e.Args) {
 			return nil, false, nil
 		}
 		cl := args[0].cls
@@ -308,6 +331,9 @@ func (s *space) op(e *plan.Expr) (*term, bool, error) {
 			if !sameClass(args[0], a) {
 				return nil, false, nil
 			}
+		}
+		if !sameReading(e.Args) {
+			return nil, false, nil
 		}
 		op := "in"
 		if e.Name == "not in" {

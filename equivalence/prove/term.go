@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -110,9 +111,31 @@ func parseConst(e *plan.Expr, cl class) (constVal, bool) {
 		if cl == clsEq && strings.TrimRight(e.Value, " ") != e.Value {
 			return constVal{}, false // equal to its trimmed self in char(n)
 		}
+		if !textIsValue(e) {
+			return constVal{}, false
+		}
 		return constVal{str: e.Value}, true
 	}
 	return constVal{}, false
+}
+
+// textIsValue says whether constants of e's type whose texts differ hold
+// different values, so that e's text may stand for its value: text (=
+// under a deterministic collation compares the texts), and timestamps,
+// times, uuids and bytea written the way PostgreSQL writes them (the
+// planner rewrites the spellings it reads: '2020-1-1 1:00',
+// 'A0EEBC99…'). An interval ('1 day' = '24 hours'), a json value or a
+// spelling left as written may equal a constant of another text: it
+// stays opaque (issue 33, item 4).
+func textIsValue(e *plan.Expr) bool {
+	switch e.Typ {
+	case catalog.Text:
+		return true
+	case catalog.Timestamp, catalog.Time, catalog.UUID, catalog.Bytes:
+		v, ok := exec.CanonicalLiteral(e.Typ, "", e.Value)
+		return ok && v == e.Value
+	}
+	return false
 }
 
 // exprKey is the canonical text of e with columns renamed through col:

@@ -98,6 +98,9 @@ var epoch = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 // time of day or a time zone, which a date ignores. Other spellings
 // PostgreSQL accepts are not modelled.
 func ParseDate(s string) (Value, error) {
+	if d, ok := literalDate(s); ok {
+		return Date(d), nil // '2020-1-1', 'epoch', 'Jan 1, 2020' (literal.go)
+	}
 	t, err := time.Parse("2006-01-02", strings.TrimSpace(s))
 	if err == nil {
 		return Date(daysOf(t)), nil // t.Sub(epoch) overflows beyond 2262

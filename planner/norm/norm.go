@@ -335,6 +335,8 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 				rule = RuleSubqueryConstRow
 			case func() bool { x, ok = coerceLiteral(x, z.noAffinity()); return ok }():
 				rule = RuleCoerceLiteral
+			case z.postgres() && func() bool { x, ok = canonicalLiteral(x, z.literalBase); return ok }():
+				rule = RuleCanonicalLiteral
 			case func() bool { x, ok = expandIsDistinct(x); return ok }():
 				rule = RuleExpandIsDistinct
 			case func() bool { x, ok = flattenAndOr(x, z.key); return ok }():

@@ -368,6 +368,9 @@ func contradictoryEqualities(z *normalizer, n *plan.Node, _ flags) (*plan.Node, 
 			if x.Kind != plan.ColRef || c.Kind != plan.Const || c.Null || c.Typ != x.Typ || !z.p.Meta.IdentityEq(x, c) {
 				continue
 			}
+			if !canonicalText(c) {
+				continue // a spelling of a value not read: may equal any other
+			}
 			if prev, ok := pinned[x.Col]; ok && prev.Typ == c.Typ && prev.Value != c.Value {
 				n.Preds = []*plan.Expr{plan.NewBool(false)}
 				return n, true
