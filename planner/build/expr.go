@@ -211,10 +211,13 @@ func (b *builder) columnRef(cr *pg.ColumnRef, sc *scope) (*plan.Expr, error) {
 		if qual != "" && hasQual(b, s, qual) {
 			return nil, b.errf(cr.Location, "column %q not found in table %s", name, qual)
 		}
-	}
-	if len(parts) == 1 {
-		if t := findTarget(b, sc.aliases, name); t != nil {
-			return t.expr.Copy(), nil
+		if t := findTarget(b, s.aliases, name); len(parts) == 1 && t != nil {
+			// SQLite: a result column's alias, where no column of this
+			// query has the name, before the enclosing queries' columns.
+			if s != sc {
+				sc.correlated = true
+			}
+			return b.cloneExpr(t.expr, map[plan.ColumnID]plan.ColumnID{}), nil
 		}
 	}
 	if len(parts) == 1 && b.schema.Dialect == catalog.SQLite && b.quotedAt(cr.Location) {

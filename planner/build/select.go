@@ -39,7 +39,7 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 		return nil, err
 	}
 	if sel.WhereClause != nil {
-		if node, err = b.whereClause(sel.WhereClause, node, sc); err != nil {
+		if node, err = b.sqliteWhereAliases(sel, node, sc); err != nil {
 			return nil, err
 		}
 	}
@@ -90,6 +90,9 @@ func (b *builder) buildSimpleSelect(sel *pg.SelectStmt, sc *scope) (*relation, e
 	if distinct && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
 		return nil, b.unsupported(-1, "DISTINCT ON")
 	}
+	if orders, err = b.sqliteDistinctOrder(sel, orders, targets); err != nil {
+		return nil, err
+	}
 	keys, err := b.orderKeys(orders, targets, rel.cols, distinct)
 	if err != nil {
 		return nil, err
@@ -103,6 +106,7 @@ func (b *builder) fromClause(from []*pg.Node, sc *scope) (*plan.Node, error) {
 	saved := b.onQuals
 	defer func() { b.onQuals = saved }()
 	b.onQuals = nil
+	from = b.sqliteLeftDeep(from)
 	var quals []*pg.Node
 	if b.deferInnerOn && innerJoinsOnly(from) {
 		b.onQuals = &quals

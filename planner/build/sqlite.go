@@ -12,6 +12,9 @@ import (
 //   - JOIN t without ON/USING becomes CROSS JOIN t, and LEFT/RIGHT/FULL
 //     JOIN t without one becomes LEFT/RIGHT/FULL JOIN t ON true;
 //   - == becomes =;
+//   - [name] becomes "name";
+//   - x IS v and x IS NOT v, v a value, become x IS [NOT] DISTINCT FROM
+//     v (isValueOperand);
 //   - a 'string' where only a name can stand (a table after FROM or
 //     JOIN, an alias after AS or after such a table) becomes "string",
 //     as SQLite reads it (stringNamesIdent).
@@ -43,6 +46,18 @@ func rewriteSQLiteTokens(src string, toks []token) (string, []int32) {
 			inner := strings.ReplaceAll(t.text[1:len(t.text)-1], `"`, `""`)
 			emit(`"`+inner+`"`, t.pos)
 			continue
+		case t.isWord("is"):
+			if not, ok := isValueOperand(toks, i); ok {
+				// x IS v, x IS NOT v: SQLite's IS compares values as
+				// IS [NOT] DISTINCT FROM does (negated).
+				if not {
+					emit("IS DISTINCT FROM", t.pos)
+					i = nextNonSpace(toks, i+1) // the NOT
+				} else {
+					emit("IS NOT DISTINCT FROM", t.pos)
+				}
+				continue
+			}
 		case t.kind == tokString && stringNamesIdent(toks, i):
 			emit(stringAsIdent(t.text), t.pos)
 			continue
@@ -191,6 +206,9 @@ func joinLacksCondition(toks []token, i int) (int, bool) {
 		if toks[j].isWord("cross") || toks[j].isWord("natural") {
 			return 0, false
 		}
+		if toks[j].isWord("left") || toks[j].isWord("right") || toks[j].isWord("full") || toks[j].isWord("outer") || toks[j].isWord("inner") {
+			continue // NATURAL LEFT [OUTER] JOIN: look past the join type
+		}
 		break
 	}
 	j := nextNonSpace(toks, i+1)
@@ -272,6 +290,16 @@ func lexSQL(s string) []token {
 				i += end + 4
 			}
 			k = tokComment
+		case c == '[':
+			// SQLite's [name]: no escapes, the first ] ends it.
+			end := strings.IndexByte(s[i+1:], ']')
+			if end < 0 {
+				i++
+				k = tokPunct // unterminated: leave as is for the parser to reject
+				break
+			}
+			i += end + 2
+			k = tokBacktick // a quoted name whose body is text[1:len-1]
 		case c == '\'' || c == '"' || c == '`':
 			i = scanQuoted(s, i, c)
 			k = map[byte]tokKind{'\'': tokString, '"': tokQuoted, '`': tokBacktick}[c]

@@ -176,6 +176,16 @@ var fidelityCases = []struct {
 	{"trim", "SELECT trim(b) FROM t", true, false},
 	{"substr", "SELECT substr(b, 1, 2) FROM t", true, false},
 	{"double-quoted-string", `SELECT a FROM t WHERE b = "x"`, true, false},
+	// Issue 33, item 13: valid SQLite the planner once refused.
+	{"alias-in-where", "SELECT a + 1 AS z FROM t WHERE z > 2", true, false},
+	{"aggregate-alias-in-where", "SELECT count(*) AS n FROM t WHERE n > 0", false, false},
+	{"window-alias-in-where", "SELECT row_number() OVER () AS r FROM t WHERE r = 1", false, false},
+	{"comma-then-left-join-on-left", "SELECT t.a FROM t, u LEFT JOIN u v ON t.a = v.a", true, false},
+	{"is-value", "SELECT a FROM t WHERE a IS 20", true, false},
+	{"is-not-string", "SELECT a FROM t WHERE b IS NOT 'US'", true, false},
+	{"brackets", "SELECT [a] FROM [t] WHERE [t].[b] = 'x'", true, false},
+	{"natural-left-join", "SELECT * FROM t NATURAL LEFT JOIN u", true, false},
+	{"distinct-order-unselected", "SELECT DISTINCT a FROM t ORDER BY b", true, false},
 }
 
 // TestSQLiteFidelitySweep (issue 18, cause 18): a query SQLite rejects is

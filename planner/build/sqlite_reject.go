@@ -75,6 +75,9 @@ func sqliteRejects(src string, toks []token) error {
 		return false
 	}
 	for i, t := range ts {
+		if err := sqliteRegexp(src, ts, i); err != nil {
+			return err // not a rejection: see sqliteRegexp
+		}
 		next, prev := at(i+1), at(i-1)
 		switch {
 		case t.kind == tokPunct && t.text == ":" && next.kind == tokPunct && next.text == ":" && next.pos == t.pos+1:
