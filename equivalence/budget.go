@@ -77,7 +77,7 @@ func stopped(err error) error {
 }
 
 // fingerprint hashes a plan's canonical text as plan.Plan.Fingerprint
-// does; the judge keeps the text, which provedDifferent reads, and hashes
+// does; the judge keeps the text, which likelyDifferent reads, and hashes
 // it once.
 func fingerprint(canonical string) string {
 	sum := sha256.Sum256([]byte(canonical))

@@ -122,7 +122,7 @@ type prepared struct {
 	rules       []string
 	assumptions []Assumption
 	fp          string
-	canon       string // the canonical text fp hashes; provedDifferent reads it
+	canon       string // the canonical text fp hashes; likelyDifferent reads it
 	notes       []string
 	comps       components
 	shape       *score.Shape   // what the structural scores read

@@ -67,6 +67,9 @@ func TestRecheckCounterexamplesPostgres(t *testing.T) {
 		for _, p := range su.pairs {
 			v, err := equivalence.Judge(ctx, s, p.ref, p.cand, opts)
 			judged++
+			if err == nil {
+				checkEvidenceRule(t, su.name+"/"+p.id, v)
+			}
 			if err != nil || v.Counterexample == nil {
 				continue
 			}

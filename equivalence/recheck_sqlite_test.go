@@ -48,6 +48,9 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 	label1 := map[string]int{} // refuted label-1 pairs by kind of counterexample
 	for _, r := range results {
 		ce := r.verdict.Counterexample
+		if r.err == nil {
+			checkEvidenceRule(t, r.pair.ID, r.verdict)
+		}
 		if r.err != nil || ce == nil {
 			continue
 		}
@@ -57,6 +60,8 @@ func TestRecheckSpiderCounterexamplesSQLite(t *testing.T) {
 			switch {
 			case ce.ColumnOrderOnly:
 				label1["column order only"]++
+			case ce.RowOrderOnly:
+				label1["row order only"]++
 			case len(ce.Needs) > 0:
 				label1["needs "+strings.Join(ce.Needs, " and ")]++
 			default:

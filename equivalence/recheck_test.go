@@ -95,6 +95,9 @@ func recheckDiffer(ce *equivalence.Counterexample, ref, cand engineRun, bothOrde
 	if bagsDiffer(ref.rows, cand.rows, nil) {
 		return recheckOutcome{true, "reproduces"}
 	}
+	if ce.RowOrderOnly {
+		return recheckRowOrder(ref, ties)
+	}
 	if !bothOrdered {
 		return recheckOutcome{false, "same bag of rows"}
 	}
@@ -258,4 +261,25 @@ func describe(id, ref, cand string, v equivalence.Verdict, r, c engineRun) strin
 	}
 	fmt.Fprintf(&b, "  judge: %s\n  engine: reference %v (err %v), candidate %v (err %v)", v.Counterexample.String(), r.rows, r.err, c.rows, c.err)
 	return b.String()
+}
+
+// recheckRowOrder checks a row-order counterexample: the engine's
+// reference result holds two different rows in different peer groups
+// of its ORDER BY, an order the candidate, without one, need not give.
+func recheckRowOrder(ref engineRun, ties orderTies) recheckOutcome {
+	rt, _, err := ties()
+	if err != nil {
+		return recheckOutcome{false, "row-order counterexample; order not verifiable: " + err.Error()}
+	}
+	if len(rt) != len(ref.rows) {
+		return recheckOutcome{false, "row-order counterexample; executor's row count differs from the engine's"}
+	}
+	for p := range ref.rows {
+		for q := p + 1; q < len(ref.rows); q++ {
+			if rt[p] != rt[q] && strings.Join(ref.rows[p], "\x00") != strings.Join(ref.rows[q], "\x00") {
+				return recheckOutcome{true, "reproduces (row order: the candidate has no ORDER BY)"}
+			}
+		}
+	}
+	return recheckOutcome{false, "row-order counterexample: every row ties or the rows are alike"}
 }

@@ -63,6 +63,11 @@ type Counterexample struct {
 	// differ only in the order of their columns: not equivalent under the
 	// strict column-order policy, and no database showed more.
 	ColumnOrderOnly bool `json:"column_order_only,omitempty"`
+	// RowOrderOnly is true when the results hold the same rows, which the
+	// reference orders (two different rows in different sort groups) and
+	// the candidate, with no ORDER BY, returns in an order it does not
+	// promise: the engine may return them in any order.
+	RowOrderOnly bool `json:"row_order_only,omitempty"`
 }
 
 // Weak reports whether the counterexample needs unusual data or differs
@@ -110,6 +115,9 @@ func (c *Counterexample) summary(redact func(string) string) string {
 	b.WriteString("differ")
 	if c.ColumnOrderOnly {
 		b.WriteString(" only in column order")
+	}
+	if c.RowOrderOnly {
+		b.WriteString(" in row order (the candidate has no ORDER BY)")
 	}
 	if len(c.Params) > 0 {
 		b.WriteString(" for " + c.paramList(redact))

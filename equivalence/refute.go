@@ -24,18 +24,24 @@ const (
 )
 
 // refuteByStructure labels an open pair not equivalent when its
-// structure alone shows a difference (provedDifferent).
+// structure alone shows a difference on every database (shapeDifferent).
+// A difference that only some databases show (a LIMIT value, a flipped
+// sort key, a missing ORDER BY) needs one: the search must find it.
 func (j *judgement) refuteByStructure() {
-	if j.open && j.structurallyDifferent() {
+	if j.open && shapeDifferent(j.ref, j.cand) {
 		j.v.Label = NotEquivalent
 	}
 }
 
-// structurallyDifferent is provedDifferent of the pair, computed once.
+// structurallyDifferent reports whether the pair's structure shows or
+// suggests a difference (shapeDifferent, likelyDifferent), computed
+// once; the verdict keeps a likely difference in LeansDifferent.
 func (j *judgement) structurallyDifferent() bool {
 	if j.different == nil {
-		d := provedDifferent(j.ref, j.cand)
+		why := likelyDifferent(j.ref, j.cand)
+		d := shapeDifferent(j.ref, j.cand) || why != ""
 		j.different = &d
+		j.v.LeansDifferent = why
 	}
 	return *j.different
 }
@@ -147,6 +153,7 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 		Needs:     ce.Needs,
 
 		ColumnOrderOnly: ce.ColumnOrderOnly,
+		RowOrderOnly:    ce.RowOrderOnly,
 	}
 	out.apply(v)
 	m.keepRefutation(ref, cand, opts.Refute, out)
@@ -208,50 +215,69 @@ type refuteKey struct {
 	opts RefuteOptions
 }
 
-// provedDifferent reports differences that some database of the schema
-// always exposes: a different number of output columns; a required row
-// order the candidate does not give; or plans identical except for one
-// LIMIT value or one sort direction over input that can have two rows.
-func provedDifferent(refQ, candQ *prepared) bool {
+// shapeDifferent reports a difference every database shows, whatever
+// its rows: a different number of output columns (the row descriptions
+// differ even where both results are empty). It is the only difference
+// labelled without a database that shows it (docs/soundness.md, "The
+// evidence rule").
+func shapeDifferent(refQ, candQ *prepared) bool {
+	return len(refQ.p.Root.OutCols()) != len(candQ.p.Root.OutCols())
+}
+
+// likelyDifferent reports differences that most databases of the schema
+// expose but some may not: a required row order the candidate does not
+// give, or plans identical except for one LIMIT value or one sort
+// direction over input that can have two rows. Such a pair is not
+// labelled by structure (the LIMIT may exceed every row the filter
+// lets through, the flipped key may be pinned): the search must show a
+// database, and without one the pair stays unknown, leaning different.
+// No proof is sought for it either: the prover compares bags, and a
+// LIMIT or a direction is exactly what it does not decide.
+func likelyDifferent(refQ, candQ *prepared) string {
 	ref, cand := refQ.p, candQ.p
-	if len(ref.Root.OutCols()) != len(cand.Root.OutCols()) {
-		return true
-	}
 	refMany := !atMostOneRow(ref.Root, ref.Meta)
 	if ref.Ordered && !cand.Ordered && refMany {
-		return true
+		return LeanRowOrder
 	}
 	a, b := strings.Split(refQ.canon, "\n"), strings.Split(candQ.canon, "\n")
 	if len(a) != len(b) {
-		return false
+		return ""
 	}
 	diff := -1
 	for i := range a {
 		if a[i] != b[i] {
 			if diff >= 0 {
-				return false
+				return ""
 			}
 			diff = i
 		}
 	}
 	if diff < 0 {
-		return false
+		return ""
 	}
 	la, lb := strings.TrimSpace(a[diff]), strings.TrimSpace(b[diff])
 	node := nodeAtLine(ref.Root, diff-boolToInt(ref.Ordered))
 	if node == nil || (node.Op != plan.OpLimit && node.Op != plan.OpSort) || !inRootChain(ref.Root, node) || atMostOneRow(node.Inputs[0], ref.Meta) {
-		return false
+		return ""
 	}
 	switch {
-	case strings.HasPrefix(la, "limit ") && strings.HasPrefix(lb, "limit "):
-		return node.Op == plan.OpLimit
-	case strings.HasPrefix(la, "sort ") && strings.HasPrefix(lb, "sort "):
+	case strings.HasPrefix(la, "limit ") && strings.HasPrefix(lb, "limit ") && node.Op == plan.OpLimit:
+		return LeanLimit
+	case strings.HasPrefix(la, "sort ") && strings.HasPrefix(lb, "sort ") && node.Op == plan.OpSort && stripDirections(la) == stripDirections(lb):
 		// Same keys, one direction flipped: a database with two rows of
 		// different key values orders them differently.
-		return node.Op == plan.OpSort && stripDirections(la) == stripDirections(lb)
+		return LeanSortDirection
 	}
-	return false
+	return ""
 }
+
+// Why a pair leans different before any database shows it
+// (Verdict.LeansDifferent).
+const (
+	LeanRowOrder      = "the candidate does not give the reference's row order (no ORDER BY)"
+	LeanLimit         = "the plans differ only in a LIMIT or OFFSET"
+	LeanSortDirection = "the plans differ only in a sort direction"
+)
 
 // inRootChain reports whether n is reached from root through the
 // operators that shape the final result (projection, DISTINCT, ORDER BY,

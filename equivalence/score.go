@@ -64,6 +64,10 @@ func (j *judgement) score() error {
 func band(v *Verdict, opts Options) {
 	o := score.Unsettled
 	switch v.Label {
+	case Unknown:
+		if v.LeansDifferent != "" {
+			o = score.UnsettledDifferent
+		}
 	case Equivalent:
 		o = score.Proved
 	case EquivalentUnderAssumptions:
@@ -80,7 +84,7 @@ func band(v *Verdict, opts Options) {
 	}
 	v.Score = score.Band(o, v.Scores.Combined)
 	v.Likely = ""
-	if o == score.Unsettled {
+	if o == score.Unsettled || o == score.UnsettledDifferent {
 		v.Likely = score.Likely(v.Score, opts.LikelyThreshold)
 	}
 }

@@ -155,6 +155,12 @@ type Verdict struct {
 	ProvedUnder []Assumption `json:"proved_under,omitempty"`
 	// Search says how hard the refuter looked when it found nothing.
 	Search *Search `json:"search,omitempty"`
+	// LeansDifferent, on a pair no database has told apart, names a
+	// difference of structure that most databases would show (a LIMIT
+	// value, a sort direction, a missing ORDER BY): not proof, since some
+	// schema or filter may hide it (the LIMIT above every row the filter
+	// keeps), so the label stays unknown and the score leans different.
+	LeansDifferent string `json:"leans_different,omitempty"`
 	// Notes say where the judge did less than usual to stay within its
 	// bounds (a score approximated or left out for a large plan).
 	Notes []string `json:"notes,omitempty"`

@@ -305,6 +305,9 @@ func printVerdict(w io.Writer, v equivalence.Verdict) {
 	} else if v.Search != nil && !v.Label.Proved() {
 		fmt.Fprintf(w, "search:      %s\n", v.Search.Strength())
 	}
+	if v.LeansDifferent != "" && v.Label == equivalence.Unknown {
+		fmt.Fprintf(w, "leans:       different: %s, though no database has shown it\n", v.LeansDifferent)
+	}
 	if v.LLM != nil {
 		fmt.Fprintf(w, "llm:         %s\n", v.LLM)
 	}

@@ -240,6 +240,7 @@ func (c *chainRun) compare(ctx context.Context, bound []*plan.Plan, assign []Par
 		c.steps[j].Counterexample = cmp.counterexample(s, cdb, out)
 		c.steps[j].Counterexample.Params = assign
 		c.steps[j].Counterexample.ColumnOrderOnly = out.kind == permuted
+		c.steps[j].Counterexample.RowOrderOnly = out.kind == reordered
 	}
 }
 

@@ -112,6 +112,36 @@ func differsPerm(a, b *exec.Result, perm []int) bool {
 	return false
 }
 
+// orderShows reports whether an ordered result's order is one a query
+// without ORDER BY need not give: two different rows in different sort
+// groups. Where every row ties, or the rows of different groups are
+// alike, any order of the rows reads the same.
+func orderShows(r *exec.Result) bool {
+	if !r.Ordered || len(r.Ties) != len(r.Rows) || len(r.Rows) < 2 {
+		return false
+	}
+	first := rowKey(r.Rows[0], nil)
+	for p := 1; p < len(r.Rows); p++ {
+		if r.Ties[p] != r.Ties[0] && rowKey(r.Rows[p], nil) != first {
+			return true
+		}
+	}
+	// Rows of other groups all equal the first: they differ, if at all,
+	// among themselves, and a row of the first group against a later
+	// one is the only other pair.
+	for p := 1; p < len(r.Rows); p++ {
+		if r.Ties[p] == r.Ties[0] {
+			continue
+		}
+		for q := 1; q < p; q++ {
+			if r.Ties[q] != r.Ties[p] && rowKey(r.Rows[q], nil) != rowKey(r.Rows[p], nil) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // permute calls f with each permutation of 0..n-1 until f returns true.
 func permute(n int, f func([]int) bool) {
 	p := make([]int, n)

@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -110,6 +112,12 @@ type Result struct {
 	// NonEmpty counts databases on which the reference returned a row:
 	// a rough measure of how much of the query the search exercised.
 	NonEmpty int
+	// Unpopulated lists, sorted, the tables the queries read that no
+	// compared database gave a row (a table of an unmodelled NOT NULL
+	// column, a CHECK the generator never met): the search says nothing
+	// about data there, so its agreement is no evidence of equivalence.
+	// Set only when nothing was found.
+	Unpopulated []string
 	// CannotExecute is true when the executor does not model one of the
 	// plans; Reason then says what.
 	CannotExecute bool
@@ -151,6 +159,10 @@ type Counterexample struct {
 	// of their columns (Options.IgnoreColumnOrder is false, and no
 	// database showed a stronger difference).
 	ColumnOrderOnly bool
+	// RowOrderOnly is true when the results hold the same rows and the
+	// reference orders them in a way the candidate, without an ORDER BY,
+	// does not promise: two different rows in different sort groups.
+	RowOrderOnly bool
 	// Params are the values bound to the queries' parameters ($1, ...),
 	// in order; empty for queries without parameters.
 	Params []Param
@@ -211,6 +223,12 @@ func refuteParams(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, 
 		total.Skipped += res.Skipped
 		total.NonEmpty += res.NonEmpty
 		total.Illegal += res.Illegal
+		// A table is unpopulated when no assignment's search gave it a row.
+		if i == 0 {
+			total.Unpopulated = res.Unpopulated
+		} else {
+			total.Unpopulated = slices.DeleteFunc(total.Unpopulated, func(name string) bool { return !slices.Contains(res.Unpopulated, name) })
+		}
 		total.Cut = total.Cut || res.Cut
 		if total.DisplayOnly == "" {
 			total.DisplayOnly = res.DisplayOnly
@@ -232,6 +250,12 @@ func refuteParams(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, 
 	if !total.Found && !total.CannotExecute {
 		total.Reason = fmt.Sprintf("no difference on %d databases under %d assignments of the parameters (%d not comparable)",
 			total.Instances, len(as), total.Skipped)
+		if len(total.Unpopulated) > 0 {
+			total.Reason += "; no database gave a row to " + strings.Join(total.Unpopulated, ", ")
+		}
+	}
+	if total.Found || total.CannotExecute {
+		total.Unpopulated = nil
 	}
 	total.Elapsed = time.Since(start)
 	return total, nil
@@ -250,6 +274,12 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	scratch := exec.GetScratch()
 	defer scratch.Release()
 	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect, Scratch: scratch}}
+	c.unpopulated = make(map[string]bool, len(read))
+	for name := range read {
+		if t := s.Table(name); t != nil && !t.IsView() {
+			c.unpopulated[name] = true
+		}
+	}
 	c.lite.Recycle = true // run is done with each converted database when it returns
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
@@ -262,6 +292,12 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	tiers[1].nonIntegers = s.Dialect == catalog.SQLite
 	if all.noNulls && all.nonEmpty && all.trustFK {
 		tiers = tiers[1:] // the caller's assumptions are already typical
+	}
+	if opq := opaqueColumns(s, s.Tables, ref, cand); opq != nil {
+		for i := range tiers {
+			tiers[i].opaque = opq
+		}
+		all.opaque = opq
 	}
 	var res Result
 	var columnsOnly *hit
@@ -341,10 +377,15 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	if columnsOnly != nil {
 		res.FoundAfter = time.Since(start)
 		ce := c.minimize(ctx, s, columnsOnly, all, &res)
-		ce.ColumnOrderOnly = true
+		ce.ColumnOrderOnly = columnsOnly.out.kind == permuted
+		ce.RowOrderOnly = columnsOnly.out.kind == reordered
 		return found(ce)
 	}
 	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
+	res.Unpopulated = c.unpopulatedTables()
+	if len(res.Unpopulated) > 0 {
+		res.Reason += "; no database gave a row to " + strings.Join(res.Unpopulated, ", ")
+	}
 	res.DisplayOnly = c.displayOnly
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -433,6 +474,13 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 		if out.ref != nil && len(out.ref.Rows) > 0 {
 			res.NonEmpty++
 		}
+		if out.kind != skip {
+			for name := range c.unpopulated {
+				if len(db[name]) > 0 {
+					delete(c.unpopulated, name)
+				}
+			}
+		}
 		switch out.kind {
 		case skip:
 			res.Skipped++
@@ -444,21 +492,21 @@ func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *gener
 			}
 			g.keep()
 			return &hit{db: db, out: out}, nil
-		case permuted:
+		case permuted, reordered:
 			if msg := legalCounterexample(s, db, c.opts.TrustForeignKeys); msg != "" {
 				res.Illegal++
 				slog.Debug("refute: a generated database breaks a constraint; not reported", "violation", msg)
 				break
 			}
-			// A difference in column order only is kept in case no
-			// stronger one turns up; the search then looks a little
-			// further, not to its end: queries whose columns are permuted
-			// usually agree on everything else.
+			// A difference in column or row order only is kept in case
+			// no stronger one turns up; the search then looks a little
+			// further, not to its end: such queries usually agree on
+			// everything else.
 			if *columnsOnly == nil {
 				g.keep()
 				*columnsOnly = &hit{db: db, out: out}
 				n = min(n, i+1+permutedLookahead)
-				if f := c.opts.EquivalentUpToColumnOrder; f != nil && f() {
+				if f := c.opts.EquivalentUpToColumnOrder; out.kind == permuted && f != nil && f() {
 					c.columnsProved = true
 					return nil, nil
 				}
@@ -479,6 +527,10 @@ const (
 	// permuted: the results differ, but only in the order of their
 	// columns (under a strict column-order policy).
 	permuted
+	// reordered: the results hold the same rows, the reference orders
+	// them, and the candidate, with no ORDER BY, need not: two different
+	// rows fall in different sort groups of the reference (orderShows).
+	reordered
 )
 
 type outcome struct {
@@ -499,6 +551,22 @@ type comparer struct {
 	lite exec.SQLiteConverter
 	// displayOnly is the first display-only difference seen.
 	displayOnly string
+	// unpopulated holds the tables the plans read that no compared
+	// database has given a row yet (see Result.Unpopulated).
+	unpopulated map[string]bool
+}
+
+// unpopulatedTables lists c.unpopulated sorted; nil when empty.
+func (c *comparer) unpopulatedTables() []string {
+	if len(c.unpopulated) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(c.unpopulated))
+	for name := range c.unpopulated {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // run executes both plans on db and compares them. The error is
@@ -544,6 +612,9 @@ func classify(r1 *exec.Result, err1 error, r2 *exec.Result, err2 error, ignoreCo
 		out.kind = skip
 	case !differs(r1, r2, ignoreColumnOrder):
 		out.kind = same
+		if r1.Ordered && !r2.Ordered && orderShows(r1) {
+			out.kind = reordered
+		}
 	case !ignoreColumnOrder && !differs(r1, r2, true):
 		out.kind = permuted
 	default:

@@ -234,6 +234,13 @@ func (ts *targets) plan(p *plan.Plan) {
 			}
 		case plan.OpDistinct:
 			ts.copies(n, 2)
+		case plan.OpLimit:
+			// One row more than LIMIT + OFFSET lets the bound cut: LIMIT
+			// 20 against LIMIT 25 needs 21 rows, more than random
+			// databases hold.
+			if rows, ok := limitReach(n); ok {
+				ts.copies(n, rows+1)
+			}
 		case plan.OpSort:
 			for _, k := range n.Keys {
 				ts.varied(p, alias, k.Expr, varyLadder, 2)
@@ -370,4 +377,23 @@ func eachNode(root *plan.Node, f func(*plan.Node)) {
 			})
 		})
 	})
+}
+
+// limitReach is LIMIT + OFFSET of a Limit node with constant bounds.
+func limitReach(n *plan.Node) (int, bool) {
+	total := 0
+	for _, e := range []*plan.Expr{n.Limit, n.Offset} {
+		if e == nil {
+			continue
+		}
+		if e.Kind != plan.Const || e.Null {
+			return 0, false
+		}
+		v, err := strconv.Atoi(e.Value)
+		if err != nil || v < 0 {
+			return 0, false
+		}
+		total += v
+	}
+	return total, n.Limit != nil
 }

@@ -19,6 +19,10 @@ const (
 	RefutedWeakly
 	// RefutedByStructure: not equivalent without a counterexample to show.
 	RefutedByStructure
+	// UnsettledDifferent: neither proved nor refuted, but the plans
+	// differ in a way most databases show (a LIMIT value, a sort
+	// direction, a missing ORDER BY) and no database has shown yet.
+	UnsettledDifferent
 )
 
 // Band places a combined score in [0, 1] within its outcome's band: the
@@ -40,6 +44,10 @@ func Band(o Outcome, combined float64) float64 {
 		return 0.025 + 0.025*combined
 	case RefutedByStructure:
 		return 0.05 * combined
+	case UnsettledDifferent:
+		// At the likely-different end of the unsettled band, above
+		// every refuted pair: evidence of a difference, not proof.
+		return 0.05 + 0.1*combined
 	}
 	return 0.05 + 0.85*combined
 }

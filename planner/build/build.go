@@ -561,6 +561,8 @@ func (b *builder) applyLimit(sel *pg.SelectStmt, rel *relation, sc *scope) (*rel
 			return nil, err
 		}
 	}
+	n.Limit = b.limitLiteral(sel.LimitCount, n.Limit)
+	n.Offset = b.limitLiteral(sel.LimitOffset, n.Offset)
 	typeParam(n.Limit, catalog.Int)
 	typeParam(n.Offset, catalog.Int)
 	if n.Limit == nil && n.Offset == nil {
@@ -609,4 +611,37 @@ func singleName(n *pg.Node) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// limitLiteral reads a quoted literal bound as the engine does:
+// PostgreSQL gives an untyped literal the bound's type, bigint, so LIMIT
+// '2' is LIMIT 2 (int8in: blanks around an optionally signed run of
+// digits); SQLite converts text with numeric affinity. A literal the
+// engine refuses stays as written ('2.5' in PostgreSQL, 'x' in both).
+func (b *builder) limitLiteral(src *pg.Node, e *plan.Expr) *plan.Expr {
+	if src == nil || e == nil {
+		return e
+	}
+	c := src.GetAConst()
+	if c == nil {
+		return e
+	}
+	sv, ok := c.Val.(*pg.A_Const_Sval)
+	if !ok {
+		return e
+	}
+	text := strings.Trim(sv.Sval.Sval, " \t\n\r\v\f")
+	if b.schema.Dialect == catalog.SQLite {
+		// SQLite reads '2.0' as 2 too; a fractional value is refused.
+		if i := strings.IndexByte(text, '.'); i > 0 && strings.Trim(text[i+1:], "0") == "" {
+			text = text[:i]
+		}
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || text == "" || text[0] == '+' && b.schema.Dialect == catalog.SQLite {
+		return e
+	}
+	out := plan.NewConst(catalog.Int, strconv.FormatInt(n, 10))
+	out.Pos = e.Pos
+	return out
 }

@@ -496,6 +496,7 @@ func init() {
 		{RuleSelfEquality, selfEquality, true},
 		{RuleRedundantSortKey, redundantSortKeys, true},
 		{RuleEqualBounds, equalBoundsPreds, true},
+		{RuleLimitConstant, limitConstant, true},
 	}
 }
 

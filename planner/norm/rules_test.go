@@ -391,3 +391,25 @@ func TestRuleEqualBounds(t *testing.T) {
 		{name: "different-columns", sql: "SELECT a.name FROM dogs a, dogs b WHERE a.name >= 'a' AND b.name <= 'a'", fire: false},
 	})
 }
+
+// Issue 33: spellings of one LIMIT or OFFSET plan alike, as PostgreSQL
+// casts both bounds to bigint; bounds it refuses or cannot be sure of
+// stay as written. LimitSpellings in equivalence checks each on the
+// engine.
+func TestRuleLimitConstant(t *testing.T) {
+	runRuleCases(t, norm.RuleLimitConstant, []ruleCase{
+		{name: "offset-zero", sql: "SELECT name FROM dogs ORDER BY age LIMIT 2 OFFSET 0", fire: true, has: []string{"limit 2\n"}, hasNot: []string{"offset"}},
+		{name: "offset-null", sql: "SELECT name FROM dogs ORDER BY age LIMIT 2 OFFSET NULL", fire: true, hasNot: []string{"offset"}},
+		{name: "offset-folded", sql: "SELECT name FROM dogs ORDER BY age LIMIT 2 OFFSET 1 - 1", fire: true, hasNot: []string{"offset"}},
+		{name: "numeric-rounds-half-up", sql: "SELECT name FROM dogs ORDER BY age LIMIT 2.5", fire: true, has: []string{"limit 3\n"}},
+		{name: "numeric-rounds-down", sql: "SELECT name FROM dogs ORDER BY age LIMIT 2.4", fire: true, has: []string{"limit 2\n"}},
+		{name: "float-rounds-half-even", sql: "SELECT name FROM dogs ORDER BY age LIMIT 2.5::float8", fire: true, has: []string{"limit 2\n"}},
+		{name: "numeric-small-negative-is-zero", sql: "SELECT name FROM dogs ORDER BY age LIMIT -0.4", fire: true, has: []string{"limit 0\n"}},
+		{name: "numeric-half-negative-kept", sql: "SELECT name FROM dogs ORDER BY age LIMIT -0.5", fire: false},
+		{name: "scalar-subquery", sql: "SELECT name FROM dogs ORDER BY age LIMIT (SELECT 2)", fire: true, has: []string{"limit 2\n"}, hasNot: []string{"scalar"}},
+		{name: "only-offset-zero", sql: "SELECT name FROM dogs ORDER BY age OFFSET 0", fire: true, hasNot: []string{"limit", "offset"}},
+		{name: "negative-kept", sql: "SELECT name FROM dogs ORDER BY age LIMIT -1", fire: false, has: []string{"limit -1"}},
+		{name: "plain", sql: "SELECT name FROM dogs ORDER BY age LIMIT 2 OFFSET 1", fire: false, has: []string{"limit 2 offset 1"}},
+		{name: "column-bound-kept", sql: "SELECT d.name FROM owners o, LATERAL (SELECT name FROM dogs ORDER BY age LIMIT 2) d", fire: false},
+	})
+}
