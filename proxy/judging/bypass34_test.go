@@ -32,6 +32,9 @@ type enforceCase struct {
 	check string
 	// twice sends sql a second time (from the proxy's shape memo).
 	twice bool
+	// probe, when set, is sent after sql, refused with probeCode (or
+	// run, when that is empty); check then is about the probe.
+	probe, probeCode, probeMsg string
 }
 
 // ownerIns inserts owner id; ownerCount counts it.
@@ -58,24 +61,33 @@ func runEnforceCases(t *testing.T, set JudgeSettings, cases []enforceCase, edit 
 			if tc.twice {
 				rounds = 2
 			}
-			for range rounds {
-				err := simpleExec(ctx, conn, tc.sql)
-				if tc.code == "" {
+			expect := func(sql, code, msg string) {
+				t.Helper()
+				err := simpleExec(ctx, conn, sql)
+				if code == "" {
 					if err != nil {
 						e.j.Wait()
-						t.Fatalf("%s\nrefused: %v\nrecent verdicts: %+v", tc.sql, err, e.j.RecentVerdicts())
+						t.Fatalf("%q\nrefused: %v\nrecent verdicts: %+v", sql, err, e.j.RecentVerdicts())
 					}
-					break
+					return
 				}
 				var pgErr *pgconn.PgError
-				if !errors.As(err, &pgErr) || pgErr.Code != tc.code || !strings.Contains(pgErr.Message, tc.msg) {
+				if !errors.As(err, &pgErr) || pgErr.Code != code || !strings.Contains(pgErr.Message, msg) {
 					e.j.Wait()
-					t.Fatalf("%s\ngot %v, want SQLSTATE %s with %q\nrecent verdicts: %+v", tc.sql, err, tc.code, tc.msg, e.j.RecentVerdicts())
+					t.Fatalf("%q\ngot %v, want SQLSTATE %s with %q\nrecent verdicts: %+v", sql, err, code, msg, e.j.RecentVerdicts())
 				}
+			}
+			for range rounds {
+				expect(tc.sql, tc.code, tc.msg)
+			}
+			last := tc.code
+			if tc.probe != "" {
+				expect(tc.probe, tc.probeCode, tc.probeMsg)
+				last = tc.probeCode
 			}
 			if tc.check != "" {
 				want := 0
-				if tc.code == "" {
+				if last == "" {
 					want = 1
 				}
 				var n int
@@ -83,8 +95,10 @@ func runEnforceCases(t *testing.T, set JudgeSettings, cases []enforceCase, edit 
 					t.Fatalf("in PostgreSQL: %s = %d (%v), want %d", tc.check, n, err, want)
 				}
 			}
-			if err := simpleExec(ctx, conn, "SELECT 7"); err != nil {
-				t.Fatalf("the connection after the case: %v", err)
+			for _, s := range []string{"RESET ALL", "SELECT 7"} {
+				if err := simpleExec(ctx, conn, s); err != nil {
+					t.Fatalf("the connection after the case: %s: %v", s, err)
+				}
 			}
 		})
 	}
@@ -130,5 +144,36 @@ func TestBypassTagCoversQueryAnnotate(t *testing.T) {
 	set.Mode = ModeAnnotate
 	runEnforceCases(t, set, []enforceCase{
 		{name: "untagged INSERT before a tagged SELECT", sql: ownerIns(9206) + "; " + countOwner + " " + tagRef(countStar), check: ownerCount(9206)},
+	})
+}
+
+// TestBypassSettingsDrift (issue 34, item 8): the proxy follows a
+// set_config of a pgequiv setting only where it surely runs; one that
+// may not (a WHERE that is false, an untaken CASE branch, LIMIT 0) is
+// refused in enforce mode and leaves the proxy's reference in force, as
+// the server's (which never ran the call) is. A SET whose value is not
+// UTF-8 is an error, not a silent SET. The probe, a write, is refused
+// while the reference is in force and runs once it is really cleared.
+func TestBypassSettingsDrift(t *testing.T) {
+	setRef := "SET pgequiv.reference = '" + countStar + "'"
+	clear := "set_config('pgequiv.reference', '', false)"
+	drift := func(name, sql string, id int) enforceCase {
+		return enforceCase{name: name, setup: []string{setRef}, sql: sql, code: SQLStateUnverified, msg: "followed only in a statement of its own",
+			probe: ownerIns(id), probeCode: SQLStateUnverified, probeMsg: "INSERT has side effects", check: ownerCount(id)}
+	}
+	runEnforceCases(t, bypassSettings(t), []enforceCase{
+		drift("set_config in a WHERE false", "SELECT "+clear+" FROM dogs WHERE false", 9301),
+		drift("set_config in an untaken CASE branch", "SELECT CASE WHEN false THEN "+clear+" END", 9302),
+		drift("set_config with LIMIT 0", "SELECT "+clear+" LIMIT 0", 9303),
+		drift("set_config in a subquery", "SELECT (SELECT "+clear+" FROM dogs WHERE age > 100)", 9304),
+		drift("set_config beside another statement", "SELECT 1; SELECT "+clear, 9305),
+		{name: "SET with invalid UTF-8", setup: []string{setRef}, sql: "SET pgequiv.reference = 'SELECT count(*) FROM dogs WHERE name = ''\xff'''",
+			code: "22021", msg: "pgequiv: invalid byte sequence",
+			probe: ownerIns(9306), probeCode: SQLStateUnverified, probeMsg: "INSERT has side effects", check: ownerCount(9306)},
+		// What is followed.
+		{name: "plain set_config clears the reference", setup: []string{setRef}, sql: "SELECT " + clear,
+			probe: ownerIns(9307), check: ownerCount(9307)},
+		{name: "plain set_config sets the reference", sql: "SELECT set_config('pgequiv.reference', '" + countStar + "', false)",
+			probe: ownerIns(9308), probeCode: SQLStateUnverified, probeMsg: "INSERT has side effects", check: ownerCount(9308)},
 	})
 }

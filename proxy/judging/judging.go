@@ -322,7 +322,7 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 		return j.oversized(ctx, ev, set, tags, mentions, limit) // size.go: nothing parses it here
 	}
 	text := string(sql)
-	if v, done := j.observeSetting(ev, g, text, mentions, tags); done { // session.go
+	if v, done := j.observeSetting(ev, set, g, text, mentions, tags); done { // session.go
 		return v
 	}
 	return j.observeStatements(ctx, ev, set, st, text, mentions, tags, arrived) // stmts.go

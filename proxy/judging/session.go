@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	pgquery "github.com/pganalyze/pg_query_go/v5"
@@ -199,7 +200,7 @@ func (g *sessionSettings) transaction(sql []byte, batch uint64) bool {
 // observeSetting handles the statements that read or change pgequiv
 // settings: DISCARD ALL, SHOW, set_config, SET and RESET. done reports
 // that ev was one of them and v is the answer.
-func (j *Judging) observeSetting(ev *proxy.QueryEvent, g *sessionSettings, text string, mentions bool, tags tag.Session) (v proxy.Action, done bool) {
+func (j *Judging) observeSetting(ev *proxy.QueryEvent, set *JudgeSettings, g *sessionSettings, text string, mentions bool, tags tag.Session) (v proxy.Action, done bool) {
 	if g.active.Load() && startsWithWord(ev.SQL, "discard") && strings.EqualFold(strings.Join(strings.Fields(strings.TrimRight(text, "; \t\r\n")), " "), "discard all") {
 		// DISCARD ALL resets settings as RESET ALL does.
 		g.apply(tag.SessionCommand{All: true, Reset: true}, false, ev.Batch, false)
@@ -214,8 +215,13 @@ func (j *Judging) observeSetting(ev *proxy.QueryEvent, g *sessionSettings, text 
 		}
 	}
 	if mentions && tag.ContainsFold(ev.SQL, "set_config") {
-		// set_config runs on the server; the proxy follows it.
-		if calls, _ := tag.ParseSetConfig(text); len(calls) > 0 {
+		// set_config runs on the server; the proxy follows it where the
+		// text says it surely runs (ParseSetConfig's plain form).
+		calls, dynamic, plain := tag.ParseSetConfig(text)
+		if (len(calls) > 0 || dynamic) && !plain {
+			return j.unfollowedSetConfig(set), true
+		}
+		if len(calls) > 0 {
 			if g.txStatus() != 'E' {
 				for _, c := range calls {
 					g.apply(c.Cmd, c.Local, ev.Batch, true)
@@ -226,6 +232,14 @@ func (j *Judging) observeSetting(ev *proxy.QueryEvent, g *sessionSettings, text 
 		}
 	}
 	if mentions || g.active.Load() && startsWithWord(ev.SQL, "reset") {
+		if mentions && !utf8.ValidString(text) && (startsWithWord(ev.SQL, "set") || startsWithWord(ev.SQL, "reset")) {
+			// The proxy reads a pgequiv setting's value as UTF-8 (its
+			// judge does); a value it cannot read must not answer SET
+			// and leave the session judging nothing.
+			return proxy.Action{Refuse: &pgproto3.ErrorResponse{Code: sqlStateBadEncoding,
+				Message: "pgequiv: invalid byte sequence for encoding \"UTF8\" in a statement naming a pgequiv setting",
+				Hint:    "pgequiv settings take UTF-8 text; the setting is unchanged."}}, true
+		}
 		if cmd, ok := tag.ParseSessionCommand(text); ok {
 			if g.txStatus() == 'E' {
 				// The server refuses every command but ROLLBACK in a
@@ -244,6 +258,29 @@ func (j *Judging) observeSetting(ev *proxy.QueryEvent, g *sessionSettings, text 
 		}
 	}
 	return proxy.Action{}, false
+}
+
+// sqlStateBadEncoding is PostgreSQL's code for bytes that do not read in
+// the encoding (character_not_in_repertoire, "invalid byte sequence").
+const sqlStateBadEncoding = "22021"
+
+// unfollowedSetConfig answers a set_config of a pgequiv setting that the
+// proxy cannot follow: one that may not run while its statement succeeds
+// (`... FROM t WHERE false`, a CASE branch, a subquery, beside other
+// statements) or whose arguments are not constants. The proxy's setting
+// stays as it was. Following the text instead let such a call clear the
+// reference the proxy judges by while the server never ran it. Enforce
+// mode refuses the statement (PGQ02), so the client's and the proxy's
+// view cannot drift apart; the other modes forward it with a NOTICE.
+func (j *Judging) unfollowedSetConfig(set *JudgeSettings) proxy.Action {
+	const msg = "set_config of a pgequiv setting is followed only in a statement of its own " +
+		"with constant arguments, SELECT set_config('pgequiv.reference', '<sql>', false); use SET pgequiv.reference"
+	if set.Mode == ModeEnforce {
+		j.stats.refusals.Add(1)
+		return proxy.Action{Refuse: &pgproto3.ErrorResponse{Code: SQLStateUnverified,
+			Message: "pgequiv: query refused: " + msg, Hint: "The statement did not run; the pgequiv setting is unchanged."}}
+	}
+	return proxy.Action{Notice: &pgproto3.NoticeResponse{Message: "pgequiv: not followed: " + msg + "; the proxy's setting is unchanged"}}
 }
 
 // ready follows a ReadyForQuery: batch is its number on the connection,

@@ -13,22 +13,35 @@ func TestParseSetConfig(t *testing.T) {
 		sql     string
 		want    []SetConfig
 		dynamic bool
+		plain   bool // every call surely runs when the statement succeeds
 	}{
-		{sql: "SELECT set_config('pgequiv.reference', 'SELECT 1', false)", want: []SetConfig{ref("SELECT 1", false)}},
-		{sql: "select pg_catalog.set_config('PGEQUIV.REFERENCE', 'x'::text, true)", want: []SetConfig{ref("x", true)}},
+		{sql: "SELECT set_config('pgequiv.reference', 'SELECT 1', false)", want: []SetConfig{ref("SELECT 1", false)}, plain: true},
+		{sql: "select pg_catalog.set_config('PGEQUIV.REFERENCE', 'x'::text, true)", want: []SetConfig{ref("x", true)}, plain: true},
 		{sql: "SELECT set_config('pgequiv.reference', 'a', 'on'), set_config('pgequiv.reference', 'b', false)",
-			want: []SetConfig{ref("a", true), ref("b", false)}},
+			want: []SetConfig{ref("a", true), ref("b", false)}, plain: true},
 		{sql: "SELECT set_config('pgequiv.reference_id', NULL, false)",
-			want: []SetConfig{{Cmd: SessionCommand{Name: SettingReferenceID, Reset: true, Tag: "SET"}}}},
-		{sql: "SELECT set_config('work_mem', '1MB', false)"},
+			want: []SetConfig{{Cmd: SessionCommand{Name: SettingReferenceID, Reset: true, Tag: "SET"}}}, plain: true},
+		{sql: "SELECT set_config('pgequiv.reference', 'x', false) AS a, 1, 'y'::text, set_config('work_mem', '1MB', false)",
+			want: []SetConfig{ref("x", false)}, plain: true},
+		{sql: "SELECT set_config('work_mem', '1MB', false)", plain: true},
 		{sql: "SELECT set_config('pgequiv.reference', $1, false)", dynamic: true},
 		{sql: "SELECT set_config(name, 'x', false) FROM t", dynamic: true},
 		{sql: "SELECT myschema.set_config('pgequiv.reference', 'x', false)"},
-		{sql: "SELECT 'set_config(''pgequiv.reference'', ''x'', false)'"},
+		{sql: "SELECT 'set_config(''pgequiv.reference'', ''x'', false)'", plain: true}, // no call: vacuously
+		// Calls that may not run while their statement succeeds.
+		{sql: "SELECT set_config('pgequiv.reference', '', false) FROM dogs WHERE false", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT CASE WHEN false THEN set_config('pgequiv.reference', '', false) END", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT set_config('pgequiv.reference', '', false), generate_series(1, 0)", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT set_config('pgequiv.reference', '', false) WHERE false", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT set_config('pgequiv.reference', '', false) LIMIT 0", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT (SELECT set_config('pgequiv.reference', '', false) WHERE false)", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT 1; SELECT set_config('pgequiv.reference', '', false)", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT set_config('pgequiv.reference', '', false), 1/0", want: []SetConfig{ref("", false)}},
+		{sql: "SELECT set_config('pgequiv.reference', '', false) OVER ()", want: []SetConfig{ref("", false)}},
 	} {
-		got, dyn := ParseSetConfig(tc.sql)
-		if !reflect.DeepEqual(got, tc.want) || dyn != tc.dynamic {
-			t.Errorf("%s: got %+v dynamic %v, want %+v dynamic %v", tc.sql, got, dyn, tc.want, tc.dynamic)
+		got, dyn, plain := ParseSetConfig(tc.sql)
+		if !reflect.DeepEqual(got, tc.want) || dyn != tc.dynamic || plain != tc.plain {
+			t.Errorf("%s: got %+v dynamic %v plain %v, want %+v dynamic %v plain %v", tc.sql, got, dyn, plain, tc.want, tc.dynamic, tc.plain)
 		}
 	}
 }

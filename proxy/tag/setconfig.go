@@ -19,18 +19,28 @@ type SetConfig struct {
 // setting, in text order. Only calls whose arguments are constants are
 // understood; dynamic reports a call on a pgequiv setting (or on a name
 // that is not a constant) whose effect cannot be known from the text.
-func ParseSetConfig(sql string) (calls []SetConfig, dynamic bool) {
+//
+// plain reports that sql is one statement whose every call surely runs
+// when the statement succeeds: `SELECT set_config(...)[, ...]` with
+// nothing but set_config calls with constant arguments and constants in
+// its target list, and no FROM, WHERE, CASE, subquery or any other
+// clause. A call elsewhere (`... FROM t WHERE false`, an untaken CASE
+// branch, beside a set-returning function that returns no row) may not
+// run at all while the statement succeeds: the proxy cannot tell from
+// the text whether the server changed the setting.
+func ParseSetConfig(sql string) (calls []SetConfig, dynamic, plain bool) {
 	if !strings.Contains(strings.ToLower(sql), "set_config") {
-		return nil, false
+		return nil, false, false
 	}
 	js, err := pg.ParseToJSON(sql)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	var tree any
 	if err := json.Unmarshal([]byte(js), &tree); err != nil {
-		return nil, false
+		return nil, false, false
 	}
+	plain = plainSetConfig(tree)
 	var walk func(n any)
 	walk = func(n any) {
 		switch x := n.(type) {
@@ -52,7 +62,94 @@ func ParseSetConfig(sql string) (calls []SetConfig, dynamic bool) {
 		}
 	}
 	walk(tree)
-	return calls, dynamic
+	return calls, dynamic, plain && !dynamic
+}
+
+// plainSetConfig reports whether tree (pg_query's JSON) is one SELECT of
+// set_config calls with constant arguments and constants only; see
+// ParseSetConfig.
+func plainSetConfig(tree any) bool {
+	root, _ := tree.(map[string]any)
+	stmts, _ := root["stmts"].([]any)
+	if len(stmts) != 1 {
+		return false
+	}
+	raw, _ := stmts[0].(map[string]any)
+	stmt, _ := raw["stmt"].(map[string]any)
+	sel, ok := stmt["SelectStmt"].(map[string]any)
+	if !ok || len(stmt) != 1 {
+		return false
+	}
+	for k, v := range sel {
+		switch k {
+		case "targetList":
+		case "op":
+			if v != "SETOP_NONE" {
+				return false
+			}
+		case "limitOption":
+			if v != "LIMIT_OPTION_DEFAULT" {
+				return false
+			}
+		default:
+			return false // FROM, WHERE, DISTINCT, INTO, WITH, ...
+		}
+	}
+	targets, _ := sel["targetList"].([]any)
+	if len(targets) == 0 {
+		return false
+	}
+	for _, t := range targets {
+		tm, _ := t.(map[string]any)
+		rt, _ := tm["ResTarget"].(map[string]any)
+		val, _ := rt["val"].(map[string]any)
+		if fc, ok := val["FuncCall"].(map[string]any); ok {
+			for k := range fc {
+				if k != "funcname" && k != "args" && k != "funcformat" && k != "location" {
+					return false // OVER, FILTER, VARIADIC, ORDER BY
+				}
+			}
+			if _, ok, _ := setConfigCall(fc); !ok && !constantCall(fc) {
+				return false
+			}
+			continue
+		}
+		if !constNode(val) {
+			return false
+		}
+	}
+	return true
+}
+
+// constNode reports whether n is a constant, possibly cast.
+func constNode(n map[string]any) bool {
+	if tc, ok := n["TypeCast"].(map[string]any); ok {
+		arg, _ := tc["arg"].(map[string]any)
+		return constNode(arg)
+	}
+	_, ok := n["A_Const"]
+	return ok
+}
+
+// constantCall reports whether fc is set_config (of any setting) with
+// constant arguments: it runs whenever its statement does.
+func constantCall(fc map[string]any) bool {
+	names, _ := fc["funcname"].([]any)
+	if len(names) == 0 || stringNode(names[len(names)-1]) != "set_config" ||
+		len(names) == 2 && stringNode(names[0]) != "pg_catalog" || len(names) > 2 {
+		return false
+	}
+	args, _ := fc["args"].([]any)
+	if len(args) != 3 {
+		return false
+	}
+	for _, a := range args[:2] {
+		if _, isConst, isNull := constArg(a); !isConst && !isNull {
+			return false
+		}
+	}
+	_, ok := boolArg(args[2])
+	return ok
 }
 
 // sortedKeys lists a node's fields in the order pg_query writes them,
