@@ -25,6 +25,29 @@ type typeSpec struct {
 	base    string
 	p, s    int
 	hasArgs bool
+	// ts says, for a postgres timestamp column, whether it holds local
+	// timestamps (tsLocal) or instants (tsInstant); tsAny where the
+	// dialect is not known (see specIn) or a SQLite column, which holds
+	// whatever it is given.
+	ts int8
+}
+
+const (
+	tsAny int8 = iota
+	tsLocal
+	tsInstant
+)
+
+// specIn is specOf for a column of a schema of dialect d.
+func specIn(d catalog.Dialect, c catalog.Column) typeSpec {
+	sp := specOf(c)
+	if d == catalog.Postgres && c.Type == catalog.Timestamp {
+		sp.ts = tsLocal
+		if isTimestamptz(sp) {
+			sp.ts = tsInstant
+		}
+	}
+	return sp
 }
 
 // specOf reads c's declared type without lowering its case: fit runs
@@ -46,6 +69,13 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 	if v.IsNull() {
 		return v, true
 	}
+	if sp.ts == tsInstant && v.K == exec.KText {
+		out, err := exec.ParseTimestamptz(v.S)
+		if err != nil {
+			return exec.Null, false
+		}
+		v = out
+	}
 	if v.K != kindOf(t) {
 		out, err := exec.Parse(t, v.String())
 		if err != nil {
@@ -55,6 +85,17 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 	}
 	base, p, s, hasArgs := sp.base, sp.p, sp.s, sp.hasArgs
 	switch v.K {
+	case exec.KTimestamp:
+		// A timestamp with time zone column holds instants: a drawn
+		// timestamp is read as UTC (what the INSERT's +00 says). A
+		// timestamp column never holds an instant, whose local time
+		// depends on the session's TimeZone.
+		switch {
+		case sp.ts == tsInstant:
+			v.B = true
+		case sp.ts == tsLocal && v.B:
+			return exec.Null, false
+		}
 	case exec.KInt:
 		lim := int64(1<<63 - 1)
 		switch {
@@ -155,13 +196,22 @@ func kindOf(t catalog.Type) exec.Kind {
 		return exec.KDate
 	case catalog.Timestamp:
 		return exec.KTimestamp
+	case catalog.Interval:
+		return exec.KInterval
 	}
 	return exec.KNull
 }
 
+// isTimestamptz says whether sp declares a timestamp with time zone.
+func isTimestamptz(sp typeSpec) bool {
+	return isAny(sp.base, "timestamptz", "timestamp with time zone")
+}
+
 // fitAll keeps the values that fit the column, padding text for
 // char(n) so that literals still reach fixed-width columns.
-func fitAll(c catalog.Column, vs []exec.Value) []exec.Value {
+func fitAll(d catalog.Dialect, c catalog.Column, vs []exec.Value) []exec.Value {
+	sp := specIn(d, c)
+	fit := func(c catalog.Column, v exec.Value) (exec.Value, bool) { return fitTo(c.Type, sp, v) }
 	var out []exec.Value
 	seen := map[string]bool{}
 	add := func(f exec.Value) {

@@ -66,8 +66,8 @@ func newValuePools(s *catalog.Schema, lits *literals) *valuePools {
 			if t == nil || k.ord >= len(t.Columns) {
 				continue
 			}
-			vp.lits[k] = fitAll(t.Columns[k.ord], vs)
-			vp.exact[k] = fitAll(t.Columns[k.ord], lits.exact[k])
+			vp.lits[k] = fitAll(s.Dialect, t.Columns[k.ord], vs)
+			vp.exact[k] = fitAll(s.Dialect, t.Columns[k.ord], lits.exact[k])
 		}
 		for typ, vs := range lits.byType {
 			vp.typeLits[typ] = vs
@@ -77,9 +77,13 @@ func newValuePools(s *catalog.Schema, lits *literals) *valuePools {
 }
 
 // executable reports whether the executor holds values of column c in
-// dialect d. PostgreSQL's timestamp without time zone is modelled, at
-// its default precision only (a timestamp(0) column rounds what is
-// stored); a timestamp with time zone depends on the session's TimeZone.
+// dialect d. PostgreSQL's timestamp, with or without time zone, is
+// modelled at its default precision only (a timestamp(0) column rounds
+// what is stored). A timestamp with time zone holds UTC instants: stored
+// and compared they do not depend on the session's TimeZone (the
+// executor refuses the expressions that do), and the INSERTs write them
+// with their +00 offset. An interval column holds intervals of the
+// executor's model (no fields or precision declared).
 // A SQLite date-time column (DATETIME, TIMESTAMP) holds whatever text it
 // is given: generated timestamps reach the engine as their text
 // ('2020-01-02 03:04:05', see exec.SQLiteConverter), as SQLite's own
@@ -93,7 +97,10 @@ func executable(d catalog.Dialect, c *catalog.Column) bool {
 			return true
 		}
 		t := strings.Join(strings.Fields(strings.ToLower(c.TypeSQL)), " ")
-		return d == catalog.Postgres && (t == "timestamp" || t == "timestamp without time zone" || t == "timestamp(6)" || t == "timestamp(6) without time zone")
+		return d == catalog.Postgres && (t == "timestamp" || t == "timestamp without time zone" || t == "timestamp(6)" || t == "timestamp(6) without time zone" ||
+			t == "timestamptz" || t == "timestamptz(6)" || t == "timestamp with time zone" || t == "timestamp(6) with time zone")
+	case catalog.Interval:
+		return d == catalog.Postgres && strings.EqualFold(strings.TrimSpace(c.TypeSQL), "interval")
 	}
 	return false
 }

@@ -250,6 +250,10 @@ func (g *generator) row(rng *rand.Rand, m mode, t *catalog.Table, pools []colPoo
 // wider random one.
 func (g *generator) value(rng *rand.Rand, m mode, c *catalog.Column, pools *colPools, i int, prev [][]exec.Value) exec.Value {
 	if !executable(g.s.Dialect, c) {
+		// A filler, where no plan evaluates the column (see opaque.go).
+		if f := pools.filler; len(f) > 0 && (c.NotNull || g.noNulls || rng.Float64() >= m.pNull) {
+			return f[rng.IntN(len(f))]
+		}
 		return exec.Null
 	}
 	if !c.NotNull && !g.noNulls && rng.Float64() < m.pNull {

@@ -156,6 +156,10 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 			continue
 		}
 		v, err := exec.Parse(col.Type, a.Value)
+		if l.folds && col.Type == catalog.Timestamp && isTimestamptz(specOf(*col)) {
+			// An instant, where it names its offset.
+			v, err = exec.ParseTimestamptz(a.Value)
+		}
 		if err != nil {
 			continue
 		}

@@ -19,7 +19,7 @@ func basePool(t catalog.Type) []exec.Value { return basePools[t] }
 // they can be shared.
 var basePools = func() map[catalog.Type][]exec.Value {
 	m := map[catalog.Type][]exec.Value{}
-	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date, catalog.Timestamp} {
+	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date, catalog.Timestamp, catalog.Interval} {
 		m[t] = newBasePool(t)
 	}
 	return m
@@ -44,6 +44,10 @@ func newBasePool(t catalog.Type) []exec.Value {
 		// between them.
 		const day = 86_400_000_000
 		return []exec.Value{exec.Timestamp(0), exec.Timestamp(day), exec.Timestamp(18262 * day), exec.Timestamp(18262*day + 45_000_000_000)}
+	case catalog.Interval:
+		// No two equal under = but spelled apart ('1 mon' and '30 days'):
+		// PostgreSQL keeps either where they group together.
+		return []exec.Value{exec.Interval(0, 0, 0), exec.Interval(0, 1, 0), exec.Interval(0, 2, 0), exec.Interval(1, 0, 0), exec.Interval(0, 0, 3_600_000_000)}
 	}
 	return nil
 }
@@ -60,19 +64,20 @@ var fittedBase struct {
 type baseKey struct {
 	t   catalog.Type
 	sql string
+	d   catalog.Dialect
 }
 
 const fittedBaseMax = 4096
 
-func fittedBasePool(c catalog.Column) []exec.Value {
-	k := baseKey{c.Type, c.TypeSQL}
+func fittedBasePool(d catalog.Dialect, c catalog.Column) []exec.Value {
+	k := baseKey{c.Type, c.TypeSQL, d}
 	fittedBase.Lock()
 	vs, ok := fittedBase.m[k]
 	fittedBase.Unlock()
 	if ok {
 		return vs
 	}
-	vs = fitAll(c, basePool(c.Type))
+	vs = fitAll(d, c, basePool(c.Type))
 	fittedBase.Lock()
 	if fittedBase.m == nil {
 		fittedBase.m = map[baseKey][]exec.Value{}
@@ -131,6 +136,13 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 			us += rng.Int64N(86_400) * 1_000_000
 		}
 		return exec.Timestamp(us)
+	case catalog.Interval:
+		// Whole days or whole hours: a day's worth of hours would equal
+		// a day spelled apart.
+		if rng.IntN(2) == 0 {
+			return exec.Interval(0, int32(rng.IntN(36)-10), 0)
+		}
+		return exec.Interval(0, 0, int64(rng.IntN(23)+1)*3_600_000_000)
 	}
 	return exec.Null
 }
@@ -182,6 +194,9 @@ type colPools struct {
 	// looseInt: a SQLite INTEGER column that may hold non-integers
 	// (catalog.Table.IntegerOnly is false).
 	looseInt bool
+	// filler holds the values of a column of an unmodelled type that
+	// no plan evaluates (see opaque.go); nil otherwise.
+	filler []exec.Value
 }
 
 // pNonInteger is the share of a loose INTEGER column's values that
@@ -270,7 +285,10 @@ func (g *generator) columnPools(t *catalog.Table) []colPools {
 	ps := make([]colPools, len(t.Columns))
 	for i, c := range t.Columns {
 		k := colKey{t.Name, i}
-		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fittedBasePool(c), typeLits: g.typeLits[c.Type], spec: specOf(c), looseInt: looseInteger(g.s.Dialect, t, i)}
+		ps[i] = colPools{exact: g.exact[k], lits: g.lits[k], base: fittedBasePool(g.s.Dialect, c), typeLits: g.typeLits[c.Type], spec: specIn(g.s.Dialect, c), looseInt: looseInteger(g.s.Dialect, t, i)}
+		if g.rules.fills(t, i) {
+			ps[i].filler = fillerValues(&t.Columns[i])
+		}
 	}
 	g.pools[t.Name] = ps
 	return ps

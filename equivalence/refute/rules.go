@@ -495,7 +495,11 @@ func unmodelledTables(s *catalog.Schema, tables []*catalog.Table) string {
 // that drawn rows satisfy the rules more often than chance would.
 func withRulePlans(s *catalog.Schema, plans ...*plan.Plan) []*plan.Plan {
 	out := append([]*plan.Plan(nil), plans...)
-	read := readTables(plans...)
+	// The tables the plans read and those they reference, transitively:
+	// a parent reached only through a foreign key still needs rows that
+	// pass its CHECKs (status IN ('draft', 'published')), or no row of
+	// the tables read can be generated.
+	read := referencedClosure(s, readTables(plans...))
 	for _, t := range s.Tables {
 		if !read[t.Name] {
 			continue
@@ -538,4 +542,26 @@ func generationSchema(s *catalog.Schema) *catalog.Schema {
 		return s // a reference to an unknown table: the loader reported it
 	}
 	return out
+}
+
+// referencedClosure adds to read the tables its tables reference through
+// foreign keys, transitively.
+func referencedClosure(s *catalog.Schema, read map[string]bool) map[string]bool {
+	var add func(name string)
+	add = func(name string) {
+		t := s.Table(name)
+		if t == nil {
+			return
+		}
+		for _, fk := range t.ForeignKeys {
+			if !read[fk.RefTable] {
+				read[fk.RefTable] = true
+				add(fk.RefTable)
+			}
+		}
+	}
+	for name := range read {
+		add(name)
+	}
+	return read
 }

@@ -308,10 +308,8 @@ func ladder(c *catalog.Column, v exec.Value, j int) (exec.Value, bool) {
 	case exec.KDate:
 		out = exec.Date(v.I + int64(j))
 	case exec.KTimestamp:
-		if v.B {
-			return exec.Null, false
-		}
 		out = exec.Timestamp(v.I + int64(j)*1_000_000)
+		out.B = v.B // an instant stays one
 	case exec.KBool:
 		if j != 1 {
 			return exec.Null, false

@@ -16,9 +16,15 @@ const usecPerDay = 86_400_000_000
 // give nothing.
 func constAsColumn(c *catalog.Column, e *plan.Expr) []exec.Value {
 	v, err := exec.EvalConst(e)
-	if err != nil || v.IsNull() || v.K == exec.KTimestamp && v.B {
-		// A timestamp with time zone is a timestamp only in the
-		// session's TimeZone.
+	if err != nil || v.IsNull() {
+		return nil
+	}
+	if v.K == exec.KTimestamp && v.B {
+		// An instant is a value of a timestamp with time zone column;
+		// it is a timestamp or a date only in the session's TimeZone.
+		if c.Type == catalog.Timestamp && isTimestamptz(specOf(*c)) {
+			return []exec.Value{v}
+		}
 		return nil
 	}
 	switch {

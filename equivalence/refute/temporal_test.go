@@ -109,26 +109,51 @@ func TestDateLiteralsFromExpressions(t *testing.T) {
 }
 
 // TestTimestampColumnsGetValues: PostgreSQL timestamp columns hold
-// values; timestamptz (the session's TimeZone) and timestamp(0) (rounds
-// what is stored) stay NULL. Every SQLite date-time column holds values:
-// SQLite stores them as the text given, whatever the declared type.
+// values, timestamptz columns UTC instants (Value.B set: written with
+// their +00 offset, never read in the session's TimeZone), and
+// timestamp(0) (rounds what is stored) stays NULL. Every SQLite date-time
+// column holds values: SQLite stores them as the text given, whatever
+// the declared type.
 func TestTimestampColumnsGetValues(t *testing.T) {
 	for _, d := range []catalog.Dialect{catalog.Postgres, catalog.SQLite} {
 		s := temporalSchema(t, d)
 		g := newGenerator(s, constraints{trustFK: true}, collectLiteralsFor(d))
-		var ts, tz int
+		var ts, tz, t0, local int
 		for i := range 50 {
 			for _, row := range g.instance(1, i)["ev"] {
 				if row[2].K == exec.KTimestamp {
 					ts++
 				}
-				if !row[3].IsNull() || !row[4].IsNull() {
+				if !row[3].IsNull() {
 					tz++
+					if row[3].K != exec.KTimestamp || !row[3].B {
+						local++
+					}
+				}
+				if !row[4].IsNull() {
+					t0++
 				}
 			}
 		}
-		if lite := d == catalog.SQLite; ts == 0 || (tz > 0) != lite {
-			t.Errorf("%s: %d timestamps, %d timestamptz values", d, ts, tz)
+		lite := d == catalog.SQLite
+		if ts == 0 || tz == 0 || (t0 > 0) != lite || (local > 0) != lite {
+			t.Errorf("%s: %d timestamps, %d timestamptz values (%d not instants), %d timestamp(0) values", d, ts, tz, local, t0)
+		}
+		if !lite {
+			row := []exec.Value{exec.Int(1), exec.Date(0), exec.Timestamp(0), exec.Timestamp(0), exec.Null}
+			if got := inserts(s, exec.Database{"ev": {row}}, d)[0]; !strings.Contains(got, "'1970-01-01 00:00:00', '1970-01-01 00:00:00', NULL") {
+				t.Errorf("a local timestamp in the timestamptz column passed unnoticed: %s", got)
+			}
+			if msg := validate(s, exec.Database{"ev": {row}}, true); !strings.Contains(msg, "ev.tz does not fit") {
+				t.Errorf("a timestamp without its instant in a timestamptz column: validate says %q", msg)
+			}
+			row[3].B = true
+			if msg := validate(s, exec.Database{"ev": {row}}, true); msg != "" {
+				t.Errorf("an instant in a timestamptz column: validate says %q", msg)
+			}
+			if got := inserts(s, exec.Database{"ev": {row}}, d)[0]; !strings.Contains(got, "'1970-01-01 00:00:00+00'") {
+				t.Errorf("an instant is written without its offset: %s", got)
+			}
 		}
 	}
 }
