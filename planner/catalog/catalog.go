@@ -225,6 +225,11 @@ type Table struct {
 	// INTEGER PRIMARY KEY column is then no alias of the rowid and holds
 	// what any INTEGER column may.
 	WithoutRowID bool
+	// IntegerKeyDesc says a SQLite table's PRIMARY KEY was declared as a
+	// column constraint with DESC (INTEGER PRIMARY KEY DESC): SQLite
+	// does not make that column the rowid's alias (a quirk it keeps), so
+	// it holds NULLs and non-integers as any key column of a rowid table.
+	IntegerKeyDesc bool
 }
 
 // IntegerOnly says column ord of t holds only integers (or NULL) in
@@ -233,8 +238,9 @@ type Table struct {
 // (the rowid alias, which refuses anything but an integer). Any other
 // SQLite column with integer affinity converts what it can to an
 // integer and keeps the rest as given: 5.5 stays REAL, 'abc' TEXT.
-// (INTEGER PRIMARY KEY DESC, which SQLite does not make an alias, is
-// read as one: a DDL quirk the catalog does not see.)
+// INTEGER PRIMARY KEY DESC (IntegerKeyDesc) is no alias, nor is any
+// key of a WITHOUT ROWID table, nor a column declared INTEGER(11) or
+// UNSIGNED INTEGER (its declared type is not exactly INTEGER).
 func (t *Table) IntegerOnly(d Dialect, ord int) bool {
 	if ord < 0 || ord >= len(t.Columns) || t.Columns[ord].Type != Int {
 		return false
@@ -245,8 +251,15 @@ func (t *Table) IntegerOnly(d Dialect, ord int) bool {
 	if t.Strict || t.checksInteger(ord) {
 		return true
 	}
-	name := strings.ToLower(strings.TrimSpace(t.Columns[ord].TypeSQL))
-	return !t.WithoutRowID && !t.IsView() && len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == ord && name == "integer"
+	return !t.IsView() && len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == ord && t.rowidAlias(t.PrimaryKey)
+}
+
+// rowidAlias says a SQLite table whose primary key is ords makes it the
+// rowid's alias: a rowid table's lone column declared exactly INTEGER,
+// without DESC.
+func (t *Table) rowidAlias(ords []int) bool {
+	return !t.WithoutRowID && !t.IntegerKeyDesc && len(ords) == 1 &&
+		strings.EqualFold(strings.TrimSpace(t.Columns[ords[0]].TypeSQL), "integer")
 }
 
 // checksInteger reports whether a CHECK keeps column ord to integers:
@@ -372,6 +385,9 @@ func (s *Schema) computeFingerprint() string {
 		if t.Strict || t.WithoutRowID {
 			fmt.Fprintf(h, " strict=%v withoutrowid=%v\n", t.Strict, t.WithoutRowID)
 		}
+		if t.IntegerKeyDesc {
+			fmt.Fprintf(h, " integerkeydesc\n")
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
@@ -384,8 +400,7 @@ func (s *Schema) computeFingerprint() string {
 // NotNull stays what was declared, and Keys counts the key only where
 // every column is NOT NULL, as for UNIQUE.
 func sqlitePrimaryKey(t *Table, ords []int) {
-	rowidAlias := len(ords) == 1 && strings.EqualFold(strings.TrimSpace(t.Columns[ords[0]].TypeSQL), "integer")
-	if rowidAlias || t.WithoutRowID {
+	if t.rowidAlias(ords) || t.WithoutRowID {
 		for _, o := range ords {
 			t.Columns[o].NotNull = true
 		}

@@ -20,6 +20,16 @@ func sqliteToPG(ddl string) string {
 	}
 	var prev, prev2 string  // the last two words outside strings
 	prev2At, prevAt := 0, 0 // where prev2 and prev start
+	// The rowid alias is a column declared exactly INTEGER: one written
+	// INTEGER(11), UNSIGNED INTEGER or INTEGER UNSIGNED is not, nor is
+	// INTEGER PRIMARY KEY DESC. Such an INTEGER becomes int4 (the same
+	// family, and not spelled INTEGER for newColumn); a column
+	// constraint's DESC after PRIMARY KEY becomes the comment
+	// sqliteKeyDesc, which sets Table.IntegerKeyDesc.
+	notAlias := func(at int) { copy(out[at:at+7], "int4   ") }
+	integerAt := -1   // the last INTEGER word of the column being read
+	modifier := false // the last word was UNSIGNED or ZEROFILL
+	keyList := false  // in the column list of a PRIMARY KEY or UNIQUE table constraint
 	i := 0
 	for i < len(ddl) {
 		c := ddl[i]
@@ -81,13 +91,40 @@ func sqliteToPG(ddl string) string {
 				j++
 			}
 			w := strings.ToLower(ddl[i:j])
+			wasModifier := modifier
+			modifier = false
 			switch {
-			case w == "autoincrement" || w == "unsigned" || w == "zerofill":
+			case w == "unsigned" || w == "zerofill":
+				if prev == "integer" && integerAt >= 0 {
+					notAlias(integerAt)
+				}
+				modifier = true
 				blank(i, j)
 				w = prev
+			case w == "integer":
+				integerAt = i
+				if wasModifier {
+					notAlias(i)
+				}
+			case w == "autoincrement":
+				blank(i, j)
+				w = prev
+			case (w == "asc" || w == "desc") && (keyList || prev == "key" && prev2 == "primary"):
+				// PostgreSQL's grammar has no order in a key; SQLite's
+				// INTEGER PRIMARY KEY DESC is no rowid alias.
+				if w == "desc" && !keyList {
+					copy(out[i:j], sqliteKeyDesc)
+				} else {
+					blank(i, j)
+				}
+				w = prev
 			case w == "rowid" && prev == "without":
+				// WITHOUT ROWID: WITH(  <option>) over the same bytes,
+				// which createTable reads as Table.WithoutRowID.
 				if k := strings.LastIndex(strings.ToLower(ddl[:i]), "without"); k >= 0 {
 					blank(k, j)
+					copy(out[k:k+5], "WITH(")
+					copy(out[i:j], sqliteWithoutRowID+")")
 				}
 			case w == "binary" && prev == "collate":
 				// The default collation, and a keyword PostgreSQL's
@@ -127,6 +164,9 @@ func sqliteToPG(ddl string) string {
 					if e := strings.IndexByte(ddl[k:], ')'); e >= 0 && (sqliteIntTypes[w] || strings.Contains(ddl[k:k+e], ",")) {
 						blank(k, k+e+1)
 						j = k + e + 1
+						if w == "integer" {
+							notAlias(i) // INTEGER(11) is no rowid alias
+						}
 					}
 				}
 			}
@@ -135,9 +175,17 @@ func sqliteToPG(ddl string) string {
 			i = j
 		case c == ')':
 			prev2, prev = prev, ")"
+			keyList, modifier = false, false
 			i++
 		default:
 			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				if c == '(' {
+					keyList = prev == "unique" || prev == "key" && prev2 == "primary"
+				}
+				if c == ',' || c == ';' {
+					integerAt = -1
+				}
+				modifier = false
 				prev2, prev = prev, string(c)
 			}
 			i++
@@ -145,6 +193,15 @@ func sqliteToPG(ddl string) string {
 	}
 	return string(out)
 }
+
+// sqliteKeyDesc is what sqliteToPG writes over the DESC of a column's
+// PRIMARY KEY DESC: a comment of its length, which the builder finds
+// after the constraint (sqliteDescKey).
+const sqliteKeyDesc = "/**/"
+
+// sqliteWithoutRowID is the storage option sqliteToPG writes for WITHOUT
+// ROWID (as WITH(  option)), which createTable reads.
+const sqliteWithoutRowID = "nrid"
 
 // sqliteNameBefore are the words after which SQLite reads a
 // single-quoted string as a name.

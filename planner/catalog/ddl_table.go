@@ -214,6 +214,12 @@ func (b *ddlBuilder) newColumn(ts *tableState, cd *pg.ColumnDef) error {
 		ct.name, ct.qualified = "", "" // declared without a type (sqliteColumnDefs)
 	}
 	col := Column{Name: cd.Colname, TypeSQL: ct.name + ct.mods, Type: TypeFromName(ct.name), NotNull: cd.IsNotNull, Ordinal: len(t.Columns)}
+	if b.d == SQLite {
+		// SQLite's affinity rules, not PostgreSQL's names: STRING is
+		// NUMERIC, POINT INTEGER. pg_query's spellings (int4, float8,
+		// bpchar) keep the letters the rules look for.
+		col.Type = SQLiteTypeFromName(ct.name)
+	}
 	if b.d == SQLite && b.spelledInteger(cd.TypeName) {
 		// pg_query reads INTEGER and INT alike (int4); SQLite does not:
 		// only INTEGER PRIMARY KEY is the rowid alias (sqlitePrimaryKey).
@@ -297,12 +303,30 @@ func (b *ddlBuilder) columnConstraints(ts *tableState, o int, cons []*pg.Node) e
 		case pg.ConstrType_CONSTR_NULL, pg.ConstrType_CONSTR_DEFAULT, pg.ConstrType_CONSTR_IDENTITY:
 			// A default or identity only fills values not written.
 		default:
+			if b.d == SQLite && c.Contype == pg.ConstrType_CONSTR_PRIMARY && b.sqliteDescKey(c.Location) {
+				t.IntegerKeyDesc = true
+			}
 			if err := b.addConstraint(ts, c, false); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// sqliteDescKey says the column constraint PRIMARY KEY at loc was
+// written PRIMARY KEY DESC (sqliteToPG left sqliteKeyDesc after KEY).
+func (b *ddlBuilder) sqliteDescKey(loc int32) bool {
+	if loc < 0 || int(loc) >= len(b.text) {
+		return false
+	}
+	rest := b.text[loc:]
+	low := strings.ToLower(rest[:min(len(rest), 200)])
+	k := strings.Index(low, "key")
+	if k < 0 {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimLeft(rest[k+3:], " \t\r\n"), sqliteKeyDesc)
 }
 
 // addConstraint adds a table constraint (or a column's, with its column
@@ -501,6 +525,13 @@ func (b *ddlBuilder) createTable(cs *pg.CreateStmt) error {
 		if c := n.GetConstraint(); c != nil {
 			if err := b.addConstraint(ts, c, true); err != nil {
 				return err
+			}
+		}
+	}
+	if b.d == SQLite {
+		for _, o := range cs.Options {
+			if o.GetDefElem().GetDefname() == sqliteWithoutRowID {
+				ts.t.WithoutRowID = true // sqliteToPG's WITHOUT ROWID
 			}
 		}
 	}

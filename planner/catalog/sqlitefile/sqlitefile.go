@@ -182,7 +182,7 @@ func readColumns(ctx context.Context, conn *sql.Conn, name string) (*catalog.Tab
 			continue
 		}
 		ord := len(t.Columns)
-		t.Columns = append(t.Columns, catalog.Column{Name: cname, TypeSQL: typ, Type: catalog.TypeFromName(typ), NotNull: notNull != 0, Ordinal: ord})
+		t.Columns = append(t.Columns, catalog.Column{Name: cname, TypeSQL: typ, Type: catalog.SQLiteTypeFromName(typ), NotNull: notNull != 0, Ordinal: ord})
 		if pkPos > 0 {
 			pk = append(pk, pkCol{pkPos, ord})
 		}
@@ -220,6 +220,15 @@ func readTableFacts(ctx context.Context, conn *sql.Conn, t *catalog.Table, ddl s
 	// integers (catalog.Table.IntegerOnly).
 	if err := conn.QueryRowContext(ctx, `SELECT strict, wr FROM pragma_table_list(?) WHERE schema = 'main'`, t.Name).Scan(&t.Strict, &t.WithoutRowID); err != nil {
 		return fmt.Errorf("table_list(%s): %w", t.Name, err)
+	}
+	// INTEGER PRIMARY KEY DESC is no rowid alias: SQLite gives it an
+	// index of its own (origin 'pk'), which an alias never has.
+	if !t.WithoutRowID && len(pkOrds) == 1 && strings.EqualFold(strings.TrimSpace(t.Columns[pkOrds[0]].TypeSQL), "integer") {
+		var n int
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pragma_index_list(?) WHERE origin = 'pk'`, t.Name).Scan(&n); err != nil {
+			return fmt.Errorf("index_list(%s): %w", t.Name, err)
+		}
+		t.IntegerKeyDesc = n > 0
 	}
 	// table_info's notnull is the declaration: whether a key
 	// column may hold NULL is SQLite's rule (rowid alias,
