@@ -21,7 +21,9 @@ import (
 const formsDDL = `CREATE TABLE t (a INTEGER, b TEXT, c TEXT);
 CREATE TABLE u (a INTEGER, d INTEGER);
 CREATE TABLE v (a INTEGER, e TEXT);
-CREATE TABLE k (id INTEGER PRIMARY KEY, x TEXT);`
+CREATE TABLE k (id INTEGER PRIMARY KEY, x TEXT);
+CREATE TABLE r (id INTEGER PRIMARY KEY, rowid TEXT);
+CREATE TABLE w (id INTEGER PRIMARY KEY, y TEXT) WITHOUT ROWID;`
 
 // formsData are the databases each pair runs on: rows that exercise
 // each form (text that reads as a number, NULLs, rows a join leaves
@@ -31,7 +33,8 @@ var formsData = []string{
 	`INSERT INTO t VALUES (1, 'US', '20'), (2, 'FR', 'x'), (3, NULL, NULL), (20, 'US', '20.0'), (2, 'DE', 'y'), (NULL, 'US', '7');
 INSERT INTO u VALUES (1, 10), (2, 20), (4, NULL), (NULL, 5);
 INSERT INTO v VALUES (1, 'p'), (3, 'q'), (20, NULL);
-INSERT INTO k VALUES (1, 'a'), (5, 'b'), (7, NULL);`,
+INSERT INTO k VALUES (1, 'a'), (5, 'b'), (7, NULL);
+INSERT INTO r VALUES (1, 'one'), (2, 'two');`,
 	`INSERT INTO u VALUES (1, 10), (2, 20);
 INSERT INTO v VALUES (1, 'p'), (2, 'q');`,
 	`INSERT INTO t VALUES (5, 'x', '5'), (6, 'y', 'z');
@@ -80,6 +83,14 @@ func TestSQLiteValidForms(t *testing.T) {
 		// NATURAL LEFT JOIN.
 		{"natural-left", "SELECT * FROM t NATURAL LEFT JOIN u", "SELECT t.a, t.b, t.c, u.d FROM t LEFT JOIN u ON t.a = u.a", false},
 		{"natural-left-apart", "SELECT * FROM t NATURAL LEFT JOIN u", "SELECT t.a, t.b, t.c, u.d FROM t JOIN u ON t.a = u.a", true},
+		// rowid, oid and _rowid_ read an INTEGER PRIMARY KEY; a column
+		// of the name wins.
+		{"rowid-alias", "SELECT rowid, x FROM k WHERE oid > 1", "SELECT id, x FROM k WHERE id > 1", false},
+		{"rowid-alias-apart", "SELECT rowid, x FROM k WHERE oid > 1", "SELECT id, x FROM k WHERE id > 5", true},
+		{"rowid-qualified", "SELECT k._rowid_, t.b FROM t, k WHERE k.rowid = t.a", "SELECT k.id, t.b FROM t JOIN k ON k.id = t.a", false},
+		{"rowid-correlated", "SELECT x FROM k WHERE EXISTS (SELECT 1 FROM u WHERE u.a = k.rowid)", "SELECT x FROM k WHERE id IN (SELECT a FROM u)", false},
+		{"rowid-column-wins", "SELECT rowid FROM r", "SELECT r.rowid FROM r", false},
+		{"rowid-column-wins-apart", "SELECT rowid FROM r", "SELECT id FROM r", true},
 		// DISTINCT ordered by a column it does not return: the rows, in
 		// an order the engine chooses.
 		{"distinct-order-unselected", "SELECT DISTINCT a FROM t ORDER BY b", "SELECT DISTINCT a FROM t", false},
@@ -108,6 +119,13 @@ func TestSQLiteFormsNotJudged(t *testing.T) {
 		{"SELECT a FROM t WHERE b NOT REGEXP 'U'", false, true},
 		{"SELECT a FROM t WHERE regexp('U', b)", false, true},
 		{"SELECT DISTINCT a FROM t ORDER BY b LIMIT 2", true, true},
+		// The rowid of a table without INTEGER PRIMARY KEY is a hidden
+		// column the engine numbers; of a subquery, NULL in 3.40, an
+		// error in the library's newer SQLite.
+		{"SELECT rowid, a FROM t", true, true},
+		{"SELECT t.oid FROM t, k", true, true},
+		{"SELECT rowid FROM (SELECT * FROM k)", false, true},
+		{"SELECT rowid FROM (SELECT * FROM k) AS k", false, true},
 	} {
 		_, libErr := db.Exec(c.q)
 		if (libErr == nil) != c.library {
@@ -127,6 +145,13 @@ func TestSQLiteFormsNotJudged(t *testing.T) {
 		if v.Label != equivalence.Unknown {
 			t.Errorf("%s as the candidate: %s, want unknown", c.q, v.Label)
 		}
+	}
+	// A WITHOUT ROWID table has no rowid: SQLite finds no such column.
+	if _, err := build.Build(s, "SELECT rowid FROM w"); !errors.Is(err, build.ErrUnknownName) {
+		t.Errorf("rowid of a WITHOUT ROWID table: %v, want an unknown name", err)
+	}
+	if _, err := db.Exec("SELECT rowid FROM w"); err == nil {
+		t.Error("SQLite finds a rowid in a WITHOUT ROWID table")
 	}
 	// A column called regexp is a name, not the operator.
 	if _, err := build.Build(s, "SELECT regexp FROM (SELECT 1 AS regexp)"); err != nil {

@@ -231,6 +231,10 @@ type builder struct {
 	onQuals      *[]*pg.Node
 	// jsonKinds: VALUES columns of one exact json type (noteJSONKind).
 	jsonKinds map[plan.ColumnID]string
+	// sqliteNonBase: SQLite FROM items' names that are no base table
+	// (subqueries, CTEs, views), whose rowid is not modelled
+	// (sqlite_rowid.go).
+	sqliteNonBase map[string]bool
 }
 
 // limits are the budgets one Build shares with the builders of the views

@@ -208,6 +208,9 @@ func (b *builder) columnRef(cr *pg.ColumnRef, sc *scope) (*plan.Expr, error) {
 			e.Pos = cr.Location
 			return e, nil
 		}
+		if e, ok, err := b.sqliteRowid(s, sc, qual, name, cr.Location); ok || err != nil {
+			return e, err
+		}
 		if qual != "" && hasQual(b, s, qual) {
 			return nil, b.errf(cr.Location, "column %q not found in table %s", name, qual)
 		}

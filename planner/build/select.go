@@ -107,6 +107,7 @@ func (b *builder) fromClause(from []*pg.Node, sc *scope) (*plan.Node, error) {
 	defer func() { b.onQuals = saved }()
 	b.onQuals = nil
 	from = b.sqliteLeftDeep(from)
+	b.noteSQLiteNonBase(from, sc)
 	var quals []*pg.Node
 	if b.deferInnerOn && innerJoinsOnly(from) {
 		b.onQuals = &quals
