@@ -23,8 +23,8 @@ CREATE TABLE v (id int PRIMARY KEY, b int, d int);`
 
 // fidelityRows exercise the cases below: NULLs in a and b, a shared by
 // t and u on some rows only, partitions with several rows.
-const fidelityRows = `INSERT INTO t VALUES (1, 1, 1, 1), (2, 2, NULL, 1), (3, NULL, 3, 2), (4, NULL, NULL, 2), (5, 5, -1, 1);
-INSERT INTO u VALUES (1, 1, 10), (6, 6, 60), (3, NULL, 30), (5, 5, 50);
+const fidelityRows = `INSERT INTO t VALUES (1, 11, 1, 1), (2, 12, NULL, 1), (3, NULL, 3, 2), (4, NULL, NULL, 2), (5, 15, -1, 1);
+INSERT INTO u VALUES (1, 11, 10), (6, 16, 60), (3, NULL, 30), (5, 15, 50);
 INSERT INTO v VALUES (1, 1, 100), (3, 3, 300), (7, 7, 700);`
 
 func fidelitySchema(t *testing.T) *catalog.Schema {
@@ -85,8 +85,8 @@ func fidelityDB() exec.Database {
 	n := exec.Null
 	i := func(x int64) exec.Value { return exec.Int(x) }
 	return exec.Database{
-		"t": {{i(1), i(1), i(1), i(1)}, {i(2), i(2), n, i(1)}, {i(3), n, i(3), i(2)}, {i(4), n, n, i(2)}, {i(5), i(5), i(-1), i(1)}},
-		"u": {{i(1), i(1), i(10)}, {i(6), i(6), i(60)}, {i(3), n, i(30)}, {i(5), i(5), i(50)}},
+		"t": {{i(1), i(11), i(1), i(1)}, {i(2), i(12), n, i(1)}, {i(3), n, i(3), i(2)}, {i(4), n, n, i(2)}, {i(5), i(15), i(-1), i(1)}},
+		"u": {{i(1), i(11), i(10)}, {i(6), i(16), i(60)}, {i(3), n, i(30)}, {i(5), i(15), i(50)}},
 		"v": {{i(1), i(1), i(100)}, {i(3), i(3), i(300)}, {i(7), i(7), i(700)}},
 	}
 }
@@ -179,5 +179,71 @@ func TestRowNullTestPostgres(t *testing.T) {
 	fidelityExecMatches(t, conn, s, fidelityDB(), []string{
 		"SELECT id, ROW(a, b) IS NULL, ROW(a, b) IS NOT NULL, NOT (a, b) IS NULL, (a, b) IS NOT NULL FROM t",
 		"SELECT id FROM t WHERE ROW(a, b, g) IS NOT NULL",
+	})
+}
+
+// TestUsingJoinStarPostgres: SELECT * over JOIN … USING and NATURAL JOIN
+// lists the merged columns first, once, then the left side's other
+// columns, then the right side's; the merged column is the left's for
+// inner and LEFT joins, the right's for RIGHT and COALESCE of both for
+// FULL. t.* still lists all of t's columns, and an aliased join's * is
+// the join's columns. The planner used to keep the tables' order.
+func TestUsingJoinStarPostgres(t *testing.T) {
+	s := fidelitySchema(t)
+	conn := pgConnect(t)
+	cases := []identityCase{
+		{name: "inner in table order", a: "SELECT * FROM t JOIN u USING (a)",
+			b: "SELECT t.id, t.a, t.b, t.g, u.id, u.c FROM t JOIN u ON t.a = u.a", engine: fidelityRows},
+		{name: "right with the left's key", a: "SELECT * FROM t RIGHT JOIN u USING (a)",
+			b: "SELECT t.a, t.id, t.b, t.g, u.id, u.c FROM t RIGHT JOIN u ON t.a = u.a", engine: fidelityRows},
+		{name: "full with the left's key", a: "SELECT * FROM t FULL JOIN u USING (a)",
+			b: "SELECT t.a, t.id, t.b, t.g, u.id, u.c FROM t FULL JOIN u ON t.a = u.a", engine: fidelityRows},
+		{name: "full key alone", a: "SELECT a FROM t FULL JOIN u USING (a)",
+			b: "SELECT u.a FROM t FULL JOIN u ON t.a = u.a", engine: fidelityRows},
+		{name: "natural in table order", a: "SELECT * FROM t NATURAL JOIN v",
+			b: "SELECT t.*, v.d FROM t JOIN v ON t.id = v.id AND t.b = v.b", engine: fidelityRows},
+		{name: "natural left in table order", a: "SELECT * FROM t NATURAL LEFT JOIN v",
+			b: "SELECT t.*, v.d FROM t LEFT JOIN v ON t.id = v.id AND t.b = v.b", engine: fidelityRows},
+		{name: "inner merged first", a: "SELECT * FROM t JOIN u USING (a)",
+			b: "SELECT t.a, t.id, t.b, t.g, u.id, u.c FROM t JOIN u ON t.a = u.a", prove: true, engine: fidelityRows},
+		{name: "left merged first", a: "SELECT * FROM t LEFT JOIN u USING (a)",
+			b: "SELECT t.a, t.id, t.b, t.g, u.id, u.c FROM t LEFT JOIN u ON t.a = u.a", prove: true, engine: fidelityRows},
+		{name: "right merged is the right's", a: "SELECT * FROM t RIGHT JOIN u USING (a)",
+			b: "SELECT u.a, t.id, t.b, t.g, u.id, u.c FROM t RIGHT JOIN u ON t.a = u.a", prove: true, engine: fidelityRows},
+		{name: "full merged is coalesce", a: "SELECT * FROM t FULL JOIN u USING (a)",
+			b: "SELECT coalesce(t.a, u.a), t.id, t.b, t.g, u.id, u.c FROM t FULL JOIN u ON t.a = u.a", prove: true, engine: fidelityRows},
+		{name: "qualified star keeps the table", a: "SELECT t.*, u.* FROM t FULL JOIN u USING (a)",
+			b: "SELECT t.id, t.a, t.b, t.g, u.id, u.a, u.c FROM t FULL JOIN u ON t.a = u.a", prove: true, engine: fidelityRows},
+		{name: "natural merged first", a: "SELECT * FROM u NATURAL JOIN v",
+			b: "SELECT u.id, u.a, u.c, v.b, v.d FROM u JOIN v ON u.id = v.id", prove: true, engine: fidelityRows},
+		{name: "natural two keys", a: "SELECT * FROM v NATURAL RIGHT JOIN t",
+			b: "SELECT t.id, t.b, v.d, t.a, t.g FROM v RIGHT JOIN t ON v.id = t.id AND v.b = t.b", prove: true, engine: fidelityRows},
+		{name: "aliased join", a: "SELECT * FROM (t JOIN u USING (a)) AS j",
+			b: "SELECT t.a, t.id, t.b, t.g, u.id, u.c FROM t JOIN u ON t.a = u.a", prove: true, engine: fidelityRows},
+		{name: "nested using", a: "SELECT * FROM (t JOIN u USING (a)) JOIN v USING (b)",
+			b: "SELECT t.b, t.a, t.id, t.g, u.id, u.c, v.id, v.d FROM t JOIN u ON t.a = u.a JOIN v ON t.b = v.b", prove: true, engine: fidelityRows},
+	}
+	runIdentityCases(t, conn, s, fidelityDDL, cases, true)
+	fidelityExecMatches(t, conn, s, fidelityDB(), []string{
+		"SELECT * FROM t JOIN u USING (a)",
+		"SELECT * FROM t LEFT JOIN u USING (a)",
+		"SELECT * FROM t RIGHT JOIN u USING (a)",
+		"SELECT * FROM t FULL JOIN u USING (a)",
+		"SELECT *, t.*, u.* FROM t FULL JOIN u USING (a)",
+		"SELECT * FROM t NATURAL JOIN v",
+		"SELECT * FROM t NATURAL FULL JOIN v",
+		"SELECT * FROM v NATURAL RIGHT JOIN t",
+		"SELECT * FROM (t JOIN u USING (a)) JOIN v USING (b)",
+		"SELECT * FROM (t RIGHT JOIN u USING (a)) AS j (k, tid, tb, tg, id) FULL JOIN v USING (id)",
+		"SELECT j.x, j.c FROM (t JOIN u USING (a)) AS j (x)",
+	})
+	fidelityRejects(t, conn, s, []string{
+		"SELECT * FROM t JOIN u USING (a, a)",
+		"SELECT * FROM (t JOIN u ON t.a = u.a) JOIN v USING (id)",
+		"SELECT * FROM t JOIN u USING (b)",
+		"SELECT * FROM t JOIN u USING (c)",
+		"SELECT j.id FROM (t JOIN u USING (a)) AS j",
+		"SELECT * FROM (t RIGHT JOIN u USING (a)) AS j FULL JOIN v USING (id)",
+		"SELECT t.id FROM (t JOIN u USING (a)) AS j",
 	})
 }

@@ -172,7 +172,21 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 	// The condition sees both sides and the enclosing query's columns.
 	jsc := &scope{cols: cols, parent: sc.parent, ctes: sc.ctes}
 	var using []string
-	if j.IsNatural {
+	var pairs []usingPair
+	if b.schema.Dialect == catalog.Postgres && (j.IsNatural || len(j.UsingClause) > 0) {
+		for _, u := range j.UsingClause {
+			using = append(using, u.GetString_().GetSval())
+		}
+		if pairs, err = b.pgUsingPairs(using, j.IsNatural, lcols, rcols); err != nil {
+			return nil, nil, err
+		}
+		using = using[:0]
+		for _, p := range pairs {
+			using = append(using, p.name)
+			l, r := lcols[p.li], rcols[p.ri]
+			n.Preds = append(n.Preds, plan.NewOp(plan.OpEq, catalog.Bool, plan.NewCol(l.id, l.typ), plan.NewCol(r.id, r.typ)))
+		}
+	} else if j.IsNatural {
 		for _, l := range lcols {
 			for _, r := range rcols {
 				if b.nameEq(l.name, r.name) {
@@ -181,10 +195,12 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 			}
 		}
 	}
-	for _, u := range j.UsingClause {
-		using = append(using, u.GetString_().GetSval())
+	if b.schema.Dialect != catalog.Postgres {
+		for _, u := range j.UsingClause {
+			using = append(using, u.GetString_().GetSval())
+		}
 	}
-	if len(using) > 0 {
+	if len(using) > 0 && b.schema.Dialect != catalog.Postgres {
 		if n.Join == plan.FullJoin {
 			return nil, nil, b.unsupported(-1, "FULL JOIN with USING or NATURAL")
 		}
@@ -226,6 +242,13 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 			return nil, nil, err
 		}
 		cols = append(cols[:len(lcols):len(lcols)], rcols...)
+	}
+	if len(pairs) > 0 {
+		node, cols = b.mergeUsing(node, n.Join, cols, len(lcols), pairs)
+	}
+	if j.Alias != nil && b.schema.Dialect == catalog.Postgres {
+		cols, err := b.aliasJoin(j.Alias, cols)
+		return node, cols, err
 	}
 	if j.Alias != nil {
 		for i := range cols {
