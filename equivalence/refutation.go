@@ -96,12 +96,20 @@ type Search struct {
 	// judge compares them) but printed differently, such as 1.0 and
 	// 1.00: a display-only difference, named rather than hidden.
 	DisplayOnly string `json:"display_only,omitempty"`
+	// Unpopulated lists the tables the queries read that no database of
+	// the search gave a row (a type or CHECK the generator could not
+	// meet): agreement on such databases is no evidence of equivalence,
+	// and SearchEvidence counts the search as none.
+	Unpopulated []string `json:"unpopulated,omitempty"`
 }
 
 // Strength says in words how strong the evidence of a search is.
 func (s Search) Strength() string {
 	if s.CannotExecute != "" {
 		return "not searched (" + s.CannotExecute + ")"
+	}
+	if len(s.Unpopulated) > 0 {
+		return fmt.Sprintf("no difference on %d generated databases, none with a row in %s: no evidence", s.Instances, strings.Join(s.Unpopulated, ", "))
 	}
 	return fmt.Sprintf("no difference on %d generated databases", s.Instances)
 }

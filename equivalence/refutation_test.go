@@ -2,6 +2,7 @@ package equivalence_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -125,7 +126,7 @@ func TestJudgerCachesRefutations(t *testing.T) {
 			t.Fatalf("%s: no search: %s", c.cand, first.Summary())
 		}
 		if second.Label != first.Label || second.Summary() != first.Summary() ||
-			(first.Search != nil && *second.Search != *first.Search) || second.Counterexample != first.Counterexample {
+			(first.Search != nil && !reflect.DeepEqual(*second.Search, *first.Search)) || second.Counterexample != first.Counterexample {
 			t.Errorf("%s: cached verdict differs:\n  %s\n  %s", c.cand, first.Summary(), second.Summary())
 		}
 		// The same counterexample object, not a second search's.

@@ -144,9 +144,11 @@ func (c LogisticCombiner) Combine(f Features) float64 {
 
 // SearchEvidence maps the refuter's effort on a pair it did not refute to
 // [0, 1]: the share of DefaultRefuteInstances databases on which both
-// queries ran and agreed; 0 when there was no search.
+// queries ran and agreed; 0 when there was no search, or when its
+// databases never gave a table the queries read a row (agreeing on
+// empty tables shows nothing).
 func SearchEvidence(s *Search) float64 {
-	if s == nil || s.CannotExecute != "" {
+	if s == nil || s.CannotExecute != "" || len(s.Unpopulated) > 0 {
 		return 0
 	}
 	return score.SearchEvidence(s.Instances, DefaultRefuteInstances)
