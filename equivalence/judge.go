@@ -96,6 +96,7 @@ func judgeUnder(ctx context.Context, s *catalog.Schema, reference, candidate str
 		return j.v, stopped(err)
 	}
 	j.assumeSpellings()
+	j.unproveRowChoices()
 	j.refuteByStructure()
 	j.v.Timings.Compare = time.Since(t)
 	// 5: refute.

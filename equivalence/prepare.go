@@ -25,8 +25,8 @@ import (
 func (j *judgement) prepareReference() (done bool, err error) {
 	q, keep := j.memo.query(j.s, roleReference, j.reference, j.opts)
 	if q == nil {
-		var spellings []plan.SpellingChoice
-		p, err := planner.Plan(j.ctx, j.s, j.reference, planner.Options{Built: readSpellings(&spellings)})
+		var choices builtChoices
+		p, err := planner.Plan(j.ctx, j.s, j.reference, planner.Options{Built: choices.read})
 		if err != nil {
 			if j.ctx.Err() != nil {
 				return true, stopped(j.ctx.Err())
@@ -40,7 +40,7 @@ func (j *judgement) prepareReference() (done bool, err error) {
 		if q, err = prepare(j.ctx, j.s, p, j.opts, p.Ordered); err != nil {
 			return true, stopped(err)
 		}
-		q.spellings = spellings
+		q.spellings, q.rowChoices = choices.spellings, choices.rows
 		q.exec = q.exec.withSQL(j.reference)
 		keep(q)
 	}
@@ -63,8 +63,8 @@ func (j *judgement) prepareCandidate() (done bool, err error) {
 		return false, nil
 	}
 	t := time.Now()
-	var spellings []plan.SpellingChoice
-	cp, err := planner.Plan(j.ctx, j.s, j.candidate, planner.Options{Built: readSpellings(&spellings)})
+	var choices builtChoices
+	cp, err := planner.Plan(j.ctx, j.s, j.candidate, planner.Options{Built: choices.read})
 	j.v.Timings.Plan += time.Since(t)
 	if err != nil {
 		if j.ctx.Err() != nil {
@@ -81,7 +81,7 @@ func (j *judgement) prepareCandidate() (done bool, err error) {
 	if q, err = prepare(j.ctx, j.s, cp, j.opts, j.ref.p.Ordered); err != nil {
 		return true, stopped(err)
 	}
-	q.spellings = spellings
+	q.spellings, q.rowChoices = choices.spellings, choices.rows
 	q.exec = q.exec.withSQL(j.candidate)
 	j.v.Timings.Rules = time.Since(t)
 	keep(q)
@@ -138,6 +138,9 @@ type prepared struct {
 	// of several spellings a nondeterministic collation calls equal
 	// (spelling.go).
 	spellings []plan.SpellingChoice
+	// rowChoices are the SQLite aggregates of the plan as built whose
+	// bare columns take a row the engine picks (plan.RowChoices).
+	rowChoices []plan.RowChoice
 }
 
 // prepare rewrites p with the ESM+ rules and applies the order and column

@@ -225,8 +225,10 @@ func TestVacuousOrderBy(t *testing.T) {
 		// spark-053: a union of an empty input and one of at most one row.
 		{"((SELECT * FROM dogs LIMIT 0) UNION ALL (SELECT * FROM dogs ORDER BY age LIMIT 1)) ORDER BY age", "(SELECT * FROM dogs LIMIT 0) UNION ALL (SELECT * FROM dogs ORDER BY age LIMIT 1)", eq},
 		{"(SELECT * FROM dogs WHERE false) EXCEPT (SELECT * FROM dogs) ORDER BY age", "(SELECT * FROM dogs WHERE false) EXCEPT (SELECT * FROM dogs)", eq},
-		// Not a key, or a real sort key: the order still counts.
-		{"((SELECT * FROM dogs LIMIT 1) UNION ALL (SELECT * FROM dogs LIMIT 1)) ORDER BY age", "(SELECT * FROM dogs LIMIT 1) UNION ALL (SELECT * FROM dogs LIMIT 1)", ne},
+		// Not a key, or a real sort key: the order still counts. Where
+		// no database can show it (the engine's LIMIT 1 may pick one row
+		// twice), the pair is unknown: not_equivalent needs evidence.
+		{"((SELECT * FROM dogs LIMIT 1) UNION ALL (SELECT * FROM dogs LIMIT 1)) ORDER BY age", "(SELECT * FROM dogs LIMIT 1) UNION ALL (SELECT * FROM dogs LIMIT 1)", equivalence.Unknown},
 		{"SELECT name FROM dogs WHERE age = 1 ORDER BY name", "SELECT name FROM dogs WHERE age = 1", ne},
 		{"SELECT name FROM dogs ORDER BY age", "SELECT name FROM dogs ORDER BY 'a'", ne},
 		{"SELECT name FROM dogs WHERE dog_id > 1 ORDER BY age", "SELECT name FROM dogs WHERE dog_id > 1", ne},

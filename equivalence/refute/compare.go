@@ -142,6 +142,20 @@ func orderShows(r *exec.Result) bool {
 	return false
 }
 
+// ordersRows reports whether a result's ORDER BY orders anything: it is
+// ordered and not every row ties (ORDER BY a constant orders nothing).
+func ordersRows(r *exec.Result) bool {
+	if !r.Ordered || len(r.Ties) != len(r.Rows) {
+		return r.Ordered
+	}
+	for _, t := range r.Ties {
+		if t != r.Ties[0] {
+			return true
+		}
+	}
+	return false
+}
+
 // permute calls f with each permutation of 0..n-1 until f returns true.
 func permute(n int, f func([]int) bool) {
 	p := make([]int, n)

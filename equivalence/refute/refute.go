@@ -612,7 +612,7 @@ func classify(r1 *exec.Result, err1 error, r2 *exec.Result, err2 error, ignoreCo
 		out.kind = skip
 	case !differs(r1, r2, ignoreColumnOrder):
 		out.kind = same
-		if r1.Ordered && !r2.Ordered && orderShows(r1) {
+		if r1.Ordered && !ordersRows(r2) && orderShows(r1) {
 			out.kind = reordered
 		}
 	case !ignoreColumnOrder && !differs(r1, r2, true):
