@@ -157,7 +157,8 @@ func TestWindowAggFilterPostgres(t *testing.T) {
 
 // TestRowNullTestPostgres: ROW(a, b) IS [NOT] NULL holds when every
 // field is [not] null, so IS NOT NULL is not NOT (IS NULL): for the row
-// (1, NULL) both tests are false. The same for (a, b) without ROW.
+// (1, NULL) both tests are false. The same for (a, b) without ROW and
+// for a whole-row reference to a FROM item (t IS NOT NULL).
 func TestRowNullTestPostgres(t *testing.T) {
 	s := fidelitySchema(t)
 	conn := pgConnect(t)
@@ -174,11 +175,19 @@ func TestRowNullTestPostgres(t *testing.T) {
 			b: "SELECT id, a IS NULL AND b IS NULL FROM t", prove: true, engine: fidelityRows},
 		{name: "not is null is some field", a: "SELECT id FROM t WHERE NOT (ROW(a, b) IS NULL)",
 			b: "SELECT id FROM t WHERE a IS NOT NULL OR b IS NOT NULL", prove: true, engine: fidelityRows},
+		{name: "whole row is not null vs not is null", a: "SELECT id FROM t WHERE t IS NOT NULL",
+			b: "SELECT id FROM t WHERE NOT (t IS NULL)", engine: fidelityRows},
+		{name: "whole row is not null is every column", a: "SELECT id FROM t WHERE t IS NOT NULL",
+			b: "SELECT id FROM t WHERE a IS NOT NULL AND b IS NOT NULL AND g IS NOT NULL", prove: true, engine: fidelityRows},
+		{name: "whole row of a key table is never null", a: "SELECT x.id FROM t AS x WHERE x IS NULL",
+			b: "SELECT id FROM t WHERE false", prove: true, engine: fidelityRows},
 	}
 	runIdentityCases(t, conn, s, fidelityDDL, cases, true)
 	fidelityExecMatches(t, conn, s, fidelityDB(), []string{
 		"SELECT id, ROW(a, b) IS NULL, ROW(a, b) IS NOT NULL, NOT (a, b) IS NULL, (a, b) IS NOT NULL FROM t",
 		"SELECT id FROM t WHERE ROW(a, b, g) IS NOT NULL",
+		"SELECT t.id, u IS NULL, u IS NOT NULL, t IS NOT NULL FROM t LEFT JOIN u USING (a)",
+		"SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE t IS NOT NULL)",
 	})
 }
 

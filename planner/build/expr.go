@@ -51,9 +51,12 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		e.Pos = be.Location
 		return e, nil
 	case *pg.Node_NullTest:
-		arg, err := b.expr(v.NullTest.Arg, sc, st)
-		if err != nil {
-			return nil, err
+		arg := b.wholeRow(v.NullTest.Arg, sc)
+		if arg == nil {
+			var err error
+			if arg, err = b.expr(v.NullTest.Arg, sc, st); err != nil {
+				return nil, err
+			}
 		}
 		name := plan.OpIsNull
 		if v.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL {

@@ -1,6 +1,8 @@
 package build
 
 import (
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -32,4 +34,37 @@ func (b *builder) rowNullTest(row *plan.Expr, op string, loc int32) (*plan.Expr,
 	e := plan.NewOp(plan.OpAnd, catalog.Bool, tests...)
 	e.Pos = loc
 	return e, nil
+}
+
+// wholeRow reads n, in PostgreSQL, as a whole-row reference when it is a
+// bare name that no column answers to but a FROM item does (t IS NULL):
+// the row of that item's columns, every one of them (those USING merged
+// away too). Names resolve level by level, a column before a FROM item,
+// as PostgreSQL does; nil when n is not such a reference.
+func (b *builder) wholeRow(n *pg.Node, sc *scope) *plan.Expr {
+	cr := n.GetColumnRef()
+	if b.schema.Dialect != catalog.Postgres || cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return nil
+	}
+	name := cr.Fields[0].GetString_().GetSval()
+	for s := sc; s != nil; s = s.parent {
+		var fields []*plan.Expr
+		for _, c := range s.cols {
+			if !c.hidden && b.nameEq(c.name, name) {
+				return nil
+			}
+			if c.qual != "" && b.nameEq(c.qual, name) {
+				f := plan.NewCol(c.id, c.typ)
+				f.Pos = cr.Location
+				fields = append(fields, f)
+			}
+		}
+		if len(fields) > 0 {
+			if s != sc {
+				sc.correlated = true
+			}
+			return &plan.Expr{Kind: plan.Tuple, Args: fields, Typ: catalog.Unknown, Pos: cr.Location}
+		}
+	}
+	return nil
 }
