@@ -77,6 +77,13 @@ func (b *ddlBuilder) alterCmd(ts *tableState, cmd *pg.AlterTableCmd, only bool) 
 		}
 	case pg.AlterTableType_AT_AddColumn:
 		if cd := cmd.Def.GetColumnDef(); cd != nil {
+			changing := map[string]bool{b.norm(t.Name): true}
+			if !only {
+				for _, ch := range b.children(ts) {
+					changing[b.norm(ch.t.Name)] = true
+				}
+			}
+			b.freezeViews(changing, "ALTER TABLE "+t.Name+" ADD COLUMN "+cd.Colname)
 			if err := b.newColumn(ts, cd); err != nil {
 				return err
 			}

@@ -67,10 +67,18 @@ func (b *ddlBuilder) createView(vs *pg.ViewStmt) error {
 	if _, dup := b.byName[k]; dup {
 		return fmt.Errorf("catalog: table %q declared twice", t.Name)
 	}
-	for i, v := range b.views {
+	for _, v := range b.views {
 		if b.norm(v.Name) == k {
 			if vs.Replace {
-				b.views[i] = t
+				// CREATE OR REPLACE may add columns at the end: views
+				// over this one keep the columns they had.
+				b.freezeViews(map[string]bool{k: true}, "CREATE OR REPLACE VIEW "+t.Name)
+				for j, w := range b.views {
+					if b.norm(w.Name) == k {
+						b.views[j] = t
+					}
+				}
+				delete(b.frozen, k)
 				return nil
 			}
 			return fmt.Errorf("catalog: table %q declared twice", t.Name)

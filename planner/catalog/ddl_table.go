@@ -85,12 +85,14 @@ type ddlBuilder struct {
 	matviews   map[string]bool
 	indexes    map[string]*tableState // unique index name → its table
 	pendingFKs []fkDef                // the foreign keys of the CREATE TABLE being read
+	frozen     map[string]bool        // views whose columns freezeViews fixed
 }
 
 func newBuilder(d Dialect, text string) *ddlBuilder {
 	return &ddlBuilder{d: d, text: text, byName: map[string]*tableState{},
 		domains: map[string]*domainDef{}, enums: map[string][]string{}, otherTypes: map[string]string{},
-		collations: map[string]bool{}, matviews: map[string]bool{}, indexes: map[string]*tableState{}}
+		collations: map[string]bool{}, matviews: map[string]bool{}, indexes: map[string]*tableState{},
+		frozen: map[string]bool{}}
 }
 
 func (b *ddlBuilder) norm(name string) string {
