@@ -156,6 +156,9 @@ func New(o Options) (*Pool, error) {
 		}
 		return nil, err
 	}
+	for _, w := range p.workers {
+		go p.watch(w, w.proc)
+	}
 	p.log.Info("judge workers started", "workers", o.Workers, "memory_limit", o.MemoryLimit)
 	return p, nil
 }
@@ -175,32 +178,55 @@ func (p *Pool) Judge(ctx context.Context, s *catalog.Schema, reference, candidat
 	}
 	budget := deadline.Sub(start)
 	hard := deadline.Add(budgetSlack(budget))
-	w, err := p.acquire(ctx, int(maphash.String(p.seed, reference)%uint64(len(p.workers))))
-	if err != nil {
-		return equivalence.Verdict{}, err
-	}
-	timeout := time.Until(deadline)
-	if timeout <= 0 {
-		p.release(w)
-		return equivalence.Verdict{}, fmt.Errorf("waiting for a free judge worker: %w", context.DeadlineExceeded)
-	}
-	req := request{ID: p.nextID.Add(1), SchemaKey: s.Fingerprint(), Reference: reference, Candidate: candidate,
-		Options: wopts, Timeout: timeout}
-	pr := w.proc
-	if !pr.schemas[req.SchemaKey] {
-		if len(pr.schemas) >= maxWorkerSchemas {
-			req.ResetSchemas = true
-			clear(pr.schemas)
+	pref := int(maphash.String(p.seed, reference) % uint64(len(p.workers)))
+	var w *worker
+	var req request
+	// A worker found dead before it got the request (killed or OOM while
+	// idle, its death not yet seen by watch) is no verdict of this
+	// judgement's: it is reaped and restarted, and the judgement tries
+	// once more on another (or the restarted) worker. A worker that dies
+	// once it has the request is not retried: the request may be what
+	// kills it.
+	for attempt := 0; ; attempt++ {
+		if w, err = p.acquire(ctx, pref); err != nil {
+			return equivalence.Verdict{}, err
 		}
-		req.Schema = s
+		timeout := time.Until(deadline)
+		if timeout <= 0 {
+			p.release(w)
+			return equivalence.Verdict{}, fmt.Errorf("waiting for a free judge worker: %w", context.DeadlineExceeded)
+		}
+		req = request{ID: p.nextID.Add(1), SchemaKey: s.Fingerprint(), Reference: reference, Candidate: candidate,
+			Options: wopts, Timeout: timeout}
+		pr := w.proc
+		if pr.exited() {
+			p.died(w, pr, "before a judgement")
+			if attempt == 0 {
+				continue
+			}
+			return equivalence.Verdict{}, fmt.Errorf("%w before the judgement (%v)", ErrWorkerDied, errString(pr.exitErr))
+		}
+		if !pr.schemas[req.SchemaKey] {
+			if len(pr.schemas) >= maxWorkerSchemas {
+				req.ResetSchemas = true
+				clear(pr.schemas)
+			}
+			req.Schema = s
+		}
+		if err := pr.enc.send(req); err != nil {
+			// The worker is gone (a broken pipe) or the request cannot be
+			// encoded; either way the stream cannot be trusted. The
+			// worker did not read the request: try once more.
+			_ = pr.cmd.Process.Kill() // no-op for a dead one
+			p.died(w, pr, "before a judgement (the request could not be sent: "+err.Error()+")")
+			if attempt == 0 {
+				continue
+			}
+			return equivalence.Verdict{}, fmt.Errorf("%w: %v", ErrWorkerDied, err)
+		}
+		pr.schemas[req.SchemaKey] = true
+		break
 	}
-	if err := pr.enc.send(req); err != nil {
-		// The worker is gone (a broken pipe) or the request cannot be
-		// encoded; either way the stream cannot be trusted.
-		p.replace(w, "send failed", err)
-		return equivalence.Verdict{}, fmt.Errorf("%w: %v", ErrWorkerDied, err)
-	}
-	pr.schemas[req.SchemaKey] = true
 	type result struct {
 		v   equivalence.Verdict
 		err error
@@ -311,6 +337,38 @@ func (p *Pool) result(r response) (equivalence.Verdict, error) {
 	return equivalence.Verdict{}, errors.New(r.Err)
 }
 
+// died reaps w's process pr, which ended outside a judgement (killed
+// from outside, out of memory), and restarts it. The caller holds w.
+func (p *Pool) died(w *worker, pr *proc, when string) {
+	pr.wait()
+	p.deaths.Add(1)
+	p.m.deaths.Add(context.Background(), 1)
+	p.log.Error("judge worker died "+when+"; restarting it", "worker", w.idx, "pid", pr.pid,
+		"exit", errString(pr.exitErr), "read", errString(pr.readErr))
+	p.restart(w)
+}
+
+// watch follows w's process pr from its start: if it ends while w is
+// idle, watch takes w, reaps the process (which would otherwise stay a
+// zombie) and starts another. While w is held, its holder (a judgement,
+// a restart, Close) deals with a death.
+func (p *Pool) watch(w *worker, pr *proc) {
+	select {
+	case <-pr.done:
+	case <-p.closing:
+		return
+	}
+	p.mu.Lock()
+	if p.closed || w.proc != pr || !w.idle {
+		p.mu.Unlock()
+		return
+	}
+	w.idle = false
+	p.inflight.Add(1)
+	p.mu.Unlock()
+	p.died(w, pr, "while idle")
+}
+
 // replace kills w's process and restarts it.
 func (p *Pool) replace(w *worker, why string, err error) {
 	p.log.Warn("killing judge worker", "worker", w.idx, "pid", w.proc.pid, "reason", why, "err", errString(err))
@@ -338,6 +396,7 @@ func (p *Pool) restart(w *worker) {
 				p.mu.Lock()
 				w.proc = pr
 				p.mu.Unlock()
+				go p.watch(w, pr)
 				p.restarts.Add(1)
 				p.m.restarts.Add(context.Background(), 1)
 				p.log.Info("judge worker restarted", "worker", w.idx, "pid", pr.pid)

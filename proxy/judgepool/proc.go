@@ -98,6 +98,17 @@ func (pr *proc) read(r io.Reader, hello chan<- error) {
 	}
 }
 
+// exited reports whether the process's output has ended: it is dead,
+// or dying.
+func (pr *proc) exited() bool {
+	select {
+	case <-pr.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // kill ends the process and reaps it.
 func (pr *proc) kill() {
 	_ = pr.cmd.Process.Kill()
