@@ -23,7 +23,10 @@
 //
 // Supervision: a worker that dies during a judgement costs that verdict
 // (ErrWorkerDied) and is started again, with a growing pause if it fails to
-// start. A worker that has not answered by the deadline plus 10% + 20 ms is
+// start. A worker that dies while idle (killed from outside, the OOM killer)
+// is reaped and started again at once (Pool.watch); a judgement that gets a
+// worker found dead before it read the request is judged once more on a
+// live one, so the death costs no verdict. A worker that has not answered by the deadline plus 10% + 20 ms is
 // killed and restarted; the verdict is a timeout (wrapping
 // context.DeadlineExceeded), so the time budget holds even if the judge
 // does not. Each worker sets debug.SetMemoryLimit, and the supervisor reads
