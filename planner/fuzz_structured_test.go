@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlgen"
 	"github.com/pgequiv/pgequiv/planner"
 )
@@ -28,7 +29,7 @@ func FuzzPlanStructuredParams(f *testing.F) {
 }
 
 func fuzzPlanStructured(f *testing.F, cfg sqlgen.Config) {
-	schemas, err := sqlgen.LoadSchemas("../../shared/data/schemas")
+	schemas, err := sqlgen.LoadSchemas(shareddata.Path(f, "data/schemas"))
 	if err != nil {
 		f.Fatal(err)
 	}

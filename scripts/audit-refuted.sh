@@ -9,7 +9,7 @@
 # list does not depend on how busy the machine is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dataset=${1:-../shared/data/spider_pair_dev.jsonl}
+dataset=${1:-${PGEQUIV_SHARED:-testdata/shared}/data/spider_pair_dev.jsonl}
 shift || true
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

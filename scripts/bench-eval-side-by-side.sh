@@ -8,7 +8,7 @@
 #   scripts/bench-eval-side-by-side.sh ROUNDS BASELINE_BINARY OTHER_BINARY...
 set -euo pipefail
 rounds=$1; shift
-data="$(dirname "$0")/../../shared/data/spider_pair_dev.jsonl"
+data="${PGEQUIV_SHARED:-$(dirname "$0")/../testdata/shared}/data/spider_pair_dev.jsonl"
 out=$(mktemp); trap 'rm -f "$out" "$out.time" "$out.run"' EXIT
 for _ in $(seq "$rounds"); do
   for b in "$@"; do

@@ -6,7 +6,7 @@
 #   - eval:    pairs/s of `pgequiv eval` on all cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=../shared/data/spider_pair_dev.jsonl
+data=${PGEQUIV_SHARED:-testdata/shared}/data/spider_pair_dev.jsonl
 
 echo "== planner (BenchmarkPlanSpider, 3288 queries x 5)"
 go test ./planner -run '^$' -bench BenchmarkPlanSpider -benchtime 3288x -count 5 | grep -E '^Benchmark'

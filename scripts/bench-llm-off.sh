@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-main}
-data=$(cd ../shared/data && pwd)/spider_pair_dev.jsonl
+data=$(cd "${PGEQUIV_SHARED:-testdata/shared}/data" && pwd)/spider_pair_dev.jsonl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/pgequiv-head" ./cmd/pgequiv

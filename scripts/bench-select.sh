@@ -17,7 +17,7 @@
 #   scripts/bench-select.sh [--workers N] [other pgequiv select flags]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=../shared/data
+data=${PGEQUIV_SHARED:-testdata/shared}/data
 out=${BENCH_SELECT_OUT:-/tmp/pgequiv-bench-select}
 mkdir -p "$out"
 go build -o "$out/pgequiv" ./cmd/pgequiv

@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go test ./cmd/pgequiv -run TestBuildSpiderFixture -count=1 -update-spider-fixture -spider-fixture-out "$tmp/spider" >/dev/null
 go build -o "$tmp/pgequiv" ./cmd/pgequiv
-schemas=$(cd ../shared/data/schemas && pwd)
+schemas=$(cd "${PGEQUIV_SHARED:-testdata/shared}/data/schemas" && pwd)
 cd "$tmp/spider"
 "$tmp/pgequiv" eval --schemas "$schemas" --out "$tmp/jsonl.jsonl" pairs.jsonl 2>/dev/null | tail -1
 echo "== --tables"

@@ -14,14 +14,14 @@
 # equivalent to a reference that kept the literal ($1 = any other value
 # refutes it).
 #
-# Usage: scripts/spider-params.sh [DATASET.jsonl]   (default: ../shared/data/spider_pair_dev.jsonl)
+# Usage: scripts/spider-params.sh [DATASET.jsonl]   (default: testdata/shared/data/spider_pair_dev.jsonl)
 # Environment: WORKERS (eval's --workers, default 1: the search has a time
 # budget, so parallel judges on a loaded machine refute less and the two
 # runs compare worse); KEEP=DIR keeps both runs' --out files in DIR and
 # lists the ids refuted in one version only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=${1:-../shared/data/spider_pair_dev.jsonl}
+data=${1:-${PGEQUIV_SHARED:-testdata/shared}/data/spider_pair_dev.jsonl}
 if [ -n "${KEEP:-}" ]; then
 	mkdir -p "$KEEP"
 	tmp=$KEEP

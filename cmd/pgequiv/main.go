@@ -53,7 +53,7 @@ func usage(w io.Writer) {
 commands:
   plan    print the normalized logical plan of a query, or plan a dataset
   check   judge whether a candidate query is equivalent to a reference
-  cases   run a curated case file (../shared/equivalence/cases.yaml format)
+  cases   run a curated case file (testdata/shared/equivalence/cases.yaml format)
   eval    judge a labelled dataset (JSONL) and report AUC, precision, recall
   select  pick the best of several candidate queries per question, without a database
   serve   run the PostgreSQL wire-protocol proxy (pgequiv serve --config proxy.yaml)

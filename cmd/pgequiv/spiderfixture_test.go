@@ -19,7 +19,7 @@ import (
 )
 
 var (
-	updateSpiderFixture = flag.Bool("update-spider-fixture", false, "rebuild testdata/spider from ../shared/data")
+	updateSpiderFixture = flag.Bool("update-spider-fixture", false, "rebuild testdata/spider from the shared data (testdata/shared/data at the repository root)")
 	spiderFixtureOut    = flag.String("spider-fixture-out", "", "with -update-spider-fixture: build into this directory instead, from every shared pair and schema (scripts/spider-files-vs-jsonl.sh)")
 )
 

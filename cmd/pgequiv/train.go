@@ -21,8 +21,8 @@ import (
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "../shared/data/spider_pair_dev.jsonl", "labelled pairs (JSONL)")
-	schemas := fs.String("schemas", "../shared/data/schemas", "directory of <db>.sql schemas")
+	data := fs.String("data", "testdata/shared/data/spider_pair_dev.jsonl", "labelled pairs (JSONL)")
+	schemas := fs.String("schemas", "testdata/shared/data/schemas", "directory of <db>.sql schemas")
 	seed := fs.Uint64("seed", 1, "random seed (training is deterministic given seed and --workers)")
 	epochs := fs.Int("epochs", 8, "supervised epochs")
 	batch := fs.Int("batch", 32, "pair mini-batch size")

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 )
 
 func TestReadCasesSharedFile(t *testing.T) {
-	cf, err := ReadCasesFile(sharedDir + "/equivalence/cases.yaml")
+	cf, err := ReadCasesFile(shareddata.Path(t, "equivalence/cases.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

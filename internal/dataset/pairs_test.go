@@ -8,14 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 )
 
-// sharedDir is the project's shared material, a sibling of the repository
-// root (see shared/README.md).
-const sharedDir = "../../../shared"
-
 func TestReadPairsSharedFile(t *testing.T) {
-	pairs, err := ReadPairsFile(sharedDir + "/data/spider_pair_dev.jsonl")
+	pairs, err := ReadPairsFile(shareddata.Path(t, "data/spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

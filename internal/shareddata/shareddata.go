@@ -1,6 +1,10 @@
-// Package shareddata finds the project's shared material (../shared from
-// the repository root: the Spider pairs and databases, the prover suites,
-// the curated cases) for tests, wherever the test's package sits.
+// Package shareddata finds the project's shared material (testdata/shared
+// in the repository: the Spider pairs and databases, the prover suites,
+// the curated cases; sources and licences in its README) for tests,
+// wherever the test's package sits. The tree is in the repository so that a
+// fresh clone needs nothing beside it; PGEQUIV_SHARED may point elsewhere
+// (a folder with the same data/ and equivalence/ layout, such as a newer
+// corpus).
 //
 // A test that needs it fails when it is missing, with the path it looked
 // for: a skip would turn the main suites off without anyone noticing.
@@ -19,6 +23,10 @@ import (
 // data/ and equivalence/).
 const EnvDir = "PGEQUIV_SHARED"
 
+// InRepo is the shared material's directory relative to the repository
+// root (slash-separated).
+const InRepo = "testdata/shared"
+
 var root = sync.OnceValues(func() (string, error) {
 	if d := os.Getenv(EnvDir); d != "" {
 		return d, nil
@@ -29,7 +37,7 @@ var root = sync.OnceValues(func() (string, error) {
 	}
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(d), "shared"), nil
+			return filepath.Join(d, filepath.FromSlash(InRepo)), nil
 		}
 		if filepath.Dir(d) == d {
 			return "", errors.New("no go.mod above " + wd)
@@ -44,7 +52,7 @@ func Path(t testing.TB, rel string) string {
 	t.Helper()
 	p, err := Lookup(rel)
 	if err != nil {
-		t.Fatalf("shared material missing (the tests need ../shared beside the repository, or %s): %v", EnvDir, err)
+		t.Fatalf("shared material missing (the tests read %s in the repository, or %s when set): %v", InRepo, EnvDir, err)
 	}
 	return p
 }

@@ -34,10 +34,10 @@ type Query struct {
 	SQL        string
 }
 
-// proverSuites are the files of shared/data/provers.
+// proverSuites are the files of data/provers under the shared root.
 var proverSuites = []string{"spark", "tpcc", "tpch", "spark_no_order_by", "tpcc_no_order_by", "tpch_no_order_by", "cockroach"}
 
-// Load reads the corpora under shared (the repository's ../shared): the
+// Load reads the corpora under shared (testdata/shared, or PGEQUIV_SHARED): the
 // curated cases (postgres), the prover suites (postgres) and the Spider
 // dev pairs (sqlite). A pair whose schema does not load is an error.
 func Load(shared string) ([]Pair, error) {

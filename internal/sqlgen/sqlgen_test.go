@@ -9,16 +9,16 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlgen"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
-
-const schemaDir = "../../../shared/data/schemas"
 
 // schemas returns the bundled example (postgres) and every shared schema
 // (sqlite), by name.
 func schemas(t testing.TB) map[string]*catalog.Schema {
 	t.Helper()
+	schemaDir := shareddata.Path(t, "data/schemas")
 	list, err := sqlgen.LoadSchemas(schemaDir)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@
 // per pair (planning, rules and proof: the judgement less its search and
 // scores), and, with -list, each pair left unproved with its reason.
 //
-//	go run ./scripts/proversuite [-list] ../shared/data/provers/cockroach.jsonl
+//	go run ./scripts/proversuite [-list] testdata/shared/data/provers/cockroach.jsonl
 //
 // Pairs whose pg_check starts with "same" should be proved; a proof of a
 // pair whose pg_check starts with "differs", or a not_equivalent verdict
