@@ -232,10 +232,16 @@ const (
 	EnvAdminPassword = "PGEQUIV_ADMIN_PASSWORD"
 )
 
+// DefaultListen is listen's default. Its port is no other PostgreSQL
+// service's default (5432 is PostgreSQL's; 6432 PgBouncer's, pgcat's and
+// Odyssey's; 6543 Supavisor's; 9999 Pgpool-II's), so that the README's
+// serve command binds on a host that runs any of them (issue 37).
+const DefaultListen = "127.0.0.1:15432"
+
 // Default returns the configuration used for keys the file leaves out.
 func Default() Config {
 	return Config{
-		Listen: "127.0.0.1:6432",
+		Listen: DefaultListen,
 		Upstream: Upstream{
 			TLSMode:        "prefer",
 			ConnectTimeout: 10 * time.Second,

@@ -34,7 +34,7 @@ func TestShippedProxyYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Upstream.None || c.Listen != "127.0.0.1:6432" || len(c.Schema.Files) != 0 || c.Password != "" {
+	if !c.Upstream.None || c.Listen != DefaultListen || len(c.Schema.Files) != 0 || c.Password != "" {
 		t.Fatalf("shipped proxy.yaml: %+v", c)
 	}
 	if c.Catalog != "" {

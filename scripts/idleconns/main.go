@@ -3,7 +3,7 @@
 // as JSON. scripts/bench-proxy.sh uses it for "RSS with 500 idle
 // connections":
 //
-//	go run ./scripts/idleconns -addr 127.0.0.1:6432 -n 500 -pid 1234
+//	go run ./scripts/idleconns -addr 127.0.0.1:15432 -n 500 -pid 1234
 package main
 
 import (
@@ -25,7 +25,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:6432", "host:port to connect to")
+	addr := flag.String("addr", "127.0.0.1:15432", "host:port to connect to")
 	n := flag.Int("n", 500, "number of idle connections")
 	pid := flag.Int("pid", 0, "process whose RSS to report (required)")
 	user := flag.String("user", "postgres", "user name")

@@ -2,9 +2,9 @@
 // (scripts/benchmarks/bounded.sh starts PostgreSQL and the proxy, then
 // runs it):
 //
-//	bounded oversize -addr 127.0.0.1:6432 -pid 1234 -admin-user admin
-//	bounded load -addr 127.0.0.1:6432 -annotate 100 -enforce 50
-//	bounded verdicts -addr 127.0.0.1:6432 -admin-user admin
+//	bounded oversize -addr 127.0.0.1:15432 -pid 1234 -admin-user admin
+//	bounded load -addr 127.0.0.1:15432 -annotate 100 -enforce 50
+//	bounded verdicts -addr 127.0.0.1:15432 -admin-user admin
 //
 // oversize sends 20 MB tagged and untagged statements and reports the proxy's resident size before and after, the
 // slowest answer, and the bytes SHOW VERDICTS returns; load runs tagged
@@ -36,7 +36,7 @@ func main() {
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
-	addr := fs.String("addr", "127.0.0.1:6432", "proxy host:port")
+	addr := fs.String("addr", "127.0.0.1:15432", "proxy host:port")
 	db := fs.String("db", "kennel", "database")
 	user := fs.String("user", "postgres", "user")
 	adminUser := fs.String("admin-user", "admin", "admin console user (trust)")
