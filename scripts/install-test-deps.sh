@@ -8,8 +8,19 @@
 # telemetry test builds (its own go.mod, so none of the Collector's
 # dependencies enter the main module).
 #
+# It installs binaries, not services: the tests start their own
+# PostgreSQL, PgBouncer and Prometheus processes on free loopback ports, and
+# a system PgBouncer or Prometheus started by the package would hold 6432
+# and 9090 on the host for good. So the packages are installed with a
+# policy-rc.d that forbids starting services (unless one is already in
+# place, as in Docker images), and the services of the packages it
+# installed are then disabled and stopped (pgbouncer, prometheus,
+# postgresql's system cluster).
+#
 # It is idempotent: when everything is already present it only checks and
-# exits (no apt-get update). Run it as root, or with sudo available.
+# exits (no apt-get update), warning about a system PgBouncer or
+# Prometheus it finds running (it does not stop a service it did not
+# install). Run it as root, or with sudo available.
 set -euo pipefail
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -72,9 +83,33 @@ download_otlpreceiver() {
 		echo "install-test-deps: building test/otlpreceiver failed; the telemetry test will fail to build it" >&2
 }
 
+# services lists the system services the packages in $1 (space-separated)
+# ship; the tests use none of them.
+services() {
+	local p
+	for p in $1; do
+		case $p in
+		pgbouncer | prometheus | postgresql) echo "$p" ;;
+		esac
+	done
+}
+
+# warn_running_services names a system PgBouncer or Prometheus that runs
+# (a Debian service, perhaps started when an earlier install ran): the tests
+# do not need it, and it holds the port a newcomer's tools expect free.
+warn_running_services() {
+	local s
+	for s in pgbouncer prometheus; do
+		pgrep -x "$s" >/dev/null 2>&1 || continue
+		echo "install-test-deps: a $s process is running (pgrep -a $s); the tests start their own and do not need it;" \
+			"if the package's service started it, stop it with: systemctl disable --now $s (or: service $s stop)" >&2
+	done
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
 	install_node_client
 	download_otlpreceiver
+	warn_running_services
 	echo "install-test-deps: all test dependencies present"
 	exit 0
 fi
@@ -93,12 +128,46 @@ if [ "$(id -u)" -ne 0 ]; then
 	fi
 fi
 
+# policy-rc.d exiting 101 tells invoke-rc.d and deb-systemd-invoke, which
+# package scripts start services through, that starting is forbidden
+# (Debian Policy, /usr/share/doc/init-system-helpers/README.policy-rc.d).
+# One already there (Docker images ship one) is left as it is.
+policy=/usr/sbin/policy-rc.d
+ours_policy=""
+remove_policy() {
+	[ -n "$ours_policy" ] && $SUDO rm -f "$policy"
+	ours_policy=""
+}
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\n# install-test-deps.sh: no services start while it installs\nexit 101\n' |
+		$SUDO tee "$policy" >/dev/null
+	$SUDO chmod 755 "$policy"
+	ours_policy=1
+	trap remove_policy EXIT
+fi
+
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs
+remove_policy
 
-# Debian's postgresql package may start a system cluster; the tests start
-# their own throwaway clusters and do not need it, but leave it alone.
+# The packages still enable their services for the next boot, and a
+# policy-rc.d that was already there may allow starting: disable and stop
+# the services of what was installed now.
+for s in $(services "$pkgs"); do
+	if [ -d /run/systemd/system ] && have systemctl; then
+		$SUDO systemctl disable --now "$s" >/dev/null 2>&1 || true
+	else
+		if have update-rc.d; then
+			$SUDO update-rc.d "$s" disable >/dev/null 2>&1 || true
+		fi
+		if have service; then
+			$SUDO service "$s" stop >/dev/null 2>&1 || true
+		fi
+	fi
+	echo "install-test-deps: $s installed as a binary; its system service is disabled"
+done
+warn_running_services
 install_node_client
 echo "install-test-deps: done"
