@@ -68,6 +68,11 @@ var appPairs = []appPair{
 		sel("posts", `WHERE EXISTS(SELECT 1 AS "a" FROM "post_tags" U1 INNER JOIN "tags" U2 ON (U1."tag_id" = U2."id") WHERE U2."name" = 'go' LIMIT 1)`), true},
 	{"published after, wrong column", sel("posts", `WHERE "posts"."published_at" > '2024-01-01T00:00:00+00:00'::timestamptz`),
 		sel("posts", `WHERE "posts"."created_at" > '2024-01-01T00:00:00+00:00'::timestamptz`), true},
+	// Several LIKE patterns on one column: a row must match them all.
+	{"multi-pattern LIKE", sel("posts", `WHERE ("posts"."title"::text LIKE '%(voice)%' AND "posts"."title"::text LIKE '%(uncredited)%')`),
+		sel("posts", `WHERE ("posts"."title"::text LIKE '%(voice)%' AND "posts"."title"::text LIKE '%(uncredited)%' AND NOT ("posts"."title"::text LIKE '%(voice)%(uncredited)%'))`), true},
+	{"prefix, infix and suffix LIKE, one case changed", sel("posts", `WHERE ("posts"."title"::text LIKE 'Re: %' AND "posts"."title"::text LIKE '%[draft]%' AND "posts"."title"::text LIKE '%?')`),
+		sel("posts", `WHERE ("posts"."title"::text LIKE 'Re: %' AND "posts"."title"::text LIKE '%[Draft]%' AND "posts"."title"::text LIKE '%?')`), true},
 
 	// Rewrites that keep the result: never refuted, and searched on
 	// databases that gave every table read a row.

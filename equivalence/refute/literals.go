@@ -2,6 +2,7 @@ package refute
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -22,6 +23,9 @@ type literals struct {
 	// folds evaluates constant expressions compared with columns
 	// (PostgreSQL plans only, whose semantics exec.EvalConst has).
 	folds bool
+	// likes holds, per column, the distinct patterns it is matched
+	// with by LIKE (see likecombo.go).
+	likes map[colKey][]string
 }
 
 // collectLiterals collects the literals of plans without folding
@@ -44,6 +48,7 @@ func collectLiteralsFor(d catalog.Dialect, plans ...*plan.Plan) *literals {
 		}
 		p.Root.WalkNodes(func(n *plan.Node) { n.Exprs(func(s **plan.Expr) { visit(*s) }) })
 	}
+	l.addLikeCombos()
 	return l
 }
 
@@ -140,6 +145,14 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 		return
 	}
 	pattern := x.Name == plan.OpLike || x.Name == plan.OpNotLike || x.Name == plan.OpILike || x.Name == plan.OpNotILike
+	if x.Name == plan.OpLike && len(x.Args) == 2 && x.Args[1].Kind == plan.Const && !x.Args[1].Null {
+		if l.likes == nil {
+			l.likes = map[colKey][]string{}
+		}
+		if ps := l.likes[key]; !slices.Contains(ps, x.Args[1].Value) {
+			l.likes[key] = append(ps, x.Args[1].Value)
+		}
+	}
 	for _, a := range x.Args {
 		if a.Kind != plan.Const && l.folds {
 			// A constant expression (date '1996-01-01' + interval
