@@ -290,3 +290,47 @@ func TestWindowAggFilterSQLite(t *testing.T) {
 		})
 	}
 }
+
+// TestUsingJoinDeclaredTypesPostgres: USING's merged column has the two
+// sides' common type, and an inner join reads the side that needs no
+// conversion, so across declared types its value may print or compare
+// unlike either side as the planner would read it (timestamp against
+// timestamptz, numeric(10,2)'s 1.50 against numeric's 1.5, real against
+// double precision, text converted to char in a RIGHT join). The planner refuses those
+// (PostgreSQL shows the naive reading wrong) and models integers of any
+// width and text against varchar (PostgreSQL confirms the proofs).
+func TestUsingJoinDeclaredTypesPostgres(t *testing.T) {
+	const ddl = `CREATE TABLE p (id int PRIMARY KEY, ts timestamp, c char(3), f real, n numeric(10,2), v varchar(10), k bigint);
+CREATE TABLE q (id int PRIMARY KEY, ts timestamptz, c text, f float8, n numeric, v text, k int);`
+	const rows = `INSERT INTO p VALUES (1, '2020-01-01', 'ab', 1.5, 1.5, 'x', 7), (2, '2020-01-02', 'cd', 2.5, 2, 'y', 8);
+INSERT INTO q VALUES (1, '2020-01-01 00:00+00', 'ab', 1.5, 1.5, 'x', 7), (3, '2020-01-02 00:00+00', 'cd', 2.5, 2.0, 'z', 9);
+INSERT INTO p VALUES (3, NULL, NULL, 1.1, NULL, NULL, NULL); INSERT INTO q VALUES (4, NULL, NULL, 1.1::real, NULL, NULL, NULL);`
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := pgConnect(t)
+	ctx := context.Background()
+	for _, c := range []struct{ using, naive string }{
+		{"SELECT ts FROM p JOIN q USING (ts)", "SELECT p.ts FROM p JOIN q ON p.ts = q.ts"},
+		{"SELECT n FROM p JOIN q USING (n)", "SELECT p.n FROM p JOIN q ON p.n = q.n"},
+		{"SELECT f FROM p JOIN q USING (f)", "SELECT p.f FROM p JOIN q ON p.f = q.f"},
+		{"SELECT q.id FROM p RIGHT JOIN q USING (c) WHERE c = 'ab '", "SELECT q.id FROM p RIGHT JOIN q ON p.c = q.c WHERE q.c = 'ab '"},
+	} {
+		if !pgDiffer(t, conn, ddl, rows, c.using, c.naive) {
+			t.Errorf("PostgreSQL reads %q as %q: the refusal is needless", c.using, c.naive)
+		}
+		if _, err := planner.Plan(ctx, s, c.using, planner.Options{}); !errors.Is(err, build.ErrUnsupported) {
+			t.Errorf("%s: planned (%v), want refused as unsupported", c.using, err)
+		}
+	}
+	cases := []identityCase{
+		{name: "bigint and int", a: "SELECT * FROM p JOIN q USING (k)",
+			b: "SELECT p.k, p.id, p.ts, p.c, p.f, p.n, p.v, q.id, q.ts, q.c, q.f, q.n, q.v FROM p JOIN q ON p.k = q.k", prove: true, engine: rows},
+		{name: "varchar and text", a: "SELECT v, p.id FROM p LEFT JOIN q USING (v)",
+			b: "SELECT p.v, p.id FROM p LEFT JOIN q ON p.v = q.v", prove: true, engine: rows},
+		{name: "right keeps the right's", a: "SELECT v, q.id FROM p RIGHT JOIN q USING (v)",
+			b: "SELECT p.v, q.id FROM p RIGHT JOIN q ON p.v = q.v", engine: rows},
+	}
+	runIdentityCases(t, conn, s, ddl, cases, true)
+}

@@ -1,8 +1,11 @@
 package build
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -56,14 +59,40 @@ func (b *builder) pgUsingPairs(names []string, natural bool, lcols, rcols []scop
 		case ri < 0:
 			return nil, b.errf(-1, "column %q specified in USING clause does not exist in right table", name)
 		}
-		if lcols[li].typ != rcols[ri].typ {
-			// The merged column takes the two types' common type; not
-			// modelled.
-			return nil, b.unsupported(-1, "USING columns of different types")
+		if !b.sameMergedValue(lcols[li].id, rcols[ri].id) {
+			return nil, b.unsupported(-1, "USING columns whose declared types differ")
 		}
 		pairs = append(pairs, usingPair{name: name, li: li, ri: ri})
 	}
 	return pairs, nil
+}
+
+// sameMergedValue says the merged column of USING columns l and r
+// holds, on each row, the value of the side mergeUsing reads, as it
+// prints. PostgreSQL converts both sides to their common type and, in an
+// inner join, reads the side that needs no conversion: across declared
+// types that may change the text (timestamp to timestamptz, text to
+// char, float4 to float8, numeric(10,2)'s 1.50 against numeric's 1.5) or
+// pick the other side's spelling, so only these pairs are modelled: one
+// declared type; integers of any width (bool, date, uuid and bytea have
+// one); text, varchar or char(n) against one another but never char
+// against the others, under deterministic collations.
+func (b *builder) sameMergedValue(l, r plan.ColumnID) bool {
+	dl, dr := b.meta.Domain(l), b.meta.Domain(r)
+	switch {
+	case dl.Type != dr.Type || dl.Mixed || dr.Mixed:
+		return false
+	case dl.Base != "" && dl.Base == dr.Base && dl.Mod == dr.Mod && strings.EqualFold(dl.Collation, dr.Collation):
+		return true
+	case dl.Nondeterministic || dr.Nondeterministic:
+		return false
+	case dl.Type == catalog.Int || dl.Type == catalog.Bool || dl.Type == catalog.Date || dl.Type == catalog.UUID || dl.Type == catalog.Bytes:
+		// One type each (bar the integers' widths, which print alike).
+		return true
+	case dl.Type == catalog.Text:
+		return (dl.Base == "char") == (dr.Base == "char") && strings.EqualFold(dl.Collation, dr.Collation)
+	}
+	return false
 }
 
 // mergeUsing makes the scope of a USING or NATURAL join whose inputs'
