@@ -254,6 +254,15 @@ func (t *Table) IntegerOnly(d Dialect, ord int) bool {
 	return !t.IsView() && len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == ord && t.rowidAlias(t.PrimaryKey)
 }
 
+// RowIDAlias returns the ordinal of the column of SQLite table t that is
+// the rowid's alias (see rowidAlias), or -1 when it has none.
+func (t *Table) RowIDAlias() int {
+	if !t.IsView() && len(t.PrimaryKey) == 1 && t.rowidAlias(t.PrimaryKey) {
+		return t.PrimaryKey[0]
+	}
+	return -1
+}
+
 // rowidAlias says a SQLite table whose primary key is ords makes it the
 // rowid's alias: a rowid table's lone column declared exactly INTEGER,
 // without DESC.

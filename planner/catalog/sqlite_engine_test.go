@@ -148,16 +148,19 @@ func TestSQLiteRowidAliasMatchesEngine(t *testing.T) {
 				t.Fatalf("the DDL reader refuses it: %v", err)
 			}
 			type facts struct {
-				notNull, integerOnly bool
-				pk                   []int
-				keys                 [][]int
+				notNull, integerOnly, alias bool
+				pk                          []int
+				keys                        [][]int
 			}
 			read := func(s *catalog.Schema) facts {
 				tb := s.Table("t")
-				return facts{tb.Columns[0].NotNull, tb.IntegerOnly(catalog.SQLite, 0), tb.PrimaryKey, tb.Keys()}
+				return facts{tb.Columns[0].NotNull, tb.IntegerOnly(catalog.SQLite, 0), tb.RowIDAlias() == 0, tb.PrimaryKey, tb.Keys()}
 			}
 			ft, ff := read(text), read(file.Schema)
-			if ft.notNull != ff.notNull || ft.integerOnly != ff.integerOnly || !slices.Equal(ft.pk, ff.pk) || fmt.Sprint(ft.keys) != fmt.Sprint(ff.keys) {
+			if ft.alias != c.alias {
+				t.Errorf("RowIDAlias says alias %v", ft.alias)
+			}
+			if ft.notNull != ff.notNull || ft.integerOnly != ff.integerOnly || ft.alias != ff.alias || !slices.Equal(ft.pk, ff.pk) || fmt.Sprint(ft.keys) != fmt.Sprint(ff.keys) {
 				t.Errorf("the DDL reader says %+v, the file reader %+v", ft, ff)
 			}
 			// The engine: does k keep a NULL, does it keep 5.5?
