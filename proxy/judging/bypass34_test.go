@@ -177,3 +177,54 @@ func TestBypassSettingsDrift(t *testing.T) {
 			probe: ownerIns(9308), probeCode: SQLStateUnverified, probeMsg: "INSERT has side effects", check: ownerCount(9308)},
 	})
 }
+
+// TestBypassUnreadWrites (issue 34, item 3, the unread paths): a tagged
+// statement over max_query_size is not parsed, but the proxy's lexer
+// still finds its write, which enforce mode refuses for its side effects
+// whatever enforce_unknown says; a padded read stays an unknown verdict,
+// forwarded under enforce_unknown: false. Words in comments and literals
+// are not writes.
+func TestBypassUnreadWrites(t *testing.T) {
+	set := bypassSettings(t)
+	set.Options.MaxQueryBytes = 2048
+	pad := "/*" + strings.Repeat("x", 3000) + "*/ "
+	runEnforceCases(t, set, []enforceCase{
+		{name: "padded tagged UPDATE", sql: "UPDATE dogs SET age = 98 WHERE dog_id = 1 " + pad + tagRef(countStar),
+			code: SQLStateUnverified, msg: "not judged: UPDATE (seen by the proxy's lexer", check: "SELECT count(*) FROM dogs WHERE age = 98"},
+		{name: "padded tagged data-modifying WITH", sql: "WITH d AS (DELETE FROM dogs WHERE dog_id = 2 RETURNING 1) SELECT count(*) FROM dogs " + pad + tagRef(countStar),
+			code: SQLStateUnverified, msg: "not judged: DELETE", check: "SELECT 1 - count(*) FROM dogs WHERE dog_id = 2"},
+		{name: "padded write under a session reference", setup: []string{"SET pgequiv.reference = '" + countStar + "'"},
+			sql: ownerIns(9501) + " " + pad, code: SQLStateUnverified, msg: "not judged: INSERT", check: ownerCount(9501)},
+		{name: "padded write hidden behind a tag-looking string", sql: "SELECT '" + strings.Repeat("y", 3000) + "'; " + ownerIns(9502) + " " + tagRef(countStar),
+			code: SQLStateUnverified, msg: "not judged: INSERT", check: ownerCount(9502)},
+		// Reads run: unknown, forwarded under enforce_unknown: false.
+		{name: "padded tagged SELECT", sql: countOwner + " " + pad + tagRef(countStar)},
+		{name: "padded SELECT naming writes in comments and strings", sql: countOwner + " AND 'update' <> 'insert into' /* DELETE */ " + pad + tagRef(countStar)},
+	})
+}
+
+// TestBypassBusyWrites: the same while the proxy is too busy to read a
+// tagged statement (every read slot taken): the write is refused and does
+// not happen, the read is forwarded.
+func TestBypassBusyWrites(t *testing.T) {
+	set := bypassSettings(t)
+	set.VerdictTimeout = 400 * time.Millisecond
+	e := startJudgeProxy(t, set, JudgingOptions{ReadSlots: 1})
+	ctx := testCtx(t, 60*time.Second)
+	direct := kennelDirect(t, ctx)
+	conn, _ := e.connectNotices(t, ctx, kennelDB)
+	e.j.admit.slots <- struct{}{} // the proxy is busy reading another statement
+	defer func() { <-e.j.admit.slots }()
+	err := simpleExec(ctx, conn, "UPDATE dogs SET age = 97 WHERE dog_id = 1 "+tagRef(countStar))
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "not judged: UPDATE") {
+		t.Fatalf("tagged UPDATE while busy: %v", err)
+	}
+	var n int
+	if err := direct.QueryRow(ctx, "SELECT count(*) FROM dogs WHERE age = 97").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the refused UPDATE ran: %d rows, %v", n, err)
+	}
+	if err := simpleExec(ctx, conn, countOwner+" "+tagRef(countStar)); err != nil {
+		t.Fatalf("tagged SELECT while busy: %v", err)
+	}
+}

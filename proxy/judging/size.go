@@ -107,6 +107,9 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 		job.mode = ModeEnforce
 	}
 	job.deadline = judgeDeadline(job.start, set)
+	if job.mode == ModeEnforce {
+		job.sideEffects = unreadEffect(ev)
+	}
 	j.stats.tagged.Add(1)
 	out := j.run(ctx, job)
 	switch job.mode {
@@ -119,6 +122,29 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 		j.recordLater(job, out, "logged")
 		return proxy.Action{}
 	}
+}
+
+// unreadEffect is what may give an unread statement side effects, read
+// with the proxy's own lexer (tag.UnreadEffect): enforce mode refuses
+// such a statement for its side effects, as it would have once parsed,
+// whatever enforce_unknown says; padding an UPDATE past max_query_size,
+// or sending it while the proxy is busy, must not let it run. Where the
+// session's standard_conforming_strings is uncertain, both readings
+// count.
+func unreadEffect(ev *proxy.QueryEvent) string {
+	strs := tag.StandardStrings
+	if ev.BackslashStrings {
+		strs = tag.BackslashStrings
+	}
+	text := string(ev.SQL)
+	why := tag.UnreadEffect(text, strs)
+	if why == "" && ev.StringsUncertain {
+		why = tag.UnreadEffect(text, 1-strs)
+	}
+	if why == "" {
+		return ""
+	}
+	return why + " (seen by the proxy's lexer in a statement it did not parse)"
 }
 
 // tooLargeBind is the verdict for a Bind whose values, written into the
