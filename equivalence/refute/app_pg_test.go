@@ -73,6 +73,14 @@ var appPairs = []appPair{
 		sel("posts", `WHERE ("posts"."title"::text LIKE '%(voice)%' AND "posts"."title"::text LIKE '%(uncredited)%' AND NOT ("posts"."title"::text LIKE '%(voice)%(uncredited)%'))`), true},
 	{"prefix, infix and suffix LIKE, one case changed", sel("posts", `WHERE ("posts"."title"::text LIKE 'Re: %' AND "posts"."title"::text LIKE '%[draft]%' AND "posts"."title"::text LIKE '%?')`),
 		sel("posts", `WHERE ("posts"."title"::text LIKE 'Re: %' AND "posts"."title"::text LIKE '%[Draft]%' AND "posts"."title"::text LIKE '%?')`), true},
+	// Thresholds and multiplicities.
+	{"HAVING threshold off by one", `SELECT "posts"."author_id", COUNT("posts"."id") AS "n" FROM "posts" GROUP BY "posts"."author_id" HAVING COUNT("posts"."id") > 5`,
+		`SELECT "posts"."author_id", COUNT("posts"."id") AS "n" FROM "posts" GROUP BY "posts"."author_id" HAVING COUNT("posts"."id") >= 5`, true},
+	{"sum for count", `SELECT "orders"."user_id", COUNT("orders"."id") AS "n" FROM "orders" GROUP BY "orders"."user_id"`,
+		`SELECT "orders"."user_id", SUM("orders"."total") AS "n" FROM "orders" GROUP BY "orders"."user_id"`, true},
+	// A six-way join: one matching row per alias before anything shows.
+	{"six-way join, flipped filter", `SELECT "comments"."id" FROM "comments" INNER JOIN "posts" ON ("comments"."post_id" = "posts"."id") INNER JOIN "users" ON ("posts"."author_id" = "users"."id") INNER JOIN "post_tags" ON ("post_tags"."post_id" = "posts"."id") INNER JOIN "tags" ON ("post_tags"."tag_id" = "tags"."id") INNER JOIN "orders" ON ("orders"."user_id" = "users"."id") WHERE ("tags"."name" = 'go' AND "orders"."state" = 'paid' AND "posts"."status" = 'published' AND "users"."is_staff")`,
+		`SELECT "comments"."id" FROM "comments" INNER JOIN "posts" ON ("comments"."post_id" = "posts"."id") INNER JOIN "users" ON ("posts"."author_id" = "users"."id") INNER JOIN "post_tags" ON ("post_tags"."post_id" = "posts"."id") INNER JOIN "tags" ON ("post_tags"."tag_id" = "tags"."id") INNER JOIN "orders" ON ("orders"."user_id" = "users"."id") WHERE ("tags"."name" = 'go' AND "orders"."state" <> 'paid' AND "posts"."status" = 'published' AND "users"."is_staff")`, true},
 
 	// Rewrites that keep the result: never refuted, and searched on
 	// databases that gave every table read a row.

@@ -92,7 +92,6 @@ func opaqueColumns(s *catalog.Schema, tables []*catalog.Table, plans ...*plan.Pl
 	if len(cands) == 0 {
 		return nil
 	}
-	u := &usage{used: map[plan.ColumnID]bool{}, from: map[plan.ColumnID][]plan.ColumnID{}, ok: true}
 	all := append([]*plan.Plan(nil), plans...)
 	for _, t := range cands {
 		if r := rulesFor(s, t); r != nil {
@@ -102,33 +101,24 @@ func opaqueColumns(s *catalog.Schema, tables []*catalog.Table, plans ...*plan.Pl
 			all = append(all, r.rowPlan, r.genPlan)
 		}
 	}
-	for _, p := range all {
-		if p != nil && p.Root != nil {
-			u.node(p.Root, false)
-		}
-	}
-	if !u.ok {
-		return nil
-	}
-	// A column is used when any column carrying it is.
-	for changed := true; changed; {
-		changed = false
-		for id, srcs := range u.from {
-			if !u.used[id] {
-				continue
-			}
-			for _, src := range srcs {
-				if !u.used[src] {
-					u.used[src], changed = true, true
-				}
-			}
-		}
-	}
+	// Column IDs are a plan's own: each plan is read apart, and a scan
+	// column is used when any plan uses it.
 	used := map[scanCol]bool{}
-	for _, n := range u.scans {
-		for i, id := range n.Cols {
-			if u.used[id] {
-				used[scanCol{n.Table.Name, i}] = true
+	for _, p := range all {
+		if p == nil || p.Root == nil {
+			continue
+		}
+		u := &usage{used: map[plan.ColumnID]bool{}, from: map[plan.ColumnID][]plan.ColumnID{}, ok: true}
+		u.node(p.Root, false)
+		if !u.ok {
+			return nil
+		}
+		u.propagate()
+		for _, n := range u.scans {
+			for i, id := range n.Cols {
+				if u.used[id] {
+					used[scanCol{n.Table.Name, i}] = true
+				}
 			}
 		}
 	}
@@ -164,6 +154,23 @@ type usage struct {
 type scanCol struct {
 	table string
 	ord   int
+}
+
+// propagate marks used every column a used column carries.
+func (u *usage) propagate() {
+	for changed := true; changed; {
+		changed = false
+		for id, srcs := range u.from {
+			if !u.used[id] {
+				continue
+			}
+			for _, src := range srcs {
+				if !u.used[src] {
+					u.used[src], changed = true, true
+				}
+			}
+		}
+	}
 }
 
 // node records n and its inputs; sub is set inside a subquery, whose
