@@ -59,6 +59,16 @@ func (j *judgement) prove() error {
 		// rewrote both sides alike, so nothing needs assuming.
 		v.Label = Equivalent
 		v.Differences = nil
+	case ref.p.Raises != "" || cand.p.Raises != "":
+		// PostgreSQL answers one query or both with an error whatever
+		// the data, or may (planner/norm/raises.go): an error is not an
+		// empty result, and two errors are alike whatever columns the
+		// queries name. Only a search that meets a database on which one
+		// fails and the other returns rows could tell them apart; the
+		// search skips such databases, so the pair stays unknown
+		// (docs/soundness.md, issue 33 item 5).
+		v.Label = Unknown
+		v.Notes = append(v.Notes, "neither proved nor refuted: PostgreSQL fails, or may fail, "+raisesNote(ref.p, cand.p))
 	case ref.fp == cand.fp && len(ref.assumptions)+len(cand.assumptions) == 0:
 		v.Label = Equivalent
 		v.Differences = nil
@@ -185,4 +195,16 @@ func unmodelledReads(plans ...*plan.Plan) []string {
 		}
 	}
 	return out
+}
+
+// raisesNote names the query or queries PostgreSQL fails (or may) whatever the
+// data, and why.
+func raisesNote(ref, cand *plan.Plan) string {
+	switch {
+	case ref.Raises != "" && cand.Raises != "":
+		return "both queries (" + ref.Raises + "; " + cand.Raises + ")"
+	case ref.Raises != "":
+		return "the reference (" + ref.Raises + ")"
+	}
+	return "the candidate (" + cand.Raises + ")"
 }

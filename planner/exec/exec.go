@@ -70,6 +70,14 @@ func Execute(ctx context.Context, p *plan.Plan, db Database) (*Result, error) {
 
 // ExecuteWith runs p over db with the semantics opts select.
 func ExecuteWith(ctx context.Context, p *plan.Plan, db Database, opts Options) (*Result, error) {
+	if p.Raises != "" && opts.Dialect != catalog.SQLite {
+		// PostgreSQL fails the query before it reads a row, on every
+		// database, or may (norm/raises.go).
+		if p.RaisesAlways {
+			return nil, queryErr("%s", p.Raises)
+		}
+		return nil, cannot("PostgreSQL may fail the query whatever the data: %s", p.Raises)
+	}
 	if err := enumRefusal(p); err != nil {
 		return nil, err
 	}

@@ -36,6 +36,11 @@ func NormalizeContext(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
 	if z.stopped() {
 		return nil, fmt.Errorf("normalize: %w", z.err)
 	}
+	if p.Raises, p.RaisesAlways = planRaises(p); p.Raises != "" {
+		// PostgreSQL answers with an error: the rules would fold the part
+		// that fails away (raises.go).
+		return p, nil
+	}
 	for pass := 0; pass < maxPasses; pass++ {
 		z.changed = false
 		p.Root = z.node(p.Root, flags{keepOrder: true, keepCols: true})

@@ -327,6 +327,14 @@ type Plan struct {
 	Ordered bool
 	// Rules lists the normalization rules that fired, in order, once each.
 	Rules []string
+	// Raises, when set, says why PostgreSQL may raise an error for the
+	// query whatever the data (a constant 1/0 it folds while planning, a
+	// literal its type rejects, a negative constant LIMIT): the result is
+	// an error, not rows, so no proof may read the plan as returning rows
+	// (issue 33, item 5; set by norm on the plan as built).
+	// RaisesAlways says PostgreSQL raises it on every database.
+	Raises       string
+	RaisesAlways bool
 }
 
 // Clone returns a deep copy of p: its nodes, expressions, subquery plans
