@@ -246,6 +246,8 @@ func TestUsingJoinStarPostgres(t *testing.T) {
 		"SELECT * FROM (t JOIN u USING (a)) JOIN v USING (b)",
 		"SELECT * FROM (t RIGHT JOIN u USING (a)) AS j (k, tid, tb, tg, id) FULL JOIN v USING (id)",
 		"SELECT j.x, j.c FROM (t JOIN u USING (a)) AS j (x)",
+		"SELECT x.a, x.*, t.a FROM t FULL JOIN u USING (a) AS x",
+		"SELECT x.*, a FROM t NATURAL JOIN v JOIN u USING (a) AS x",
 	})
 	fidelityRejects(t, conn, s, []string{
 		"SELECT * FROM t JOIN u USING (a, a)",

@@ -245,6 +245,13 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 	}
 	if len(pairs) > 0 {
 		node, cols = b.mergeUsing(node, n.Join, cols, len(lcols), pairs)
+		if a := j.JoinUsingAlias; a != nil {
+			// USING (k) AS x: x.k and x.* name the merged columns.
+			for _, m := range cols[:len(pairs)] {
+				m.qual, m.hidden = a.Aliasname, true
+				cols = append(cols, m)
+			}
+		}
 	}
 	if j.Alias != nil && b.schema.Dialect == catalog.Postgres {
 		cols, err := b.aliasJoin(j.Alias, cols)
