@@ -13,15 +13,13 @@ import (
 // is not in the view. The catalog keeps a view as its SQL, expanded
 // when a query reads it, so before a table gains a column (ALTER TABLE
 // ... ADD COLUMN, CREATE OR REPLACE VIEW of a view it reads) every view
-// over it that has a star is frozen: its SQL becomes
-// SELECT s.c1, ..., s.cn FROM (<its SQL>) AS s over the columns it has
-// now. (A view's columns have distinct names, or PostgreSQL refuses it.)
+// over it that has a star or a NATURAL join is frozen: each star of its
+// select lists becomes the columns it stands for now (t.a, t.b, or the
+// merged a of a JOIN USING), and each NATURAL join a join USING the
+// columns its sides have in common now.
 // A view whose columns the loader cannot name is dropped and reported:
 // queries over it do not plan, which is no wrong verdict. SQLite expands
 // a view's star each time the view is read: nothing is frozen there.
-
-// frozenAlias names the derived table a frozen view selects from.
-const frozenAlias = "pgequiv_frozen"
 
 // freezeViews freezes the views that read a relation in changing (by
 // normalised name) and have a star or a NATURAL join.
@@ -36,13 +34,15 @@ func (b *ddlBuilder) freezeViews(changing map[string]bool, why string) {
 			keep = append(keep, v)
 			continue
 		}
-		names, ok := b.selectNames(sel, nil, 0)
-		if ok {
-			if sql, err := frozenSQL(sel, names); err == nil {
-				v.ViewSQL = sql
-				b.frozen[b.norm(v.Name)] = true
-				keep = append(keep, v)
-				continue
+		if b.fixNatural(sel) {
+			if _, ok := b.selectNames(sel, nil, 0); ok {
+				sql, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}}})
+				if err == nil {
+					v.ViewSQL = sql
+					b.frozen[b.norm(v.Name)] = true
+					keep = append(keep, v)
+					continue
+				}
 			}
 		}
 		b.drop(fmt.Sprintf("view %s: its SELECT * was expanded when it was created, before %s; the loader cannot name its columns, so queries over it do not plan", v.Name, why))
@@ -75,47 +75,84 @@ func (b *ddlBuilder) viewQuery(v *Table) (*pg.SelectStmt, []string, bool) {
 	return sel, reads, star
 }
 
-// frozenSQL is SELECT s.names... FROM (sel) AS s.
-func frozenSQL(sel *pg.SelectStmt, names []string) (string, error) {
-	var targets []*pg.Node
-	for _, n := range names {
-		ref := pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(frozenAlias), pg.MakeStrNode(n)}, -1)
-		targets = append(targets, pg.MakeResTargetNodeWithVal(ref, -1))
+// fixNatural turns each NATURAL join of sel into a join USING the
+// columns its sides have in common now: PostgreSQL fixed them when the
+// view was created, and a common column added later must not join too.
+// False where the loader cannot name a side's columns.
+func (b *ddlBuilder) fixNatural(sel *pg.SelectStmt) bool {
+	ctes := map[string]*pg.CommonTableExpr{}
+	var joins []*pg.JoinExpr
+	walkMessages(sel.ProtoReflect(), func(m protoreflect.Message) {
+		switch x := m.Interface().(type) {
+		case *pg.CommonTableExpr:
+			ctes[x.Ctename] = x
+		case *pg.JoinExpr:
+			if x.IsNatural {
+				joins = append(joins, x)
+			}
+		}
+	})
+	for _, j := range joins {
+		l, ok := b.fromNames(j.Larg, ctes, 0)
+		if !ok {
+			return false
+		}
+		r, ok := b.fromNames(j.Rarg, ctes, 0)
+		if !ok {
+			return false
+		}
+		j.IsNatural = false
+		for _, c := range names(l.star) {
+			if slices.Contains(names(r.star), c) {
+				j.UsingClause = append(j.UsingClause, pg.MakeStrNode(c))
+			}
+		}
+		if len(j.UsingClause) == 0 {
+			// A NATURAL join without common columns joins ON true.
+			j.Quals = &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: true}}}}}
+		}
 	}
-	from := &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
-		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}},
-		Alias:    &pg.Alias{Aliasname: frozenAlias},
-	}}}
-	outer := &pg.SelectStmt{TargetList: targets, FromClause: []*pg.Node{from}}
-	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: outer}}}}})
+	return true
+}
+
+// colRef is one column a star stands for: qual.name, or name alone for
+// the merged column of a JOIN USING (or NATURAL join).
+type colRef struct{ qual, name string }
+
+func (c colRef) node() *pg.Node {
+	fields := []*pg.Node{pg.MakeStrNode(c.name)}
+	if c.qual != "" {
+		fields = append([]*pg.Node{pg.MakeStrNode(c.qual)}, fields...)
+	}
+	return pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode(fields, -1), -1)
+}
+
+func names(refs []colRef) []string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.name
+	}
+	return out
 }
 
 // relCols is a FROM item's columns as a star expands them, and the
 // items a qualified star (q.*) may name inside it.
 type relCols struct {
-	star  []string
-	quals map[string][]string
+	star  []colRef
+	quals map[string][]colRef
 }
 
 // maxNameDepth bounds the views and subqueries selectNames follows.
 const maxNameDepth = 32
 
 // selectNames names the columns sel returns, as PostgreSQL names them
-// (FigureColname), with ctes the common table expressions in scope;
+// (FigureColname), with ctes the common table expressions in scope,
+// and writes each star of its select lists (and of those of the
+// subqueries and CTEs its FROM reads) as the columns it stands for now;
 // false where it cannot tell.
 func (b *ddlBuilder) selectNames(sel *pg.SelectStmt, ctes map[string]*pg.CommonTableExpr, depth int) ([]string, bool) {
 	if sel == nil || depth > maxNameDepth {
 		return nil, false
-	}
-	if sel.Op != pg.SetOperation_SETOP_NONE {
-		return b.selectNames(sel.Larg, ctes, depth+1)
-	}
-	if len(sel.ValuesLists) > 0 {
-		var out []string
-		for i := range sel.ValuesLists[0].GetList().GetItems() {
-			out = append(out, fmt.Sprintf("column%d", i+1))
-		}
-		return out, true
 	}
 	if w := sel.WithClause; w != nil {
 		inner := map[string]*pg.CommonTableExpr{}
@@ -129,7 +166,20 @@ func (b *ddlBuilder) selectNames(sel *pg.SelectStmt, ctes map[string]*pg.CommonT
 		}
 		ctes = inner
 	}
-	scope := relCols{quals: map[string][]string{}}
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		if _, ok := b.selectNames(sel.Rarg, ctes, depth+1); !ok {
+			return nil, false
+		}
+		return b.selectNames(sel.Larg, ctes, depth+1)
+	}
+	if len(sel.ValuesLists) > 0 {
+		var out []string
+		for i := range sel.ValuesLists[0].GetList().GetItems() {
+			out = append(out, fmt.Sprintf("column%d", i+1))
+		}
+		return out, true
+	}
+	scope := relCols{quals: map[string][]colRef{}}
 	for _, item := range sel.FromClause {
 		rc, ok := b.fromNames(item, ctes, depth+1)
 		if !ok {
@@ -141,28 +191,33 @@ func (b *ddlBuilder) selectNames(sel *pg.SelectStmt, ctes map[string]*pg.CommonT
 		}
 	}
 	var out []string
+	var targets []*pg.Node
 	for _, tn := range sel.TargetList {
 		rt := tn.GetResTarget()
 		if rt == nil {
 			return nil, false
 		}
-		if rt.Name != "" {
-			out = append(out, rt.Name)
-			continue
-		}
-		if cr := rt.Val.GetColumnRef(); cr != nil && len(cr.Fields) > 0 && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+		if cr := rt.Val.GetColumnRef(); rt.Name == "" && cr != nil && len(cr.Fields) > 0 && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			refs := scope.star
 			switch len(cr.Fields) {
 			case 1:
-				out = append(out, scope.star...)
 			case 2:
-				cols, ok := scope.quals[cr.Fields[0].GetString_().GetSval()]
-				if !ok {
+				var ok bool
+				if refs, ok = scope.quals[cr.Fields[0].GetString_().GetSval()]; !ok {
 					return nil, false
 				}
-				out = append(out, cols...)
 			default:
 				return nil, false
 			}
+			for _, r := range refs {
+				out = append(out, r.name)
+				targets = append(targets, r.node())
+			}
+			continue
+		}
+		targets = append(targets, tn)
+		if rt.Name != "" {
+			out = append(out, rt.Name)
 			continue
 		}
 		name, ok := figureColname(rt.Val)
@@ -171,6 +226,7 @@ func (b *ddlBuilder) selectNames(sel *pg.SelectStmt, ctes map[string]*pg.CommonT
 		}
 		out = append(out, name)
 	}
+	sel.TargetList = targets
 	return out, true
 }
 
@@ -214,7 +270,11 @@ func (b *ddlBuilder) fromNames(item *pg.Node, ctes map[string]*pg.CommonTableExp
 				}
 			}
 		}
-		return relCols{star: cols, quals: map[string][]string{qual: cols}}
+		refs := make([]colRef, len(cols))
+		for i, c := range cols {
+			refs[i] = colRef{qual, c}
+		}
+		return relCols{star: refs, quals: map[string][]colRef{qual: refs}}
 	}
 	switch x := item.Node.(type) {
 	case *pg.Node_RangeVar:
@@ -278,17 +338,20 @@ func (b *ddlBuilder) fromNames(item *pg.Node, ctes map[string]*pg.CommonTableExp
 			using = append(using, n.GetString_().GetSval())
 		}
 		if j.IsNatural {
-			for _, c := range l.star {
-				if slices.Contains(r.star, c) {
+			for _, c := range names(l.star) {
+				if slices.Contains(names(r.star), c) {
 					using = append(using, c)
 				}
 			}
 		}
-		// USING and NATURAL list the merged columns first.
-		out := relCols{star: slices.Clone(using), quals: map[string][]string{}}
+		// USING and NATURAL list the merged columns first, unqualified.
+		out := relCols{quals: map[string][]colRef{}}
+		for _, c := range using {
+			out.star = append(out.star, colRef{name: c})
+		}
 		for _, side := range []relCols{l, r} {
 			for _, c := range side.star {
-				if !slices.Contains(using, c) {
+				if !slices.Contains(using, c.name) {
 					out.star = append(out.star, c)
 				}
 			}
@@ -300,7 +363,7 @@ func (b *ddlBuilder) fromNames(item *pg.Node, ctes map[string]*pg.CommonTableExp
 			if len(j.Alias.Colnames) > 0 {
 				return relCols{}, false
 			}
-			out.quals = map[string][]string{j.Alias.Aliasname: out.star}
+			return aliased(names(out.star), j.Alias, ""), true
 		}
 		return out, true
 	}

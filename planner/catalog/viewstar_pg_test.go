@@ -20,8 +20,12 @@ var viewStarCases = []struct{ name, ddl, view string }{
 	{"qualified star and more", "CREATE TABLE t (a int, b int);\nCREATE VIEW v AS SELECT x.*, 1 AS one FROM t x WHERE a > 0;\nALTER TABLE t ADD COLUMN c int;\n", "v"},
 	{"join using", "CREATE TABLE t (a int, b int);\nCREATE TABLE u (a int, d int);\nCREATE VIEW v AS SELECT * FROM t JOIN u USING (a);\nALTER TABLE t ADD COLUMN c int;\nALTER TABLE u ADD COLUMN e int;\n", "v"},
 	{"star in a CTE", "CREATE TABLE t (a int, b int);\nCREATE VIEW v AS WITH w AS (SELECT * FROM t) SELECT * FROM w;\nALTER TABLE t ADD COLUMN c int;\n", "v"},
+	{"CTE and UNION", "CREATE TABLE t (a int, b int);\nCREATE VIEW v AS WITH w AS (SELECT * FROM t) SELECT * FROM w UNION SELECT * FROM t;\nALTER TABLE t ADD COLUMN c int;\n", "v"},
+	{"join alias", "CREATE TABLE t (a int, b int);\nCREATE VIEW v AS SELECT j.* FROM (t JOIN t AS t2 USING (a, b)) AS j;\nALTER TABLE t ADD COLUMN c int;\n", "v"},
 	{"view over a replaced view", "CREATE TABLE t (a int, b int);\nCREATE VIEW v1 AS SELECT a FROM t;\nCREATE VIEW v2 AS SELECT * FROM v1;\nCREATE OR REPLACE VIEW v1 AS SELECT a, b FROM t;\n", "v2"},
 	{"renamed view columns", "CREATE TABLE t (a int, b int);\nCREATE VIEW v (x) AS SELECT * FROM t;\nALTER TABLE t ADD COLUMN c int;\n", "v"},
+	{"natural join gains a common column", "CREATE TABLE t (a int, b int);\nCREATE TABLE u (a int, d int);\nCREATE VIEW v AS SELECT * FROM t NATURAL JOIN u;\nALTER TABLE t ADD COLUMN d int;\n", "v"},
+	{"natural join without a star", "CREATE TABLE t (a int, b int);\nCREATE TABLE u (c int, d int);\nCREATE VIEW v AS SELECT a, d FROM t NATURAL LEFT JOIN u;\nALTER TABLE t ADD COLUMN c int;\n", "v"},
 	{"parent of an inheriting table", "CREATE TABLE p (a int);\nCREATE TABLE ch (b int) INHERITS (p);\nCREATE VIEW v AS SELECT * FROM ch;\nALTER TABLE p ADD COLUMN c int;\n", "v"},
 }
 
