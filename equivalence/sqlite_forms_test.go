@@ -56,7 +56,7 @@ type formCase struct {
 // A pair the engine never tells apart must be proved; one it tells apart
 // must not be, and a counterexample must replay on the engine.
 func TestSQLiteValidForms(t *testing.T) {
-	checkForms(t, []formCase{
+	checkForms(t, false, []formCase{
 		// WHERE may name a result column's alias; a column of the name wins.
 		{"alias-in-where", "SELECT a + 1 AS z FROM t WHERE z > 2", "SELECT a + 1 AS z FROM t WHERE a + 1 > 2", false},
 		{"alias-in-where-apart", "SELECT a + 1 AS z FROM t WHERE z > 2", "SELECT a + 1 AS z FROM t WHERE a > 2", true},
@@ -95,6 +95,28 @@ func TestSQLiteValidForms(t *testing.T) {
 		// an order the engine chooses.
 		{"distinct-order-unselected", "SELECT DISTINCT a FROM t ORDER BY b", "SELECT DISTINCT a FROM t", false},
 		{"distinct-order-unselected-apart", "SELECT DISTINCT a FROM t ORDER BY b", "SELECT a FROM t", true},
+	})
+}
+
+// TestSQLiteCompoundColumnAffinity (issue 33, item 10): a compound
+// subquery's column has its arms' affinity where they agree (both
+// INTEGER: = '20' reads 20), in every SQLite version; the executor gave
+// it none, so = 20 and = '20' were refuted on a database where SQLite
+// returns the same. Where the arms' affinities differ, versions and
+// plans decide apart: no proof, no counterexample that does not replay.
+func TestSQLiteCompoundColumnAffinity(t *testing.T) {
+	// The normalizer converts no literal beside a compound's column (it
+	// knows no affinity there), so = 20 and = '20' stay unknown.
+	checkForms(t, true, []formCase{
+		{"integer-arms-text-literal", "SELECT a FROM (SELECT a FROM t UNION SELECT d FROM u) WHERE a = 20", "SELECT a FROM (SELECT a FROM t UNION SELECT d FROM u) WHERE a = '20'", false},
+		{"integer-arms-real-literal", "SELECT a FROM (SELECT a FROM t UNION ALL SELECT d FROM u) WHERE a = 20", "SELECT a FROM (SELECT a FROM t UNION ALL SELECT d FROM u) WHERE a = 20.0", false},
+		{"integer-arms-cte", "WITH s AS (SELECT a FROM t INTERSECT SELECT a FROM u) SELECT a FROM s WHERE a = '2'", "WITH s AS (SELECT a FROM t INTERSECT SELECT a FROM u) SELECT a FROM s WHERE a = 2", false},
+		{"integer-arms-apart", "SELECT a FROM (SELECT a FROM t UNION SELECT d FROM u) WHERE a = 20", "SELECT a FROM (SELECT a FROM t UNION SELECT d FROM u) WHERE a = 10", true},
+		{"text-arms", "SELECT c FROM (SELECT c FROM t UNION SELECT e FROM v) WHERE c = 20", "SELECT c FROM (SELECT c FROM t UNION SELECT e FROM v) WHERE c = '20'", false},
+		{"text-arms-apart", "SELECT c FROM (SELECT c FROM t UNION SELECT e FROM v) WHERE c > 100", "SELECT c FROM (SELECT c FROM t UNION SELECT e FROM v) WHERE c > 3", true},
+		// INTEGER and TEXT arms: SQLite 3.40 reads '20.0' = 20 through the
+		// TEXT arm's affinity, newer versions do not.
+		{"mixed-arms", "SELECT x FROM (SELECT c AS x FROM t UNION SELECT a FROM u) WHERE x = 20", "SELECT x FROM (SELECT c AS x FROM t UNION SELECT a FROM u) WHERE x = '20'", true},
 	})
 }
 
@@ -161,7 +183,9 @@ func TestSQLiteFormsNotJudged(t *testing.T) {
 
 // checkForms runs each case through the planner, the judge and real
 // SQLite, as TestSQLiteValidForms says.
-func checkForms(t *testing.T, cases []formCase) {
+// Where unknownOK, a pair the engine never tells apart may stay unknown,
+// though never not_equivalent.
+func checkForms(t *testing.T, unknownOK bool, cases []formCase) {
 	t.Helper()
 	s, err := catalog.LoadDDL(formsDDL, catalog.SQLite)
 	if err != nil {
@@ -190,7 +214,7 @@ func checkForms(t *testing.T, cases []formCase) {
 				t.Fatal(err)
 			}
 			switch {
-			case !differ && !v.Label.Proved():
+			case !differ && v.Label == equivalence.NotEquivalent, !differ && !unknownOK && !v.Label.Proved():
 				t.Errorf("the engine never tells them apart, the judge says %s", v.Summary())
 			case differ && v.Label.Proved():
 				t.Errorf("the engine tells them apart, the judge proves %s", v.Label)

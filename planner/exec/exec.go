@@ -141,6 +141,9 @@ type executor struct {
 	pairs        int // row pairs compared in joins (see pair)
 	// lite selects SQLite's semantics.
 	lite bool
+	// liteAff: the affinity of each computed column, derived at the
+	// first use (derivedAffinity).
+	liteAff map[plan.ColumnID]affinity
 	// bp is true when the plan reads a char(n) column; bpCol (see
 	// bpCols) holds the width of each column with bpchar values.
 	root     *plan.Node

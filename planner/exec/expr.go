@@ -138,9 +138,7 @@ func (x *executor) cmpOperands(a, b *plan.Expr, e *env) (Value, Value, error) {
 		}
 		return va, vb, nil
 	}
-	aa, ab := x.exprAffinity(a), x.exprAffinity(b)
-	x.noteTextAffinity(aa, ab, va, vb)
-	va, vb = liteCmpOperands(aa, ab, va, vb)
+	va, vb = x.liteCmp(x.exprAffinity(a), x.exprAffinity(b), va, vb)
 	return va, vb, nil
 }
 

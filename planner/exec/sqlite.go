@@ -35,9 +35,10 @@ func typeAffinity(t catalog.Type) affinity {
 	return affNone
 }
 
-// exprAffinity: a base-table column has its declared affinity, a CAST its
-// target's, a scalar subquery its column's; every other expression
-// (literals, arithmetic, aggregates) has none, as in SQLite.
+// exprAffinity: a base-table column has its declared affinity, a
+// subquery's or compound's column the one derivedAffinity gives it, a
+// CAST its target's, a scalar subquery its column's; every other
+// expression (literals, arithmetic, aggregates) has none, as in SQLite.
 func (x *executor) exprAffinity(e *plan.Expr) affinity {
 	switch e.Kind {
 	case plan.ColRef:
@@ -58,7 +59,10 @@ func (x *executor) colAffinity(id plan.ColumnID) affinity {
 	}
 	c := x.meta.Col(id)
 	if c.Instance < 0 {
-		return affNone
+		if !x.lite {
+			return affNone
+		}
+		return x.derivedAffinity(id) // affMixed: see liteCmp
 	}
 	return typeAffinity(c.Type)
 }

@@ -82,9 +82,7 @@ func (x *executor) quantified(ex *plan.Expr, r *rel, e *env) (Value, error) {
 				if cols := ex.Sub.OutCols(); i < len(cols) {
 					ra = x.colAffinity(cols[i])
 				}
-				la := x.exprAffinity(ex.Args[i])
-				x.noteTextAffinity(la, ra, l, rv)
-				l, rv = liteCmpOperands(la, ra, l, rv)
+				l, rv = x.liteCmp(x.exprAffinity(ex.Args[i]), ra, l, rv)
 			}
 			c, err := x.cmpOp(ex.SubOp, l, rv)
 			if err != nil {
