@@ -149,6 +149,7 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	}
 	logger.Info("pgequiv proxy listening", "addr", ln.Addr().String(), "upstream", cfg.Upstream.Address,
 		"tls_mode", cfg.Upstream.TLSMode, "mode", cfg.Mode, "admin_console", len(cfg.Admin.Users) > 0)
+	logModeOff(logger, cfg)
 	if env.listening != nil {
 		env.listening(ln.Addr())
 	}
@@ -183,6 +184,9 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 			}
 			tel.warnIfChanged(logger, next.cfg, env.getenv)
 			level.Set(next.cfg.SlogLevel())
+			if cfg.Mode != next.cfg.Mode {
+				logModeOff(logger, next.cfg)
+			}
 			cfg = next.cfg
 			current.Store(cfg)
 			logger.Info("config reloaded")
@@ -204,6 +208,19 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 		case <-ctx.Done():
 			return drain(logger, srv, served, cfg.ShutdownTimeout, proxy.ErrServerClosed)
 		}
+	}
+}
+
+// modeOffHint is the line a relay in mode off logs. The shipped
+// proxy.yaml says mode: off, and a relay user who only adds upstream:
+// otherwise sees tagged queries pass with no verdict and no sign why
+// (issue 37, item 7).
+const modeOffHint = "relaying, mode off: tags are ignored; set mode: annotate (or log, enforce) to judge tagged queries"
+
+// logModeOff logs modeOffHint when cfg relays in mode off.
+func logModeOff(logger *slog.Logger, cfg *config.Config) {
+	if !cfg.Upstream.None && cfg.Mode == "off" {
+		logger.Info(modeOffHint)
 	}
 }
 
