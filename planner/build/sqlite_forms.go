@@ -106,6 +106,35 @@ func sameLevelFollows(toks []token, j int) bool {
 	return false
 }
 
+// sqliteISChain reports, as unsupported, an IS [NOT] DISTINCT FROM, or an
+// IS with a value, at ts[i] (spaces and comments removed) whose right
+// operand is followed by an operator of IS's level: SQLite reads x IS
+// DISTINCT FROM y = z as (x IS DISTINCT FROM y) = z, PostgreSQL as x IS
+// DISTINCT FROM (y = z).
+func sqliteISChain(src string, ts []token, i int) error {
+	if !ts[i].isWord("is") {
+		return nil
+	}
+	j := i + 1
+	if j < len(ts) && ts[j].isWord("not") {
+		j++
+	}
+	switch {
+	case j+1 < len(ts) && ts[j].isWord("distinct") && ts[j+1].isWord("from"):
+		j += 2
+	case j < len(ts) && ts[j].kind == tokWord && !ts[j].isWord("distinct"):
+		switch strings.ToLower(ts[j].text) {
+		case "null", "true", "false", "unknown", "document", "normalized", "json", "of", "nfc", "nfd", "nfkc", "nfkd":
+			return nil
+		}
+	}
+	if j >= len(ts) || !sameLevelFollows(ts, j) {
+		return nil
+	}
+	return &Error{Msg: "IS followed by an operator of its precedence (=, <>, IN, LIKE, ...) is not supported: SQLite reads the chain left to right",
+		Pos: runePos(src, ts[i].pos) + 1, Err: ErrUnsupported}
+}
+
 // sqliteRegexp reports the first REGEXP operator or regexp() call of ts
 // (spaces and comments removed) as unsupported. SQLite parses x REGEXP y
 // as regexp(y, x), a function it does not define: the library refuses

@@ -78,6 +78,9 @@ func sqliteRejects(src string, toks []token) error {
 		if err := sqliteRegexp(src, ts, i); err != nil {
 			return err // not a rejection: see sqliteRegexp
 		}
+		if err := sqliteISChain(src, ts, i); err != nil {
+			return err // not a rejection either
+		}
 		next, prev := at(i+1), at(i-1)
 		switch {
 		case t.kind == tokPunct && t.text == ":" && next.kind == tokPunct && next.text == ":" && next.pos == t.pos+1:
