@@ -69,6 +69,9 @@ func TestSQLiteValidForms(t *testing.T) {
 		// SQLite joins the FROM list left to right.
 		{"comma-left-join-on-left", "SELECT t.b, v.e FROM t, u LEFT JOIN v ON t.a = v.a AND u.a = 1", "SELECT t.b, v.e FROM t CROSS JOIN u LEFT JOIN v ON t.a = v.a AND u.a = 1", false},
 		{"comma-left-join-apart", "SELECT t.b, v.e FROM t, u LEFT JOIN v ON t.a = v.a", "SELECT t.b, v.e FROM t, u JOIN v ON t.a = v.a", true},
+		// NATURAL matches the leftmost table of the list with the name.
+		{"comma-natural-join", "SELECT * FROM t, u NATURAL JOIN v", "SELECT t.a, t.b, t.c, u.a, u.d, v.e FROM t, u JOIN v ON t.a = v.a", false},
+		{"comma-natural-join-apart", "SELECT * FROM t, u NATURAL JOIN v", "SELECT t.a, t.b, t.c, u.a, u.d, v.e FROM t, u JOIN v ON u.a = v.a", true},
 		{"comma-right-join", "SELECT u.d, v.e FROM t, u RIGHT JOIN v ON u.a = v.a", "SELECT u.d, v.e FROM (SELECT u.a, u.d FROM t, u) AS u RIGHT JOIN v ON u.a = v.a", false},
 		// IS with a value is IS NOT DISTINCT FROM, with affinity.
 		{"is-value", "SELECT a FROM t WHERE a IS 20", "SELECT a FROM t WHERE a = 20", false},
