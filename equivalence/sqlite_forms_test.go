@@ -91,6 +91,7 @@ func TestSQLiteValidForms(t *testing.T) {
 		{"rowid-alias", "SELECT rowid, x FROM k WHERE oid > 1", "SELECT id, x FROM k WHERE id > 1", false},
 		{"rowid-alias-apart", "SELECT rowid, x FROM k WHERE oid > 1", "SELECT id, x FROM k WHERE id > 5", true},
 		{"rowid-qualified", "SELECT k._rowid_, t.b FROM t, k WHERE k.rowid = t.a", "SELECT k.id, t.b FROM t JOIN k ON k.id = t.a", false},
+		{"rowid-in-on", "SELECT t.b, k.x FROM t LEFT JOIN k ON k.oid = t.a", "SELECT t.b, k.x FROM t LEFT JOIN k ON k.id = t.a", false},
 		{"rowid-correlated", "SELECT x FROM k WHERE EXISTS (SELECT 1 FROM u WHERE u.a = k.rowid)", "SELECT x FROM k WHERE id IN (SELECT a FROM u)", false},
 		{"rowid-column-wins", "SELECT rowid FROM r", "SELECT r.rowid FROM r", false},
 		{"rowid-column-wins-apart", "SELECT rowid FROM r", "SELECT id FROM r", true},
