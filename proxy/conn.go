@@ -272,6 +272,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 		c.session.Database = c.session.User
 	}
 	c.session.ApplicationName = startup.Parameters["application_name"]
+	c.strs.startupEncoding(startup.Parameters)
 	if t, ok := c.opts.Observer.(SessionTracker); ok {
 		c.session.State = t.TrackSession(&c.session, startup.Parameters)
 	}

@@ -73,6 +73,14 @@ type QueryEvent struct {
 	// finished when this one was sent.
 	BackslashStrings bool
 	StringsUncertain bool
+	// ClientEncoding is the session's client_encoding as the server last
+	// reported it ("" before any report: UTF8). The relay reads SQL as
+	// UTF-8; under another encoding a byte over 0x7F means something
+	// else to the server, and under SJIS, BIG5, GBK, GB18030, UHC or
+	// JOHAB a multibyte character may take the next byte, a backslash,
+	// into itself. A statement that may change it had not finished when
+	// StringsUncertain is set.
+	ClientEncoding string
 }
 
 // Action is a QueryObserver's answer: what the relay does with the

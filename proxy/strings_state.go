@@ -24,9 +24,27 @@ type stringsState struct {
 	// statement of the current batch may run before the next Parse is
 	// read). Owned by the client side.
 	execSinceSync bool
+	// encoding is the session's client_encoding as last reported by the
+	// server (ParameterStatus, sent at startup and after every change),
+	// or asked for in the startup message before that; nil: not known
+	// (read as UTF8). Written by the upstream side, read by the client
+	// side.
+	encoding atomic.Pointer[string]
 }
 
-var scsName = []byte("standard_conforming_strings")
+var (
+	scsName      = []byte("standard_conforming_strings")
+	encodingName = []byte("client_encoding")
+)
+
+// startupEncoding notes the client_encoding a startup message asks for;
+// the server's ParameterStatus, before the first statement, has the last
+// word.
+func (s *stringsState) startupEncoding(params map[string]string) {
+	if v, ok := params["client_encoding"]; ok {
+		s.encoding.Store(&v)
+	}
+}
 
 // noteParameterStatus reads a ParameterStatus frame (header included).
 func (s *stringsState) noteParameterStatus(frame []byte) {
@@ -35,17 +53,27 @@ func (s *stringsState) noteParameterStatus(frame []byte) {
 	}
 	body := protocol.Body(frame)
 	name, rest, ok := bytes.Cut(body, []byte{0})
-	if !ok || !bytes.Equal(name, scsName) {
+	if !ok {
 		return
 	}
 	value, _, _ := bytes.Cut(rest, []byte{0})
-	s.backslash.Store(bytes.EqualFold(value, []byte("off")))
+	switch {
+	case bytes.Equal(name, scsName):
+		s.backslash.Store(bytes.EqualFold(value, []byte("off")))
+	case bytes.Equal(name, encodingName):
+		v := string(value)
+		s.encoding.Store(&v)
+	}
 }
 
 // fill sets ev's lexing fields before the observer sees a statement;
 // called on the client side.
 func (s *stringsState) fill(ev *QueryEvent, zSent uint64) {
 	ev.BackslashStrings = s.backslash.Load()
+	ev.ClientEncoding = ""
+	if v := s.encoding.Load(); v != nil {
+		ev.ClientEncoding = *v
+	}
 	before := zSent // statements before a Parse end with ReadyForQuery at zSent
 	if ev.Kind == KindQuery {
 		before = zSent - 1 // zSent already counts this Query

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/proxy"
 )
 
@@ -226,5 +227,71 @@ func TestBypassBusyWrites(t *testing.T) {
 	}
 	if err := simpleExec(ctx, conn, countOwner+" "+tagRef(countStar)); err != nil {
 		t.Fatalf("tagged SELECT while busy: %v", err)
+	}
+}
+
+// TestBypassClientEncoding (issue 34, item 1): under client_encoding SJIS
+// the bytes C2 83 5C are two characters to the server (a half-width kana,
+// then 83 5C) and U+0083 and a backslash to a reader of UTF-8: the string
+// E'<C2 83 5C>' closes early for the server, which then runs the UPDATE
+// the proxy reads as string data. Enforce mode refuses a judged statement
+// with bytes over 0x7F under any client_encoding but UTF8 (PGQ02, whatever
+// enforce_unknown); ASCII text reads alike in every encoding and is judged
+// as before, and an untagged statement is not the judge's business.
+func TestBypassClientEncoding(t *testing.T) {
+	ref := "SELECT count(*) FROM dogs WHERE dog_id = 1"
+	attack := "SELECT count(*) FROM dogs WHERE E'\xc2\x83\x5c' IS NULL; UPDATE dogs SET age = 96 WHERE dog_id = 1; --' IS NULL OR dog_id = 1 " + tagRef(ref)
+	untouched := "SELECT 1 - count(*) FROM dogs WHERE age = 96" // 1: the UPDATE did not run
+	sjis := []string{"SET client_encoding = 'SJIS'"}
+	runEnforceCases(t, bypassSettings(t), []enforceCase{
+		{name: "SJIS: a backslash taken into a character", setup: sjis, sql: attack,
+			code: SQLStateUnverified, msg: "client_encoding is SJIS", check: "SELECT count(*) FROM dogs WHERE age = 96", twice: true},
+		{name: "BIG5", setup: []string{"SET client_encoding = 'BIG5'"}, sql: attack,
+			code: SQLStateUnverified, msg: "client_encoding is BIG5", check: "SELECT count(*) FROM dogs WHERE age = 96"},
+		{name: "LATIN1: another character", setup: []string{"SET client_encoding = 'LATIN1'"},
+			sql:  "SELECT count(*) FROM owners WHERE first_name <> '\xc3\xa9' " + tagRef("SELECT count(*) FROM owners WHERE first_name <> '\xc3\xa9'"),
+			code: SQLStateUnverified, msg: "client_encoding is LATIN1"},
+		{name: "SJIS: session reference", setup: []string{"SET client_encoding = 'SJIS'", "SET pgequiv.reference = '" + ref + "'"},
+			sql:  "SELECT count(*) FROM dogs WHERE E'\xc2\x83\x5c' IS NULL; UPDATE dogs SET age = 96 WHERE dog_id = 1; --' IS NULL OR dog_id = 1",
+			code: SQLStateUnverified, msg: "client_encoding is SJIS", check: "SELECT count(*) FROM dogs WHERE age = 96"},
+		// What runs.
+		{name: "SJIS: ASCII tagged statement is judged", setup: sjis, sql: countOwner + " " + tagRef(countStar), twice: true},
+		{name: "SJIS: ASCII wrong statement is refused as before", setup: sjis, sql: wrongCount + " " + tagRef(countStar), code: SQLStateNotEquivalent, msg: "not_equivalent"},
+		{name: "SJIS: untagged statement", setup: sjis, sql: "SELECT '\x83\x40' FROM dogs WHERE dog_id = 1", check: untouched},
+		{name: "UTF8: the same bytes are one string", sql: attack, check: untouched},
+		{name: "back to UTF8", setup: []string{"SET client_encoding = 'SJIS'", "SET client_encoding = 'UTF8'"}, sql: attack, check: untouched},
+	})
+}
+
+// TestBypassClientEncodingStartup: client_encoding asked for in the
+// startup message (PGCLIENTENCODING, libpq's client_encoding) counts as
+// one set later.
+func TestBypassClientEncodingStartup(t *testing.T) {
+	e := startJudgeProxy(t, bypassSettings(t), JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	direct := kennelDirect(t, ctx)
+	cfg, err := pgconn.ParseConfig(dbConnString(e.Host, e.Port, pgtest.SuperUser, "", kennelDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["client_encoding"] = "SJIS"
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if enc := conn.ParameterStatus("client_encoding"); enc != "SJIS" {
+		t.Fatalf("client_encoding %q", enc)
+	}
+	attack := "SELECT count(*) FROM dogs WHERE E'\xc2\x83\x5c' IS NULL; UPDATE dogs SET age = 95 WHERE dog_id = 1; --' IS NULL OR dog_id = 1 " +
+		tagRef("SELECT count(*) FROM dogs WHERE dog_id = 1")
+	_, err = conn.Exec(ctx, attack).ReadAll()
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "client_encoding is SJIS") {
+		t.Fatalf("got %v, want a PGQ02 refusal naming SJIS", err)
+	}
+	var n int
+	if err := direct.QueryRow(ctx, "SELECT count(*) FROM dogs WHERE age = 95").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the refused UPDATE ran: %d rows, %v", n, err)
 	}
 }

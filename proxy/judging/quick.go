@@ -67,6 +67,9 @@ func (j *Judging) quickJob(ev *proxy.QueryEvent, set *JudgeSettings, arrived tim
 	if limit, lok := queryLimit(set); lok && len(sql) > limit {
 		return nil, sh, false
 	}
+	if encodingErr(ev) != nil {
+		return nil, sh, false // ObserveQuery refuses or judges it
+	}
 	text := string(sql)
 	if sh, ok = tag.ReadShape(text); !ok {
 		return nil, sh, false

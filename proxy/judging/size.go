@@ -109,6 +109,7 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 	job.deadline = judgeDeadline(job.start, set)
 	if job.mode == ModeEnforce {
 		job.sideEffects = unreadEffect(ev)
+		job.tagErr = encodingErr(ev) // the lexer's reading may not be the server's
 	}
 	j.stats.tagged.Add(1)
 	out := j.run(ctx, job)

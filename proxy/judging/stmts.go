@@ -51,6 +51,9 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 	// Reading the statements (pg_query's scanner and parser, fingerprints)
 	// is the proxy's own heaviest work; under overload a tagged statement
 	// that waits too long for it is answered unread (admission.go).
+	if a, refused := j.refuseEncoding(ctx, ev, set, tags, mentions, arrived); refused { // encoding.go
+		return a
+	}
 	tagged := mentions || (tags.Reference != "" || tags.ReferenceID != "") && isQuery(ev.SQL)
 	if !j.admit.enter(arrived, set.VerdictTimeout, tagged) {
 		return j.busy(ctx, ev, set, tags, mentions, arrived)
@@ -390,12 +393,13 @@ func (j *Judging) refusal(job *judgeJob, out judgeOutcome) *pgproto3.ErrorRespon
 	case errors.Is(out.err, ErrSideEffects):
 		code = SQLStateUnverified
 		pass = job.set.EnforceSideEffects == SideEffectsForward
-	case errors.Is(out.err, tag.ErrAmbiguousStrings), errors.Is(out.err, tag.ErrLineComment):
+	case errors.Is(out.err, tag.ErrAmbiguousStrings), errors.Is(out.err, tag.ErrLineComment), errors.Is(out.err, ErrClientEncoding):
 		// The proxy cannot tell what the server will read (a pipelined
 		// change of standard_conforming_strings): never forwarded, or
 		// pipelining would be a way around enforce_unknown: false. A tag
-		// in a -- comment is a tag the proxy cannot read: refused for
-		// the same reason.
+		// in a -- comment is a tag the proxy cannot read, and a text
+		// under another client_encoding one it cannot read as the server
+		// does: refused for the same reason.
 		code = SQLStateUnverified
 	case out.err != nil || out.v.Label == equivalence.Unknown:
 		code = SQLStateUnverified
