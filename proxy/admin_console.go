@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pgequiv/pgequiv/internal/buildinfo"
 )
 
-// Console is the admin console: SHOW VERDICTS, SHOW DIVERGENCES, SHOW
-// STATS, SHOW CLIENTS, SHOW CONFIG, RELOAD.
+// Console is the admin console: SHOW HELP, SHOW VERDICTS, SHOW
+// DIVERGENCES, SHOW STATS, SHOW CLIENTS, SHOW CONFIG, SHOW VERSION, RELOAD.
 type Console struct {
 	// Judging supplies verdicts and counters (judging.Judging);
 	// nil shows none.
@@ -66,6 +68,7 @@ var verdictColumns = []verdictColumn{
 // adminCommand is one statement of the console.
 type adminCommand struct {
 	name    string // upper case, words separated by one blank
+	help    string // what it shows or does, for SHOW HELP
 	filter  bool   // takes WHERE column = value [AND ...] [LIMIT n]
 	columns []AdminColumn
 	run     func(ctx context.Context, k *Console, srv *Server) (*AdminResult, error)
@@ -80,7 +83,7 @@ func columnsOf(names ...any) []AdminColumn {
 }
 
 var adminCommands = []adminCommand{
-	{name: "SHOW VERDICTS", filter: true, columns: func() []AdminColumn {
+	{name: "SHOW VERDICTS", help: "the latest verdicts, newest first", filter: true, columns: func() []AdminColumn {
 		cols := make([]AdminColumn, len(verdictColumns))
 		for i, c := range verdictColumns {
 			cols[i] = c.AdminColumn
@@ -99,7 +102,7 @@ var adminCommands = []adminCommand{
 		}
 		return res, nil
 	}},
-	{name: "SHOW DIVERGENCES", filter: true, columns: columnsOf("reference_id", AdminText, "reference", AdminText,
+	{name: "SHOW DIVERGENCES", help: "verdicts other than equivalent, grouped by reference and query fingerprint", filter: true, columns: columnsOf("reference_id", AdminText, "reference", AdminText,
 		"query_fingerprint", AdminText, "label", AdminText, "count", AdminInt8, "first_seen", AdminTimestamptz,
 		"last_seen", AdminTimestamptz, "example", AdminText, "summary", AdminText),
 		run: func(_ context.Context, k *Console, _ *Server) (*AdminResult, error) {
@@ -112,7 +115,7 @@ var adminCommands = []adminCommand{
 			}
 			return res, nil
 		}},
-	{name: "SHOW STATS", filter: true, columns: columnsOf("name", AdminText, "value", AdminInt8),
+	{name: "SHOW STATS", help: "the judging counters", filter: true, columns: columnsOf("name", AdminText, "value", AdminInt8),
 		run: func(_ context.Context, k *Console, _ *Server) (*AdminResult, error) {
 			res := &AdminResult{Tag: "SHOW"}
 			if k.Judging != nil {
@@ -122,7 +125,7 @@ var adminCommands = []adminCommand{
 			}
 			return res, nil
 		}},
-	{name: "SHOW CLIENTS", filter: true, columns: columnsOf("conn", AdminInt8, "user", AdminText, "database", AdminText,
+	{name: "SHOW CLIENTS", help: "the client connections", filter: true, columns: columnsOf("conn", AdminInt8, "user", AdminText, "database", AdminText,
 		"application_name", AdminText, "addr", AdminText, "state", AdminText, "since", AdminTimestamptz),
 		run: func(_ context.Context, k *Console, srv *Server) (*AdminResult, error) {
 			res := &AdminResult{Tag: "SHOW"}
@@ -136,7 +139,7 @@ var adminCommands = []adminCommand{
 			}
 			return res, nil
 		}},
-	{name: "SHOW CONFIG", filter: true, columns: columnsOf("key", AdminText, "value", AdminText),
+	{name: "SHOW CONFIG", help: "the settings in force (secrets hidden)", filter: true, columns: columnsOf("key", AdminText, "value", AdminText),
 		run: func(_ context.Context, k *Console, _ *Server) (*AdminResult, error) {
 			res := &AdminResult{Tag: "SHOW"}
 			if k.Config != nil {
@@ -146,7 +149,12 @@ var adminCommands = []adminCommand{
 			}
 			return res, nil
 		}},
-	{name: "RELOAD", run: func(ctx context.Context, k *Console, _ *Server) (*AdminResult, error) {
+	{name: "SHOW VERSION", help: "the version and VCS revision of this pgequiv, as pgequiv version prints them",
+		columns: columnsOf("version", AdminText),
+		run: func(context.Context, *Console, *Server) (*AdminResult, error) {
+			return &AdminResult{Tag: "SHOW", Rows: [][]any{{buildinfo.Read().String()}}}, nil
+		}},
+	{name: "RELOAD", help: "reload the configuration file, as SIGHUP does", run: func(ctx context.Context, k *Console, _ *Server) (*AdminResult, error) {
 		if k.Reload == nil {
 			return nil, &AdminError{Code: pgCodeFeatureNotSupport, Message: "pgequiv: RELOAD is not available"}
 		}
@@ -155,6 +163,26 @@ var adminCommands = []adminCommand{
 		}
 		return &AdminResult{Tag: "RELOAD"}, nil
 	}},
+}
+
+// SHOW HELP lists adminCommands, itself included; it is added in init
+// because a command that reads adminCommands cannot be in its initializer.
+func init() {
+	adminCommands = append([]adminCommand{{
+		name: "SHOW HELP", help: "this list",
+		columns: columnsOf("command", AdminText, "description", AdminText),
+		run: func(context.Context, *Console, *Server) (*AdminResult, error) {
+			res := &AdminResult{Tag: "SHOW"}
+			for _, c := range adminCommands {
+				cmd := c.name
+				if c.filter {
+					cmd += " [WHERE column = 'value' [AND ...]] [LIMIT n]"
+				}
+				res.Rows = append(res.Rows, []any{cmd, c.help})
+			}
+			return res, nil
+		},
+	}}, adminCommands...)
 }
 
 // parse finds the command sql names and reads its filter.
@@ -177,7 +205,7 @@ func (k *Console) parse(sql string, params []string) (*adminCommand, *adminFilte
 		return cmd, f, err
 	}
 	return nil, nil, &AdminError{Code: pgCodeSyntaxError, Message: fmt.Sprintf(
-		"pgequiv admin console: unknown command %q (try SHOW VERDICTS, SHOW DIVERGENCES, SHOW STATS, SHOW CLIENTS, SHOW CONFIG, RELOAD; SHOW accepts WHERE column = 'value' [AND ...] [LIMIT n])", sql)}
+		"pgequiv admin console: unknown command %q (SHOW HELP lists the commands: SHOW VERDICTS, SHOW DIVERGENCES, SHOW STATS, SHOW CLIENTS, SHOW CONFIG, SHOW VERSION, RELOAD; SHOW accepts WHERE column = 'value' [AND ...] [LIMIT n])", sql)}
 }
 
 // wordsEnd is the offset just past the first n blank-separated words.

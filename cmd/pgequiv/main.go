@@ -12,14 +12,15 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"syscall"
 
+	"github.com/pgequiv/pgequiv/internal/buildinfo"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 )
 
@@ -37,11 +38,8 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"serve": func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runServe(ctx, args, stdout, stderr)
 	},
-	"train": runTrain,
-	"version": func(_ context.Context, _ []string, stdout, _ io.Writer) error {
-		printVersion(stdout)
-		return nil
-	},
+	"train":   runTrain,
+	"version": runVersion,
 	// judge-worker is hidden: serve runs its own binary with it for each
 	// judge worker process (see proxy/judgepool).
 	"judge-worker": func(context.Context, []string, io.Writer, io.Writer) error { return judgepool.RunWorker(nil) },
@@ -120,6 +118,30 @@ func helpRequested(args []string) bool {
 	return false
 }
 
+// runVersion is `pgequiv version`: it takes no arguments, and -h prints
+// its usage like every other command's (it used to print the version).
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: pgequiv version
+
+Prints the module version, the VCS revision and commit time the binary was
+built from (go build records them in a git checkout, unless -buildvcs=false)
+and the Go version. pgequiv --version prints the same.`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitError{2}
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "pgequiv version: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitError{2}
+	}
+	printVersion(stdout)
+	return nil
+}
+
 // printVersion prints the module version, the VCS revision and time the
 // binary was built from (when the build recorded them) and the Go version.
 func printVersion(w io.Writer) {
@@ -129,35 +151,5 @@ func printVersion(w io.Writer) {
 
 // writeVersion prints what bi (nil: no build information) records.
 func writeVersion(w io.Writer, bi *debug.BuildInfo) {
-	version, revision, when, modified := "(devel)", "", "", false
-	goVersion := runtime.Version()
-	if bi != nil {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				revision = s.Value
-			case "vcs.time":
-				when = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-	}
-	fmt.Fprintf(w, "pgequiv %s\n", version)
-	if revision != "" {
-		if modified {
-			revision += " (modified)"
-		}
-		fmt.Fprintf(w, "revision: %s\n", revision)
-	}
-	if when != "" {
-		fmt.Fprintf(w, "commit time: %s\n", when)
-	}
-	fmt.Fprintf(w, "go: %s %s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
+	io.WriteString(w, buildinfo.From(bi).Lines())
 }

@@ -77,6 +77,8 @@ func TestVersionAndHelp(t *testing.T) {
 		{[]string{"cases", "--help"}, "usage: pgequiv cases"},
 		{[]string{"eval", "-h"}, "usage: pgequiv eval"},
 		{[]string{"train", "-help"}, "-epochs"},
+		{[]string{"version", "--help"}, "usage: pgequiv version"},
+		{[]string{"version", "-h"}, "usage: pgequiv version"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -91,6 +93,14 @@ func TestVersionAndHelp(t *testing.T) {
 				t.Errorf("stderr %q, want nothing", stderr.String())
 			}
 		})
+	}
+	// version takes no arguments: one is a usage error, not the version.
+	{
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"version", "extra"}, &stdout, &stderr); code != 2 || stdout.Len() != 0 ||
+			!strings.Contains(stderr.String(), "usage: pgequiv version") {
+			t.Errorf("version extra: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+		}
 	}
 	// Without a command it is still a usage error.
 	var stdout, stderr bytes.Buffer
