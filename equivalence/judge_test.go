@@ -69,7 +69,7 @@ func TestESMRules(t *testing.T) {
 	cases := []ruleCase{
 		{name: "max-subquery/key", ref: "SELECT name FROM dogs WHERE dog_id = (SELECT MAX(dog_id) FROM dogs)", cand: "SELECT name FROM dogs ORDER BY dog_id DESC LIMIT 1", rule: equivalence.RuleMaxSubqueryToLimit, fires: true, label: eq},
 		{name: "min-subquery/key", ref: "SELECT name FROM dogs WHERE dog_id = (SELECT MIN(dog_id) FROM dogs)", cand: "SELECT name FROM dogs ORDER BY dog_id LIMIT 1", rule: equivalence.RuleMaxSubqueryToLimit, fires: true, label: eq},
-		{name: "max-subquery/direction", ref: "SELECT name FROM dogs WHERE dog_id = (SELECT MAX(dog_id) FROM dogs)", cand: "SELECT name FROM dogs ORDER BY dog_id LIMIT 1", rule: equivalence.RuleMaxSubqueryToLimit, fires: true, label: equivalence.NotEquivalent},
+		{name: "max-subquery/direction", ref: "SELECT name FROM dogs WHERE dog_id = (SELECT MAX(dog_id) FROM dogs)", cand: "SELECT name FROM dogs ORDER BY dog_id LIMIT 1", rule: equivalence.RuleMaxSubqueryToLimit, fires: true, label: u},
 		{name: "max-subquery/not-unique", ref: "SELECT name FROM dogs WHERE age = (SELECT MAX(age) FROM dogs)", cand: "SELECT name FROM dogs ORDER BY age DESC LIMIT 1", rule: equivalence.RuleMaxSubqueryToLimit, label: u},
 		{name: "max-subquery/other-filter", ref: "SELECT name FROM dogs WHERE dog_id = (SELECT MAX(dog_id) FROM dogs) AND age > 3", cand: "SELECT name FROM dogs WHERE age > 3 ORDER BY dog_id DESC LIMIT 1", rule: equivalence.RuleMaxSubqueryToLimit, label: u},
 		{name: "intersect/key", ref: "SELECT dog_id FROM dogs WHERE age > 3 AND weight < 20", cand: "SELECT dog_id FROM dogs WHERE age > 3 INTERSECT SELECT dog_id FROM dogs WHERE weight < 20", rule: equivalence.RuleIntersectToAnd, fires: true, label: eq},
@@ -81,6 +81,8 @@ func TestESMRules(t *testing.T) {
 		{name: "except/key", ref: "SELECT dog_id FROM dogs EXCEPT SELECT dog_id FROM treatments", cand: "SELECT dog_id FROM dogs WHERE dog_id NOT IN (SELECT dog_id FROM treatments)", rule: equivalence.RuleExceptToAntiJoin, fires: true, label: eq},
 		{name: "except/nullable", ref: "SELECT breed_code FROM dogs EXCEPT SELECT breed_code FROM breeds", cand: "SELECT breed_code FROM dogs WHERE breed_code NOT IN (SELECT breed_code FROM breeds)", rule: equivalence.RuleExceptToAntiJoin, label: u},
 		{name: "count-star/not-null", ref: "SELECT COUNT(*) FROM dogs", cand: "SELECT COUNT(owner_id) FROM dogs", rule: equivalence.RuleCountStarNotNull, fires: true, label: eq},
+		{name: "count-star/constant", ref: "SELECT COUNT(*) FROM dogs", cand: "SELECT COUNT(1) FROM dogs", rule: equivalence.RuleCountStarNotNull, fires: true, label: eq},
+		{name: "count-star/null-constant", ref: "SELECT COUNT(*) FROM dogs", cand: "SELECT COUNT(NULL) FROM dogs", rule: equivalence.RuleCountStarNotNull, label: u},
 		{name: "count-star/nullable", ref: "SELECT COUNT(*) FROM dogs", cand: "SELECT COUNT(breed_code) FROM dogs", rule: equivalence.RuleCountStarNotNull, label: u},
 		{name: "count-star/left-join-side", ref: "SELECT COUNT(*) FROM owners LEFT JOIN dogs ON dogs.owner_id = owners.owner_id", cand: "SELECT COUNT(dogs.dog_id) FROM owners LEFT JOIN dogs ON dogs.owner_id = owners.owner_id", rule: equivalence.RuleCountStarNotNull, label: u},
 		{name: "is-not-null/not-null", ref: "SELECT cost FROM treatments", cand: "SELECT cost FROM treatments WHERE cost IS NOT NULL", rule: equivalence.RuleIsNotNullDropped, fires: true, label: eq},
@@ -112,7 +114,7 @@ func TestESMRules(t *testing.T) {
 		{name: "agg-distinct/not-key", ref: "SELECT COUNT(age) FROM dogs", cand: "SELECT COUNT(DISTINCT age) FROM dogs", rule: equivalence.RuleAggDistinctOnKey, label: u},
 		{name: "agg-distinct/fan-out", ref: "SELECT COUNT(dogs.dog_id) FROM dogs JOIN treatments ON treatments.dog_id = dogs.dog_id", cand: "SELECT COUNT(DISTINCT dogs.dog_id) FROM dogs JOIN treatments ON treatments.dog_id = dogs.dog_id", rule: equivalence.RuleAggDistinctOnKey, label: u},
 		{name: "nulls-order/sqlite", ref: "SELECT name FROM dogs ORDER BY dog_id", cand: "SELECT name FROM dogs ORDER BY dog_id NULLS LAST", rule: equivalence.RuleNullsOrderNotNull, fires: true, label: eq, dialect: catalog.SQLite},
-		{name: "nulls-order/nullable", ref: "SELECT name FROM dogs ORDER BY age", cand: "SELECT name FROM dogs ORDER BY age NULLS FIRST", rule: equivalence.RuleNullsOrderNotNull, label: equivalence.NotEquivalent},
+		{name: "nulls-order/nullable", ref: "SELECT name FROM dogs ORDER BY age", cand: "SELECT name FROM dogs ORDER BY age NULLS FIRST", rule: equivalence.RuleNullsOrderNotNull, label: u},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,9 +169,12 @@ func TestProvedDifferences(t *testing.T) {
 		diff      string
 	}{
 		{"SELECT name, age FROM dogs", "SELECT name FROM dogs", equivalence.NotEquivalent, "output columns: 2 vs 1"},
-		{"SELECT name FROM dogs ORDER BY date_of_birth DESC LIMIT 2", "SELECT name FROM dogs ORDER BY date_of_birth DESC LIMIT 1", equivalence.NotEquivalent, "limit: LIMIT 2 vs LIMIT 1"},
-		{"SELECT name FROM dogs ORDER BY age ASC", "SELECT name FROM dogs ORDER BY age DESC", equivalence.NotEquivalent, "order by: dogs.age vs dogs.age desc"},
-		{"SELECT name FROM dogs ORDER BY name", "SELECT name FROM dogs", equivalence.NotEquivalent, "order by: missing dogs.name"},
+		// Issue 33: differences most databases show, but not every one,
+		// are unknown to structure alone; the refuter shows a database
+		// (TestEvidenceRulePostgres).
+		{"SELECT name FROM dogs ORDER BY date_of_birth DESC LIMIT 2", "SELECT name FROM dogs ORDER BY date_of_birth DESC LIMIT 1", equivalence.Unknown, "limit: LIMIT 2 vs LIMIT 1"},
+		{"SELECT name FROM dogs ORDER BY age ASC", "SELECT name FROM dogs ORDER BY age DESC", equivalence.Unknown, "order by: dogs.age vs dogs.age desc"},
+		{"SELECT name FROM dogs ORDER BY name", "SELECT name FROM dogs", equivalence.Unknown, "order by: missing dogs.name"},
 		{"SELECT dogs.dog_id, breeds.breed_name FROM dogs JOIN breeds ON dogs.breed_code = breeds.breed_code", "SELECT dogs.dog_id, breeds.breed_name FROM dogs JOIN breeds ON dogs.breed_code = breeds.breed_name", equivalence.Unknown, "join condition: (breeds.breed_code = dogs.breed_code) vs (breeds.breed_name = dogs.breed_code)"},
 		// One row either way: the prover shows the limits alike.
 		{"SELECT COUNT(*) FROM dogs LIMIT 2", "SELECT COUNT(*) FROM dogs LIMIT 1", equivalence.Equivalent, ""},

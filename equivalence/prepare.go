@@ -40,7 +40,7 @@ func (j *judgement) prepareReference() (done bool, err error) {
 		if q, err = prepare(j.ctx, j.s, p, j.opts, p.Ordered); err != nil {
 			return true, stopped(err)
 		}
-		q.spellings, q.rowChoices = choices.spellings, choices.rows
+		q.spellings, q.rowChoices = choices.spellings, choices.withLimits(q.p)
 		q.exec = q.exec.withSQL(j.reference)
 		keep(q)
 	}
@@ -81,7 +81,7 @@ func (j *judgement) prepareCandidate() (done bool, err error) {
 	if q, err = prepare(j.ctx, j.s, cp, j.opts, j.ref.p.Ordered); err != nil {
 		return true, stopped(err)
 	}
-	q.spellings, q.rowChoices = choices.spellings, choices.rows
+	q.spellings, q.rowChoices = choices.spellings, choices.withLimits(q.p)
 	q.exec = q.exec.withSQL(j.candidate)
 	j.v.Timings.Rules = time.Since(t)
 	keep(q)

@@ -13,8 +13,17 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
-// DefaultRefuteBudget bounds the counterexample search of one pair.
-const DefaultRefuteBudget = 20 * time.Millisecond
+// DefaultRefuteBudget is the wall-clock safety net of the counterexample
+// search of one pair. The search ends by its count of databases
+// (DefaultRefuteInstances, with a fixed seed), so what it finds is the
+// same on any machine however busy; the clock ends it only where
+// databases are slow to run, and the verdict then says so (Search.Cut).
+const DefaultRefuteBudget = 2 * time.Second
+
+// InteractiveRefuteBudget is the search budget of the proxy, where a
+// verdict travels with a client's statement and latency counts more than
+// reproducibility: refute_budget's default.
+const InteractiveRefuteBudget = 20 * time.Millisecond
 
 // DefaultRefuteInstances is how many databases the judge's search tries
 // at most. Differences show early (on the shared Spider pairs, the median
@@ -101,6 +110,10 @@ type Search struct {
 	// meet): agreement on such databases is no evidence of equivalence,
 	// and SearchEvidence counts the search as none.
 	Unpopulated []string `json:"unpopulated,omitempty"`
+	// Cut is true when the search's wall-clock budget, not its count of
+	// databases, ended it: another run, on a machine more or less busy,
+	// may try more or fewer databases.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Strength says in words how strong the evidence of a search is.
@@ -110,6 +123,9 @@ func (s Search) Strength() string {
 	}
 	if len(s.Unpopulated) > 0 {
 		return fmt.Sprintf("no difference on %d generated databases, none with a row in %s: no evidence", s.Instances, strings.Join(s.Unpopulated, ", "))
+	}
+	if s.Cut {
+		return fmt.Sprintf("no difference on %d generated databases (the search's time budget ended it)", s.Instances)
 	}
 	return fmt.Sprintf("no difference on %d generated databases", s.Instances)
 }

@@ -127,7 +127,7 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 	}
 	var out refutation
 	if !res.Found {
-		out.search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical, Unpopulated: res.Unpopulated}
+		out.search = &Search{Instances: res.Instances - res.Skipped, Typical: res.Typical, Unpopulated: res.Unpopulated, Cut: res.Cut}
 		if res.CannotExecute {
 			// "cannot execute: exec: cannot execute: X" reads X: the
 			// package prefixes are not the user's language.

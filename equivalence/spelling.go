@@ -23,12 +23,30 @@ import (
 type builtChoices struct {
 	spellings []plan.SpellingChoice
 	rows      []plan.RowChoice
+	scans     string // plan.ScanOrder
 }
 
 // read is a planner.Options.Built.
 func (c *builtChoices) read(p *plan.Plan) {
 	c.spellings = plan.SpellingChoices(p.Meta, p.Root)
 	c.rows = plan.RowChoices(p.Meta, p.Root)
+	c.scans = plan.ScanOrder(p.Meta, p.Root)
+}
+
+// withLimits adds the LIMITs over ties of the rewritten plan p to the
+// row choices, each keyed by its subtree and, where its tied rows come
+// in the order of the engine's loops, the order the query as written
+// reads its tables: the rewrites sort join inputs, and SQLite's loops
+// follow the written order where costs tie.
+func (c *builtChoices) withLimits(p *plan.Plan) []plan.RowChoice {
+	out := c.rows
+	for _, l := range plan.LimitChoices(p.Meta, p.Root) {
+		if l.FollowsScans {
+			l.Key += "\nreads " + c.scans
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // assumeSpellings turns a proof into one under AssumeSameSpelling when
@@ -51,13 +69,15 @@ func (j *judgement) assumeSpellings() {
 	v.Label = EquivalentUnderAssumptions
 }
 
-// unproveRowChoices takes back a proof between SQLite queries whose bare
-// columns pick rows differently (plan.RowChoices): a bare column beside
-// min() or max() takes the row of whichever such call the engine
-// evaluated last, and without one the group's last row in scan order;
-// the proof compared the columns as if one value stood for the group
-// (issue 33, cause 8). The pair is left to the search, which never
-// counts a database on which a group's bare values differ.
+// unproveRowChoices takes back a proof between SQLite queries that pick
+// rows the query does not tell apart with different operators
+// (plan.RowChoices): a bare column beside min() or max() takes the row
+// of whichever such call the engine evaluated last, without one a row
+// in scan order; a LIMIT over ties keeps the rows met first; a scalar
+// subquery of several rows returns the first (issue 33, causes 8 and
+// 9). The proof compared them as if one row stood for the choice. The
+// pair is left to the search, which never counts a database on which
+// such a choice decides the result.
 func (j *judgement) unproveRowChoices() {
 	v := &j.v
 	if !v.Label.Proved() || plan.SameRowChoices(j.ref.rowChoices, j.cand.rowChoices) {
@@ -71,7 +91,7 @@ func (j *judgement) unproveRowChoices() {
 	}
 	slices.Sort(subjects)
 	v.Label, v.Assumptions = Unknown, nil
-	v.Notes = append(v.Notes, "not proved: SQLite picks the row of bare column "+strings.Join(subjects, ", ")+
-		" by the query's min()/max() calls or its scan order, and the two queries pick differently")
+	v.Notes = append(v.Notes, "not proved: SQLite picks "+strings.Join(subjects, "; ")+
+		" by the query's min()/max() calls or its scan and join order, and the two queries pick with different operators")
 	j.open = true
 }

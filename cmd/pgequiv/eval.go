@@ -169,6 +169,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	fmt.Fprintf(stdout, "policy: %s\n", policies.String())
+	cut := 0
+	for _, r := range results {
+		if cutSearch(r.Verdict) {
+			cut++
+		}
+	}
+	fmt.Fprintln(stdout, searchLine(opts.Refute, cut))
 	sum.Print(stdout)
 	if *folds > 0 {
 		return printFoldAUCs(stdout, results, *folds)

@@ -116,6 +116,13 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 		return enc.Encode(sum)
 	}
 	fmt.Fprintf(stdout, "policy: %s\n", judged.String())
+	cut := 0
+	for _, r := range results {
+		if cutSearch(r.Verdict) {
+			cut++
+		}
+	}
+	fmt.Fprintln(stdout, searchLine(opts.Refute, cut))
 	if preset != "" {
 		fmt.Fprintln(stdout, spidereval.PresetTestSuiteNote)
 	}

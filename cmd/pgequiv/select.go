@@ -23,7 +23,7 @@ import (
 	"github.com/pgequiv/pgequiv/planner/catalog/tablesjson"
 )
 
-const selectUsage = "usage: pgequiv select [--schemas DIR | --db-dir DIR [--tables tables.json]] [--budget 1s] [--out selections.jsonl] [--brief] GROUPS.jsonl\n" +
+const selectUsage = "usage: pgequiv select [--schemas DIR | --db-dir DIR [--tables tables.json]] [--budget 10s] [--out selections.jsonl] [--brief] GROUPS.jsonl\n" +
 	"       pgequiv select --pairs PAIRS.jsonl [--write-groups groups.jsonl] [flags]   (groups labelled pairs by db and reference)"
 
 // selectRecord is one output line of `pgequiv select --out`.
@@ -51,7 +51,7 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pairsFile := fs.String("pairs", "", "build the groups from a labelled pair file (pgequiv eval's format), grouping by db and reference; the reference is not given to the selector")
 	writeGroups := fs.String("write-groups", "", "also write the groups read or built to this JSONL file")
 	out := fs.String("out", "", "write one JSON line per group: chosen candidate, classes and why")
-	budget := fs.Duration("budget", time.Second, "time budget per group")
+	budget := fs.Duration("budget", selection.DefaultBudget, "wall-clock safety net per group: the work is bounded by --instances, so a selection does not depend on the machine's load, unless this ends it first (the result then says so)")
 	seed := fs.Uint64("seed", 1, "seed of the generated databases")
 	instances := fs.Int("instances", 300, "generated databases per group (fewer when the budget runs out first)")
 	dialect := fs.String("dialect", "postgres", "dialect of groups that name none")

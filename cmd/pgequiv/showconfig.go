@@ -93,7 +93,7 @@ func configSettings(c *config.Config) [][2]string {
 // spelled out rather than 0s.
 func refuteBudgetText(d time.Duration) string {
 	if d == 0 {
-		return equivalence.DefaultRefuteBudget.String()
+		return equivalence.InteractiveRefuteBudget.String()
 	}
 	return d.String()
 }

@@ -32,7 +32,11 @@ func judgePoolOptions(c *config.Config, logger *slog.Logger) judgepool.Options {
 
 // refuteOptions are the judge's counterexample search settings.
 func refuteOptions(c *config.Config) equivalence.RefuteOptions {
-	return equivalence.RefuteOptions{Off: !c.RefuteOn(), Budget: c.RefuteBudget}
+	budget := c.RefuteBudget
+	if budget == 0 {
+		budget = equivalence.InteractiveRefuteBudget
+	}
+	return equivalence.RefuteOptions{Off: !c.RefuteOn(), Budget: budget}
 }
 
 // gmnModel is the shipped graph matching network under gmn: true, or nil.

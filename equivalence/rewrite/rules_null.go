@@ -26,7 +26,8 @@ func nullsOrderNotNull(r *Ctx, slot **plan.Node) bool {
 	return fired
 }
 
-// countStarNotNull: COUNT(c) ⇒ COUNT(*) when c is never NULL.
+// countStarNotNull: COUNT(c) ⇒ COUNT(*) when c is never NULL: a NOT NULL
+// column, or a constant other than NULL (COUNT(1)).
 func countStarNotNull(r *Ctx, slot **plan.Node) bool {
 	n := *slot
 	if n.Op != plan.OpAggregate {
@@ -36,6 +37,12 @@ func countStarNotNull(r *Ctx, slot **plan.Node) bool {
 	fired := false
 	for _, a := range n.Aggs {
 		e := a.Expr
+		if e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null {
+			// count(1): a constant that is never NULL counts every row.
+			e.Star, e.Args = true, nil
+			fired = true
+			continue
+		}
 		if e.Name == "count" && !e.Distinct && !e.Star && len(e.Args) == 1 && e.Args[0].Kind == plan.ColRef {
 			if nn.Empty() {
 				nn = r.props(n.Inputs[0]).NotNull

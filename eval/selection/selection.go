@@ -32,7 +32,9 @@ type Options struct {
 	// Judger, when set, judges the pairs and keeps its caches across
 	// groups.
 	Judger *equivalence.Judger
-	// Budget bounds the whole selection of one group; default 1 s. About
+	// Budget bounds the whole selection of one group; default 10 s, a
+	// safety net: the work is bounded by MaxInstances and MaxJudgedPairs,
+	// so that a selection does not depend on the machine's load. About
 	// half goes to running the candidates on generated databases, the
 	// rest to judging pairs; what is left when the budget runs out is
 	// decided on the evidence gathered so far (Result.Notes says so).
@@ -54,9 +56,13 @@ type Options struct {
 	NearWeight float64
 }
 
+// DefaultBudget is Options.Budget's default: a safety net far above what
+// the default work bounds take on the shared Spider groups.
+const DefaultBudget = 10 * time.Second
+
 func (o Options) withDefaults() Options {
 	if o.Budget <= 0 {
-		o.Budget = time.Second
+		o.Budget = DefaultBudget
 	}
 	if o.MaxInstances <= 0 {
 		o.MaxInstances = 300
