@@ -294,4 +294,14 @@ func TestBypassClientEncodingStartup(t *testing.T) {
 	if err := direct.QueryRow(ctx, "SELECT count(*) FROM dogs WHERE age = 95").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the refused UPDATE ran: %d rows, %v", n, err)
 	}
+	// The extended protocol: the Parse is refused.
+	_, err = conn.Prepare(ctx, "", "SELECT count(*) FROM dogs WHERE '\x83\x40' IS NOT NULL AND dog_id = 1 "+
+		tagRef("SELECT count(*) FROM dogs WHERE dog_id = 1"), nil)
+	if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "client_encoding is SJIS") {
+		t.Fatalf("Parse: got %v, want a PGQ02 refusal naming SJIS", err)
+	}
+	// ASCII statements are judged as under UTF8.
+	if _, err := conn.Prepare(ctx, "", countOwner+" "+tagRef(countStar), nil); err != nil {
+		t.Fatalf("ASCII Parse: %v", err)
+	}
 }
