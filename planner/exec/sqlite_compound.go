@@ -24,88 +24,18 @@ func (x *executor) derivedAffinity(id plan.ColumnID) affinity {
 }
 
 // deriveAffinities computes derivedAffinity for every computed column of
-// the plan, its subqueries included.
+// the plan, its subqueries included (plan.SQLiteColumnAffinities).
 func (x *executor) deriveAffinities() map[plan.ColumnID]affinity {
-	defs := map[plan.ColumnID]*plan.Expr{}
-	arms := map[plan.ColumnID][]plan.ColumnID{}
-	var visit func(n *plan.Node)
-	visit = func(n *plan.Node) {
-		n.WalkNodes(func(m *plan.Node) {
-			for _, it := range m.Proj {
-				if !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
-					defs[it.ID] = it.Expr
-				}
-			}
-			if m.Op == plan.OpSetOp {
-				for i, out := range m.Cols {
-					for _, cols := range m.SetCols {
-						if i < len(cols) {
-							arms[out] = append(arms[out], cols[i])
-						}
-					}
-				}
-			}
-			m.Exprs(func(e **plan.Expr) {
-				plan.Walk(*e, func(s *plan.Expr) {
-					if s.Kind == plan.Subquery && s.Sub != nil {
-						visit(s.Sub)
-					}
-				})
-			})
-		})
-	}
-	visit(x.root)
 	out := map[plan.ColumnID]affinity{}
-	busy := map[plan.ColumnID]bool{}
-	var col func(id plan.ColumnID) affinity
-	var expr func(e *plan.Expr) affinity
-	expr = func(e *plan.Expr) affinity {
-		switch e.Kind {
-		case plan.ColRef:
-			return col(e.Col)
-		case plan.Cast:
-			return typeAffinity(e.Typ)
-		case plan.Subquery:
-			if cols := e.Sub.OutCols(); e.SubKind == plan.SubScalar && len(cols) == 1 {
-				return col(cols[0])
-			}
+	for id, a := range plan.SQLiteColumnAffinities(x.root, x.meta) {
+		switch a {
+		case plan.AffNumeric:
+			out[id] = affNumeric
+		case plan.AffText:
+			out[id] = affText
+		case plan.AffMixed:
+			out[id] = affMixed
 		}
-		return affNone
-	}
-	col = func(id plan.ColumnID) affinity {
-		if int(id) < 0 || int(id) >= len(x.meta.Columns) {
-			return affNone
-		}
-		if c := x.meta.Col(id); c.Instance >= 0 {
-			return typeAffinity(c.Type)
-		}
-		if a, ok := out[id]; ok {
-			return a
-		}
-		if busy[id] {
-			return affMixed // a cycle: nothing to trust
-		}
-		busy[id] = true
-		a := affNone
-		switch {
-		case defs[id] != nil:
-			a = expr(defs[id])
-		case len(arms[id]) > 0:
-			a = col(arms[id][0])
-			for _, arm := range arms[id][1:] {
-				if col(arm) != a {
-					a = affMixed
-				}
-			}
-		}
-		out[id] = a
-		return a
-	}
-	for id := range defs {
-		col(id)
-	}
-	for id := range arms {
-		col(id)
 	}
 	return out
 }

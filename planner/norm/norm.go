@@ -285,9 +285,11 @@ func (z *normalizer) checkFresh(got string, render func(*plan.Formatter) string)
 }
 
 // noAffinity, in the sqlite dialect, says an expression has no type
-// affinity (SQLite's: only a base column, a CAST and a scalar subquery of
-// one have one), so a literal compared with it is not converted; nil in
-// PostgreSQL, which types the literal from its context.
+// affinity (SQLite's: only a column, a CAST and a scalar subquery of one
+// have one; a subquery's column has its expression's, a compound's its
+// arms' where they agree), so a literal compared with it is not
+// converted; nil in PostgreSQL, which types the literal from its
+// context.
 func (z *normalizer) noAffinity() func(*plan.Expr) bool {
 	if z.p.Meta == nil || z.p.Meta.Dialect != catalog.SQLite {
 		return nil
@@ -297,7 +299,14 @@ func (z *normalizer) noAffinity() func(*plan.Expr) bool {
 		case plan.Cast, plan.Subquery:
 			return false
 		case plan.ColRef:
-			return z.p.Meta.Col(e.Col).Instance < 0
+			if z.p.Meta.Col(e.Col).Instance >= 0 {
+				return false
+			}
+			// A subquery's or compound's column: the affinity SQLite
+			// gives it, read off the plan as written (a compound's arms
+			// count even where a rule has since dropped one).
+			a := plan.SQLiteColumnAffinities(z.p.Root, z.p.Meta)[e.Col]
+			return a == plan.AffNone || a == plan.AffMixed
 		}
 		return true
 	}
