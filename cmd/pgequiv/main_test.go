@@ -70,7 +70,7 @@ func TestVersionAndHelp(t *testing.T) {
 		{[]string{"--help"}, "commands:"},
 		{[]string{"-h"}, "commands:"},
 		{[]string{"serve", "--help"}, "-config"},
-		{[]string{"serve", "-h"}, "-config"},
+		{[]string{"serve", "-h"}, "usage: pgequiv serve [--config proxy.yaml]"},
 		{[]string{"check", "--help"}, "usage: pgequiv check"},
 		{[]string{"check", "--json", "-h"}, "usage: pgequiv check"},
 		{[]string{"plan", "-h"}, "-format"},

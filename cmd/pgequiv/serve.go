@@ -52,6 +52,16 @@ func serve(ctx context.Context, args []string, env serveEnv) error {
 	fs.SetOutput(env.stderr)
 	path := fs.String("config", "proxy.yaml", "path of the proxy configuration file")
 	profiles := addServeProfiles(fs) // serveprofile.go
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: pgequiv serve [--config proxy.yaml] [profiling flags]
+
+Runs the proxy the configuration file describes: a relay to upstream.address
+that judges tagged queries (mode: off|annotate|log|enforce), or, with
+upstream: none, database-free mode. Every key is in docs/proxy.md.
+SIGINT/SIGTERM drain and stop (within shutdown_timeout); SIGHUP reloads
+after validating the whole file.`)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
