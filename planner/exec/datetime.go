@@ -121,11 +121,11 @@ var timestampText = regexp.MustCompile(`^\s*(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}
 
 // ParseTimestamp reads a timestamp's text.
 func ParseTimestamp(s string) (Value, error) {
-	if us, ok := literalTimestamp(s); ok {
-		return checkTimestamp(us) // '2020-1-1 1:00' (literal.go)
-	}
 	m := timestampText.FindStringSubmatch(s)
 	if m == nil {
+		if us, ok := literalTimestamp(s); ok {
+			return checkTimestamp(us) // '2020-1-1 1:00' (literal.go)
+		}
 		return Null, cannot("timestamp input %q", s)
 	}
 	n := func(i int) int {

@@ -95,15 +95,16 @@ func NumericRat(r *big.Rat, scale int32) Value { return Value{K: KNumeric, R: r,
 var epoch = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // ParseDate reads an ISO date (YYYY-MM-DD), optionally followed by a
-// time of day or a time zone, which a date ignores. Other spellings
-// PostgreSQL accepts are not modelled.
+// time of day or a time zone, which a date ignores, and the spellings
+// CanonicalLiteral reads ('2020-1-1', 'epoch', 'Jan 1, 2020'). Other
+// spellings PostgreSQL accepts are not modelled.
 func ParseDate(s string) (Value, error) {
-	if d, ok := literalDate(s); ok {
-		return Date(d), nil // '2020-1-1', 'epoch', 'Jan 1, 2020' (literal.go)
-	}
 	t, err := time.Parse("2006-01-02", strings.TrimSpace(s))
 	if err == nil {
 		return Date(daysOf(t)), nil // t.Sub(epoch) overflows beyond 2262
+	}
+	if d, ok := literalDate(s); ok {
+		return Date(d), nil // '2020-1-1', 'epoch', 'Jan 1, 2020' (literal.go)
 	}
 	ts, terr := ParseTimestamp(s)
 	if terr != nil {
