@@ -136,9 +136,9 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 			}
 			tel.warnIfChanged(logger, next, env.getenv)
 			level.Set(next.SlogLevel())
+			logReloaded(logger, cfg, next)
 			cfg = next
 			current.Store(cfg)
-			logger.Info("config reloaded")
 		}
 		if env.reloaded != nil {
 			env.reloaded(err)

@@ -20,7 +20,7 @@ import (
 // proxy.yaml with only an upstream added) says at startup that tags are
 // ignored, and they are: a tagged query gets no NOTICE. A relay that
 // judges (annotate) does not say it, and does annotate; reloading it into
-// mode off says it then. Database-free mode, which always judges, never
+// mode off says it then, and the reload's line names the change. Database-free mode, which always judges, never
 // says it.
 func TestModeOffHint(t *testing.T) {
 	pg := pgtest.New(t, pgtest.Options{})
@@ -129,6 +129,10 @@ func TestModeOffHint(t *testing.T) {
 				}
 				if !strings.Contains(stderr.String(), modeOffHint) {
 					t.Errorf("reload into mode off: no hint; log:\n%s", stderr.String())
+				}
+				// The reload says what it changed (TestReloadChanges has the cases).
+				if !strings.Contains(stderr.String(), `msg="config reloaded" changed="mode: annotate -> off"`) {
+					t.Errorf("reload: no line naming the change; log:\n%s", stderr.String())
 				}
 			}
 			stop()

@@ -197,9 +197,9 @@ after validating the whole file.`)
 			if cfg.Mode != next.cfg.Mode {
 				logModeOff(logger, next.cfg)
 			}
+			logReloaded(logger, cfg, next.cfg)
 			cfg = next.cfg
 			current.Store(cfg)
-			logger.Info("config reloaded")
 		}
 		if env.reloaded != nil {
 			env.reloaded(err)
