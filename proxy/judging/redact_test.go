@@ -59,8 +59,9 @@ var redactionCases = []redactionCase{
 // exporter) or metrics (the SDK's manual reader). With log.literals on,
 // the same search finds them, so it looks in the right places.
 // volatileDigits matches timestamps (RFC 3339 and the log's forms) and
-// latency or duration values.
-var volatileDigits = regexp.MustCompile(`\d{4}[-/]\d\d[-/]\d\d[T ][0-9:.]+(Z|[+-]\d\d:?\d\d)?|(?i)"?(latency|duration|elapsed)[a-z_]*"?[:=] ?"?[0-9.e+-]+(ms|µs|s)?`)
+// latency or duration values, and the monotonic clock readings Go prints
+// after a time (m=+16.662198760, which once held a secret's 9876).
+var volatileDigits = regexp.MustCompile(`\d{4}[-/]\d\d[-/]\d\d[T ][0-9:.]+(Z|[+-]\d\d:?\d\d)?|m=[+-][0-9.]+|(?i)"?(latency|duration|elapsed)[a-z_]*"?[:=] ?"?[0-9.e+-]+(ms|µs|s)?`)
 
 // metricNumbers matches the numbers an SDK metrics dump prints as values.
 var metricNumbers = regexp.MustCompile(`(?i)(value|sum|count|min|max|bounds|bucketcounts|scale|zerocount)[:=]\{?[^{}A-Za-z]*`)
