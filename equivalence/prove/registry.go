@@ -304,6 +304,15 @@ var (
 	ruleOuterJoinAlwaysPartner = register(Rule{Name: "outer-join-always-partner", Family: famEmpty,
 		Fragment:   "R ⟕ S ⇒ R × S; R ⟗ S ⇒ R × S",
 		Conditions: "no join condition, and the side(s) whose rows could go unmatched always return a row (VALUES with rows, an aggregate without GROUP BY, a UNION with such a branch)"})
+	ruleEmptyAnyTypes = register(Rule{Name: "empty-any-types", Family: famEmpty,
+		Fragment:   "∅ ≡ ∅ whatever the column types (SELECT NULL, NULL WHERE false ≡ an empty typed result)",
+		Conditions: "both whole results are proved to return no row, with as many columns, and neither raises an error: no value is there to have a type"})
+	ruleEmptyCheckFalse = register(Rule{Name: "empty-check-false", Family: famEmpty,
+		Fragment:   "scan T ⇒ ∅",
+		Conditions: "T (its own rows: children are separate scans) has a valid CHECK (false), which no row satisfies (NULL would, false never)"})
+	ruleAggOverEmpty = register(Rule{Name: "agg-over-empty", Family: famEmpty,
+		Fragment:   "γ[](∅) ⇒ VALUES (0 for each COUNT, NULL for each other call)",
+		Conditions: "no GROUP BY, the input proved empty, and every call one whose value over no row is known (count and regr_count 0; sum, avg, min, max, bool_and/or, every, array_agg, string_agg, json(b)_agg, bit_and/or, stddev/variance NULL; SQLite's total is left)"})
 	ruleAntiJoinEmpty = register(Rule{Name: "anti-join-empty", Family: famEmpty,
 		Fragment:   "R ▷ ∅ ⇒ R; R ▷ S ⇒ ∅",
 		Conditions: "the sub-block is proved empty; or it always returns a row (VALUES with rows, an aggregate without GROUP BY) and the anti-join has no condition"})

@@ -262,6 +262,10 @@ func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
 func (p *prover) empty(n *plan.Node, onA bool) bool {
 	switch n.Op {
 	case plan.OpScan:
+		if checkFalse(n.Table) {
+			p.rule(ruleEmptyCheckFalse)
+			return true
+		}
 		return false
 	case plan.OpLimit:
 		if n.Limit != nil && n.Limit.Kind == plan.Const && !n.Limit.Null && n.Limit.Value == "0" {

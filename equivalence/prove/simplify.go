@@ -92,6 +92,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.aggOverEmpty(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := filterValues(n); j != nil {
 			p.rule(ruleFilterValues)
 			n = j
