@@ -33,6 +33,9 @@ CREATE TABLE notes (id integer PRIMARY KEY, n integer NOT NULL, body tsvector);`
 		// docs can hold no row: the difference cannot show.
 		{"SELECT id FROM docs WHERE n > 1", "SELECT id FROM docs WHERE n >= 1", []string{"docs"}},
 		{"SELECT d.id FROM docs d JOIN notes o ON d.id = o.id WHERE o.n > 1", "SELECT d.id FROM docs d JOIN notes o ON d.id = o.id WHERE o.n >= 1", []string{"docs"}},
+		// With parameters: searched under several assignments, none of
+		// which gave docs a row.
+		{"SELECT id FROM docs WHERE n > $1", "SELECT id FROM docs WHERE n >= $1", []string{"docs"}},
 		// notes' body may be NULL: its rows are generated, and a pair the
 		// judge cannot prove is searched on them.
 		{"SELECT id FROM notes WHERE abs(n) >= 0", "SELECT id FROM notes WHERE n * n >= 0", nil},

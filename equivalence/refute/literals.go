@@ -24,7 +24,8 @@ type literals struct {
 	// (PostgreSQL plans only, whose semantics exec.EvalConst has).
 	folds bool
 	// likes holds, per column, the distinct patterns it is matched
-	// with by LIKE (see likecombo.go).
+	// with by LIKE or ILIKE (see likecombo.go): a string built from the
+	// fixed parts matches an ILIKE pattern too.
 	likes map[colKey][]string
 }
 
@@ -145,7 +146,7 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 		return
 	}
 	pattern := x.Name == plan.OpLike || x.Name == plan.OpNotLike || x.Name == plan.OpILike || x.Name == plan.OpNotILike
-	if x.Name == plan.OpLike && len(x.Args) == 2 && x.Args[1].Kind == plan.Const && !x.Args[1].Null {
+	if (x.Name == plan.OpLike || x.Name == plan.OpILike) && len(x.Args) == 2 && x.Args[1].Kind == plan.Const && !x.Args[1].Null {
 		if l.likes == nil {
 			l.likes = map[colKey][]string{}
 		}
