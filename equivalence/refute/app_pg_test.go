@@ -73,7 +73,8 @@ var appPairs = []appPair{
 	{"multi-pattern LIKE", sel("posts", `WHERE ("posts"."title"::text LIKE '%(voice)%' AND "posts"."title"::text LIKE '%(uncredited)%')`),
 		sel("posts", `WHERE ("posts"."title"::text LIKE '%(voice)%' AND "posts"."title"::text LIKE '%(uncredited)%' AND NOT ("posts"."title"::text LIKE '%(voice)%(uncredited)%'))`), true},
 	{"prefix, infix and suffix LIKE, one case changed", sel("posts", `WHERE ("posts"."title"::text LIKE 'Re: %' AND "posts"."title"::text LIKE '%[draft]%' AND "posts"."title"::text LIKE '%?')`),
-		sel("posts", `WHERE ("posts"."title"::text LIKE 'Re: %' AND "posts"."title"::text LIKE '%[Draft]%' AND "posts"."title"::text LIKE '%?')`), true}, {"dropped ILIKE of three", sel("posts", `WHERE ("posts"."title"::text ILIKE 're: %' AND "posts"."title"::text ILIKE '%[draft]%' AND "posts"."title"::text ILIKE '%?')`),
+		sel("posts", `WHERE ("posts"."title"::text LIKE 'Re: %' AND "posts"."title"::text LIKE '%[Draft]%' AND "posts"."title"::text LIKE '%?')`), true},
+	{"dropped ILIKE of three", sel("posts", `WHERE ("posts"."title"::text ILIKE 're: %' AND "posts"."title"::text ILIKE '%[draft]%' AND "posts"."title"::text ILIKE '%?')`),
 		sel("posts", `WHERE ("posts"."title"::text ILIKE 're: %' AND "posts"."title"::text ILIKE '%?')`), true},
 
 	// Thresholds and multiplicities.
