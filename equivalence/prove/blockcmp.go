@@ -279,6 +279,10 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 	// equate read as one (equal-columns).
 	repA := equalColumns(ba.preds, p.colA, p.intsFn(true), s.nondet)
 	repB := equalColumns(bb.preds, p.colB, p.intsFn(false), s.nondet)
+	// A conjunct col = c pins col to c in every kept row: the outputs
+	// read c there (output-pinned), so deptno + 1 is 11 under deptno = 10.
+	pinA := p.outputPins(s, ba.preds, true)
+	pinB := p.outputPins(s, bb.preds, false)
 	same := func(i, j int) (bool, error) {
 		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
 		ea, chA := substituteEqual(ba.inline(plan.NewCol(ao[i], ta)), repA)
@@ -288,6 +292,9 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		}
 		ea = foldInts(ea, p.intsFn(true))
 		eb = foldInts(eb, p.intsFn(false))
+		if ok, err := p.pinnedOutputsSame(ea, eb, pinA, pinB, ta, tb); ok || err != nil {
+			return ok, err
+		}
 		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
 		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
 		if intA {

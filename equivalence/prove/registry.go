@@ -158,6 +158,9 @@ var (
 	ruleOutputsEnumeration = register(Rule{Name: "outputs-enumeration", Family: famBlock,
 		Fragment:   "outputs(A) = outputs(B) by enumerating the domains of their columns",
 		Conditions: "the outputs agree on every combination of the values the block's conjuncts leave the columns (small finite domains)"})
+	ruleOutputPinned = register(Rule{Name: "output-pinned", Family: famBlock,
+		Fragment:   "π[f(col)](R WHERE col = c) ⇒ π[f(c)](R WHERE col = c)",
+		Conditions: "col = c is a conjunct of the block and identity on col's values (integer, date, boolean of the constant's own type; no loose collation; SQLite: integer-valued only)"})
 	rulePartitionUnion = register(Rule{Name: "partition-union", Family: famBlock,
 		Fragment:   "block ⇒ block WHERE c1 ∪all ... ∪all block WHERE ck",
 		Conditions: "each branch keeps a subset of the block's rows with its outputs, and every kept row satisfies exactly one branch"})
@@ -338,9 +341,6 @@ var (
 	ruleLimitOneRow = register(Rule{Name: "limit-one-row", Family: famSimplify,
 		Fragment:   "R LIMIT n ⇒ R",
 		Conditions: "n ≥ 1 and R has at most one row"})
-	ruleLimitOffsetZero = register(Rule{Name: "limit-offset-zero", Family: famSimplify,
-		Fragment:   "R OFFSET 0 ⇒ R",
-		Conditions: "no LIMIT (or LIMIT ALL / NULL) and OFFSET 0 or NULL: every row is kept"})
 	ruleLimitMerge = register(Rule{Name: "limit-merge", Family: famSimplify,
 		Fragment:   "(R LIMIT l1 OFFSET o1) LIMIT l2 OFFSET o2 ⇒ R LIMIT min(l2, l1−o2) OFFSET o1+o2",
 		Conditions: "the two limits are adjacent (no sort between them) with non-negative integer constants: they cut one stream of rows"})

@@ -178,11 +178,19 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	// first (a fact of this node, whatever the search does next).
 	firstA := map[string]plan.ColumnID{}
 	asGiven := map[string]bool{} // a's keys before agg-group-constant
+	// Calls read the constants the input fixes (output-pinned), on both
+	// sides alike: MAX(d) under d = 1 is MAX(1).
+	pinsA, pinsB := aggInputPins(a.Inputs[0], p.a.Meta), aggInputPins(b.Inputs[0], p.b.Meta)
+	pinned := false
 	for _, ai := range a.Aggs {
-		if ka, ok := p.aggKey(ai.Expr, p.colA); ok {
+		e := pinnedCall(ai.Expr, pinsA)
+		if e != ai.Expr {
+			pinned = true
+		}
+		if ka, ok := p.aggKey(e, p.colA); ok {
 			asGiven[ka] = true
 		}
-		if ka, ok := p.aggKey(groupConstCall(a, ai.Expr, p.a.Meta), p.colA); ok {
+		if ka, ok := p.aggKey(groupConstCall(a, e, p.a.Meta), p.colA); ok {
 			if f, dup := firstA[ka]; dup {
 				p.aliasA[ai.ID] = f
 			} else {
@@ -209,7 +217,8 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 	// calls the other lacks: such a column stays unpaired (b's unmapped),
 	// which only matters if something above reads it, and then fails there.
 	for _, bi := range b.Aggs {
-		kb, ok := p.aggKey(groupConstCall(b, bi.Expr, p.b.Meta), p.colB)
+		e := pinnedCall(bi.Expr, pinsB)
+		kb, ok := p.aggKey(groupConstCall(b, e, p.b.Meta), p.colB)
 		if !ok {
 			continue
 		}
@@ -218,7 +227,10 @@ func (p *prover) aggregate(a, b *plan.Node) (bool, error) {
 			p.note("aggregate %s of b has no match", kb)
 			continue
 		}
-		if k0, ok := p.aggKey(bi.Expr, p.colB); !ok || !asGiven[k0] {
+		if e != bi.Expr || pinned {
+			p.rule(ruleOutputPinned)
+		}
+		if k0, ok := p.aggKey(e, p.colB); !ok || !asGiven[k0] {
 			// Matched only as ANY_VALUE.
 			p.ruleOn(ruleAggGroupConstant, "%s", bi.Expr.Name)
 		}

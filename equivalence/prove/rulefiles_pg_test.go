@@ -30,6 +30,9 @@ var pgRuleData = map[string][]string{
 		"!INSERT INTO gone VALUES (1, 'x')",
 		"!INSERT INTO gone VALUES (2, NULL)",
 	},
+	"output-pinned": {
+		"INSERT INTO emp VALUES (1, 'a', 10, 5, 1.00, '2020-01-02'), (2, NULL, 10, NULL, 1.0, '2020-01-02'), (3, 'c', NULL, 12, 2, NULL), (4, 'a', 20, 3, 1.000, '2020-01-03')",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},
@@ -39,7 +42,8 @@ var pgRuleData = map[string][]string{
 // real PostgreSQL loaded with pgRuleData: each expect case's two queries
 // return the same rows (as a bag, printed), and each expect-not case
 // that is no "equal" near miss returns different rows or an error on one
-// side only. The executor checks every rule file on random databases;
+// side only (also an "unseen" one: the executor compares numbers by
+// value, PostgreSQL's rows print 1.0 and 1.00 apart). The executor checks every rule file on random databases;
 // this checks the engine itself where the new rules read its semantics
 // (empty results of any type, CHECK (false), aggregates over no row).
 func TestRuleFilesOnPostgres(t *testing.T) {
@@ -94,7 +98,7 @@ func TestRuleFilesOnPostgres(t *testing.T) {
 				switch {
 				case c.want && !same:
 					t.Errorf("%s: PostgreSQL tells the proved pair apart:\n  %s -> %v %v\n  %s -> %v %v", c.name, c.a, ra, errA, c.b, rb, errB)
-				case !c.want && c.unproved == "" && c.unseen == "" && same:
+				case !c.want && c.unproved == "" && same:
 					t.Errorf("%s: PostgreSQL returns the near miss's rows alike on this data (%v): extend pgRuleData", c.name, ra)
 				}
 			}
