@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 
 	"github.com/pgequiv/pgequiv/config"
@@ -40,11 +41,15 @@ func reloadChanges(old, next *config.Config) []string {
 		{"schema.introspect.password", old.Schema.Introspect.Password, next.Schema.Introspect.Password},
 		{"admin.password", old.Admin.Password, next.Admin.Password},
 	} {
-		// A secret set or cleared shows above as "" against (hidden),
-		// where SHOW CONFIG lists it; one replaced by another only here.
+		// A secret set or cleared shows above as "" against (hidden);
+		// one replaced by another only here.
 		if s.old != s.next && !reported[s.key] {
 			out = append(out, s.key+": changed")
 		}
+	}
+	// SHOW CONFIG shows the headers' names only (their values are tokens).
+	if !maps.Equal(old.Telemetry.Headers, next.Telemetry.Headers) && !reported["telemetry.headers"] {
+		out = append(out, "telemetry.headers: changed")
 	}
 	return out
 }

@@ -19,6 +19,7 @@ func TestReloadChanges(t *testing.T) {
 		c.Admin.Auth = "password"
 		c.Admin.Password = "old-secret"
 		c.Schema.Databases = map[string][]string{"app": {"app.sql"}}
+		c.Telemetry.Headers = map[string]string{"authorization": "old-secret"}
 		return &c
 	}
 	for _, tc := range []struct {
@@ -35,7 +36,10 @@ func TestReloadChanges(t *testing.T) {
 		{"a secret replaced", func(c *config.Config) { c.Admin.Password = "new-secret" }, []string{"admin.password: changed"}},
 		{"a secret cleared", func(c *config.Config) { c.Admin.Password = ""; c.Admin.Auth = "trust" },
 			[]string{`admin.auth: password -> trust`, `admin.password: (hidden) -> ""`}},
-		{"database-free password", func(c *config.Config) { c.Password = "x" }, []string{"password: changed"}},
+		{"a telemetry header's token replaced", func(c *config.Config) {
+			c.Telemetry.Headers = map[string]string{"authorization": "new-secret"}
+		}, []string{"telemetry.headers: changed"}},
+		{"database-free password set", func(c *config.Config) { c.Password = "x" }, []string{`password: "" -> (hidden)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			next := base()

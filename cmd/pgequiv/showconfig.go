@@ -59,13 +59,28 @@ func configSettings(c *config.Config) [][2]string {
 		{"schema.files", list(c.Schema.Files)},
 		{"telemetry.endpoint", c.Telemetry.Endpoint},
 		{"telemetry.protocol", c.Telemetry.Protocol},
+		// Header values are credentials (authentication tokens): names only.
+		{"telemetry.headers", mapText(c.Telemetry.Headers, hide)},
+		{"telemetry.insecure", strconv.FormatBool(c.Telemetry.Insecure)},
+		{"telemetry.ca_file", c.Telemetry.CAFile},
+		{"telemetry.sampling_ratio", samplingRatioText(c.Telemetry.SamplingRatio)},
+		{"telemetry.resource", mapText(c.Telemetry.Resource, func(v string) string { return v })},
+		{"telemetry.timeout", c.Telemetry.Timeout.String()},
+		{"telemetry.metric_interval", c.Telemetry.MetricInterval.String()},
+		{"telemetry.queue_size", strconv.Itoa(c.Telemetry.QueueSize)},
+		{"telemetry.shutdown_timeout", c.Telemetry.ShutdownTimeout.String()},
 		{"metrics_listen", c.MetricsListen},
+		{"password", hide(c.Password)},
 	}
 	dbs := make([]string, 0, len(c.Schema.Databases))
 	for db := range c.Schema.Databases {
 		dbs = append(dbs, db)
 	}
 	sort.Strings(dbs)
+	if len(dbs) == 0 {
+		// The key is listed even when it maps nothing.
+		out = append(out, [2]string{"schema.databases", ""})
+	}
 	for _, db := range dbs {
 		out = append(out, [2]string{"schema.databases." + db, list(c.Schema.Databases[db])})
 	}
@@ -87,6 +102,29 @@ func configSettings(c *config.Config) [][2]string {
 		{"llm_judge.samples", strconv.Itoa(c.LLMJudge.Samples)},
 		{"llm_judge.timeout", c.LLMJudge.Timeout.String()},
 	}...)
+}
+
+// mapText is a map setting as key=value pairs in key order, each value
+// through show.
+func mapText(m map[string]string, show func(string) string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + show(m[k])
+	}
+	return strings.Join(keys, ",")
+}
+
+// samplingRatioText is telemetry.sampling_ratio; unset is the empty
+// string, as for the other telemetry keys left to their defaults.
+func samplingRatioText(r *float64) string {
+	if r == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*r, 'g', -1, 64)
 }
 
 // refuteBudgetText is refute_budget as SHOW CONFIG shows it: the default

@@ -359,7 +359,7 @@ func (p Partition) Witness(ctx context.Context, s *catalog.Schema, a, b *plan.Pl
 				db, out = sdb, sout
 			}
 			ce := c.counterexample(s, db, out)
-			ce.Needs = needs(s, ce.Database, readTables(a, b))
+			ce.Needs = needs(s, ce.Database, readTables(a, b), constraints{})
 			return ce
 		}
 	}

@@ -363,7 +363,7 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 			res.FoundAfter = time.Since(start)
 			ce := c.minimize(ctx, s, h, tiers[len(tiers)-1], &res)
 			if len(tiers) > 1 && !typicalTier {
-				ce.Needs = needs(s, ce.Database, read)
+				ce.Needs = needs(s, ce.Database, read, all)
 			}
 			if nonIntegers(s, ce.Database) {
 				ce.Needs = append(ce.Needs, NeedsNonInteger)

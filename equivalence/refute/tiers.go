@@ -82,15 +82,17 @@ func readTables(plans ...*plan.Plan) map[string]bool {
 }
 
 // needs lists what db relies on beyond typical data; nil when it is a
-// typical database itself.
-func needs(s *catalog.Schema, db exec.Database, read map[string]bool) []string {
+// typical database itself. k are the search's constraints: a read table
+// is needed empty only where the search could give it rows (with the
+// fillers of k.opaque, see opaque.go).
+func needs(s *catalog.Schema, db exec.Database, read map[string]bool, k constraints) []string {
 	var nulls, empty, orphan bool
 	for _, t := range s.Tables {
 		if t.IsView() {
 			continue
 		}
 		rows := db[t.Name]
-		if len(rows) == 0 && read[t.Name] && !(constraints{}).cannotHoldRows(s, t) {
+		if len(rows) == 0 && read[t.Name] && !(constraints{opaque: k.opaque}).cannotHoldRows(s, t) {
 			empty = true
 		}
 		for _, row := range rows {
