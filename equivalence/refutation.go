@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgequiv/pgequiv/equivalence/refute"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -77,6 +78,59 @@ type Counterexample struct {
 	// the candidate, with no ORDER BY, returns in an order it does not
 	// promise: the engine may return them in any order.
 	RowOrderOnly bool `json:"row_order_only,omitempty"`
+	// Class names what the difference rests on, every condition that
+	// holds (ClassNull, ClassDuplicates, ...), or ClassOrdinary alone:
+	// the classification readers of evaluation files count by.
+	Class []string `json:"class,omitempty"`
+}
+
+// Classes of a counterexample (Counterexample.Class).
+const (
+	ClassOrdinary    = "ordinary"     // ordinary data shows it
+	ClassNull        = "null"         // needs a NULL in a nullable column
+	ClassEmptyTable  = "empty_table"  // needs an empty table
+	ClassOrphanedRow = "orphaned_row" // needs a row breaking a declared foreign key
+	ClassNonInteger  = "non_integer"  // needs a non-integer in a SQLite INTEGER column
+	ClassDuplicates  = "duplicates"   // the results differ only in how often rows repeat
+	ClassTies        = "ties"         // a LIMIT cuts through rows tied on the sort key
+	ClassColumnOrder = "column_order" // the results differ only in column order
+	ClassRowOrder    = "row_order"    // the candidate does not promise the reference's order
+	ClassOther       = "other"        // a need this list does not name
+)
+
+// ClassNames is every class, in the order summaries list them.
+var ClassNames = []string{ClassOrdinary, ClassNull, ClassEmptyTable, ClassOrphanedRow, ClassNonInteger, ClassDuplicates, ClassTies, ClassColumnOrder, ClassRowOrder, ClassOther}
+
+// classify names the counterexample's classes from its needs and the
+// shape of its results.
+func classify(ce *refute.Counterexample) []string {
+	var out []string
+	for _, n := range ce.Needs {
+		switch n {
+		case refute.NeedsNull:
+			out = append(out, ClassNull)
+		case refute.NeedsEmptyTable:
+			out = append(out, ClassEmptyTable)
+		case refute.NeedsOrphanedRow:
+			out = append(out, ClassOrphanedRow)
+		case refute.NeedsNonInteger:
+			out = append(out, ClassNonInteger)
+		default:
+			out = append(out, ClassOther)
+		}
+	}
+	for _, c := range []struct {
+		on   bool
+		name string
+	}{{ce.Duplicates, ClassDuplicates}, {ce.Ties, ClassTies}, {ce.ColumnOrderOnly, ClassColumnOrder}, {ce.RowOrderOnly, ClassRowOrder}} {
+		if c.on {
+			out = append(out, c.name)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{ClassOrdinary}
+	}
+	return out
 }
 
 // Weak reports whether the counterexample needs unusual data or differs

@@ -154,6 +154,7 @@ func refutePair(ctx context.Context, s *catalog.Schema, ref, cand *prepared, opt
 
 		ColumnOrderOnly: ce.ColumnOrderOnly,
 		RowOrderOnly:    ce.RowOrderOnly,
+		Class:           classify(ce),
 	}
 	out.apply(v)
 	m.keepRefutation(ref, cand, opts.Refute, out)

@@ -75,3 +75,20 @@ func TestOpaqueColumnsNotEvaluated(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsEmptyFillableTable: a table whose NOT NULL jsonb column gets
+// fillers can hold rows, so a difference that shows only when it is
+// empty needs an empty table (a weak counterexample), as for any table.
+func TestNeedsEmptyFillableTable(t *testing.T) {
+	s, _ := appSchema(t)
+	res, err := Refute(context.Background(), s, mustPlan(t, s, `SELECT count(*) > 0 FROM posts`), mustPlan(t, s, `SELECT true`), appOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found {
+		t.Fatalf("not refuted: %s", res.Reason)
+	}
+	if got := res.Counterexample.Needs; len(got) != 1 || got[0] != NeedsEmptyTable {
+		t.Errorf("needs %v, want [%s]\n%s", got, NeedsEmptyTable, describe(res))
+	}
+}

@@ -163,6 +163,10 @@ type Counterexample struct {
 	// reference orders them in a way the candidate, without an ORDER BY,
 	// does not promise: two different rows in different sort groups.
 	RowOrderOnly bool
+	// Duplicates and Ties say what the two results' difference is made
+	// of (see shapes in tiers.go): rows that differ only in how often
+	// they repeat, or a LIMIT cutting through rows tied on the sort key.
+	Duplicates, Ties bool
 	// Params are the values bound to the queries' parameters ($1, ...),
 	// in order; empty for queries without parameters.
 	Params []Param
@@ -644,5 +648,8 @@ func (c *comparer) counterexample(s *catalog.Schema, db exec.Database, out outco
 		return o
 	}
 	ce.Reference, ce.Candidate = show(out.ref), show(out.cand)
+	if out.kind == differ {
+		ce.Duplicates, ce.Ties = onlyDuplicates(out.ref, out.cand, c.opts.IgnoreColumnOrder), cutTies(out.ref, out.cand)
+	}
 	return ce
 }

@@ -116,3 +116,47 @@ func needs(s *catalog.Schema, db exec.Database, read map[string]bool, k constrai
 	}
 	return out
 }
+
+// The shape of a difference, beside what the database needs: two
+// results that hold the same rows but not as often (duplicates), or
+// results one of which a LIMIT cut through rows tied on its sort key
+// (ties). A reader weighs "the candidate drops duplicate rows" apart
+// from "the candidate returns other rows".
+
+// onlyDuplicates reports whether two differing results hold the same
+// set of rows: the difference persists only in how often rows repeat,
+// and deduplicating both results removes it.
+func onlyDuplicates(a, b *exec.Result, ignoreColumnOrder bool) bool {
+	if a == nil || b == nil || a.Nondeterministic || b.Nondeterministic {
+		return false
+	}
+	da, db := distinctRows(a), distinctRows(b)
+	if len(da.Rows) == len(a.Rows) && len(db.Rows) == len(b.Rows) {
+		return false // neither repeats a row
+	}
+	return !differs(da, db, ignoreColumnOrder)
+}
+
+// distinctRows is r's rows, each once, unordered.
+func distinctRows(r *exec.Result) *exec.Result {
+	seen := map[string]bool{}
+	out := &exec.Result{}
+	for _, row := range r.Rows {
+		if k := rowKey(row, nil); !seen[k] {
+			seen[k] = true
+			out.Rows = append(out.Rows, row)
+		}
+	}
+	return out
+}
+
+// cutTies reports whether either result is ordered and a LIMIT cut
+// through rows tied on its sort key: the executor calls such a result
+// nondeterministic, and the comparison counted it only because the
+// sizes differ whichever tied rows the engine keeps (countFixed).
+func cutTies(a, b *exec.Result) bool {
+	tied := func(r *exec.Result) bool {
+		return r != nil && r.Ordered && r.Nondeterministic && r.CountFixed
+	}
+	return tied(a) || tied(b)
+}
