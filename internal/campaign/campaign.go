@@ -158,6 +158,13 @@ var classTitles = map[string]string{
 	"11": "substituting join-equal columns", "12": "interval equality, timestamptz offsets", "13": "volatile functions",
 	"14": "data-modifying CTEs", "15": "ORDER BY feeding an order-sensitive consumer", "16": "self-join on a key",
 	"17": "SQLite affinity", "18": "dialect fidelity (a query the engine rejects)", "other": "other",
+	// issue 33's causes; "33.E" is the evidence rule for not_equivalent
+	"33.1": "window aggregate FILTER", "33.2": "row-valued IS [NOT] NULL", "33.3": "SELECT * over USING/NATURAL",
+	"33.4": "typed literal spellings", "33.5": "errors the engine always raises", "33.6": "a view's frozen SELECT *",
+	"33.7": "DDL inside BEGIN … ROLLBACK", "33.8": "SQLite bare columns beside min()/max()",
+	"33.9": "SQLite tied rows under LIMIT, join order", "33.10": "SQLite compound columns' affinity",
+	"33.11": "SQLite rowid alias declarations", "33.12": "SQLite affinity from the type name", "33.13": "valid SQLite forms",
+	"33.14": "a schema the engine rejects", "33.E": "not_equivalent without evidence (LIMIT spellings, pinned sort keys, bounded inputs)",
 }
 
 // Run runs the campaign on one engine.
@@ -266,6 +273,10 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 		default:
 			st.Unknown++
 			fams[2]++
+			found = checkInvalid(ctx, tg, p, v, base)
+		}
+		if i%schemaVariantEvery == 0 {
+			found = append(found, checkSchemaVariant(ctx, tg, r, Finding{Engine: opts.Engine, Loader: tg.loader, PairSeed: seed, SchemaFile: schemaFile(opts.Engine, tg.name)})...)
 		}
 		st.FamilyTime[p.Family] += time.Since(pairStart)
 		for _, f := range found {
@@ -339,6 +350,10 @@ func openTargets(ctx context.Context, opts Options, st *Stats) ([]*target, error
 	}
 	return out, nil
 }
+
+// schemaVariantEvery is how often (in pairs) a variant of the pair's
+// schema is created on the engine and loaded by the judge (PostgreSQL).
+const schemaVariantEvery = 10
 
 var positionRE = regexp.MustCompile(` at position \d+`)
 

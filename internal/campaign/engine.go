@@ -54,7 +54,10 @@ type result struct {
 	rows [][]cell
 	// types are the result columns' types as the engine reports them
 	// (PostgreSQL; nil for SQLite, whose values carry their class).
-	types  []string
+	types []string
+	// ncols is the number of result columns the engine described, also
+	// for an empty result.
+	ncols  int
 	err    error
 	digest string // the tables after the query, when asked
 	// full is the reference's result without its LIMIT: the rows a cut

@@ -78,9 +78,17 @@ type mtable struct {
 	partitioned bool     // holds no rows of its own
 }
 
+// mview is a view as the engine reports it: the columns it returns
+// (PostgreSQL freezes a SELECT * when the view is created).
+type mview struct {
+	name string
+	cols []string
+}
+
 // meta is a schema as the engine reports it.
 type meta struct {
 	tables []*mtable
+	views  []mview
 }
 
 func (m *meta) table(name string) *mtable {

@@ -154,7 +154,7 @@ func (e *pgEngine) rows(ctx context.Context, q string) result {
 		}
 		out = append(out, row)
 	}
-	return result{rows: out, types: types, err: rows.Err()}
+	return result{rows: out, types: types, ncols: len(types), err: rows.Err()}
 }
 
 // digest writes every table's rows, sorted, so that two states compare.
@@ -344,7 +344,31 @@ ORDER BY k.oid`)
 			t.checks = append(t.checks, checkBody(def))
 		}
 	}
-	return m, cons.Err()
+	if err := cons.Err(); err != nil {
+		return nil, err
+	}
+	cons.Close()
+	// views, with the columns PostgreSQL froze when each was created
+	vs, err := conn.Query(ctx, `
+SELECT c.relname, array_agg(a.attname::text ORDER BY a.attnum)
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+WHERE c.relkind = 'v'
+GROUP BY c.relname
+ORDER BY c.relname`)
+	if err != nil {
+		return nil, err
+	}
+	defer vs.Close()
+	for vs.Next() {
+		var v mview
+		if err := vs.Scan(&v.name, &v.cols); err != nil {
+			return nil, err
+		}
+		m.views = append(m.views, v)
+	}
+	return m, vs.Err()
 }
 
 // checkBody turns "CHECK ((qty > 0))" into "(qty > 0)".

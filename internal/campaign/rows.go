@@ -115,6 +115,10 @@ func drawValue(r *rand.Rand, c mcol, sqlite bool, nums, strs []string, stored ma
 	if !c.notNull && r.IntN(7) == 0 || c.notNull && r.IntN(40) == 0 {
 		return "NULL"
 	}
+	if ps := typedPools[c.sqlType]; len(ps) > 0 && !sqlite {
+		// uuid, bytea, inet, ranges, times: text would be refused
+		return ps[r.IntN(len(ps))]
+	}
 	switch p := r.IntN(10); {
 	case p < 3 && len(stored[c.cat]) > 0:
 		return stored[c.cat][r.IntN(len(stored[c.cat]))]

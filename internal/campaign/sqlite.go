@@ -127,7 +127,7 @@ func (e *sqliteEngine) rows(ctx context.Context, q string) result {
 		}
 		out = append(out, row)
 	}
-	return result{rows: out, err: rows.Err()}
+	return result{rows: out, ncols: len(cols), err: rows.Err()}
 }
 
 // liteExact writes a value with its storage class: 5 and 5.0 and '5' are

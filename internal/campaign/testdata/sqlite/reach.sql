@@ -1,0 +1,26 @@
+-- reach: issue 33's SQLite declarations. Primary keys that are not the
+-- rowid (INTEGER(11), UNSIGNED INTEGER, a WITHOUT ROWID table's INTEGER
+-- key: each may hold 5.5 or NULL), type names whose affinity surprises
+-- (STRING is NUMERIC, FLOATING POINT and CHARINT are INTEGER, DATETIME
+-- NUMERIC), and tables sharing column names at other positions (USING,
+-- NATURAL, compound arms of other affinities).
+CREATE TABLE team (
+  label STRING,
+  tid INTEGER(11) PRIMARY KEY,
+  score FLOATING POINT,
+  code CHARINT,
+  born DATETIME
+);
+CREATE TABLE player (
+  pid UNSIGNED INTEGER PRIMARY KEY,
+  tid INTEGER REFERENCES team (tid),
+  label TEXT,
+  pts INTEGER,
+  year INTEGER
+);
+CREATE TABLE tally (
+  k INTEGER PRIMARY KEY,
+  tid INTEGER,
+  year TEXT,
+  pts REAL
+) WITHOUT ROWID;
