@@ -35,6 +35,14 @@ func (j *judgement) prepareReference() (done bool, err error) {
 				j.v = finishTooLarge(Difference{Component: ComponentTooLarge, Reference: err.Error()}, j.start)
 				return true, nil
 			}
+			if errors.Is(err, build.ErrUnsupported) {
+				// Valid SQL the planner does not take (the jsonb ?
+				// operator, say): no verdict either way, with the reason,
+				// never an error (issue 35). A reference that names what
+				// the schema lacks, or does not parse, stays an error.
+				j.v = finishTooLarge(Difference{Component: ComponentReferenceUnsupported, Reference: err.Error()}, j.start)
+				return true, nil
+			}
 			return true, fmt.Errorf("reference: %w", err)
 		}
 		if q, err = prepare(j.ctx, j.s, p, j.opts, p.Ordered); err != nil {

@@ -191,6 +191,11 @@ const (
 	ComponentCandidateUnplanned   = "candidate does not plan"
 )
 
+// ComponentReferenceUnsupported is the Difference component of a
+// reference the planner does not take (valid SQL beyond it): the
+// verdict is unknown, with the planner's error as the reference side.
+const ComponentReferenceUnsupported = "reference uses unsupported syntax"
+
 // Invalid reports whether the candidate would not run on the engine,
 // with the engine-style reason: the planner refused it as the engine
 // does (ComponentCandidateRejected, ComponentCandidateUnknownName).

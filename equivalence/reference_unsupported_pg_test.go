@@ -1,0 +1,68 @@
+package equivalence_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+// TestReferenceUnsupportedIsUnknown is issue 35's jsonb ? bug: a
+// reference the planner does not take, though PostgreSQL runs it, is an
+// unknown verdict naming the reason (as a candidate's is), not an error
+// that makes pgequiv check exit 2. A reference naming a relation the
+// schema lacks, which PostgreSQL refuses too, stays an error.
+func TestReferenceUnsupportedIsUnknown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	const ddl = "CREATE TABLE doc (id integer PRIMARY KEY, data jsonb)"
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, ddl); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		ref, cand string
+		pgRuns    bool   // PostgreSQL runs the reference
+		component string // "" : the judge returns an error
+	}{
+		{"SELECT id FROM doc WHERE data ? 'a'", "SELECT id FROM doc WHERE data ? 'a' AND true", true, equivalence.ComponentReferenceUnsupported},
+		{"SELECT id FROM doc WHERE data ?| ARRAY['a', 'b']", "SELECT id FROM doc", true, equivalence.ComponentReferenceUnsupported},
+		{"SELECT id FROM doc", "SELECT id FROM doc WHERE data ? 'a'", true, equivalence.ComponentCandidateUnsupported},
+		{"SELECT id FROM nosuch", "SELECT 1", false, ""},
+	}
+	for _, c := range cases {
+		_, pgErr := conn.Exec(ctx, c.ref)
+		if (pgErr == nil) != c.pgRuns {
+			t.Fatalf("%s: PostgreSQL error %v, want runs=%v", c.ref, pgErr, c.pgRuns)
+		}
+		v, err := equivalence.Judge(ctx, s, c.ref, c.cand, equivalence.Options{})
+		if c.component == "" {
+			if err == nil {
+				t.Errorf("%s: verdict %s, want an error", c.ref, v.Label)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s / %s: error %v, want an unknown verdict", c.ref, c.cand, err)
+			continue
+		}
+		if v.Label != equivalence.Unknown || len(v.Differences) == 0 || v.Differences[0].Component != c.component {
+			t.Errorf("%s / %s: %s %+v, want unknown with %q", c.ref, c.cand, v.Label, v.Differences, c.component)
+		}
+	}
+}
