@@ -52,9 +52,9 @@ func simplifyLimit(n *plan.Node) (*plan.Node, *Rule) {
 	if !ok {
 		return nil, nil
 	}
-	if lim == nil && (off == nil || off.Sign() == 0) {
-		return n.Inputs[0], ruleLimitOffsetZero
-	}
+	// R OFFSET 0 (or NULL) with no LIMIT never reaches here: the
+	// normalizer's limit-constant rule drops it (it was this package's
+	// limit-offset-zero).
 	in := n.Inputs[0]
 	if in.Op != plan.OpLimit || len(in.Inputs) != 1 {
 		return nil, nil

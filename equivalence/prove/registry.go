@@ -158,6 +158,9 @@ var (
 	ruleOutputsEnumeration = register(Rule{Name: "outputs-enumeration", Family: famBlock,
 		Fragment:   "outputs(A) = outputs(B) by enumerating the domains of their columns",
 		Conditions: "the outputs agree on every combination of the values the block's conjuncts leave the columns (small finite domains)"})
+	ruleUnionConstPull = register(Rule{Name: "union-const-pull", Family: famSetOp,
+		Fragment:   "∪[all](π[c, X](A), π[c, Y](B)) ⇒ π[c, cols](∪[all](π[X](A), π[Y](B)))",
+		Conditions: "column k holds one non-NULL constant of the union column's type in every branch: projected, or pinned by the branch's filter with identity = (PostgreSQL only); another column remains"})
 	ruleOutputPinned = register(Rule{Name: "output-pinned", Family: famBlock,
 		Fragment:   "π[f(col)](R WHERE col = c) ⇒ π[f(c)](R WHERE col = c)",
 		Conditions: "col = c is a conjunct of the block and identity on col's values (integer, date, boolean of the constant's own type; no loose collation; SQLite: integer-valued only)"})

@@ -80,7 +80,10 @@ func TestProvedPairsSurviveRefuter(t *testing.T) {
 			if testing.Verbose() {
 				t.Logf("%s: %d instances executed, %d with a reference row, %d skipped; %s", p.ID, res.Instances, res.NonEmpty, res.Skipped, res.Reason)
 			}
-			if res.Found {
+			// The prover compares bags; a row order the candidate does not
+			// promise is the judge's to weigh (likelyDifferent), not a
+			// wrong proof.
+			if res.Found && !res.Counterexample.RowOrderOnly {
 				t.Errorf("%s (label %d) proved by %v but refuted:\n  %s\n  %s\n  inserts %v\n  ref %v\n  cand %v", p.ID, p.Label, r.Rules,
 					p.Reference, p.Candidate, res.Counterexample.Inserts, res.Counterexample.Reference, res.Counterexample.Candidate)
 			}

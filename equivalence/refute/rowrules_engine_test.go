@@ -301,7 +301,9 @@ var ruleCases = map[catalog.Dialect][]ruleCase{
 		{name: "deferrable/key", q1: "SELECT DISTINCT pos FROM slot WHERE pos IS NOT NULL", q2: "SELECT pos FROM slot WHERE pos IS NOT NULL", want: wantNotRefuted},
 		{name: "enum/order", q1: "SELECT id FROM item WHERE mood > 'ok'", q2: "SELECT id FROM item WHERE mood = 'happy'", want: wantCannot},
 		{name: "enum/max", q1: "SELECT max(mood) FROM item", q2: "SELECT (SELECT mood FROM item WHERE mood IS NOT NULL ORDER BY mood DESC LIMIT 1)", want: wantCannot},
-		{name: "enum/not-a-label", q1: "SELECT id FROM item WHERE mood = 'bogus'", q2: "SELECT id FROM item WHERE false", want: wantCannot, pgError: true},
+		// PostgreSQL rejects the label whatever the data, and so does the
+		// executor (issue 33, item 5): no database is comparable.
+		{name: "enum/not-a-label", q1: "SELECT id FROM item WHERE mood = 'bogus'", q2: "SELECT id FROM item WHERE false", want: wantNotRefuted, pgError: true},
 		{name: "enum/labels", q1: "SELECT id FROM item WHERE mood = 'ok' OR mood = 'sad' OR mood = 'happy'", q2: "SELECT id FROM item WHERE mood IS NOT NULL", want: wantNotRefuted},
 		{name: "enum/labels-near", q1: "SELECT id FROM item WHERE mood = 'ok'", q2: "SELECT id FROM item WHERE mood IN ('ok', 'happy')", want: wantRefuted},
 	},

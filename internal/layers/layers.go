@@ -39,6 +39,7 @@ var rules = []rule{
 	{"protocol", Base},
 	{"telemetry", Base},
 	{"internal/sqltext", Base},
+	{"internal/buildinfo", Base},       // the build's version and revision, for `version` and SHOW VERSION
 	{"internal/sqlgen", Planner},       // generates SQL over a catalog, for fuzzing the planner and up
 	{"internal/catalogcheck", Planner}, // checks a catalog against a real engine
 	{"internal/dataset", Planner},      // reads the pair and case files and their schemas
