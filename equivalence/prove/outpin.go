@@ -109,3 +109,70 @@ func pinnedCall(e *plan.Expr, pins map[plan.ColumnID]*plan.Expr) *plan.Expr {
 		return x
 	})
 }
+
+// unionConstPull rewrites a UNION [ALL] whose column k holds one
+// constant in every branch (projected, or pinned by the branch's filter
+// with identity =; under SQLite projected only) as the projection of
+// that constant over the union of the other columns (union-const-pull):
+// each branch row has c there, and under UNION rows that agree on the
+// rest agree on it too. It returns nil when no column, or every column,
+// is such a constant.
+func (p *prover) unionConstPull(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if n.Op != plan.OpSetOp || n.Set != plan.Union || len(n.Cols) < 2 || len(n.SetCols) != len(n.Inputs) {
+		return nil
+	}
+	noCols := func(plan.ColumnID) (plan.ColumnID, bool) { return 0, false }
+	branchConsts := make([]map[plan.ColumnID]*plan.Expr, len(n.Inputs))
+	for i, in := range n.Inputs {
+		if p.opts.SQLite {
+			branchConsts[i] = nil
+			if in.Op == plan.OpProject {
+				branchConsts[i] = constCols(in)
+			}
+			continue
+		}
+		branchConsts[i] = aggInputPins(in, m)
+	}
+	consts := map[int]*plan.Expr{}
+	for k, col := range n.Cols {
+		var first *plan.Expr
+		var firstKey string
+		for i := range n.Inputs {
+			c := branchConsts[i][n.SetCols[i][k]]
+			if c == nil || c.Null || c.Typ != m.Col(col).Type {
+				first = nil
+				break
+			}
+			key, ok := exprKey(c, noCols)
+			if !ok || (first != nil && key != firstKey) {
+				first = nil
+				break
+			}
+			if first == nil {
+				first, firstKey = c, key
+			}
+		}
+		if first != nil {
+			consts[k] = first
+		}
+	}
+	if len(consts) == 0 || len(consts) == len(n.Cols) {
+		return nil
+	}
+	u := *n
+	u.Cols = nil
+	u.SetCols = make([][]plan.ColumnID, len(n.SetCols))
+	proj := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{&u}}
+	for k, col := range n.Cols {
+		if c := consts[k]; c != nil {
+			proj.Proj = append(proj.Proj, plan.ProjItem{ID: col, Expr: c.Copy()})
+			continue
+		}
+		u.Cols = append(u.Cols, col)
+		for i := range n.SetCols {
+			u.SetCols[i] = append(u.SetCols[i], n.SetCols[i][k])
+		}
+		proj.Proj = append(proj.Proj, plan.ProjItem{ID: col, Expr: plan.NewCol(col, m.Col(col).Type)})
+	}
+	return proj
+}

@@ -33,6 +33,10 @@ var pgRuleData = map[string][]string{
 	"output-pinned": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5, 1.00, '2020-01-02'), (2, NULL, 10, NULL, 1.0, '2020-01-02'), (3, 'c', NULL, 12, 2, NULL), (4, 'a', 20, 3, 1.000, '2020-01-03')",
 	},
+	"union-const-pull": {
+		"INSERT INTO emp VALUES (1, 'a', 10, 5, 1.00), (2, NULL, 10, NULL, 1.0), (3, 'c', 11, 12, 2), (4, 'a', 10, 7, 1.000), (5, 'b', 11, 9, 1.0)",
+		"INSERT INTO dept VALUES (10, 'a'), (11, 'z'), (12, NULL)",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},

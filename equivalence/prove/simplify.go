@@ -92,6 +92,11 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.unionConstPull(n, m); j != nil {
+			p.rule(ruleUnionConstPull)
+			n = j
+			continue
+		}
 		if j := p.aggOverEmpty(n, m); j != nil {
 			n = j
 			continue
