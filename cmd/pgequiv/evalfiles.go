@@ -18,6 +18,8 @@ import (
 // evalFilesFlags are eval's flags for Spider/BIRD evaluation files.
 type evalFilesFlags struct {
 	gold, pred, tables, dbDir, format string
+	execute                           bool
+	execTimeout                       time.Duration
 }
 
 func (f *evalFilesFlags) register(fs *flag.FlagSet) {
@@ -26,13 +28,15 @@ func (f *evalFilesFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tables, "tables", "", "Spider/BIRD tables.json")
 	fs.StringVar(&f.dbDir, "db-dir", "", "directory of <db>/<db>.sqlite files; their DDL is read (never a row) and wins over tables.json")
 	fs.StringVar(&f.format, "format", "text", "summary format in evaluation-file mode: text or json")
+	fs.BoolVar(&f.execute, "execute", false, "also run both queries on every .sqlite file of each item's --db-dir directory and report the official EX and test-suite EX beside the verdict")
+	fs.DurationVar(&f.execTimeout, "exec-timeout", spidereval.DefaultExecTimeout, "per-query timeout of --execute")
 }
 
 // misplaced returns the first flag set that belongs to the other mode of
 // eval, or "".
 func (f *evalFilesFlags) misplaced(fs *flag.FlagSet) string {
 	datasetOnly := map[string]bool{"schemas": true, "plot": true, "gmn-scores": true, "folds": true, "parameterize-candidate": true}
-	filesOnly := map[string]bool{"pred": true, "format": true}
+	filesOnly := map[string]bool{"pred": true, "format": true, "execute": true, "exec-timeout": true}
 	bad := ""
 	fs.Visit(func(fl *flag.Flag) {
 		if bad == "" && ((f.gold != "" && datasetOnly[fl.Name]) || (f.gold == "" && filesOnly[fl.Name])) {
@@ -47,6 +51,10 @@ func (f *evalFilesFlags) misplaced(fs *flag.FlagSet) string {
 func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, llm llmFlags, engines *engineFlags, workers int, out string, stdout, stderr io.Writer) error {
 	if f.pred == "" || (f.tables == "" && f.dbDir == "") {
 		fmt.Fprintln(stderr, "eval: --gold needs --pred and at least one of --tables and --db-dir")
+		return exitError{2}
+	}
+	if f.execute && f.dbDir == "" {
+		fmt.Fprintln(stderr, "eval: --execute needs --db-dir")
 		return exitError{2}
 	}
 	if f.format != "text" && f.format != "json" {
@@ -93,6 +101,11 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 	if err != nil {
 		return err
 	}
+	if f.execute {
+		if err := executeItems(ctx, items, results, f, preset, workers, stderr); err != nil {
+			return err
+		}
+	}
 	sum := spidereval.Summarize(results)
 	sum.Preset = preset
 	sum.Elapsed = time.Since(start)
@@ -125,6 +138,9 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 	fmt.Fprintln(stdout, searchLine(opts.Refute, cut))
 	if preset != "" {
 		fmt.Fprintln(stdout, spidereval.PresetTestSuiteNote)
+	}
+	if f.execute {
+		fmt.Fprintln(stdout, execLine(preset, f.execTimeout))
 	}
 	sum.Print(stdout)
 	return nil

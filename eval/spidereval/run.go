@@ -24,6 +24,20 @@ type Result struct {
 	Level   string // Spider hardness, or BIRD's difficulty when given
 	Verdict equivalence.Verdict
 	Err     error // the gold query could not be planned
+	// Exec is the item's execution accuracy (eval --execute), with the
+	// class and reason of a disagreement with the judge; nil without.
+	Exec              *Execution
+	Disagreement, Why string
+}
+
+// AttachExecution sets each result's execution accuracy and its
+// disagreement with the judge's label.
+func AttachExecution(results []Result, execs []Execution, keepDistinct bool) {
+	for i := range results {
+		e := execs[i]
+		results[i].Exec = &e
+		results[i].Disagreement, results[i].Why = disagreement(results[i], &e, keepDistinct)
+	}
 }
 
 // Options configure Run.
@@ -102,6 +116,14 @@ type record struct {
 	// Invalid is why the prediction would not run (label "invalid"): the
 	// engine refuses it, and execution accuracy counts it wrong.
 	Invalid string `json:"invalid,omitempty"`
+	// Class is a not_equivalent item's classes: the counterexample's
+	// (equivalence.Counterexample.Class), or no_database.
+	Class []string `json:"class,omitempty"`
+	// Execution is the official execution accuracy (--execute), and
+	// Disagreement/Why where it and the label part.
+	Execution    *Execution `json:"execution,omitempty"`
+	Disagreement string     `json:"disagreement,omitempty"`
+	Why          string     `json:"why,omitempty"`
 }
 
 // WriteJSONL writes one JSON object per result: index, db_id, hardness,
@@ -111,7 +133,7 @@ func WriteJSONL(w io.Writer, results []Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, r := range results {
-		rec := record{Index: r.Index, DB: r.DB, Level: r.Level, Gold: r.Gold, Pred: r.Pred}
+		rec := record{Index: r.Index, DB: r.DB, Level: r.Level, Gold: r.Gold, Pred: r.Pred, Execution: r.Exec, Disagreement: r.Disagreement, Why: r.Why}
 		if r.Err != nil {
 			rec.Label, rec.Error = "error", r.Err.Error()
 		} else {
@@ -125,6 +147,7 @@ func WriteJSONL(w io.Writer, results []Result) error {
 				return fmt.Errorf("spidereval: result %d: %w", r.Index, err)
 			}
 			rec.Counterexample = ce
+			rec.Class = classOf(v)
 		}
 		if err := enc.Encode(rec); err != nil {
 			return fmt.Errorf("spidereval: write result %d: %w", r.Index, err)
@@ -163,6 +186,10 @@ type Level struct {
 	Invalid          float64 `json:"invalid"` // the prediction would not run (counted wrong)
 	MeanScore        float64 `json:"mean_score"`
 	Errors           int     `json:"errors"` // gold query did not plan
+	// EX and TestSuiteEX are the official execution accuracy (--execute
+	// only), over the items whose gold query ran.
+	EX          *float64 `json:"ex,omitempty"`
+	TestSuiteEX *float64 `json:"test_suite_ex,omitempty"`
 }
 
 // Summary is the per-level table the evaluation scripts print.
@@ -173,6 +200,11 @@ type Summary struct {
 	Levels  []Level       `json:"levels"` // known levels in Spider/BIRD order, then "all"
 	Elapsed time.Duration `json:"-"`
 	Seconds float64       `json:"seconds"`
+	// Classes counts the not_equivalent items by class (an item counts
+	// under each of its classes); Disagreements counts the items by how
+	// the judge and test-suite EX part (--execute only).
+	Classes       map[string]int `json:"classes,omitempty"`
+	Disagreements map[string]int `json:"disagreements,omitempty"`
 }
 
 var levelOrder = []string{Easy, Med, Hard, Extra, "simple", "moderate", "challenging"}
@@ -182,6 +214,7 @@ func Summarize(results []Result) Summary {
 	type acc struct {
 		n, proved, eq, refuted, unknown, invalid, errs int
 		score                                          float64
+		ran, ex, ts                                    int
 	}
 	by := map[string]*acc{}
 	var order []string
@@ -195,6 +228,11 @@ func Summarize(results []Result) Summary {
 		}
 		for _, a := range []*acc{a, all} {
 			a.n++
+			if e := r.Exec; e != nil && e.GoldError == "" {
+				a.ran++
+				a.ex += b2i(e.EX)
+				a.ts += b2i(e.TestSuite)
+			}
 			if r.Err != nil {
 				a.errs++
 				continue
@@ -225,6 +263,10 @@ func Summarize(results []Result) Summary {
 			l.ProvedEquivalent, l.Equivalent, l.Refuted, l.Unknown, l.MeanScore = float64(a.proved)/n, float64(a.eq)/n, float64(a.refuted)/n, float64(a.unknown)/n, a.score/n
 			l.Invalid = float64(a.invalid) / n
 		}
+		if a.ran > 0 {
+			ex, ts := float64(a.ex)/float64(a.ran), float64(a.ts)/float64(a.ran)
+			l.EX, l.TestSuiteEX = &ex, &ts
+		}
 		return l
 	}
 	var s Summary
@@ -241,6 +283,17 @@ func Summarize(results []Result) Summary {
 		}
 	}
 	s.Levels = append(s.Levels, mk("all", all))
+	s.Classes, s.Disagreements = countClasses(results)
+	if len(s.Classes) == 0 {
+		s.Classes = nil
+	}
+	executed := false
+	for _, r := range results {
+		executed = executed || r.Exec != nil
+	}
+	if !executed {
+		s.Disagreements = nil
+	}
 	return s
 }
 
@@ -271,6 +324,34 @@ func (s Summary) Print(w io.Writer) {
 	if s.Levels[len(s.Levels)-1].Errors > 0 {
 		row("gold not planned", func(l Level) string { return strconv.Itoa(l.Errors) })
 	}
+	if s.Levels[len(s.Levels)-1].EX != nil {
+		fmt.Fprintln(w, "=====================   EXECUTION ACCURACY (official rules, given databases)   =====================")
+		opt := func(x *float64) string {
+			if x == nil {
+				return "-"
+			}
+			return rate(*x)
+		}
+		row("EX", func(l Level) string { return opt(l.EX) })
+		row("test-suite EX", func(l Level) string { return opt(l.TestSuiteEX) })
+	}
+	if len(s.Classes) > 0 {
+		fmt.Fprintf(w, "refuted by class:")
+		for _, k := range sortedKeys(s.Classes) {
+			fmt.Fprintf(w, " %s %d", k, s.Classes[k])
+		}
+		fmt.Fprintln(w)
+	}
+	if s.Disagreements != nil {
+		fmt.Fprintf(w, "judge vs test-suite EX disagreements:")
+		if len(s.Disagreements) == 0 {
+			fmt.Fprintf(w, " none")
+		}
+		for _, k := range sortedKeys(s.Disagreements) {
+			fmt.Fprintf(w, " %s %d", k, s.Disagreements[k])
+		}
+		fmt.Fprintln(w)
+	}
 	if s.Elapsed > 0 {
 		fmt.Fprintf(w, "time: %s\n", s.Elapsed.Round(time.Millisecond))
 	}
@@ -288,3 +369,10 @@ func isInvalid(v equivalence.Verdict) bool {
 
 // sqliteDialect is the dialect of Spider's and BIRD's queries.
 const sqliteDialect = catalog.SQLite
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
