@@ -158,6 +158,9 @@ var (
 	ruleOutputsEnumeration = register(Rule{Name: "outputs-enumeration", Family: famBlock,
 		Fragment:   "outputs(A) = outputs(B) by enumerating the domains of their columns",
 		Conditions: "the outputs agree on every combination of the values the block's conjuncts leave the columns (small finite domains)"})
+	ruleUnionColumnsPermuted = register(Rule{Name: "union-columns-permuted", Family: famSetOp,
+		Fragment:   "∪all(π[x, y](A), π[x', y'](B)) read by column ≡ ∪all(π[y, x](A), π[y', x'](B))",
+		Conditions: "UNION ALL on both sides; the consumer reads the union by column, not position (an aggregate's input, a join leaf); one permutation pairs every branch"})
 	ruleUnionConstPull = register(Rule{Name: "union-const-pull", Family: famSetOp,
 		Fragment:   "∪[all](π[c, X](A), π[c, Y](B)) ⇒ π[c, cols](∪[all](π[X](A), π[Y](B)))",
 		Conditions: "column k holds one non-NULL constant of the union column's type in every branch: projected, or pinned by the branch's filter with identity = (PostgreSQL only); another column remains"})

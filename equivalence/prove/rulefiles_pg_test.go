@@ -37,6 +37,9 @@ var pgRuleData = map[string][]string{
 		"INSERT INTO emp VALUES (1, 'a', 10, 5, 1.00), (2, NULL, 10, NULL, 1.0), (3, 'c', 11, 12, 2), (4, 'a', 10, 7, 1.000), (5, 'b', 11, 9, 1.0)",
 		"INSERT INTO dept VALUES (10, 'a'), (11, 'z'), (12, NULL)",
 	},
+	"union-columns-permuted": {
+		"INSERT INTO emp VALUES (1, 'a', 1, 5, 7), (2, NULL, 1, NULL, 7), (3, 'c', 2, 12, NULL), (4, 'a', 1, 3, 9), (5, 'b', 3, 9, 5)",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},

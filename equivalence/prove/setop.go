@@ -86,9 +86,21 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 		return false, nil
 	}
 	ok, err := match(0)
+	var perm []int // b's set-operation column j is a's perm[j] (nil: j)
+	if err == nil && !ok && !pos {
+		p.undo(k)
+		if perm = p.columnPermutation(a, b, ba, bb); perm != nil {
+			bb = permuteBranches(bb, perm)
+			used = make([]bool, len(ba))
+			ok, err = match(0)
+		}
+	}
 	if err != nil || !ok {
 		p.undo(k)
 		return false, err
+	}
+	if perm != nil {
+		p.rule(ruleUnionColumnsPermuted)
 	}
 	if !a.All && permuted(pairs) && (p.nondetSetCols(p.a.Meta, a, ba) || p.nondetSetCols(p.b.Meta, b, bb)) {
 		// Under a nondeterministic collation (NOCASE, RTRIM, an ICU one)
@@ -103,6 +115,10 @@ func (p *prover) setOp(a, b *plan.Node, pos bool) (bool, error) {
 		p.rule(ruleUnionAllPermuted)
 	}
 	for i, c := range b.Cols {
+		if perm != nil {
+			p.set(c, a.Cols[perm[i]])
+			continue
+		}
 		p.set(c, a.Cols[i])
 	}
 	return true, nil
