@@ -75,6 +75,9 @@ type Options struct {
 	Duration time.Duration
 	MaxPairs int
 	Seed     uint64
+	// Families, when set, is a regular expression: only the families
+	// whose names it matches are drawn (a run aimed at some causes).
+	Families string
 	// States is the number of databases each generator makes per proved
 	// equivalence (default 12).
 	States int
@@ -219,6 +222,12 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 	if len(usable) == 0 {
 		return st, fmt.Errorf("campaign: no schema of the %s corpus loads: %v", opts.Engine, st.LoadProblems)
 	}
+	var only *regexp.Regexp
+	if opts.Families != "" {
+		if only, err = regexp.Compile(opts.Families); err != nil {
+			return st, fmt.Errorf("campaign: families: %w", err)
+		}
+	}
 	start := time.Now()
 	deadline := start.Add(opts.Duration)
 	for i := 0; ; i++ {
@@ -229,7 +238,7 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
 		tg := usable[r.IntN(len(usable))]
 		g := newGen(tg.meta, tg.eng.dialect(), r)
-		g.schema = tg.schema
+		g.schema, g.ddl, g.only = tg.schema, tg.ddl, only
 		p := g.pair()
 		p.Schema, p.Engine = tg.name, opts.Engine
 		st.Pairs++

@@ -26,6 +26,7 @@ var (
 	flagEngine   = flag.String("campaign.engine", "all", "postgres, sqlite or all")
 	flagSeed     = flag.Uint64("campaign.seed", 1, "seed of the pairs and databases")
 	flagOut      = flag.String("campaign.out", "", "directory for findings-<engine>.jsonl (repros of wrong labels)")
+	flagFamilies = flag.String("campaign.families", "", "a regular expression: draw only the families it matches")
 	flagStates   = flag.Int("campaign.states", 0, "databases per generator per proved equivalence (0: 12, short pass 6)")
 	flagDump     = flag.Bool("campaign.dump", false, "rewrite testdata/pg from testdata/pgsrc with pg_dump --schema-only")
 )
@@ -39,7 +40,7 @@ func TestCampaign(t *testing.T) {
 			continue
 		}
 		t.Run(eng, func(t *testing.T) {
-			opts := Options{Engine: eng, Seed: *flagSeed, OutDir: *flagOut, States: *flagStates, Logf: t.Logf}
+			opts := Options{Engine: eng, Seed: *flagSeed, OutDir: *flagOut, States: *flagStates, Families: *flagFamilies, Logf: t.Logf}
 			if *flagDuration > 0 {
 				opts.Duration = *flagDuration
 			} else {

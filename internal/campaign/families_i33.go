@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -396,6 +397,22 @@ func (g *gen) famDeclaredFacts(p *Pair) bool {
 	}
 	col, tbl := ident(c.name), ident(t.name)
 	p.Class = "33.7"
+	if fs := ddlFacts(g.ddl, g.m); len(fs) > 0 && g.r.IntN(2) == 0 {
+		// half the time, a fact an ALTER TABLE of the schema's text
+		// declares: in force, or rolled back
+		f := fs[g.r.IntN(len(fs))]
+		col, tbl = ident(f.col), ident(f.table)
+		switch f.kind {
+		case "unique":
+			p.Reference, p.Candidate = "SELECT DISTINCT "+col+" FROM "+tbl, "SELECT "+col+" FROM "+tbl
+		case "not-null":
+			p.Reference, p.Candidate = "SELECT "+col+" FROM "+tbl+" WHERE "+col+" IS NULL", "SELECT "+col+" FROM "+tbl+" WHERE FALSE"
+		default:
+			p.Reference, p.Candidate = "SELECT "+col+" FROM "+tbl+" WHERE NOT ("+f.check+")", "SELECT "+col+" FROM "+tbl+" WHERE FALSE"
+		}
+		p.Mutation = "altered-" + f.kind
+		return true
+	}
 	switch g.r.IntN(3) {
 	case 0:
 		p.Reference, p.Candidate, p.Mutation = "SELECT DISTINCT "+col+" FROM "+tbl, "SELECT "+col+" FROM "+tbl, "distinct"
@@ -511,4 +528,68 @@ func (g *gen) famSortFlip(p *Pair) bool {
 		p.Mutation = "deciding-key"
 	}
 	return true
+}
+
+// ddlFact is a constraint an ALTER TABLE of a schema's text declares on
+// one column: kind "unique", "not-null" or "check" (with its condition).
+type ddlFact struct{ table, col, kind, check string }
+
+var (
+	alterRE     = regexp.MustCompile(`(?is)^ALTER\s+TABLE\s+(?:ONLY\s+)?(?:public\.)?"?(\w+)"?\s+(.*)$`)
+	addUniqueRE = regexp.MustCompile(`(?is)^ADD\s+CONSTRAINT\s+\S+\s+UNIQUE\s*\(\s*"?(\w+)"?\s*\)`)
+	setNotNulRE = regexp.MustCompile(`(?is)^ALTER\s+COLUMN\s+"?(\w+)"?\s+SET\s+NOT\s+NULL`)
+	addCheckRE  = regexp.MustCompile(`(?is)^ADD\s+CONSTRAINT\s+\S+\s+CHECK\s*\((.*)\)\s*$`)
+	checkColRE  = regexp.MustCompile(`\w+`)
+)
+
+// ddlFacts reads the single-column facts the schema's ALTER TABLE
+// statements declare (the text, not the engine: a fact declared inside
+// BEGIN … ROLLBACK is read too, which is the point), for tables and
+// columns the engine has.
+func ddlFacts(ddl string, m *meta) []ddlFact {
+	var out []ddlFact
+	for _, stmt := range strings.Split(ddl, ";") {
+		stmt = strings.TrimSpace(stripComments(stmt))
+		sm := alterRE.FindStringSubmatch(stmt)
+		if sm == nil {
+			continue
+		}
+		t := m.table(sm[1])
+		if t == nil {
+			continue
+		}
+		rest := strings.TrimSpace(sm[2])
+		switch {
+		case addUniqueRE.MatchString(rest):
+			out = append(out, ddlFact{table: t.name, col: addUniqueRE.FindStringSubmatch(rest)[1], kind: "unique"})
+		case setNotNulRE.MatchString(rest):
+			out = append(out, ddlFact{table: t.name, col: setNotNulRE.FindStringSubmatch(rest)[1], kind: "not-null"})
+		case addCheckRE.MatchString(rest):
+			body := addCheckRE.FindStringSubmatch(rest)[1]
+			for _, w := range checkColRE.FindAllString(body, -1) {
+				if t.col(w) != nil {
+					out = append(out, ddlFact{table: t.name, col: w, kind: "check", check: body})
+					break
+				}
+			}
+		}
+	}
+	kept := out[:0]
+	for _, f := range out {
+		if m.table(f.table).col(f.col) != nil {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// stripComments drops -- comments from SQL text.
+func stripComments(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if j := strings.Index(l, "--"); j >= 0 {
+			lines[i] = l[:j]
+		}
+	}
+	return strings.Join(lines, "\n")
 }

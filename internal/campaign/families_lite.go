@@ -55,10 +55,12 @@ func (g *gen) famBareMinMax(p *Pair) bool {
 }
 
 // famJoinSwapLimit swaps a join's tables under ORDER BY … LIMIT (33.9):
-// which of the rows tied at the cut come back follows the loop order.
-// The pair is compared strictly (the rows kept must be the same), as
-// SQLite's choice differs between the two plans; ordering by both keys
-// too makes the order total.
+// which of the rows tied at the cut come back follows the loop order,
+// which SQLite's planner picks for a JOIN and the text fixes for a CROSS
+// JOIN. The sort key is a parent column that two parents may share, so
+// that ties span join partners. The pair is compared strictly (the rows
+// kept must be the same), as SQLite's choice differs between the plans;
+// ordering by both keys too makes the order total.
 func (g *gen) famJoinSwapLimit(p *Pair) bool {
 	if g.pgs {
 		return false
@@ -76,7 +78,10 @@ func (g *gen) famJoinSwapLimit(p *Pair) bool {
 	if pc == "" {
 		pc = par.pk[0]
 	}
-	key := g.column(par, func(c mcol) bool { return comparable(c) })
+	key := g.column(par, func(c mcol) bool { return comparable(c) && c.name != pc && !inKey(par, c.name) })
+	if key == nil {
+		key = g.column(par, comparable)
+	}
 	if key == nil {
 		return false
 	}
@@ -85,17 +90,21 @@ func (g *gen) famJoinSwapLimit(p *Pair) bool {
 	order := " ORDER BY " + q("b", key.name)
 	p.Class = "33.9"
 	p.Mutation = "ties"
-	if g.r.IntN(3) == 0 {
+	if g.r.IntN(4) == 0 {
 		order += ", " + q("a", t.pk[0])
 		p.Mutation = "total-order"
 	}
 	lim := " LIMIT " + strconv.Itoa(1+g.r.IntN(2))
-	p.Reference = sel + " FROM " + from(t, "a") + " JOIN " + from(par, "b") + on + order + lim
-	p.Candidate = sel + " FROM " + from(par, "b") + " JOIN " + from(t, "a") + on + order + lim
-	if g.r.IntN(3) == 0 {
-		p.Candidate = sel + " FROM " + from(t, "a") + " CROSS JOIN " + from(par, "b") + on + order + lim
+	join := " JOIN "
+	if g.r.IntN(3) != 0 {
+		// the loop order as written (the planner takes CROSS JOIN with a
+		// WHERE, not with ON)
+		join = " CROSS JOIN "
+		on = strings.Replace(on, " ON ", " WHERE ", 1)
 		p.Mutation += "/cross-join"
 	}
+	p.Reference = sel + " FROM " + from(t, "a") + join + from(par, "b") + on + order + lim
+	p.Candidate = sel + " FROM " + from(par, "b") + join + from(t, "a") + on + order + lim
 	return true
 }
 

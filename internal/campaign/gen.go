@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,12 @@ type gen struct {
 	// schema is the product's catalog, which internal/sqlgen writes
 	// general queries over (the family "sqlgen"); nil leaves it out.
 	schema *catalog.Schema
+	// ddl is the schema's text as the corpus holds it (families that
+	// read what the text declares, which the engine may not hold).
+	ddl string
+	// only, when set, restricts the families drawn to those it matches
+	// (Options.Families).
+	only *regexp.Regexp
 }
 
 func newGen(m *meta, d catalog.Dialect, r *rand.Rand) *gen {
@@ -58,13 +65,22 @@ type family struct {
 
 // pair writes one pair, deterministic in the generator's state.
 func (g *gen) pair() Pair {
+	fams := families
+	if g.only != nil {
+		fams = nil
+		for _, f := range families {
+			if g.only.MatchString(f.name) {
+				fams = append(fams, f)
+			}
+		}
+	}
 	total := 0
-	for _, f := range families {
+	for _, f := range fams {
 		total += f.weight
 	}
-	for tries := 0; ; tries++ {
+	for tries := 0; total > 0; tries++ {
 		k := g.r.IntN(total)
-		for _, f := range families {
+		for _, f := range fams {
 			if k -= f.weight; k < 0 {
 				p := Pair{Family: f.name}
 				if f.f(g, &p) {
@@ -76,9 +92,10 @@ func (g *gen) pair() Pair {
 			}
 		}
 		if tries > 1000 {
-			return Pair{Reference: "SELECT 1", Candidate: "SELECT 1", Mutation: "none", Class: "other"}
+			break
 		}
 	}
+	return Pair{Reference: "SELECT 1", Candidate: "SELECT 1", Mutation: "none", Class: "other"}
 }
 
 // maybeOrder sometimes orders both queries by all their output columns

@@ -32,6 +32,7 @@ func TestIssue33FamiliesReach(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(i), 7))
 				tg := targets[names[r.IntN(len(names))]]
 				g := newGen(tg.meta, tg.eng.dialect(), r)
+				g.ddl = tg.ddl
 				p := g.pair()
 				if !strings.HasPrefix(p.Class, "33.") {
 					continue
@@ -158,6 +159,38 @@ func TestSchemaVariants(t *testing.T) {
 	for seed := uint64(0); seed < 12; seed++ {
 		if f := checkSchemaVariant(ctx, tg, rand.New(rand.NewPCG(seed, 1)), Finding{}); len(f) > 0 {
 			t.Errorf("seed %d: %s\n%s", seed, f[0].Why, f[0].Pair.Reference)
+		}
+	}
+}
+
+// TestDDLFacts checks what the family declared-facts reads from a
+// schema's text: ALTER TABLE facts on known columns, those inside BEGIN …
+// ROLLBACK included, and nothing from comments, unknown columns or
+// multi-column keys.
+func TestDDLFacts(t *testing.T) {
+	m := &meta{tables: []*mtable{
+		{name: "dept", cols: []mcol{{name: "code"}, {name: "title"}}},
+		{name: "staff", cols: []mcol{{name: "id"}, {name: "grade"}, {name: "pay"}}},
+	}}
+	ddl := `CREATE TABLE dept (code integer, title text);
+-- ALTER TABLE dept ADD CONSTRAINT c UNIQUE (code);
+ALTER TABLE ONLY public.dept ADD CONSTRAINT dept_pkey PRIMARY KEY (code);
+BEGIN;
+ALTER TABLE dept ADD CONSTRAINT dept_title_key UNIQUE (title);
+ALTER TABLE staff ALTER COLUMN grade SET NOT NULL;
+ALTER TABLE staff ADD CONSTRAINT staff_pay_check CHECK (pay > 0);
+ALTER TABLE staff ADD CONSTRAINT two UNIQUE (id, grade);
+ALTER TABLE staff ALTER COLUMN nosuch SET NOT NULL;
+ALTER TABLE nosuch ALTER COLUMN grade SET NOT NULL;
+ROLLBACK;`
+	got := ddlFacts(ddl, m)
+	want := []ddlFact{{"dept", "title", "unique", ""}, {"staff", "grade", "not-null", ""}, {"staff", "pay", "check", "pay > 0"}}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("fact %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
 }
