@@ -35,11 +35,13 @@ func (j *judgement) prepareReference() (done bool, err error) {
 				j.v = finishTooLarge(Difference{Component: ComponentTooLarge, Reference: err.Error()}, j.start)
 				return true, nil
 			}
-			if errors.Is(err, build.ErrUnsupported) {
+			if errors.Is(err, build.ErrUnsupported) && !errors.Is(err, build.ErrSideEffects) {
 				// Valid SQL the planner does not take (the jsonb ?
 				// operator, say): no verdict either way, with the reason,
 				// never an error (issue 35). A reference that names what
-				// the schema lacks, or does not parse, stays an error.
+				// the schema lacks, does not parse, or has side effects
+				// (the proxy refuses those, it never judges them) stays
+				// an error.
 				j.v = finishTooLarge(Difference{Component: ComponentReferenceUnsupported, Reference: err.Error()}, j.start)
 				return true, nil
 			}
