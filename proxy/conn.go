@@ -424,6 +424,9 @@ func (c *conn) clientStep() error {
 			return c.handleNext(typ)
 		}
 	case protocol.TypeFunctionCall:
+		if _, nop := c.opts.Observer.(NopObserver); !nop && !c.discarding {
+			return c.handleNext(typ) // the observer may refuse it
+		}
 		c.zSent++
 	case protocol.TypeTerminate:
 		// The upstream closes after Terminate; that EOF is a clean end.

@@ -90,6 +90,9 @@ func (fc *fastConn) frameClient() bool {
 				c.zSent++ // a Query always ends with one ReadyForQuery
 			}
 		case protocol.TypeSync, protocol.TypeFunctionCall:
+			if typ == protocol.TypeFunctionCall && fc.filter != nil && fc.filter.NeedsObservation(&c.session, KindFunctionCall, nil) {
+				return fc.demote("function call for the observer")
+			}
 			c.zSent++
 			if typ == protocol.TypeSync {
 				c.strs.execSinceSync = false

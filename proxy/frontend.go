@@ -83,6 +83,16 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 			return nil
 		}
 		c.noteParse(v)
+	case protocol.TypeFunctionCall:
+		// Reached only with an observer (clientStep): a function call
+		// under a reference is not judged, and enforce mode may refuse
+		// it. Refused, a Sync in its place brings its ReadyForQuery.
+		c.zSent++
+		if v := c.observe(KindFunctionCall, nil, nil); v.Refuse != nil {
+			c.injectRefusal(v, c.zSent)
+			_, err := c.upW.Write(syncFrame)
+			return err
+		}
 	case protocol.TypeSync:
 		c.strs.execSinceSync = false
 		c.discarding = false

@@ -17,6 +17,10 @@ const (
 	KindQuery QueryKind = iota + 1
 	// KindParse is an extended-protocol Parse message.
 	KindParse
+	// KindFunctionCall is the protocol's FunctionCall message, which runs
+	// a function by its oid: SQL is nil, and the observer may refuse it
+	// (Action.Refuse) or let it run; nothing else of the Action applies.
+	KindFunctionCall
 )
 
 // Session describes the client connection a query arrives on. Its exported

@@ -25,7 +25,9 @@ func (j *Judging) judgeWithin(ctx context.Context, job *judgeJob, v *equivalence
 		defer j.wg.Done()
 		schema, err := j.schemas.get(ctx, &job.set.Schemas, job.sess.Database)
 		var r result
-		if err == nil {
+		if why := j.volatileCall(job); err == nil && why != "" {
+			r.err = &sideEffectsError{why: why} // read with the schema just loaded
+		} else if err == nil {
 			r.v, r.err = j.judge(ctx, schema, job)
 		} else {
 			r.err = err

@@ -295,6 +295,9 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 		return proxy.Action{}
 	}
 	cs := stateOf(ev.Session)
+	if ev.Kind == proxy.KindFunctionCall {
+		return j.observeFunctionCall(ev, set, cs) // session.go
+	}
 	st := &cs.judge
 	sql := ev.SQL
 	if st.ddl {
@@ -332,10 +335,14 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 // returns of ObserveQuery: with judging off, or for an untagged non-DDL
 // statement on a connection without pgequiv settings, pending schema
 // refresh or catalog fingerprint matches, ObserveQuery does nothing.
-func (j *Judging) NeedsObservation(sess *proxy.Session, _ proxy.QueryKind, sql []byte) bool {
+func (j *Judging) NeedsObservation(sess *proxy.Session, kind proxy.QueryKind, sql []byte) bool {
 	set := j.set.Load()
 	if set.Mode == ModeOff {
 		return false
+	}
+	if kind == proxy.KindFunctionCall {
+		cs, ok := sess.State.(*judgeSession)
+		return ok && cs.guc.active.Load()
 	}
 	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load()) {
 		return true
@@ -364,6 +371,9 @@ type judgeJob struct {
 	parent trace.SpanContext
 	// sideEffects names the statement's side effect; it is not judged.
 	sideEffects string
+	// names are what a query names that may call a VOLATILE function
+	// (tag.Statement.Names; volatile.go).
+	names []string
 	// stmt and stmts place the statement in a multi-statement Query (1 of
 	// 3, ...); zero for a Query of one statement.
 	stmt, stmts int
@@ -429,6 +439,12 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 	}
 	if job.tagErr != nil {
 		out.err = job.tagErr
+		return out
+	}
+	if why := j.volatileCall(job); why != "" {
+		// Before a kept proof: the function may have become VOLATILE
+		// since (CREATE OR REPLACE).
+		out.err = &sideEffectsError{why: why}
 		return out
 	}
 	if job.preset != nil {

@@ -67,6 +67,9 @@ type schemaEntry struct {
 	err    error
 	loaded time.Time
 	stale  bool // guarded by schemaCache.mu
+	// volatile: the names of VOLATILE functions, their operators and
+	// the views calling them (volatile.go).
+	volatile map[string]bool
 }
 
 func newSchemaCache(log *slog.Logger, stats *judgeStats) *schemaCache {
@@ -140,7 +143,7 @@ func (c *schemaCache) load(e *schemaEntry, in Introspection, db string) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.Timeout)
 	defer cancel()
 	start := time.Now()
-	s, ddl, err := Introspect(ctx, in, db)
+	s, ddl, vol, err := introspect(ctx, in, db)
 	c.stats.introspections.Add(1)
 	if err != nil {
 		c.stats.introspectionFailures.Add(1)
@@ -152,7 +155,7 @@ func (c *schemaCache) load(e *schemaEntry, in Introspection, db string) {
 		c.log.Debug("pgequiv: schema introspected", "database", db, "tables", strings.Count(ddl, "CREATE "), "took", time.Since(start))
 	}
 	c.mu.Lock()
-	e.schema, e.err, e.loaded = s, err, time.Now()
+	e.schema, e.err, e.loaded, e.volatile = s, err, time.Now(), vol
 	c.mu.Unlock()
 	close(e.done)
 }
@@ -177,33 +180,60 @@ func (c *schemaCache) invalidateAll() {
 
 func (c *schemaCache) wait() { c.wg.Wait() }
 
+// volatile returns the VOLATILE names of db's last finished
+// introspection (volatile.go); nil for a schema from files or one not
+// read yet.
+func (c *schemaCache) volatile(set *SchemaSettings, db string) map[string]bool {
+	if set.ByDatabase[db] != nil || set.Default != nil || set.Introspect == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.entries[db]; e != nil && e.finished() {
+		return e.volatile
+	}
+	return nil
+}
+
 // Introspect reads database db's schema from the upstream's pg_catalog
 // (tables, columns, types, primary keys, unique constraints and indexes,
 // NOT NULL, foreign keys, views) as DDL and loads it. It reads the
 // relations visible on the role's search_path, outside pg_catalog and
 // information_schema, and never table data. It returns the DDL too.
 func Introspect(ctx context.Context, in Introspection, db string) (*catalog.Schema, string, error) {
+	s, ddl, _, err := introspect(ctx, in, db)
+	return s, ddl, err
+}
+
+// introspect is Introspect that also reads the VOLATILE functions'
+// names (volatile.go): a schema without them is not loaded, since the
+// proxy would judge queries calling them.
+func introspect(ctx context.Context, in Introspection, db string) (*catalog.Schema, string, map[string]bool, error) {
 	conn, err := connectIntrospection(ctx, in, db)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	defer conn.Close(context.Background())
+	vol, err := readVolatile(ctx, conn)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("introspect %s: %w", db, err)
+	}
 	tables, views, err := introspectDDL(ctx, conn)
 	if err != nil {
-		return nil, "", fmt.Errorf("introspect %s: %w", db, err)
+		return nil, "", nil, fmt.Errorf("introspect %s: %w", db, err)
 	}
 	ddl := tables + views
 	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
 	if err != nil && views != "" {
 		// A view the loader cannot take should not cost the tables.
 		if st, terr := catalog.LoadDDL(tables, catalog.Postgres); terr == nil {
-			return st, tables, fmt.Errorf("introspect %s: views left out: %w", db, err)
+			return st, tables, vol, fmt.Errorf("introspect %s: views left out: %w", db, err)
 		}
 	}
 	if err != nil {
-		return nil, ddl, fmt.Errorf("introspect %s: %w", db, err)
+		return nil, ddl, vol, fmt.Errorf("introspect %s: %w", db, err)
 	}
-	return s, ddl, nil
+	return s, ddl, vol, nil
 }
 
 func connectIntrospection(ctx context.Context, in Introspection, db string) (*pgx.Conn, error) {

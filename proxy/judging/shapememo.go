@@ -29,6 +29,7 @@ type shapeEntry struct {
 	// now: other statements are refused or passed over before judging).
 	class tag.Class
 	why   string
+	names []string // tag.Statement.Names
 	// param is tag.Parameterize's SQL for the judged text, the text whose
 	// proof the cache holds; "" where it has none.
 	param string
@@ -105,7 +106,7 @@ func (m *shapeMemo) found(sh *tag.Shape, lookup func(string) (*shapeEntry, bool)
 		return tag.Statement{}, nil, false
 	}
 	st := sh.Stmt
-	st.Class, st.Why = e.class, e.why
+	st.Class, st.Why, st.Names = e.class, e.why, e.names
 	return st, e, true
 }
 
@@ -119,7 +120,7 @@ func (m *shapeMemo) learn(sh *tag.Shape, stmts []tag.Statement) {
 	if !ok {
 		return
 	}
-	m.shapes.Add(sh.Key, &shapeEntry{class: stmts[0].Class, why: stmts[0].Why, param: param})
+	m.shapes.Add(sh.Key, &shapeEntry{class: stmts[0].Class, why: stmts[0].Why, names: stmts[0].Names, param: param})
 }
 
 // record returns the judged text's fingerprint and redacted text.

@@ -256,6 +256,7 @@ func resolveJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *tag.Session, tex
 	if s.Class.HasSideEffects() {
 		job.sideEffects = s.Why
 	}
+	job.names = s.Names
 	job.sess.State = nil // the job outlives the statement; it reads only the fixed fields
 	if ref.Mode != "" {
 		job.mode = JudgeMode(ref.Mode)

@@ -32,7 +32,8 @@ const (
 	// EXPLAIN, PREPARE, ...; a session reference does not apply.
 	ClassOther
 	// ClassRun runs code or moves data the proxy cannot see: DO, CALL,
-	// EXECUTE, COPY. A session reference applies to it (it may run any
+	// EXECUTE, COPY, CREATE TABLE AS, REFRESH MATERIALIZED VIEW, EXPLAIN
+	// ANALYZE of a write. A session reference applies to it (it may run any
 	// query or data change), and it is never equivalent to a query.
 	ClassRun
 )
@@ -85,7 +86,8 @@ func Classify(n *pg.Node) (c Class, why string) {
 		for _, o := range e.GetOptions() {
 			if d := o.GetDefElem(); d != nil && strings.EqualFold(d.Defname, "analyze") && !isFalse(d.Arg) {
 				if c, why := Classify(e.Query); c.HasSideEffects() {
-					return ClassEffect, "EXPLAIN ANALYZE of " + why
+					// It runs the write: a session reference applies.
+					return ClassRun, "EXPLAIN ANALYZE of " + why
 				}
 			}
 		}
@@ -95,8 +97,12 @@ func Classify(n *pg.Node) (c Class, why string) {
 		return ClassOther, ""
 	}
 	switch name {
-	case "DoStmt", "CallStmt", "ExecuteStmt", "CopyStmt":
+	case "DoStmt", "CallStmt", "ExecuteStmt", "CopyStmt",
+		// These run a query, and write what it returns:
+		"CreateTableAsStmt", "RefreshMatViewStmt":
 		return ClassRun, effectNames[name]
+	case "TruncateStmt":
+		return ClassWrite, effectNames[name] // a data change, as DELETE is
 	}
 	if nice, ok := effectNames[name]; ok {
 		return ClassEffect, nice

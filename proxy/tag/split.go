@@ -33,6 +33,9 @@ type Statement struct {
 	// ParseErr is set when the Query did not parse: it is then one
 	// statement spanning the whole text, of ClassUnknown.
 	ParseErr error
+	// Names, for a query, are the functions, operators and relations it
+	// names (calledNames), to be checked for VOLATILE functions.
+	Names []string
 }
 
 // ErrAmbiguousStrings marks a text whose meaning depends on
@@ -64,6 +67,7 @@ func Split(sql string, strs Strings) ([]Statement, error) {
 		parseText = neutralize(sql, toks)
 	}
 	var stmts []Statement
+	var nodes []*pg.Node // each statement's parse tree, where it has one
 	tree, perr := pg.Parse(parseText)
 	switch {
 	case perr != nil:
@@ -72,6 +76,7 @@ func Split(sql string, strs Strings) ([]Statement, error) {
 		st := Statement{Start: 0, End: len(sql)}
 		if len(tree.Stmts) == 1 {
 			st.Class, st.Why = Classify(tree.Stmts[0].Stmt)
+			nodes = []*pg.Node{tree.Stmts[0].Stmt}
 		}
 		stmts = []Statement{st}
 	default:
@@ -85,12 +90,19 @@ func Split(sql string, strs Strings) ([]Statement, error) {
 			}
 			st.Class, st.Why = Classify(raw.Stmt)
 			stmts = append(stmts, st)
+			nodes = append(nodes, raw.Stmt)
 		}
 	}
 	assignComments(sql, stmts, comments)
 	assignLineTags(stmts, lineTags)
 	for i := range stmts {
 		stmts[i].Judged, stmts[i].JudgedErr = judgedText(sql, &stmts[i], toks, strs)
+		if i < len(nodes) {
+			if stmts[i].Class == ClassQuery {
+				stmts[i].Names = calledNames(nodes[i])
+			}
+			unwrap(&stmts[i], nodes[i])
+		}
 	}
 	return stmts, nil
 }

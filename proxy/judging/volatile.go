@@ -1,0 +1,95 @@
+package judging
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgequiv/pgequiv/proxy/tag"
+)
+
+// A query that calls a VOLATILE function may write: a plpgsql or SQL
+// function that INSERTs, lo_from_bytea, pg_terminate_backend,
+// pg_advisory_xact_lock, query_to_xml (which runs any query it is given).
+// The judge does not know such a function and answers "cannot judge",
+// which enforce_unknown: false forwarded (issue 34, item 3). The proxy
+// reads which functions are VOLATILE from pg_proc when it introspects a
+// database, with the operators they implement and the views that call
+// them (through other views too), and a judged query naming one is
+// refused for its side effects whatever enforce_unknown says.
+
+// readOnlyVolatile are pg_catalog's VOLATILE functions that change
+// nothing: a query calling one is judged (the judge reads random() and
+// the clock as volatile and proves nothing it should not).
+var readOnlyVolatile = []string{"random", "random_normal", "gen_random_uuid", "clock_timestamp", "timeofday", "currval", "lastval"}
+
+// volatileQuery lists, as calledNames spells them, the VOLATILE
+// functions ("f:"), the operators implemented by one ("o:"), and the
+// views whose definition calls one, directly or through views ("r:").
+const volatileQuery = `
+WITH RECURSIVE vol AS (
+  SELECT p.oid FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+  WHERE p.provolatile = 'v' AND NOT (n.nspname = 'pg_catalog' AND p.proname = ANY($1))
+), volop AS (
+  SELECT o.oid, o.oprname FROM pg_operator o WHERE o.oprcode IN (SELECT oid FROM vol)
+), views(oid) AS (
+  SELECT r.ev_class FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid
+  WHERE d.refclassid = 'pg_proc'::regclass AND d.refobjid IN (SELECT oid FROM vol)
+     OR d.refclassid = 'pg_operator'::regclass AND d.refobjid IN (SELECT oid FROM volop)
+  UNION
+  SELECT r.ev_class FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid
+  JOIN views v ON d.refclassid = 'pg_class'::regclass AND d.refobjid = v.oid
+)
+SELECT 'f:' || p.proname FROM pg_proc p WHERE p.oid IN (SELECT oid FROM vol)
+UNION SELECT 'o:' || oprname FROM volop
+UNION SELECT 'r:' || c.relname FROM pg_class c WHERE c.oid IN (SELECT oid FROM views) AND c.relkind = 'v'`
+
+// readVolatile reads the names volatileQuery lists.
+func readVolatile(ctx context.Context, conn *pgx.Conn) (map[string]bool, error) {
+	rows, err := conn.Query(ctx, volatileQuery, readOnlyVolatile)
+	if err != nil {
+		return nil, fmt.Errorf("volatile functions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	var name string
+	for rows.Next() {
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("volatile functions: %w", err)
+		}
+		out[strings.ToLower(name)] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("volatile functions: %w", err)
+	}
+	return out, nil
+}
+
+// volatileCall names the side effect of job's query if it names a
+// VOLATILE function, an operator implemented by one or a view that calls
+// one in its database; "" if it names none, or if that is not known yet
+// (judgeWithin asks again once the schema load that reads it is done).
+// A schema from files says nothing of functions: see docs/proxy.md,
+// Threat model.
+func (j *Judging) volatileCall(job *judgeJob) string {
+	if len(job.names) == 0 {
+		return ""
+	}
+	vol := j.schemas.volatile(&job.set.Schemas, job.sess.Database)
+	for _, n := range job.names {
+		if !vol[n] {
+			continue
+		}
+		name := n[len(tag.NameFunc):]
+		switch n[:len(tag.NameFunc)] {
+		case tag.NameOperator:
+			return "operator " + name + " (its function is VOLATILE)"
+		case tag.NameRelation:
+			return "view " + name + " (it calls a VOLATILE function)"
+		}
+		return "a call of VOLATILE function " + name
+	}
+	return ""
+}
