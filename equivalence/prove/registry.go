@@ -158,6 +158,9 @@ var (
 	ruleOutputsEnumeration = register(Rule{Name: "outputs-enumeration", Family: famBlock,
 		Fragment:   "outputs(A) = outputs(B) by enumerating the domains of their columns",
 		Conditions: "the outputs agree on every combination of the values the block's conjuncts leave the columns (small finite domains)"})
+	ruleSumOfCounts = register(Rule{Name: "sum-of-counts", Family: famAggregate,
+		Fragment:   "γ[K; SUM(c)](∪all γ[K_i; COUNT(x) AS c](B_i)) ⇒ γ[K; COUNT(x)](∪all π[K_i, x](B_i))",
+		Conditions: "PostgreSQL; plain COUNT(*) or COUNT(x) partials; without K only over ungrouped partials (each gives 0 when empty, where no partial gives SUM NULL); the SUM is numeric of scale 0 where COUNT is bigint: it prints alike, and is compared as the integer only where it is output or compared"})
 	ruleUnionColumnsPermuted = register(Rule{Name: "union-columns-permuted", Family: famSetOp,
 		Fragment:   "∪all(π[x, y](A), π[x', y'](B)) read by column ≡ ∪all(π[y, x](A), π[y', x'](B))",
 		Conditions: "UNION ALL on both sides; the consumer reads the union by column, not position (an aggregate's input, a join leaf); one permutation pairs every branch"})

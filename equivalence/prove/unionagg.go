@@ -28,8 +28,10 @@ import (
 //     under SUM).
 //   - output types are kept exactly: f over x's type must be the type of
 //     g over that type (SUM(numeric) is numeric both ways, while SUM of
-//     integer partial sums, bigint, is numeric and COUNT's SUM numeric
-//     where COUNT is bigint: not proved). SUM is of exact types only,
+//     integer partial sums, bigint, is numeric: not proved). COUNT's SUM
+//     is numeric where COUNT is bigint, but of scale 0: proved
+//     (sum-of-counts) where the plan reads it only as a value
+//     (readAsValue: output, sort key, compared). SUM is of exact types only,
 //     floating point sums depending on the order of the additions.
 //   - PostgreSQL only (SQLite's columns hold any type); no DISTINCT,
 //     FILTER or ORDER BY in the calls; no HAVING in the branches (a
@@ -132,6 +134,12 @@ func (p *prover) aggThroughUnion(n *plan.Node, m *plan.Metadata) *plan.Node {
 				continue
 			}
 			f := calls[col]
+			if f != nil && f.Star && countPartial(f) {
+				// COUNT(*): the position carries a constant the outer
+				// COUNT(*) does not read.
+				proj = append(proj, plan.ProjItem{ID: col, Expr: plan.NewConst(catalog.Int, "1")})
+				continue
+			}
 			if f == nil || f.Kind != plan.Agg || len(f.Args) != 1 {
 				return nil
 			}
@@ -147,12 +155,24 @@ func (p *prover) aggThroughUnion(n *plan.Node, m *plan.Metadata) *plan.Node {
 			}
 			if i == 0 {
 				inner = append(inner, f)
-			} else if f.Name != inner[j].Name || pgExactType(m, f.Args[0]) != pgExactType(m, inner[j].Args[0]) {
+			} else if f.Name != inner[j].Name || f.Star != inner[j].Star {
+				return nil
+			} else if !f.Star && pgExactType(m, f.Args[0]) != pgExactType(m, inner[j].Args[0]) && !countPartial(f) {
 				return nil
 			}
 		}
 		c.Inputs[i] = &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{g.Inputs[0]}, Proj: proj}
 	}
+	root := p.b.Root
+	if m == p.a.Meta {
+		root = p.a.Root
+	}
+	for j, a := range n.Aggs {
+		if countPartial(inner[j]) && !readAsValue(root, a.ID) {
+			return nil
+		}
+	}
+	dropStarPositions(&c, keep, argPos, inner)
 	agg := *n
 	agg.Inputs = []*plan.Node{&c}
 	agg.Aggs = make([]plan.ProjItem, len(n.Aggs))
@@ -162,6 +182,17 @@ func (p *prover) aggThroughUnion(n *plan.Node, m *plan.Metadata) *plan.Node {
 		arg := u.Cols[argPos[j]]
 		f.Args = []*plan.Expr{plan.NewCol(arg, m.Col(arg).Type)}
 		f.Typ = a.Expr.Typ
+		if countPartial(inner[j]) {
+			// The COUNT keeps its bigint. PostgreSQL's SUM of the counts
+			// is numeric of scale 0: the same digits, read only as a
+			// value above (readAsValue); the planner types it as an
+			// integer already.
+			f.Typ = inner[j].Typ
+			if f.Star {
+				f.Args = nil
+			}
+			p.rule(ruleSumOfCounts)
+		}
 		agg.Aggs[j] = plan.ProjItem{ID: a.ID, Expr: &f}
 		names = append(names, a.Expr.Name+"("+f.Name+")")
 	}
@@ -205,6 +236,14 @@ func partialBranch(b *plan.Node, cols []plan.ColumnID) (res []plan.ColumnID, g *
 // fragment). global: the outer aggregate has no GROUP BY; innerGlobal:
 // nor has the branch's.
 func combines(f, g *plan.Expr, global, innerGlobal bool, m *plan.Metadata) bool {
+	if countPartial(f) && g.Name == "sum" {
+		// SUM of COUNTs is the COUNT (sum-of-counts): numeric where COUNT
+		// is bigint, of scale 0, so it prints alike (the column is marked
+		// integral). Without K, only over ungrouped partials: each branch
+		// gives its count, 0 when empty, where grouped partials give no
+		// row and SUM NULL, not 0.
+		return !global || innerGlobal
+	}
 	if f == nil || f.Kind != plan.Agg || f.Distinct || f.Filter != nil || f.Star || len(f.Order) > 0 || len(f.Args) != 1 ||
 		f.HasSubquery() || plan.Volatile(f) != "" {
 		return false
@@ -235,6 +274,46 @@ func combines(f, g *plan.Expr, global, innerGlobal bool, m *plan.Metadata) bool 
 	return true
 }
 
+// dropStarPositions removes from the rewritten union c the positions
+// (keep's order) that only fed COUNT(*) partials: the outer COUNT(*)
+// reads none, and a union read by another query has no such column.
+func dropStarPositions(c *plan.Node, keep, argPos []int, inner []*plan.Expr) {
+	star := map[int]bool{}
+	for j, f := range inner {
+		if f.Star {
+			star[argPos[j]] = true
+		}
+	}
+	if len(star) == 0 {
+		return
+	}
+	var cols []plan.ColumnID
+	setCols := make([][]plan.ColumnID, len(c.SetCols))
+	inputs := make([]*plan.Node, len(c.Inputs))
+	for i, in := range c.Inputs {
+		pr := *in
+		pr.Proj = nil
+		inputs[i] = &pr
+	}
+	for x, k := range keep {
+		if star[k] {
+			continue
+		}
+		cols = append(cols, c.Cols[x])
+		for i := range c.SetCols {
+			setCols[i] = append(setCols[i], c.SetCols[i][x])
+			inputs[i].Proj = append(inputs[i].Proj, c.Inputs[i].Proj[x])
+		}
+	}
+	c.Cols, c.SetCols, c.Inputs = cols, setCols, inputs
+}
+
+// countPartial says whether f is a plain COUNT(*) or COUNT(x) partial.
+func countPartial(f *plan.Expr) bool {
+	return f != nil && f.Kind == plan.Agg && f.Name == "count" && !f.Distinct && f.Filter == nil && len(f.Order) == 0 &&
+		(f.Star && len(f.Args) == 0 || !f.Star && len(f.Args) == 1) && !f.HasSubquery() && plan.Volatile(f) == ""
+}
+
 // pgExactType is the exact PostgreSQL type of e, a column of a table: the
 // integer widths told apart ("int2", "int4", "int8"), "numeric" for any
 // numeric or decimal, other declared types as written (lower case); ""
@@ -256,4 +335,99 @@ func pgExactType(m *plan.Metadata, e *plan.Expr) string {
 		return "numeric"
 	}
 	return t
+}
+
+// readAsValue says whether every read of column col in the plan rooted
+// at root reads only its value, never its type: an output passed
+// through (a projection item col itself, or a bare alias read so in
+// turn), a sort key, an operand of a comparison with a number (=, <, ...
+// compare numeric and bigint by value). A SUM of COUNTs is numeric where
+// the COUNT is bigint, and the planner types both as integers, so
+// arithmetic over it (SUM(c) / 2 divides as numeric in PostgreSQL) or a
+// set operation or call reading it must keep the proof out.
+func readAsValue(root *plan.Node, col plan.ColumnID) bool {
+	ok := true
+	aliases := []plan.ColumnID{col}
+	var visit func(n *plan.Node, depth int)
+	var expr func(e *plan.Expr, cols plan.ColSet, depth int)
+	expr = func(e *plan.Expr, cols plan.ColSet, depth int) {
+		if e == nil || !ok {
+			return
+		}
+		if e.Kind == plan.Subquery && e.Sub != nil {
+			visit(e.Sub, depth+1)
+		}
+		if e.Kind == plan.ColRef {
+			if cols.Has(e.Col) {
+				ok = false
+			}
+			return
+		}
+		cmp := e.Kind == plan.Op && len(e.Args) == 2 && (e.Name == plan.OpEq || e.Name == plan.OpNe || e.Name == plan.OpLt || e.Name == plan.OpLe || e.Name == plan.OpGt || e.Name == plan.OpGe)
+		for i, a := range e.Args {
+			if cmp && a.Kind == plan.ColRef && cols.Has(a.Col) {
+				if o := e.Args[1-i]; o.Typ == catalog.Int || o.Typ == catalog.Numeric {
+					continue
+				}
+			}
+			expr(a, cols, depth)
+		}
+		expr(e.Filter, cols, depth)
+	}
+	visit = func(n *plan.Node, depth int) {
+		if n == nil || !ok || depth > 64 {
+			ok = ok && n == nil
+			return
+		}
+		cols := plan.MakeColSet(aliases...)
+		for _, sc := range n.SetCols {
+			for _, c := range sc {
+				if cols.Has(c) {
+					ok = false
+				}
+			}
+		}
+		for _, it := range n.Proj {
+			if it.Expr.Kind == plan.ColRef && cols.Has(it.Expr.Col) {
+				if it.ID != it.Expr.Col {
+					aliases = append(aliases, it.ID)
+				}
+				continue
+			}
+			expr(it.Expr, cols, depth)
+		}
+		for _, a := range n.Aggs {
+			expr(a.Expr, cols, depth)
+		}
+		for _, e := range n.Preds {
+			expr(e, cols, depth)
+		}
+		for _, k := range n.Keys {
+			if k.Expr.Kind == plan.ColRef {
+				continue
+			}
+			expr(k.Expr, cols, depth)
+		}
+		for _, r := range n.Rows {
+			for _, e := range r {
+				expr(e, cols, depth)
+			}
+		}
+		for _, in := range n.Inputs {
+			visit(in, depth)
+		}
+	}
+	// An alias is found where it is defined, below some of its readers:
+	// passes repeat until no new alias appears.
+	for pass := 0; ok; pass++ {
+		if pass == 4 {
+			return false
+		}
+		n := len(aliases)
+		visit(root, 0)
+		if len(aliases) == n {
+			break
+		}
+	}
+	return ok
 }
