@@ -100,7 +100,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	statsCtx, stopStats := context.WithCancel(ctx)
-	statsDone := startStatsLog(statsCtx, logger, env.statsTick, observer.Stats, func() int { return len(srv.Clients()) })
+	statsDone := startStatsLog(statsCtx, logger, env.statsTick, env.statsLogged, observer.Stats, func() int { return len(srv.Clients()) })
 	defer func() { stopStats(); <-statsDone }()
 
 	meter := tel.MeterProvider.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")

@@ -45,8 +45,10 @@ type serveEnv struct {
 	reloaded func(error)
 	// telemetry, if set, is called with the installed telemetry.
 	telemetry func(*telemetry.Telemetry)
-	// statsTick, if set, replaces the stats summary's ticker (statslog.go).
-	statsTick <-chan time.Time
+	// statsTick, if set, replaces the stats summary's ticker, and
+	// statsLogged is called after each summary line (statslog.go).
+	statsTick   <-chan time.Time
+	statsLogged func()
 }
 
 func serve(ctx context.Context, args []string, env serveEnv) error {
@@ -168,7 +170,7 @@ after validating the whole file.`)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	statsCtx, stopStats := context.WithCancel(ctx)
-	statsDone := startStatsLog(statsCtx, logger, env.statsTick, observer.Stats, func() int { return len(srv.Clients()) })
+	statsDone := startStatsLog(statsCtx, logger, env.statsTick, env.statsLogged, observer.Stats, func() int { return len(srv.Clients()) })
 	defer func() { stopStats(); <-statsDone }()
 
 	meter := tel.MeterProvider.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")

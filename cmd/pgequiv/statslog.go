@@ -48,8 +48,8 @@ func (s *statsSummary) attrs(cur []proxy.JudgeStat, clients int, period time.Dur
 
 // startStatsLog logs the summary at each tick until ctx ends; the
 // returned channel closes when it has stopped. tick nil: every
-// statsPeriod.
-func startStatsLog(ctx context.Context, logger *slog.Logger, tick <-chan time.Time,
+// statsPeriod. logged, if set, is called after each line (tests).
+func startStatsLog(ctx context.Context, logger *slog.Logger, tick <-chan time.Time, logged func(),
 	stats func() []proxy.JudgeStat, clients func() int) <-chan struct{} {
 	done := make(chan struct{})
 	var ticker *time.Ticker
@@ -72,6 +72,9 @@ func startStatsLog(ctx context.Context, logger *slog.Logger, tick <-chan time.Ti
 				now := time.Now()
 				logger.Info("stats", sum.attrs(stats(), clients(), now.Sub(last).Round(time.Second))...)
 				last = now
+				if logged != nil {
+					logged()
+				}
 			}
 		}
 	}()
