@@ -21,7 +21,7 @@ func executeItems(ctx context.Context, items []spidereval.Item, results []spider
 	if err != nil {
 		return fmt.Errorf("eval: --execute: %w", err)
 	}
-	spidereval.AttachExecution(results, execs, keep)
+	spidereval.AttachExecution(results, execs)
 	return nil
 }
 

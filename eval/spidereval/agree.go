@@ -49,7 +49,7 @@ func classOf(v equivalence.Verdict) []string {
 }
 
 // disagreement says where the judge and test-suite EX part, and why.
-func disagreement(r Result, e *Execution, keepDistinct bool) (string, string) {
+func disagreement(r Result, e *Execution) (string, string) {
 	if e == nil || r.Err != nil {
 		return "", ""
 	}
@@ -63,7 +63,7 @@ func disagreement(r Result, e *Execution, keepDistinct bool) (string, string) {
 		if v.Counterexample != nil {
 			why += ": " + v.Counterexample.String()
 		}
-		if !keepDistinct && (RemoveDistinct(r.Gold) != r.Gold || RemoveDistinct(r.Pred) != r.Pred) {
+		if e.KeepDistinct != nil && !*e.KeepDistinct {
 			return DisDistinctStripped, "the official metric removed DISTINCT; " + why
 		}
 		return DisRefutedEXCorrect, why

@@ -50,6 +50,10 @@ type Execution struct {
 	// QuickRejOnly: the results were equal but for quick_rej's sort
 	// artefact (see resulteq.go), which made the official rule say wrong.
 	QuickRejOnly bool `json:"quick_rej_only,omitempty"`
+	// KeepDistinct is test-suite EX with DISTINCT kept, given where the
+	// official default removed DISTINCT from a text and the item passed:
+	// false says the removal is what made it right.
+	KeepDistinct *bool `json:"test_suite_ex_keep_distinct,omitempty"`
 }
 
 // DatabaseFiles lists the files the official script runs an item of db
@@ -111,6 +115,13 @@ func Execute(ctx context.Context, items []Item, opts ExecOptions) ([]Execution, 
 			defer wg.Done()
 			for i := range next {
 				out[i] = executeItem(ctx, items[i], files[items[i].DB], opts)
+				it := items[i]
+				if out[i].TestSuite && !opts.KeepDistinct && (RemoveDistinct(it.Gold) != it.Gold || RemoveDistinct(it.Pred) != it.Pred) {
+					kept := opts
+					kept.KeepDistinct = true
+					ts := executeItem(ctx, it, files[it.DB], kept).TestSuite
+					out[i].KeepDistinct = &ts
+				}
 			}
 		}()
 	}

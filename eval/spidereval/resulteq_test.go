@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite" // writes the test's database files
 )
@@ -106,5 +107,35 @@ func TestExecuteTestSuiteFiles(t *testing.T) {
 	}
 	if !execs[0].EX || !execs[0].TestSuite {
 		t.Errorf("DISTINCT removed (the official default): %+v, want right on both files", execs[0])
+	}
+}
+
+// TestExecuteTimeout: a query past the per-query timeout is interrupted,
+// and the item counted wrong and marked timed out; a quick one in the
+// same run is not.
+func TestExecuteTimeout(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "d", "d.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	forever := "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+	items := []Item{{DB: "d", Gold: "SELECT 1", Pred: forever}, {DB: "d", Gold: "SELECT 1", Pred: "SELECT a FROM t"}}
+	execs, err := Execute(context.Background(), items, ExecOptions{DBDir: dir, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := execs[0]; e.EX || !e.TimedOut {
+		t.Errorf("endless prediction: %+v, want wrong and timed out", e)
+	}
+	if e := execs[1]; !e.EX || e.TimedOut {
+		t.Errorf("quick prediction: %+v, want right", e)
 	}
 }

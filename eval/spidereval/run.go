@@ -32,11 +32,11 @@ type Result struct {
 
 // AttachExecution sets each result's execution accuracy and its
 // disagreement with the judge's label.
-func AttachExecution(results []Result, execs []Execution, keepDistinct bool) {
+func AttachExecution(results []Result, execs []Execution) {
 	for i := range results {
 		e := execs[i]
 		results[i].Exec = &e
-		results[i].Disagreement, results[i].Why = disagreement(results[i], &e, keepDistinct)
+		results[i].Disagreement, results[i].Why = disagreement(results[i], &e)
 	}
 }
 
