@@ -266,6 +266,7 @@ func (ts *targets) plan(p *plan.Plan) {
 		}
 		n.Exprs(func(slot **plan.Expr) {
 			plan.Walk(*slot, func(x *plan.Expr) {
+				ts.inSubquery(p, alias, x)
 				if x.Kind != plan.Op || len(x.Args) != 2 {
 					return
 				}
@@ -315,6 +316,22 @@ func (ts *targets) equality(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID,
 	if ok1 && ok2 && a.table != b.table {
 		ts.eq = append(ts.eq, equiPair{a, b})
 	}
+}
+
+// inSubquery records x IN (SELECT y ...) as the equality x = y: a seed
+// of y's table (a group at a HAVING threshold) then holds x's value, so
+// that the row it decides is one the outer query has (NOT dog_id IN
+// (SELECT dog_id FROM treatments GROUP BY dog_id HAVING sum(cost) >
+// 1000) against >= 1000 needs a dog whose treatments sum to 1000).
+func (ts *targets) inSubquery(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *plan.Expr) {
+	if x.Kind != plan.Subquery || x.SubKind != plan.SubAny || x.SubOp != plan.OpEq || len(x.Args) != 1 || x.Sub == nil {
+		return
+	}
+	out := x.Sub.OutCols()
+	if len(out) != 1 {
+		return
+	}
+	ts.equality(p, alias, &plan.Expr{Kind: plan.Op, Name: plan.OpEq, Args: []*plan.Expr{x.Args[0], plan.NewCol(out[0], catalog.Unknown)}})
 }
 
 // aggregateBound adds the seeds of an aggregate call compared with a

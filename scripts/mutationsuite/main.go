@@ -95,6 +95,12 @@ func run(ctx context.Context, cfg config, pgConn, out string, list bool, files [
 type tally struct {
 	mutants, refuted, replayed, proved, unknown, invalid, errors int
 	distinct, distinctRefuted, wrong                             int
+	// assumed counts mutants proved under assumptions (a foreign key
+	// or a key SQLite does not enforce holds) that the engine shows
+	// different on a database breaking them: not wrong, and not in the
+	// refutation rate's denominator, since the verdict names the data
+	// that tells them apart.
+	assumed int
 }
 
 func (t *tally) add(r record) {
@@ -110,10 +116,16 @@ func (t *tally) add(r record) {
 		} else {
 			t.wrong++
 		}
-	case "equivalent", "equivalent_under_assumptions":
+	case "equivalent":
 		t.proved++
 		if r.Distinct {
 			t.wrong++
+		}
+	case "equivalent_under_assumptions":
+		t.proved++
+		if r.Distinct {
+			t.assumed++
+			return
 		}
 	case "error":
 		t.errors++
@@ -133,8 +145,8 @@ func (t tally) String() string {
 	if t.distinct > 0 {
 		rate = fmt.Sprintf("%.1f%%", 100*float64(t.distinctRefuted)/float64(t.distinct))
 	}
-	return fmt.Sprintf("%5d mutants: refuted %4d (replayed %4d), proved %3d, unknown %4d, invalid %3d, error %2d; engine-distinguishable %4d, refuted %4d (%s); wrong %d",
-		t.mutants, t.refuted, t.replayed, t.proved, t.unknown, t.invalid, t.errors, t.distinct, t.distinctRefuted, rate, t.wrong)
+	return fmt.Sprintf("%5d mutants: refuted %4d (replayed %4d), proved %3d, unknown %4d, invalid %3d, error %2d; engine-distinguishable %4d, refuted %4d (%s); assumed away %d; wrong %d",
+		t.mutants, t.refuted, t.replayed, t.proved, t.unknown, t.invalid, t.errors, t.distinct, t.distinctRefuted, rate, t.assumed, t.wrong)
 }
 
 // report prints the tallies per corpus and operator, and overall, and

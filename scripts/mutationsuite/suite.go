@@ -185,14 +185,14 @@ func judgeMutant(ctx context.Context, cfg config, s *catalog.Schema, e engine, r
 	switch {
 	case err != nil:
 		rec.Label, rec.Why = "error", firstLine(err.Error())
+	case v.Search != nil && v.Search.CannotExecute != "":
+		// the cause of an unknown the suite groups by
+		rec.Why = "not searched: " + v.Search.CannotExecute
 	case len(v.Differences) > 0:
 		d := v.Differences[0]
 		rec.Why = fmt.Sprintf("%s: %s | %s", d.Component, d.Reference, d.Candidate)
 	case v.Search != nil:
 		rec.Why = v.Search.Strength()
-		if v.Search.CannotExecute != "" {
-			rec.Why = "cannot execute: " + v.Search.CannotExecute
-		}
 		if len(v.Search.Unpopulated) > 0 {
 			rec.Why += "; unpopulated " + strings.Join(v.Search.Unpopulated, ",")
 		}
