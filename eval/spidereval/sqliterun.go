@@ -36,10 +36,10 @@ func queryFile(ctx context.Context, path, query string, timeout time.Duration) (
 		return nil, err
 	}
 	defer libc.Xfree(tls, cURI)
-	pp := tls.Alloc(16)
-	defer tls.Free(16)
-	libc.Xmemset(tls, pp, 0, 16)
-	ppDB, ppTail := pp, pp+8
+	pp := tls.Alloc(2 * ptrSize)
+	defer tls.Free(2 * ptrSize)
+	libc.Xmemset(tls, pp, 0, 2*ptrSize)
+	ppDB, ppTail := pp, pp+ptrSize
 	rc := sqlite3.Xsqlite3_open_v2(tls, cURI, ppDB, sqlite3.SQLITE_OPEN_READONLY|sqlite3.SQLITE_OPEN_URI, 0)
 	db := readPtr(ppDB)
 	if db != 0 {
@@ -78,8 +78,8 @@ func queryFile(ctx context.Context, path, query string, timeout time.Duration) (
 		return nil, err
 	}
 	defer libc.Xfree(tls, cSQL)
-	ppStmt := tls.Alloc(8)
-	defer tls.Free(8)
+	ppStmt := tls.Alloc(ptrSize)
+	defer tls.Free(ptrSize)
 	if rc := sqlite3.Xsqlite3_prepare_v2(tls, db, cSQL, -1, ppStmt, ppTail); rc != sqlite3.SQLITE_OK {
 		return nil, errors.New(errmsg(tls, db, rc))
 	}
@@ -135,10 +135,17 @@ func bytesAt(p uintptr, n int32) []byte {
 	return libc.GoBytes(p, int(n))
 }
 
-// readPtr reads the pointer SQLite stored at p (memory of tls.Alloc).
+// readPtr reads the pointer SQLite stored at p (memory of tls.Alloc,
+// ptrSize bytes).
 func readPtr(p uintptr) uintptr {
+	if ptrSize == 4 {
+		return uintptr(binary.NativeEndian.Uint32(libc.GoBytes(p, 4)))
+	}
 	return uintptr(binary.NativeEndian.Uint64(libc.GoBytes(p, 8)))
 }
+
+// ptrSize is the size of a C pointer, a uintptr's.
+const ptrSize = 4 << (^uintptr(0) >> 63)
 
 func errmsg(tls *libc.TLS, db uintptr, rc int32) string {
 	if db == 0 {
