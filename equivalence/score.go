@@ -87,7 +87,19 @@ func band(v *Verdict, opts Options) {
 	if o == score.Unsettled || o == score.UnsettledDifferent {
 		v.Likely = score.Likely(v.Score, opts.LikelyThreshold)
 	}
+	if o == score.Unsettled && v.Likely == score.LikelyEquivalent && unpopulated(v.Search) {
+		// A search whose databases never gave a table the queries read a
+		// row is no evidence (issue 39): structure alone does not make
+		// such a pair likely equivalent. Its score stays below the
+		// threshold and the verdict says why.
+		v.Score = min(v.Score, score.BelowLikely(opts.LikelyThreshold))
+		v.Likely = score.NoEvidence
+	}
 }
+
+// unpopulated reports whether a search left a table the queries read
+// without a row in every database.
+func unpopulated(s *Search) bool { return s != nil && len(s.Unpopulated) > 0 }
 
 // RescoreGMN returns v as if the judge had scored it with a GMN similarity
 // of gmnScore: the label, rules and differences stay; the combined score

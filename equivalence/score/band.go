@@ -1,5 +1,7 @@
 package score
 
+import "math"
+
 // Outcome is what proof and refutation settled about a pair, as far as
 // its band depends on it.
 type Outcome int
@@ -56,7 +58,20 @@ func Band(o Outcome, combined float64) float64 {
 const (
 	LikelyEquivalent = "likely equivalent"
 	LikelyDifferent  = "likely different"
+	// NoEvidence: structure alone would lean equivalent, but no
+	// database of the search gave a table the queries read a row, so
+	// nothing supports it.
+	NoEvidence = "no evidence either way"
 )
+
+// BelowLikely is the highest score that does not lean likely
+// equivalent under threshold (0: DefaultLikelyThreshold).
+func BelowLikely(threshold float64) float64 {
+	if threshold == 0 {
+		threshold = DefaultLikelyThreshold
+	}
+	return math.Nextafter(threshold, 0)
+}
 
 // DefaultLikelyThreshold splits unsettled pairs when no threshold is set.
 const DefaultLikelyThreshold = 0.5
