@@ -335,6 +335,9 @@ var (
 	ruleFilterValues = register(Rule{Name: "filter-values", Family: famSimplify,
 		Fragment:   "VALUES (r1)..(rk) WHERE c ⇒ VALUES of the rows where c is TRUE",
 		Conditions: "the rows are constants, so c is evaluated row by row"})
+	ruleProjectValues = register(Rule{Name: "project-values", Family: famSimplify,
+		Fragment:   "π[f(x)](VALUES (c1)..(ck)) ⇒ VALUES (f(c1))..(f(ck))",
+		Conditions: "the rows are constants; each item a constant, a column, or one integer +, -, * of those whose result fits a 4-byte integer (no overflow error), of the item's type; the other side is VALUES or folds so too"})
 	ruleFilterIntoUnionAll = register(Rule{Name: "filter-into-union-all", Family: famSimplify,
 		Fragment:   "(A ∪all B) WHERE c ⇒ (A WHERE c) ∪all (B WHERE c)",
 		Conditions: "none"})

@@ -14,6 +14,7 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 		return false, err
 	}
 	a, b = p.simplify(a, p.a.Meta), p.simplify(b, p.b.Meta)
+	a, b = p.foldValuesPair(a, b)
 	k0 := p.mark()
 	if p.empty(a, true) && p.empty(b, false) {
 		if p.mapOutputs(a, b) {

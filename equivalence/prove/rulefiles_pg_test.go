@@ -45,6 +45,9 @@ var pgRuleData = map[string][]string{
 		"INSERT INTO emp VALUES (1, 10, 5, 7, 1), (2, 10, NULL, 4, NULL), (3, 20, 12, NULL, 3), (4, 10, 3, 9, 4), (5, 30, 9, 5, 5), (6, 10, 2, 8, NULL), (7, NULL, 4, 6, 2)",
 		"INSERT INTO dept VALUES (10, 'a'), (20, 'b')",
 	},
+	"project-values": {
+		"INSERT INTO emp VALUES (4, 'a'), (5, NULL), (6, 'c')",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},
