@@ -122,6 +122,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 	p := &prover{ctx: ctx, opts: opts, a: a, b: b, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, subMemo: map[*plan.Node]subMatch{}}
 	p.nullA = nullExtended(a.Root)
 	p.nullB = nullExtended(b.Root)
+	p.countA, p.countB = countCols(a.Root), countCols(b.Root)
 	if len(a.Root.OutCols()) != len(b.Root.OutCols()) {
 		return Result{}, nil
 	}
@@ -143,7 +144,7 @@ func Equivalent(ctx context.Context, a, b *plan.Plan, opts Options) (Result, err
 	if err == nil && !ok && hasSetOp(a.Root) != hasSetOp(b.Root) {
 		// Some fragments (partition) read the union on the candidate's
 		// side only: equivalence is symmetric, so try the other way.
-		q := &prover{ctx: ctx, opts: opts, a: b, b: a, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, subMemo: map[*plan.Node]subMatch{}, nullA: p.nullB, nullB: p.nullA, steps: p.steps}
+		q := &prover{ctx: ctx, opts: opts, a: b, b: a, m: map[plan.ColumnID]plan.ColumnID{}, seen: map[string]bool{}, aliasA: map[plan.ColumnID]plan.ColumnID{}, intA: map[plan.ColumnID]bool{}, intB: map[plan.ColumnID]bool{}, subMemo: map[*plan.Node]subMatch{}, nullA: p.nullB, nullB: p.nullA, countA: p.countB, countB: p.countA, steps: p.steps}
 		if ok, err = q.rel(b.Root, a.Root, true); ok {
 			p = q
 		}
@@ -170,22 +171,23 @@ type mapping struct {
 }
 
 type prover struct {
-	ctx          context.Context
-	opts         Options
-	assumed      []Assumption
-	subsA        []*plan.Node                    // the reference's uncorrelated subqueries, by key number
-	aliasA       map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
-	intA, intB   map[plan.ColumnID]bool          // columns holding an integral EXTRACT (facts of each plan)
-	intsA, intsB *plan.IntegerChecker            // integer-valued expressions of each plan; built on first use
-	subMemo      map[*plan.Node]subMatch         // candidate subqueries matched so far
-	subUses      map[*plan.Node]int              // occurrences of each subquery plan in a and b (unnest.go)
-	a, b         *plan.Plan
-	m            map[plan.ColumnID]plan.ColumnID // b's columns to a's
-	trail        []mapping
-	nullA, nullB plan.ColSet // columns an outer join may make NULL
-	steps        int
-	rules        []string
-	seen         map[string]bool
+	ctx            context.Context
+	opts           Options
+	assumed        []Assumption
+	subsA          []*plan.Node                    // the reference's uncorrelated subqueries, by key number
+	aliasA         map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
+	intA, intB     map[plan.ColumnID]bool          // columns holding an integral EXTRACT (facts of each plan)
+	intsA, intsB   *plan.IntegerChecker            // integer-valued expressions of each plan; built on first use
+	subMemo        map[*plan.Node]subMatch         // candidate subqueries matched so far
+	subUses        map[*plan.Node]int              // occurrences of each subquery plan in a and b (unnest.go)
+	a, b           *plan.Plan
+	m              map[plan.ColumnID]plan.ColumnID // b's columns to a's
+	trail          []mapping
+	nullA, nullB   plan.ColSet // columns an outer join may make NULL
+	countA, countB plan.ColSet // COUNT outputs of aggregates: never NULL where not null-extended
+	steps          int
+	rules          []string
+	seen           map[string]bool
 }
 
 // displayOnly names a display-only difference a proof identified: the
@@ -261,7 +263,10 @@ func (p *prover) colB(c plan.ColumnID) (plan.ColumnID, bool) {
 // null-extended by an outer join on either side.
 func (p *prover) nullable(c plan.ColumnID) bool {
 	meta := p.a.Meta.Col(c)
-	if meta.Instance < 0 || !meta.NotNull || p.nullA.Has(c) {
+	if p.nullA.Has(c) {
+		return true
+	}
+	if (meta.Instance < 0 || !meta.NotNull) && !p.countA.Has(c) {
 		return true
 	}
 	for bc, ac := range p.m {
@@ -274,7 +279,35 @@ func (p *prover) nullable(c plan.ColumnID) bool {
 
 func (p *prover) nullableB(c plan.ColumnID) bool {
 	meta := p.b.Meta.Col(c)
-	return meta.Instance < 0 || !meta.NotNull || p.nullB.Has(c)
+	return p.nullB.Has(c) || (meta.Instance < 0 || !meta.NotNull) && !p.countB.Has(c)
+}
+
+// countCols collects the outputs of COUNT and REGR_COUNT calls of the
+// aggregates in n and its subqueries: a count is a number, never NULL,
+// unless an outer join above pads it (nullExtended says where).
+func countCols(n *plan.Node) plan.ColSet {
+	var s plan.ColSet
+	var walk func(n *plan.Node)
+	walk = func(n *plan.Node) {
+		n.WalkNodes(func(x *plan.Node) {
+			if x.Op == plan.OpAggregate {
+				for _, a := range x.Aggs {
+					if a.Expr.Kind == plan.Agg && (a.Expr.Name == "count" || a.Expr.Name == "regr_count") {
+						s.Add(a.ID)
+					}
+				}
+			}
+			x.Exprs(func(slot **plan.Expr) {
+				plan.Walk(*slot, func(e *plan.Expr) {
+					if e.Kind == plan.Subquery && e.Sub != nil {
+						walk(e.Sub)
+					}
+				})
+			})
+		})
+	}
+	walk(n)
+	return s
 }
 
 // nullExtended collects the columns of the inputs an outer join pads with

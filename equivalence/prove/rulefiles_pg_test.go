@@ -210,3 +210,68 @@ func TestEmptyResultNotAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestCountNeverNull: a COUNT output is never NULL, so COALESCE(COUNT(*),
+// k) is the COUNT, except where an outer join pads the count with NULL
+// (a department without employees), which PostgreSQL shows.
+func TestCountNeverNull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	const ddl = `CREATE TABLE dept (deptno integer PRIMARY KEY, name text);
+CREATE TABLE emp (empno integer PRIMARY KEY, deptno integer)`
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, ddl+";INSERT INTO dept VALUES (1, 'a'), (2, 'b'); INSERT INTO emp VALUES (1, 1), (2, 1), (3, NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		a, b   string
+		proved bool
+	}{
+		{"SELECT count(*) FROM emp", "SELECT COALESCE(count(*), 0) FROM emp", true},
+		{"SELECT deptno, count(empno) FROM emp GROUP BY deptno", "SELECT deptno, COALESCE(count(empno), 7) FROM emp GROUP BY deptno", true},
+		{"SELECT d.deptno, c.n FROM dept d LEFT JOIN (SELECT deptno, count(*) n FROM emp GROUP BY deptno) c ON c.deptno = d.deptno",
+			"SELECT d.deptno, COALESCE(c.n, 0) FROM dept d LEFT JOIN (SELECT deptno, count(*) n FROM emp GROUP BY deptno) c ON c.deptno = d.deptno", false},
+	}
+	for _, c := range cases {
+		ra, errA := pgRows(ctx, conn, c.a)
+		rb, errB := pgRows(ctx, conn, c.b)
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if slices.Equal(ra, rb) != c.proved {
+			t.Fatalf("%s / %s: PostgreSQL rows %v and %v, want same=%v", c.a, c.b, ra, rb, c.proved)
+		}
+		a, err := planner.Plan(ctx, s, c.a, planner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := planner.Plan(ctx, s, c.b, planner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, swap := range []bool{false, true} {
+			x, y := a, b
+			if swap {
+				x, y = b, a
+			}
+			r, err := prove.Equivalent(ctx, x, y, prove.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Proved != c.proved {
+				t.Errorf("%s / %s (swapped %v): proved %v, want %v", c.a, c.b, swap, r.Proved, c.proved)
+			}
+		}
+	}
+}

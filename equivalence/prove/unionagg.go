@@ -1,6 +1,7 @@
 package prove
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -191,6 +192,13 @@ func (p *prover) aggThroughUnion(n *plan.Node, m *plan.Metadata) *plan.Node {
 			if f.Star {
 				f.Args = nil
 			}
+			// Never NULL: a group holds at least one partial, and
+			// without K every branch gives one.
+			if m == p.a.Meta {
+				p.countA.Add(a.ID)
+			} else {
+				p.countB.Add(a.ID)
+			}
 			p.rule(ruleSumOfCounts)
 		}
 		agg.Aggs[j] = plan.ProjItem{ID: a.ID, Expr: &f}
@@ -308,6 +316,16 @@ func dropStarPositions(c *plan.Node, keep, argPos []int, inner []*plan.Expr) {
 	c.Cols, c.SetCols, c.Inputs = cols, setCols, inputs
 }
 
+// coalesceNumber says whether e is COALESCE(c, k), c one of cols and k
+// a non-NULL integer or numeric constant.
+func coalesceNumber(e *plan.Expr, cols plan.ColSet) bool {
+	if e.Kind != plan.Func || e.Name != "coalesce" || len(e.Args) != 2 {
+		return false
+	}
+	c, k := e.Args[0], e.Args[1]
+	return c.Kind == plan.ColRef && cols.Has(c.Col) && k.Kind == plan.Const && !k.Null && (k.Typ == catalog.Int || k.Typ == catalog.Numeric)
+}
+
 // countPartial says whether f is a plain COUNT(*) or COUNT(x) partial.
 func countPartial(f *plan.Expr) bool {
 	return f != nil && f.Kind == plan.Agg && f.Name == "count" && !f.Distinct && f.Filter == nil && len(f.Order) == 0 &&
@@ -389,7 +407,15 @@ func readAsValue(root *plan.Node, col plan.ColumnID) bool {
 		}
 		for _, it := range n.Proj {
 			if it.Expr.Kind == plan.ColRef && cols.Has(it.Expr.Col) {
-				if it.ID != it.Expr.Col {
+				if it.ID != it.Expr.Col && !slices.Contains(aliases, it.ID) {
+					aliases = append(aliases, it.ID)
+				}
+				continue
+			}
+			if coalesceNumber(it.Expr, cols) {
+				// COALESCE(SUM(c), 0): numeric against the COUNT's
+				// bigint, the same digits; read as a value in turn.
+				if !slices.Contains(aliases, it.ID) {
 					aliases = append(aliases, it.ID)
 				}
 				continue
