@@ -112,3 +112,73 @@ func (p *prover) aggOverEmpty(n *plan.Node, m *plan.Metadata) *plan.Node {
 	p.rule(ruleAggOverEmpty)
 	return &plan.Node{Op: plan.OpValues, Rows: [][]*plan.Expr{row}, Cols: cols}
 }
+
+// nullColumnsAnyType proves the whole results a and b equal when both
+// are (or fold to) rows of constants, row by row alike, where every
+// column whose types differ is NULL in every row on both sides (SELECT
+// SUM(x) FROM t WHERE false against SELECT NULL): a NULL prints alike
+// whatever its type. Only at the top, as emptyAnyTypes.
+func (p *prover) nullColumnsAnyType(a, b *plan.Node) bool {
+	k := p.mark()
+	sa, sb := p.valuesOf(a, p.a.Meta), p.valuesOf(b, p.b.Meta)
+	if sa == nil || sb == nil || sa.Op != plan.OpValues || sb.Op != plan.OpValues || len(sa.Rows) != len(sb.Rows) || len(sa.Cols) != len(sb.Cols) {
+		p.undo(k)
+		return false
+	}
+	differ := false
+	for j := range sa.Cols {
+		typesDiffer := p.a.Meta.Col(sa.Cols[j]).Type != p.b.Meta.Col(sb.Cols[j]).Type
+		differ = differ || typesDiffer
+		for i := range sa.Rows {
+			if len(sa.Rows[i]) != len(sa.Cols) || len(sb.Rows[i]) != len(sb.Cols) {
+				p.undo(k)
+				return false
+			}
+			x, y := sa.Rows[i][j], sb.Rows[i][j]
+			if typesDiffer {
+				if x.Kind != plan.Const || !x.Null || y.Kind != plan.Const || !y.Null {
+					p.undo(k)
+					return false
+				}
+				continue
+			}
+			kx, okx := exprKeySub(x, p.colA, p.subA)
+			ky, oky := exprKeySub(y, p.colB, p.subB)
+			if !okx || !oky || kx != ky {
+				p.undo(k)
+				return false
+			}
+		}
+	}
+	if !differ {
+		// Equal types: rel's own comparison decides.
+		p.undo(k)
+		return false
+	}
+	p.rule(ruleNullAnyType)
+	return true
+}
+
+// valuesOf is n simplified to constant rows: VALUES, or a projection
+// over an input that simplifies to VALUES, folded (project-values); nil
+// otherwise.
+func (p *prover) valuesOf(n *plan.Node, m *plan.Metadata) *plan.Node {
+	n = p.simplify(n, m)
+	if n.Op == plan.OpValues {
+		return n
+	}
+	if n.Op != plan.OpProject || len(n.Inputs) != 1 {
+		return nil
+	}
+	in := p.simplify(n.Inputs[0], m)
+	if in.Op != plan.OpValues {
+		return nil
+	}
+	c := *n
+	c.Inputs = []*plan.Node{in}
+	v := projectValues(&c, m)
+	if v != nil {
+		p.rule(ruleProjectValues)
+	}
+	return v
+}

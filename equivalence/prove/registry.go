@@ -319,6 +319,9 @@ var (
 	ruleEmptyAnyTypes = register(Rule{Name: "empty-any-types", Family: famEmpty,
 		Fragment:   "∅ ≡ ∅ whatever the column types (SELECT NULL, NULL WHERE false ≡ an empty typed result)",
 		Conditions: "both whole results are proved to return no row, with as many columns, and neither raises an error: no value is there to have a type"})
+	ruleNullAnyType = register(Rule{Name: "null-any-type", Family: famEmpty,
+		Fragment:   "VALUES (NULL::t, c) ≡ VALUES (NULL::u, c) as whole results (SELECT SUM(x) FROM t WHERE false ≡ SELECT NULL)",
+		Conditions: "both whole results are (or fold to) constant rows, alike row by row, and each column whose types differ is NULL in every row on both sides; neither raises an error"})
 	ruleEmptyCheckFalse = register(Rule{Name: "empty-check-false", Family: famEmpty,
 		Fragment:   "scan T ⇒ ∅",
 		Conditions: "T (its own rows: children are separate scans) has a valid CHECK (false), which no row satisfies (NULL would, false never)"})

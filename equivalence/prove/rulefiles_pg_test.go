@@ -48,6 +48,9 @@ var pgRuleData = map[string][]string{
 	"project-values": {
 		"INSERT INTO emp VALUES (4, 'a'), (5, NULL), (6, 'c')",
 	},
+	"null-any-type": {
+		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL)",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},
