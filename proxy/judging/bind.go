@@ -38,15 +38,26 @@ type bindJudge struct {
 	settled atomic.Bool
 	parsed  chan struct{}
 	once    sync.Once
+	// params: the statement has parameters, so a Bind's values decide;
+	// without them every Bind runs the text judged at Parse, and only a
+	// change of the session's reference calls for a new judgement.
+	params bool
+	// out is the Parse verdict, set before parsed is closed. repeated:
+	// a Bind has come since the Parse, whose own notice and record
+	// stood for the first execution; later ones get theirs (annotate
+	// and log modes count executions, issue 34 item 7).
+	out      judgeOutcome
+	repeated atomic.Bool
 }
 
-// newBindJudge returns the Bind state for a Parse job whose candidate has
-// parameters, or nil.
+// newBindJudge returns the Bind state for a Parse job. Every prepared
+// statement with a reference is seen again at each Bind: one with
+// parameters is judged with its values, and one without them under the
+// session reference in force then (a driver's statement cache runs a
+// statement prepared under reference A after SET pgequiv.reference =
+// 'B'), and each execution is counted.
 func (j *Judging) newBindJudge(job *judgeJob) *bindJudge {
-	if !tag.HasParams(job.candidate) {
-		return nil
-	}
-	bj := &bindJudge{job: job, parsed: make(chan struct{})}
+	bj := &bindJudge{job: job, parsed: make(chan struct{}), params: tag.HasParams(job.candidate)}
 	if p, ok := tag.Parameterize(job.candidate); ok {
 		bj.consts = p.Consts
 	}
@@ -76,10 +87,23 @@ func (bj *bindJudge) settle(job *judgeJob, out judgeOutcome) {
 	if bj == nil {
 		return
 	}
-	if out.err == nil && job.set.Options.Passes(out.v) {
-		bj.settled.Store(true)
+	bj.once.Do(func() {
+		if out.err == nil && job.set.Options.Passes(out.v) {
+			bj.settled.Store(true)
+		}
+		bj.out = out
+		close(bj.parsed)
+	})
+}
+
+// parseOutcome returns the Parse verdict, if it is in.
+func (bj *bindJudge) parseOutcome() (judgeOutcome, bool) {
+	select {
+	case <-bj.parsed:
+		return bj.out, true
+	default:
+		return judgeOutcome{}, false
 	}
-	bj.once.Do(func() { close(bj.parsed) })
 }
 
 // waitParsed waits, until deadline, for the Parse verdict; it reports
@@ -153,7 +177,7 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *proxy.BindEvent) proxy.Ac
 		// force (a SET LOCAL ends with its transaction, a statement
 		// prepared under one reference may run under another).
 		cur := stateOf(ev.Session).guc.current()
-		r, found, err := tag.Resolve(parent.candidate, &cur, set.Catalog)
+		r, found, err := tag.ResolveIn(parent.candidate, &cur, set.Catalog, parent.sess.Database)
 		switch {
 		case err != nil:
 			refErr = err
@@ -165,15 +189,16 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *proxy.BindEvent) proxy.Ac
 			ref = r
 		}
 	}
-	if same && bj.settled.Load() {
-		return proxy.Action{}
+	mode := set.Mode
+	if ref.Mode != "" {
+		mode = JudgeMode(ref.Mode)
+	}
+	if same && bj.settled.Load() && mode == ModeEnforce {
+		return proxy.Action{} // annotate and log count the execution (bindLater)
 	}
 	st := &stateOf(ev.Session).judge
-	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: ref, mode: set.Mode,
-		parent: parent.parent, direct: true}
-	if job.ref.Mode != "" {
-		job.mode = JudgeMode(job.ref.Mode)
-	}
+	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: ref, mode: mode,
+		parent: parent.parent, direct: true, names: parent.names}
 	job.deadline = judgeDeadline(job.start, set)
 	if job.preset = tooLargeBind(set, ev, parent.candidate); job.preset != nil { // size.go
 		job.candidate = parent.candidate // values over max_query_size are not written in
@@ -217,10 +242,23 @@ func (j *Judging) bindLater(job *judgeJob, bj *bindJudge, sameRef bool) proxy.Ac
 	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
-		if sameRef && bj.waitParsed(job.deadline) {
-			if d != nil {
-				d.Deliver(nil)
+		if sameRef && (bj.waitParsed(job.deadline) || !bj.params) {
+			// The Parse verdict holds for this execution too.
+			out, ok := bj.parseOutcome()
+			if !ok || !bj.repeated.Swap(true) {
+				if d != nil {
+					d.Deliver(nil) // the Parse's notice stands for the first execution
+				}
+				return
 			}
+			rep := *bj.job
+			rep.start = job.start
+			j.stats.tagged.Add(1)
+			if d != nil {
+				j.notify(&rep, d, out)
+				return
+			}
+			j.record(&rep, out, "logged")
 			return
 		}
 		j.stats.tagged.Add(1)
