@@ -135,7 +135,9 @@ func (r paramResult) got() []string {
 // paramCases are the statements every driver sends, in order, on one
 // connection; the last shows the connection is in step after refusals.
 func paramCases() []paramCase {
-	byAid := withComment("SELECT abalance FROM pgbench_accounts WHERE aid = $1", "SELECT abalance FROM pgbench_accounts WHERE aid = 5")
+	// $1 = aid: the catalog's match entry for aid = $1 would apply
+	// whatever the tag says (issue 34, item 6).
+	byAid := withComment("SELECT abalance FROM pgbench_accounts WHERE $1 = aid", "SELECT abalance FROM pgbench_accounts WHERE aid = 5")
 	byBody := withComment("SELECT id FROM notes WHERE body = $1", "SELECT id FROM notes WHERE body = 'O''Brien'")
 	byBackslash := withComment("SELECT id FROM notes WHERE body = $1", `SELECT id FROM notes WHERE body = 'a\b'`)
 	refused := "ERROR " + SQLStateNotEquivalent

@@ -2,6 +2,7 @@ package judging
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"time"
@@ -54,6 +55,12 @@ func queryLimit(set *JudgeSettings) (limit int, ok bool) {
 func (j *Judging) oversized(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, tags tag.Session, mentions bool, limit int) proxy.Action {
 	sql := ev.SQL
 	j.stats.oversized.Add(1)
+	if set.Catalog.HasMatches() && (set.Mode == ModeEnforce || set.Catalog.HasMode(string(ModeEnforce))) {
+		// It may be a match: query padded past the limit: refused, tag
+		// or not, since a catalog entry applies whatever the client says
+		// (issue 34, item 6).
+		return j.refuseUnmatched(ctx, ev, set, limit)
+	}
 	sessionRef := tags.Reference != "" || tags.ReferenceID != ""
 	if !mentions && !(sessionRef && isQuery(sql)) {
 		j.stats.oversizedUnmatched.Add(1)
@@ -237,4 +244,24 @@ func (j *Judging) storeText(set *JudgeSettings, text string) string {
 		return text
 	}
 	return clipNote(headOf([]byte(text), maxStoredText), &textDigest{size: len(text), sum: j.digest([]byte(text))})
+}
+
+// ErrTooLargeToMatch marks a statement over max_query_size in enforce
+// mode with a match: catalog: it cannot be fingerprinted within the
+// bound, so no entry can be ruled out.
+var ErrTooLargeToMatch = errors.New("the statement is over max_query_size, too large to fingerprint against the match: catalog")
+
+// refuseUnmatched refuses an oversized statement that a match: catalog
+// entry may hold to its reference (PGQ02, whatever enforce_unknown).
+func (j *Judging) refuseUnmatched(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, limit int) proxy.Action {
+	sql := ev.SQL
+	job := &judgeJob{
+		start: time.Now(), set: set, sess: *ev.Session, ref: tag.Reference{Source: tag.FromCatalogMatch}, mode: ModeEnforce,
+		candidate: headOf(sql, maxStoredSQL), full: &textDigest{size: len(sql), sum: j.digest(sql)},
+		tagErr: fmt.Errorf("%w (%d bytes, max_query_size %d)", ErrTooLargeToMatch, len(sql), limit),
+	}
+	job.sess.State = nil
+	job.deadline = judgeDeadline(job.start, set)
+	j.stats.tagged.Add(1)
+	return j.enforce(job, j.run(ctx, job))
 }

@@ -64,9 +64,9 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 		return proxy.Action{}
 	}
 	if len(jobs) == 1 && jobs[0].stmts == 0 {
-		// The common case: one statement. One with parameters is judged
-		// again at each Bind where this verdict does not settle it
-		// (bind.go).
+		// The common case: one statement. A prepared one is seen again
+		// at each Bind (bind.go): judged with its values where this
+		// verdict does not settle it, or under a new session reference.
 		job := jobs[0]
 		var bj *bindJudge
 		if ev.Kind == proxy.KindParse && job.tagErr == nil && job.sideEffects == "" {
@@ -90,7 +90,9 @@ func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *ju
 		// Only a catalog match can apply, to a text of one statement: one
 		// fingerprint tells, as before statements were split.
 		if _, ok := set.Catalog.Match(text); !ok {
-			return nil
+			if _, ok := set.Catalog.MatchWithin(text); !ok {
+				return nil
+			}
 		}
 	}
 	stmts, shape, err := j.split(text, strs, ev.StringsUncertain)
@@ -214,7 +216,7 @@ func (j *Judging) statementJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *t
 // resolveJob is statementJob without counting the job: ObserveQuick
 // resolves before it knows it can answer.
 func resolveJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *tag.Session, text string, s *tag.Statement, mentions bool, arrived time.Time) *judgeJob {
-	ref, ok, err := s.Resolve(text, tags, set.Catalog)
+	ref, ok, err := s.ResolveIn(text, tags, set.Catalog, ev.Session.Database)
 	if err == nil && !ok {
 		return nil
 	}
@@ -229,11 +231,13 @@ func resolveJob(ev *proxy.QueryEvent, set *JudgeSettings, tags *tag.Session, tex
 		// to BEGIN, SET, SHOW, CREATE, ...
 		return nil
 	}
-	if err == nil && ref.Database != "" && ref.Database != ev.Session.Database {
+	if ok && ref.Database != "" && ref.Database != ev.Session.Database {
 		if ref.Source == tag.FromCatalogMatch {
 			return nil // the entry is for another database
 		}
-		err = fmt.Errorf("reference %q is for database %q", ref.ID, ref.Database)
+		if err == nil {
+			err = fmt.Errorf("reference %q is for database %q", ref.ID, ref.Database)
+		}
 	}
 	if err == nil {
 		// A tag value is URL-decoded, so %00 puts a NUL in the reference;
@@ -272,11 +276,18 @@ func (j *Judging) dispatch(ctx context.Context, job *judgeJob, bj *bindJudge) pr
 	switch job.mode {
 	case ModeEnforce:
 		out := j.run(ctx, job)
-		if bj != nil && bj.deferEnforce(job, out) {
+		if bj == nil {
+			return j.enforce(job, out)
+		}
+		if bj.deferEnforce(job, out) && bj.params {
 			j.recordLater(job, out, "deferred")
 			return proxy.Action{Bind: bj}
 		}
-		return j.enforce(job, out)
+		a := j.enforce(job, out)
+		if a.Refuse == nil {
+			a.Bind = bj // judged again where the session's reference changes
+		}
+		return a
 	case ModeAnnotate:
 		return proxy.Action{Later: j.annotate(job, bj), Bind: bj.orNil()}
 	default: // ModeLog
@@ -394,7 +405,10 @@ func (j *Judging) refusal(job *judgeJob, out judgeOutcome) *pgproto3.ErrorRespon
 	case errors.Is(out.err, ErrSideEffects):
 		code = SQLStateUnverified
 		pass = job.set.EnforceSideEffects == SideEffectsForward
-	case errors.Is(out.err, tag.ErrAmbiguousStrings), errors.Is(out.err, tag.ErrLineComment), errors.Is(out.err, ErrClientEncoding):
+	case errors.Is(out.err, tag.ErrAmbiguousStrings), errors.Is(out.err, tag.ErrLineComment), errors.Is(out.err, ErrClientEncoding),
+		errors.Is(out.err, tag.ErrWrappedMatch), errors.Is(out.err, ErrTooLargeToMatch):
+		// A catalog entry's query wrapped in a larger statement, or
+		// padded past max_query_size, is a way around the entry.
 		// The proxy cannot tell what the server will read (a pipelined
 		// change of standard_conforming_strings): never forwarded, or
 		// pipelining would be a way around enforce_unknown: false. A tag

@@ -131,6 +131,44 @@ func (c *Catalog) Match(sql string) (*Entry, bool) {
 	return e, ok
 }
 
+// ErrWrappedMatch marks a statement that holds a catalog entry's match
+// query inside it (a CTE, a subquery, a set operation) without being it:
+// the proxy cannot judge the entry's query there, and a client could
+// otherwise escape the entry by wrapping its query.
+var ErrWrappedMatch = errors.New("a query the catalog matches is inside a larger statement; send it on its own")
+
+// MatchWithin returns the entry matching a query nested in sql (a CTE, a
+// subquery, an arm of a set operation, the query of a DECLARE, EXPLAIN,
+// COPY or PREPARE), where sql itself does not match.
+func (c *Catalog) MatchWithin(sql string) (*Entry, bool) {
+	if c == nil || len(c.byFP) == 0 {
+		return nil, false
+	}
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return nil, false
+	}
+	var found *Entry
+	for _, raw := range tree.Stmts {
+		walkSelects(raw.Stmt.ProtoReflect(), true, func(n *pg.Node) bool {
+			text, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
+			if err != nil {
+				return false
+			}
+			fp, err := pg.Fingerprint(text)
+			if err != nil {
+				return false
+			}
+			found = c.byFP[fp]
+			return found != nil
+		})
+		if found != nil {
+			return found, true
+		}
+	}
+	return nil, false
+}
+
 // Len counts entries.
 func (c *Catalog) Len() int {
 	if c == nil {
@@ -184,28 +222,51 @@ func (s *Session) Apply(cmd SessionCommand) {
 	}
 }
 
-// Resolve finds the reference for sql: its comment first, then the
-// session's settings, then a catalog match by fingerprint. ok is false for
+// Resolve finds the reference for sql: a catalog match by fingerprint
+// first, then its comment, then the session's settings. ok is false for
 // an untagged query. An id that the catalog lacks is an error.
 func Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
+	return ResolveIn(sql, s, c, "")
+}
+
+// ResolveIn is Resolve in database db: a catalog match for another
+// database does not apply there. db "" takes every entry.
+func ResolveIn(sql string, s *Session, c *Catalog, db string) (ref Reference, ok bool, err error) {
 	cm, _, cerr := FindComment(sql)
-	return resolve(sql, cm, cerr, s, c)
+	return resolve(sql, cm, cerr, s, c, db)
 }
 
 // Resolve finds the reference for the statement st of the Query text sql,
 // as Resolve does for a whole text: its own comment, the session's
 // settings, a catalog match of its own text.
 func (st *Statement) Resolve(sql string, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
+	return st.ResolveIn(sql, s, c, "")
+}
+
+// ResolveIn is Statement.Resolve in database db (see ResolveIn).
+func (st *Statement) ResolveIn(sql string, s *Session, c *Catalog, db string) (ref Reference, ok bool, err error) {
 	text := sql[st.Start:st.End]
 	if st.JudgedErr == nil && st.Judged != "" {
 		// The judged text reads as the server reads the statement (E''
 		// for backslash strings), which pg_query's fingerprint needs.
 		text = st.Judged
 	}
-	return resolve(text, st.Comment, st.CommentErr, s, c)
+	return resolve(text, st.Comment, st.CommentErr, s, c, db)
 }
 
-func resolve(sql string, cm *Comment, cerr error, s *Session, c *Catalog) (ref Reference, ok bool, err error) {
+func resolve(sql string, cm *Comment, cerr error, s *Session, c *Catalog, db string) (ref Reference, ok bool, err error) {
+	// A catalog match comes first: the entry holds the query to its
+	// reference whatever the client says, or a client could escape it
+	// by tagging the query with itself or setting it as the session's
+	// reference (issue 34, item 6).
+	here := func(e *Entry) bool { return db == "" || e.Database == "" || e.Database == db }
+	if e, found := c.Match(sql); found && here(e) {
+		return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: FromCatalogMatch, Database: e.Database}, true, nil
+	}
+	if e, found := c.MatchWithin(sql); found && here(e) {
+		return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: FromCatalogMatch, Database: e.Database}, true,
+			fmt.Errorf("tag: %w (entry %q)", ErrWrappedMatch, e.ID)
+	}
 	if cerr != nil {
 		return ref, false, cerr
 	} else if cm != nil {
@@ -223,9 +284,6 @@ func resolve(sql string, cm *Comment, cerr error, s *Session, c *Catalog) (ref R
 		if s.ReferenceID != "" {
 			return byID(c, s.ReferenceID, FromSession)
 		}
-	}
-	if e, found := c.Match(sql); found {
-		return Reference{SQL: e.Reference, ID: e.ID, Mode: e.Mode, Source: FromCatalogMatch, Database: e.Database}, true, nil
 	}
 	return ref, false, nil
 }

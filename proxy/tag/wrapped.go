@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // A statement that wraps a query runs it: DECLARE ... CURSOR FOR q (at
@@ -135,4 +136,32 @@ func closing(text string, toks []*pg.ScanToken, k int) (int, bool) {
 
 func deparseNode(n *pg.Node) (string, error) {
 	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
+}
+
+// walkSelects calls f with each SELECT (VALUES, set operation) nested in
+// m, outermost first, until f reports true; the top statement itself
+// (top) is not passed.
+func walkSelects(m protoreflect.Message, top bool, f func(*pg.Node) bool) bool {
+	if s, ok := m.Interface().(*pg.SelectStmt); ok && !top {
+		if f(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}}) {
+			return true
+		}
+	}
+	_, wrapper := m.Interface().(*pg.Node) // a Node only wraps its one field: still the top
+	done := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil || fd.IsMap() {
+			return true
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len() && !done; i++ {
+				done = walkSelects(l.Get(i).Message(), false, f)
+			}
+		} else {
+			done = walkSelects(v.Message(), top && wrapper, f)
+		}
+		return !done
+	})
+	return done
 }
