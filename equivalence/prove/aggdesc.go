@@ -47,9 +47,9 @@ var aggDescs = map[string]aggDesc{
 	"avg":        {skipsNull: true, empty: "NULL"},
 	"min":        {skipsNull: true, dupInsensitive: true, combine: "min", empty: "NULL", result: sameResult},
 	"max":        {skipsNull: true, dupInsensitive: true, combine: "max", empty: "NULL", result: sameResult},
-	"bool_and":   {skipsNull: true, dupInsensitive: true},
-	"bool_or":    {skipsNull: true, dupInsensitive: true},
-	"every":      {skipsNull: true, dupInsensitive: true},
+	"bool_and":   {skipsNull: true, dupInsensitive: true, combine: "bool_and", empty: "NULL", result: boolResult},
+	"bool_or":    {skipsNull: true, dupInsensitive: true, combine: "bool_or", empty: "NULL", result: boolResult},
+	"every":      {skipsNull: true, dupInsensitive: true, combine: "every", empty: "NULL", result: boolResult},
 	"bit_and":    {skipsNull: true, dupInsensitive: true},
 	"bit_or":     {skipsNull: true, dupInsensitive: true},
 }
@@ -66,6 +66,15 @@ func sumResult(arg string) string {
 		return "int8"
 	case "int8", "numeric":
 		return "numeric"
+	}
+	return ""
+}
+
+// boolResult: BOOL_AND, BOOL_OR and EVERY of a boolean are boolean (an
+// AND or OR of the partial ANDs or ORs is the whole one).
+func boolResult(arg string) string {
+	if arg == "boolean" || arg == "bool" {
+		return "boolean"
 	}
 	return ""
 }
