@@ -27,7 +27,7 @@ func (l *literals) alongForeignKeys(s *catalog.Schema) {
 	for range min(len(edges), 8) {
 		changed := false
 		for _, e := range edges {
-			for _, m := range []map[colKey][]exec.Value{l.exact, l.byCol} {
+			for _, m := range []map[colKey][]exec.Value{l.exact, l.compared, l.byCol} {
 				if add := missing(m[e.to], m[e.from]); len(add) > 0 {
 					m[e.to] = append(m[e.to], add...)
 					changed = true

@@ -52,13 +52,14 @@ type valuePools struct {
 	// neighbours; typeLits the literals of every query constant by type.
 	lits     map[colKey][]exec.Value
 	exact    map[colKey][]exec.Value
+	compared map[colKey][]exec.Value // exact less arithmetic's operands
 	typeLits map[catalog.Type][]exec.Value
 	// pools holds each table's column pools (see columnPools).
 	pools map[string][]colPools
 }
 
 func newValuePools(s *catalog.Schema, lits *literals) *valuePools {
-	vp := &valuePools{lits: map[colKey][]exec.Value{}, exact: map[colKey][]exec.Value{},
+	vp := &valuePools{lits: map[colKey][]exec.Value{}, exact: map[colKey][]exec.Value{}, compared: map[colKey][]exec.Value{},
 		typeLits: map[catalog.Type][]exec.Value{}, pools: map[string][]colPools{}}
 	if lits != nil {
 		for k, vs := range lits.byCol {
@@ -68,6 +69,7 @@ func newValuePools(s *catalog.Schema, lits *literals) *valuePools {
 			}
 			vp.lits[k] = fitAll(s.Dialect, t.Columns[k.ord], vs)
 			vp.exact[k] = fitAll(s.Dialect, t.Columns[k.ord], lits.exact[k])
+			vp.compared[k] = fitAll(s.Dialect, t.Columns[k.ord], lits.compared[k])
 		}
 		for typ, vs := range lits.byType {
 			vp.typeLits[typ] = vs

@@ -106,6 +106,7 @@ func (l *literals) addLikeCombos() {
 		for _, s := range combineLikes(ps) {
 			v := exec.Text(s)
 			l.exact[k] = append(l.exact[k], v)
+			l.compared[k] = append(l.compared[k], v)
 			l.byCol[k] = append(l.byCol[k], v)
 		}
 	}

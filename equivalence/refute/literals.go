@@ -17,9 +17,12 @@ import (
 type literals struct {
 	// exact holds the literals themselves, tried more often than their
 	// neighbours so that conjunctions of equalities get satisfied.
-	exact  map[colKey][]exec.Value
-	byCol  map[colKey][]exec.Value
-	byType map[catalog.Type][]exec.Value
+	exact map[colKey][]exec.Value
+	// compared is exact less the operands of arithmetic (see
+	// arithmetic): what a literal base writes in (seeds.go).
+	compared map[colKey][]exec.Value
+	byCol    map[colKey][]exec.Value
+	byType   map[catalog.Type][]exec.Value
 	// folds evaluates constant expressions compared with columns
 	// (PostgreSQL plans only, whose semantics exec.EvalConst has).
 	folds bool
@@ -37,7 +40,7 @@ func collectLiterals(plans ...*plan.Plan) *literals {
 
 // collectLiteralsFor collects the literals of plans of dialect d.
 func collectLiteralsFor(d catalog.Dialect, plans ...*plan.Plan) *literals {
-	l := &literals{exact: map[colKey][]exec.Value{}, byCol: map[colKey][]exec.Value{}, byType: map[catalog.Type][]exec.Value{},
+	l := &literals{exact: map[colKey][]exec.Value{}, compared: map[colKey][]exec.Value{}, byCol: map[colKey][]exec.Value{}, byType: map[catalog.Type][]exec.Value{},
 		folds: d == catalog.Postgres}
 	for _, p := range plans {
 		if p == nil || p.Root == nil {
@@ -161,6 +164,9 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 			for _, v := range constAsColumn(col, a) {
 				nb := neighbours(v, false)
 				l.exact[key] = append(l.exact[key], nb[0])
+				if !arithmetic(x) {
+					l.compared[key] = append(l.compared[key], nb[0])
+				}
 				l.byCol[key] = append(l.byCol[key], nb...)
 				l.byType[col.Type] = append(l.byType[col.Type], nb...)
 			}
@@ -179,8 +185,26 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 		}
 		nb := neighbours(v, pattern)
 		l.exact[key] = append(l.exact[key], nb[0])
+		if !arithmetic(x) {
+			l.compared[key] = append(l.compared[key], nb[0])
+		}
 		l.byCol[key] = append(l.byCol[key], nb...)
 	}
+}
+
+// arithmetic reports whether x computes a value from its arguments
+// rather than comparing them: 1 in l_extendedprice * (1 - l_discount) is
+// no value l_discount is meant to hold (written in by a literal base, it
+// made every volume zero and TPC-H's query 8 divide by their sum).
+func arithmetic(x *plan.Expr) bool {
+	if x.Kind == plan.Func {
+		return true
+	}
+	switch x.Name {
+	case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpMod, plan.OpConcat, plan.OpNeg, plan.OpBitAnd, plan.OpBitOr, plan.OpBitXor:
+		return true
+	}
+	return false
 }
 
 // neighbours returns v and values just beside it: ±1 for numbers and

@@ -311,6 +311,13 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		return res, nil
 	}
 	gens := newGenerators(s, lits, tiers...)
+	// A literal base must let the reference return a row (seeds.go);
+	// its own executions, apart from the comparer's scratch memory.
+	reaches := func(db exec.Database) bool {
+		r, err := exec.ExecuteWith(sctx, ref, db, exec.Options{Dialect: s.Dialect})
+		return err == nil && len(r.Rows) > 0
+	}
+	literalTry := -1
 	if why := unmodelledTables(s, gens[len(gens)-1].order); why != "" {
 		// The engine's constraints on a table the search fills cannot
 		// be kept: no database it writes could be trusted.
@@ -335,6 +342,9 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 		// most (see seeds.go); the wider tier's own are built on its
 		// bases, and an emptied parent's only there.
 		seeds = newSeeder(gens[ti], gens[0], opts.Seed, targets, n/4)
+		if seeds != nil {
+			seeds.reaches, seeds.tries = reaches, &literalTry
+		}
 		if ti == 0 && opts.Checkpoint != nil {
 			// The checkpoint comes after the first databases of the
 			// first tier, where most differences show.
