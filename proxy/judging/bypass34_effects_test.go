@@ -43,6 +43,9 @@ INSERT INTO bypass_trunc VALUES (1);
 DROP SEQUENCE IF EXISTS bypass_seq;
 CREATE SEQUENCE bypass_seq;
 DROP TABLE IF EXISTS bypass_ctas;
+CREATE TABLE IF NOT EXISTS bypass_trig (id int PRIMARY KEY, a int NOT NULL);
+CREATE OR REPLACE FUNCTION bypass_trig_noop() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$;
+CREATE OR REPLACE TRIGGER bypass_trig_noop BEFORE INSERT ON bypass_trig FOR EACH ROW EXECUTE FUNCTION bypass_trig_noop();
 SELECT lo_unlink(oid) FROM pg_largeobject_metadata WHERE oid = 9731;`
 
 // introspectedBypass are bypassSettings with the kennel schema read from
@@ -217,4 +220,25 @@ func TestBypassFunctionCall(t *testing.T) {
 			t.Fatalf("%s: the connection after the call: %v", tc.name, err)
 		}
 	}
+}
+
+// TestBypassSmaller (issue 34, item 10): a tag with a mistyped pgequiv
+// key is malformed and refused whatever enforce_unknown (a write so
+// tagged too, for its side effects), where it used to run untagged; a
+// trigger, which fires on writes only, no longer makes the reads of its
+// table unknown (enforce_unknown on: an unknown would be refused).
+func TestBypassSmaller(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	set := introspectedBypass(t, ctx)
+	set.EnforceUnknown = true
+	runEnforceCases(t, set, []enforceCase{
+		{name: "mistyped pgequiv_ref_id", sql: wrongCount + " /*pgequiv_ref_idd='old-dogs'*/", code: SQLStateUnverified, msg: "unknown pgequiv key \"pgequiv_ref_idd\"", twice: true},
+		{name: "mistyped key, upper case", sql: wrongCount + " /*PGEQUIV_REF='x'*/", code: SQLStateUnverified, msg: "unknown pgequiv key"},
+		{name: "mistyped key on a write", sql: ownerIns(9901) + " /*pgequiv_refid='x'*/", code: SQLStateUnverified, msg: "INSERT has side effects", check: ownerCount(9901)},
+		{name: "read of a table with a trigger", sql: "SELECT count(a) FROM bypass_trig " + tagRef("SELECT count(*) FROM bypass_trig"), twice: true},
+		{name: "write of a table with a trigger", sql: "INSERT INTO bypass_trig VALUES (1, 1) " + tagRef("SELECT count(*) FROM bypass_trig"),
+			code: SQLStateUnverified, msg: "INSERT has side effects", check: "SELECT count(*) FROM bypass_trig"},
+		// What runs.
+		{name: "other sqlcommenter keys", sql: "SELECT 1 /*application='x',route='%2Fdogs'*/"},
+	})
 }

@@ -75,14 +75,16 @@ CREATE TABLE h1 PARTITION OF h FOR VALUES WITH (MODULUS 2, REMAINDER 1);`); err 
 	for _, b := range bad {
 		t.Error(b)
 	}
-	for _, name := range []string{"audited", "secret", "h", "h0", "h1"} {
+	// A trigger fires on writes only, which the proxy never judges:
+	// audited is read as a plain table (issue 34, item 10).
+	for _, name := range []string{"secret", "h", "h0", "h1"} {
 		if tb := s.Table(name); tb == nil || len(tb.Unmodelled) == 0 {
 			t.Errorf("%s: not marked unmodelled: %+v", name, tb)
 		}
 	}
 	for _, tb := range s.Tables {
 		switch tb.Name {
-		case "audited", "secret", "h", "h0", "h1":
+		case "secret", "h", "h0", "h1":
 		default:
 			if len(tb.Unmodelled) > 0 {
 				t.Errorf("%s: unmodelled %q", tb.Name, tb.Unmodelled)

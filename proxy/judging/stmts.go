@@ -406,7 +406,7 @@ func (j *Judging) refusal(job *judgeJob, out judgeOutcome) *pgproto3.ErrorRespon
 		code = SQLStateUnverified
 		pass = job.set.EnforceSideEffects == SideEffectsForward
 	case errors.Is(out.err, tag.ErrAmbiguousStrings), errors.Is(out.err, tag.ErrLineComment), errors.Is(out.err, ErrClientEncoding),
-		errors.Is(out.err, tag.ErrWrappedMatch), errors.Is(out.err, ErrTooLargeToMatch):
+		errors.Is(out.err, tag.ErrWrappedMatch), errors.Is(out.err, ErrTooLargeToMatch), errors.Is(out.err, tag.ErrUnknownKey):
 		// A catalog entry's query wrapped in a larger statement, or
 		// padded past max_query_size, is a way around the entry.
 		// The proxy cannot tell what the server will read (a pipelined

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"gopkg.in/yaml.v3"
@@ -177,6 +178,23 @@ func (c *Catalog) Len() int {
 	return len(c.byID) + len(c.byFP)
 }
 
+// ErrUnknownKey marks a comment with a pgequiv key that is neither
+// pgequiv_ref nor pgequiv_ref_id: a mistyped tag is malformed, not
+// absent, or its statement would run unjudged (issue 34, item 10).
+var ErrUnknownKey = errors.New("unknown pgequiv key")
+
+// unknownKey returns an ErrUnknownKey error for cm's first key that
+// starts with pgequiv but is no tag key.
+func unknownKey(cm *Comment) error {
+	for _, kv := range cm.Pairs {
+		k := strings.ToLower(kv.Key)
+		if strings.HasPrefix(k, "pgequiv") && kv.Key != KeyRef && kv.Key != KeyRefID {
+			return fmt.Errorf("tag: %w: %w %q (the keys are %s and %s)", ErrMalformed, ErrUnknownKey, kv.Key, KeyRef, KeyRefID)
+		}
+	}
+	return nil
+}
+
 // ErrUnknownID is returned for a tag naming an id the catalog lacks.
 var ErrUnknownID = errors.New("unknown reference id")
 
@@ -270,6 +288,9 @@ func resolve(sql string, cm *Comment, cerr error, s *Session, c *Catalog, db str
 	if cerr != nil {
 		return ref, false, cerr
 	} else if cm != nil {
+		if err := unknownKey(cm); err != nil {
+			return ref, false, err
+		}
 		if v, has := cm.Get(KeyRef); has {
 			return Reference{SQL: v, Source: FromComment}, true, nil
 		}

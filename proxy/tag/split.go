@@ -169,7 +169,7 @@ func assignComments(sql string, stmts []Statement, comments [][2]int) {
 		pairs, perr := readPairs(body)
 		st := &stmts[k]
 		if perr != nil {
-			if strings.Contains(body, KeyRef) {
+			if ContainsFold([]byte(body), "pgequiv") {
 				st.CommentErr = fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, span[0], perr)
 			}
 			continue
