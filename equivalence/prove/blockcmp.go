@@ -281,8 +281,8 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 	repB := equalColumns(bb.preds, p.colB, p.intsFn(false), s.nondet)
 	// A conjunct col = c pins col to c in every kept row: the outputs
 	// read c there (output-pinned), so deptno + 1 is 11 under deptno = 10.
-	pinA := p.outputPins(s, ba.preds, true)
-	pinB := p.outputPins(s, bb.preds, false)
+	pinA := p.outputPins(s, ba, true)
+	pinB := p.outputPins(s, bb, false)
 	same := func(i, j int) (bool, error) {
 		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
 		ea, chA := substituteEqual(ba.inline(plan.NewCol(ao[i], ta)), repA)

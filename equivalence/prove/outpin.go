@@ -14,11 +14,16 @@ import (
 // is left), and under SQLite only integer-valued expressions (a
 // column's affinity may keep '10' or 10.0 that = 10 accepts).
 
-// outputPins are the columns the block conjuncts preds pin, on a's side
-// with onA.
-func (p *prover) outputPins(s *space, preds []*plan.Expr, onA bool) map[plan.ColumnID]*plan.Expr {
+// outputPins are the columns blk's conjuncts pin, and those its ordered
+// or limited derived tables' conjuncts pin (leafFacts: they hold on
+// every row of the leaf), on a's side with onA.
+func (p *prover) outputPins(s *space, blk *block, onA bool) map[plan.ColumnID]*plan.Expr {
+	meta := p.b.Meta
+	if onA {
+		meta = p.a.Meta
+	}
 	var cs []*plan.Expr
-	for _, e := range preds {
+	for _, e := range append(append([]*plan.Expr(nil), blk.preds...), p.leafFacts(blk, meta)...) {
 		cs = append(cs, plan.Conjuncts(e)...)
 	}
 	pinned := pins(cs, p.intsFn(onA))
