@@ -2,7 +2,7 @@
 # install-test-deps.sh installs what the pgequiv test suite needs on a fresh
 # Debian/Ubuntu machine: a PostgreSQL server and client (initdb, postgres,
 # psql), pgbench (postgresql-contrib), pgbouncer, Node.js with npm,
-# Debian's python3-psycopg2, and Prometheus (the telemetry test scrapes the
+# Debian's python3-psycopg2, pgjdbc with a JDK, and Prometheus (the telemetry test scrapes the
 # proxy with a real one); it also downloads the modules of
 # test/otlpreceiver, the OpenTelemetry Collector's OTLP receiver that the
 # telemetry test builds (its own go.mod, so none of the Collector's
@@ -56,6 +56,10 @@ have prometheus || missing+=(prometheus)
 # The sqlite3 shell (Debian's is 3.40, the version the sqlite dialect
 # models): planner/build's fidelity sweep compares the planner with it.
 have sqlite3 || missing+=(sqlite3)
+# pgjdbc (Debian's 42.5) and a JDK to compile the test program against
+# it: proxy/dbfree/jdbc_test.go runs DatabaseMetaData through the driver.
+[ -f /usr/share/java/postgresql.jar ] || missing+=(libpostgresql-jdbc-java)
+have javac || missing+=(openjdk-17-jdk-headless)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 

@@ -51,13 +51,25 @@ func (d *Data) indexDef(a []exec.Value) (exec.Value, error) {
 		return null, nil
 	}
 	t := ix.table.table
-	var elems []string
+	var elems, bare []string
 	for k, c := range ix.cols {
 		if c >= 0 && c < len(t.Columns) {
 			elems = append(elems, quoteName(t.Columns[c].Name))
+			bare = append(bare, quoteName(t.Columns[c].Name))
 		} else if k < len(ix.exprs) {
 			elems = append(elems, "("+ix.exprs[k]+")")
+			bare = append(bare, ix.exprs[k])
 		}
+	}
+	// pg_get_indexdef(index, column, pretty) with column > 0 is that
+	// key column alone (pgjdbc's getIndexInfo reads it); past the last,
+	// the empty string, as PostgreSQL answers.
+	if len(a) > 1 && arg(a, 1).K == exec.KInt && arg(a, 1).I != 0 {
+		k := int(arg(a, 1).I)
+		if k < 1 || k > len(bare) {
+			return s(""), nil
+		}
+		return s(bare[k-1]), nil
 	}
 	def := "CREATE UNIQUE INDEX " + quoteName(ix.name) + " ON public." + quoteName(t.Name) + " USING btree (" + strings.Join(elems, ", ") + ")"
 	if ix.where != "" {

@@ -16,8 +16,10 @@ import (
 // psql's \d, \dt, \dn, \l, \df and SQLAlchemy 1.4's connect and
 // inspect() (captured.json), psql's \d TABLE and \d+ TABLE
 // (psql_describe.json), psql's tab completion (psql_complete.json), and
-// pgcli 3.5's start, completion refresh and --list (pgcli.json).
-var capturedFiles = []string{"captured.json", "psql_describe.json", "psql_complete.json", "pgcli.json"}
+// pgcli 3.5's start, completion refresh and --list (pgcli.json), and
+// pgjdbc 42.5's DatabaseMetaData calls of proxy/dbfree's MetaDump
+// (pgjdbc.json).
+var capturedFiles = []string{"captured.json", "psql_describe.json", "psql_complete.json", "pgcli.json", "pgjdbc.json"}
 
 type capturedQuery struct {
 	SQL    string    `json:"sql"`

@@ -45,6 +45,9 @@ var intArrayCols = map[string]bool{"conkey": true, "confkey": true, "indkey": tr
 type rewriter struct {
 	err  error
 	srfs int // SRF sources added, for unique aliases
+	// composites and intAliases are output names of subqueries' targets
+	// (expand.go): _pg_expandarray's (x, n) rows, and integer arrays.
+	composites, intAliases map[string]bool
 }
 
 // rewrite returns sql with the constructs above replaced, or sql itself
@@ -58,10 +61,12 @@ func rewrite(sql string, params []*string) (string, error) {
 	if params != nil {
 		r.bind(tree, params)
 	}
+	r.scanAliases(tree)
 	r.walk(tree.ProtoReflect())
 	if r.err != nil {
 		return "", r.err
 	}
+	joinCommaLists(tree)
 	out, err := pg.Deparse(tree)
 	if err != nil {
 		return "", fmt.Errorf("pgcatalog: deparse: %w", err)
@@ -160,6 +165,9 @@ func (r *rewriter) walk(m protoreflect.Message) {
 		case *pg.Node_FuncCall:
 			if funcName(v.FuncCall) == "array_agg" {
 				r.arrayAgg(n, v.FuncCall)
+			}
+			if funcName(v.FuncCall) == "btrim" {
+				v.FuncCall.Funcname = []*pg.Node{pg.MakeStrNode("pgcat_btrim")}
 			}
 		case *pg.Node_TypeCast:
 			r.typeCast(n, v.TypeCast)
@@ -273,14 +281,15 @@ func (r *rewriter) indirection(n *pg.Node, ind *pg.A_Indirection) {
 	}
 	idx := ind.Indirection[0].GetAIndices()
 	if idx == nil {
-		return // a field selection: left to the planner
+		r.fieldSelect(n, ind) // others are left to the planner
+		return
 	}
 	if idx.IsSlice || idx.Uidx == nil {
 		r.fail("array slices are not modelled")
 		return
 	}
 	name := "pgcat_subscript"
-	if !intElems(ind.Arg) {
+	if !intElems(ind.Arg) && !r.intAlias(ind.Arg) {
 		name = "pgcat_subscript_text"
 	}
 	replace(n, fn(name, ind.Arg, idx.Uidx))
@@ -386,6 +395,9 @@ func (r *rewriter) typeCast(n *pg.Node, tc *pg.TypeCast) {
 	}
 	if typeNameIs(tn, "regtype") && tc.Arg.GetAConst() != nil && tc.Arg.GetAConst().GetSval() != nil {
 		replace(n, fn("pgcat_regtype_in", tc.Arg))
+	}
+	if typeNameIs(tn, "regproc") && tc.Arg.GetAConst() != nil && tc.Arg.GetAConst().GetSval() != nil {
+		replace(n, fn("pgcat_regproc_in", tc.Arg))
 	}
 }
 

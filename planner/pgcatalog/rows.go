@@ -200,6 +200,7 @@ func (d *Data) tables() exec.Database {
 		db["pg_constraint"] = append(db["pg_constraint"], d.constraintRow(c))
 		d.infoConstraintRows(db, c)
 	}
+	db["pg_settings"] = settingsRows()
 	for n := 1; n <= d.seriesMax; n++ {
 		db[seriesTable] = append(db[seriesTable], []exec.Value{i(n)})
 	}
@@ -332,6 +333,8 @@ func yesNo(b bool) string {
 // rows.
 func (d *Data) indexRows(db exec.Database, r *relation) {
 	ix := r.index
+	// indoption is 0 per key column (ASC, NULLS LAST): the loaded keys
+	// carry no ordering, and a key constraint's index has none.
 	keys := make([]string, len(ix.cols))
 	for k, c := range ix.cols {
 		keys[k] = strconv.Itoa(c + 1) // an expression is 0
@@ -345,7 +348,7 @@ func (d *Data) indexRows(db exec.Database, r *relation) {
 	}
 	db["pg_index"] = append(db["pg_index"], []exec.Value{o(ix.oid), o(ix.table.oid), i(len(ix.cols)), i(len(ix.cols)), bl(true),
 		bl(false), bl(ix.primary), bl(false), bl(true), bl(false), bl(true), bl(false), bl(true), bl(true), bl(false),
-		s(strings.Join(keys, " ")), s(""), s(""), s(""), null, sOrNull(ix.where)})
+		s(strings.Join(keys, " ")), s(""), s(""), s(strings.TrimSpace(strings.Repeat("0 ", len(keys)))), null, sOrNull(ix.where)})
 }
 
 // pgArray is the text form of an int2[] of ordinals (from 0) as attnums.

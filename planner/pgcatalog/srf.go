@@ -30,6 +30,18 @@ func (r *rewriter) srfOf(node *pg.Node) *srf {
 			return nil
 		}
 		return arraySRF(args[0])
+	case expandArray:
+		if len(args) != 1 {
+			return nil
+		}
+		return arraySRF(args[0])
+	case expandArrayN:
+		if len(args) != 1 {
+			return nil
+		}
+		a := args[0]
+		return &srf{length: func() *pg.Node { return fn("pgcat_array_length", a) },
+			value: func(n *pg.Node) *pg.Node { return n }}
 	case "pg_partition_ancestors":
 		if len(args) != 1 {
 			return nil
