@@ -281,8 +281,13 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 	repB := equalColumns(bb.preds, p.colB, p.intsFn(false), s.nondet)
 	// A conjunct col = c pins col to c in every kept row: the outputs
 	// read c there (output-pinned), so deptno + 1 is 11 under deptno = 10.
-	pinA := p.outputPins(s, ba, true)
-	pinB := p.outputPins(s, bb, false)
+	var pinA, pinB map[plan.ColumnID]*plan.Expr // computed on first need
+	pins := func() (map[plan.ColumnID]*plan.Expr, map[plan.ColumnID]*plan.Expr) {
+		if pinA == nil {
+			pinA, pinB = p.outputPins(s, ba, true), p.outputPins(s, bb, false)
+		}
+		return pinA, pinB
+	}
 	same := func(i, j int) (bool, error) {
 		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
 		ea, chA := substituteEqual(ba.inline(plan.NewCol(ao[i], ta)), repA)
@@ -292,8 +297,13 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		}
 		ea = foldInts(ea, p.intsFn(true))
 		eb = foldInts(eb, p.intsFn(false))
-		if ok, err := p.pinnedOutputsSame(ea, eb, pinA, pinB, ta, tb); ok || err != nil {
-			return ok, err
+		ka0, okA := exprKeySub(ea, p.colA, p.subA)
+		kb0, okB := exprKeySub(eb, p.colB, p.subB)
+		if !okA || !okB || ka0 != kb0 {
+			pa, pb := pins()
+			if ok, err := p.pinnedOutputsSame(ea, eb, pa, pb, ta, tb); ok || err != nil {
+				return ok, err
+			}
 		}
 		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
 		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
