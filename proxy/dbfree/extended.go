@@ -6,7 +6,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/proxy/localsession"
+	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // The extended query protocol: Parse, Bind, Describe, Execute and Close,
@@ -16,6 +18,10 @@ import (
 type prepared struct {
 	st        *statement
 	paramOIDs []uint32
+	// inferred are the parameter types of a judged query as PostgreSQL
+	// would infer them over the schema (pgcatalog.ParamOIDs), for the
+	// parameters the client left unspecified (OID 0).
+	inferred []uint32
 }
 
 // portal is a bound statement (Bind).
@@ -85,6 +91,9 @@ func (c *conn) DescribeStatement(p *prepared) ([]pgproto3.BackendMessage, error)
 	oids := make([]uint32, p.numParams())
 	for i := range oids {
 		oids[i] = oidText
+		if i < len(p.inferred) && p.inferred[i] != 0 {
+			oids[i] = p.inferred[i]
+		}
 		if i < len(p.paramOIDs) && p.paramOIDs[i] != 0 {
 			oids[i] = p.paramOIDs[i]
 		}
@@ -132,7 +141,7 @@ const entryOverhead = 256
 // size is what a prepared statement holds: its text, the literal
 // arguments copied out of it, and its parameter types.
 func (p *prepared) size() int {
-	return entryOverhead + len(p.st.sql) + len(p.st.ref.literal) + len(p.st.cand.literal) + 4*len(p.paramOIDs)
+	return entryOverhead + len(p.st.sql) + len(p.st.ref.literal) + len(p.st.cand.literal) + 4*len(p.paramOIDs) + 4*len(p.inferred)
 }
 
 // errPreparedLimit refuses a Parse or Bind over the per-connection
@@ -175,6 +184,12 @@ func (c *conn) parse(m *pgproto3.Parse) (*prepared, *pgError) {
 		}
 	}
 	p := &prepared{st: st, paramOIDs: append([]uint32(nil), m.ParameterOIDs...)}
+	if st.kind == kindOther && st.nParams > 0 {
+		// A tagged query's $n are the query's own: described with the
+		// types the schema gives them, so that drivers encode values as
+		// they would for PostgreSQL (pgx refuses an int as text).
+		p.inferred = pgcatalog.ParamOIDs(c.ctx, c.opts.Schema, tag.StripComment(st.sql), st.nParams)
+	}
 	if m.Name != "" && store.NamedStatements() >= c.opts.MaxPreparedStatements {
 		return nil, c.errPreparedLimit("prepared statements", c.opts.MaxPreparedStatements)
 	}
