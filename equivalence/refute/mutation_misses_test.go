@@ -3,6 +3,7 @@ package refute
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
 )
 
 // missCase is a mutant the mutation suite (scripts/mutationsuite) found
@@ -36,6 +38,14 @@ var kennelMisses = []missCase{
 	{"IN, HAVING count threshold",
 		`SELECT name FROM dogs WHERE dog_id IN (SELECT dog_id FROM treatments GROUP BY dog_id HAVING count(*) > 4)`,
 		`SELECT name FROM dogs WHERE dog_id IN (SELECT dog_id FROM treatments GROUP BY dog_id HAVING count(*) >= 4)`, true},
+	// Multiplicity at a threshold: two treatments of about half 500
+	// each, through a three-way join.
+	{"HAVING sum for max over a join",
+		`SELECT T1.first_name FROM owners AS T1 JOIN dogs AS T2 ON T1.owner_id = T2.owner_id JOIN treatments AS T3 ON T2.dog_id = T3.dog_id GROUP BY T1.owner_id HAVING sum(T3.cost_of_treatment) > 500`,
+		`SELECT T1.first_name FROM owners AS T1 JOIN dogs AS T2 ON T1.owner_id = T2.owner_id JOIN treatments AS T3 ON T2.dog_id = T3.dog_id GROUP BY T1.owner_id HAVING max(T3.cost_of_treatment) > 500`, true},
+	{"HAVING sum commuted over a join",
+		`SELECT T1.first_name FROM owners AS T1 JOIN dogs AS T2 ON T1.owner_id = T2.owner_id JOIN treatments AS T3 ON T2.dog_id = T3.dog_id GROUP BY T1.owner_id HAVING sum(T3.cost_of_treatment) > 500`,
+		`SELECT T1.first_name FROM owners AS T1 JOIN dogs AS T2 ON T1.owner_id = T2.owner_id JOIN treatments AS T3 ON T2.dog_id = T3.dog_id GROUP BY T1.owner_id HAVING 500 < sum(T3.cost_of_treatment)`, false},
 	{"IN, HAVING threshold commuted",
 		`SELECT name FROM dogs WHERE dog_id IN (SELECT dog_id FROM treatments GROUP BY dog_id HAVING count(*) > 4)`,
 		`SELECT name FROM dogs WHERE dog_id IN (SELECT dog_id FROM treatments GROUP BY dog_id HAVING 4 < count(*))`, false},
@@ -127,5 +137,37 @@ func TestMutationMissesPG(t *testing.T) {
 	}
 	if n := judgeAndReplay(ctx, t, conn, s, tpchMisses); n != countDiffer(tpchMisses) {
 		t.Errorf("refuted %d of %d", n, countDiffer(tpchMisses))
+	}
+}
+
+// TestHalves checks the two-row sums' values: ⌊v/2⌋ and one more, for
+// integers and numerics (negative ones floor downwards), none for text.
+func TestHalves(t *testing.T) {
+	num := func(s string) exec.Value {
+		v, err := exec.Numeric(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		v    exec.Value
+		want []string
+	}{
+		{exec.Int(500), []string{"250", "251"}},
+		{exec.Int(5), []string{"2", "3"}},
+		{num("1000"), []string{"500", "501"}},
+		{num("-3"), []string{"-2", "-1"}},
+		{num("7.50"), []string{"3.00", "4.00"}},
+		{exec.Text("500"), nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, h := range halves(tt.v) {
+			got = append(got, h.String())
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("halves(%s) = %v, want %v", tt.v.String(), got, tt.want)
+		}
 	}
 }

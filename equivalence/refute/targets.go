@@ -1,6 +1,7 @@
 package refute
 
 import (
+	"math/big"
 	"slices"
 	"strconv"
 
@@ -367,7 +368,33 @@ func (ts *targets) aggregateBound(p *plan.Plan, alias map[plan.ColumnID]plan.Col
 		for _, w := range nb[:min(3, len(nb))] {
 			ts.add(target{table: key.table, rows: 1, vary: key.ord, how: varyFixed, value: w})
 		}
+		if call.Name == "sum" {
+			// Two rows of about half v each: a sum past v whose rows
+			// are each below it (HAVING sum(cost) > 500 against
+			// max(cost) > 500 needs 251 and 251).
+			for _, h := range halves(v) {
+				ts.add(target{table: key.table, rows: 2, vary: key.ord, how: varyFixed, value: h})
+			}
+		}
 	}
+}
+
+// halves returns ⌊v/2⌋ and ⌊v/2⌋ + 1 for an integer or numeric v: two
+// rows of the first sum to v or just below, of the second just past it.
+func halves(v exec.Value) []exec.Value {
+	switch v.K {
+	case exec.KInt:
+		h := v.I / 2
+		return []exec.Value{exec.Int(h), exec.Int(h + 1)}
+	case exec.KNumeric:
+		if v.R == nil {
+			return nil
+		}
+		half := new(big.Rat).Quo(v.R, big.NewRat(2, 1))
+		h := new(big.Rat).SetInt(new(big.Int).Div(half.Num(), half.Denom())) // floor, the denominator positive
+		return []exec.Value{exec.NumericRat(h, v.Scale), exec.NumericRat(new(big.Rat).Add(h, big.NewRat(1, 1)), v.Scale)}
+	}
+	return nil
 }
 
 // scanned lists the base tables n scans, outside subqueries.
