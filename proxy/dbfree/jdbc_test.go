@@ -55,8 +55,11 @@ func metaDump(t *testing.T, java, classpath, host string, port int, user, db str
 
 // TestPgJDBCMetadata runs pgjdbc's DatabaseMetaData (getCatalogs,
 // getSchemas, getTables, getColumns, getPrimaryKeys, getImportedKeys,
-// getExportedKeys, getIndexInfo, getTypeInfo, getProcedures) through the
-// real driver against database-free mode and against a PostgreSQL with
+// getExportedKeys, getIndexInfo, getTypeInfo, getProcedures, and the
+// others BI tools call: getTableTypes, getCrossReference,
+// getBestRowIdentifier, getVersionColumns, getTablePrivileges,
+// getColumnPrivileges, getProcedureColumns, getFunctions, getUDTs) through
+// the real driver against database-free mode and against a PostgreSQL with
 // the example schema loaded. Each answer must hold what the schema says
 // (the keys below), and be PostgreSQL's answer, except that getTypeInfo
 // lists the built-in types the catalog models, a subset of PostgreSQL's

@@ -33,6 +33,21 @@ public class MetaDump {
                 dump("indexInfo " + t, () -> md.getIndexInfo(null, "public", t, false, false),
                      "TABLE_NAME", "NON_UNIQUE", "INDEX_NAME", "ORDINAL_POSITION", "COLUMN_NAME");
             }
+            dump("tableTypes", () -> md.getTableTypes(), "TABLE_TYPE");
+            dump("tablesAll", () -> md.getTables(null, null, "%", new String[] {"TABLE", "PARTITIONED TABLE", "VIEW", "FOREIGN TABLE", "MATERIALIZED VIEW"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS");
+            dump("columnsAll", () -> md.getColumns(null, "public", "%", "%"),
+                 "TABLE_NAME", "ORDINAL_POSITION", "COLUMN_NAME", "TYPE_NAME", "DATA_TYPE", "COLUMN_SIZE", "DECIMAL_DIGITS", "NULLABLE", "COLUMN_DEF", "IS_AUTOINCREMENT", "IS_GENERATEDCOLUMN");
+            dump("crossReference", () -> md.getCrossReference(null, "public", "owners", null, "public", "dogs"),
+                 "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "KEY_SEQ", "UPDATE_RULE", "DELETE_RULE", "FK_NAME", "PK_NAME", "DEFERRABILITY");
+            dump("bestRow", () -> md.getBestRowIdentifier(null, "public", "dogs", java.sql.DatabaseMetaData.bestRowSession, true), "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME");
+            dump("versionColumns", () -> md.getVersionColumns(null, "public", "dogs"), "COLUMN_NAME", "DATA_TYPE");
+            dump("tablePrivileges", () -> md.getTablePrivileges(null, "public", "dogs"), "TABLE_NAME", "GRANTOR", "GRANTEE", "PRIVILEGE");
+            dump("columnPrivileges", () -> md.getColumnPrivileges(null, "public", "dogs", "dog_id"), "COLUMN_NAME", "GRANTEE", "PRIVILEGE");
+            dump("procedureColumns", () -> md.getProcedureColumns(null, "public", "%", "%"), "PROCEDURE_NAME", "COLUMN_NAME");
+            dump("functions", () -> md.getFunctions(null, "public", "%"), "FUNCTION_NAME");
+            dump("udts", () -> md.getUDTs(null, "public", "%", null), "TYPE_NAME", "DATA_TYPE");
+            dump("indexInfoUnique", () -> md.getIndexInfo(null, "public", "owners", true, true), "INDEX_NAME", "COLUMN_NAME", "ASC_OR_DESC", "TYPE");
+            dump("importedAll", () -> md.getImportedKeys(null, "public", "treatments"), "PKTABLE_NAME", "FKCOLUMN_NAME", "UPDATE_RULE", "DELETE_RULE", "DEFERRABILITY");
             dump("typeInfo", () -> md.getTypeInfo(), "TYPE_NAME", "DATA_TYPE");
             dump("procedures", () -> md.getProcedures(null, "pg_catalog", "lower"), "PROCEDURE_SCHEM", "PROCEDURE_NAME");
             dump("procedures public", () -> md.getProcedures(null, "public", "%"), "PROCEDURE_SCHEM", "PROCEDURE_NAME");
