@@ -87,7 +87,7 @@ func emptyAggValue(e *plan.Expr) (zero, ok bool) {
 // aggOverEmpty rewrites an aggregate without GROUP BY whose input is
 // proved empty into its one row of constants, or returns nil.
 func (p *prover) aggOverEmpty(n *plan.Node, m *plan.Metadata) *plan.Node {
-	if n.Op != plan.OpAggregate || len(n.GroupBy) > 0 || len(n.Aggs) == 0 {
+	if n.Op != plan.OpAggregate || len(n.GroupBy) > 0 || len(n.Aggs) == 0 || p.aggNotEmpty[n] {
 		return nil
 	}
 	row := make([]*plan.Expr, len(n.Aggs))
@@ -107,6 +107,12 @@ func (p *prover) aggOverEmpty(n *plan.Node, m *plan.Metadata) *plan.Node {
 	k := p.mark()
 	if !p.empty(p.simplify(n.Inputs[0], m), m == p.a.Meta) {
 		p.undo(k)
+		// simplify meets a node many times: remember the answer (a
+		// fact of the node, whatever the search does next).
+		if p.aggNotEmpty == nil {
+			p.aggNotEmpty = map[*plan.Node]bool{}
+		}
+		p.aggNotEmpty[n] = true
 		return nil
 	}
 	p.rule(ruleAggOverEmpty)
@@ -119,13 +125,24 @@ func (p *prover) aggOverEmpty(n *plan.Node, m *plan.Metadata) *plan.Node {
 // SUM(x) FROM t WHERE false against SELECT NULL): a NULL prints alike
 // whatever its type. Only at the top, as emptyAnyTypes.
 func (p *prover) nullColumnsAnyType(a, b *plan.Node) bool {
+	ao, bo := a.OutCols(), b.OutCols()
+	differ := false
+	for i := range ao {
+		if p.a.Meta.Col(ao[i]).Type != p.b.Meta.Col(bo[i]).Type {
+			differ = true
+		}
+	}
+	if !differ {
+		// Equal types: rel's own comparison decides.
+		return false
+	}
 	k := p.mark()
 	sa, sb := p.valuesOf(a, p.a.Meta), p.valuesOf(b, p.b.Meta)
 	if sa == nil || sb == nil || sa.Op != plan.OpValues || sb.Op != plan.OpValues || len(sa.Rows) != len(sb.Rows) || len(sa.Cols) != len(sb.Cols) {
 		p.undo(k)
 		return false
 	}
-	differ := false
+	differ = false
 	for j := range sa.Cols {
 		typesDiffer := p.a.Meta.Col(sa.Cols[j]).Type != p.b.Meta.Col(sb.Cols[j]).Type
 		differ = differ || typesDiffer

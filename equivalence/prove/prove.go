@@ -183,8 +183,9 @@ type prover struct {
 	a, b           *plan.Plan
 	m              map[plan.ColumnID]plan.ColumnID // b's columns to a's
 	trail          []mapping
-	nullA, nullB   plan.ColSet // columns an outer join may make NULL
-	countA, countB plan.ColSet // COUNT outputs of aggregates: never NULL where not null-extended
+	nullA, nullB   plan.ColSet         // columns an outer join may make NULL
+	countA, countB plan.ColSet         // COUNT outputs of aggregates: never NULL where not null-extended
+	aggNotEmpty    map[*plan.Node]bool // aggregates without GROUP BY whose input is not proved empty
 	steps          int
 	rules          []string
 	seen           map[string]bool
