@@ -69,6 +69,8 @@ func TestPgJDBCConstructs(t *testing.T) {
 		{"pg_settings preset limits",
 			`SELECT string_agg(name || '=' || setting, ',') FROM pg_settings WHERE name IN ('max_identifier_length', 'block_size')`,
 			"block_size=8192,max_identifier_length=63", ""},
+		{"pg_settings search_path (DBeaver's default schema)",
+			`SELECT reset_val FROM pg_settings WHERE name = 'search_path'`, `"$user", public`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := c.Query(context.Background(), tc.sql)

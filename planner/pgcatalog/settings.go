@@ -11,14 +11,16 @@ import (
 // presetSettings are pg_settings rows for PostgreSQL 16's compiled-in
 // limits: facts of the server build that drivers read rather than
 // assume (pgjdbc's getImportedKeys reads max_index_keys and refuses to
-// answer without it). Settings a session can change are not listed: the
-// endpoint has no session state for them.
+// answer without it), and search_path, whose reset_val DBeaver reads to
+// find the default schema, with the value SHOW answers (the endpoint
+// keeps no session state for settings). Other settings are not listed.
 var presetSettings = []struct{ name, setting, desc string }{
 	{"block_size", "8192", "Shows the size of a disk block."},
 	{"integer_datetimes", "on", "Shows whether datetimes are integer based."},
 	{"max_function_args", "100", "Shows the maximum number of function arguments."},
 	{"max_identifier_length", "63", "Shows the maximum identifier length."},
 	{"max_index_keys", "32", "Shows the maximum number of index keys."},
+	{"search_path", `"$user", public`, "Sets the schema search order for names that are not schema-qualified."},
 	{"server_encoding", "UTF8", "Shows the server (database) character set encoding."},
 }
 
@@ -29,14 +31,17 @@ var presetSettings = []struct{ name, setting, desc string }{
 func settingsRows() [][]exec.Value {
 	var rows [][]exec.Value
 	for _, p := range presetSettings {
-		vartype := "integer"
-		if p.setting == "on" {
+		vartype, category, context := "integer", "Preset Options", "internal"
+		switch p.name {
+		case "integer_datetimes":
 			vartype = "bool"
-		} else if p.name == "server_encoding" {
+		case "server_encoding":
 			vartype = "string"
+		case "search_path":
+			vartype, category, context = "string", "Client Connection Defaults / Statement Behavior", "user"
 		}
-		rows = append(rows, []exec.Value{s(p.name), s(p.setting), null, s("Preset Options"), s(p.desc), null,
-			s("internal"), s(vartype), s("default"), null, null, null, s(p.setting), s(p.setting), null, null, bl(false)})
+		rows = append(rows, []exec.Value{s(p.name), s(p.setting), null, s(category), s(p.desc), null,
+			s(context), s(vartype), s("default"), null, null, null, s(p.setting), s(p.setting), null, null, bl(false)})
 	}
 	return rows
 }

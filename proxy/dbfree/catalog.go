@@ -1,7 +1,10 @@
 package dbfree
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
+	"strconv"
 
 	"github.com/pgequiv/pgequiv/planner/exec"
 	"github.com/pgequiv/pgequiv/planner/pgcatalog"
@@ -77,4 +80,44 @@ func (c *conn) catalogQuery(sql string, params []*string) (*localQuery, *pgError
 		lq.cols = append(lq.cols, localCol{name: col.Name, oid: col.OID})
 	}
 	return lq, nil
+}
+
+// binaryParamText is a catalog query parameter sent in binary format
+// (pgjdbc sends setLong/setInt values so: DBeaver binds OIDs with
+// setLong) in the text form the catalog query reads, for the types
+// clients bind in catalog queries; false for others.
+func binaryParamText(oid uint32, v []byte) (string, bool) {
+	switch oid {
+	case 21: // int2
+		if len(v) == 2 {
+			return strconv.Itoa(int(int16(binary.BigEndian.Uint16(v)))), true
+		}
+	case 23: // int4
+		if len(v) == 4 {
+			return strconv.Itoa(int(int32(binary.BigEndian.Uint32(v)))), true
+		}
+	case 26: // oid
+		if len(v) == 4 {
+			return strconv.FormatUint(uint64(binary.BigEndian.Uint32(v)), 10), true
+		}
+	case 20: // int8
+		if len(v) == 8 {
+			return strconv.FormatInt(int64(binary.BigEndian.Uint64(v)), 10), true
+		}
+	case 16: // bool
+		if len(v) == 1 {
+			return map[bool]string{true: "t", false: "f"}[v[0] != 0], true
+		}
+	case 700: // float4
+		if len(v) == 4 {
+			return strconv.FormatFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(v))), 'g', -1, 32), true
+		}
+	case 701: // float8
+		if len(v) == 8 {
+			return strconv.FormatFloat(math.Float64frombits(binary.BigEndian.Uint64(v)), 'g', -1, 64), true
+		}
+	case 25, 1043, 19, 1042: // text, varchar, name, bpchar: the same bytes
+		return string(v), true
+	}
+	return "", false
 }

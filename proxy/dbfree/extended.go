@@ -232,10 +232,18 @@ func (c *conn) bind(p *prepared, m *pgproto3.Bind) (*portal, int, *pgError) {
 	if n := len(m.ResultFormatCodes); n > 1 && n != ncols {
 		return nil, 0, errorf(codeProtocolViolation, "bind message has %d result formats but query has %d columns", n, ncols)
 	}
-	if p.st.kind == kindLocal && p.st.local.bound != nil {
-		for _, f := range m.ParameterFormatCodes {
-			if f != 0 {
-				return nil, 0, errorf(codeFeatureNotSupported, "pgequiv: catalog query parameters in binary format are not supported")
+	catalogParams := p.st.kind == kindLocal && p.st.local.bound != nil
+	if catalogParams {
+		for i, v := range m.Parameters {
+			if formatOf(m.ParameterFormatCodes, i) == 0 || v == nil {
+				continue
+			}
+			var oid uint32
+			if i < len(p.paramOIDs) {
+				oid = p.paramOIDs[i]
+			}
+			if _, ok := binaryParamText(oid, v); !ok {
+				return nil, 0, errorf(codeFeatureNotSupported, "pgequiv: catalog query parameter $%d in binary format of type OID %d is not supported", i+1, oid)
 			}
 		}
 	}
@@ -260,6 +268,11 @@ func (c *conn) bind(p *prepared, m *pgproto3.Bind) (*portal, int, *pgError) {
 	for i, v := range m.Parameters {
 		if v != nil {
 			params[i] = append([]byte{}, v...)
+			if catalogParams && formatOf(m.ParameterFormatCodes, i) == 1 {
+				// A catalog query reads its parameters as text (checked above).
+				t, _ := binaryParamText(p.paramOIDs[i], v)
+				params[i] = []byte(t)
+			}
 		}
 	}
 	return &portal{st: p.st, params: params, formats: append([]int16(nil), m.ResultFormatCodes...)}, size, nil

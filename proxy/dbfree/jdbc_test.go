@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,9 +19,9 @@ import (
 // the driver.
 const pgjdbcJar = "/usr/share/java/postgresql.jar"
 
-// buildMetaDump compiles testdata/jdbc/MetaDump.java against pgjdbc and
-// returns the java command's classpath.
-func buildMetaDump(t *testing.T) (java, classpath string) {
+// buildJDBCPrograms compiles the Java programs of testdata/jdbc against
+// pgjdbc and returns the java command and its classpath.
+func buildJDBCPrograms(t *testing.T) (java, classpath string) {
 	t.Helper()
 	javac, err := exec.LookPath("javac")
 	if err != nil {
@@ -32,23 +34,25 @@ func buildMetaDump(t *testing.T) (java, classpath string) {
 		t.Fatalf("pgjdbc not found (run scripts/install-test-deps.sh): %v", err)
 	}
 	dir := t.TempDir()
-	src, err := filepath.Abs("testdata/jdbc/MetaDump.java")
-	if err != nil {
-		t.Fatal(err)
+	srcs, err := filepath.Glob("testdata/jdbc/*.java")
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no Java programs in testdata/jdbc: %v", err)
 	}
-	if out, err := exec.CommandContext(testCtx(t), javac, "-cp", pgjdbcJar, "-d", dir, src).CombinedOutput(); err != nil {
+	args := append([]string{"-cp", pgjdbcJar, "-d", dir}, srcs...)
+	if out, err := exec.CommandContext(testCtx(t), javac, args...).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
 	return java, pgjdbcJar + string(os.PathListSeparator) + dir
 }
 
-// metaDump runs MetaDump against host:port and returns its lines.
-func metaDump(t *testing.T, java, classpath, host string, port int, user, db string) []string {
+// runJDBC runs the Java program class against host:port and returns its
+// lines.
+func runJDBC(t *testing.T, java, classpath, class, host string, port int, user, db string) []string {
 	t.Helper()
 	url := fmt.Sprintf("jdbc:postgresql://%s:%d/%s?user=%s&sslmode=disable&connectTimeout=10", host, port, db, user)
-	out, err := exec.CommandContext(testCtx(t), java, "-cp", classpath, "MetaDump", url).CombinedOutput()
+	out, err := exec.CommandContext(testCtx(t), java, "-cp", classpath, class, url).CombinedOutput()
 	if err != nil {
-		t.Fatalf("MetaDump against %s:%d: %v\n%s", host, port, err, out)
+		t.Fatalf("%s against %s:%d: %v\n%s", class, host, port, err, out)
 	}
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
@@ -66,13 +70,11 @@ func metaDump(t *testing.T, java, classpath, host string, port int, user, db str
 // (it has no array, range or extension types), and getCatalogs names
 // the connection's database.
 func TestPgJDBCMetadata(t *testing.T) {
-	java, cp := buildMetaDump(t)
+	java, cp := buildJDBCPrograms(t)
 	p := newIntrospectPair(t)
-	host, portText, _ := net.SplitHostPort(p.free.addr)
-	var port int
-	fmt.Sscan(portText, &port)
-	free := metaDump(t, java, cp, host, port, "postgres", "kennel")
-	real := metaDump(t, java, cp, p.real.Host, p.real.Port, pgtest.SuperUser, pgtest.Database)
+	host, port := p.free.hostPort(t)
+	free := runJDBC(t, java, cp, "MetaDump", host, port, "postgres", "kennel")
+	real := runJDBC(t, java, cp, "MetaDump", p.real.Host, p.real.Port, pgtest.SuperUser, pgtest.Database)
 
 	// What the example schema declares (planner/catalog/example.sql).
 	schema := []string{
@@ -143,5 +145,62 @@ func TestPgJDBCMetadata(t *testing.T) {
 	sort.Strings(realRest)
 	if got, want := strings.Join(freeRest, "\n"), strings.Join(realRest, "\n"); got != want {
 		t.Errorf("DatabaseMetaData differs from PostgreSQL's\ndatabase-free:\n%s\n\nPostgreSQL:\n%s", got, want)
+	}
+}
+
+func (s *testServer) hostPort(t *testing.T) (string, int) {
+	t.Helper()
+	host, portText, err := net.SplitHostPort(s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return host, port
+}
+
+// TestDBeaverNavigatorQueries runs the catalog queries DBeaver sends to
+// fill its navigator (testdata/jdbc/NavigatorQueries.java: search_path,
+// the database, schemas, a schema's tables and columns with its OID bound
+// by setLong, a type by OID) through pgjdbc against database-free mode
+// and PostgreSQL: the answers must be the same, but for what the
+// emulated catalog does not hold, which is left out of the comparison:
+// the pg_toast schema and the system columns (ctid, xmin, ...; attnum
+// below 0). pgjdbc sends a setLong parameter in binary format: a catalog
+// query must read it (it was refused before).
+func TestDBeaverNavigatorQueries(t *testing.T) {
+	java, cp := buildJDBCPrograms(t)
+	p := newIntrospectPair(t)
+	host, port := p.free.hostPort(t)
+	keep := func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if strings.Contains(l, "nspname=pg_toast") || strings.Contains(l, " attnum=-") {
+				continue
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	free := runJDBC(t, java, cp, "NavigatorQueries", host, port, pgtest.SuperUser, pgtest.Database)
+	real := keep(runJDBC(t, java, cp, "NavigatorQueries", p.real.Host, p.real.Port, pgtest.SuperUser, pgtest.Database))
+	for _, l := range free {
+		if strings.Contains(l, " ERROR ") || strings.HasSuffix(l, "(no rows)") {
+			t.Errorf("database-free mode: %s", l)
+		}
+	}
+	for _, want := range []string{
+		`searchPath reset_val="$user", public`,
+		"tables relname=dogs relkind=r relnatts=7 relhasindex=t relpersistence=p description=null partition_expr=null partition_key=null",
+		"columns relname=dogs attnum=1 attname=dog_id atttypid=23 atttypmod=-1 attnotnull=t def_value=null description=null objid=null",
+	} {
+		if !slices.Contains(free, want) {
+			t.Errorf("database-free mode lacks %q", want)
+		}
+	}
+	if got, want := strings.Join(keep(free), "\n"), strings.Join(real, "\n"); got != want {
+		t.Errorf("navigator queries differ from PostgreSQL's\ndatabase-free:\n%s\n\nPostgreSQL:\n%s", got, want)
 	}
 }
