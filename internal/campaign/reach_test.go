@@ -194,3 +194,38 @@ ROLLBACK;`
 		}
 	}
 }
+
+// TestDriverTimeNotCompared checks that a SQLite result the Go driver
+// turned into a time.Time (a column declared DATETIME) is not compared:
+// max(d) and d hold the same text in SQLite, and the driver delivers
+// one as a string and the other as a time.
+func TestDriverTimeNotCompared(t *testing.T) {
+	ctx := context.Background()
+	e, _, err := openSQLite(ctx, t.TempDir(), "dt", "CREATE TABLE t (id INTEGER PRIMARY KEY, d DATETIME, n MONEY);")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	if err := e.begin(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.rollback(ctx) }()
+	if err := e.exec(ctx, "INSERT INTO t VALUES (1, '2020-01-01 00:00:00', '2020-01-01 00:00:00')"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		ref, cand string
+		want      outcome
+	}{
+		{"SELECT max(d) FROM t", "SELECT d FROM t ORDER BY d DESC LIMIT 1", skip},
+		{"SELECT max(n) FROM t", "SELECT n FROM t ORDER BY n DESC LIMIT 1", same},
+		{"SELECT max(n) FROM t", "SELECT id FROM t", differ},
+	}
+	for _, c := range cases {
+		p := Pair{Reference: c.ref, Candidate: c.cand}
+		rr, cr := runBoth(ctx, e, p)
+		if o, why := compareResults(p, rr, cr); o != c.want {
+			t.Errorf("%s / %s: %v (%s), want %v", c.ref, c.cand, o, why, c.want)
+		}
+	}
+}

@@ -123,6 +123,9 @@ func (e *sqliteEngine) rows(ctx context.Context, q string) result {
 		}
 		row := make([]cell, len(vals))
 		for i, v := range vals {
+			if _, ok := v.(time.Time); ok {
+				return result{err: errDriverTime}
+			}
 			row[i] = cell{liteExact(v), sqlitetest.Canon(v)}
 		}
 		out = append(out, row)
