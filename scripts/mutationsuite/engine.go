@@ -76,7 +76,7 @@ func openPG(ctx context.Context, connString, name, ddl string) (*pgEngine, error
 	}
 	// A mutant may run away (a dropped join predicate on a big state):
 	// it is cut, and its error tells nothing.
-	if _, err := conn.Exec(ctx, "SET statement_timeout = '2s'"); err != nil {
+	if _, err := conn.Exec(ctx, "SET statement_timeout = '5s'"); err != nil {
 		conn.Close(ctx)
 		return nil, fmt.Errorf("statement_timeout: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -198,12 +199,22 @@ func judgeMutant(ctx context.Context, cfg config, s *catalog.Schema, e engine, r
 		}
 	}
 	if c := v.Counterexample; c != nil && len(c.Params) == 0 {
-		if r, err := e.run(ctx, c.Inserts, ref, m.SQL); err == nil {
+		// A query cut by statement_timeout on a loaded machine (the
+		// first of a fresh cluster, mostly) is run again, up to thrice.
+		for try := 0; try < 3; try++ {
+			r, err := e.run(ctx, c.Inserts, ref, m.SQL)
+			if err != nil {
+				rec.Why += "; replay: " + firstLine(err.Error())
+				break
+			}
+			if r[0].err != nil || r[1].err != nil {
+				rec.Why += "; replay: " + firstLine(errors.Join(r[0].err, r[1].err).Error())
+				continue
+			}
 			// Rows in another order count where the reference orders
 			// them (the judge compares lists there too).
-			rec.Replayed = differ(r[0], r[1], c.RowOrderOnly || ordered(ref)) || c.ColumnOrderOnly && r[0].err == nil && r[1].err == nil
-		} else {
-			rec.Why += "; replay: " + firstLine(err.Error())
+			rec.Replayed = differ(r[0], r[1], c.RowOrderOnly || ordered(ref)) || c.ColumnOrderOnly
+			break
 		}
 		rec.Distinct = rec.Replayed
 	}
