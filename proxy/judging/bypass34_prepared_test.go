@@ -95,3 +95,34 @@ func TestAnnotateCountsExecutions(t *testing.T) {
 		})
 	}
 }
+
+// TestBypassPreparedExecute (issue 34, item 10): an EXECUTE of a
+// statement the session prepared (in the same Query or earlier, seen by
+// the proxy) is judged as the query it runs, its arguments cast to the
+// declared types: a right argument runs, a wrong one is refused. An
+// EXECUTE of a statement the proxy did not see prepared, or one that may
+// have been replaced since (DEALLOCATE, then PREPARE again unseen), stays
+// code it cannot see: refused, and a write so run does not happen.
+func TestBypassPreparedExecute(t *testing.T) {
+	setRef := "SET pgequiv.reference = '" + countStar + "'"
+	prep := func(name string) string {
+		return "PREPARE " + name + "(int) AS SELECT count(owner_id) FROM dogs WHERE age > $1"
+	}
+	runEnforceCases(t, bypassSettings(t), []enforceCase{
+		{name: "same Query, right argument", sql: prep("q1") + "; EXECUTE q1(5) " + tagRef(countStar), twice: false},
+		{name: "same Query, wrong argument", sql: prep("q1") + "; EXECUTE q1(2) " + tagRef(countStar),
+			code: SQLStateNotEquivalent, msg: "statement 2 of 2: not_equivalent"},
+		{name: "earlier, tagged PREPARE", setup: []string{prep("q2") + " " + tagRef(countStar)},
+			sql: "EXECUTE q2(5) " + tagRef(countStar), probe: "EXECUTE q2(1) " + tagRef(countStar), probeCode: SQLStateNotEquivalent, probeMsg: "not_equivalent"},
+		{name: "session reference", setup: []string{setRef, prep("q3")},
+			sql: "EXECUTE q3(5)", twice: true, probe: "EXECUTE q3(4 - 3)", probeCode: SQLStateNotEquivalent, probeMsg: "not_equivalent"},
+		{name: "replaced unseen after DEALLOCATE", setup: []string{prep("q4") + " " + tagRef(countStar), "DEALLOCATE q4",
+			"PREPARE q4(int) AS SELECT count(*), 1 FROM dogs WHERE age > $1"},
+			sql: "EXECUTE q4(5) " + tagRef(countStar), code: SQLStateUnverified, msg: "EXECUTE has side effects"},
+		{name: "write prepared unseen", setup: []string{"PREPARE w(int) AS " + strings.Replace(ownerIns(9902), "9902", "$1", 1), setRef},
+			sql: "EXECUTE w(9902)", code: SQLStateUnverified, msg: "EXECUTE has side effects", check: ownerCount(9902)},
+		{name: "a failed PREPARE is not kept", setup: []string{setRef, prep("q5")},
+			sql: "PREPARE q5(int) AS SELECT count(*), 1 FROM dogs WHERE age > $1", code: "42P05", msg: "already exists",
+			probe: "EXECUTE q5(5)"},
+	})
+}

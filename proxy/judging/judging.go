@@ -283,6 +283,9 @@ type judgeConnState struct {
 	ddl bool
 	// bound caches verdicts on bound values (bind.go).
 	bound *boundCache
+	// prepared are the SQL-level prepared statements (prepared.go); set
+	// when the session is made, never replaced.
+	prepared *preparedStmts
 }
 
 // ObserveQuery implements QueryObserver.
@@ -300,6 +303,16 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 	}
 	st := &cs.judge
 	sql := ev.SQL
+	if st.prepared.has() {
+		switch {
+		case ev.Kind == proxy.KindParse && len(ev.Statement) > 0:
+			// A protocol-level statement shares the names: a Parse
+			// after a Close may replace one unseen.
+			st.prepared.forget(string(ev.Statement), false)
+		case tag.ContainsFold(sql, "deallocate") || tag.ContainsFold(sql, "discard"):
+			st.prepared.forget("", true)
+		}
+	}
 	if st.ddl {
 		st.ddl = false
 		st.bound.purge()
@@ -344,7 +357,8 @@ func (j *Judging) NeedsObservation(sess *proxy.Session, kind proxy.QueryKind, sq
 		cs, ok := sess.State.(*judgeSession)
 		return ok && cs.guc.active.Load()
 	}
-	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load()) {
+	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load() ||
+		cs.judge.prepared.has() && (kind == proxy.KindParse || mayChangePrepared(sql))) {
 		return true
 	}
 	return isDDL(sql) || tag.ContainsFold(sql, "pgequiv") || set.Catalog.HasMatches()

@@ -62,12 +62,14 @@ type judgeSession struct {
 // ReadyForQuery implements ConnState.
 func (c *judgeSession) ReadyForQuery(batch uint64, status byte, failed bool) {
 	c.guc.ready(batch, status, failed)
+	c.judge.prepared.ready(batch, failed)
 }
 
 // TrackSession implements SessionTracker: the connection's settings
 // start from its startup parameters.
 func (j *Judging) TrackSession(_ *proxy.Session, params map[string]string) proxy.ConnState {
 	cs := &judgeSession{}
+	cs.judge.prepared = &preparedStmts{} // before the upstream goroutine reads it
 	cs.guc.startup(params)
 	return cs
 }
@@ -79,6 +81,7 @@ func stateOf(s *proxy.Session) *judgeSession {
 		return cs
 	}
 	cs := &judgeSession{}
+	cs.judge.prepared = &preparedStmts{}
 	s.State = cs
 	return cs
 }

@@ -111,11 +111,27 @@ func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *ju
 		stmts = []tag.Statement{one}
 	}
 	byStmt := make([]*judgeJob, len(stmts))
+	var local map[string]*tag.Prepared // PREPAREs earlier in this Query
 	for i := range stmts {
 		s := &stmts[i]
+		switch {
+		case s.Prepare != nil:
+			// If it fails, the rest of the Query does not run.
+			if local == nil {
+				local = map[string]*tag.Prepared{}
+			}
+			local[s.Prepare.Name] = s.Prepare
+			st.prepared.add(ev.Batch, s.Prepare)
+		case s.Execute != nil:
+			st.prepared.expandExecute(local, s, strs)
+		}
 		if (s.Class == tag.ClassEffect || s.Class == tag.ClassRun) && !st.ddl {
 			st.ddl = true // the schema may change: read it again next time
 			j.schemas.invalidate(ev.Session.Database)
+		}
+		if s.Prepare != nil && tag.HasParams(s.Prepare.Body) {
+			// Its arguments decide: each EXECUTE is judged with them.
+			continue
 		}
 		byStmt[i] = j.statementJob(ev, set, &tags, text, s, mentions, arrived)
 	}

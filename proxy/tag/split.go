@@ -36,6 +36,10 @@ type Statement struct {
 	// Names, for a query, are the functions, operators and relations it
 	// names (calledNames), to be checked for VOLATILE functions.
 	Names []string
+	// Prepare is set for PREPARE name AS query, Execute for EXECUTE
+	// name(args) (prepared.go).
+	Prepare *Prepared
+	Execute *Execution
 }
 
 // ErrAmbiguousStrings marks a text whose meaning depends on

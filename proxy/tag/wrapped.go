@@ -35,6 +35,9 @@ func unwrap(st *Statement, n *pg.Node) {
 			return // plain EXPLAIN runs nothing
 		}
 		inner, what = n.GetExplainStmt().Query, "EXPLAIN ANALYZE"
+	case n.GetExecuteStmt() != nil:
+		st.Execute = newExecution(n.GetExecuteStmt())
+		return
 	case n.GetPrepareStmt() != nil:
 		inner, what = n.GetPrepareStmt().Query, "PREPARE"
 	case n.GetCopyStmt() != nil:
@@ -60,8 +63,10 @@ func unwrap(st *Statement, n *pg.Node) {
 	case !found:
 		st.Class, st.Why = ClassRun, what+" (its query could not be read)"
 	case what == "PREPARE":
-		// Judged (tag, catalog match) on its query; EXECUTE is ClassRun.
+		// Judged (tag, catalog match) on its query; EXECUTE runs it
+		// with its arguments (prepared.go).
 		st.Judged = q
+		st.Prepare = &Prepared{Name: n.GetPrepareStmt().Name, Body: q, types: n.GetPrepareStmt().Argtypes}
 	default:
 		st.Class, st.Why, st.Judged = c, "", q
 	}

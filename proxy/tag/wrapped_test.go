@@ -60,3 +60,29 @@ func TestCalledNames(t *testing.T) {
 		t.Errorf("names %v: want 6, once each", got)
 	}
 }
+
+// TestExecutionBind: an EXECUTE is the prepared body with each argument
+// cast to its declared type; arguments may be expressions.
+func TestExecutionBind(t *testing.T) {
+	stmts, err := Split("PREPARE q(int, text) AS SELECT a FROM t WHERE a > $1 AND b = $2; EXECUTE q(5, 'x'''); EXECUTE q(f(2) + 1, NULL); EXECUTE q(1)", StandardStrings)
+	if err != nil || len(stmts) != 4 || stmts[0].Prepare == nil || stmts[1].Execute == nil {
+		t.Fatalf("%+v %v", stmts, err)
+	}
+	p := stmts[0].Prepare
+	for i, want := range []string{
+		"SELECT a FROM t WHERE a > (5::int) AND b = ('x'''::text)",
+		"SELECT a FROM t WHERE a > (CAST(f(2) + 1 AS int)) AND b = (NULL::text)",
+		"",
+	} {
+		got, ok := stmts[i+1].Execute.Bind(p)
+		if want == "" {
+			if ok {
+				t.Errorf("EXECUTE %d: %q, want no text (too few arguments)", i+1, got)
+			}
+			continue
+		}
+		if !ok || got != want {
+			t.Errorf("EXECUTE %d: %q %v, want %q", i+1, got, ok, want)
+		}
+	}
+}
