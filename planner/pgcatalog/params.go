@@ -17,7 +17,7 @@ import (
 // to send an integer as text.
 //
 // A parameter compared with, or beside, a table column in an operator
-// (dog_id = $1, age BETWEEN $1 AND $2, name LIKE $1, coalesce(x, $1))
+// (dog_id = $1, age BETWEEN $1 AND $2, coalesce(x, $1))
 // has the column's declared type, as PostgreSQL infers it at Parse
 // (integer is int4, not the planner's integer family); a cast gives
 // its type ($1::int8, and the planner's cast of a parameter compared
@@ -29,6 +29,25 @@ import (
 // statement that does not plan, or a parameter it does not use, is
 // text, as before.
 func ParamOIDs(ctx context.Context, s *catalog.Schema, sql string, n int) []uint32 {
+	return paramOIDs(ctx, s, sql, sql, n, build.Options{}, nil)
+}
+
+// ParamOIDs is the package's ParamOIDs for a catalog query over c (oid
+// = $1 is oid, relname = $1 name, relkind = $1 "char", as PostgreSQL
+// describes them), so that pgx can bind an integer to a catalog query.
+func (c *Catalog) ParamOIDs(ctx context.Context, sql string, n int) []uint32 {
+	rewritten, err := rewrite(sql, nil)
+	if err != nil {
+		return paramOIDs(ctx, nil, sql, sql, n, build.Options{}, nil)
+	}
+	return paramOIDs(ctx, c.sys, sql, rewritten, n, build.Options{Ext: c.ext}, c.colOIDs)
+}
+
+// paramOIDs plans planned (sql, or its catalog rewriting) over s;
+// colOIDs, for the system catalog, are its columns' types by
+// "table.column" ("char" there is PostgreSQL's one-byte type, not
+// char(1)).
+func paramOIDs(ctx context.Context, s *catalog.Schema, sql, planned string, n int, opts build.Options, colOIDs map[string]uint32) []uint32 {
 	oids := make([]uint32, n)
 	for k := range oids {
 		oids[k] = oidText
@@ -36,7 +55,7 @@ func ParamOIDs(ctx context.Context, s *catalog.Schema, sql string, n int) []uint
 	if n == 0 || s == nil {
 		return oids
 	}
-	p, err := build.BuildContext(ctx, s, sql, build.Options{})
+	p, err := build.BuildContext(ctx, s, planned, opts)
 	if err != nil || p.Root == nil {
 		return oids
 	}
@@ -77,7 +96,7 @@ func ParamOIDs(ctx context.Context, s *catalog.Schema, sql string, n int) []uint
 		if col == nil {
 			return
 		}
-		oid := columnOID(p, col.Col)
+		oid := columnOID(p, col.Col, colOIDs)
 		if oid == 0 || oid == oidText && col.Typ != catalog.Text {
 			return // a type the catalog does not model reads as text: use the family
 		}
@@ -136,6 +155,8 @@ func siblingTyped(e *plan.Expr) bool {
 		switch e.Name {
 		case plan.OpSubscript, plan.OpJSONField, plan.OpJSONText, plan.OpContains, plan.OpContainedBy, plan.OpAnd, plan.OpOr, plan.OpNot:
 			return false
+		case plan.OpLike, plan.OpILike, plan.OpNotLike, plan.OpNotILike, plan.OpSimilar, plan.OpRegex, plan.OpIRegex:
+			return false // a pattern is text, beside a name or char(n) column too
 		}
 		return true
 	case plan.Func:
@@ -149,7 +170,7 @@ func siblingTyped(e *plan.Expr) bool {
 
 // columnOID is the declared type of a base table column, 0 for a
 // computed one.
-func columnOID(p *plan.Plan, id plan.ColumnID) uint32 {
+func columnOID(p *plan.Plan, id plan.ColumnID, colOIDs map[string]uint32) uint32 {
 	m := p.Meta.Col(id)
 	if m.Instance < 0 || m.Instance >= len(p.Meta.Instances) {
 		return 0
@@ -157,6 +178,9 @@ func columnOID(p *plan.Plan, id plan.ColumnID) uint32 {
 	t := p.Meta.Instances[m.Instance].Table
 	if t == nil || m.Ordinal < 0 || m.Ordinal >= len(t.Columns) {
 		return 0
+	}
+	if oid, ok := colOIDs[t.Name+"."+t.Columns[m.Ordinal].Name]; ok {
+		return oid
 	}
 	oid, _ := declaredType(t.Columns[m.Ordinal].TypeSQL)
 	if oid == 1043 { // varchar

@@ -116,7 +116,7 @@ func binaryParamText(oid uint32, v []byte) (string, bool) {
 		if len(v) == 8 {
 			return strconv.FormatFloat(math.Float64frombits(binary.BigEndian.Uint64(v)), 'g', -1, 64), true
 		}
-	case 25, 1043, 19, 1042: // text, varchar, name, bpchar: the same bytes
+	case 25, 1043, 19, 1042, 18: // text, varchar, name, bpchar, "char": the same bytes
 		return string(v), true
 	}
 	return "", false

@@ -190,6 +190,10 @@ func (c *conn) parse(m *pgproto3.Parse) (*prepared, *pgError) {
 		// they would for PostgreSQL (pgx refuses an int as text).
 		p.inferred = pgcatalog.ParamOIDs(c.ctx, c.opts.Schema, tag.StripComment(st.sql), st.nParams)
 	}
+	if st.kind == kindLocal && st.local.bound != nil && c.sysCat != nil {
+		// A catalog query's $n: the system columns' types (oid = $1).
+		p.inferred = c.sysCat.ParamOIDs(c.ctx, st.sql, st.nParams)
+	}
 	if m.Name != "" && store.NamedStatements() >= c.opts.MaxPreparedStatements {
 		return nil, c.errPreparedLimit("prepared statements", c.opts.MaxPreparedStatements)
 	}
@@ -198,6 +202,18 @@ func (c *conn) parse(m *pgproto3.Parse) (*prepared, *pgError) {
 		return nil, c.errPreparedBytes(add)
 	}
 	return p, nil
+}
+
+// paramOID is the type parameter i has: the client's, else the one
+// described (0 when neither).
+func (p *prepared) paramOID(i int) uint32 {
+	if i < len(p.paramOIDs) && p.paramOIDs[i] != 0 {
+		return p.paramOIDs[i]
+	}
+	if i < len(p.inferred) {
+		return p.inferred[i]
+	}
+	return 0
 }
 
 // numParams is how many parameters a Bind must supply.
@@ -238,10 +254,7 @@ func (c *conn) bind(p *prepared, m *pgproto3.Bind) (*portal, int, *pgError) {
 			if formatOf(m.ParameterFormatCodes, i) == 0 || v == nil {
 				continue
 			}
-			var oid uint32
-			if i < len(p.paramOIDs) {
-				oid = p.paramOIDs[i]
-			}
+			oid := p.paramOID(i)
 			if _, ok := binaryParamText(oid, v); !ok {
 				return nil, 0, errorf(codeFeatureNotSupported, "pgequiv: catalog query parameter $%d in binary format of type OID %d is not supported", i+1, oid)
 			}
@@ -270,7 +283,7 @@ func (c *conn) bind(p *prepared, m *pgproto3.Bind) (*portal, int, *pgError) {
 			params[i] = append([]byte{}, v...)
 			if catalogParams && formatOf(m.ParameterFormatCodes, i) == 1 {
 				// A catalog query reads its parameters as text (checked above).
-				t, _ := binaryParamText(p.paramOIDs[i], v)
+				t, _ := binaryParamText(p.paramOID(i), v)
 				params[i] = []byte(t)
 			}
 		}

@@ -92,3 +92,49 @@ func TestPgxTypedParameter(t *testing.T) {
 		conn.Close(ctx)
 	}
 }
+
+// TestPgxCatalogParameters: a catalog query's parameters are described
+// with the system columns' types, as PostgreSQL describes them, and pgx
+// binds Go integers and strings to them (in binary where it chooses to).
+func TestPgxCatalogParameters(t *testing.T) {
+	p := newIntrospectPair(t)
+	ctx := testCtx(t)
+	real, err := pgconn.Connect(ctx, p.real.ConnString("postgres", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer real.Close(context.Background())
+	conn := p.free.connect(t, ctx, pgx.QueryExecModeCacheStatement)
+	for _, tc := range []struct {
+		sql  string
+		oids string
+		args []any
+		want string
+	}{
+		{"SELECT relname FROM pg_catalog.pg_class WHERE relname = $1 AND relkind = $2", "[19 18]", []any{"dogs", "r"}, "dogs"},
+		{"SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.oid = $1 AND c.relname = 'owners'",
+			"[26]", []any{2200}, "owners"},
+		{"SELECT attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'dogs' AND attnum = $1",
+			"[21]", []any{2}, "owner_id"},
+		{"SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE $1", "[25]", []any{"publ%"}, "public"},
+	} {
+		rd, err := real.Prepare(ctx, "", tc.sql, nil)
+		if err != nil {
+			t.Fatalf("PostgreSQL: %s: %v", tc.sql, err)
+		}
+		if got := fmt.Sprint(rd.ParamOIDs); got != tc.oids {
+			t.Errorf("PostgreSQL describes %s as %s, the case says %s", tc.sql, got, tc.oids)
+		}
+		fd, err := conn.PgConn().Prepare(ctx, "", tc.sql, nil)
+		if err != nil {
+			t.Fatalf("database-free: %s: %v", tc.sql, err)
+		}
+		if got := fmt.Sprint(fd.ParamOIDs); got != tc.oids {
+			t.Errorf("database-free describes %s as %s, PostgreSQL as %s", tc.sql, got, tc.oids)
+		}
+		var got string
+		if err := conn.QueryRow(ctx, tc.sql, tc.args...).Scan(&got); err != nil || got != tc.want {
+			t.Errorf("pgx %s %v: %q %v", tc.sql, tc.args, got, err)
+		}
+	}
+}
