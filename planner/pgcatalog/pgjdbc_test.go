@@ -71,6 +71,8 @@ func TestPgJDBCConstructs(t *testing.T) {
 			"block_size=8192,max_identifier_length=63", ""},
 		{"pg_settings search_path (DBeaver's default schema)",
 			`SELECT reset_val FROM pg_settings WHERE name = 'search_path'`, `"$user", public`, ""},
+		{"pg_stat_user_tables: one row per table (Metabase)",
+			`SELECT count(*), sum(n_live_tup) FROM pg_stat_user_tables WHERE schemaname = 'public'`, "5|0", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := c.Query(context.Background(), tc.sql)

@@ -201,6 +201,7 @@ func (d *Data) tables() exec.Database {
 		d.infoConstraintRows(db, c)
 	}
 	db["pg_settings"] = settingsRows()
+	db["pg_stat_user_tables"] = d.statRows()
 	for n := 1; n <= d.seriesMax; n++ {
 		db[seriesTable] = append(db[seriesTable], []exec.Value{i(n)})
 	}

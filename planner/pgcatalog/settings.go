@@ -46,6 +46,19 @@ func settingsRows() [][]exec.Value {
 	return rows
 }
 
+// statRows are pg_stat_user_tables' rows: one per table (not views),
+// all counts zero.
+func (d *Data) statRows() [][]exec.Value {
+	rows := [][]exec.Value{}
+	for _, r := range d.rels {
+		if r.index != nil || r.table.IsView() {
+			continue
+		}
+		rows = append(rows, []exec.Value{o(r.oid), s("public"), s(r.table.Name), i(0), i(0), i(0), i(0), i(0), i(0)})
+	}
+	return rows
+}
+
 // procOIDs are PostgreSQL's OIDs of the functions that clients name as
 // regproc literals: pgjdbc's type cache tests typinput =
 // 'pg_catalog.array_in'::regproc.
@@ -53,6 +66,12 @@ var procOIDs = map[string]uint32{"array_in": 750, "array_out": 751, "array_recv"
 	"record_in": 2290, "record_out": 2291, "record_recv": 2402, "record_send": 2403}
 
 func init() {
+	// Metabase lists tables with their estimated row counts from
+	// pg_stat_user_tables (left-joined): the columns tools read, zero
+	// for tables that never held a row.
+	systemTables = append(systemTables, struct{ schema, name, cols string }{"pg_catalog", "pg_stat_user_tables",
+		"relid oid, schemaname name, relname name, seq_scan int8, n_tup_ins int8, n_tup_upd int8, n_tup_del int8, " +
+			"n_live_tup int8, n_dead_tup int8"})
 	registry["pgcat_regproc_in"] = function{catalog.Int, regprocIn}
 	registry["pgcat_btrim"] = function{catalog.Text, btrim}
 }

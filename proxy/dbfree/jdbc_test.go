@@ -164,7 +164,8 @@ func (s *testServer) hostPort(t *testing.T) (string, int) {
 // TestDBeaverNavigatorQueries runs the catalog queries DBeaver sends to
 // fill its navigator (testdata/jdbc/NavigatorQueries.java: search_path,
 // the database, schemas, a schema's tables and columns with its OID bound
-// by setLong, a type by OID) through pgjdbc against database-free mode
+// by setLong, a type by OID), and Metabase's table listing (with
+// pg_stat_user_tables' row counts), through pgjdbc against database-free mode
 // and PostgreSQL: the answers must be the same, but for what the
 // emulated catalog does not hold, which is left out of the comparison:
 // the pg_toast schema and the system columns (ctid, xmin, ...; attnum
@@ -195,6 +196,7 @@ func TestDBeaverNavigatorQueries(t *testing.T) {
 		`searchPath reset_val="$user", public`,
 		"tables relname=dogs relkind=r relnatts=7 relhasindex=t relpersistence=p description=null partition_expr=null partition_key=null",
 		"columns relname=dogs attnum=1 attname=dog_id atttypid=23 atttypmod=-1 attnotnull=t def_value=null description=null objid=null",
+		"metabaseTables schema=public name=dogs type=TABLE description=null estimated_row_count=0",
 	} {
 		if !slices.Contains(free, want) {
 			t.Errorf("database-free mode lacks %q", want)

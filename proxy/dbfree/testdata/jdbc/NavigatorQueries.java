@@ -9,7 +9,8 @@ import java.util.List;
 
 // NavigatorQueries runs, through pgjdbc as prepared statements, the
 // catalog queries DBeaver sends to fill its navigator (database,
-// schemas, tables, columns, a type), as DBeaver writes them, and prints
+// schemas, tables, columns, a type), as DBeaver writes them, and
+// Metabase's table listing, and prints
 // the columns that do not depend on OID numbering, one line per row,
 // sorted within each query. Usage: java -cp postgresql.jar:. NavigatorQueries jdbc-url
 public class NavigatorQueries {
@@ -40,7 +41,46 @@ public class NavigatorQueries {
         run("type", "SELECT t.oid,t.*,c.relkind,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name FROM pg_catalog.pg_type t\n"
             + "LEFT OUTER JOIN pg_class c ON c.oid=t.typrelid\nLEFT OUTER JOIN pg_catalog.pg_description d ON t.oid=d.objoid\nWHERE t.oid=? ", 25L,
             "typname", "typtype", "typcategory", "typlen", "relkind", "base_type_name");
+        // Metabase's table listing (metabase.driver.postgres/get-tables-sql
+        // as HoneySQL renders it), its parameters bound by setString.
+        runParams("metabaseTables", "SELECT n.nspname AS schema, c.relname AS name, CASE c.relkind WHEN 'r' THEN 'TABLE' "
+            + "WHEN 'p' THEN 'PARTITIONED TABLE' WHEN 'v' THEN 'VIEW' WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'm' THEN 'MATERIALIZED VIEW' "
+            + "ELSE NULL END AS type, d.description AS description, stat.n_live_tup AS estimated_row_count "
+            + "FROM pg_catalog.pg_class AS c INNER JOIN pg_catalog.pg_namespace AS n ON c.relnamespace = n.oid "
+            + "LEFT JOIN pg_catalog.pg_description AS d ON (c.oid = d.objoid) AND (d.objsubid = 0) AND (d.classoid = 'pg_class'::regclass) "
+            + "LEFT JOIN pg_stat_user_tables AS stat ON (n.nspname = stat.schemaname) AND (c.relname = stat.relname) "
+            + "WHERE (c.relnamespace = n.oid) AND (n.nspname !~ ?) AND (n.nspname <> ?) AND c.relkind in ('r', 'p', 'v', 'f', 'm') "
+            + "AND (n.nspname IN (?)) ORDER BY type ASC, schema ASC, name ASC",
+            new String[] {"^pg_", "information_schema", "public"}, "schema", "name", "type", "description", "estimated_row_count");
         c.close();
+    }
+
+    // runParams prints the rows of sql with string parameters, in the
+    // order the query gives them.
+    static void runParams(String name, String sql, String[] params, String... cols) {
+        List<String> lines = new ArrayList<>();
+        try (PreparedStatement st = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                st.setString(i + 1, params[i]);
+            }
+            try (ResultSet rs = st.executeQuery()) {
+                while (rs.next()) {
+                    StringBuilder b = new StringBuilder(name);
+                    for (String col : cols) {
+                        b.append(' ').append(col).append('=').append(rs.getString(col));
+                    }
+                    lines.add(b.toString());
+                }
+            }
+        } catch (SQLException e) {
+            lines.add(name + " ERROR " + e.getMessage().replace('\n', ' '));
+        }
+        if (lines.isEmpty()) {
+            lines.add(name + " (no rows)");
+        }
+        for (String l : lines) {
+            System.out.println(l);
+        }
     }
 
     // run prints the rows of sql with param bound (a Long or a String) and
