@@ -103,7 +103,7 @@ func (b *builder) windowCall(fc *pg.FuncCall, name string, args []*plan.Expr, sc
 		if !aggFuncs[name] {
 			return nil, b.errf(fc.Location, "function %s is not a window function", name)
 		}
-		t = aggType(name, args)
+		t = b.aggType(name, args)
 	}
 	if t == catalog.Unknown && len(args) > 0 {
 		t = args[0].Typ
@@ -191,7 +191,7 @@ func (b *builder) aggCall(fc *pg.FuncCall, name string, args []*plan.Expr, sc *s
 	if len(fc.AggOrder) > 0 {
 		return nil, b.unsupported(fc.Location, "ORDER BY inside an aggregate")
 	}
-	a := &plan.Expr{Kind: plan.Agg, Name: name, Args: args, Distinct: fc.AggDistinct, Star: fc.AggStar, Typ: aggType(name, args), Pos: fc.Location}
+	a := &plan.Expr{Kind: plan.Agg, Name: name, Args: args, Distinct: fc.AggDistinct, Star: fc.AggStar, Typ: b.aggType(name, args), Pos: fc.Location}
 	if name == "count" && !fc.AggStar && len(args) == 0 {
 		a.Star = true
 	}
@@ -245,6 +245,50 @@ func (b *builder) scalarCall(fc *pg.FuncCall, name string, args []*plan.Expr) (*
 		t = commonType(args)
 	}
 	return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: t, Pos: fc.Location}, nil
+}
+
+// aggType is the type family of aggregate name over args. PostgreSQL's
+// sum of int2 or int4 is a bigint, but its sum of int8 (a bigint column,
+// a COUNT, a cast) is a numeric, which divides exactly: SUM(bonus) / 2
+// is 1.5 over a bigint bonus where CAST(SUM(bonus) AS bigint) / 2 is 1.
+// Where the argument is not surely a narrow integer the sum is numeric.
+func (b *builder) aggType(name string, args []*plan.Expr) catalog.Type {
+	if name == "sum" && len(args) > 0 && args[0].Typ == catalog.Int && b.schema.Dialect == catalog.Postgres && !b.narrowInt(args[0]) {
+		return catalog.Numeric
+	}
+	return aggType(name, args)
+}
+
+// narrowInt reports whether integer expression e is surely an int2 or
+// int4 in PostgreSQL: a column so declared, a literal that fits, a cast
+// to one, or arithmetic, CASE and COALESCE over such.
+func (b *builder) narrowInt(e *plan.Expr) bool {
+	switch e.Kind {
+	case plan.Const:
+		return e.Null || e.Typ == catalog.Int && b.exactType(e) == "int4"
+	case plan.ColRef, plan.Cast:
+		t := b.exactType(e)
+		return t == "int2" || t == "int4"
+	case plan.Op:
+		switch e.Name {
+		case "+", "-", "*", "/", "%":
+		default:
+			return false
+		}
+	case plan.Case:
+	case plan.Func:
+		if e.Name != "coalesce" && e.Name != "abs" {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, a := range e.Args {
+		if a.Typ == catalog.Int && !b.narrowInt(a) {
+			return false
+		}
+	}
+	return true
 }
 
 func aggType(name string, args []*plan.Expr) catalog.Type {

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -143,7 +144,14 @@ func (x *executor) aggCall(a *plan.Expr, in *rel, rows [][]Value, outer *env) (V
 		}
 		return liteReduce(a.Name, vals)
 	}
-	return reduce(a.Name, vals)
+	v, err := reduce(a.Name, vals)
+	if err == nil && a.Name == "sum" && a.Typ == catalog.Numeric && v.K == KInt {
+		// PostgreSQL's sum of int8 is a numeric (the planner types it so
+		// where the argument is not surely a narrow integer): it divides
+		// exactly.
+		v = toNumeric(v)
+	}
+	return v, err
 }
 
 // reduce folds the non-NULL argument values of one aggregate.

@@ -301,7 +301,7 @@ func (x *executor) windowPartition(w *plan.Expr, fr frame, in *rel, idx []int, o
 			for p := lo; p <= hi; p++ {
 				frameRows = append(frameRows, sub.rows[perm[p]])
 			}
-			agg := &plan.Expr{Kind: plan.Agg, Name: w.Name, Args: w.Args, Star: w.Star, Distinct: w.Distinct, Filter: w.Filter}
+			agg := &plan.Expr{Kind: plan.Agg, Name: w.Name, Typ: w.Typ, Args: w.Args, Star: w.Star, Distinct: w.Distinct, Filter: w.Filter}
 			if v, err = x.aggCall(agg, sub, frameRows, outer); err != nil {
 				return err
 			}

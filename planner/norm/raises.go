@@ -2,8 +2,10 @@ package norm
 
 import (
 	"errors"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -138,6 +140,17 @@ func (r *raiseScan) expr(e *plan.Expr, sure bool) bool {
 			r.always = err.Error()
 		}
 	}
+	if constant && e.Kind == plan.Op && (sure || r.may == "") {
+		// The executor computes integers in 64 bits; PostgreSQL in the
+		// operands' width: 2147483647 + 1 fails on int4 literals.
+		if why := narrowOverflow(e); why != "" {
+			if sure {
+				r.always = why
+			} else {
+				r.may = "a constant expression fails: " + why
+			}
+		}
+	}
 	if constant && e.Kind != plan.Const && (sure || r.may == "") {
 		if _, err := exec.EvalConst(e); errors.Is(err, exec.ErrQuery) {
 			if sure {
@@ -222,4 +235,84 @@ func constantExpr(e *plan.Expr) bool {
 		}
 	})
 	return ok
+}
+
+// narrowOverflow reports the error PostgreSQL raises for constant
+// integer arithmetic e whose operands are int2 or int4 (literals that fit
+// in 32 bits, casts to those types) when its value leaves that width
+// ("integer out of range"), or "".
+func narrowOverflow(e *plan.Expr) string {
+	switch e.Name {
+	case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpMod:
+	default:
+		return ""
+	}
+	if e.Typ != catalog.Int {
+		return ""
+	}
+	w := constIntWidth(e)
+	if w == 0 || w == 8 {
+		return ""
+	}
+	v, err := exec.EvalConst(e)
+	if err != nil || v.K != exec.KInt {
+		return ""
+	}
+	switch {
+	case w == 4 && (v.I < math.MinInt32 || v.I > math.MaxInt32):
+		return "integer out of range"
+	case w == 2 && (v.I < math.MinInt16 || v.I > math.MaxInt16):
+		return "smallint out of range"
+	}
+	return ""
+}
+
+// constIntWidth is the byte width PostgreSQL gives constant integer
+// expression e (2, 4 or 8), or 0 where it is not one: a literal is int4
+// when it fits, else int8; a cast names its type; arithmetic takes its
+// widest operand.
+func constIntWidth(e *plan.Expr) int {
+	switch e.Kind {
+	case plan.Const:
+		if e.Null || e.Typ != catalog.Int {
+			return 0
+		}
+		i, err := strconv.ParseInt(e.Value, 10, 64)
+		if err != nil {
+			return 0
+		}
+		if i >= math.MinInt32 && i <= math.MaxInt32 {
+			return 4
+		}
+		return 8
+	case plan.Cast:
+		if e.Typ != catalog.Int {
+			return 0
+		}
+		switch e.Value {
+		case "int2":
+			return 2
+		case "int4":
+			return 4
+		case "", "int8":
+			return 8
+		}
+		return 0
+	case plan.Op:
+		switch e.Name {
+		case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpMod:
+		default:
+			return 0
+		}
+		w := 0
+		for _, a := range e.Args {
+			aw := constIntWidth(a)
+			if aw == 0 {
+				return 0
+			}
+			w = max(w, aw)
+		}
+		return w
+	}
+	return 0
 }
