@@ -286,6 +286,9 @@ type judgeConnState struct {
 	// prepared are the SQL-level prepared statements (prepared.go); set
 	// when the session is made, never replaced.
 	prepared *preparedStmts
+	// schema is what may make the session's name resolution differ
+	// (sessionschema.go); set when the session is made.
+	schema *sessionSchema
 }
 
 // ObserveQuery implements QueryObserver.
@@ -303,6 +306,9 @@ func (j *Judging) ObserveQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 	}
 	st := &cs.judge
 	sql := ev.SQL
+	if set.Mode == ModeEnforce || set.Catalog.HasMode(string(ModeEnforce)) {
+		st.schema.observe(sql)
+	}
 	if st.prepared.has() {
 		switch {
 		case ev.Kind == proxy.KindParse && len(ev.Statement) > 0:
@@ -356,6 +362,9 @@ func (j *Judging) NeedsObservation(sess *proxy.Session, kind proxy.QueryKind, sq
 	if kind == proxy.KindFunctionCall {
 		cs, ok := sess.State.(*judgeSession)
 		return ok && cs.guc.active.Load()
+	}
+	if (set.Mode == ModeEnforce || set.Catalog.HasMode(string(ModeEnforce))) && mayChangeResolution(sql) {
+		return true // sessionschema.go
 	}
 	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load() ||
 		cs.judge.prepared.has() && (kind == proxy.KindParse || mayChangePrepared(sql))) {

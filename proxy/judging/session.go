@@ -63,6 +63,7 @@ type judgeSession struct {
 func (c *judgeSession) ReadyForQuery(batch uint64, status byte, failed bool) {
 	c.guc.ready(batch, status, failed)
 	c.judge.prepared.ready(batch, failed)
+	c.judge.schema.ready(status)
 }
 
 // TrackSession implements SessionTracker: the connection's settings
@@ -70,6 +71,7 @@ func (c *judgeSession) ReadyForQuery(batch uint64, status byte, failed bool) {
 func (j *Judging) TrackSession(_ *proxy.Session, params map[string]string) proxy.ConnState {
 	cs := &judgeSession{}
 	cs.judge.prepared = &preparedStmts{} // before the upstream goroutine reads it
+	cs.judge.schema = &sessionSchema{}
 	cs.guc.startup(params)
 	return cs
 }
@@ -82,6 +84,7 @@ func stateOf(s *proxy.Session) *judgeSession {
 	}
 	cs := &judgeSession{}
 	cs.judge.prepared = &preparedStmts{}
+	cs.judge.schema = &sessionSchema{}
 	s.State = cs
 	return cs
 }

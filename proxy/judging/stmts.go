@@ -139,7 +139,19 @@ func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *ju
 		j.coverUntagged(stmts, byStmt)
 	}
 	var jobs []*judgeJob
+	changing := "" // a statement earlier in the Query changes the schema
 	for i, job := range byStmt {
+		if job != nil && job.sideEffects == "" && job.tagErr == nil && job.mode == ModeEnforce {
+			switch why := st.schema.why(); {
+			case changing != "":
+				job.tagErr = fmt.Errorf("%w: %s earlier in the Query changes the schema first", ErrSessionSchema, changing)
+			case why != "":
+				job.tagErr = fmt.Errorf("%w: %s", ErrSessionSchema, why)
+			}
+		}
+		if s := &stmts[i]; changing == "" && (s.Class == tag.ClassEffect || s.Class == tag.ClassRun) {
+			changing = fmt.Sprintf("statement %d (%s)", i+1, s.Why)
+		}
 		if job == nil {
 			continue
 		}
@@ -422,7 +434,8 @@ func (j *Judging) refusal(job *judgeJob, out judgeOutcome) *pgproto3.ErrorRespon
 		code = SQLStateUnverified
 		pass = job.set.EnforceSideEffects == SideEffectsForward
 	case errors.Is(out.err, tag.ErrAmbiguousStrings), errors.Is(out.err, tag.ErrLineComment), errors.Is(out.err, ErrClientEncoding),
-		errors.Is(out.err, tag.ErrWrappedMatch), errors.Is(out.err, ErrTooLargeToMatch), errors.Is(out.err, tag.ErrUnknownKey):
+		errors.Is(out.err, tag.ErrWrappedMatch), errors.Is(out.err, ErrTooLargeToMatch), errors.Is(out.err, tag.ErrUnknownKey),
+		errors.Is(out.err, ErrSessionSchema):
 		// A catalog entry's query wrapped in a larger statement, or
 		// padded past max_query_size, is a way around the entry.
 		// The proxy cannot tell what the server will read (a pipelined
