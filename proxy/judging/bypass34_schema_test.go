@@ -1,7 +1,14 @@
 package judging
 
 import (
+	"errors"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgequiv/pgequiv/internal/pgtest"
 )
 
 // TestBypassSessionSchema (issue 34, item 4): while the session may
@@ -58,6 +65,35 @@ func TestMayChangeResolution(t *testing.T) {
 	} {
 		if got := mayChangeResolution([]byte(tc.sql)); got != tc.want {
 			t.Errorf("%q: %v, want %v", tc.sql, got, tc.want)
+		}
+	}
+}
+
+// TestBypassSessionSchemaStartup: a search_path given at login (libpq's
+// options, or the startup parameter) counts as one set later.
+func TestBypassSessionSchemaStartup(t *testing.T) {
+	e := startJudgeProxy(t, bypassSettings(t), JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	for _, tc := range []struct {
+		name, key, value string
+	}{
+		{"startup parameter", "search_path", "pg_temp, public"},
+		{"options", "options", "-c search_path=public"},
+	} {
+		cfg, err := pgconn.ParseConfig(dbConnString(e.Host, e.Port, pgtest.SuperUser, "", kennelDB))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.RuntimeParams[tc.key] = tc.value
+		conn, err := pgconn.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Exec(ctx, countOwner+" "+tagRef(countStar)).ReadAll()
+		conn.Close(ctx)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "search_path") {
+			t.Fatalf("%s: got %v, want a PGQ02 refusal naming search_path", tc.name, err)
 		}
 	}
 }

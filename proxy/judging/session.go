@@ -72,6 +72,9 @@ func (j *Judging) TrackSession(_ *proxy.Session, params map[string]string) proxy
 	cs := &judgeSession{}
 	cs.judge.prepared = &preparedStmts{} // before the upstream goroutine reads it
 	cs.judge.schema = &sessionSchema{}
+	if params["search_path"] != "" || strings.Contains(params["options"], "search_path") {
+		cs.judge.schema.path.Store(true) // set at login (sessionschema.go)
+	}
 	cs.guc.startup(params)
 	return cs
 }
