@@ -48,6 +48,20 @@ type BindEvent struct {
 	Values [][]byte
 }
 
+// BindGate is an optional ConnState method set: while GateBinds reports
+// true, the relay also hands the BindObserver each Bind of a statement
+// whose Parse carried no Action.Bind (prepared before the observer cared,
+// or unseen), with BindEvent.State nil, so that it may refuse it.
+type BindGate interface {
+	GateBinds() bool
+}
+
+// gateBinds reports whether the observer's state asks for every Bind.
+func (c *conn) gateBinds() bool {
+	g, ok := c.session.State.(BindGate)
+	return ok && g.GateBinds()
+}
+
 // boundStmt is a prepared statement judged again at each Bind.
 type boundStmt struct {
 	state     any
@@ -230,14 +244,17 @@ func (c *conn) observeBind(body []byte) (refused bool) {
 		return false // the upstream reports it
 	}
 	st, ok := c.bt.stmts[b.PreparedStatement]
-	if !ok {
+	if !ok && !c.gateBinds() {
 		return false
 	}
-	o, ok := c.bindObserver()
-	if !ok {
+	o, isBO := c.bindObserver()
+	if !isBO {
 		return false
 	}
-	ev := BindEvent{Session: &c.session, State: st.state, ParamOIDs: st.oids(), Formats: b.ParameterFormatCodes, Values: b.Parameters}
+	ev := BindEvent{Session: &c.session, Formats: b.ParameterFormatCodes, Values: b.Parameters}
+	if ok {
+		ev.State, ev.ParamOIDs = st.state, st.oids()
+	}
 	v := func() (v Action) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -265,7 +282,9 @@ func (c *conn) needsBindFrame(typ byte) bool {
 	switch typ {
 	case protocol.TypeDescribe:
 		return true
-	case protocol.TypeBind, protocol.TypeClose:
+	case protocol.TypeBind:
+		return len(c.bt.stmts) > 0 || c.gateBinds()
+	case protocol.TypeClose:
 		return len(c.bt.stmts) > 0
 	}
 	return false

@@ -105,6 +105,9 @@ func (fc *fastConn) frameClient() bool {
 			if typ == protocol.TypeExecute {
 				c.strs.execSinceSync = true
 			}
+			if typ == protocol.TypeBind && fc.filter != nil && c.gateBinds() {
+				return fc.demote("a Bind the observer gates")
+			}
 			if c.debug() {
 				return fc.demote("debug logging")
 			}

@@ -101,7 +101,7 @@ func (c *conn) handleFrontend(typ byte, frame []byte) error {
 		if c.discarding {
 			return nil
 		}
-		if len(c.bt.stmts) > 0 && c.observeBind(body) {
+		if (len(c.bt.stmts) > 0 || c.gateBinds()) && c.observeBind(body) {
 			return nil
 		}
 		if c.debug() && c.bind.Decode(body) == nil {

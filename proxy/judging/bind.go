@@ -165,9 +165,15 @@ func (bj *bindJudge) bind(ev *proxy.BindEvent, ref string) (cand, boundRef strin
 // ObserveBind implements BindObserver: it judges a Bind of a statement
 // whose Parse verdict did not settle it, with the bound values.
 func (j *Judging) ObserveBind(ctx context.Context, ev *proxy.BindEvent) proxy.Action {
-	bj, ok := ev.State.(*bindJudge)
 	set := j.set.Load()
-	if !ok || set.Mode == ModeOff {
+	if set.Mode == ModeOff || ev.State == parseSeen {
+		return proxy.Action{}
+	}
+	if ev.State == nil {
+		return j.gateBind(ev, set)
+	}
+	bj, ok := ev.State.(*bindJudge)
+	if !ok {
 		return proxy.Action{}
 	}
 	parent := bj.job

@@ -126,3 +126,57 @@ func TestBypassPreparedExecute(t *testing.T) {
 			probe: "EXECUTE q5(5)"},
 	})
 }
+
+// TestBypassPreparedBeforeReference (issue 34, item 7): a statement a
+// driver prepared before the session's reference was set was never
+// judged; run under the reference in enforce mode it is refused (a write
+// so prepared does not happen), and runs again once the reference is
+// reset. Statements prepared under the reference run as judged.
+func TestBypassPreparedBeforeReference(t *testing.T) {
+	e := startJudgeProxy(t, bypassSettings(t), JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	direct := kennelDirect(t, ctx)
+	conn, _ := e.connectNotices(t, ctx, kennelDB)
+	ins := "INSERT INTO owners (owner_id, first_name, last_name) VALUES ($1, 'Eve', 'Mallory')"
+	if _, err := conn.Prepare(ctx, "ins", ins); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prepare(ctx, "wrong", wrongCount); err != nil {
+		t.Fatal(err)
+	}
+	if err := simpleExec(ctx, conn, "SET pgequiv.reference = '"+countStar+"'"); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(name string, args ...any) {
+		t.Helper()
+		_, err := conn.Exec(ctx, name, args...)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "prepared before the session's reference") {
+			t.Fatalf("%s: got %v, want a PGQ02 refusal", name, err)
+		}
+	}
+	refused("ins", 9802)
+	refused("wrong")
+	var n int
+	if err := direct.QueryRow(ctx, ownerCount(9802)).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("in PostgreSQL: %d owners 9802 (%v), want 0", n, err)
+	}
+	// Prepared under the reference: judged (equivalent runs, the write is
+	// refused at its Parse).
+	if err := conn.QueryRow(ctx, countOwner, pgx.QueryExecModeCacheStatement).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("prepared under the reference: %d, %v", n, err)
+	}
+	if _, err := conn.Exec(ctx, "SHOW client_encoding", pgx.QueryExecModeCacheStatement); err != nil {
+		t.Fatalf("SHOW prepared under the reference: %v", err)
+	}
+	// Without a reference the statement prepared before runs.
+	if err := simpleExec(ctx, conn, "RESET pgequiv.reference"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "ins", 9803); err != nil {
+		t.Fatalf("without a reference: %v", err)
+	}
+	if err := direct.QueryRow(ctx, ownerCount(9803)).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("in PostgreSQL: %d owners 9803 (%v), want 1", n, err)
+	}
+}

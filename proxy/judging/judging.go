@@ -293,6 +293,18 @@ type judgeConnState struct {
 
 // ObserveQuery implements QueryObserver.
 func (j *Judging) ObserveQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.Action {
+	a := j.observeQuery(ctx, ev)
+	if ev.Kind == proxy.KindParse && a.Bind == nil && a.Refuse == nil {
+		if cs, ok := ev.Session.State.(*judgeSession); ok && cs.guc.active.Load() {
+			// Seen under pgequiv settings: its Binds pass the gate
+			// (prepared.go, gateBind).
+			a.Bind = parseSeen
+		}
+	}
+	return a
+}
+
+func (j *Judging) observeQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.Action {
 	// The budget counts from here: splitting and reading a statement's
 	// tags come out of it too.
 	arrived := time.Now()

@@ -4,6 +4,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -129,4 +132,40 @@ func (ps *preparedStmts) expandExecute(local map[string]*tag.Prepared, s *tag.St
 	if b.Class.HasSideEffects() {
 		s.Why = "EXECUTE of " + b.Why
 	}
+}
+
+// A statement a driver prepared (extended protocol) before the session's
+// reference was set, and that it runs after, was never judged: its Parse
+// was not seen, or seen without a reference (issue 34, item 7). While a
+// session has pgequiv settings, every Parse it sends is marked seen
+// (parseSeen, or a bindJudge), and the relay shows the observer each Bind
+// of a statement not marked (proxy.BindGate): under a session reference
+// in enforce mode such a Bind is refused.
+
+// parseSeen marks a statement whose Parse was observed under pgequiv
+// settings and needs no judging at Bind.
+var parseSeen = &struct{ seen bool }{true}
+
+// GateBinds implements proxy.BindGate.
+func (c *judgeSession) GateBinds() bool { return c.guc.active.Load() }
+
+// gateBind answers a Bind of a statement prepared unseen.
+func (j *Judging) gateBind(ev *proxy.BindEvent, set *JudgeSettings) proxy.Action {
+	tags := stateOf(ev.Session).guc.current()
+	if tags == (tag.Session{}) {
+		return proxy.Action{}
+	}
+	mode := set.Mode
+	if tags.Reference == "" {
+		if e, ok := set.Catalog.ByID(tags.ReferenceID); ok && e.Mode != "" {
+			mode = JudgeMode(e.Mode)
+		}
+	}
+	if mode != ModeEnforce {
+		return proxy.Action{}
+	}
+	j.stats.refusals.Add(1)
+	return proxy.Action{Refuse: &pgproto3.ErrorResponse{Code: SQLStateUnverified,
+		Message: "pgequiv: query refused: cannot judge: the statement was prepared before the session's reference was set, and the proxy did not read it",
+		Hint:    "The statement did not run. Prepare it again (DEALLOCATE it, or a new connection) with the reference in force."}}
 }
