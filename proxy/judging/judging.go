@@ -295,9 +295,11 @@ type judgeConnState struct {
 func (j *Judging) ObserveQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.Action {
 	a := j.observeQuery(ctx, ev)
 	if ev.Kind == proxy.KindParse && a.Bind == nil && a.Refuse == nil {
-		if cs, ok := ev.Session.State.(*judgeSession); ok && cs.guc.active.Load() {
-			// Seen under pgequiv settings: its Binds pass the gate
-			// (prepared.go, gateBind).
+		if cs, ok := ev.Session.State.(*judgeSession); ok && cs.guc.active.Load() && cs.guc.current() != (tag.Session{}) {
+			// Seen under a session reference, which found nothing to
+			// judge in it: its Binds pass the gate (prepared.go,
+			// gateBind). One prepared with no reference in force is
+			// judged by none: gated under a later one.
 			a.Bind = parseSeen
 		}
 	}
