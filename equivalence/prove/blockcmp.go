@@ -313,7 +313,7 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		if intB {
 			p.intB[bo[j]] = true
 		}
-		if ta != tb && !(intA && intB) {
+		if ta != tb && !(intA && intB) && !p.countsAlike(ao[i], bo[j], ta, tb) {
 			// (An integral EXTRACT reads and prints alike as numeric and
 			// as integer.)
 			if pos {

@@ -36,6 +36,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -361,7 +362,7 @@ func (p *prover) mapOutputs(a, b *plan.Node) bool {
 		return false
 	}
 	for i := range ao {
-		if p.a.Meta.Col(ao[i]).Type != p.b.Meta.Col(bo[i]).Type {
+		if ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[i]).Type; ta != tb && !p.countsAlike(ao[i], bo[i], ta, tb) {
 			return false
 		}
 	}
@@ -369,6 +370,15 @@ func (p *prover) mapOutputs(a, b *plan.Node) bool {
 		p.set(bo[i], ao[i])
 	}
 	return true
+}
+
+// countsAlike reports whether outputs a and b, of types ta and tb, are
+// counts that print alike: a COUNT (bigint) against a SUM of COUNTs
+// (PostgreSQL's numeric of scale 0, the same digits; sum-of-counts reads
+// it only as a value).
+func (p *prover) countsAlike(a, b plan.ColumnID, ta, tb catalog.Type) bool {
+	pair := ta == catalog.Int && tb == catalog.Numeric || ta == catalog.Numeric && tb == catalog.Int
+	return pair && p.countA.Has(a) && p.countB.Has(b)
 }
 
 // positional checks that b's outputs map to a's, in order.

@@ -44,7 +44,8 @@ func (p *prover) subB(e *plan.Expr) (string, bool) {
 		return "", false
 	}
 	m, seen := p.subMemo[e.Sub]
-	if seen && (m.ok || m.tried == len(p.subsA)) {
+	if seen && (m.ok || m.tried < 0 || m.tried == len(p.subsA)) {
+		// tried < 0: a correlated subquery, never matched.
 		if m.ok {
 			for _, a := range m.assumed {
 				p.assume(a)

@@ -171,6 +171,19 @@ func exceptToAntiJoin(r *Ctx, slot **plan.Node) bool {
 			return false
 		}
 	}
+	if r.p.Meta != nil && r.p.Meta.Dialect == catalog.SQLite {
+		// SQLite gives a compound column its arms' affinity only where
+		// they agree (versions differ where they do not), and compares
+		// the arms' values without conversion; the anti-join would give
+		// the left arm's affinity and compare with = (issue 33 campaign,
+		// seed 12: INTEGER EXCEPT TEXT, x = '5' against x = 5.0).
+		for i := range n.SetCols[0] {
+			a, b := n.SetCols[0][i], n.SetCols[1][i]
+			if plan.SQLiteTypeAffinity(r.p.Meta.Col(a).Type) != plan.SQLiteTypeAffinity(r.p.Meta.Col(b).Type) {
+				return false
+			}
+		}
+	}
 	var conds []*plan.Expr
 	for i := range n.SetCols[0] {
 		a, b := n.SetCols[0][i], n.SetCols[1][i]

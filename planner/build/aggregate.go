@@ -17,7 +17,7 @@ func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.
 		if g.Kind == plan.ColRef {
 			groupRefs[i] = g
 		} else {
-			id := b.newColumn(exprName(g), g.Typ)
+			id := b.defineColumn(exprName(g), g)
 			pre = append(pre, plan.ProjItem{ID: id, Expr: g})
 			groupRefs[i] = plan.NewCol(id, g.Typ)
 		}
@@ -52,7 +52,7 @@ func (b *builder) buildAggregate(node *plan.Node, sc *scope, groupExprs []*plan.
 			}
 		}
 		if ref == nil {
-			id := b.newColumn(a.Name, a.Typ)
+			id := b.defineColumn(a.Name, a)
 			agg.Aggs = append(agg.Aggs, plan.ProjItem{ID: id, Expr: a})
 			ref = plan.NewCol(id, a.Typ)
 		}

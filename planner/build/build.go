@@ -210,13 +210,17 @@ func runePos(s string, off int) int {
 }
 
 type builder struct {
-	schema *catalog.Schema
-	src    string
-	text   string
-	posMap []int32
-	meta   *plan.Metadata
-	depth  int // view/CTE expansion depth, to stop cycles
-	lim    *limits
+	// colDefs are the definitions of computed columns the select lists
+	// and aggregates made, for reading their exact integer width
+	// (wideInt).
+	colDefs map[plan.ColumnID]*plan.Expr
+	schema  *catalog.Schema
+	src     string
+	text    string
+	posMap  []int32
+	meta    *plan.Metadata
+	depth   int // view/CTE expansion depth, to stop cycles
+	lim     *limits
 	// laterals counts LATERAL subqueries built so far: a join whose right
 	// input built none cannot depend on its left, and need not be checked.
 	laterals int
@@ -366,6 +370,16 @@ func (b *builder) newColumn(name string, t catalog.Type) plan.ColumnID {
 	return b.meta.AddColumn(plan.ColumnMeta{Name: name, Type: t, Instance: -1, Ordinal: -1})
 }
 
+// defineColumn is newColumn for a column computed as def.
+func (b *builder) defineColumn(name string, def *plan.Expr) plan.ColumnID {
+	id := b.newColumn(name, def.Typ)
+	if b.colDefs == nil {
+		b.colDefs = map[plan.ColumnID]*plan.Expr{}
+	}
+	b.colDefs[id] = def
+	return id
+}
+
 func (b *builder) typeOf(id plan.ColumnID) catalog.Type { return b.meta.Col(id).Type }
 
 // buildSelect builds a SELECT, VALUES or set operation. outer is the
@@ -488,7 +502,10 @@ func (b *builder) buildSetOp(sel *pg.SelectStmt, sc *scope) (*relation, error) {
 		}
 		b.typeUntypedNull(l.node, l.cols[i], t)
 		b.typeUntypedNull(r.node, r.cols[i], t)
-		id := b.newColumn(l.names[i], t)
+		// A set operation's column is as wide as its widest branch's
+		// (int4 against int8 is int8): wideInt reads the branches.
+		id := b.defineColumn(l.names[i], &plan.Expr{Kind: plan.Func, Name: "coalesce", Typ: t,
+			Args: []*plan.Expr{plan.NewCol(l.cols[i], b.typeOf(l.cols[i])), plan.NewCol(r.cols[i], b.typeOf(r.cols[i]))}})
 		n.Cols = append(n.Cols, id)
 		rel.cols = append(rel.cols, id)
 	}

@@ -71,6 +71,14 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		if err != nil {
 			return nil, err
 		}
+		if t := v.BooleanTest.Booltesttype; b.schema.Dialect == catalog.SQLite && t != pg.BoolTestType_IS_UNKNOWN && t != pg.BoolTestType_IS_NOT_UNKNOWN && arg.Kind != plan.Op {
+			// SQLite reads x IS TRUE as "x is a non-zero number": a
+			// column holding 2 is TRUE there, though 2 = TRUE is false
+			// (issue 33 campaign, seed 11). The planner's IS TRUE is
+			// PostgreSQL's boolean test; only a comparison's 0/1 result
+			// reads alike.
+			return nil, b.unsupported(v.BooleanTest.Location, "IS [NOT] TRUE/FALSE over a value (SQLite tests it for a non-zero number)")
+		}
 		names := map[pg.BoolTestType]string{
 			pg.BoolTestType_IS_TRUE: plan.OpIsTrue, pg.BoolTestType_IS_NOT_TRUE: plan.OpIsNotTrue,
 			pg.BoolTestType_IS_FALSE: plan.OpIsFalse, pg.BoolTestType_IS_NOT_FALSE: plan.OpIsNotFalse,

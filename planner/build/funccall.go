@@ -191,6 +191,9 @@ func (b *builder) aggCall(fc *pg.FuncCall, name string, args []*plan.Expr, sc *s
 	if len(fc.AggOrder) > 0 {
 		return nil, b.unsupported(fc.Location, "ORDER BY inside an aggregate")
 	}
+	if err := b.checkMinMax(fc, name, args); err != nil {
+		return nil, err
+	}
 	a := &plan.Expr{Kind: plan.Agg, Name: name, Args: args, Distinct: fc.AggDistinct, Star: fc.AggStar, Typ: b.aggType(name, args), Pos: fc.Location}
 	if name == "count" && !fc.AggStar && len(args) == 0 {
 		a.Star = true
@@ -251,24 +254,41 @@ func (b *builder) scalarCall(fc *pg.FuncCall, name string, args []*plan.Expr) (*
 // sum of int2 or int4 is a bigint, but its sum of int8 (a bigint column,
 // a COUNT, a cast) is a numeric, which divides exactly: SUM(bonus) / 2
 // is 1.5 over a bigint bonus where CAST(SUM(bonus) AS bigint) / 2 is 1.
-// Where the argument is not surely a narrow integer the sum is numeric.
 func (b *builder) aggType(name string, args []*plan.Expr) catalog.Type {
-	if name == "sum" && len(args) > 0 && args[0].Typ == catalog.Int && b.schema.Dialect == catalog.Postgres && !b.narrowInt(args[0]) {
+	if name == "sum" && len(args) > 0 && args[0].Typ == catalog.Int && b.schema.Dialect == catalog.Postgres && b.wideInt(args[0], 0) {
 		return catalog.Numeric
 	}
 	return aggType(name, args)
 }
 
-// narrowInt reports whether integer expression e is surely an int2 or
-// int4 in PostgreSQL: a column so declared, a literal that fits, a cast
-// to one, or arithmetic, CASE and COALESCE over such.
-func (b *builder) narrowInt(e *plan.Expr) bool {
+// wideInt reports whether integer expression e is surely an int8 in
+// PostgreSQL: a column so declared, a literal past 32 bits, a cast to
+// bigint, a COUNT or a SUM of integers, or arithmetic, CASE and
+// COALESCE over one; a computed column by its definition. A column whose
+// definition the builder did not record (a set operation's) counts as
+// narrow, the family's old reading.
+func (b *builder) wideInt(e *plan.Expr, depth int) bool {
+	if depth > 64 {
+		return false
+	}
 	switch e.Kind {
 	case plan.Const:
-		return e.Null || e.Typ == catalog.Int && b.exactType(e) == "int4"
-	case plan.ColRef, plan.Cast:
-		t := b.exactType(e)
-		return t == "int2" || t == "int4"
+		return !e.Null && e.Typ == catalog.Int && b.exactType(e) == "int8"
+	case plan.ColRef:
+		if def, ok := b.colDefs[e.Col]; ok {
+			return def.Typ == catalog.Int && b.wideInt(def, depth+1)
+		}
+		return b.exactType(e) == "int8"
+	case plan.Cast:
+		return e.Typ == catalog.Int && (e.Value == "" || CanonicalType(e.Value, false) == "int8")
+	case plan.Agg:
+		switch e.Name {
+		case "count", "sum":
+			return e.Typ == catalog.Int
+		case "min", "max":
+		default:
+			return false
+		}
 	case plan.Op:
 		switch e.Name {
 		case "+", "-", "*", "/", "%":
@@ -284,11 +304,11 @@ func (b *builder) narrowInt(e *plan.Expr) bool {
 		return false
 	}
 	for _, a := range e.Args {
-		if a.Typ == catalog.Int && !b.narrowInt(a) {
-			return false
+		if a.Typ == catalog.Int && b.wideInt(a, depth+1) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 func aggType(name string, args []*plan.Expr) catalog.Type {
@@ -323,4 +343,33 @@ func aggType(name string, args []*plan.Expr) catalog.Type {
 		return args[0].Typ
 	}
 	return catalog.Unknown
+}
+
+// checkMinMax refuses min() and max() over a type PostgreSQL defines
+// them for none of: uuid, boolean, json and jsonb, bytea, ranges (issue 33
+// campaign: min(tag) over a uuid was proved equal to ORDER BY tag LIMIT
+// 1, which PostgreSQL refuses to run).
+func (b *builder) checkMinMax(fc *pg.FuncCall, name string, args []*plan.Expr) error {
+	if b.schema.Dialect != catalog.Postgres || (name != "min" && name != "max") || len(args) != 1 {
+		return nil
+	}
+	a := args[0]
+	word := ""
+	switch a.Typ {
+	case catalog.UUID:
+		word = "uuid"
+	case catalog.Bool:
+		word = "boolean"
+	case catalog.JSON:
+		word = "json"
+	case catalog.Bytes:
+		word = "bytea"
+	}
+	if declared := strings.ToLower(b.declaredType(a)); strings.Contains(declared, "range") {
+		word = declared
+	}
+	if word == "" {
+		return nil
+	}
+	return b.errf(fc.Location, "function %s(%s) does not exist", name, word)
 }

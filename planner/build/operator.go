@@ -166,6 +166,9 @@ func (b *builder) binaryOp(a *pg.A_Expr, opName string, l, r *plan.Expr) (*plan.
 		}
 		typeParams(l, r)
 		typeParams(r, l)
+		if err := b.checkTextNumber(opName, l, r, a.Location); err != nil {
+			return nil, err
+		}
 		pair := []*plan.Expr{l, r}
 		b.realLiterals(l, pair[1:])
 		b.realLiterals(r, pair[:1])
@@ -231,4 +234,24 @@ func commonType(args []*plan.Expr) catalog.Type {
 		}
 	}
 	return t
+}
+
+// checkTextNumber refuses, in PostgreSQL, a comparison of a typed text
+// (a column, a cast, an expression; not a quoted literal, whose type the
+// other side gives) with a number: there is no such operator, and the
+// query fails (issue 33 campaign: x::text = 2 over an always-empty
+// table was proved equal to x = 2).
+func (b *builder) checkTextNumber(op string, l, r *plan.Expr, loc int32) error {
+	if b.schema.Dialect != catalog.Postgres {
+		return nil
+	}
+	typedText := func(e *plan.Expr) bool { return e.Typ == catalog.Text && e.Kind != plan.Const && e.Kind != plan.Param }
+	number := func(e *plan.Expr) bool { return e.Typ.IsNumeric() && e.Kind != plan.Param }
+	switch {
+	case typedText(l) && number(r):
+		return b.errf(loc, "operator does not exist: text %s %s", op, typeWord(r.Typ))
+	case number(l) && typedText(r):
+		return b.errf(loc, "operator does not exist: %s %s text", typeWord(l.Typ), op)
+	}
+	return nil
 }

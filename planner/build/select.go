@@ -334,7 +334,7 @@ func (b *builder) projectTargets(targets []target) (*plan.Node, *relation) {
 		if t.expr.Kind == plan.ColRef {
 			id = t.expr.Col
 		} else {
-			id = b.newColumn(t.name, t.expr.Typ)
+			id = b.defineColumn(t.name, t.expr)
 		}
 		proj.Proj = append(proj.Proj, plan.ProjItem{ID: id, Expr: t.expr})
 		rel.cols = append(rel.cols, id)
