@@ -2,14 +2,12 @@ package equivalence_test
 
 import (
 	"context"
-	"database/sql"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -65,27 +63,13 @@ func TestBareColumnRowChoiceSQLite(t *testing.T) {
 // the column_order=ignore policy compares them.
 func liteDifferSorted(t *testing.T, ddl, inserts, a, b string) bool {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, ddl+"\n"+inserts); err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	run := func(q string) [][]string {
-		rs, err := sqlitetest.Query(ctx, db, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		for _, r := range rs {
+	rs := liteRun(t, ddl, inserts, a, b)
+	for _, res := range rs {
+		for _, r := range res {
 			sort.Strings(r)
 		}
-		return rs
 	}
-	return !sameBagText(run(a), run(b))
+	return !sameBagText(rs[0], rs[1])
 }
 
 // TestLimitOverTiesSQLite (issue 33, cause 9): which of the rows an

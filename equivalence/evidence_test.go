@@ -2,7 +2,6 @@ package equivalence_test
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/sqlitetest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -186,25 +184,8 @@ func pgEvidence(t *testing.T, ctx context.Context, conn *pgx.Conn, inserts, a, b
 // liteEvidence is pgEvidence on a fresh in-memory SQLite.
 func liteEvidence(t *testing.T, ddl, inserts, a, b string) ([][]string, [][]string) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, ddl+"\n"+inserts); err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	ra, err := sqlitetest.Query(ctx, db, a)
-	if err != nil {
-		t.Fatalf("%s: %v", a, err)
-	}
-	rb, err := sqlitetest.Query(ctx, db, b)
-	if err != nil {
-		t.Fatalf("%s: %v", b, err)
-	}
-	return ra, rb
+	rs := liteRun(t, ddl, inserts, a, b)
+	return rs[0], rs[1]
 }
 
 // checkEvidenceRule fails a not_equivalent verdict that has neither a

@@ -78,6 +78,14 @@ func sameBagText(x, y [][]string) bool {
 // a and b return different results there.
 func liteDiffer(t *testing.T, ddl, inserts, a, b string) bool {
 	t.Helper()
+	rs := liteRun(t, ddl, inserts, a, b)
+	return !sameBagText(rs[0], rs[1])
+}
+
+// liteRun loads ddl and inserts into a fresh in-memory SQLite and
+// returns each query's rows in the engine's order.
+func liteRun(t *testing.T, ddl, inserts string, queries ...string) [][][]string {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
@@ -88,15 +96,13 @@ func liteDiffer(t *testing.T, ddl, inserts, a, b string) bool {
 	if _, err := db.ExecContext(ctx, ddl+"\n"+inserts); err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	ra, err := sqlitetest.Query(ctx, db, a)
-	if err != nil {
-		t.Fatalf("%s: %v", a, err)
+	out := make([][][]string, len(queries))
+	for i, q := range queries {
+		if out[i], err = sqlitetest.Query(ctx, db, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
-	rb, err := sqlitetest.Query(ctx, db, b)
-	if err != nil {
-		t.Fatalf("%s: %v", b, err)
-	}
-	return !sameBagText(ra, rb)
+	return out
 }
 
 // TestNocaseEqualityNotIdentitySQLite: under COLLATE NOCASE, = is not

@@ -204,35 +204,47 @@ func (rc *rowChoices) keyGrouped(c ColumnID, group ColSet, props *Props) bool {
 func (rc *rowChoices) subject(cols []ColumnID) string {
 	parts := make([]string, 0, len(cols))
 	for _, c := range cols {
-		meta := rc.m.Col(c)
-		name := meta.Name
-		if meta.Instance >= 0 && meta.Instance < len(rc.m.Instances) {
-			if t := rc.m.Instances[meta.Instance].Table; t != nil {
-				name = t.Name + "." + name
-			}
-		}
-		if !slices.Contains(parts, name) {
+		if name := qualifiedName(rc.m, c); !slices.Contains(parts, name) {
 			parts = append(parts, name)
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
+// qualifiedName is c's name, after its table's where it is a table's
+// column ("dogs.name").
+func qualifiedName(m *Metadata, c ColumnID) string {
+	meta := m.Col(c)
+	if meta.Instance >= 0 && meta.Instance < len(m.Instances) {
+		if t := m.Instances[meta.Instance].Table; t != nil {
+			return t.Name + "." + meta.Name
+		}
+	}
+	return meta.Name
+}
+
 // SameRowChoices reports whether a and b pick rows alike: the same
 // aggregations over the same inputs, as many times each.
 func SameRowChoices(a, b []RowChoice) bool {
+	return sameKeyBags(a, b, func(c RowChoice) string { return c.Key })
+}
+
+// sameKeyBags reports whether a and b hold the same keys, as many times
+// each.
+func sameKeyBags[T any](a, b []T, key func(T) string) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	count := map[string]int{}
-	for _, c := range a {
-		count[c.Key]++
+	for _, x := range a {
+		count[key(x)]++
 	}
-	for _, c := range b {
-		if count[c.Key] == 0 {
+	for _, x := range b {
+		k := key(x)
+		if count[k] == 0 {
 			return false
 		}
-		count[c.Key]--
+		count[k]--
 	}
 	return true
 }

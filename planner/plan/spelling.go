@@ -148,13 +148,7 @@ func (s *spellings) looseUnkeyed(in *Node, cols []ColumnID) []ColumnID {
 func (s *spellings) subject(cols []ColumnID) string {
 	parts := make([]string, 0, len(cols))
 	for _, c := range cols {
-		meta := s.m.Col(c)
-		name := meta.Name
-		if meta.Instance >= 0 && meta.Instance < len(s.m.Instances) {
-			if t := s.m.Instances[meta.Instance].Table; t != nil {
-				name = t.Name + "." + name
-			}
-		}
+		name := qualifiedName(s.m, c)
 		if coll, _ := s.m.Collation(c); coll != "" {
 			name += " (" + coll + ")"
 		}
@@ -168,18 +162,5 @@ func (s *spellings) subject(cols []ColumnID) string {
 // SameSpellingChoices reports whether a and b choose spellings alike:
 // the same operators over the same subqueries, as many times each.
 func SameSpellingChoices(a, b []SpellingChoice) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	count := map[string]int{}
-	for _, c := range a {
-		count[c.Key]++
-	}
-	for _, c := range b {
-		if count[c.Key] == 0 {
-			return false
-		}
-		count[c.Key]--
-	}
-	return true
+	return sameKeyBags(a, b, func(c SpellingChoice) string { return c.Key })
 }
