@@ -122,6 +122,37 @@ CREATE TABLE b (id int PRIMARY KEY, c char(5), n numeric, m numeric(10,2), iv in
 	runIdentityCases(t, conn, s, ddl, cases, true)
 }
 
+// pgLoaded starts a throwaway PostgreSQL holding ddl and returns a
+// connection to it and the schema the judge reads from the same DDL.
+func pgLoaded(t *testing.T, ctx context.Context, ddl string) (*pgx.Conn, *catalog.Schema) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	conn := pgConnect(t)
+	if _, err := conn.Exec(ctx, ddl); err != nil {
+		t.Fatal(err)
+	}
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, s
+}
+
+// pgRefill empties tables (a comma list) and runs the inserts.
+func pgRefill(t *testing.T, ctx context.Context, conn *pgx.Conn, tables string, inserts ...string) {
+	t.Helper()
+	if _, err := conn.Exec(ctx, "TRUNCATE "+tables); err != nil {
+		t.Fatal(err)
+	}
+	for _, ins := range inserts {
+		if _, err := conn.Exec(ctx, ins); err != nil {
+			t.Fatalf("%s: %v", ins, err)
+		}
+	}
+}
+
 // pgConnect starts a throwaway PostgreSQL cluster and connects to it.
 func pgConnect(t *testing.T) *pgx.Conn {
 	t.Helper()

@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -29,35 +28,12 @@ var spellRows = []string{`INSERT INTO sp VALUES
 
 func spellPG(t *testing.T, ctx context.Context) (*pgx.Conn, *catalog.Schema) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts PostgreSQL")
-	}
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(ctx) })
-	if _, err := conn.Exec(ctx, spellDDL); err != nil {
-		t.Fatal(err)
-	}
-	s, err := catalog.LoadDDL(spellDDL, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return conn, s
+	return pgLoaded(t, ctx, spellDDL)
 }
 
 func spellLoad(t *testing.T, ctx context.Context, conn *pgx.Conn, inserts []string) {
 	t.Helper()
-	if _, err := conn.Exec(ctx, "TRUNCATE sp"); err != nil {
-		t.Fatal(err)
-	}
-	for _, ins := range inserts {
-		if _, err := conn.Exec(ctx, ins); err != nil {
-			t.Fatalf("%s: %v", ins, err)
-		}
-	}
+	pgRefill(t, ctx, conn, "sp", inserts...)
 }
 
 // TestLiteralSpellingsPG: pairs PostgreSQL shows identical must not be

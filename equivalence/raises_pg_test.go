@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -28,36 +27,13 @@ var raiseRows = []string{"INSERT INTO rt VALUES (1, 1, '2020-01-01', 'ok'), (2, 
 
 func raisePG(t *testing.T, ctx context.Context) (*pgx.Conn, *catalog.Schema) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts PostgreSQL")
-	}
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(ctx) })
-	if _, err := conn.Exec(ctx, raiseDDL); err != nil {
-		t.Fatal(err)
-	}
-	s, err := catalog.LoadDDL(raiseDDL, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return conn, s
+	return pgLoaded(t, ctx, raiseDDL)
 }
 
 // raiseLoad empties rt and runs the inserts.
 func raiseLoad(t *testing.T, ctx context.Context, conn *pgx.Conn, inserts []string) {
 	t.Helper()
-	if _, err := conn.Exec(ctx, "TRUNCATE rt"); err != nil {
-		t.Fatal(err)
-	}
-	for _, ins := range inserts {
-		if _, err := conn.Exec(ctx, ins); err != nil {
-			t.Fatalf("%s: %v", ins, err)
-		}
-	}
+	pgRefill(t, ctx, conn, "rt", inserts...)
 }
 
 // TestQueriesThatRaisePG: each query's behaviour on PostgreSQL (an error

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
@@ -26,18 +25,7 @@ CREATE TABLE u (id int PRIMARY KEY, v int);`
 // connection to it.
 func semPG(t *testing.T, ctx context.Context) *pgx.Conn {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts PostgreSQL")
-	}
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(ctx) })
-	if _, err := conn.Exec(ctx, semDDL); err != nil {
-		t.Fatal(err)
-	}
+	conn, _ := pgLoaded(t, ctx, semDDL)
 	return conn
 }
 
@@ -53,14 +41,7 @@ func semSchema(t *testing.T) *catalog.Schema {
 // semLoad empties the tables and runs the inserts.
 func semLoad(t *testing.T, ctx context.Context, conn *pgx.Conn, inserts ...string) {
 	t.Helper()
-	if _, err := conn.Exec(ctx, "TRUNCATE t, u"); err != nil {
-		t.Fatal(err)
-	}
-	for _, ins := range inserts {
-		if _, err := conn.Exec(ctx, ins); err != nil {
-			t.Fatalf("%s: %v", ins, err)
-		}
-	}
+	pgRefill(t, ctx, conn, "t, u", inserts...)
 }
 
 // semRows runs q on PostgreSQL, failing the test on an error.
