@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/dataset"
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -227,7 +228,7 @@ func TestSelectBudget(t *testing.T) {
 // Spider pairs, with the reference withheld. The selection must beat a
 // random pick clearly and not depend on the order of the candidates.
 func TestSelectSpiderGroups(t *testing.T) {
-	shared := filepath.Join("..", "..", "..", "shared", "data")
+	shared := shareddata.Path(t, "data")
 	pairs, err := dataset.ReadPairsFile(filepath.Join(shared, "spider_pair_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -20,7 +21,7 @@ import (
 // hands one tree to every build of the same text, concurrent ones
 // included, which is sound only while the builder never writes a tree.
 func TestBuildLeavesParseTreeAlone(t *testing.T) {
-	shared := filepath.Join("..", "..", "..", "shared", "data")
+	shared := shareddata.Path(t, "data")
 	files := []struct{ pairs, schemas string }{
 		{filepath.Join(shared, "spider_pair_dev.jsonl"), filepath.Join(shared, "schemas")},
 		{filepath.Join(shared, "provers", "cockroach.jsonl"), filepath.Join(shared, "provers", "schemas")},

@@ -9,7 +9,7 @@
 // over -dbs small databases of the refuter's generator under another
 // seed to tell whether the engine shows the mutant different at all.
 //
-//	go run ./scripts/mutationsuite [-per-op 1] [-max 0] [-dbs 24] [-out m.jsonl] [-list] ../shared/data/provers/tpch.jsonl ../shared/data/spider_pair_dev.jsonl
+//	go run ./scripts/mutationsuite [-per-op 1] [-max 0] [-dbs 24] [-out m.jsonl] [-list] testdata/shared/data/provers/tpch.jsonl testdata/shared/data/spider_pair_dev.jsonl
 //
 // It reports per corpus and operator: mutants, refuted (and of them
 // replayed), proved, unknown, invalid on the engine, and the refutation
