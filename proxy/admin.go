@@ -92,7 +92,7 @@ func (c *conn) serveAdmin(startup *pgproto3.StartupMessage) error {
 	_ = c.client.SetDeadline(timeZero)
 	c.admin.Store(true)
 	c.state.Store(int32(stateRelay))
-	c.logDebug("admin console session")
+	c.logLifecycle("client connected", "admin_console", true)
 	a2 := newAdminSession(c)
 	for {
 		frame, err := c.clR.Next()

@@ -309,7 +309,7 @@ func (c *conn) serve(startup *pgproto3.StartupMessage) error {
 	_ = c.client.SetDeadline(timeZero)
 	_ = up.SetDeadline(timeZero)
 	c.state.Store(int32(stateRelay))
-	c.logDebug("relaying")
+	c.logLifecycle("client connected", "application_name", c.session.ApplicationName)
 	return c.relay()
 }
 
@@ -580,7 +580,11 @@ const (
 func (c *conn) logEnd(state connState, err error) {
 	switch {
 	case err == nil || IsClientGone(err):
-		c.logDebug("connection closed", "state", state.String(), "err", err)
+		if state == stateRelay {
+			c.logLifecycle("client disconnected", "age", time.Since(c.since).Round(time.Millisecond).String())
+		} else {
+			c.logDebug("connection closed", "state", state.String(), "err", err)
+		}
 	case CodeOf(err) == CodeAuthFailed || CodeOf(err) == CodeShutdown:
 		c.logInfo("connection closed", "state", state.String(), "reason", CodeOf(err).String(), "err", err)
 	default:

@@ -36,6 +36,32 @@ func (c *conn) logAt(level slog.Level, msg string, args ...any) {
 	_ = c.logger().Handler().Handle(ctx, r)
 }
 
+// logLifecycle writes a connection's connect and disconnect lines at
+// info level, as PgBouncer's login and close lines are: operators count
+// sessions from them. They go straight to the handler with the
+// connection's attributes rather than through logger(), which would keep
+// a cloned handler alive for the life of every connection just for these
+// two lines.
+func (c *conn) logLifecycle(msg string, args ...any) {
+	ctx := context.Background()
+	if !c.opts.Logger.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	if l := c.log.Load(); l != nil {
+		l.Info(msg, args...)
+		return
+	}
+	var pcs [1]uintptr
+	runtime.Callers(2, pcs[:]) // skip Callers and logLifecycle
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, msg, pcs[0])
+	r.Add("conn", c.id, "client", c.remoteAddr)
+	if c.logNamed {
+		r.Add("user", c.session.User, "database", c.session.Database)
+	}
+	r.Add(args...)
+	_ = c.opts.Logger.Handler().Handle(ctx, r)
+}
+
 // logger returns the connection's logger, building it on first use. Both
 // relay goroutines may log, so it is published atomically; a loser of the
 // race uses the winner's.
