@@ -41,6 +41,10 @@
 #                       ratios to the first (ideally 1.000) show in the same
 #                       run how far this machine's noise moves the figures
 #                       (the "A/A" columns and "aa" in the JSON)
+#   BENCH_AA_BIN=path   with BENCH_AA, run that pgequiv binary (an older
+#                       build, say) as the second target instead: the
+#                       "A/A" columns then compare it with this tree's
+#                       (new / old), beside a plain A/A run for the noise
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -110,7 +114,7 @@ wait_port "$PROXYPORT" pgequiv
 PROXY2PID=""
 if [ -n "${BENCH_AA:-}" ]; then
   sed "s/^listen: .*/listen: 127.0.0.1:$PROXY2PORT/" "$work/proxy.yaml" >"$work/proxy2.yaml"
-  "$work/pgequiv" serve --config "$work/proxy2.yaml" 2>"$work/pgequiv2.log" &
+  "${BENCH_AA_BIN:-$work/pgequiv}" serve --config "$work/proxy2.yaml" 2>"$work/pgequiv2.log" &
   PROXY2PID=$!; pids+=("$PROXY2PID")
   wait_port "$PROXY2PORT" "pgequiv (A/A)"
 fi
