@@ -1,6 +1,7 @@
 package tag
 
 import (
+	"fmt"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -12,26 +13,57 @@ const (
 	NameFunc     = "f:" // a function called, or a field of a qualified column reference (t.f may call f(t))
 	NameOperator = "o:" // an operator
 	NameRelation = "r:" // a relation read (a view may call a function)
+	// NameCall is a genuine function call (never a column reference), as
+	// the server resolves its name: "f" unqualified or pg_catalog.f,
+	// "s.f" in any other schema, exact (the parser has folded unquoted
+	// names; a quoted "Upper" is not upper). A schema from files has no
+	// pg_proc to say which are VOLATILE (filefuncs.go in package judging).
+	NameCall = "c:"
+	// NameOpCall is an operator used, spelled as NameCall spells
+	// functions ("s.+" for OPERATOR(s.+)); BETWEEN is its >= and <=.
+	NameOpCall = "p:"
 )
 
 // calledNames lists what n names that can run code when read: functions,
 // operators and relations (a view), each as its kind and its last name
-// part, lowercased, once. The proxy checks them against the database's
+// part, lowercased, once; calls and operators also as NameCall and
+// NameOpCall, spelled by CallKey. The proxy checks them against the database's
 // VOLATILE functions (issue 34, item 3): a plpgsql function that writes
 // is a side effect whatever its name.
+// CalledNames lists the names calledNames finds in every statement of
+// sql (a view's definition, in a schema from files).
+func CalledNames(sql string) ([]string, error) {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return nil, fmt.Errorf("tag: %w", err)
+	}
+	var out []string
+	for _, raw := range tree.Stmts {
+		out = append(out, calledNames(raw.Stmt)...)
+	}
+	return out, nil
+}
+
 func calledNames(n *pg.Node) []string {
 	if n == nil {
 		return nil
 	}
 	seen := map[string]bool{}
 	var out []string
+	addKey := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
 	add := func(kind string, name *pg.Node) {
 		if s := name.GetString_(); s != nil {
-			k := kind + strings.ToLower(s.Sval)
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
+			addKey(kind + strings.ToLower(s.Sval))
+		}
+	}
+	addCall := func(kind string, parts []*pg.Node) {
+		if k, ok := CallKey(parts); ok {
+			addKey(kind + k)
 		}
 	}
 	var walk func(m protoreflect.Message)
@@ -41,9 +73,24 @@ func calledNames(n *pg.Node) []string {
 			if len(x.Funcname) > 0 {
 				add(NameFunc, x.Funcname[len(x.Funcname)-1])
 			}
+			addCall(NameCall, x.Funcname)
 		case *pg.A_Expr:
 			if len(x.Name) > 0 {
 				add(NameOperator, x.Name[len(x.Name)-1])
+			}
+			switch x.Kind {
+			case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+				pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+				// Its name is the keyword; the server runs >= and <=.
+				addKey(NameOpCall + ">=")
+				addKey(NameOpCall + "<=")
+			default:
+				addCall(NameOpCall, x.Name)
+			}
+		case *pg.SubLink:
+			addCall(NameOpCall, x.OperName) // x = ANY (SELECT ...), (a, b) < (SELECT ...)
+			if x.SubLinkType == pg.SubLinkType_ANY_SUBLINK && len(x.OperName) == 0 {
+				addKey(NameOpCall + "=") // x IN (SELECT ...)
 			}
 		case *pg.RangeVar:
 			add(NameRelation, pg.MakeStrNode(x.Relname))
@@ -69,4 +116,39 @@ func calledNames(n *pg.Node) []string {
 	}
 	walk(n.ProtoReflect())
 	return out
+}
+
+// CallKey spells a qualified function or operator name, as the parser
+// gives it (a call's, CREATE FUNCTION's), as NameCall does; ok is false
+// for a name with no string last part. A three-part name's first part is
+// the database.
+func CallKey(parts []*pg.Node) (string, bool) {
+	if len(parts) == 0 {
+		return "", false
+	}
+	last := parts[len(parts)-1].GetString_()
+	if last == nil {
+		return "", false
+	}
+	name := quoteDot(last.Sval)
+	if len(parts) == 1 {
+		return name, true
+	}
+	schema := parts[len(parts)-2].GetString_()
+	if schema == nil {
+		return "", false
+	}
+	if schema.Sval == "pg_catalog" {
+		return name, true
+	}
+	return quoteDot(schema.Sval) + "." + name, true
+}
+
+// quoteDot quotes a name part holding a dot, so that a quoted "s.f"
+// never reads as function f of schema s.
+func quoteDot(s string) string {
+	if strings.Contains(s, ".") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
 }

@@ -1,7 +1,6 @@
 package tag
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -40,24 +39,6 @@ func TestUnwrap(t *testing.T) {
 		if s.Class != tc.class || s.Why != tc.why || tc.judged != "" && s.Judged != tc.judged {
 			t.Errorf("%s:\n got class %d %q judged %q\nwant class %d %q judged %q", tc.sql, s.Class, s.Why, s.Judged, tc.class, tc.why, tc.judged)
 		}
-	}
-}
-
-// TestCalledNames: functions (also in FROM and by attribute notation),
-// operators and relations, lowercased and once.
-func TestCalledNames(t *testing.T) {
-	stmts, err := Split("SELECT Public.F(a), d.g, a ## 2, F(b) FROM t d JOIN s.V ON true, lo_from_bytea(0, 'x')", StandardStrings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := stmts[0].Names
-	for _, want := range []string{"f:f", "f:g", "o:##", "r:t", "r:v", "f:lo_from_bytea"} {
-		if !slices.Contains(got, want) {
-			t.Errorf("names %v lack %s", got, want)
-		}
-	}
-	if n := len(got); n != 6 {
-		t.Errorf("names %v: want 6, once each", got)
 	}
 }
 
