@@ -215,6 +215,8 @@ PAIRS = [
      Post.objects.values("status").annotate(n=Count("id")).values("n")),
 ]
 
-out = sys.stdout
-for i, (op, bug, ref, cand) in enumerate(PAIRS):
-    out.write(json.dumps({"id": "django-%02d" % i, "op": op, "bug": bug, "reference": sql(ref), "candidate": sql(cand)}) + "\n")
+# django_upgrades.py imports the models and sql() from here.
+if __name__ == "__main__":
+    out = sys.stdout
+    for i, (op, bug, ref, cand) in enumerate(PAIRS):
+        out.write(json.dumps({"id": "django-%02d" % i, "op": op, "bug": bug, "reference": sql(ref), "candidate": sql(cand)}) + "\n")
