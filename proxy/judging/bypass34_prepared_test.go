@@ -99,7 +99,8 @@ func TestAnnotateCountsExecutions(t *testing.T) {
 // TestBypassPreparedExecute (issue 34, item 10): an EXECUTE of a
 // statement the session prepared (in the same Query or earlier, seen by
 // the proxy) is judged as the query it runs, its arguments cast to the
-// declared types: a right argument runs, a wrong one is refused. An
+// declared types: a right argument runs, a wrong one is refused. A tag
+// on the PREPARE's query tags each EXECUTE of it. An
 // EXECUTE of a statement the proxy did not see prepared, or one that may
 // have been replaced since (DEALLOCATE, then PREPARE again unseen), stays
 // code it cannot see: refused, and a write so run does not happen.
@@ -114,6 +115,8 @@ func TestBypassPreparedExecute(t *testing.T) {
 			code: SQLStateNotEquivalent, msg: "statement 2 of 2: not_equivalent"},
 		{name: "earlier, tagged PREPARE", setup: []string{prep("q2") + " " + tagRef(countStar)},
 			sql: "EXECUTE q2(5) " + tagRef(countStar), probe: "EXECUTE q2(1) " + tagRef(countStar), probeCode: SQLStateNotEquivalent, probeMsg: "not_equivalent"},
+		{name: "tag on the PREPARE only", setup: []string{prep("q6") + " " + tagRef(countStar)},
+			sql: "EXECUTE q6(5)", twice: true, probe: "EXECUTE q6(1)", probeCode: SQLStateNotEquivalent, probeMsg: "not_equivalent"},
 		{name: "session reference", setup: []string{setRef, prep("q3")},
 			sql: "EXECUTE q3(5)", twice: true, probe: "EXECUTE q3(4 - 3)", probeCode: SQLStateNotEquivalent, probeMsg: "not_equivalent"},
 		{name: "replaced unseen after DEALLOCATE", setup: []string{prep("q4") + " " + tagRef(countStar), "DEALLOCATE q4",

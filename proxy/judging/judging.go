@@ -349,7 +349,9 @@ func (j *Judging) observeQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 	if g.active.Load() {
 		g.transaction(sql, ev.Batch) // session.go
 	}
-	mentions := tag.ContainsFold(sql, "pgequiv")
+	// An EXECUTE may run a statement prepared with a tag: read as
+	// tagged text is.
+	mentions := tag.ContainsFold(sql, "pgequiv") || st.prepared.hasTagged() && tag.ContainsFold(sql, "execute")
 	tags := g.current()
 	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return proxy.Action{} // untagged: the common case stays cheap
@@ -381,7 +383,8 @@ func (j *Judging) NeedsObservation(sess *proxy.Session, kind proxy.QueryKind, sq
 		return true // sessionschema.go
 	}
 	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load() ||
-		cs.judge.prepared.has() && (kind == proxy.KindParse || mayChangePrepared(sql))) {
+		cs.judge.prepared.has() && (kind == proxy.KindParse || mayChangePrepared(sql)) ||
+		cs.judge.prepared.hasTagged() && tag.ContainsFold(sql, "execute")) {
 		return true
 	}
 	return isDDL(sql) || tag.ContainsFold(sql, "pgequiv") || set.Catalog.HasMatches()

@@ -23,7 +23,15 @@ type preparedStmts struct {
 	kept    map[string]*tag.Prepared
 	pending []pendingPrepare
 	some    atomic.Bool // kept or pending is not empty: read without mu by the filter
+	// tagged: some statement was prepared with a tag, so an untagged
+	// EXECUTE may run a tagged query and must be read (never cleared:
+	// it only costs reading EXECUTEs).
+	tagged atomic.Bool
 }
+
+// hasTagged reports whether a statement prepared with a tag may be
+// kept; ps may be nil.
+func (ps *preparedStmts) hasTagged() bool { return ps != nil && ps.tagged.Load() }
 
 // has reports whether something is kept or pending; ps may be nil.
 func (ps *preparedStmts) has() bool { return ps != nil && ps.some.Load() }
@@ -53,6 +61,9 @@ func (ps *preparedStmts) add(batch uint64, p *tag.Prepared) {
 	ps.mu.Lock()
 	ps.pending = append(ps.pending, pendingPrepare{batch: batch, p: p})
 	ps.some.Store(true)
+	if p.Comment != nil || p.CommentErr != nil {
+		ps.tagged.Store(true)
+	}
 	ps.mu.Unlock()
 }
 
@@ -129,6 +140,11 @@ func (ps *preparedStmts) expandExecute(local map[string]*tag.Prepared, s *tag.St
 	}
 	b := stmts[0]
 	s.Class, s.Why, s.Names, s.Judged = b.Class, b.Why, b.Names, b.Judged
+	if s.Comment == nil && s.CommentErr == nil {
+		// A tag on the PREPARE is the EXECUTE's: the PREPARE ran
+		// nothing, and each EXECUTE runs the query it tags.
+		s.Comment, s.CommentErr = p.Comment, p.CommentErr
+	}
 	if b.Class.HasSideEffects() {
 		s.Why = "EXECUTE of " + b.Why
 	}

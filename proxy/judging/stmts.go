@@ -120,6 +120,7 @@ func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *ju
 			if local == nil {
 				local = map[string]*tag.Prepared{}
 			}
+			s.Prepare.Comment, s.Prepare.CommentErr = s.Comment, s.CommentErr
 			local[s.Prepare.Name] = s.Prepare
 			st.prepared.add(ev.Batch, s.Prepare)
 		case s.Execute != nil:

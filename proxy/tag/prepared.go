@@ -18,8 +18,12 @@ import (
 type Prepared struct {
 	Name string
 	// Body is the prepared query as the judge reads it, with its $n.
-	Body  string
-	types []*pg.Node // TypeName nodes
+	Body string
+	// Comment and CommentErr are the PREPARE's tag (Statement.Comment),
+	// which each EXECUTE of it carries: the PREPARE runs nothing.
+	Comment    *Comment
+	CommentErr error
+	types      []*pg.Node // TypeName nodes
 }
 
 // Execution is an EXECUTE statement: the name it runs and its
