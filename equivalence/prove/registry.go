@@ -391,3 +391,11 @@ var (
 		Fragment:   "outputs equal under = that may print differently",
 		Conditions: "the difference is display only (numeric scale, float width); the verdict says so"})
 )
+
+// Constants fixed by equalities and outer joins simplified (issue 35,
+// items 2 and 4).
+var (
+	ruleLeftJoinHoist = register(Rule{Name: "left-join-hoist", Family: famJoin,
+		Fragment:   "(A ⟕[p] B) ⋈[q] C ⇒ (A ⋈[q] C) ⟕[p] B",
+		Conditions: "q reads no column of B (the null-extended side) and no subquery: it keeps or drops each of A's partnered and padded rows alike"})
+)

@@ -60,6 +60,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.leftJoinHoist(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.decorrelate(n, m); j != nil {
 			n = j
 			continue
