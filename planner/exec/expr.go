@@ -266,6 +266,9 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 	if v, ok, err := x.bitOp(ex, e); ok {
 		return v, err
 	}
+	if v, ok, err := x.regexOp(ex, e); ok {
+		return v, err
+	}
 	return Null, cannot("operator %q", ex.Name)
 }
 
