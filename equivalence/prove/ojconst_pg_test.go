@@ -9,6 +9,14 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO large VALUES (1, 10), (1, 30), (3, 20), (NULL, 10)",
 		"INSERT INTO small VALUES (1, 10), (7, 20), (2, 30), (4, NULL), (1, 10)",
 	},
+	"not-null-rejected-above": {
+		"INSERT INTO a VALUES (1, 1, 1.5, 'a', NULL), (2, NULL, NULL, NULL, NULL), (3, 2, 0, 'c', NULL), (4, 4, 0, 'd', NULL)",
+		"INSERT INTO xyz VALUES (1, 1, 5), (2, NULL, 6), (3, 2, NULL), (4, 3, 7), (5, NULL, NULL)",
+	},
+	"agg-null-rows-dropped": {
+		"INSERT INTO a VALUES (1, 1, 1.5, 'a', NULL), (2, NULL, NULL, NULL, NULL)",
+		"INSERT INTO xy VALUES (1, 1), (2, NULL), (3, NULL), (4, 1), (5, 2), (6, NULL), (9, NULL), (12, NULL)",
+	},
 }
 
 func init() {

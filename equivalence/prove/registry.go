@@ -398,4 +398,10 @@ var (
 	ruleLeftJoinHoist = register(Rule{Name: "left-join-hoist", Family: famJoin,
 		Fragment:   "(A ⟕[p] B) ⋈[q] C ⇒ (A ⋈[q] C) ⟕[p] B",
 		Conditions: "q reads no column of B (the null-extended side) and no subquery: it keeps or drops each of A's partnered and padded rows alike"})
+	ruleNotNullRejectedAbove = register(Rule{Name: "not-null-rejected-above", Family: famPredicate,
+		Fragment:   "σ[p(y)](… σ[y IS NOT NULL](R) …) ⇒ σ[p(y)](… R …)",
+		Conditions: "p (a filter or inner join condition) is never TRUE with y NULL; between them only filters, projections passing y on, inner joins, the preserved side of a left, semi- or anti-join"})
+	ruleAggNullRowsDropped = register(Rule{Name: "agg-null-rows-dropped", Family: famAggregate,
+		Fragment:   "σ[p](γ[K; f(y)…](… σ[y IS NOT NULL](R) …)) ⇒ σ[p](γ[K; f(y)…](… R …))",
+		Conditions: "every call skips rows with its one argument y NULL; with K, p is never TRUE where a call NULL over no row (SUM, MIN, MAX, AVG...) is NULL (the all-NULL groups one side has); without K, no p needed; the path down as not-null-rejected-above"})
 )
