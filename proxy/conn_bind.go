@@ -46,6 +46,11 @@ type BindEvent struct {
 	Formats []int16
 	// Values are the bound values; nil is NULL.
 	Values [][]byte
+	// ClientEncoding and EncodingUncertain are QueryEvent's
+	// ClientEncoding and StringsUncertain at this Bind: a value's bytes
+	// over 0x7F are read by the server in the client's encoding.
+	ClientEncoding    string
+	EncodingUncertain bool
 }
 
 // BindGate is an optional ConnState method set: while GateBinds reports
@@ -252,6 +257,7 @@ func (c *conn) observeBind(body []byte) (refused bool) {
 		return false
 	}
 	ev := BindEvent{Session: &c.session, Formats: b.ParameterFormatCodes, Values: b.Parameters}
+	c.strs.fillBind(&ev, c.zSent)
 	if ok {
 		ev.State, ev.ParamOIDs = st.state, st.oids()
 	}

@@ -80,3 +80,12 @@ func (s *stringsState) fill(ev *QueryEvent, zSent uint64) {
 	}
 	ev.StringsUncertain = before > s.done.Load() || ev.Kind == KindParse && s.execSinceSync
 }
+
+// fillBind sets ev's encoding fields as fill sets a Parse's: the
+// statements sent before this Bind end with the ReadyForQuery at zSent.
+func (s *stringsState) fillBind(ev *BindEvent, zSent uint64) {
+	if v := s.encoding.Load(); v != nil {
+		ev.ClientEncoding = *v
+	}
+	ev.EncodingUncertain = zSent > s.done.Load() || s.execSinceSync
+}

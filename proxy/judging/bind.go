@@ -150,6 +150,9 @@ func (bj *bindJudge) bind(ev *proxy.BindEvent, ref string) (cand, boundRef strin
 		if err != nil {
 			return "", "", fmt.Errorf("parameter $%d: %w", i+1, err)
 		}
+		if err := bindEncodingErr(ev, lit); err != nil {
+			return "", "", fmt.Errorf("parameter $%d: %w", i+1, err)
+		}
 		own[i+1], vals[i+1] = lit, lit
 	}
 	cand, ok := tag.BindParams(bj.job.candidate, own)

@@ -265,7 +265,7 @@ func TestBypassClientEncoding(t *testing.T) {
 
 // TestBypassClientEncodingStartup: client_encoding asked for in the
 // startup message (PGCLIENTENCODING, libpq's client_encoding) counts as
-// one set later.
+// one set later, for statements and for bound values.
 func TestBypassClientEncodingStartup(t *testing.T) {
 	e := startJudgeProxy(t, bypassSettings(t), JudgingOptions{})
 	ctx := testCtx(t, 60*time.Second)
@@ -303,5 +303,20 @@ func TestBypassClientEncodingStartup(t *testing.T) {
 	// ASCII statements are judged as under UTF8.
 	if _, err := conn.Prepare(ctx, "", countOwner+" "+tagRef(countStar), nil); err != nil {
 		t.Fatalf("ASCII Parse: %v", err)
+	}
+	// A bound value is read in the client's encoding too: C3 A9 is "é"
+	// to a reader of UTF-8 and "ﾃｩ" to the server under SJIS, so the
+	// statement (ASCII, its tag URL-encoded) is not judged for it.
+	bound := "SELECT count(*) FROM owners WHERE first_name = $1 " + tagRef("SELECT count(*) FROM owners WHERE first_name = 'é'")
+	for _, tc := range []struct {
+		val, code, msg string
+	}{
+		{"Ã©", SQLStateUnverified, "parameter $1: the proxy reads statements as UTF-8, and this session's client_encoding is SJIS"},
+		{"Eve", SQLStateNotEquivalent, "not_equivalent"},
+	} {
+		_, err := conn.ExecParams(ctx, bound, [][]byte{[]byte(tc.val)}, []uint32{25}, nil, nil).Close()
+		if !errors.As(err, &pgErr) || pgErr.Code != tc.code || !strings.Contains(pgErr.Message, tc.msg) {
+			t.Fatalf("Bind %q: got %v, want SQLSTATE %s with %q", tc.val, err, tc.code, tc.msg)
+		}
 	}
 }

@@ -43,6 +43,25 @@ func encodingErr(ev *proxy.QueryEvent) error {
 	return nil
 }
 
+// bindEncodingErr is encodingErr for a bound value written as lit: the
+// server reads a text value's bytes (and a binary one of a string type)
+// in the client's encoding, the proxy as UTF-8, so under another
+// encoding a value with bytes over 0x7F may be another string to the
+// server than the one judged (UTF-8 "é", C3 A9, is "ﾃｩ" under SJIS).
+func bindEncodingErr(ev *proxy.BindEvent, lit string) error {
+	if isASCII([]byte(lit)) {
+		return nil
+	}
+	enc := strings.ToUpper(ev.ClientEncoding)
+	switch {
+	case enc != "" && enc != "UTF8" && enc != "UNICODE":
+		return fmt.Errorf("%w, and this session's client_encoding is %s: a value with bytes over 0x7F is not judged under it (use client_encoding UTF8)", ErrClientEncoding, enc)
+	case ev.EncodingUncertain:
+		return fmt.Errorf("%w, and a statement that may change client_encoding was still running when this value (with bytes over 0x7F) was bound", ErrClientEncoding)
+	}
+	return nil
+}
+
 func isASCII(b []byte) bool {
 	for _, c := range b {
 		if c >= 0x80 {
