@@ -1,6 +1,7 @@
 package prove
 
 import (
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -16,6 +17,18 @@ import (
 // COUNT(*) would count the NULL row as 1 — the COUNT = 0 trap — so it is
 // not rewritten, nor is an argument other than a plain column of R (an
 // expression such as COALESCE(r.c, 0) is not NULL on the padded row).
+//
+// Django's Subquery counts come grouped and wrapped (decorrelate-grouped):
+//
+//	COALESCE((SELECT COUNT(*) FROM R WHERE r.k = x.c GROUP BY r.k), 0)
+//
+// The correlation pins every grouping column to an outer value, so there
+// is at most one group: the subquery is the ungrouped aggregate where R
+// has matches and NULL where it has none. For SUM, AVG, MIN, MAX that is
+// the ungrouped value anyway; for COUNT, COALESCE(…, 0) makes it the
+// ungrouped count, so only the wrapped form is taken, and the wrapper goes
+// with the subquery. COUNT(*) is read as COUNT of a NOT NULL column of R,
+// which the padded row leaves uncounted.
 func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if n.Op != plan.OpProject {
 		return nil
@@ -35,21 +48,36 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if count != 1 || sub.SubKind != plan.SubScalar || sub.Sub == nil {
 		return nil
 	}
+	// wrap is COALESCE(sub, 0) where the projection has it.
+	var wrap *plan.Expr
+	for _, it := range n.Proj {
+		plan.Walk(it.Expr, func(e *plan.Expr) {
+			if e.Kind == plan.Func && e.Name == "coalesce" && len(e.Args) == 2 && e.Args[0] == sub && zeroConst(e.Args[1]) {
+				wrap = e
+			}
+		})
+	}
 	q := sub.Sub
 	if q.Op != plan.OpProject || len(q.Proj) != 1 || q.Proj[0].Expr.Kind != plan.ColRef || q.Inputs[0].Op != plan.OpAggregate {
 		return nil
 	}
 	agg := q.Inputs[0]
-	if len(agg.GroupBy) != 0 || len(agg.Aggs) != 1 || agg.Aggs[0].ID != q.Proj[0].Expr.Col {
+	if len(agg.Aggs) != 1 || agg.Aggs[0].ID != q.Proj[0].Expr.Col {
 		return nil
 	}
+	grouped := len(agg.GroupBy) != 0
 	call := agg.Aggs[0].Expr
 	switch call.Name {
-	case "sum", "avg", "min", "max", "count":
+	case "sum", "avg", "min", "max":
+	case "count":
+		if grouped && wrap == nil {
+			return nil
+		}
 	default:
 		return nil
 	}
-	if call.Kind != plan.Agg || call.Star || call.Filter != nil || len(call.Args) != 1 || call.Args[0].Kind != plan.ColRef {
+	star := call.Name == "count" && call.Star && !call.Distinct && wrap != nil
+	if call.Kind != plan.Agg || call.Filter != nil || (call.Star && !star) || (!star && (len(call.Args) != 1 || call.Args[0].Kind != plan.ColRef)) {
 		return nil
 	}
 	in := agg.Inputs[0]
@@ -80,8 +108,20 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 			}
 		})
 	})
-	if correlated || !r.OutColSet().Has(call.Args[0].Col) {
+	if correlated || (!star && !r.OutColSet().Has(call.Args[0].Col)) {
 		return nil
+	}
+	if grouped && !pinnedByCorrelation(agg.GroupBy, corr, outer) {
+		return nil
+	}
+	if star {
+		c, ok := notNullCol(r, m)
+		if !ok {
+			return nil
+		}
+		cc := *call
+		cc.Star, cc.Args = false, []*plan.Expr{plan.NewCol(c, m.Col(c).Type)}
+		call = &cc
 	}
 	// A key of X, and the columns of X the projection reads besides.
 	props := plan.Derive(x, m)
@@ -106,16 +146,79 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 	}
 	join := &plan.Node{Op: plan.OpJoin, Join: plan.LeftJoin, Inputs: []*plan.Node{x, r}, Preds: corr}
-	grouped := &plan.Node{Op: plan.OpAggregate, Inputs: []*plan.Node{join}, GroupBy: group.Ordered(), Aggs: []plan.ProjItem{{ID: agg.Aggs[0].ID, Expr: call}}}
+	groupedJoin := &plan.Node{Op: plan.OpAggregate, Inputs: []*plan.Node{join}, GroupBy: group.Ordered(), Aggs: []plan.ProjItem{{ID: agg.Aggs[0].ID, Expr: call}}}
 	proj := make([]plan.ProjItem, len(n.Proj))
 	for i, it := range n.Proj {
+		var placed *plan.Expr // the column that took the subquery's place
 		proj[i] = plan.ProjItem{ID: it.ID, Expr: plan.Rewrite(it.Expr.Copy(), func(e *plan.Expr) *plan.Expr {
 			if e.Kind == plan.Subquery {
-				return plan.NewCol(agg.Aggs[0].ID, call.Typ)
+				placed = plan.NewCol(agg.Aggs[0].ID, call.Typ)
+				return placed
+			}
+			// A COUNT over the left join is 0 where R has no match:
+			// the wrapper's COALESCE(…, 0) goes with the subquery.
+			if wrap != nil && call.Name == "count" && e.Kind == plan.Func && e.Name == "coalesce" &&
+				len(e.Args) == 2 && placed != nil && e.Args[0] == placed && zeroConst(e.Args[1]) {
+				return placed
 			}
 			return e
 		})}
 	}
-	p.ruleOn(ruleDecorrelateScalar, "%s", call.Name)
-	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{grouped}, Proj: proj}
+	// The new join pads R's columns with NULLs: nullable on either side
+	// from now on (the sets were read off the plans before this rewrite;
+	// more nullable columns only hold rules back).
+	padded := allCols(r)
+	p.nullA.UnionWith(padded)
+	p.nullB.UnionWith(padded)
+	if grouped || star {
+		p.ruleOn(ruleDecorrelateGrouped, "%s", call.Name)
+	} else {
+		p.ruleOn(ruleDecorrelateScalar, "%s", call.Name)
+	}
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{groupedJoin}, Proj: proj}
+}
+
+// zeroConst says whether e is the integer literal 0.
+func zeroConst(e *plan.Expr) bool {
+	return e.Kind == plan.Const && !e.Null && e.Typ == catalog.Int && e.Value == "0"
+}
+
+// pinnedByCorrelation says whether each grouping column is equated, by a
+// conjunct of corr, with a column of the outer query: then a grouped
+// aggregate has at most one group (GROUP BY and = agree on which values
+// are one: the type's default equality).
+func pinnedByCorrelation(group []plan.ColumnID, corr []*plan.Expr, outer plan.ColSet) bool {
+	for _, g := range group {
+		found := false
+		for _, e := range corr {
+			if !e.IsOp(plan.OpEq) || len(e.Args) != 2 || e.Args[0].Kind != plan.ColRef || e.Args[1].Kind != plan.ColRef || e.Args[0].Typ != e.Args[1].Typ {
+				continue
+			}
+			a, b := e.Args[0].Col, e.Args[1].Col
+			if (a == g && outer.Has(b)) || (b == g && outer.Has(a)) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// notNullCol returns a column of r that is never NULL, a key column first
+// (the one a join-then-count form counts).
+func notNullCol(r *plan.Node, m *plan.Metadata) (plan.ColumnID, bool) {
+	props := plan.Derive(r, m)
+	for _, k := range props.Keys {
+		if k.Len() == 1 && k.SubsetOf(props.NotNull) {
+			return k.Ordered()[0], true
+		}
+	}
+	for _, c := range r.OutCols() {
+		if props.NotNull.Has(c) {
+			return c, true
+		}
+	}
+	return 0, false
 }

@@ -17,6 +17,10 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO a VALUES (1, 1, 1.5, 'a', NULL), (2, NULL, NULL, NULL, NULL)",
 		"INSERT INTO xy VALUES (1, 1), (2, NULL), (3, NULL), (4, 1), (5, 2), (6, NULL), (9, NULL), (12, NULL)",
 	},
+	"is-true-conjunct": {
+		"INSERT INTO a VALUES (1, 1, 1.5, 'a', NULL), (2, NULL, NULL, NULL, NULL), (3, 12, 20, 'c', NULL), (4, 11, 0, 'd', NULL)",
+		"INSERT INTO b VALUES (3, 12), (4, NULL), (5, 11), (6, 2)",
+	},
 }
 
 func init() {

@@ -404,4 +404,13 @@ var (
 	ruleAggNullRowsDropped = register(Rule{Name: "agg-null-rows-dropped", Family: famAggregate,
 		Fragment:   "σ[p](γ[K; f(y)…](… σ[y IS NOT NULL](R) …)) ⇒ σ[p](γ[K; f(y)…](… R …))",
 		Conditions: "every call skips rows with its one argument y NULL; with K, p is never TRUE where a call NULL over no row (SUM, MIN, MAX, AVG...) is NULL (the all-NULL groups one side has); without K, no p needed; the path down as not-null-rejected-above"})
+	ruleIsTrueConjunct = register(Rule{Name: "is-true-conjunct", Family: famPredicate,
+		Fragment:   "σ[x IS TRUE] ⇒ σ[x]; σ[x IS NOT FALSE] ⇒ σ[x]",
+		Conditions: "a conjunct of a filter or inner join condition (only TRUE keeps a row); IS NOT FALSE only of a comparison of non-NULL constants and columns the input or the other conjuncts keep non-NULL"})
+	ruleNotNullRejectedAbove = register(Rule{Name: "not-null-rejected-above", Family: famPredicate,
+		Fragment:   "σ[p(y)](… σ[y IS NOT NULL](R) …) ⇒ σ[p(y)](… R …)",
+		Conditions: "p (a filter or inner join condition) is never TRUE with y NULL; between them only filters, projections passing y on, inner joins, the preserved side of a left, semi- or anti-join"})
+	ruleAggNullRowsDropped = register(Rule{Name: "agg-null-rows-dropped", Family: famAggregate,
+		Fragment:   "σ[p](γ[K; f(y)…](… σ[y IS NOT NULL](R) …)) ⇒ σ[p](γ[K; f(y)…](… R …))",
+		Conditions: "every call skips rows with its one argument y NULL; with K, p is never TRUE where a call NULL over no row (SUM, MIN, MAX, AVG...) is NULL (the all-NULL groups one side has); without K, no p needed; the path down as not-null-rejected-above"})
 )

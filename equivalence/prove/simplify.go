@@ -72,6 +72,18 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.isTrueConjuncts(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := p.nullTestsRejected(n); j != nil {
+			n = j
+			continue
+		}
+		if j := p.aggNullRowsDropped(n); j != nil {
+			n = j
+			continue
+		}
 		if j := p.decorrelate(n, m); j != nil {
 			n = j
 			continue

@@ -30,6 +30,9 @@ type literals struct {
 	// with by LIKE or ILIKE (see likecombo.go): a string built from the
 	// fixed parts matches an ILIKE pattern too.
 	likes map[colKey][]string
+	// regexes holds, per column, one string accepted by each regular
+	// expression it is matched with (see regexcombo.go).
+	regexes map[colKey][]string
 }
 
 // collectLiterals collects the literals of plans without folding
@@ -53,6 +56,7 @@ func collectLiteralsFor(d catalog.Dialect, plans ...*plan.Plan) *literals {
 		p.Root.WalkNodes(func(n *plan.Node) { n.Exprs(func(s **plan.Expr) { visit(*s) }) })
 	}
 	l.addLikeCombos()
+	l.addRegexCombos()
 	return l
 }
 
@@ -157,6 +161,7 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 			l.likes[key] = append(ps, x.Args[1].Value)
 		}
 	}
+	l.regexSamples(key, x)
 	for _, a := range x.Args {
 		if a.Kind != plan.Const && l.folds {
 			// A constant expression (date '1996-01-01' + interval
@@ -188,6 +193,41 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 		if !arithmetic(x) {
 			l.compared[key] = append(l.compared[key], nb[0])
 		}
+		l.byCol[key] = append(l.byCol[key], nb...)
+	}
+}
+
+// regexSamples adds, for a column matched by a regular expression (~,
+// ~*, SIMILAR TO) with a constant pattern, strings the pattern accepts
+// and their neighbours, most of which it rejects: a random string
+// almost never passes a pattern.
+func (l *literals) regexSamples(key colKey, x *plan.Expr) {
+	if x.Kind != plan.Op || x.Name != plan.OpRegex && x.Name != plan.OpIRegex && x.Name != plan.OpSimilar || len(x.Args) < 2 {
+		return
+	}
+	pat := x.Args[1]
+	if pat.Kind != plan.Const || pat.Null {
+		return
+	}
+	var esc *string
+	if len(x.Args) == 3 {
+		if e := x.Args[2]; e.Kind == plan.Const && !e.Null {
+			esc = &e.Value
+		} else {
+			return
+		}
+	}
+	samples := exec.RegexSamples(x.Name, pat.Value, esc)
+	if len(samples) > 0 {
+		if l.regexes == nil {
+			l.regexes = map[colKey][]string{}
+		}
+		l.regexes[key] = append(l.regexes[key], samples[0])
+	}
+	for _, s := range samples {
+		nb := neighbours(exec.Text(s), false)
+		l.exact[key] = append(l.exact[key], nb[0])
+		l.compared[key] = append(l.compared[key], nb[0])
 		l.byCol[key] = append(l.byCol[key], nb...)
 	}
 }

@@ -1,0 +1,67 @@
+package refute
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgequiv/pgequiv/internal/pgtest"
+)
+
+// regexPairs are ORM queries with regular expression filters (Django's
+// __regex and __iregex lookups write ~ and ~*; SIMILAR TO by hand) and a
+// realistic bug, or a rewrite that keeps the result.
+var regexPairs = []appPair{
+	{"regex alternative changed", sel("posts", `WHERE "posts"."slug"::text ~ '^(news|blog)-\d+$'`),
+		sel("posts", `WHERE "posts"."slug"::text ~ '^(news|blag)-\d+$'`), true},
+	{"regex for iregex", sel("users", `WHERE "users"."email"::text ~* '^admin@'`),
+		sel("users", `WHERE "users"."email"::text ~ '^admin@'`), true},
+	{"regex negated", sel("users", `WHERE "users"."email"::text ~ '@example\.(com|org)$'`),
+		sel("users", `WHERE "users"."email"::text !~ '@example\.(com|org)$'`), true},
+	{"regex dot left unescaped", sel("users", `WHERE "users"."email"::text ~ '^[a-z0-9._%+-]+@example\.com$'`),
+		sel("users", `WHERE "users"."email"::text ~ '^[a-z0-9._%+-]+@example.com$'`), true},
+	{"regex anchor dropped", sel("posts", `WHERE "posts"."title"::text ~ '^Re: '`),
+		sel("posts", `WHERE "posts"."title"::text ~ 'Re: '`), true},
+	{"SIMILAR TO alternative changed", sel("posts", `WHERE "posts"."slug"::text SIMILAR TO '(news|blog)-[0-9]+'`),
+		sel("posts", `WHERE "posts"."slug"::text SIMILAR TO '(news|blag)-[0-9]+'`), true},
+	{"SIMILAR TO for LIKE with _", sel("posts", `WHERE "posts"."slug"::text SIMILAR TO 'v_-%'`),
+		sel("posts", `WHERE "posts"."slug"::text SIMILAR TO 'v1-%'`), true},
+	{"regex and LIKE on one column", sel("users", `WHERE ("users"."email"::text ~ '^[a-z]+@' AND "users"."email"::text LIKE '%.org')`),
+		sel("users", `WHERE ("users"."email"::text ~ '^[a-z]+@' AND "users"."email"::text LIKE '%.com')`), true},
+	{"second regex changed", sel("users", `WHERE ("users"."email"::text ~ '^[a-z]+@' AND "users"."email"::text ~ '\.org$')`),
+		sel("users", `WHERE ("users"."email"::text ~ '^[a-z]+@' AND "users"."email"::text ~ '\.com$')`), true},
+
+	{"anchored regex as LIKE", sel("posts", `WHERE "posts"."title"::text ~ '^Re: '`),
+		sel("posts", `WHERE "posts"."title"::text LIKE 'Re: %'`), false},
+	{"SIMILAR TO as LIKE", sel("posts", `WHERE "posts"."slug"::text SIMILAR TO 'news-%'`),
+		sel("posts", `WHERE "posts"."slug"::text LIKE 'news-%'`), false},
+	{"iregex as ILIKE", sel("users", `WHERE "users"."email"::text ~* 'admin'`),
+		sel("users", `WHERE "users"."email"::text ILIKE '%admin%'`), false},
+	{"regex class as bracket", sel("posts", `WHERE "posts"."slug"::text ~ '^\d+$'`),
+		sel("posts", `WHERE "posts"."slug"::text ~ '^[0-9]+$'`), false},
+}
+
+// TestRegexBugs refutes each regular expression bug of regexPairs on
+// the application schema, replaying every counterexample on PostgreSQL,
+// and never refutes the rewrites that keep the result.
+func TestRegexBugs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	s, ddl := appSchema(t)
+	ctx := context.Background()
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, ddl); err != nil {
+		t.Fatal(err)
+	}
+	refuted := judgeAndReplay(ctx, t, conn, s, regexPairs)
+	if want := countDiffer(regexPairs); refuted != want {
+		t.Errorf("refuted %d of %d bugs", refuted, want)
+	}
+}
