@@ -407,10 +407,18 @@ var (
 	ruleIsTrueConjunct = register(Rule{Name: "is-true-conjunct", Family: famPredicate,
 		Fragment:   "σ[x IS TRUE] ⇒ σ[x]; σ[x IS NOT FALSE] ⇒ σ[x]",
 		Conditions: "a conjunct of a filter or inner join condition (only TRUE keeps a row); IS NOT FALSE only of a comparison of non-NULL constants and columns the input or the other conjuncts keep non-NULL"})
-	ruleNotNullRejectedAbove = register(Rule{Name: "not-null-rejected-above", Family: famPredicate,
-		Fragment:   "σ[p(y)](… σ[y IS NOT NULL](R) …) ⇒ σ[p(y)](… R …)",
-		Conditions: "p (a filter or inner join condition) is never TRUE with y NULL; between them only filters, projections passing y on, inner joins, the preserved side of a left, semi- or anti-join"})
-	ruleAggNullRowsDropped = register(Rule{Name: "agg-null-rows-dropped", Family: famAggregate,
-		Fragment:   "σ[p](γ[K; f(y)…](… σ[y IS NOT NULL](R) …)) ⇒ σ[p](γ[K; f(y)…](… R …))",
-		Conditions: "every call skips rows with its one argument y NULL; with K, p is never TRUE where a call NULL over no row (SUM, MIN, MAX, AVG...) is NULL (the all-NULL groups one side has); without K, no p needed; the path down as not-null-rejected-above"})
+)
+
+// ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
+// acceptance 4; equivalence's TestDjangoUpgrades).
+var (
+	ruleDecorrelateGrouped = register(Rule{Name: "decorrelate-grouped", Family: famSubquery,
+		Fragment:   "SELECT COALESCE((SELECT COUNT(*) FROM R WHERE r.k = x.c GROUP BY r.k), 0) FROM X ⇒ γ[key(X)](X ⟕[r.k = x.c] R; COUNT(r.nn))",
+		Conditions: "every grouping column is equated with an outer column (one group at most); COUNT only under COALESCE(…, 0), COUNT(*) read as COUNT of a NOT NULL column of R; SUM, AVG, MIN, MAX as decorrelate-scalar"})
+	ruleAggFilterWhere = register(Rule{Name: "agg-filter-where", Family: famAggregate,
+		Fragment:   "γ[](R; f(x) FILTER (WHERE p), …) ⇒ γ[](σ[p](R); f(x), …)",
+		Conditions: "no GROUP BY (one row either way) and every call has the same FILTER p, without a subquery"})
+	ruleCountCaseFilter = register(Rule{Name: "count-case-filter", Family: famAggregate,
+		Fragment:   "COUNT(CASE WHEN p THEN e END) ⇒ COUNT(*) FILTER (WHERE p); SUM(CASE WHEN p THEN 1 ELSE 0 END) ⇒ COUNT(*) FILTER (WHERE p)",
+		Conditions: "e never NULL; the SUM of integer 1 and 0 under a GROUP BY (no empty group), or without one only where read as COALESCE(…, 0)"})
 )

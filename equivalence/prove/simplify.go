@@ -76,15 +76,15 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
-		if j := p.nullTestsRejected(n); j != nil {
-			n = j
-			continue
-		}
-		if j := p.aggNullRowsDropped(n); j != nil {
-			n = j
-			continue
-		}
 		if j := p.decorrelate(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := p.aggFilterWhere(n); j != nil {
+			n = j
+			continue
+		}
+		if j := p.countCaseFilter(n, m); j != nil {
 			n = j
 			continue
 		}
