@@ -32,6 +32,8 @@ type benchConfig struct {
 	Cold bool
 	// Only restricts the run to one query.
 	Only string
+	// PG, when set, checks every statement on PostgreSQL (EXPLAIN).
+	PG *pgChecker
 }
 
 // proxyDefaults are the judge settings a proxy gets from a config file
@@ -132,8 +134,10 @@ type result struct {
 	TimedOut  bool                `json:"timed_out,omitempty"`
 	Error     string              `json:"error,omitempty"`
 	// Unplanned says the reference itself does not plan.
-	Unplanned bool   `json:"reference_unplanned,omitempty"`
-	SQL       string `json:"candidate,omitempty"`
+	Unplanned bool `json:"reference_unplanned,omitempty"`
+	// PGError is PostgreSQL's refusal of the candidate (with -pg).
+	PGError string `json:"pg_error,omitempty"`
+	SQL     string `json:"candidate,omitempty"`
 }
 
 // judgeAll judges every pair in order, one at a time (latency, not
@@ -153,6 +157,9 @@ func judgeAll(ctx context.Context, b *bench, cfg benchConfig, each func(result))
 		ref, vs, err := variants(q.SQL)
 		if err != nil {
 			r := result{Query: q.ID, Kind: "identity", Label: "error", Error: err.Error(), Unplanned: true}
+			if cfg.PG != nil {
+				r.PGError = cfg.PG.explain(ctx, q.SQL)
+			}
 			each(r)
 			out = append(out, r)
 			continue
@@ -165,6 +172,9 @@ func judgeAll(ctx context.Context, b *bench, cfg benchConfig, each func(result))
 				}
 			}
 			r := judgeOne(ctx, judge, b.schema, q.ID, ref, v, opts, cfg.Timeout)
+			if cfg.PG != nil {
+				r.PGError = cfg.PG.explain(ctx, v.SQL)
+			}
 			each(r)
 			out = append(out, r)
 		}

@@ -87,3 +87,25 @@ func TestJudgeDeadlineMirrorsTheProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestPGCheckTellsRefusals runs the -pg check on a throwaway PostgreSQL:
+// a valid statement passes, one PostgreSQL refuses (an output alias
+// inside an ORDER BY expression, as in TPC-DS's queries 36, 70 and 86)
+// is reported.
+func TestPGCheckTellsRefusals(t *testing.T) {
+	ctx := context.Background()
+	c, err := startPG(ctx, "", "create table item (i_item_sk integer primary key, i_category char(50));")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if msg := c.explain(ctx, "select i_category, count(*) from item group by i_category"); msg != "" {
+		t.Errorf("a valid query refused: %s", msg)
+	}
+	msg := c.explain(ctx, "select i_category, count(*) as n from item group by i_category order by case when n = 0 then i_category end")
+	if !strings.Contains(msg, `column "n" does not exist`) {
+		t.Errorf("refusal %q, want the alias that does not exist", msg)
+	}
+	c.close()
+	c.close() // idempotent
+}

@@ -37,17 +37,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 )
 
 func main() {
-	def := proxyDefaults()
-	cfg := benchConfig{Timeout: def.Timeout, Budget: def.Budget}
+	cfg := proxyDefaults()
 	dir := flag.String("dir", os.Getenv("TPCDS_DIR"), "directory with schema.sql and query*.sql (default $TPCDS_DIR)")
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "verdict_timeout (default: the proxy's)")
 	flag.DurationVar(&cfg.Budget, "budget", cfg.Budget, "refute_budget (default: the proxy's)")
 	flag.BoolVar(&cfg.Cold, "cold", false, "judge every pair with a fresh judge (no prepared reference reused)")
 	flag.StringVar(&cfg.Only, "only", "", "judge only this query (a number, or 14a)")
+	checkPG := flag.Bool("pg", false, "check every statement on a throwaway PostgreSQL cluster (EXPLAIN): which references PostgreSQL refuses too, which mutants are invalid")
+	pgConn := flag.String("pg-conn", "", "with -pg, a superuser connection string naming dbname=postgres instead of a throwaway cluster")
 	list := flag.Bool("list", false, "print every reorder pair not proved, every timeout and every proved mutant")
 	out := flag.String("out", "", "write one JSON record per pair here")
 	flag.Parse()
@@ -55,7 +57,20 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *dir, cfg, *out, *list, os.Stdout); err != nil {
+	ctx := context.Background()
+	if *checkPG {
+		ddl, err := os.ReadFile(filepath.Join(*dir, "schema.sql"))
+		if err == nil {
+			cfg.PG, err = startPG(ctx, *pgConn, string(ddl))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tpcdsbench: -pg:", err)
+			os.Exit(2)
+		}
+		defer cfg.PG.close()
+	}
+	if err := run(ctx, *dir, cfg, *out, *list, os.Stdout); err != nil {
+		cfg.PG.close()
 		fmt.Fprintln(os.Stderr, "tpcdsbench:", err)
 		if err == errWrongLabels {
 			os.Exit(1)

@@ -29,6 +29,9 @@ func report(w io.Writer, b *bench, cfg benchConfig, rs []result, list bool) int 
 		statements[r.Query] = true
 		if r.Kind == "identity" && r.Unplanned {
 			unplanned[r.Query] = firstLine(r.Error + r.Reason)
+			if r.PGError != "" {
+				unplanned[r.Query] = "PostgreSQL refuses it too: " + r.PGError
+			}
 		}
 	}
 	fmt.Fprintf(w, "statements: %d (of %d queries), %d plan, %d do not\n",
@@ -48,6 +51,7 @@ func report(w io.Writer, b *bench, cfg benchConfig, rs []result, list bool) int 
 
 	var timeouts, errs []result
 	wrong := 0
+	invalid := map[string]int{} // kind → variants PostgreSQL refuses
 	for _, r := range planned {
 		switch {
 		case r.TimedOut:
@@ -59,9 +63,15 @@ func report(w io.Writer, b *bench, cfg benchConfig, rs []result, list bool) int 
 			wrong++
 			fmt.Fprintf(w, "WRONG LABEL: query %s %s: not_equivalent (%s)\n", r.Query, r.Kind, r.Reason)
 		}
-		if !r.Equivalent && strings.HasPrefix(r.Label, "equivalent") {
+		if r.PGError != "" {
+			invalid[r.Kind]++
+		}
+		if !r.Equivalent && strings.HasPrefix(r.Label, "equivalent") && r.PGError == "" {
 			fmt.Fprintf(w, "PROVED MUTANT (check by hand): query %s %s: %s\n", r.Query, r.Kind, r.Label)
 		}
+	}
+	if cfg.PG != nil {
+		fmt.Fprintf(w, "checked on PostgreSQL (EXPLAIN): candidates it refuses, by kind: %v\n", invalid)
 	}
 	fmt.Fprintf(w, "timeouts: %d; errors: %d; wrong labels: %d\n", len(timeouts), len(errs), wrong)
 	for _, r := range append(timeouts, errs...) {
@@ -189,6 +199,9 @@ func planReport(w io.Writer, rs []result) {
 		if r.Kind == "identity" {
 			id = append(id, r)
 		}
+	}
+	if len(id) == 0 {
+		return
 	}
 	sort.Slice(id, func(i, j int) bool { return id[i].Timings.Plan > id[j].Timings.Plan })
 	printLatency(w, "plan time, identity pairs", id, func(r result) time.Duration { return r.Timings.Plan })
