@@ -421,4 +421,7 @@ var (
 	ruleCountCaseFilter = register(Rule{Name: "count-case-filter", Family: famAggregate,
 		Fragment:   "COUNT(CASE WHEN p THEN e END) ⇒ COUNT(*) FILTER (WHERE p); SUM(CASE WHEN p THEN 1 ELSE 0 END) ⇒ COUNT(*) FILTER (WHERE p)",
 		Conditions: "e never NULL; the SUM of integer 1 and 0 under a GROUP BY (no empty group), or without one only where read as COALESCE(…, 0)"})
+	ruleDistinctJoinSemi = register(Rule{Name: "distinct-join-semi", Family: famJoin,
+		Fragment:   "δ(π[R.key, R.c…](R ⋈[q] S)) ⇒ π[R.key, R.c…](R ⋉[q] S)",
+		Conditions: "the projection reads R alone (S's columns equated with R's by q count as R's where equal values are one value: integers, dates, booleans) and holds a key of R as plain columns; not SQLite"})
 )

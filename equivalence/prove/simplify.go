@@ -88,6 +88,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.distinctJoinSemi(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.quantAgg(n, m); j != nil {
 			n = j
 			continue
