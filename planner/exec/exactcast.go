@@ -195,11 +195,26 @@ func isTimestamptz(v Value) bool { return v.K == KTimestamp && v.B }
 // literal: after a time of day, or after a blank.
 var timestamptzOffset = regexp.MustCompile(`^(.*?\d(?::\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?)\s*([+-])(\d{2})(?::?(\d{2}))?\s*$`)
 
+// timestamptzUTC matches a timestamptz literal whose time of day is
+// followed by a zone that is UTC in every setting.
+var timestamptzUTC = regexp.MustCompile(`^(.*\d:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)\s*(?i:z|zulu|utc|gmt)\s*$`)
+
 // ParseTimestamptz reads a timestamp with time zone literal that names
 // its UTC offset ('2024-01-01 10:00+03') as that instant. Without an
 // offset (or with a zone name) the instant depends on the session's
 // TimeZone: cannot execute.
 func ParseTimestamptz(s string) (Value, error) {
+	if m := timestamptzUTC.FindStringSubmatch(s); m != nil {
+		// Z, zulu, UTC and GMT name offset 0 whatever the session's
+		// TimeZone and timezone_abbreviations ('...T10:00:00.000Z', as
+		// JavaScript writes an instant).
+		ts, err := ParseTimestamp(m[1])
+		if err != nil {
+			return Null, err
+		}
+		ts.B = true
+		return ts, nil
+	}
 	m := timestamptzOffset.FindStringSubmatch(s)
 	if m == nil || !strings.Contains(m[1], ":") {
 		return Null, cannot("timestamp with time zone input %q without a UTC offset after a time of day (depends on the session's TimeZone)", s)
