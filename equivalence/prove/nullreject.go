@@ -1,6 +1,8 @@
 package prove
 
 import (
+	"slices"
+
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -173,4 +175,121 @@ func stripNotNull(n *plan.Node, cols plan.ColSet) *plan.Node {
 		return c.Inputs[0]
 	}
 	return &c
+}
+
+// Fragment "aggregate", agg-left-join-inner: γ[K; f(s)…](… R ⟕ S …) ⇒
+// γ[K; f(s)…](… R ⋈ S …) when every call skips the rows where its one
+// argument, a column of S passed up unchanged, is NULL: a row that pads
+// an unmatched R row with NULLs adds to no call. As for
+// agg-null-rows-dropped, only the groups of such rows alone differ, so
+// with GROUP BY a condition above must drop a group whose calls NULL
+// over no row are NULL.
+
+// aggLeftJoinInner makes inner the left join below aggregate n (or below
+// the aggregate under filter n) whose padded rows add to no call, or
+// returns nil.
+func (p *prover) aggLeftJoinInner(n *plan.Node) *plan.Node {
+	g, above := n, (*plan.Node)(nil)
+	if n.Op == plan.OpFilter && len(n.Inputs) == 1 {
+		g, above = n.Inputs[0], n
+	}
+	if g.Op != plan.OpAggregate || len(g.Aggs) == 0 || (len(g.GroupBy) > 0) != (above != nil) {
+		return nil
+	}
+	var args, nullOverNone plan.ColSet
+	for _, a := range g.Aggs {
+		e := a.Expr
+		d, ok := describeAgg(e)
+		if !ok || !d.skipsNull || e.Star || len(e.Args) != 1 || e.Args[0].Kind != plan.ColRef {
+			return nil
+		}
+		args.Add(e.Args[0].Col)
+		if d.empty == "NULL" && e.Filter == nil {
+			nullOverNone.Add(a.ID)
+		}
+	}
+	if above != nil && !rejectsAny(above.Preds, nullOverNone) {
+		return nil
+	}
+	in := innerPaddedJoin(g.Inputs[0], args)
+	if in == nil {
+		return nil
+	}
+	c := *g
+	c.Inputs = []*plan.Node{in}
+	p.rule(ruleAggLeftJoinInner)
+	if above == nil {
+		return &c
+	}
+	f := *above
+	f.Inputs = []*plan.Node{&c}
+	return &f
+}
+
+// rejectsAny says whether a conjunct of preds is never TRUE when one of
+// cols is NULL.
+func rejectsAny(preds []*plan.Expr, cols plan.ColSet) bool {
+	for _, e := range preds {
+		if !containsSubquery(e) && plan.NullRejected(e).Intersects(cols) {
+			return true
+		}
+	}
+	return false
+}
+
+// innerPaddedJoin returns n with the left join inside made inner, where
+// cols (the columns the calls read) all come from its right side and
+// reach n unchanged through filters, passing projections and inner
+// joins; or nil.
+func innerPaddedJoin(n *plan.Node, cols plan.ColSet) *plan.Node {
+	switch n.Op {
+	case plan.OpFilter:
+		in := innerPaddedJoin(n.Inputs[0], cols)
+		if in == nil {
+			return nil
+		}
+		c := *n
+		c.Inputs = []*plan.Node{in}
+		return &c
+	case plan.OpProject:
+		for _, it := range n.Proj {
+			if cols.Has(it.ID) && !(it.Expr.Kind == plan.ColRef && it.Expr.Col == it.ID) {
+				return nil
+			}
+		}
+		in := innerPaddedJoin(n.Inputs[0], cols)
+		if in == nil {
+			return nil
+		}
+		c := *n
+		c.Inputs = []*plan.Node{in}
+		return &c
+	case plan.OpJoin:
+		if len(n.Inputs) != 2 {
+			return nil
+		}
+		switch n.Join {
+		case plan.LeftJoin:
+			if cols.SubsetOf(n.Inputs[1].OutColSet()) {
+				c := *n
+				c.Join = plan.InnerJoin
+				return &c
+			}
+		case plan.InnerJoin:
+			for i, side := range n.Inputs {
+				if !cols.SubsetOf(side.OutColSet()) {
+					continue
+				}
+				in := innerPaddedJoin(side, cols)
+				if in == nil {
+					return nil
+				}
+				c := *n
+				c.Inputs = slices.Clone(n.Inputs)
+				c.Inputs[i] = in
+				return &c
+			}
+		}
+	}
+	return nil
 }

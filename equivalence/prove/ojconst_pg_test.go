@@ -21,6 +21,11 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO a VALUES (1, 1, 1.5, 'a', NULL), (2, NULL, NULL, NULL, NULL), (3, 12, 20, 'c', NULL), (4, 11, 0, 'd', NULL)",
 		"INSERT INTO b VALUES (3, 12), (4, NULL), (5, 11), (6, 2)",
 	},
+	"agg-left-join-inner": {
+		"INSERT INTO title VALUES (1, 'a', 2001), (2, 'b', 2005), (3, 'c', 1999), (4, 'd', 2010), (5, NULL, 2005)",
+		"INSERT INTO movie_info VALUES (1, 2, 'm', 'n1'), (2, 2, 'c', NULL), (3, 3, 'z', 'x'), (4, 5, NULL, 'y'), (5, NULL, 'q', 'q')",
+		"INSERT INTO kind_type VALUES (2001, 'movie'), (2005, 'tv'), (2010, 'x')",
+	},
 }
 
 func init() {

@@ -407,6 +407,9 @@ var (
 	ruleIsTrueConjunct = register(Rule{Name: "is-true-conjunct", Family: famPredicate,
 		Fragment:   "σ[x IS TRUE] ⇒ σ[x]; σ[x IS NOT FALSE] ⇒ σ[x]",
 		Conditions: "a conjunct of a filter or inner join condition (only TRUE keeps a row); IS NOT FALSE only of a comparison of non-NULL constants and columns the input or the other conjuncts keep non-NULL"})
+	ruleAggLeftJoinInner = register(Rule{Name: "agg-left-join-inner", Family: famAggregate,
+		Fragment:   "σ[p](γ[K; f(s)…](… R ⟕ S …)) ⇒ σ[p](γ[K; f(s)…](… R ⋈ S …))",
+		Conditions: "every call skips rows with its one argument NULL, a column of S reaching the aggregate unchanged through filters, passing projections and inner joins: padded rows add to no call; with K, p is never TRUE where a call NULL over no row is NULL; without K, no p needed"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
