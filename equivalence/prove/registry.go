@@ -427,4 +427,19 @@ var (
 	ruleDistinctJoinSemi = register(Rule{Name: "distinct-join-semi", Family: famJoin,
 		Fragment:   "δ(π[R.key, R.c…](R ⋈[q] S)) ⇒ π[R.key, R.c…](R ⋉[q] S)",
 		Conditions: "the projection reads R alone (S's columns equated with R's by q count as R's where equal values are one value: integers, dates, booleans) and holds a key of R as plain columns; not SQLite"})
+	ruleSortKeyPrefix = register(Rule{Name: "sort-key-prefix", Family: famOrder,
+		Fragment:   "ORDER BY k1, …, ki, ki+1, … ⇒ ORDER BY k1, …, ki",
+		Conditions: "k1…ki are plain columns holding a key of the sorted input (NULLs alike, as the sort takes them): the later keys break no tie"})
+	ruleAntiJoinFK = register(Rule{Name: "anti-join-fk", Family: famChase,
+		Fragment:   "R ▷[R.f = P.k] P ⇒ σ[R.f IS NULL](R)",
+		Conditions: "f → P(k) is a declared foreign key, each conjunct equates one of its columns with the one it references (= identity), P the referenced table unfiltered; several columns: any of them NULL; an assumption on SQLite"})
+	ruleHavingCountZero = register(Rule{Name: "having-count-zero", Family: famJoin,
+		Fragment:   "σ[COUNT(r.c) = 0](γ[K](X ⟕[q] R)) ⇒ π[K, 0](X ▷[q] R)",
+		Conditions: "K is columns of X holding a key of X; the one call is COUNT of a column never NULL in R"})
+	ruleLeftJoinAggFilter = register(Rule{Name: "left-join-agg-filter", Family: famAggregate,
+		Fragment:   "γ[K](X ⟕[q] R; f(r.c) FILTER (WHERE p)) ⇒ γ[K](X ⟕[q] σ[p](R); f(r.c))",
+		Conditions: "K is columns of X; every call has the same FILTER p reading R alone and skips a NULL argument, a column of R (COUNT(c), SUM, MIN, MAX, AVG)"})
+	ruleCountDistinctValues = register(Rule{Name: "count-distinct-values", Family: famAggregate,
+		Fragment:   "γ[](δ(π[x](σ[x IS NOT NULL](R))); COUNT(*)) ⇒ γ[](R; COUNT(DISTINCT x))",
+		Conditions: "no GROUP BY; one column x, kept non-NULL by a conjunct (which goes) or by the input"})
 )

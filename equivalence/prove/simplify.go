@@ -96,6 +96,30 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := sortKeyPrefix(n, m); j != nil {
+			p.rule(ruleSortKeyPrefix)
+			n = j
+			continue
+		}
+		if j := p.antiJoinFK(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := havingCountZero(n, m); j != nil {
+			p.rule(ruleHavingCountZero)
+			n = j
+			continue
+		}
+		if j := leftJoinAggFilter(n); j != nil {
+			p.rule(ruleLeftJoinAggFilter)
+			n = j
+			continue
+		}
+		if j := countDistinctValues(n, m); j != nil {
+			p.rule(ruleCountDistinctValues)
+			n = j
+			continue
+		}
 		if j := p.quantAgg(n, m); j != nil {
 			n = j
 			continue
