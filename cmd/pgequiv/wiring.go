@@ -118,18 +118,19 @@ func judgeSettings(c *config.Config, up proxy.Upstream) (judging.JudgeSettings, 
 		return s, err
 	}
 	if len(c.Schema.Files) > 0 {
-		if s.Schemas.Default, err = loadDDL(c, "schema.files", c.Schema.Files); err != nil {
+		if s.Schemas.Default, s.Schemas.DefaultFunctions, err = loadSchemaFiles(c, "schema.files", c.Schema.Files); err != nil {
 			return s, err
 		}
 	}
 	if len(c.Schema.Databases) > 0 {
 		s.Schemas.ByDatabase = map[string]*catalog.Schema{}
+		s.Schemas.Functions = map[string]*judging.FileFunctions{}
 		for db, files := range c.Schema.Databases {
-			schema, err := loadDDL(c, "schema.databases."+db, files)
+			schema, ff, err := loadSchemaFiles(c, "schema.databases."+db, files)
 			if err != nil {
 				return s, err
 			}
-			s.Schemas.ByDatabase[db] = schema
+			s.Schemas.ByDatabase[db], s.Schemas.Functions[db] = schema, ff
 		}
 	}
 	if in := c.Schema.Introspect; in.User != "" {

@@ -11,18 +11,40 @@ import (
 
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy/judging"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // loadDDL reads and loads the concatenation of files (paths relative to
 // the config file).
 func loadDDL(c *config.Config, what string, files []string) (*catalog.Schema, error) {
+	s, _, err := readDDL(c, what, files)
+	return s, err
+}
+
+// loadSchemaFiles is loadDDL with what the files declare of functions:
+// with no pg_proc, the proxy refuses calls of functions the files do not
+// declare IMMUTABLE or STABLE (issue 34, item 3).
+func loadSchemaFiles(c *config.Config, what string, files []string) (*catalog.Schema, *judging.FileFunctions, error) {
+	s, ddl, err := readDDL(c, what, files)
+	if err != nil {
+		return nil, nil, err
+	}
+	ff, err := judging.ReadFileFunctions(ddl, s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: %s: %w", what, err)
+	}
+	return s, ff, nil
+}
+
+// readDDL is loadDDL that also returns the files' text.
+func readDDL(c *config.Config, what string, files []string) (*catalog.Schema, string, error) {
 	var ddl strings.Builder
 	starts := make([]int, len(files))
 	for i, f := range files {
 		b, err := os.ReadFile(c.FilePath(f))
 		if err != nil {
-			return nil, fmt.Errorf("config: %s: %w", what, err)
+			return nil, "", fmt.Errorf("config: %s: %w", what, err)
 		}
 		starts[i] = ddl.Len()
 		ddl.Write(b)
@@ -30,9 +52,9 @@ func loadDDL(c *config.Config, what string, files []string) (*catalog.Schema, er
 	}
 	s, err := catalog.LoadDDL(ddl.String(), catalog.Postgres)
 	if err != nil {
-		return nil, ddlError(what, files, starts, ddl.String(), err)
+		return nil, "", ddlError(what, files, starts, ddl.String(), err)
 	}
-	return s, nil
+	return s, ddl.String(), nil
 }
 
 // ddlError names the file, line and column of a syntax error in the

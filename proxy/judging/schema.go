@@ -24,6 +24,12 @@ type SchemaSettings struct {
 	ByDatabase map[string]*catalog.Schema
 	// Default, if set, serves every database not in ByDatabase.
 	Default *catalog.Schema
+	// Functions are what the files of ByDatabase[db] declare of
+	// functions (ReadFileFunctions), DefaultFunctions those of Default's.
+	// Without them the files declare none: a query calling any function
+	// but a read-only built-in is refused for its side effects.
+	Functions        map[string]*FileFunctions
+	DefaultFunctions *FileFunctions
 	// Introspect, if set, reads the schema of other databases from the
 	// upstream's pg_catalog.
 	Introspect *Introspection
@@ -59,6 +65,9 @@ type schemaCache struct {
 
 	mu      sync.Mutex
 	entries map[string]*schemaEntry
+	// undeclared serves a schema from files given without its
+	// FileFunctions (filefuncs.go).
+	undeclared map[*catalog.Schema]*FileFunctions
 }
 
 type schemaEntry struct {

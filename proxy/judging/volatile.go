@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -71,11 +72,13 @@ func readVolatile(ctx context.Context, conn *pgx.Conn) (map[string]bool, error) 
 // VOLATILE function, an operator implemented by one or a view that calls
 // one in its database; "" if it names none, or if that is not known yet
 // (judgeWithin asks again once the schema load that reads it is done).
-// A schema from files says nothing of functions: see docs/proxy.md,
-// Threat model.
+// A schema from files has no pg_proc: filefuncs.go.
 func (j *Judging) volatileCall(job *judgeJob) string {
 	if len(job.names) == 0 {
 		return ""
+	}
+	if ff := j.schemas.fileFunctions(&job.set.Schemas, job.sess.Database); ff != nil {
+		return ff.namesWhy(job.names)
 	}
 	vol := j.schemas.volatile(&job.set.Schemas, job.sess.Database)
 	for _, n := range job.names {
@@ -92,4 +95,34 @@ func (j *Judging) volatileCall(job *judgeJob) string {
 		return "a call of VOLATILE function " + name
 	}
 	return ""
+}
+
+// fileFunctions returns what db's schema files declare of functions
+// (filefuncs.go); nil for an introspected schema.
+func (c *schemaCache) fileFunctions(set *SchemaSettings, db string) *FileFunctions {
+	s, ff := set.ByDatabase[db], set.Functions[db]
+	if s == nil {
+		s, ff = set.Default, set.DefaultFunctions
+	}
+	if s == nil {
+		return nil
+	}
+	if ff != nil && ff.schema == s {
+		return ff
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ff = c.undeclared[s]; ff == nil {
+		// Read once per schema; a reload brings new schemas, which the
+		// old ones' entries should not outlive in number.
+		if len(c.undeclared) > 64 {
+			clear(c.undeclared)
+		}
+		if c.undeclared == nil {
+			c.undeclared = map[*catalog.Schema]*FileFunctions{}
+		}
+		ff = undeclaredFunctions(s)
+		c.undeclared[s] = ff
+	}
+	return ff
 }

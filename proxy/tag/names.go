@@ -22,6 +22,9 @@ const (
 	// NameOpCall is an operator used, spelled as NameCall spells
 	// functions ("s.+" for OPERATOR(s.+)); BETWEEN is its >= and <=.
 	NameOpCall = "p:"
+	// NameAttr is the last field of a qualified column reference, as
+	// written: t.f may be a column, or call f(t) (attribute notation).
+	NameAttr = "a:"
 )
 
 // calledNames lists what n names that can run code when read: functions,
@@ -97,6 +100,9 @@ func calledNames(n *pg.Node) []string {
 		case *pg.ColumnRef:
 			if len(x.Fields) > 1 {
 				add(NameFunc, x.Fields[len(x.Fields)-1])
+				if s := x.Fields[len(x.Fields)-1].GetString_(); s != nil {
+					addKey(NameAttr + s.Sval)
+				}
 			}
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {

@@ -15,7 +15,7 @@ func TestCalledNames(t *testing.T) {
 		want []string
 	}{
 		{sql: "SELECT Public.F(a), d.g, a ## 2, F(b) FROM t d JOIN s.V ON true, lo_from_bytea(0, 'x')",
-			want: []string{"f:f", "f:g", "o:##", "r:t", "r:v", "f:lo_from_bytea",
+			want: []string{"f:f", "f:g", "a:g", "o:##", "r:t", "r:v", "f:lo_from_bytea",
 				"c:public.f", "p:##", "c:f", "c:lo_from_bytea"}},
 		// pg_catalog is the built-ins' schema; a quoted name keeps its case,
 		// and a dot inside one is not a schema.
@@ -23,7 +23,7 @@ func TestCalledNames(t *testing.T) {
 			want: []string{"f:upper", "c:upper", "c:Upper", "f:a.b", `c:"a.b"`, "f:f", "c:s.f", "r:t"}},
 		// Column references are no calls.
 		{sql: "SELECT t.a, t.b + 1 FROM t WHERE t.c = 2",
-			want: []string{"f:a", "f:b", "o:+", "p:+", "o:=", "p:=", "f:c", "r:t"}},
+			want: []string{"f:a", "a:a", "f:b", "a:b", "o:+", "p:+", "o:=", "p:=", "f:c", "a:c", "r:t"}},
 		// Syntax that runs a built-in under another name.
 		{sql: "SELECT extract(year FROM d), substring(a FROM 2), a BETWEEN 1 AND 2, a IN (SELECT b FROM u), a < ALL (SELECT b FROM u), a OPERATOR(s.###) 1 FROM t",
 			want: []string{"f:extract", "c:extract", "f:substring", "c:substring", "o:between", "p:>=", "p:<=",
