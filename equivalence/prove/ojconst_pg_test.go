@@ -26,6 +26,12 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO movie_info VALUES (1, 2, 'm', 'n1'), (2, 2, 'c', NULL), (3, 3, 'z', 'x'), (4, 5, NULL, 'y'), (5, NULL, 'q', 'q')",
 		"INSERT INTO kind_type VALUES (2001, 'movie'), (2005, 'tv'), (2010, 'x')",
 	},
+	"agg-constant-call": {
+		"INSERT INTO abcd VALUES (1, 1, 1, 1, 1), (2, 2, 1, 3, 2), (3, 3, 2, 1, 3), (4, 4, NULL, NULL, 4)",
+	},
+	"distinct-pinned-limit": {
+		"INSERT INTO a VALUES (1, 1, 1.5, 'a'), (0, 1, NULL, NULL), (4, 3, 0, 'c'), (5, 3, 0, 'c'), (6, 2, 1, NULL)",
+	},
 }
 
 func init() {

@@ -410,6 +410,12 @@ var (
 	ruleAggLeftJoinInner = register(Rule{Name: "agg-left-join-inner", Family: famAggregate,
 		Fragment:   "σ[p](γ[K; f(s)…](… R ⟕ S …)) ⇒ σ[p](γ[K; f(s)…](… R ⋈ S …))",
 		Conditions: "every call skips rows with its one argument NULL, a column of S reaching the aggregate unchanged through filters, passing projections and inner joins: padded rows add to no call; with K, p is never TRUE where a call NULL over no row is NULL; without K, no p needed"})
+	ruleAggConstantCall = register(Rule{Name: "agg-constant-call", Family: famAggregate,
+		Fragment:   "γ[K](MIN(c)) ⇒ π[c](γ[K]) (MAX, ANY_VALUE alike)",
+		Conditions: "c is a non-NULL constant of the call's type and K is not empty: every group has a row, each holding c"})
+	ruleDistinctPinnedLimit = register(Rule{Name: "distinct-pinned-limit", Family: famSimplify,
+		Fragment:   "δ(π[P](X)) ⇒ π[P](X LIMIT 1)",
+		Conditions: "every output is a non-NULL constant or a column X's filter pins with an identity =; X is filters over a scan comparing columns and constants of one type (no error on a row LIMIT 1 may skip)"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,

@@ -80,6 +80,14 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.aggConstantCalls(n, m); j != nil {
+			n = j
+			continue
+		}
+		if j := p.distinctPinnedLimit(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.decorrelate(n, m); j != nil {
 			n = j
 			continue
