@@ -38,6 +38,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 )
 
@@ -52,12 +53,24 @@ func main() {
 	pgConn := flag.String("pg-conn", "", "with -pg, a superuser connection string naming dbname=postgres instead of a throwaway cluster")
 	list := flag.Bool("list", false, "print every reorder pair not proved, every timeout and every proved mutant")
 	out := flag.String("out", "", "write one JSON record per pair here")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the judging here (go tool pprof)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tpcdsbench: -cpuprofile:", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *checkPG {
 		ddl, err := os.ReadFile(filepath.Join(*dir, "schema.sql"))
 		if err == nil {
@@ -71,6 +84,7 @@ func main() {
 	}
 	if err := run(ctx, *dir, cfg, *out, *list, os.Stdout); err != nil {
 		cfg.PG.close()
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "tpcdsbench:", err)
 		if err == errWrongLabels {
 			os.Exit(1)
