@@ -127,3 +127,41 @@ func errorFreeCond(e *plan.Expr) bool {
 	}
 	return false
 }
+
+// Fragment "simplify", group-on-equal-key: γ[K](R) ⇒ π(R) when R has a
+// key within K and the columns R's conditions equate with K's (= being
+// identity on both: the two columns are one value in every row): the
+// rows of a group agree on K, so on that key, and are one row. As
+// group-on-key, the calls are read off the row.
+
+// groupOnEqualKey reads grouped aggregate n off its input's rows when a
+// key lies within its grouping columns and the columns equal to them,
+// or returns nil.
+func (p *prover) groupOnEqualKey(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if m == nil || n.Op != plan.OpAggregate || len(n.GroupBy) == 0 {
+		return nil
+	}
+	props := plan.Derive(n.Inputs[0], m)
+	if len(props.Equiv) == 0 {
+		return nil
+	}
+	group := plan.MakeColSet(n.GroupBy...)
+	if props.HasKeyWithin(group) {
+		return nil // group-on-key's
+	}
+	closure := group
+	for _, class := range props.Equiv {
+		if class.Intersects(group) {
+			closure = closure.Union(class)
+		}
+	}
+	if !props.HasKeyWithin(closure) {
+		return nil
+	}
+	j := groupOnKey(n, m)
+	if j == nil {
+		return nil
+	}
+	p.rule(ruleGroupOnEqualKey)
+	return j
+}

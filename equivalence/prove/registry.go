@@ -416,6 +416,9 @@ var (
 	ruleDistinctPinnedLimit = register(Rule{Name: "distinct-pinned-limit", Family: famSimplify,
 		Fragment:   "δ(π[P](X)) ⇒ π[P](X LIMIT 1)",
 		Conditions: "every output is a non-NULL constant or a column X's filter pins with an identity =; X is filters over a scan comparing columns and constants of one type (no error on a row LIMIT 1 may skip)"})
+	ruleGroupOnEqualKey = register(Rule{Name: "group-on-equal-key", Family: famSimplify,
+		Fragment:   "γ[K](R WHERE g = k) ⇒ π(R WHERE g = k), g ∈ K, k in a key of R",
+		Conditions: "a key of R lies within K and the columns R's conditions equate (= identity on both) with K's: every group is one row, whose calls are read off the row (as group-on-key)"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
