@@ -53,10 +53,28 @@ var instantPairs = []appPair{
 		sel("posts", `WHERE "posts"."created_at" > '2024-01-01 10:00:00+00:00'::timestamptz`), false},
 }
 
-// TestBuiltinBugs refutes each bug of regexPairs and instantPairs on
-// the application schema, replaying every counterexample on PostgreSQL
-// (whose session TimeZone is far from UTC), and never refutes the
-// rewrites that keep the result.
+// uuidPairs filter and order by a uuid column, with uuids spelled as
+// Django (32 hex digits) and by hand (upper case, braces).
+var uuidPairs = []appPair{
+	{"uuid literal changed", sel("users", `WHERE "users"."external_id" = 'a0eebc999c0b4ef8bb6d6bb9bd380a11'::uuid`),
+		sel("users", `WHERE "users"."external_id" = 'a0eebc999c0b4ef8bb6d6bb9bd380a12'::uuid`), true},
+	{"uuid IN list item dropped", sel("users", `WHERE "users"."external_id" IN ('a0eebc999c0b4ef8bb6d6bb9bd380a11'::uuid, '00000000000000000000000000000001'::uuid)`),
+		sel("users", `WHERE "users"."external_id" IN ('a0eebc999c0b4ef8bb6d6bb9bd380a11'::uuid)`), true},
+	{"uuid order reversed", sel("users", `ORDER BY "users"."external_id" ASC LIMIT 1`),
+		sel("users", `ORDER BY "users"."external_id" DESC LIMIT 1`), true},
+	{"uuid > for >=", sel("users", `WHERE "users"."external_id" > 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'`),
+		sel("users", `WHERE "users"."external_id" >= 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'`), true},
+
+	{"uuid spelled apart", sel("users", `WHERE "users"."external_id" = 'a0eebc999c0b4ef8bb6d6bb9bd380a11'::uuid`),
+		sel("users", `WHERE "users"."external_id" = '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}'`), false},
+	{"uuid cast to text compared", sel("users", `WHERE "users"."external_id"::text = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'`),
+		sel("users", `WHERE "users"."external_id" = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'`), false},
+}
+
+// TestBuiltinBugs refutes each bug of regexPairs, instantPairs and
+// uuidPairs on the application schema, replaying every counterexample
+// on PostgreSQL (whose session TimeZone is far from UTC), and never
+// refutes the rewrites that keep the result.
 func TestBuiltinBugs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
@@ -72,7 +90,7 @@ func TestBuiltinBugs(t *testing.T) {
 	if _, err := conn.Exec(ctx, ddl+"; SET TimeZone = 'Pacific/Chatham'"); err != nil {
 		t.Fatal(err)
 	}
-	pairs := append(append([]appPair(nil), regexPairs...), instantPairs...)
+	pairs := append(append(append([]appPair(nil), regexPairs...), instantPairs...), uuidPairs...)
 	refuted := judgeAndReplay(ctx, t, conn, s, pairs)
 	if want := countDiffer(pairs); refuted != want {
 		t.Errorf("refuted %d of %d bugs", refuted, want)

@@ -76,6 +76,15 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 		}
 		v = out
 	}
+	if t == catalog.UUID {
+		// A uuid is held as its canonical text: any other text (a
+		// neighbour of a literal, another spelling) would compare
+		// apart from the uuid PostgreSQL reads it as.
+		if v.K != exec.KText || v.B || !exec.IsCanonicalUUID(v.S) {
+			return exec.Null, false
+		}
+		return v, true
+	}
 	if v.K != kindOf(t) {
 		out, err := exec.Parse(t, v.String())
 		if err != nil {
@@ -198,6 +207,8 @@ func kindOf(t catalog.Type) exec.Kind {
 		return exec.KTimestamp
 	case catalog.Interval:
 		return exec.KInterval
+	case catalog.UUID:
+		return exec.KText
 	}
 	return exec.KNull
 }

@@ -103,6 +103,9 @@ func executable(d catalog.Dialect, c *catalog.Column) bool {
 			t == "timestamptz" || t == "timestamptz(6)" || t == "timestamp with time zone" || t == "timestamp(6) with time zone")
 	case catalog.Interval:
 		return d == catalog.Postgres && strings.EqualFold(strings.TrimSpace(c.TypeSQL), "interval")
+	case catalog.UUID:
+		// Held as its canonical text (exec/uuid.go).
+		return d == catalog.Postgres && strings.EqualFold(strings.TrimSpace(c.TypeSQL), "uuid")
 	}
 	return false
 }

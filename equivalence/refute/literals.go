@@ -270,6 +270,11 @@ func neighbours(v exec.Value, pattern bool) []exec.Value {
 		out = append(out, exec.Float(v.F-1), exec.Float(v.F+1), exec.Float(v.F+0.5))
 	case exec.KText:
 		s := v.S
+		if exec.IsCanonicalUUID(s) {
+			// A uuid column keeps only canonical uuids (fitTo): the
+			// uuids just below and above.
+			out = append(out, uuidNeighbours(s)...)
+		}
 		if pattern {
 			match := strings.NewReplacer("%", "", "_", "a", `\`, "").Replace(s)
 			long := strings.NewReplacer("%", "zz", "_", "b", `\`, "").Replace(s)
@@ -284,6 +289,21 @@ func neighbours(v exec.Value, pattern bool) []exec.Value {
 		if len(s) > 0 {
 			out = append(out, exec.Text(dropLastRune(s)))
 		}
+	}
+	return out
+}
+
+// uuidNeighbours are the canonical uuids one below and one above u in
+// its last hex digit (none past the ends).
+func uuidNeighbours(u string) []exec.Value {
+	const hexDigits = "0123456789abcdef"
+	i := strings.IndexByte(hexDigits, u[len(u)-1])
+	var out []exec.Value
+	if i > 0 {
+		out = append(out, exec.Text(u[:len(u)-1]+hexDigits[i-1:i]))
+	}
+	if i >= 0 && i < 15 {
+		out = append(out, exec.Text(u[:len(u)-1]+hexDigits[i+1:i+2]))
 	}
 	return out
 }

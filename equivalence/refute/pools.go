@@ -19,7 +19,7 @@ func basePool(t catalog.Type) []exec.Value { return basePools[t] }
 // they can be shared.
 var basePools = func() map[catalog.Type][]exec.Value {
 	m := map[catalog.Type][]exec.Value{}
-	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date, catalog.Timestamp, catalog.Interval} {
+	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date, catalog.Timestamp, catalog.Interval, catalog.UUID} {
 		m[t] = newBasePool(t)
 	}
 	return m
@@ -48,6 +48,8 @@ func newBasePool(t catalog.Type) []exec.Value {
 		// No two equal under = but spelled apart ('1 mon' and '30 days'):
 		// PostgreSQL keeps either where they group together.
 		return []exec.Value{exec.Interval(0, 0, 0), exec.Interval(0, 1, 0), exec.Interval(0, 2, 0), exec.Interval(1, 0, 0), exec.Interval(0, 0, 3_600_000_000)}
+	case catalog.UUID:
+		return uuidPool[:3]
 	}
 	return nil
 }
@@ -143,9 +145,17 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 			return exec.Interval(0, int32(rng.IntN(36)-10), 0)
 		}
 		return exec.Interval(0, 0, int64(rng.IntN(23)+1)*3_600_000_000)
+	case catalog.UUID:
+		return uuidPool[rng.IntN(len(uuidPool))]
 	}
 	return exec.Null
 }
+
+// uuidPool are canonical uuids (the executor's form of a uuid) whose
+// order is decided at different digits.
+var uuidPool = []exec.Value{exec.Text("00000000-0000-0000-0000-000000000001"), exec.Text("00000000-0000-0000-0000-000000000002"),
+	exec.Text("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), exec.Text("0000000f-0000-0000-0000-000000000000"),
+	exec.Text("ffffffff-ffff-ffff-ffff-ffffffffffff")}
 
 const wideLetters = "abcABC xyz%_"
 

@@ -337,6 +337,10 @@ func cast(v Value, t catalog.Type) (Value, error) {
 		case KText:
 			return Parse(t, v.S)
 		}
+	case catalog.UUID:
+		if v.K == KText {
+			return ParseUUID(v.S) // a uuid is its canonical text (uuid.go)
+		}
 	}
 	return Null, cannot("cast of %s to %s", kindName(v.K), t)
 }

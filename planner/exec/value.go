@@ -151,6 +151,8 @@ func Parse(t catalog.Type, s string) (Value, error) {
 		return ParseTimestamp(s)
 	case catalog.Interval:
 		return ParseInterval(s)
+	case catalog.UUID:
+		return ParseUUID(s)
 	}
 	return Null, cannot("values of type %s", t)
 }
