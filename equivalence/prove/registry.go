@@ -451,4 +451,10 @@ var (
 	ruleCountDistinctValues = register(Rule{Name: "count-distinct-values", Family: famAggregate,
 		Fragment:   "γ[](δ(π[x](σ[x IS NOT NULL](R))); COUNT(*)) ⇒ γ[](R; COUNT(DISTINCT x))",
 		Conditions: "no GROUP BY; one column x, kept non-NULL by a conjunct (which goes) or by the input"})
+	ruleGroupKeySwap = register(Rule{Name: "group-key-swap", Family: famAggregate,
+		Fragment:   "γ[U, K…](R) ⇒ γ[PK, K…](R) with ANY_VALUE(u) AS u",
+		Conditions: "U and the primary key PK are keys of one scan reached through row-preserving operators (filters, projections, joins, sorts, limits, DISTINCT), PK an output of the input: each row carries one of its rows or padding's NULLs in both"})
+	ruleLikeForms = register(Rule{Name: "like-forms", Family: famPredicate,
+		Fragment:   "x LIKE REPLACE(…'L'…) || '%' ⇒ x LIKE 'L%'; x LIKE 'L%' ∧ x LIKE '%S%' ⇒ x LIKE 'L%' (S in L)",
+		Conditions: "PostgreSQL; conjuncts of a filter; REPLACE and || of non-NULL text constants fold; x a text or varchar column of a deterministic collation; the implied pattern '%', a prefix of L then '%', or '%S%', without wildcards or backslashes"})
 )

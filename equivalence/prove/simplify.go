@@ -132,6 +132,16 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := groupKeySwap(n, m); j != nil {
+			p.rule(ruleGroupKeySwap)
+			n = j
+			continue
+		}
+		if j := p.likeForms(n, m); j != nil {
+			p.rule(ruleLikeForms)
+			n = j
+			continue
+		}
 		if j := p.quantAgg(n, m); j != nil {
 			n = j
 			continue
