@@ -14,8 +14,10 @@
 //
 // For each statement it judges, against the statement as pg_query
 // deparses it: the statement itself (identity), the statement with every
-// FROM list and top-level WHERE conjunction reversed (reorder), and one
-// bug mutation per operator of rewrite.go. Each pair gets the proxy's
+// FROM list and top-level WHERE conjunction reversed (reorder; and
+// reorder_from, reorder_where with only one kind reversed), and one bug
+// mutation per operator of rewrite.go. docs/bench-tpcds.md has the
+// figures. Each pair gets the proxy's
 // default verdict_timeout (less the share the proxy keeps to deliver the
 // verdict) and refute budget, through an in-process judge that caches
 // prepared references as the proxy's judge workers do (-cold: a fresh
