@@ -35,6 +35,10 @@ var pgRuleDataOJ = map[string][]string{
 	"group-on-equal-key": {
 		"INSERT INTO a VALUES (1, 1, 1.5, 'foo'), (2, 2, NULL, 'foo'), (3, 2, 0, 'c'), (4, 2, 0, 'foo'), (5, NULL, 1, NULL), (6, 6, 2, 'x'), (7, 9, 1, 'y'), (8, 9, 1, 'z')",
 	},
+	"left-join-project-pull": {
+		"INSERT INTO r VALUES (1, 1, 'p'), (2, NULL, 'n'), (3, 3, NULL), (4, 4, 'x')",
+		"INSERT INTO s VALUES (1, 5, 'a'), (2, -1, NULL), (5, NULL, 'c'), (6, 2, 'd')",
+	},
 }
 
 func init() {

@@ -419,6 +419,9 @@ var (
 	ruleGroupOnEqualKey = register(Rule{Name: "group-on-equal-key", Family: famSimplify,
 		Fragment:   "γ[K](R WHERE g = k) ⇒ π(R WHERE g = k), g ∈ K, k in a key of R",
 		Conditions: "a key of R lies within K and the columns R's conditions equate (= identity on both) with K's: every group is one row, whose calls are read off the row (as group-on-key)"})
+	ruleLeftJoinProjectPull = register(Rule{Name: "left-join-project-pull", Family: famJoin,
+		Fragment:   "R ⟕[p] π[S.., f AS c](S) ⇒ π[R.., S.., g AS c](R ⟕[p[c := f]] S)",
+		Conditions: "g is f where f is NULL whenever S's columns are (strict, or a CASE whose WHENs reject them and whose ELSE is so), else CASE WHEN m IS NOT NULL THEN f END for a column m never NULL in S; no subquery in f"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
