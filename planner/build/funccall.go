@@ -236,7 +236,12 @@ func (b *builder) scalarCall(fc *pg.FuncCall, name string, args []*plan.Expr) (*
 		}
 		return &plan.Expr{Kind: plan.Case, Args: args, HasElse: true, Typ: commonType(args[1:]), Pos: fc.Location}, nil
 	case "substring":
-		name = "substr"
+		// substring(s FROM pattern) and substring(s SIMILAR p ESCAPE e)
+		// are PostgreSQL's substring(text, text [, text]): regular
+		// expressions, where substr(s, '3') reads '3' as a position.
+		if b.schema.Dialect != catalog.Postgres || len(args) < 2 || args[1].Typ != catalog.Text {
+			name = "substr"
+		}
 	case "date":
 		if b.schema.Dialect == catalog.Postgres {
 			// PostgreSQL's date(x) is the cast to date; SQLite's date()

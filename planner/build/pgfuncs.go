@@ -11,7 +11,7 @@ import (
 // others too), so two calls on the same arguments are one value. The
 // executor computes those it models exactly and refuses the rest.
 var pgFuncs = map[string]bool{"timezone": true, "sin": true, "cos": true, "trunc": true, "div": true,
-	"lpad": true, "rpad": true, "encode": true, "decode": true}
+	"lpad": true, "rpad": true, "encode": true, "decode": true, "regexp_replace": true, "regexp_like": true}
 
 // pgFunc plans a call of one of pgFuncs; ok is false for any other name
 // and in the sqlite dialect.
@@ -89,6 +89,18 @@ func (b *builder) pgFuncType(name string, args []*plan.Expr) (catalog.Type, stri
 			return catalog.Bytes, ""
 		}
 		return 0, "of these arguments (text, text)"
+	case "regexp_replace":
+		// (source, pattern, replacement [, flags]); PostgreSQL 15's
+		// forms with a start position and a count are not planned.
+		if (n == 3 || n == 4) && is(0, catalog.Text) && is(1, catalog.Text) && is(2, catalog.Text) && (n == 3 || is(3, catalog.Text)) {
+			return catalog.Text, ""
+		}
+		return 0, "of these arguments (text, text, text [, text])"
+	case "regexp_like":
+		if (n == 2 || n == 3) && is(0, catalog.Text) && is(1, catalog.Text) && (n == 2 || is(2, catalog.Text)) {
+			return catalog.Bool, ""
+		}
+		return 0, "of these arguments (text, text [, text])"
 	}
 	return 0, "is not known"
 }

@@ -175,10 +175,13 @@ var strictFuncs = map[string]func([]Value) (Value, error){
 		}
 		return string(b)
 	}),
-	"length":      textLen,
-	"char_length": textLen,
-	"substr":      pgSubstr,
-	"date":        pgDate,
+	"regexp_replace": pgRegexpReplace, // regex_funcs.go
+	"regexp_like":    pgRegexpLike,
+	"substring":      pgRegexSubstring,
+	"length":         textLen,
+	"char_length":    textLen,
+	"substr":         pgSubstr,
+	"date":           pgDate,
 	"abs": func(a []Value) (Value, error) {
 		if len(a) != 1 {
 			return Null, cannot("abs of %d arguments", len(a))

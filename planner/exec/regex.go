@@ -32,6 +32,11 @@ import (
 // areInfo is what the translation found out about a pattern.
 type areInfo struct {
 	re *regexp.Regexp
+	// longest is re choosing leftmost-longest matches: PostgreSQL's
+	// choice for a pattern with no non-greedy quantifier.
+	longest *regexp.Regexp
+	// syn is re's syntax tree, simplified.
+	syn *syntax.Regexp
 	// classes: the pattern uses a character class or case folding, which
 	// the locale decides for non-ASCII characters.
 	classes bool
@@ -111,6 +116,9 @@ func translateARE(pattern string, icase bool) *areInfo {
 	}
 	info := p.info
 	info.re = re
+	info.longest = regexp.MustCompile(re.String())
+	info.longest.Longest()
+	info.syn = parsed.Simplify()
 	info.nullable = nullable(parsed)
 	return &info
 }

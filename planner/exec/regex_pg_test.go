@@ -123,3 +123,86 @@ func pgMatches(ctx context.Context, conn *pgx.Conn, op, pat string, subjects []s
 	}
 	return out, err
 }
+
+// TestRegexFuncsFuzzPG compares regexp_replace (first match, and every
+// match with \& in the replacement) and substring(s FROM pattern) with
+// PostgreSQL's on seeded random patterns: what a match covers, not only
+// whether there is one.
+func TestRegexFuncsFuzzPG(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ctx := context.Background()
+	conn := pgConn(t, ctx, "")
+	pieces := []string{"a", "b", "ab", ".", "*", "+", "?", "|", "(", ")", "(?:", "[ab]", "[^a]", `\d`, `\w`, "^", "$", "{1,2}", "{2}", "*?", "x"}
+	subjects := []string{"", "a", "ab", "ba", "abab", "aab", "b1b", "a a", "xaxbx", "bbaa"}
+	calls := []struct {
+		sql string
+		run func(s, p string) (exec.Value, error)
+	}{
+		{"regexp_replace(s, $1, 'X')", func(s, p string) (exec.Value, error) {
+			return exec.RegexpReplace([]exec.Value{exec.Text(s), exec.Text(p), exec.Text("X")})
+		}},
+		{`regexp_replace(s, $1, '<\&>', 'g')`, func(s, p string) (exec.Value, error) {
+			return exec.RegexpReplace([]exec.Value{exec.Text(s), exec.Text(p), exec.Text(`<\&>`), exec.Text("g")})
+		}},
+		{"substring(s from $1)", func(s, p string) (exec.Value, error) {
+			return exec.RegexSubstring([]exec.Value{exec.Text(s), exec.Text(p)})
+		}},
+	}
+	rng := rand.New(rand.NewSource(391))
+	answered := 0
+	const n = 300
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		for k := 1 + rng.Intn(5); k > 0; k-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		pat := b.String()
+		for _, c := range calls {
+			rows, pgErr := pgTexts(ctx, conn, c.sql, pat, subjects)
+			for j, s := range subjects {
+				v, err := c.run(s, pat)
+				switch {
+				case errors.Is(err, exec.ErrCannotExecute):
+					continue
+				case errors.Is(err, exec.ErrQuery):
+					if pgErr == nil {
+						t.Errorf("%s, s=%q p=%q: executor error %v, PostgreSQL none", c.sql, s, pat, err)
+					}
+				case err != nil:
+					t.Fatal(err)
+				case pgErr != nil:
+					t.Errorf("%s, s=%q p=%q: executor %v, PostgreSQL %v", c.sql, s, pat, v, pgErr)
+				default:
+					answered++
+					want := "NULL"
+					if rows[j] != nil {
+						want = *rows[j]
+					}
+					if got := v.String(); got != want {
+						t.Errorf("%s, s=%q p=%q: executor %s, PostgreSQL %s", c.sql, s, pat, got, want)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d calls answered", answered, n*len(calls)*len(subjects))
+	if answered < n*len(calls)*len(subjects)/4 {
+		t.Errorf("only %d answered", answered)
+	}
+}
+
+// pgTexts evaluates expr (over a subject s and the pattern $1) on
+// PostgreSQL for each subject.
+func pgTexts(ctx context.Context, conn *pgx.Conn, expr, pat string, subjects []string) ([]*string, error) {
+	rows, err := conn.Query(ctx, "SELECT "+expr+" FROM unnest($2::text[]) WITH ORDINALITY AS u(s, i) ORDER BY i", pat, subjects)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[*string])
+	if err == nil && len(out) != len(subjects) {
+		err = fmt.Errorf("%d rows", len(out))
+	}
+	return out, err
+}

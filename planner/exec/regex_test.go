@@ -144,6 +144,47 @@ var regexCases = []struct{ expr, want string }{
 	{`NULL::text SIMILAR TO 'a'`, "NULL"},
 	{`'a' SIMILAR TO 'a' ESCAPE NULL::text`, "NULL"},
 	{`'a' SIMILAR TO 'a' ESCAPE '##'`, queryError},
+
+	// regexp_replace: the first match, leftmost-longest, or all with g.
+	{`regexp_replace('(555) 123-4567', '[^0-9]', '', 'g')`, "5551234567"},
+	{`regexp_replace('(555) 123-4567', '[^0-9]', '')`, "555) 123-4567"},
+	{`regexp_replace('foobarbaz', 'b..', 'X')`, "fooXbaz"},
+	{`regexp_replace('foobarbaz', 'b..', 'X', 'g')`, "fooXX"},
+	{`regexp_replace('Hello World', 'o', '0', 'gi')`, "Hell0 W0rld"},
+	{`regexp_replace('HellO', 'o', '0', 'i')`, "Hell0"},
+	{`regexp_replace('HellO', 'o', '0', 'ic')`, "HellO"},
+	{`regexp_replace('aaa', 'a|aa', 'X')`, "Xa"},
+	{`regexp_replace('abcd', '(b|bc)(c|cd)?', '[\&]')`, "a[bcd]"},
+	{`regexp_replace('a.b.c', '\.', '\\', 'g')`, "a\\b\\c"},
+	{`regexp_replace('xay', 'a', '<\&>')`, "x<a>y"},
+	{`regexp_replace('  trim  me ', '^\s+|\s+$', '', 'g')`, "trim  me"},
+	{`regexp_replace(NULL::text, 'a', 'b')`, "NULL"},
+	{`regexp_replace('a', 'a', NULL::text)`, "NULL"},
+	{`regexp_replace('a', '(', 'b')`, queryError},
+	{`regexp_replace('abc', '(b)', '\1')`, cannot_},
+	{`regexp_replace('abc', 'b*?', 'x')`, cannot_},
+	{`regexp_replace('abc', 'x*', '-', 'g')`, cannot_},
+	{`regexp_replace('abc', 'b', 'x', 'n')`, cannot_},
+	// regexp_like.
+	{`regexp_like('Hello', '^h')`, "false"},
+	{`regexp_like('Hello', '^h', 'i')`, "true"},
+	{`regexp_like(NULL::text, 'a')`, "NULL"},
+	// substring(s FROM pattern): the one subexpression, or the match.
+	{`substring('foo@example.com' from '@(.*)$')`, "example.com"},
+	{`substring('foo@example.com' from '@.*$')`, "@example.com"},
+	{`substring('foo' from '@(.*)$')`, "NULL"},
+	{`substring('order-1234-x' from '[0-9]+')`, "1234"},
+	{`substring('order-1234-x' from '-([0-9]{2})')`, "12"},
+	{`substring('aXbXc' from 'X(.)X')`, "b"},
+	{`substring('abc', 'b|bc')`, "bc"},
+	{`substring('abcabc' from '(a|ab)(c|bcd)')`, cannot_},
+	{`substring('ab' from '(a*)b*')`, cannot_},
+	{`substring('abc' from 'b.*?')`, cannot_},
+	{`substr('a3b', '3')`, cannot_}, // a position there, not a pattern
+	// substring(s SIMILAR p ESCAPE e): the whole string when it matches.
+	{`substring('abc' similar 'a%' escape '#')`, "abc"},
+	{`substring('abc' similar 'b%' escape '#')`, "NULL"},
+	{`substring('foobar' similar '%#"o_b#"%' escape '#')`, cannot_},
 }
 
 // TestRegex evaluates regexCases with the executor.

@@ -115,7 +115,7 @@ func printReasons(w io.Writer, why map[string]string) {
 }
 
 func printLabels(w io.Writer, rs []result) {
-	kinds := append([]string{"identity", "reorder"}, mutationOps...)
+	kinds := append([]string{"identity", "reorder", "reorder_from", "reorder_where"}, mutationOps...)
 	for _, k := range kinds {
 		counts := map[string]int{}
 		n := 0
@@ -175,16 +175,16 @@ func reorderReport(w io.Writer, rs []result, list bool) {
 	}
 	fmt.Fprintf(w, "reordered pairs: %d, proved %d\n", len(re), proved)
 	printLatency(w, "  plan+prove, reordered pairs", re, func(r result) time.Duration { return r.PlanProve })
-	for _, r := range re {
-		if !strings.HasPrefix(r.Label, "equivalent") {
-			fmt.Fprintf(w, "  not proved: query %s: %s: %s%s\n", r.Query, r.Label, firstLine(r.Reason), firstLine(r.Error))
+	for _, r := range rs {
+		if strings.HasPrefix(r.Kind, "reorder") && !strings.HasPrefix(r.Label, "equivalent") {
+			fmt.Fprintf(w, "  not proved: query %s %s: %s: %s%s\n", r.Query, r.Kind, r.Label, firstLine(r.Reason), firstLine(r.Error))
 		}
 	}
 	if !list {
 		return
 	}
 	for _, r := range rs {
-		if r.Kind != "reorder" && !r.TimedOut && !(!r.Equivalent && strings.HasPrefix(r.Label, "equivalent")) {
+		if !strings.HasPrefix(r.Kind, "reorder") && !r.TimedOut && !(!r.Equivalent && strings.HasPrefix(r.Label, "equivalent")) {
 			continue
 		}
 		fmt.Fprintf(w, "-- query %s %s: %s\n%s\n", r.Query, r.Kind, r.Label, r.SQL)
