@@ -39,6 +39,10 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO r VALUES (1, 1, 'p'), (2, NULL, 'n'), (3, 3, NULL), (4, 4, 'x')",
 		"INSERT INTO s VALUES (1, 5, 'a'), (2, -1, NULL), (5, NULL, 'c'), (6, 2, 'd')",
 	},
+	"agg-left-join-unread": {
+		"INSERT INTO r VALUES (1, 1, 'p'), (2, NULL, 'n'), (3, 3, 'p'), (4, 4, 'x')",
+		"INSERT INTO s VALUES (1, 1, 'a'), (2, 1, NULL), (3, 3, 'z'), (6, 2, 'd')",
+	},
 }
 
 func init() {

@@ -422,6 +422,9 @@ var (
 	ruleLeftJoinProjectPull = register(Rule{Name: "left-join-project-pull", Family: famJoin,
 		Fragment:   "R ⟕[p] π[S.., f AS c](S) ⇒ π[R.., S.., g AS c](R ⟕[p[c := f]] S)",
 		Conditions: "g is f where f is NULL whenever S's columns are (strict, or a CASE whose WHENs reject them and whose ELSE is so), else CASE WHEN m IS NOT NULL THEN f END for a column m never NULL in S; no subquery in f"})
+	ruleAggLeftJoinUnread = register(Rule{Name: "agg-left-join-unread", Family: famJoin,
+		Fragment:   "γ[K; calls](R ⟕[p] S) ⇒ γ[K; calls](R)",
+		Conditions: "no grouping column or call reads S; the condition equates a key of S with expressions of R (one row per R row), or every call is blind to duplicates (MIN, MAX, DISTINCT..., or none)"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
