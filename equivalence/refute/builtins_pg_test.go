@@ -32,6 +32,17 @@ var regexPairs = []appPair{
 	{"second regex changed", sel("users", `WHERE ("users"."email"::text ~ '^[a-z]+@' AND "users"."email"::text ~ '\.org$')`),
 		sel("users", `WHERE ("users"."email"::text ~ '^[a-z]+@' AND "users"."email"::text ~ '\.com$')`), true},
 
+	{"regexp_replace without g", sel("users", `WHERE regexp_replace("users"."username", '[^0-9]', '', 'g') = '555'`),
+		sel("users", `WHERE regexp_replace("users"."username", '[^0-9]', '') = '555'`), true},
+	{"substring pattern + for *", `SELECT "users"."id", substring("users"."email" from '@(.*)$') FROM "users"`,
+		`SELECT "users"."id", substring("users"."email" from '@(.+)$') FROM "users"`, true},
+	{"regexp_like flags dropped", sel("users", `WHERE regexp_like("users"."email", '^admin', 'i')`),
+		sel("users", `WHERE regexp_like("users"."email", '^admin')`), true},
+
+	{"regexp_replace of a literal as replace", `SELECT "users"."id", regexp_replace("users"."username", 'a', 'b', 'g') FROM "users"`,
+		`SELECT "users"."id", replace("users"."username", 'a', 'b') FROM "users"`, false},
+	{"regexp_like as ~", sel("users", `WHERE regexp_like("users"."email", '^[a-z]+@')`),
+		sel("users", `WHERE "users"."email"::text ~ '^[a-z]+@'`), false},
 	{"anchored regex as LIKE", sel("posts", `WHERE "posts"."title"::text ~ '^Re: '`),
 		sel("posts", `WHERE "posts"."title"::text LIKE 'Re: %'`), false},
 	{"SIMILAR TO as LIKE", sel("posts", `WHERE "posts"."slug"::text SIMILAR TO 'news-%'`),

@@ -150,6 +150,7 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 		}
 	}
 	if col == nil {
+		l.replaceSeeds(p, alias, x)
 		return
 	}
 	pattern := x.Name == plan.OpLike || x.Name == plan.OpNotLike || x.Name == plan.OpILike || x.Name == plan.OpNotILike
@@ -193,41 +194,6 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 		if !arithmetic(x) {
 			l.compared[key] = append(l.compared[key], nb[0])
 		}
-		l.byCol[key] = append(l.byCol[key], nb...)
-	}
-}
-
-// regexSamples adds, for a column matched by a regular expression (~,
-// ~*, SIMILAR TO) with a constant pattern, strings the pattern accepts
-// and their neighbours, most of which it rejects: a random string
-// almost never passes a pattern.
-func (l *literals) regexSamples(key colKey, x *plan.Expr) {
-	if x.Kind != plan.Op || x.Name != plan.OpRegex && x.Name != plan.OpIRegex && x.Name != plan.OpSimilar || len(x.Args) < 2 {
-		return
-	}
-	pat := x.Args[1]
-	if pat.Kind != plan.Const || pat.Null {
-		return
-	}
-	var esc *string
-	if len(x.Args) == 3 {
-		if e := x.Args[2]; e.Kind == plan.Const && !e.Null {
-			esc = &e.Value
-		} else {
-			return
-		}
-	}
-	samples := exec.RegexSamples(x.Name, pat.Value, esc)
-	if len(samples) > 0 {
-		if l.regexes == nil {
-			l.regexes = map[colKey][]string{}
-		}
-		l.regexes[key] = append(l.regexes[key], samples[0])
-	}
-	for _, s := range samples {
-		nb := neighbours(exec.Text(s), false)
-		l.exact[key] = append(l.exact[key], nb[0])
-		l.compared[key] = append(l.compared[key], nb[0])
 		l.byCol[key] = append(l.byCol[key], nb...)
 	}
 }

@@ -1,6 +1,7 @@
 package judging
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -98,4 +99,30 @@ func TestBypassFilesVolatile(t *testing.T) {
 			runEnforceCases(t, filesBypass(t, tc.decl), tc.cases)
 		})
 	}
+}
+
+// TestBypassFilesUnreadCalls (issue 34, item 3, schema files, the unread
+// paths): a tagged query over max_query_size is not parsed, but the
+// proxy's lexer still finds its calls: one of a function that is neither
+// a read-only built-in nor declared IMMUTABLE or STABLE is refused for
+// its side effects (the owner is not written, even with a comment between
+// the name and its parenthesis); built-ins, declared STABLE functions,
+// window clauses and names in comments and literals are not, and the
+// padded read is forwarded (unknown, enforce_unknown off).
+func TestBypassFilesUnreadCalls(t *testing.T) {
+	set := filesBypass(t, filesDecl)
+	set.Options.MaxQueryBytes = 2048
+	pad := "/*" + strings.Repeat("x", 3000) + "*/ "
+	tagged := func(sql string) string { return sql + " " + pad + tagRef(countStar) }
+	runEnforceCases(t, set, []enforceCase{
+		{name: "padded call of an undeclared writing function", sql: tagged("SELECT count(*) FROM dogs WHERE age > 5 AND bypass_roww(dogs) = 1"),
+			code: SQLStateUnverified, msg: "a call of bypass_roww (not a built-in", check: "SELECT count(*) FROM owners WHERE owner_id BETWEEN 9712 AND 9740"},
+		{name: "padded call with a comment before its parenthesis", sql: tagged("SELECT count(*) FROM dogs WHERE age > (SELECT PUBLIC.Bypass_Sqlw /* x */ (9751))"),
+			code: SQLStateUnverified, msg: "a call of public.bypass_sqlw (the schema files declare it VOLATILE)", check: ownerCount(9751)},
+		{name: "padded call of a quoted name", sql: tagged(`SELECT count(*) FROM dogs WHERE age > (SELECT "bypass_sqlw"(9752))`),
+			code: SQLStateUnverified, msg: "a call of bypass_sqlw", check: ownerCount(9752)},
+		// What runs.
+		{name: "padded read with built-ins and a window clause", sql: tagged("SELECT count(*) FILTER (WHERE upper(name) <> 'x') OVER (PARTITION BY owner_id) FROM dogs WHERE age > 5 AND 'evil(1)' <> $$bypass_sqlw(9753)$$ /* bypass_sqlw(9753) */")},
+		{name: "padded read calling a declared STABLE function", sql: tagged("SELECT count(*) FROM dogs WHERE age > bypass_stable(5)")},
+	})
 }

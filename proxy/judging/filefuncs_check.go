@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -160,4 +161,25 @@ func (ff *FileFunctions) CallsWhy(sql string) (string, error) {
 		return "", fmt.Errorf("judging: %w", err)
 	}
 	return ff.namesWhy(names), nil
+}
+
+// unreadCalls are the calls a statement answered unread makes, read by
+// the proxy's lexer (tag.UnreadCalls), for volatileCall to check with
+// schema files; nil with an introspected schema, whose VOLATILE names
+// are not checked on unread statements (docs/proxy.md, Threat model).
+// Where the session's standard_conforming_strings is uncertain, both
+// readings count.
+func (j *Judging) unreadCalls(ev *proxy.QueryEvent, set *JudgeSettings) []string {
+	if j.schemas.fileFunctions(&set.Schemas, ev.Session.Database) == nil {
+		return nil
+	}
+	strs := tag.StandardStrings
+	if ev.BackslashStrings {
+		strs = tag.BackslashStrings
+	}
+	names := tag.UnreadCalls(string(ev.SQL), strs)
+	if ev.StringsUncertain {
+		names = append(names, tag.UnreadCalls(string(ev.SQL), 1-strs)...)
+	}
+	return names
 }

@@ -136,18 +136,14 @@ func CallKey(parts []*pg.Node) (string, bool) {
 	if last == nil {
 		return "", false
 	}
-	name := quoteDot(last.Sval)
 	if len(parts) == 1 {
-		return name, true
+		return chainKey([]string{last.Sval}), true
 	}
 	schema := parts[len(parts)-2].GetString_()
 	if schema == nil {
 		return "", false
 	}
-	if schema.Sval == "pg_catalog" {
-		return name, true
-	}
-	return quoteDot(schema.Sval) + "." + name, true
+	return chainKey([]string{schema.Sval, last.Sval}), true
 }
 
 // quoteDot quotes a name part holding a dot, so that a quoted "s.f"

@@ -20,7 +20,8 @@ import (
 // counts, and so does text the lexer rejects (the server then runs none of
 // it). It does not see what a function defined in the database does (no
 // parse, no catalog): a SELECT of a VOLATILE function that writes is
-// found by neither reading.
+// found by neither reading; with schema files, UnreadCalls lists the
+// calls for the proxy to check.
 func UnreadEffect(sql string, strs Strings) string {
 	toks, err := Lex(sql, strs)
 	if err != nil {
