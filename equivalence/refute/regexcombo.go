@@ -136,9 +136,9 @@ func (l *literals) regexSamples(key colKey, x *plan.Expr) {
 
 // replaceSeeds: regexp_replace(c, pattern, ...) compared with a
 // constant (regexp_replace(phone, '[^0-9]', the empty string, 'g') =
-// '555') needs a
-// value of c whose replacement is that constant: its characters with a
-// match of the pattern between them ("5-5-5"), or before them.
+// '555') needs a value of c whose replacement is that constant: its
+// characters with a match of the pattern between them ("5-5-5"), or
+// before them.
 func (l *literals) replaceSeeds(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *plan.Expr) {
 	if x.Kind != plan.Op || len(x.Args) != 2 {
 		return
