@@ -43,6 +43,10 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO r VALUES (1, 1, 'p'), (2, NULL, 'n'), (3, 3, 'p'), (4, 4, 'x')",
 		"INSERT INTO s VALUES (1, 1, 'a'), (2, 1, NULL), (3, 3, 'z'), (6, 2, 'd')",
 	},
+	"limit-above-row-bound": {
+		"INSERT INTO ab VALUES (1, 1), (2, NULL), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7)",
+		"INSERT INTO uv VALUES (1, 1), (2, 1), (3, 2), (6, 3)",
+	},
 }
 
 func init() {

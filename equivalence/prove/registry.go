@@ -425,6 +425,9 @@ var (
 	ruleAggLeftJoinUnread = register(Rule{Name: "agg-left-join-unread", Family: famJoin,
 		Fragment:   "γ[K; calls](R ⟕[p] S) ⇒ γ[K; calls](R)",
 		Conditions: "no grouping column or call reads S; the condition equates a key of S with expressions of R (one row per R row), or every call is blind to duplicates (MIN, MAX, DISTINCT..., or none)"})
+	ruleLimitAboveRowBound = register(Rule{Name: "limit-above-row-bound", Family: famSimplify,
+		Fragment:   "R LIMIT n ⇒ R",
+		Conditions: "no OFFSET and R has at most n rows: bounded by a LIMIT or VALUES below, an ungrouped aggregate, through filters, projections, sorts, DISTINCT, inner joins (the product), semi- and anti-joins, and left joins binding a key of the right input"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
