@@ -61,7 +61,8 @@ func (j *Judging) quickJob(ev *proxy.QueryEvent, set *JudgeSettings, arrived tim
 	}
 	sql := ev.SQL
 	cs := stateOf(ev.Session)
-	if cs.judge.ddl || cs.guc.active.Load() || isDDL(sql) || cs.judge.schema.why() != "" || !tag.ContainsFold(sql, "pgequiv") || settingLike(sql) {
+	if cs.judge.ddl || cs.guc.active.Load() || isDDL(sql) || cs.judge.schema.why() != "" || !tag.ContainsFold(sql, "pgequiv") || settingLike(sql) ||
+		j.schemas.rolePathWhy(&set.Schemas, ev.Session.Database, ev.Session.User) != "" {
 		return nil, sh, false
 	}
 	if limit, lok := queryLimit(set); lok && len(sql) > limit {

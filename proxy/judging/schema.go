@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,6 +64,10 @@ type schemaCache struct {
 	stats *judgeStats
 	wg    sync.WaitGroup
 
+	// rolePaths: some introspection read a login search_path setting
+	// (rolepath.go); never cleared.
+	rolePaths atomic.Bool
+
 	mu      sync.Mutex
 	entries map[string]*schemaEntry
 	// undeclared serves a schema from files given without its
@@ -79,6 +84,8 @@ type schemaEntry struct {
 	// volatile: the names of VOLATILE functions, their operators and
 	// the views calling them (volatile.go).
 	volatile map[string]bool
+	// paths: the login search_path settings (rolepath.go).
+	paths *rolePaths
 }
 
 func newSchemaCache(log *slog.Logger, stats *judgeStats) *schemaCache {
@@ -152,7 +159,7 @@ func (c *schemaCache) load(e *schemaEntry, in Introspection, db string) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.Timeout)
 	defer cancel()
 	start := time.Now()
-	s, ddl, vol, err := introspect(ctx, in, db)
+	s, ddl, facts, err := introspect(ctx, in, db)
 	c.stats.introspections.Add(1)
 	if err != nil {
 		c.stats.introspectionFailures.Add(1)
@@ -164,7 +171,10 @@ func (c *schemaCache) load(e *schemaEntry, in Introspection, db string) {
 		c.log.Debug("pgequiv: schema introspected", "database", db, "tables", strings.Count(ddl, "CREATE "), "took", time.Since(start))
 	}
 	c.mu.Lock()
-	e.schema, e.err, e.loaded, e.volatile = s, err, time.Now(), vol
+	e.schema, e.err, e.loaded, e.volatile, e.paths = s, err, time.Now(), facts.volatile, facts.paths
+	if facts.paths != nil && len(facts.paths.byKey) > 0 {
+		c.rolePaths.Store(true)
+	}
 	c.mu.Unlock()
 	close(e.done)
 }
@@ -204,6 +214,21 @@ func (c *schemaCache) volatile(set *SchemaSettings, db string) map[string]bool {
 	return nil
 }
 
+// rolePathWhy says how a login of role to db resolves names otherwise
+// than db's last finished introspection (rolepath.go); "" if it does not,
+// for a schema from files, or before one is read.
+func (c *schemaCache) rolePathWhy(set *SchemaSettings, db, role string) string {
+	if !c.rolePaths.Load() || set.ByDatabase[db] != nil || set.Default != nil || set.Introspect == nil {
+		return "" // the common case, without the lock: no login sets one
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.entries[db]; e != nil && e.finished() {
+		return e.paths.why(db, role)
+	}
+	return ""
+}
+
 // Introspect reads database db's schema from the upstream's pg_catalog
 // (tables, columns, types, primary keys, unique constraints and indexes,
 // NOT NULL, foreign keys, views) as DDL and loads it. It reads the
@@ -214,35 +239,47 @@ func Introspect(ctx context.Context, in Introspection, db string) (*catalog.Sche
 	return s, ddl, err
 }
 
-// introspect is Introspect that also reads the VOLATILE functions'
-// names (volatile.go): a schema without them is not loaded, since the
-// proxy would judge queries calling them.
-func introspect(ctx context.Context, in Introspection, db string) (*catalog.Schema, string, map[string]bool, error) {
+// introspected is what introspection reads beside the schema, for
+// enforce mode: the VOLATILE functions' names (volatile.go) and the login
+// search_path settings (rolepath.go).
+type introspected struct {
+	volatile map[string]bool
+	paths    *rolePaths
+}
+
+// introspect is Introspect that also reads the introspected facts: a
+// schema without them is not loaded, since the proxy would judge
+// queries calling VOLATILE functions, or in sessions that see other
+// tables.
+func introspect(ctx context.Context, in Introspection, db string) (*catalog.Schema, string, introspected, error) {
+	var facts introspected
 	conn, err := connectIntrospection(ctx, in, db)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", facts, err
 	}
 	defer conn.Close(context.Background())
-	vol, err := readVolatile(ctx, conn)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("introspect %s: %w", db, err)
+	if facts.volatile, err = readVolatile(ctx, conn); err != nil {
+		return nil, "", facts, fmt.Errorf("introspect %s: %w", db, err)
+	}
+	if facts.paths, err = readRolePaths(ctx, conn); err != nil {
+		return nil, "", facts, fmt.Errorf("introspect %s: %w", db, err)
 	}
 	tables, views, err := introspectDDL(ctx, conn)
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("introspect %s: %w", db, err)
+		return nil, "", facts, fmt.Errorf("introspect %s: %w", db, err)
 	}
 	ddl := tables + views
 	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
 	if err != nil && views != "" {
 		// A view the loader cannot take should not cost the tables.
 		if st, terr := catalog.LoadDDL(tables, catalog.Postgres); terr == nil {
-			return st, tables, vol, fmt.Errorf("introspect %s: views left out: %w", db, err)
+			return st, tables, facts, fmt.Errorf("introspect %s: views left out: %w", db, err)
 		}
 	}
 	if err != nil {
-		return nil, ddl, vol, fmt.Errorf("introspect %s: %w", db, err)
+		return nil, ddl, facts, fmt.Errorf("introspect %s: %w", db, err)
 	}
-	return s, ddl, vol, nil
+	return s, ddl, facts, nil
 }
 
 func connectIntrospection(ctx context.Context, in Introspection, db string) (*pgx.Conn, error) {

@@ -148,6 +148,10 @@ func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *ju
 				job.tagErr = fmt.Errorf("%w: %s earlier in the Query changes the schema first", ErrSessionSchema, changing)
 			case why != "":
 				job.tagErr = fmt.Errorf("%w: %s", ErrSessionSchema, why)
+			default:
+				if why := j.schemas.rolePathWhy(&set.Schemas, ev.Session.Database, ev.Session.User); why != "" {
+					job.tagErr = fmt.Errorf("%w: %s", ErrSessionSchema, why)
+				}
 			}
 		}
 		if s := &stmts[i]; changing == "" && (s.Class == tag.ClassEffect || s.Class == tag.ClassRun) {
