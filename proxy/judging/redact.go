@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"regexp"
 	"strings"
 
 	pgq "github.com/pganalyze/pg_query_go/v5"
@@ -19,7 +20,36 @@ import (
 // (syntax error at or near "'RET_CONT'"). Text the scanner cannot read is
 // withheld entirely.
 func redactLiterals(s string) string {
-	return redactDepth(s, 1, nil)
+	return redactText(s, nil)
+}
+
+// sqlStateRef is how pgx and the judge quote an error's code: PostgreSQL's
+// scanner cannot read 28P01 (junk after a number), and one unreadable
+// token withholds a whole text, so the codes are kept out of the scan.
+var sqlStateRef = regexp.MustCompile(`\(SQLSTATE [0-9A-Z]{5}\)`)
+
+// redactText is redactDepth one level deep, each "(SQLSTATE xxxxx)" kept
+// as it is and the text between redacted on its own.
+func redactText(s string, hint func(lit string) string) string {
+	locs := sqlStateRef.FindAllStringIndex(s, -1)
+	if locs == nil {
+		return redactDepth(s, 1, hint)
+	}
+	var b strings.Builder
+	last := 0
+	for _, l := range locs {
+		if part := redactDepth(s[last:l[0]], 1, hint); part != "" {
+			b.WriteString(part)
+			b.WriteByte(' ')
+		}
+		b.WriteString(s[l[0]:l[1]])
+		last = l[1]
+	}
+	if part := redactDepth(s[last:], 1, hint); part != "" {
+		b.WriteByte(' ')
+		b.WriteString(part)
+	}
+	return b.String()
 }
 
 // redactDepth redacts s, reading double-quoted names as SQL depth levels
@@ -92,7 +122,7 @@ func (j *Judging) hintRedactor(set *JudgeSettings) func(string) string {
 	if set.LogLiterals {
 		return keepText
 	}
-	return func(s string) string { return redactDepth(s, 1, j.literalMark) }
+	return func(s string) string { return redactText(s, j.literalMark) }
 }
 
 // literalMark is the mark of literal lit: four lower-case letters (no

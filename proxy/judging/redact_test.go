@@ -166,6 +166,11 @@ func TestRedactLiteralForms(t *testing.T) {
 		`unterminated quoted string at or near "'abc"`:    `unterminated quoted string at or near "<redacted>"`,
 		`column "age" does not exist`:                     `column "age" does not exist`,
 		`syntax error at or near "U&'x'" and "$$y$$" too`: `syntax error at or near "?" and "?" too`,
+		// An error's code is kept, the text around it read apart (the
+		// scanner cannot read 28P01).
+		`connect: password authentication failed for user "app" (SQLSTATE 28P01)`: `connect: password authentication failed for user "app" (SQLSTATE 28P01)`,
+		`x = 'secret' (SQLSTATE 22P02): at 'b'`:                                   `x = ? (SQLSTATE 22P02) : at ?`,
+		`bad 1x (SQLSTATE 42601)`:                                                 `<redacted> (SQLSTATE 42601)`,
 	} {
 		if got := redactLiterals(in); got != want {
 			t.Errorf("redactLiterals(%q) = %q, want %q", in, got, want)
