@@ -28,8 +28,17 @@ GROUP BY o.oprname
 HAVING bool_and(p.provolatile <> 'v')
 ORDER BY 1`
 
-// builtinFuncs and builtinOps index the generated lists.
-var builtinFuncs, builtinOps = setOf(builtinFuncList), setOf(builtinOpList)
+// builtinRelsQuery lists the system relations, as tag.NameTable spells
+// them: pg_catalog's by name (the schema is on every search_path),
+// information_schema's qualified. Reading one runs no user code.
+const builtinRelsQuery = `
+SELECT CASE WHEN n.nspname = 'pg_catalog' THEN c.relname ELSE n.nspname || '.' || c.relname END
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname IN ('pg_catalog', 'information_schema') AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+ORDER BY 1`
+
+// builtinFuncs, builtinOps and builtinRels index the generated lists.
+var builtinFuncs, builtinOps, builtinRels = setOf(builtinFuncList), setOf(builtinOpList), setOf(builtinRelList)
 
 func setOf(names []string) map[string]bool {
 	m := make(map[string]bool, len(names))

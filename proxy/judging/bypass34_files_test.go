@@ -20,6 +20,7 @@ CREATE FUNCTION bypass_sqlw(id int) RETURNS int LANGUAGE sql AS
 CREATE FUNCTION bypass_stable(a int) RETURNS int LANGUAGE sql STABLE AS $$SELECT a$$;
 CREATE FUNCTION bypass_plw(id int) RETURNS int LANGUAGE plpgsql STABLE AS
   $$BEGIN INSERT INTO owners (owner_id, first_name, last_name) VALUES (id, 'Eve', 'Mallory'); RETURN 1; END$$;
+CREATE VIEW bypass_wv AS SELECT dog_id, bypass_sqlw(9721) AS w FROM dogs WHERE dog_id = 1;
 `
 
 // filesBypass are bypassSettings whose kennel schema comes from DDL
@@ -51,8 +52,10 @@ func filesBypass(t *testing.T, decl string) JudgeSettings {
 // built-in nor declared IMMUTABLE or STABLE by the files is refused for
 // its side effects though enforce_unknown is off, and PostgreSQL's state
 // shows it did not run (the owner not written, the sequence not
-// advanced, the large object not created). Built-ins that change nothing
-// and qualified column references run; a function the files declare
+// advanced, the large object not created), as is one reading a view the
+// files do not define, or one they define over such a function. Built-ins
+// that change nothing, system relations, CTEs and qualified column
+// references run; a function the files declare
 // STABLE is judged (here unknown, so forwarded: it writes).
 func TestBypassFilesVolatile(t *testing.T) {
 	tagged := func(sql string) string { return sql + " " + tagRef(countStar) }
@@ -76,6 +79,10 @@ func TestBypassFilesVolatile(t *testing.T) {
 				"a call of public.bypass_sqlw (the schema files declare it VOLATILE)", ownerCount(9742)),
 			refused("undeclared operator", "SELECT count(*) FROM dogs WHERE age > 5 AND age ### 9743",
 				"operator ### (not a built-in operator", ownerCount(9743)),
+			refused("a files view calling a VOLATILE function", "SELECT count(*) FROM bypass_wv",
+				"view bypass_wv (it reaches a call of bypass_sqlw (the schema files declare it VOLATILE))", ownerCount(9721)),
+			refused("a view the files do not define", "SELECT count(*) FROM dogs WHERE age > 5 AND EXISTS (SELECT 1 FROM bypass_wv2)",
+				"relation bypass_wv2 (the schema files do not define it", ownerCount(9721)),
 			refused("nextval", "SELECT count(*) FROM dogs WHERE age > nextval('bypass_seq') - 100", "a call of nextval", seq),
 			refused("pg_advisory_lock", "SELECT count(*) FROM dogs WHERE age > 5 AND pg_advisory_lock(34) IS NOT NULL", "pg_advisory_lock",
 				"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 34"),
@@ -92,6 +99,9 @@ func TestBypassFilesVolatile(t *testing.T) {
 			refused("plpgsql function that inserts", "SELECT count(*) FROM dogs WHERE age > bypass_plw(9745) + 4",
 				"a call of bypass_plw (not a built-in, and the schema files do not declare it IMMUTABLE or STABLE; with no pg_proc its volatility is unknown)", ownerCount(9745)),
 			refused("STABLE in PostgreSQL, undeclared", "SELECT count(*) FROM dogs WHERE age > bypass_stable(5)", "a call of bypass_stable (not a built-in", ""),
+			refused("a view the files do not define", "SELECT count(*) FROM bypass_wv", "relation bypass_wv (the schema files do not define it", ownerCount(9721)),
+			refused("a view in another schema", "SELECT count(*) FROM pg_temp.dogs", "relation pg_temp.dogs (", ""),
+			{name: "system relations and CTEs", sql: tagged("WITH d AS (SELECT * FROM dogs) SELECT count(*) FROM d WHERE age > 5 AND EXISTS (SELECT 1 FROM pg_class) AND EXISTS (SELECT 1 FROM information_schema.tables)")},
 			{name: "read-only built-ins", sql: tagged("SELECT count(*) FROM dogs WHERE age > 5 AND (lower(name) <> 'x' OR lower(name) = 'x' OR name IS NULL)")},
 		}},
 	} {

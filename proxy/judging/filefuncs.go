@@ -37,6 +37,10 @@ type FileFunctions struct {
 	// attrs are declared functions not all IMMUTABLE or STABLE that are
 	// no column of any table: t.f then calls f(t) (attribute notation).
 	attrs map[string]bool
+	// rels are the relations the files define, as tag.NameTable spells
+	// them: by name, and by schema.name (public.name for an unqualified
+	// one); a relation not among them may be a view calling anything.
+	rels map[string]bool
 	// views names each view (as tag.NameRelation spells it) that reaches
 	// such a call, with why.
 	views map[string]string
@@ -67,7 +71,11 @@ func ReadFileFunctions(ddl string, schema *catalog.Schema) (*FileFunctions, erro
 	var fns []*fnDecl
 	type opDecl struct{ key, sym, fn string }
 	var ops []opDecl
+	rels := map[string]bool{}
 	for _, raw := range tree.Stmts {
+		if rv := definedRelation(raw.Stmt); rv != nil {
+			addRelation(rels, rv.Schemaname, rv.Relname)
+		}
 		switch st := raw.Stmt.Node.(type) {
 		case *pgq.Node_CreateFunctionStmt:
 			f := st.CreateFunctionStmt
@@ -105,7 +113,7 @@ func ReadFileFunctions(ddl string, schema *catalog.Schema) (*FileFunctions, erro
 			}
 		}
 	}
-	ff := &FileFunctions{byName: map[string]bool{}, byQual: map[string]bool{}, opsByName: map[string]bool{}, opsByQual: map[string]bool{}}
+	ff := &FileFunctions{byName: map[string]bool{}, byQual: map[string]bool{}, opsByName: map[string]bool{}, opsByQual: map[string]bool{}, rels: rels}
 	for _, d := range fns {
 		if len(d.deps) == 0 {
 			setAll(ff.byName, d.name, d.safe)
@@ -311,7 +319,47 @@ func defFuncs(defs []*pgq.Node, keys ...string) []string {
 // undeclaredFunctions are the declarations of files that declare no
 // function, for schema.
 func undeclaredFunctions(schema *catalog.Schema) *FileFunctions {
-	ff := &FileFunctions{byName: map[string]bool{}, byQual: map[string]bool{}, opsByName: map[string]bool{}, opsByQual: map[string]bool{}}
+	ff := &FileFunctions{byName: map[string]bool{}, byQual: map[string]bool{}, opsByName: map[string]bool{}, opsByQual: map[string]bool{}, rels: map[string]bool{}}
+	if schema != nil {
+		for _, t := range schema.Tables {
+			addRelation(ff.rels, "", t.Name) // no DDL to say otherwise: public
+		}
+	}
 	ff.readSchema(schema)
 	return ff
+}
+
+// definedRelation is the relation a CREATE TABLE, VIEW, MATERIALIZED
+// VIEW, TABLE AS or FOREIGN TABLE defines; nil for other statements.
+func definedRelation(n *pgq.Node) *pgq.RangeVar {
+	switch st := n.Node.(type) {
+	case *pgq.Node_CreateStmt:
+		return st.CreateStmt.Relation
+	case *pgq.Node_ViewStmt:
+		return st.ViewStmt.View
+	case *pgq.Node_CreateTableAsStmt:
+		return st.CreateTableAsStmt.GetInto().GetRel()
+	case *pgq.Node_CreateForeignTableStmt:
+		return st.CreateForeignTableStmt.GetBaseStmt().GetRelation()
+	}
+	return nil
+}
+
+// addRelation records a defined relation as tag.NameTable spells a
+// reference that reaches it: its name, and its schema's (public for an
+// unqualified one).
+func addRelation(rels map[string]bool, schema, name string) {
+	if schema == "" {
+		schema = "public"
+	}
+	rels[chainName(name)] = true
+	rels[chainName(schema)+"."+chainName(name)] = true
+}
+
+// chainName quotes a name part holding a dot, as tag's keys do.
+func chainName(s string) string {
+	if strings.Contains(s, ".") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
 }

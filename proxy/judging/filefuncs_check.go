@@ -16,6 +16,7 @@ const (
 	whyVolatile    = "the schema files declare it VOLATILE"
 	whyUnknownOp   = "not a built-in operator, and the schema files do not declare it with an IMMUTABLE or STABLE function; with no pg_proc its volatility is unknown"
 	whyVolatileOp  = "the schema files declare it with a function not known to be IMMUTABLE or STABLE"
+	whyUnknownRel  = "the schema files do not define it, and it may be a view that calls a function that writes"
 )
 
 // callWhy says why a call of key (tag.CallKey spelling) may change
@@ -76,6 +77,9 @@ func (ff *FileFunctions) readSchema(schema *catalog.Schema) {
 	viewNames := map[string][]string{}
 	if schema != nil {
 		for _, t := range schema.Tables {
+			// By name only: the files' CREATE TABLE says its schema
+			// (ReadFileFunctions); the catalog keeps no schema.
+			ff.rels[chainName(t.Name)] = true
 			for _, c := range t.Columns {
 				columns[c.Name] = true
 			}
@@ -146,6 +150,10 @@ func (ff *FileFunctions) namesWhy(names []string) string {
 		case tag.NameRelation:
 			if why := ff.views[n]; why != "" {
 				return "view " + name + " (" + why + ")"
+			}
+		case tag.NameTable:
+			if !ff.rels[name] && !builtinRels[name] {
+				return "relation " + name + " (" + whyUnknownRel + ")"
 			}
 		}
 	}

@@ -36,6 +36,7 @@ CREATE OPERATOR app.@@@ (LEFTARG = int, RIGHTARG = int, PROCEDURE = app.f_stable
 CREATE VIEW v_ok AS SELECT id, upper(name) AS u FROM t;
 CREATE VIEW v_bad AS SELECT id, f_default(id) AS x FROM t;
 CREATE VIEW v_bad2 AS SELECT id FROM v_bad;
+CREATE TABLE app.t_app (id int PRIMARY KEY);
 `
 
 // TestFileFunctionsClassify: in files mode a call is a side effect
@@ -102,6 +103,16 @@ func TestFileFunctionsClassify(t *testing.T) {
 		{sql: "SELECT count(*) FROM v_ok"},
 		{sql: "SELECT count(*) FROM v_bad", why: "view v_bad (it reaches a call of f_default", whyNone: "view v_bad"},
 		{sql: "SELECT count(*) FROM v_bad2", why: "view v_bad2 (it reaches view v_bad", whyNone: "view v_bad2"},
+		// Relations the files do not define may be views calling
+		// anything; system relations and CTEs in scope are known.
+		{sql: "SELECT count(*) FROM public.t, app.t_app, t_app, pg_class, pg_catalog.pg_proc, information_schema.tables",
+			whyNone: "relation app.t_app (" + whyUnknownRel + ")"},
+		{sql: "SELECT count(*) FROM server_view", why: "relation server_view (" + whyUnknownRel + ")", whyNone: "relation server_view"},
+		{sql: "SELECT count(*) FROM other.t", why: "relation other.t (", whyNone: "relation other.t ("},
+		{sql: "SELECT count(*) FROM public.t_app", why: "relation public.t_app (", whyNone: ""},
+		{sql: "SELECT count(*) FROM tables", why: "relation tables (", whyNone: "relation tables ("},
+		{sql: "WITH w AS (SELECT 1) SELECT count(*) FROM w, t"},
+		{sql: "WITH w AS (SELECT * FROM w) SELECT count(*) FROM w", why: "relation w (", whyNone: "relation w ("},
 	} {
 		stmts, err := tag.Split(tc.sql, tag.StandardStrings)
 		if err != nil || len(stmts) != 1 {

@@ -2,6 +2,7 @@ package tag
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -22,17 +23,15 @@ const (
 	// NameOpCall is an operator used, spelled as NameCall spells
 	// functions ("s.+" for OPERATOR(s.+)); BETWEEN is its >= and <=.
 	NameOpCall = "p:"
+	// NameTable is a relation read that is no CTE in scope, spelled as
+	// NameCall spells functions: with schema files, one the files do not
+	// define may be a view that calls anything.
+	NameTable = "t:"
 	// NameAttr is the last field of a qualified column reference, as
 	// written: t.f may be a column, or call f(t) (attribute notation).
 	NameAttr = "a:"
 )
 
-// calledNames lists what n names that can run code when read: functions,
-// operators and relations (a view), each as its kind and its last name
-// part, lowercased, once; calls and operators also as NameCall and
-// NameOpCall, spelled by CallKey. The proxy checks them against the database's
-// VOLATILE functions (issue 34, item 3): a plpgsql function that writes
-// is a side effect whatever its name.
 // CalledNames lists the names calledNames finds in every statement of
 // sql (a view's definition, in a schema from files).
 func CalledNames(sql string) ([]string, error) {
@@ -47,6 +46,12 @@ func CalledNames(sql string) ([]string, error) {
 	return out, nil
 }
 
+// calledNames lists what n names that can run code when read: functions,
+// operators and relations (a view), each as its kind and its last name
+// part, lowercased, once; calls and operators also as NameCall and
+// NameOpCall, spelled by CallKey. The proxy checks them against the database's
+// VOLATILE functions (issue 34, item 3): a plpgsql function that writes
+// is a side effect whatever its name.
 func calledNames(n *pg.Node) []string {
 	if n == nil {
 		return nil
@@ -69,8 +74,10 @@ func calledNames(n *pg.Node) []string {
 			addKey(kind + k)
 		}
 	}
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
+	// ctes are the names of the CTEs in scope: a relation so named,
+	// unqualified, is the CTE.
+	var walk func(m protoreflect.Message, ctes []string)
+	walk = func(m protoreflect.Message, ctes []string) {
 		switch x := m.Interface().(type) {
 		case *pg.FuncCall:
 			if len(x.Funcname) > 0 {
@@ -97,6 +104,12 @@ func calledNames(n *pg.Node) []string {
 			}
 		case *pg.RangeVar:
 			add(NameRelation, pg.MakeStrNode(x.Relname))
+			switch {
+			case x.Schemaname != "":
+				addKey(NameTable + chainKey([]string{x.Schemaname, x.Relname}))
+			case !slices.Contains(ctes, x.Relname):
+				addKey(NameTable + chainKey([]string{x.Relname}))
+			}
 		case *pg.ColumnRef:
 			if len(x.Fields) > 1 {
 				add(NameFunc, x.Fields[len(x.Fields)-1])
@@ -105,22 +118,45 @@ func calledNames(n *pg.Node) []string {
 				}
 			}
 		}
+		// A WITH clause: each of its queries sees the CTEs before it (all
+		// of them under RECURSIVE: a non-recursive CTE naming itself reads
+		// a relation), and the rest of the statement sees them all.
+		var with protoreflect.FieldDescriptor
+		if fd := m.Descriptor().Fields().ByName("with_clause"); fd != nil && m.Has(fd) {
+			if w, ok := m.Get(fd).Message().Interface().(*pg.WithClause); ok {
+				with = fd
+				var names []string
+				for _, c := range w.Ctes {
+					names = append(names, c.GetCommonTableExpr().GetCtename())
+				}
+				for i, c := range w.Ctes {
+					seen := names[:i]
+					if w.Recursive {
+						seen = names
+					}
+					if q := c.GetCommonTableExpr().GetCtequery(); q != nil {
+						walk(q.ProtoReflect(), append(slices.Clone(ctes), seen...))
+					}
+				}
+				ctes = append(slices.Clone(ctes), names...)
+			}
+		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() == nil || fd.IsMap() {
+			if fd.Message() == nil || fd.IsMap() || fd == with {
 				return true
 			}
 			if fd.IsList() {
 				l := v.List()
 				for i := 0; i < l.Len(); i++ {
-					walk(l.Get(i).Message())
+					walk(l.Get(i).Message(), ctes)
 				}
 			} else {
-				walk(v.Message())
+				walk(v.Message(), ctes)
 			}
 			return true
 		})
 	}
-	walk(n.ProtoReflect())
+	walk(n.ProtoReflect(), nil)
 	return out
 }
 
