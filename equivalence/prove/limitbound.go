@@ -7,7 +7,8 @@ import (
 // Fragment "simplify", limit-above-row-bound: R LIMIT n ⇒ R when R has
 // at most n rows on every database: the limit cuts nothing. The bound is
 // read off the plan: a constant LIMIT below, VALUES, an aggregate
-// without GROUP BY (one row), what filters, projections, sorts and
+// without GROUP BY (one row), filters pinning a key of a scan to
+// constants (identity =: one row), what filters, projections, sorts and
 // DISTINCT keep of their input, the product of an inner join's inputs,
 // and a left join's left input where its condition binds a key of the
 // right input (one partner at most: left-join-unread's test).
@@ -25,8 +26,8 @@ func (p *prover) limitAboveRowBound(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if !ok || lim == nil {
 		return nil
 	}
-	if lim.Sign() > 0 && atMostOneRow(n.Inputs[0], m) {
-		return nil // limit-one-row's
+	if (lim.Sign() > 0 && atMostOneRow(n.Inputs[0], m)) || n.Inputs[0].Op == plan.OpLimit {
+		return nil // limit-one-row's, limit-merge's
 	}
 	bound, ok := p.rowBound(n.Inputs[0], m)
 	if !ok || bound > lim.Int64() {
@@ -52,7 +53,20 @@ func (p *prover) rowBound(n *plan.Node, m *plan.Metadata) (int64, bool) {
 			return 1, true
 		}
 		return p.rowBound(n.Inputs[0], m)
-	case plan.OpFilter, plan.OpProject, plan.OpSort, plan.OpDistinct:
+	case plan.OpFilter:
+		// Filters pinning a key of the scan below keep one row at most.
+		var pinned plan.ColSet
+		base := n
+		for ; base.Op == plan.OpFilter; base = base.Inputs[0] {
+			for c := range pinnedCols(base, m) {
+				pinned.Add(c)
+			}
+		}
+		if base.Op == plan.OpScan && !pinned.Empty() && plan.Derive(base, m).HasKeyWithin(pinned) {
+			return 1, true
+		}
+		return p.rowBound(n.Inputs[0], m)
+	case plan.OpProject, plan.OpSort, plan.OpDistinct:
 		return p.rowBound(n.Inputs[0], m)
 	case plan.OpJoin:
 		if len(n.Inputs) != 2 {

@@ -30,7 +30,7 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO abcd VALUES (1, 1, 1, 1, 1), (2, 2, 1, 3, 2), (3, 3, 2, 1, 3), (4, 4, NULL, NULL, 4)",
 	},
 	"distinct-pinned-limit": {
-		"INSERT INTO a VALUES (1, 1, 1.5, 'a'), (0, 1, NULL, NULL), (4, 3, 0, 'c'), (5, 3, 0, 'c'), (6, 2, 1, NULL)",
+		"INSERT INTO a VALUES (1, 1, 1.5, 'a'), (0, 1, NULL, NULL), (4, 3, 0, 'x'), (5, 3, 0, 'x'), (6, 2, 1, NULL)",
 	},
 	"group-on-equal-key": {
 		"INSERT INTO a VALUES (1, 1, 1.5, 'foo'), (2, 2, NULL, 'foo'), (3, 2, 0, 'c'), (4, 2, 0, 'foo'), (5, NULL, 1, NULL), (6, 6, 2, 'x'), (7, 9, 1, 'y'), (8, 9, 1, 'z')",
