@@ -30,11 +30,13 @@ func (p *prover) aggConstantCalls(n *plan.Node, m *plan.Metadata) *plan.Node {
 	// A column the input pins is its constant too (as aggregate
 	// comparison reads it, output-pinned): MAX(d) under d = 1 is 1.
 	pins := aggInputPins(n.Inputs[0], m)
+	viaPin := false
 	for _, a := range n.Aggs {
 		e := pinnedCall(a.Expr, pins)
 		if e.Kind == plan.Agg && (e.Name == "min" || e.Name == "max" || e.Name == "any_value") && e.Filter == nil && !e.Star &&
 			len(e.Args) == 1 && e.Args[0].Kind == plan.Const && !e.Args[0].Null && e.Args[0].Typ == e.Typ {
 			consts[a.ID] = e.Args[0]
+			viaPin = viaPin || e != a.Expr
 			continue
 		}
 		keep = append(keep, a)
@@ -49,6 +51,9 @@ func (p *prover) aggConstantCalls(n *plan.Node, m *plan.Metadata) *plan.Node {
 		if k := consts[it.ID]; k != nil {
 			out.Proj[i].Expr = k.Copy()
 		}
+	}
+	if viaPin {
+		p.rule(ruleOutputPinned)
 	}
 	p.rule(ruleAggConstantCall)
 	return out
