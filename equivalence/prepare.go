@@ -148,6 +148,12 @@ type prepared struct {
 	// of several spellings a nondeterministic collation calls equal
 	// (spelling.go).
 	spellings []plan.SpellingChoice
+	// orderedPlan is the plan after the ESM+ rules with its output
+	// columns in the query's order, under column_order=ignore only: a
+	// proof with the columns in order holds in any order, and sorting the
+	// columns by their text can set two equal outputs apart (a scalar
+	// subquery the rules made a MAX on one side, a MAX on the other).
+	orderedPlan *plan.Plan
 	// rowChoices are the SQLite aggregates of the plan as built whose
 	// bare columns take a row the engine picks (plan.RowChoices).
 	rowChoices []plan.RowChoice
@@ -216,6 +222,11 @@ func prepare(ctx context.Context, s *catalog.Schema, p *plan.Plan, opts Options,
 	}
 	applyOrderPolicy(p, refOrdered)
 	if opts.ColumnOrder == ColumnOrderIgnore {
+		if planSize(p.Root, prove.MaxPlanSize) <= prove.MaxPlanSize {
+			op := *p
+			op.Root = p.Root.Copy()
+			q.orderedPlan = &op
+		}
 		sortOutputColumns(p)
 	}
 	if err := ctx.Err(); err != nil {

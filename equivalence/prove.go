@@ -110,8 +110,17 @@ func (j *judgement) proveRewritten() error {
 	if !res.Proved && (ref.normFP != ref.fp || cand.normFP != cand.fp) {
 		// The rules or the order policy changed a plan: try again on the
 		// rewritten plans.
-		if res, err = prove.Equivalent(j.ctx, ref.p, cand.p, popts); err != nil {
-			return err
+		if ref.orderedPlan != nil && cand.orderedPlan != nil {
+			// Under column_order=ignore: the rewritten plans with their
+			// columns in the queries' order first (issue 35).
+			if res, err = prove.Equivalent(j.ctx, ref.orderedPlan, cand.orderedPlan, popts); err != nil {
+				return err
+			}
+		}
+		if !res.Proved {
+			if res, err = prove.Equivalent(j.ctx, ref.p, cand.p, popts); err != nil {
+				return err
+			}
 		}
 		if res.Proved {
 			v.Assumptions = mergeAssumptions(ref.assumptions, cand.assumptions)

@@ -129,8 +129,28 @@ func orderLimitToMax(r *Ctx, slot **plan.Node) bool {
 	agg := &plan.Node{Op: plan.OpAggregate, Inputs: []*plan.Node{x}, Aggs: []plan.ProjItem{{ID: id, Expr: &plan.Expr{Kind: plan.Agg, Name: name, Typ: typ, Args: []*plan.Expr{plan.NewCol(c, typ)}, Pos: -1}}}}
 	n.Inputs[0] = agg
 	n.Proj[0] = plan.ProjItem{ID: out, Expr: plan.NewCol(id, typ)}
-	r.assume(Assumption{Kind: AssumeNonEmpty, Subject: relationName(x)})
+	if !scalarSubqueryRoot(r.p.Root, n) {
+		// At the top, or under IN or EXISTS, the LIMIT over no row is no
+		// row and MAX one row of NULL. As a scalar subquery's body both
+		// are NULL: no assumption (issue 35).
+		r.assume(Assumption{Kind: AssumeNonEmpty, Subject: relationName(x)})
+	}
 	return true
+}
+
+// scalarSubqueryRoot says whether n is the plan of a scalar subquery in
+// root (a correlated one included).
+func scalarSubqueryRoot(root, n *plan.Node) bool {
+	found := false
+	var g func(x *plan.Expr)
+	g = func(x *plan.Expr) {
+		if x.Kind == plan.Subquery && x.Sub != nil {
+			found = found || (x.SubKind == plan.SubScalar && x.Sub == n)
+			x.Sub.WalkExprs(g)
+		}
+	}
+	root.WalkExprs(g)
+	return found
 }
 
 // relationName names the rows an assumption is about.

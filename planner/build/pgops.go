@@ -20,6 +20,7 @@ import (
 //	s SIMILAR TO p [ESCAPE e] text; NOT SIMILAR TO ⇒ NOT (s SIMILAR TO p)
 //	j -> k, j ->> k           json or jsonb with a text or integer key: json(b), text
 //	a @> b, a <@ b            jsonb with jsonb, or arrays of one element type: bool
+//	j ? k                     jsonb with text: bool
 
 // pgBinaryOp plans l op r for the operators above; ok is false for any
 // other operator, and in the sqlite dialect.
@@ -60,6 +61,12 @@ func (b *builder) pgBinaryOp(op string, l, r *plan.Expr, pos int32) (e *plan.Exp
 		return plan.NewOp(op, t, l, r), true, nil
 	case plan.OpContains, plan.OpContainedBy:
 		return b.containment(op, l, r, pos)
+	case plan.OpJSONExists:
+		typeParam(r, catalog.Text)
+		if b.jsonKind(l) != "jsonb" || r.Typ != catalog.Text {
+			return nil, true, b.unsupported(pos, "operator ? on these operands")
+		}
+		return plan.NewOp(op, catalog.Bool, l, r), true, nil
 	}
 	return nil, false, nil
 }

@@ -25,7 +25,8 @@ import (
 //	timestamptz       text with an explicit UTC offset, read as that instant
 //	                  (marked Value.B); anything else depends on the session's
 //	                  TimeZone: cannot execute
-//	bpchar, timestamp and date of a timestamptz, json, jsonb, timetz
+//	jsonb             text read as jsonb_in reads it (jsonb.go); a jsonb kept
+//	bpchar, timestamp and date of a timestamptz, json, timetz
 //	                  cannot execute
 
 // castExact applies a cast to the exact type target; ok is false when
@@ -87,6 +88,14 @@ func castExact(v Value, t catalog.Type, target string) (out Value, ok bool, err 
 		}
 		ts, err := ParseTimestamptz(v.S)
 		return ts, true, err
+	case "jsonb":
+		switch {
+		case v.K == KJSON:
+			return v, true, nil
+		case v.K == KText && !v.B:
+			j, err := ParseJSONB(v.S)
+			return j, true, err
+		}
 	}
 	return Null, true, cannot("cast to %s", target)
 }
@@ -272,11 +281,17 @@ func reduceFloat4(name string, vals []Value) (Value, error) {
 
 // spelledApart refuses to pick one of two rows that group together
 // (GROUP BY, DISTINCT) when they hold intervals equal under = but spelled
-// apart ('1 day' and '24:00:00', '1 mon' and '30 days'): PostgreSQL
-// keeps either, and date + interval tells them apart. idx restricts the
+// apart ('1 day' and '24:00:00', '1 mon' and '30 days'), or jsonb
+// documents ({"a": 1.0} and {"a": 1}): PostgreSQL keeps either, and
+// date + interval (or the document's text) tells them apart. idx restricts the
 // check to those positions (nil: all).
 func spelledApart(idx []int, a, b []Value) error {
 	check := func(x, y Value) error {
+		if x.K == KJSON && y.K == KJSON && x.S != y.S {
+			// jsonb documents equal under = but printed apart
+			// ({"a": 1.0} and {"a": 1}).
+			return cannot("jsonb %s and %s group together but differ (PostgreSQL keeps either)", x, y)
+		}
 		if x.K != KInterval || y.K != KInterval {
 			return nil
 		}
@@ -311,7 +326,7 @@ func intervalsSpelledApart(sides ...[][]Value) error {
 	for _, rows := range sides {
 		for _, row := range rows {
 			for _, v := range row {
-				has = has || v.K == KInterval
+				has = has || v.K == KInterval || v.K == KJSON
 			}
 		}
 	}

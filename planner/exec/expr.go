@@ -269,6 +269,22 @@ func (x *executor) op(ex *plan.Expr, e *env) (Value, error) {
 	if v, ok, err := x.regexOp(ex, e); ok {
 		return v, err
 	}
+	switch ex.Name {
+	case plan.OpJSONField, plan.OpJSONText, plan.OpContains, plan.OpContainedBy, plan.OpJSONExists:
+		if len(ex.Args) != 2 || x.lite {
+			break
+		}
+		// Not operands: a key is text, never read as the document's type.
+		a, err := x.eval(ex.Args[0], e)
+		if err != nil {
+			return Null, err
+		}
+		b, err := x.eval(ex.Args[1], e)
+		if err != nil || a.IsNull() || b.IsNull() {
+			return Null, err
+		}
+		return jsonbOp(ex.Name, a, b)
+	}
 	return Null, cannot("operator %q", ex.Name)
 }
 

@@ -43,6 +43,7 @@ const (
 	KDate
 	KTimestamp // see datetime.go
 	KInterval
+	KJSON // jsonb, see jsonb.go
 )
 
 // Value is one SQL value. Numeric values are exact rationals carrying the
@@ -198,6 +199,8 @@ func (v Value) String() string {
 		return timestampString(v.I)
 	case KInterval:
 		return intervalString(v)
+	case KJSON:
+		return v.S
 	}
 	return "NULL"
 }
@@ -304,7 +307,7 @@ func cmpFloat(a, b float64) int {
 }
 
 func kindName(k Kind) string {
-	return [...]string{"null", "int", "numeric", "float", "text", "bool", "date", "timestamp", "interval"}[k]
+	return [...]string{"null", "int", "numeric", "float", "text", "bool", "date", "timestamp", "interval", "jsonb"}[k]
 }
 
 // Key returns a string that is equal for two values exactly when SQL
@@ -336,6 +339,8 @@ func (v Value) Key() string {
 		return "d" + strconv.FormatInt(v.I, 10)
 	case KTimestamp, KInterval:
 		return temporalKey(v)
+	case KJSON:
+		return jsonKey(v)
 	}
 	return "?"
 }

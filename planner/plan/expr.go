@@ -73,6 +73,7 @@ const (
 	OpJSONText    = "->>" // jsonb ->> text|int: a member or element as text
 	OpContains    = "@>"  // jsonb @> jsonb, array @> array
 	OpContainedBy = "<@"  // jsonb <@ jsonb, array <@ array
+	OpJSONExists  = "?"   // jsonb ? text: a top-level key, or a string element of a top-level array
 	OpSubscript   = "[]"  // array[index]: one element
 )
 

@@ -353,7 +353,8 @@ var strictOps = map[string]bool{OpEq: true, OpNe: true, OpLt: true, OpLe: true, 
 	OpLike: true, OpILike: true, OpNotLike: true, OpNotILike: true, OpAdd: true, OpSub: true, OpMul: true,
 	OpDiv: true, OpMod: true, OpConcat: true, OpNeg: true,
 	OpSimilar: true, OpBitAnd: true, OpBitOr: true, OpBitXor: true, OpBitNot: true, OpIRegex: true,
-	OpJSONField: true, OpJSONText: true, OpContains: true, OpContainedBy: true, OpSubscript: true}
+	OpJSONField: true, OpJSONText: true, OpContains: true, OpContainedBy: true, OpSubscript: true,
+	OpJSONExists: true}
 
 // strictCols returns columns whose NULL makes e NULL.
 func strictCols(e *Expr) ColSet {

@@ -202,10 +202,21 @@ func (j *Judging) ObserveBind(ctx context.Context, ev *proxy.BindEvent) proxy.Ac
 	if ref.Mode != "" {
 		mode = JudgeMode(ref.Mode)
 	}
+	st := &stateOf(ev.Session).judge
+	if mode == ModeEnforce {
+		// Judged at its Parse against the schema then; the session may
+		// have changed how it resolves names since (sessionschema.go).
+		if why := st.schema.why(); why != "" {
+			j.stats.tagged.Add(1)
+			job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: ref, mode: mode, parent: parent.parent,
+				direct: true, candidate: parent.candidate, tagErr: fmt.Errorf("%w: %s", ErrSessionSchema, why)}
+			job.deadline = judgeDeadline(job.start, set)
+			return j.enforce(job, j.run(ctx, job))
+		}
+	}
 	if same && bj.settled.Load() && mode == ModeEnforce {
 		return proxy.Action{} // annotate and log count the execution (bindLater)
 	}
-	st := &stateOf(ev.Session).judge
 	job := &judgeJob{start: time.Now(), set: set, sess: parent.sess, ref: ref, mode: mode,
 		parent: parent.parent, direct: true, names: parent.names}
 	job.deadline = judgeDeadline(job.start, set)

@@ -97,3 +97,39 @@ func TestBypassSessionSchemaStartup(t *testing.T) {
 		}
 	}
 }
+
+// TestBypassSessionSchemaAfterPrepare: a statement judged (equivalent) at
+// its Parse and executed after the session changed how it resolves names
+// (a temporary dogs with a NULL owner) is refused at its Bind, and runs
+// again once the change is undone.
+func TestBypassSessionSchemaAfterPrepare(t *testing.T) {
+	e := startJudgeProxy(t, bypassSettings(t), JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	conn, _ := e.connectNotices(t, ctx, kennelDB)
+	pc := conn.PgConn()
+	if _, err := pc.Prepare(ctx, "counted", countOwner+" "+tagRef(countStar), nil); err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	exec := func() error {
+		_, err := pc.ExecPrepared(ctx, "counted", nil, nil, nil).Close()
+		return err
+	}
+	if err := exec(); err != nil {
+		t.Fatalf("before the change: %v", err)
+	}
+	for _, s := range []string{"CREATE TEMP TABLE dogs (dog_id int, owner_id int, name text, age int)", "INSERT INTO dogs VALUES (9, NULL, 'Nul', 9)"} {
+		if err := simpleExec(ctx, conn, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	var pgErr *pgconn.PgError
+	if err := exec(); !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "temporary objects") {
+		t.Fatalf("after CREATE TEMP TABLE dogs: got %v, want a PGQ02 refusal naming temporary objects", err)
+	}
+	if err := simpleExec(ctx, conn, "DISCARD TEMP"); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(); err != nil {
+		t.Fatalf("after DISCARD TEMP: %v", err)
+	}
+}

@@ -27,6 +27,8 @@ func (j *Judging) judgeWithin(ctx context.Context, job *judgeJob, v *equivalence
 		var r result
 		if why := j.volatileCall(job); err == nil && why != "" {
 			r.err = &sideEffectsError{why: why} // read with the schema just loaded
+		} else if why := j.shadowCall(job); err == nil && why != "" {
+			r.err = fmt.Errorf("%w: %s", ErrSessionSchema, why) // likewise
 		} else if why := j.schemas.rolePathWhy(&job.set.Schemas, job.sess.Database, job.sess.User); err == nil && why != "" && job.mode == ModeEnforce {
 			r.err = fmt.Errorf("%w: %s", ErrSessionSchema, why) // likewise
 		} else if err == nil {

@@ -487,6 +487,10 @@ func (j *Judging) run(ctx context.Context, job *judgeJob) (out judgeOutcome) {
 		out.err = &sideEffectsError{why: why}
 		return out
 	}
+	if why := j.shadowCall(job); why != "" {
+		out.err = fmt.Errorf("%w: %s", ErrSessionSchema, why)
+		return out
+	}
 	if job.preset != nil {
 		out.v = *job.preset
 		return out

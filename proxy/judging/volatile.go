@@ -28,7 +28,9 @@ var readOnlyVolatile = []string{"random", "random_normal", "gen_random_uuid", "c
 
 // volatileQuery lists, as calledNames spells them, the VOLATILE
 // functions ("f:"), the operators implemented by one ("o:"), and the
-// views whose definition calls one, directly or through views ("r:").
+// views whose definition calls one, directly or through views ("r:");
+// and the names of built-in functions that a function outside
+// pg_catalog also has ("s:", shadowCall).
 const volatileQuery = `
 WITH RECURSIVE vol AS (
   SELECT p.oid FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -45,7 +47,10 @@ WITH RECURSIVE vol AS (
 )
 SELECT 'f:' || p.proname FROM pg_proc p WHERE p.oid IN (SELECT oid FROM vol)
 UNION SELECT 'o:' || oprname FROM volop
-UNION SELECT 'r:' || c.relname FROM pg_class c WHERE c.oid IN (SELECT oid FROM views) AND c.relkind = 'v'`
+UNION SELECT 'r:' || c.relname FROM pg_class c WHERE c.oid IN (SELECT oid FROM views) AND c.relkind = 'v'
+UNION SELECT 's:' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+    AND EXISTS (SELECT FROM pg_proc b WHERE b.pronamespace = 'pg_catalog'::regnamespace AND b.proname = p.proname)`
 
 // readVolatile reads the names volatileQuery lists.
 func readVolatile(ctx context.Context, conn *pgx.Conn) (map[string]bool, error) {
@@ -66,6 +71,29 @@ func readVolatile(ctx context.Context, conn *pgx.Conn) (map[string]bool, error) 
 		return nil, fmt.Errorf("volatile functions: %w", err)
 	}
 	return out, nil
+}
+
+// shadowCall names a call of job's query to a built-in whose name a
+// function outside pg_catalog also has: PostgreSQL picks among every
+// function of that name on the search_path by argument types, so a
+// public.upper(varchar) (or an extension's overload, citext's replace)
+// may run where the judge models pg_catalog's. "" if none, for a schema
+// from files, or before the schema is read.
+func (j *Judging) shadowCall(job *judgeJob) string {
+	if len(job.names) == 0 {
+		return ""
+	}
+	vol := j.schemas.volatile(&job.set.Schemas, job.sess.Database)
+	if len(vol) == 0 {
+		return ""
+	}
+	for _, n := range job.names {
+		name, ok := strings.CutPrefix(n, tag.NameCall)
+		if ok && !strings.Contains(name, ".") && vol["s:"+name] {
+			return "it calls " + name + ", which a function outside pg_catalog is also named: PostgreSQL may run that one instead of the built-in the judge models"
+		}
+	}
+	return ""
 }
 
 // volatileCall names the side effect of job's query if it names a

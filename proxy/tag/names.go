@@ -121,28 +121,37 @@ func calledNames(n *pg.Node) []string {
 		// A WITH clause: each of its queries sees the CTEs before it (all
 		// of them under RECURSIVE: a non-recursive CTE naming itself reads
 		// a relation), and the rest of the statement sees them all.
-		var with protoreflect.FieldDescriptor
-		if fd := m.Descriptor().Fields().ByName("with_clause"); fd != nil && m.Has(fd) {
-			if w, ok := m.Get(fd).Message().Interface().(*pg.WithClause); ok {
-				with = fd
-				var names []string
-				for _, c := range w.Ctes {
-					names = append(names, c.GetCommonTableExpr().GetCtename())
-				}
-				for i, c := range w.Ctes {
-					seen := names[:i]
-					if w.Recursive {
-						seen = names
-					}
-					if q := c.GetCommonTableExpr().GetCtequery(); q != nil {
-						walk(q.ProtoReflect(), append(slices.Clone(ctes), seen...))
-					}
-				}
-				ctes = append(slices.Clone(ctes), names...)
+		var w *pg.WithClause
+		switch x := m.Interface().(type) {
+		case *pg.SelectStmt:
+			w = x.WithClause
+		case *pg.InsertStmt:
+			w = x.WithClause
+		case *pg.UpdateStmt:
+			w = x.WithClause
+		case *pg.DeleteStmt:
+			w = x.WithClause
+		case *pg.MergeStmt:
+			w = x.WithClause
+		}
+		if w != nil {
+			var names []string
+			for _, c := range w.Ctes {
+				names = append(names, c.GetCommonTableExpr().GetCtename())
 			}
+			for i, c := range w.Ctes {
+				seen := names[:i]
+				if w.Recursive {
+					seen = names
+				}
+				if q := c.GetCommonTableExpr().GetCtequery(); q != nil {
+					walk(q.ProtoReflect(), append(slices.Clone(ctes), seen...))
+				}
+			}
+			ctes = append(slices.Clone(ctes), names...)
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() == nil || fd.IsMap() || fd == with {
+			if fd.Message() == nil || fd.IsMap() || w != nil && fd.Name() == "with_clause" {
 				return true
 			}
 			if fd.IsList() {
