@@ -1,10 +1,15 @@
 package judging
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -135,4 +140,40 @@ func TestBypassFilesUnreadCalls(t *testing.T) {
 		{name: "padded read with built-ins and a window clause", sql: tagged("SELECT count(*) FILTER (WHERE upper(name) <> 'x') OVER (PARTITION BY owner_id) FROM dogs WHERE age > 5 AND 'evil(1)' <> $$bypass_sqlw(9753)$$ /* bypass_sqlw(9753) */")},
 		{name: "padded read calling a declared STABLE function", sql: tagged("SELECT count(*) FROM dogs WHERE age > bypass_stable(5)")},
 	})
+}
+
+// TestBypassFilesVolatileExtended: the same through the extended
+// protocol, as drivers send it (a statement cached and described, or
+// sent once): with schema files declaring no function, a tagged query
+// with a parameter that calls a writing plpgsql function is refused at
+// each execution and the owner is not written; one calling only
+// built-ins runs.
+func TestBypassFilesVolatileExtended(t *testing.T) {
+	set := filesBypass(t, "")
+	e := startJudgeProxy(t, set, JudgingOptions{})
+	ctx := testCtx(t, 60*time.Second)
+	direct := kennelDirect(t, ctx)
+	for i, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec} {
+		conn, err := pgx.Connect(ctx, dbConnString(e.Host, e.Port, pgtest.SuperUser, "", kennelDB))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := 9761 + i
+		for range 2 {
+			var n int
+			err := conn.QueryRow(ctx, "SELECT count(*) FROM dogs WHERE age > (SELECT bypass_plw($1) + 4) "+tagRef(countStar), mode, id).Scan(&n)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) || pgErr.Code != SQLStateUnverified || !strings.Contains(pgErr.Message, "a call of bypass_plw (not a built-in") {
+				t.Fatalf("%v: got %v, want a PGQ02 refusal naming bypass_plw", mode, err)
+			}
+			if err := conn.QueryRow(ctx, "SELECT count(*) FROM dogs WHERE age > $1 AND upper(name) IS DISTINCT FROM $2 "+tagRef(countStar), mode, 5, "x").Scan(&n); err != nil {
+				t.Fatalf("%v: built-ins refused: %v", mode, err)
+			}
+		}
+		var written int
+		if err := direct.QueryRow(ctx, ownerCount(id)).Scan(&written); err != nil || written != 0 {
+			t.Fatalf("%v: owner %d written %d times (%v)", mode, id, written, err)
+		}
+		conn.Close(ctx)
+	}
 }
