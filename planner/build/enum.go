@@ -55,6 +55,17 @@ func (b *builder) refuseEnumOrdering(p *plan.Plan) error {
 		}
 		return ""
 	}
+	// args is from over e's arguments only: an aggregate's value comes
+	// from them, not from its FILTER (max(total) FILTER (WHERE state =
+	// 'paid') orders no enum value).
+	args := func(e *plan.Expr) string {
+		for _, a := range e.Args {
+			if w := from(a); w != "" {
+				return w
+			}
+		}
+		return ""
+	}
 	// Columns computed from enum columns are enum-derived too.
 	for changed := true; changed; {
 		changed = false
@@ -64,8 +75,11 @@ func (b *builder) refuseEnumOrdering(p *plan.Plan) error {
 			}
 		}
 		for _, n := range nodes {
-			for _, it := range append(append([]plan.ProjItem(nil), n.Proj...), n.Aggs...) {
+			for _, it := range n.Proj {
 				mark(it.ID, from(it.Expr))
+			}
+			for _, it := range n.Aggs {
+				mark(it.ID, args(it.Expr))
 			}
 			for _, in := range n.SetCols {
 				for i, c := range in {
@@ -86,7 +100,7 @@ func (b *builder) refuseEnumOrdering(p *plan.Plan) error {
 			case x.Kind == plan.Op && orderingOps[x.Name]:
 				found = from(x)
 			case (x.Kind == plan.Agg || x.Kind == plan.Func) && (x.Name == "min" || x.Name == "max" || x.Name == "greatest" || x.Name == "least"):
-				found = from(x)
+				found = args(x)
 			case x.Kind == plan.Subquery && x.SubOp != "" && x.SubOp != plan.OpEq && x.SubOp != plan.OpNe:
 				found = from(x)
 				if x.Sub != nil {

@@ -77,6 +77,13 @@ CREATE TABLE e (id int PRIMARY KEY, feel mood, note text);`, catalog.Postgres)
 		{"SELECT f FROM (SELECT feel AS f FROM e) s ORDER BY f", true},
 		{"SELECT id FROM e WHERE id IN (SELECT id FROM e x WHERE x.feel > 'sad')", true},
 		{"SELECT row_number() OVER (ORDER BY feel) FROM e", true},
+		// An aggregate's FILTER orders nothing (issue 35: Django's
+		// Max('total', filter=Q(state='shipped')) was refused).
+		{"SELECT max(id) FILTER (WHERE feel = 'ok') FROM e", false},
+		{"SELECT m FROM (SELECT max(id) FILTER (WHERE feel = 'ok') AS m FROM e) s ORDER BY m", false},
+		{"SELECT max(feel) FILTER (WHERE id > 1) FROM e", true},
+		{"SELECT count(*) FILTER (WHERE feel > 'ok') FROM e", true},
+		{"SELECT m FROM (SELECT min(feel) AS m FROM e) s ORDER BY m", true},
 	} {
 		_, err := planner.Plan(context.Background(), s, tc.sql, planner.Options{})
 		if refused := errors.Is(err, build.ErrUnsupported); refused != tc.refused || (err != nil && !refused) {
