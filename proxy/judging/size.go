@@ -116,8 +116,11 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 	job.deadline = judgeDeadline(job.start, set)
 	if job.mode == ModeEnforce {
 		job.sideEffects = unreadEffect(ev)
-		// With schema files, the calls the lexer finds (filefuncs_check.go).
-		job.names = j.unreadCalls(ev, set)
+		if job.sideEffects == "" {
+			// With schema files, the calls the lexer finds
+			// (filefuncs_check.go); a statement refused already needs none.
+			job.names = j.unreadCalls(ev, set)
+		}
 		job.tagErr = encodingErr(ev) // the lexer's reading may not be the server's
 	}
 	j.stats.tagged.Add(1)
