@@ -428,6 +428,9 @@ var (
 	ruleLimitAboveRowBound = register(Rule{Name: "limit-above-row-bound", Family: famSimplify,
 		Fragment:   "R LIMIT n ⇒ R",
 		Conditions: "no OFFSET and R has at most n rows: bounded by a LIMIT or VALUES below, an ungrouped aggregate, through filters, projections, sorts, DISTINCT, inner joins (the product), semi- and anti-joins, and left joins binding a key of the right input"})
+	ruleLimitPastLeftJoin = register(Rule{Name: "limit-past-left-join", Family: famJoin,
+		Fragment:   "sort[K](R ⟕ S) LIMIT n OFFSET o ⇒ sort[K]((sort[K](R) LIMIT n OFFSET o) ⟕ S)",
+		Conditions: "the condition binds a key of S (each R row gives one joined row) and the sort keys, if any, read R alone; constant LIMIT and OFFSET"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
