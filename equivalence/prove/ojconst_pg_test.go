@@ -47,6 +47,10 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO ab VALUES (1, 1), (2, NULL), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7)",
 		"INSERT INTO uv VALUES (1, 1), (2, 1), (3, 2), (6, 3)",
 	},
+	"limit-past-left-join": {
+		"INSERT INTO ab VALUES (1, 1), (2, NULL), (3, 3), (4, 4), (5, 7)",
+		"INSERT INTO uv VALUES (1, 1), (2, 1), (3, 9), (4, 0), (7, 2)",
+	},
 }
 
 func init() {

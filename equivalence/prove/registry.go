@@ -428,6 +428,9 @@ var (
 	ruleLimitAboveRowBound = register(Rule{Name: "limit-above-row-bound", Family: famSimplify,
 		Fragment:   "R LIMIT n ⇒ R",
 		Conditions: "no OFFSET and R has at most n rows: bounded by a LIMIT or VALUES below, an ungrouped aggregate, through filters, projections, sorts, DISTINCT, inner joins (the product), semi- and anti-joins, and left joins binding a key of the right input"})
+	ruleLimitPastLeftJoin = register(Rule{Name: "limit-past-left-join", Family: famJoin,
+		Fragment:   "sort[K](R ⟕ S) LIMIT n OFFSET o ⇒ sort[K]((sort[K](R) LIMIT n OFFSET o) ⟕ S)",
+		Conditions: "the condition binds a key of S (each R row gives one joined row) and the sort keys, if any, read R alone; constant LIMIT and OFFSET"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,
@@ -466,7 +469,4 @@ var (
 	ruleLikeForms = register(Rule{Name: "like-forms", Family: famPredicate,
 		Fragment:   "x LIKE REPLACE(…'L'…) || '%' ⇒ x LIKE 'L%'; x LIKE 'L%' ∧ x LIKE '%S%' ⇒ x LIKE 'L%' (S in L)",
 		Conditions: "PostgreSQL; conjuncts of a filter; REPLACE and || of non-NULL text constants fold; x a text or varchar column of a deterministic collation; the implied pattern '%', a prefix of L then '%', or '%S%', without wildcards or backslashes"})
-	ruleTimestamptzBound = register(Rule{Name: "timestamptz-bound", Family: famPredicate,
-		Fragment:   "x <= c ⇒ x < c + 1µs; x > c ⇒ x >= c + 1µs (c a timestamptz literal, written in UTC)",
-		Conditions: "a filter's comparison with a literal cast to timestamptz from text with an explicit numeric offset, at most six fractional digits and fields PostgreSQL takes as written: timestamptz holds whole microseconds"})
 )

@@ -104,6 +104,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.limitPastLeftJoin(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.decorrelate(n, m); j != nil {
 			n = j
 			continue
@@ -151,11 +155,6 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 		if j := p.likeForms(n, m); j != nil {
 			p.rule(ruleLikeForms)
-			n = j
-			continue
-		}
-		if j := timestampBounds(n); j != nil {
-			p.rule(ruleTimestamptzBound)
 			n = j
 			continue
 		}

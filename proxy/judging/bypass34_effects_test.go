@@ -242,3 +242,22 @@ func TestBypassSmaller(t *testing.T) {
 		{name: "other sqlcommenter keys", sql: "SELECT 1 /*application='x',route='%2Fdogs'*/"},
 	})
 }
+
+// TestBypassUnreadVolatile: with an introspected schema, a tagged query
+// answered unread (padded past max_query_size) that calls a VOLATILE
+// function, as the proxy's lexer finds it, is refused for its side
+// effects on a connection's first statement too (before any schema was
+// read); one calling a STABLE function is forwarded (unknown).
+func TestBypassUnreadVolatile(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	set := introspectedBypass(t, ctx)
+	set.Options.MaxQueryBytes = 2048
+	pad := "/*" + strings.Repeat("x", 3000) + "*/ "
+	runEnforceCases(t, set, []enforceCase{
+		{name: "padded call of a writing function", sql: "SELECT count(*) FROM dogs WHERE age > 5 AND bypass_sqlw(9741) = 1 " + pad + tagRef(countStar),
+			code: SQLStateUnverified, msg: "VOLATILE function bypass_sqlw", check: ownerCount(9741)},
+		{name: "padded schema-qualified call", sql: "SELECT count(*) FROM dogs WHERE age > 5 AND public.bypass_plw(9742) = 1 " + pad + tagRef(countStar),
+			code: SQLStateUnverified, msg: "VOLATILE function bypass_plw", check: ownerCount(9742)},
+		{name: "padded call of a STABLE function", sql: "SELECT count(*) FROM dogs WHERE age > bypass_stable(5) " + pad + tagRef(countStar)},
+	})
+}

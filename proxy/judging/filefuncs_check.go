@@ -172,15 +172,11 @@ func (ff *FileFunctions) CallsWhy(sql string) (string, error) {
 }
 
 // unreadCalls are the calls a statement answered unread makes, read by
-// the proxy's lexer (tag.UnreadCalls), for volatileCall to check with
-// schema files; nil with an introspected schema, whose VOLATILE names
-// are not checked on unread statements (docs/proxy.md, Threat model).
+// the proxy's lexer (tag.UnreadCalls), for volatileCall to check against
+// the schema files' declarations or the introspected VOLATILE names.
 // Where the session's standard_conforming_strings is uncertain, both
 // readings count.
 func (j *Judging) unreadCalls(ev *proxy.QueryEvent, set *JudgeSettings) []string {
-	if j.schemas.fileFunctions(&set.Schemas, ev.Session.Database) == nil {
-		return nil
-	}
 	strs := tag.StandardStrings
 	if ev.BackslashStrings {
 		strs = tag.BackslashStrings

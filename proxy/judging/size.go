@@ -117,9 +117,17 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 	if job.mode == ModeEnforce {
 		job.sideEffects = unreadEffect(ev)
 		if job.sideEffects == "" {
-			// With schema files, the calls the lexer finds
-			// (filefuncs_check.go); a statement refused already needs none.
+			// The calls the lexer finds (filefuncs_check.go); a
+			// statement refused already needs none.
 			job.names = j.unreadCalls(ev, set)
+			if len(job.names) > 0 && j.schemas.fileFunctions(&set.Schemas, ev.Session.Database) == nil {
+				// The VOLATILE names come with the introspected schema:
+				// read it first (a load error leaves them unknown, and
+				// the statement goes on as cannot judge).
+				lctx, cancel := context.WithDeadline(ctx, job.deadline)
+				_, _ = j.schemas.get(lctx, &set.Schemas, ev.Session.Database)
+				cancel()
+			}
 		}
 		job.tagErr = encodingErr(ev) // the lexer's reading may not be the server's
 	}

@@ -110,6 +110,17 @@ func (j *Judging) volatileCall(job *judgeJob) string {
 	}
 	vol := j.schemas.volatile(&job.set.Schemas, job.sess.Database)
 	for _, n := range job.names {
+		if call, ok := strings.CutPrefix(n, tag.NameCall); ok {
+			// A genuine call, as the lexer reads unread statements too
+			// (size.go): VOLATILE names are by name, any schema.
+			if i := strings.LastIndexByte(call, '.'); i >= 0 {
+				call = call[i+1:]
+			}
+			if vol[tag.NameFunc+strings.ToLower(call)] {
+				return "a call of VOLATILE function " + call
+			}
+			continue
+		}
 		if !vol[n] {
 			continue
 		}
