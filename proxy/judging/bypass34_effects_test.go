@@ -46,7 +46,9 @@ DROP TABLE IF EXISTS bypass_ctas;
 CREATE TABLE IF NOT EXISTS bypass_trig (id int PRIMARY KEY, a int NOT NULL);
 CREATE OR REPLACE FUNCTION bypass_trig_noop() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$;
 CREATE OR REPLACE TRIGGER bypass_trig_noop BEFORE INSERT ON bypass_trig FOR EACH ROW EXECUTE FUNCTION bypass_trig_noop();
-SELECT lo_unlink(oid) FROM pg_largeobject_metadata WHERE oid = 9731;`
+SELECT lo_unlink(oid) FROM pg_largeobject_metadata WHERE oid = 9731;
+DROP DOMAIN IF EXISTS bypass_wdom;
+CREATE DOMAIN bypass_wdom AS int CHECK (bypass_sqlw(VALUE) = 1);`
 
 // introspectedBypass are bypassSettings with the kennel schema read from
 // PostgreSQL (the functions' volatility comes with it), after
@@ -130,6 +132,8 @@ func TestBypassVolatileFunctions(t *testing.T) {
 		refused("operator", "SELECT count(*) FROM dogs WHERE age > 5 AND age ### 9707",
 			"operator ###", ownerCount(9707)),
 		refused("view that calls it", "SELECT count(*) FROM bypass_wv", "view bypass_wv", ownerCount(9721)),
+		refused("cast to a domain whose CHECK calls it", "SELECT count(*) FROM dogs WHERE age > 5 AND 9751::bypass_wdom > 0",
+			"a cast to domain bypass_wdom", ownerCount(9751)),
 		refused("view of that view", "SELECT count(*) FROM bypass_wv2", "view bypass_wv2", ownerCount(9721)),
 		refused("lo_from_bytea", "SELECT count(*) FROM dogs WHERE age > 5 AND lo_from_bytea(9731, 'x') > 0",
 			"VOLATILE function lo_from_bytea", "SELECT count(*) FROM pg_largeobject_metadata WHERE oid = 9731"),

@@ -28,7 +28,8 @@ var readOnlyVolatile = []string{"random", "random_normal", "gen_random_uuid", "c
 
 // volatileQuery lists, as calledNames spells them, the VOLATILE
 // functions ("f:"), the operators implemented by one ("o:"), and the
-// views whose definition calls one, directly or through views ("r:");
+// views whose definition calls one, directly or through views ("r:"), the
+// domains whose CHECK calls one ("d:");
 // and the names of built-in functions that a function outside
 // pg_catalog also has ("s:", shadowCall).
 const volatileQuery = `
@@ -48,6 +49,9 @@ WITH RECURSIVE vol AS (
 SELECT 'f:' || p.proname FROM pg_proc p WHERE p.oid IN (SELECT oid FROM vol)
 UNION SELECT 'o:' || oprname FROM volop
 UNION SELECT 'r:' || c.relname FROM pg_class c WHERE c.oid IN (SELECT oid FROM views) AND c.relkind = 'v'
+UNION SELECT 'd:' || t.typname FROM pg_type t JOIN pg_constraint c ON c.contypid = t.oid
+  JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = c.oid
+  WHERE t.typtype = 'd' AND d.refclassid = 'pg_proc'::regclass AND d.refobjid IN (SELECT oid FROM vol)
 UNION SELECT 's:' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
   WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
     AND EXISTS (SELECT FROM pg_proc b WHERE b.pronamespace = 'pg_catalog'::regnamespace AND b.proname = p.proname)`
@@ -130,6 +134,8 @@ func (j *Judging) volatileCall(job *judgeJob) string {
 			return "operator " + name + " (its function is VOLATILE)"
 		case tag.NameRelation:
 			return "view " + name + " (it calls a VOLATILE function)"
+		case tag.NameType:
+			return "a cast to domain " + name + " (its CHECK calls a VOLATILE function)"
 		}
 		return "a call of VOLATILE function " + name
 	}

@@ -30,6 +30,9 @@ const (
 	// NameAttr is the last field of a qualified column reference, as
 	// written: t.f may be a column, or call f(t) (attribute notation).
 	NameAttr = "a:"
+	// NameType is the last name part of a type cast to, lowercased: a
+	// cast to a domain runs its CHECK constraints.
+	NameType = "d:"
 )
 
 // CalledNames lists the names calledNames finds in every statement of
@@ -109,6 +112,11 @@ func calledNames(n *pg.Node) []string {
 				addKey(NameTable + chainKey([]string{x.Schemaname, x.Relname}))
 			case !slices.Contains(ctes, x.Relname):
 				addKey(NameTable + chainKey([]string{x.Relname}))
+			}
+		case *pg.TypeCast:
+			// A cast to a domain runs its CHECK constraints.
+			if tn := x.TypeName; tn != nil && len(tn.Names) > 0 {
+				add(NameType, tn.Names[len(tn.Names)-1])
 			}
 		case *pg.ColumnRef:
 			if len(x.Fields) > 1 {
