@@ -349,6 +349,12 @@ func pgReadBack(ctx context.Context, conn *pgx.Conn, s *catalog.Schema) (exec.Da
 				case c.Type == catalog.Timestamp && (c.TypeSQL == "timestamptz" || c.TypeSQL == "timestamptz(6)"):
 					// An instant: the server prints it with its offset.
 					v, err = exec.ParseTimestamptz(string(b))
+				case c.Type == catalog.JSON && strings.EqualFold(c.TypeSQL, "jsonb"):
+					// A document (exec/jsonb.go); one the executor does not
+					// read stays text, as it was written.
+					if v, err = exec.ParseJSONB(string(b)); err != nil {
+						v, err = exec.Text(string(b)), nil
+					}
 				case err != nil && errors.Is(err, exec.ErrCannotExecute) && c.Type != catalog.Timestamp && c.Type != catalog.Interval:
 					// A type the executor does not model (json, uuid,
 					// arrays): the refuter fills such a column only where

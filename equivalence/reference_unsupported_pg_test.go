@@ -40,9 +40,9 @@ func TestReferenceUnsupportedIsUnknown(t *testing.T) {
 		pgRuns    bool   // PostgreSQL runs the reference
 		component string // "" : the judge returns an error
 	}{
-		{"SELECT id FROM doc WHERE data ? 'a'", "SELECT id FROM doc WHERE data ? 'a' AND true", true, equivalence.ComponentReferenceUnsupported},
+		{"SELECT id FROM doc WHERE data ?& ARRAY['a']", "SELECT id FROM doc WHERE data ?& ARRAY['a'] AND true", true, equivalence.ComponentReferenceUnsupported},
 		{"SELECT id FROM doc WHERE data ?| ARRAY['a', 'b']", "SELECT id FROM doc", true, equivalence.ComponentReferenceUnsupported},
-		{"SELECT id FROM doc", "SELECT id FROM doc WHERE data ? 'a'", true, equivalence.ComponentCandidateUnsupported},
+		{"SELECT id FROM doc", "SELECT id FROM doc WHERE data ?& ARRAY['a']", true, equivalence.ComponentCandidateUnsupported},
 		{"SELECT id FROM nosuch", "SELECT 1", false, ""},
 	}
 	for _, c := range cases {

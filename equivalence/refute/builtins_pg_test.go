@@ -82,8 +82,27 @@ var uuidPairs = []appPair{
 		sel("users", `WHERE "users"."external_id" = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'`), false},
 }
 
-// TestBuiltinBugs refutes each bug of regexPairs, instantPairs and
-// uuidPairs on the application schema, replaying every counterexample
+// jsonbPairs read jsonb columns as Django's JSONField lookups write
+// them (key transforms, has_key, contains).
+var jsonbPairs = []appPair{
+	{"jsonb key value changed", sel("posts", `WHERE ("posts"."metadata" -> 'seo' ->> 'lang') = 'en'`),
+		sel("posts", `WHERE ("posts"."metadata" -> 'seo' ->> 'lang') = 'de'`), true},
+	{"jsonb number > for >=", sel("orders", `WHERE ("orders"."payload" ->> 'amount')::numeric > 100`),
+		sel("orders", `WHERE ("orders"."payload" ->> 'amount')::numeric >= 100`), true},
+	{"has_key changed", sel("users", `WHERE "users"."profile" ? 'avatar'`),
+		sel("users", `WHERE "users"."profile" ? 'bio'`), true},
+	{"contains changed", sel("posts", `WHERE "posts"."metadata" @> '{"featured": true}'`),
+		sel("posts", `WHERE "posts"."metadata" @> '{"featured": false}'`), true},
+	{"two keys, one dropped", sel("posts", `WHERE ("posts"."metadata" ->> 'lang' = 'en' AND "posts"."metadata" ->> 'kind' = 'news')`),
+		sel("posts", `WHERE "posts"."metadata" ->> 'lang' = 'en'`), true},
+	{"DISTINCT dropped over jsonb", `SELECT DISTINCT "posts"."metadata" FROM "posts"`, `SELECT "posts"."metadata" FROM "posts"`, true},
+
+	{"contains as key transform", sel("posts", `WHERE "posts"."metadata" @> '{"lang": "en"}'`),
+		sel("posts", `WHERE "posts"."metadata" ->> 'lang' = 'en'`), false},
+}
+
+// TestBuiltinBugs refutes each bug of regexPairs, instantPairs,
+// uuidPairs and jsonbPairs on the application schema, replaying every counterexample
 // on PostgreSQL (whose session TimeZone is far from UTC), and never
 // refutes the rewrites that keep the result.
 func TestBuiltinBugs(t *testing.T) {
@@ -101,7 +120,10 @@ func TestBuiltinBugs(t *testing.T) {
 	if _, err := conn.Exec(ctx, ddl+"; SET TimeZone = 'Pacific/Chatham'"); err != nil {
 		t.Fatal(err)
 	}
-	pairs := append(append(append([]appPair(nil), regexPairs...), instantPairs...), uuidPairs...)
+	var pairs []appPair
+	for _, ps := range [][]appPair{regexPairs, instantPairs, uuidPairs, jsonbPairs} {
+		pairs = append(pairs, ps...)
+	}
 	refuted := judgeAndReplay(ctx, t, conn, s, pairs)
 	if want := countDiffer(pairs); refuted != want {
 		t.Errorf("refuted %d of %d bugs", refuted, want)

@@ -76,6 +76,11 @@ func fitTo(t catalog.Type, sp typeSpec, v exec.Value) (exec.Value, bool) {
 		}
 		v = out
 	}
+	if t == catalog.JSON {
+		// Documents are built as jsonb values (pools, seeds): text
+		// is no document.
+		return v, v.K == exec.KJSON
+	}
 	if t == catalog.UUID {
 		// A uuid is held as its canonical text: any other text (a
 		// neighbour of a literal, another spelling) would compare
@@ -209,6 +214,8 @@ func kindOf(t catalog.Type) exec.Kind {
 		return exec.KInterval
 	case catalog.UUID:
 		return exec.KText
+	case catalog.JSON:
+		return exec.KJSON
 	}
 	return exec.KNull
 }

@@ -106,6 +106,9 @@ func executable(d catalog.Dialect, c *catalog.Column) bool {
 	case catalog.UUID:
 		// Held as its canonical text (exec/uuid.go).
 		return d == catalog.Postgres && strings.EqualFold(strings.TrimSpace(c.TypeSQL), "uuid")
+	case catalog.JSON:
+		// jsonb, not json, whose text the executor does not model.
+		return d == catalog.Postgres && strings.EqualFold(strings.TrimSpace(c.TypeSQL), "jsonb")
 	}
 	return false
 }

@@ -33,6 +33,9 @@ type literals struct {
 	// regexes holds, per column, one string accepted by each regular
 	// expression it is matched with (see regexcombo.go).
 	regexes map[colKey][]string
+	// jsonReads holds, per jsonb column, the paths read on it (see
+	// jsonseeds.go).
+	jsonReads map[colKey][]jsonRead
 }
 
 // collectLiterals collects the literals of plans without folding
@@ -57,6 +60,7 @@ func collectLiteralsFor(d catalog.Dialect, plans ...*plan.Plan) *literals {
 	}
 	l.addLikeCombos()
 	l.addRegexCombos()
+	l.addJSONSeeds()
 	return l
 }
 
@@ -139,6 +143,7 @@ func (l *literals) expr(p *plan.Plan, alias map[plan.ColumnID]plan.ColumnID, x *
 	if x.Kind != plan.Op && x.Kind != plan.Func {
 		return
 	}
+	l.jsonExpr(p, alias, x)
 	// A column compared with constants (=, <, LIKE, IN lists, BETWEEN
 	// after normalization): the constants, read as the column's type.
 	var col *catalog.Column

@@ -8,33 +8,37 @@ import (
 )
 
 // TestOpaqueColumns: a column of a type the executor does not model
-// gets fillers only where no plan evaluates it (never read, or carried
-// unchanged to the output); any other use keeps it NULL only, so that
-// the executor never evaluates a value it does not model.
+// (posts.tags_cache, a text[]) gets fillers only where no plan evaluates
+// it (never read, or carried unchanged to the output); any other use
+// keeps it NULL only, so that the executor never evaluates a value it
+// does not model. A jsonb column (posts.metadata) is modelled: never
+// opaque, it gets documents.
 func TestOpaqueColumns(t *testing.T) {
 	s, _ := appSchema(t)
 	meta, tags := 8, 9 // posts.metadata, posts.tags_cache
 	if c := s.Table("posts").Columns; c[meta].Name != "metadata" || c[tags].Name != "tags_cache" {
 		t.Fatal("testdata/app_schema.sql: posts' columns moved")
 	}
+	if !executable(s.Dialect, &s.Table("posts").Columns[meta]) {
+		t.Error("posts.metadata (jsonb) is not modelled")
+	}
 	cases := []struct {
-		name       string
-		queries    []string
-		meta, tags bool // posts.metadata, posts.tags_cache get fillers
+		name    string
+		queries []string
+		tags    bool // posts.tags_cache gets fillers
 	}{
-		{"not read", []string{`SELECT id FROM posts WHERE views > 1`}, true, true},
-		{"carried to the output", []string{`SELECT id, metadata FROM posts ORDER BY id`}, true, true},
-		{"carried through a derived table", []string{`SELECT m FROM (SELECT metadata AS m, views FROM posts) d WHERE views > 1`}, true, true},
-		{"carried by an outer join", []string{`SELECT u.id, p.metadata FROM users u LEFT JOIN posts p ON p.author_id = u.id`}, true, true},
-		{"DISTINCT compares it", []string{`SELECT DISTINCT metadata FROM posts`}, false, true},
-		{"UNION compares it", []string{`SELECT metadata FROM posts UNION ALL SELECT profile FROM users`}, false, true},
-		{"grouped", []string{`SELECT tags_cache, count(*) FROM posts GROUP BY tags_cache`}, true, false},
-		{"filtered", []string{`SELECT id FROM posts WHERE metadata IS NOT NULL`}, false, true},
-		{"sorted", []string{`SELECT id FROM posts ORDER BY tags_cache`}, true, false},
-		{"in an expression", []string{`SELECT coalesce(metadata, '{}') FROM posts`}, false, true},
-		{"returned by a scalar subquery", []string{`SELECT (SELECT metadata FROM posts LIMIT 1)`}, false, true},
-		{"compared by IN", []string{`SELECT id FROM users WHERE profile IN (SELECT metadata FROM posts)`}, false, true},
-		{"one plan of two evaluates it", []string{`SELECT id FROM posts`, `SELECT id FROM posts WHERE metadata IS NULL`}, false, true},
+		{"not read", []string{`SELECT id FROM posts WHERE views > 1`}, true},
+		{"carried to the output", []string{`SELECT id, tags_cache FROM posts ORDER BY id`}, true},
+		{"carried through a derived table", []string{`SELECT m FROM (SELECT tags_cache AS m, views FROM posts) d WHERE views > 1`}, true},
+		{"carried by an outer join", []string{`SELECT u.id, p.tags_cache FROM users u LEFT JOIN posts p ON p.author_id = u.id`}, true},
+		{"DISTINCT compares it", []string{`SELECT DISTINCT tags_cache FROM posts`}, false},
+		{"UNION compares it", []string{`SELECT tags_cache FROM posts UNION ALL SELECT tags_cache FROM posts`}, false},
+		{"grouped", []string{`SELECT tags_cache, count(*) FROM posts GROUP BY tags_cache`}, false},
+		{"filtered", []string{`SELECT id FROM posts WHERE tags_cache IS NOT NULL`}, false},
+		{"sorted", []string{`SELECT id FROM posts ORDER BY tags_cache`}, false},
+		{"in an expression", []string{`SELECT coalesce(tags_cache, '{}') FROM posts`}, false},
+		{"returned by a scalar subquery", []string{`SELECT (SELECT tags_cache FROM posts LIMIT 1)`}, false},
+		{"one plan of two evaluates it", []string{`SELECT id FROM posts`, `SELECT id FROM posts WHERE tags_cache IS NULL`}, false},
 	}
 	for _, c := range cases {
 		plans := make([]*plan.Plan, 0, len(c.queries))
@@ -43,11 +47,10 @@ func TestOpaqueColumns(t *testing.T) {
 		}
 		got := opaqueColumns(s, s.Tables, plans...)["posts"]
 		if got == nil {
-			t.Errorf("%s: no opaque column of posts", c.name)
-			continue
+			got = make([]bool, len(s.Table("posts").Columns)) // none opaque
 		}
-		if got[meta] != c.meta || got[tags] != c.tags {
-			t.Errorf("%s: metadata %v, tags_cache %v; want %v, %v", c.name, got[meta], got[tags], c.meta, c.tags)
+		if got[meta] || got[tags] != c.tags {
+			t.Errorf("%s: metadata %v, tags_cache %v; want false, %v", c.name, got[meta], got[tags], c.tags)
 		}
 	}
 }
@@ -59,8 +62,8 @@ func TestOpaqueColumns(t *testing.T) {
 func TestOpaqueColumnsNotEvaluated(t *testing.T) {
 	s, _ := appSchema(t)
 	pairs := [][2]string{
-		{`SELECT DISTINCT metadata FROM posts`, `SELECT metadata FROM posts`},
-		{`SELECT id FROM posts WHERE metadata IS NOT NULL`, `SELECT id FROM posts`},
+		{`SELECT DISTINCT tags_cache FROM posts`, `SELECT tags_cache FROM posts`},
+		{`SELECT id FROM posts WHERE tags_cache IS NOT NULL`, `SELECT id FROM posts`},
 	}
 	for _, p := range pairs {
 		res, err := Refute(context.Background(), s, mustPlan(t, s, p[0]), mustPlan(t, s, p[1]), appOpts())

@@ -19,7 +19,7 @@ func basePool(t catalog.Type) []exec.Value { return basePools[t] }
 // they can be shared.
 var basePools = func() map[catalog.Type][]exec.Value {
 	m := map[catalog.Type][]exec.Value{}
-	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date, catalog.Timestamp, catalog.Interval, catalog.UUID} {
+	for _, t := range []catalog.Type{catalog.Int, catalog.Numeric, catalog.Float, catalog.Text, catalog.Bool, catalog.Date, catalog.Timestamp, catalog.Interval, catalog.UUID, catalog.JSON} {
 		m[t] = newBasePool(t)
 	}
 	return m
@@ -50,6 +50,8 @@ func newBasePool(t catalog.Type) []exec.Value {
 		return []exec.Value{exec.Interval(0, 0, 0), exec.Interval(0, 1, 0), exec.Interval(0, 2, 0), exec.Interval(1, 0, 0), exec.Interval(0, 0, 3_600_000_000)}
 	case catalog.UUID:
 		return uuidPool[:3]
+	case catalog.JSON:
+		return jsonPool[:3]
 	}
 	return nil
 }
@@ -147,6 +149,8 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 		return exec.Interval(0, 0, int64(rng.IntN(23)+1)*3_600_000_000)
 	case catalog.UUID:
 		return uuidPool[rng.IntN(len(uuidPool))]
+	case catalog.JSON:
+		return jsonPool[rng.IntN(len(jsonPool))]
 	}
 	return exec.Null
 }
@@ -156,6 +160,17 @@ func wide(rng *rand.Rand, t catalog.Type) exec.Value {
 var uuidPool = []exec.Value{exec.Text("00000000-0000-0000-0000-000000000001"), exec.Text("00000000-0000-0000-0000-000000000002"),
 	exec.Text("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), exec.Text("0000000f-0000-0000-0000-000000000000"),
 	exec.Text("ffffffff-ffff-ffff-ffff-ffffffffffff")}
+
+// jsonPool are jsonb documents of each kind.
+var jsonPool = func() []exec.Value {
+	var out []exec.Value
+	for _, s := range []string{`{}`, `{"a": 1}`, `{"b": "x"}`, `[]`, `{"a": {"b": [1, "x"]}}`, `["a", 2]`, `"a"`, `null`} {
+		if v, err := exec.ParseJSONB(s); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}()
 
 const wideLetters = "abcABC xyz%_"
 
