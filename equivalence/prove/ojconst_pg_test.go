@@ -51,6 +51,9 @@ var pgRuleDataOJ = map[string][]string{
 		"INSERT INTO ab VALUES (1, 1), (2, NULL), (3, 3), (4, 4), (5, 7)",
 		"INSERT INTO uv VALUES (1, 1), (2, 1), (3, 9), (4, 0), (7, 2)",
 	},
+	"scalar-values-column": {
+		"INSERT INTO a VALUES (9223372036854775807, 1, 1.5, 'x', NULL), (1, 2, NULL, NULL, NULL), (2, NULL, 0, 'z', NULL)",
+	},
 }
 
 func init() {

@@ -431,6 +431,9 @@ var (
 	ruleLimitPastLeftJoin = register(Rule{Name: "limit-past-left-join", Family: famJoin,
 		Fragment:   "sort[K](R ⟕ S) LIMIT n OFFSET o ⇒ sort[K]((sort[K](R) LIMIT n OFFSET o) ⟕ S)",
 		Conditions: "the condition binds a key of S (each R row gives one joined row) and the sort keys, if any, read R alone; constant LIMIT and OFFSET"})
+	ruleScalarValuesColumn = register(Rule{Name: "scalar-values-column", Family: famSimplify,
+		Fragment:   "(SELECT c_k FROM (VALUES (e_1, …, e_n)) v(c_1, …, c_n)) ⇒ e_k",
+		Conditions: "one VALUES row, one column read, of e_k's type; the unread expressions are not evaluated, as PostgreSQL pulls the VALUES up and does not either"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,

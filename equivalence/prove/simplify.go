@@ -108,6 +108,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.scalarValuesColumns(n); j != nil {
+			n = j
+			continue
+		}
 		if j := p.decorrelate(n, m); j != nil {
 			n = j
 			continue
