@@ -22,7 +22,17 @@ func (p *prover) distinctJoinSemi(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if p.opts.SQLite || n.Op != plan.OpDistinct || n.Inputs[0].Op != plan.OpProject {
 		return nil
 	}
-	proj := n.Inputs[0]
+	return joinAsSemi(n.Inputs[0], m, func(r *plan.Node, _ []*plan.Node, _ []*plan.Expr, items []plan.ProjItem) bool {
+		return keyProjected(plan.Derive(r, m).Keys, items)
+	})
+}
+
+// joinAsSemi rewrites proj, a projection over an inner join, as the
+// projection of one input R semi-joined with the others where the
+// projection reads R alone (S's columns equated with R's read as R's)
+// and ok, given R, the other inputs, the join's conjuncts and the
+// rewritten projection, says the semi-join keeps the rows; else nil.
+func joinAsSemi(proj *plan.Node, m *plan.Metadata, ok func(r *plan.Node, rest []*plan.Node, preds []*plan.Expr, items []plan.ProjItem) bool) *plan.Node {
 	j := proj.Inputs[0]
 	if j.Op != plan.OpJoin || j.Join != plan.InnerJoin || len(j.Inputs) < 2 {
 		return nil
@@ -62,7 +72,7 @@ func (p *prover) distinctJoinSemi(n *plan.Node, m *plan.Metadata) *plan.Node {
 			}
 		}
 		items := make([]plan.ProjItem, len(proj.Proj))
-		ok := true
+		read := true
 		for k, it := range proj.Proj {
 			e := plan.Rewrite(it.Expr.Copy(), func(x *plan.Expr) *plan.Expr {
 				if x.Kind == plan.ColRef {
@@ -73,12 +83,12 @@ func (p *prover) distinctJoinSemi(n *plan.Node, m *plan.Metadata) *plan.Node {
 				return x
 			})
 			if e.Cols().Intersects(scols) {
-				ok = false
+				read = false
 				break
 			}
 			items[k] = plan.ProjItem{ID: it.ID, Expr: e}
 		}
-		if !ok || !keyProjected(plan.Derive(r, m).Keys, items) {
+		if !read || !ok(r, rest, j.Preds, items) {
 			continue
 		}
 		var rPreds, cond, sPreds []*plan.Expr
@@ -107,7 +117,6 @@ func (p *prover) distinctJoinSemi(n *plan.Node, m *plan.Metadata) *plan.Node {
 			right = &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: rest, Preds: sPreds}
 		}
 		semi := &plan.Node{Op: plan.OpJoin, Join: plan.SemiJoin, Inputs: []*plan.Node{left, right}, Preds: cond}
-		p.rule(ruleDistinctJoinSemi)
 		return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{semi}, Proj: items}
 	}
 	return nil

@@ -42,6 +42,14 @@ INSERT INTO comments VALUES (1, 1, true, 5), (2, 1, false, 9), (3, 2, false, NUL
 	"count-distinct-values": {`INSERT INTO comments VALUES (1, 1, NULL, true), (2, 1, 5, false), (3, 2, 5, true);`},
 	"group-key-swap": {`INSERT INTO users VALUES (1, 'a', NULL, 'x'), (2, 'b', NULL, 'x'), (3, 'c', 'e', 'y');
 INSERT INTO posts VALUES (1, 1, 5), (2, 2, 5), (3, NULL, 7);`},
+	"timestamptz-bound": {`INSERT INTO posts VALUES (1, '2024-12-31 23:59:59.999999+00', '2024-03-01 10:00:00+00', '2024-12-31 23:59:59.999999'),
+(2, '2025-01-01 00:00:00+00', '2024-03-01 09:59:59.999999+00', '2025-01-01'), (3, '2024-06-01 00:00:00+00', NULL, NULL),
+(4, '2023-12-31 23:59:59.999999+00', '2024-03-01 10:00:00.000001+00', '2024-01-01'), (5, '2024-01-01 00:00:00+00', NULL, NULL);`},
+	"unique-join-semi": {`INSERT INTO posts VALUES (1, 'a'), (2, 'b'), (3, NULL);
+INSERT INTO tags VALUES (1, 'go'), (3, 'rust');
+INSERT INTO labels VALUES (1, 'go'), (2, 'go'), (3, 'x');
+INSERT INTO post_tags VALUES (1, 1, 1), (2, 1, 3), (3, 2, 3);
+INSERT INTO post_labels VALUES (1, 1, 1), (2, 1, 2), (3, 2, 3), (4, 2, 3);`},
 	"like-forms": {`INSERT INTO posts VALUES (1, 'SQL tips', 'go-1', 2), (2, 'SQ', 'ago', 3), (3, NULL, 'gx', 5), (4, 'S_L', 'g_go', 2);`},
 }
 

@@ -472,4 +472,10 @@ var (
 	ruleLikeForms = register(Rule{Name: "like-forms", Family: famPredicate,
 		Fragment:   "x LIKE REPLACE(…'L'…) || '%' ⇒ x LIKE 'L%'; x LIKE 'L%' ∧ x LIKE '%S%' ⇒ x LIKE 'L%' (S in L)",
 		Conditions: "PostgreSQL; conjuncts of a filter; REPLACE and || of non-NULL text constants fold; x a text or varchar column of a deterministic collation; the implied pattern '%', a prefix of L then '%', or '%S%', without wildcards or backslashes"})
+	ruleTimestamptzBound = register(Rule{Name: "timestamptz-bound", Family: famPredicate,
+		Fragment:   "x <= c ⇒ x < c + 1µs; x > c ⇒ x >= c + 1µs (c a timestamptz literal, written in UTC)",
+		Conditions: "a filter's comparison with a literal cast to timestamptz from text with an explicit numeric offset, at most six fractional digits and fields PostgreSQL takes as written: timestamptz holds whole microseconds"})
+	ruleUniqueJoinSemi = register(Rule{Name: "unique-join-semi", Family: famJoin,
+		Fragment:   "π[R…](R ⋈[q] S) ⇒ π[R…](R ⋉[q] S)",
+		Conditions: "the projection reads R alone (S's columns equated with R's by identity = read as R's); S is filters over scans whose rows the conditions fix for each row of R (keys closed over equalities with R, constants and fixed columns): at most one partner; not SQLite"})
 )

@@ -125,6 +125,12 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			continue
 		}
 		if j := p.distinctJoinSemi(n, m); j != nil {
+			p.rule(ruleDistinctJoinSemi)
+			n = j
+			continue
+		}
+		if j := p.uniqueJoinSemi(n, m); j != nil {
+			p.rule(ruleUniqueJoinSemi)
 			n = j
 			continue
 		}
@@ -159,6 +165,11 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 		if j := p.likeForms(n, m); j != nil {
 			p.rule(ruleLikeForms)
+			n = j
+			continue
+		}
+		if j := timestampBounds(n); j != nil {
+			p.rule(ruleTimestamptzBound)
 			n = j
 			continue
 		}
