@@ -11,11 +11,13 @@ import (
 //
 // when the condition binds a key of S (at most one partner: every R row
 // gives exactly one joined row, left-join-unread's test) and the sort
-// keys read R alone (no sort: both sides keep the first rows of R's
-// stream). The joined rows stand one to one for R's rows in the order
-// the sort gives both, so the rows a limit keeps of one are the rows it
-// keeps of the other, joined; where ties or no ORDER BY leave the choice
-// open, each side may return exactly the results the other may.
+// keys read R alone and hold a key of R (no ties; with no sort both
+// sides keep the first rows of R's stream, a choice LIMIT without ORDER
+// BY leaves open on both alike). The joined rows stand one to one for
+// R's rows in the order the sort gives both, so the rows a limit keeps
+// of one are the rows it keeps of the other, joined. With ties the two
+// plans' sorts may cut different tied rows on PostgreSQL, so a sort on
+// no key is left alone.
 
 // limitPastLeftJoin moves limit n below the left join beneath it (through
 // a sort on left columns and an identity projection), or returns nil.
@@ -46,11 +48,21 @@ func (p *prover) limitPastLeftJoin(n *plan.Node, m *plan.Metadata) *plan.Node {
 	}
 	r := in.Inputs[0]
 	if sort != nil {
+		// The sort keys read R alone and hold a key of R: no two rows
+		// tie, so the rows the limit keeps are fixed (on ties PostgreSQL
+		// may keep other rows of the two plans).
 		rcols := r.OutColSet()
+		var plain plan.ColSet
 		for _, k := range sort.Keys {
 			if containsSubquery(k.Expr) || plan.Volatile(k.Expr) != "" || !k.Expr.Cols().SubsetOf(rcols) {
 				return nil
 			}
+			if k.Expr.Kind == plan.ColRef {
+				plain.Add(k.Expr.Col)
+			}
+		}
+		if !plan.Derive(r, m).HasKeyWithin(plain) {
+			return nil
 		}
 	}
 	var left []plan.ProjItem

@@ -35,21 +35,13 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 			v, err := x.fn(ex, e)
 			return x.exprColl(ex, v), err
 		}
-		v, err := x.fn(ex, e)
-		if err != nil || x.lite {
-			return v, err
-		}
-		return asTyped(ex.Typ, v)
+		return x.fn(ex, e)
 	case plan.Case:
 		if x.coll {
 			v, err := x.caseExpr(ex, e)
 			return x.exprColl(ex, v), err
 		}
-		v, err := x.caseExpr(ex, e)
-		if err != nil || x.lite {
-			return v, err
-		}
-		return asTyped(ex.Typ, v)
+		return x.caseExpr(ex, e)
 	case plan.Cast:
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil {
