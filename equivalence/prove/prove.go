@@ -187,6 +187,7 @@ type prover struct {
 	nullA, nullB   plan.ColSet         // columns an outer join may make NULL
 	countA, countB plan.ColSet         // COUNT outputs of aggregates: never NULL where not null-extended
 	aggNotEmpty    map[*plan.Node]bool // aggregates without GROUP BY whose input is not proved empty
+	notEmpty       map[emptyKey]bool   // nodes empty did not prove empty (emptymemo.go)
 	steps          int
 	rules          []string
 	seen           map[string]bool

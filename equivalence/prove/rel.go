@@ -271,8 +271,8 @@ func (p *prover) outerJoin(a, b *plan.Node) (bool, error) {
 	return ok, err
 }
 
-// empty reports whether n returns no row on any database.
-func (p *prover) empty(n *plan.Node, onA bool) bool {
+// emptyUncached is empty (emptymemo.go) computed afresh.
+func (p *prover) emptyUncached(n *plan.Node, onA bool) bool {
 	switch n.Op {
 	case plan.OpScan:
 		if checkFalse(n.Table) {

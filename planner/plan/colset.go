@@ -58,8 +58,18 @@ func (s *ColSet) cover(lo, hi int) {
 	s.off, s.words = lo, w
 }
 
-// Add inserts id.
+// Add inserts id. The test within the window stays small enough to be
+// inlined: plan walks add every column reference they meet.
 func (s *ColSet) Add(id ColumnID) {
+	if i := uint(int(id>>6) - s.off); i < uint(len(s.words)) {
+		s.words[i] |= 1 << (id & 63)
+		return
+	}
+	s.addOutside(id)
+}
+
+// addOutside inserts an id outside the window, widening it.
+func (s *ColSet) addOutside(id ColumnID) {
 	w := int(id) / 64
 	s.cover(w, w+1)
 	s.words[w-s.off] |= 1 << (uint(id) % 64)
