@@ -42,10 +42,18 @@ func (p *prover) leftJoinHoist(n *plan.Node, m *plan.Metadata) *plan.Node {
 				reads = true
 			}
 		}
+		// Nor may C read B laterally: joined to A first, it would not
+		// see B's columns.
+		other := n.Inputs[1-side]
+		other.WalkExprs(func(x *plan.Expr) {
+			if x.Kind == plan.ColRef && padded.Has(x.Col) || x.Kind == plan.Subquery && x.Cols().Intersects(padded) {
+				reads = true
+			}
+		})
 		if reads {
 			continue
 		}
-		inputs := []*plan.Node{l.Inputs[0], n.Inputs[1-side]}
+		inputs := []*plan.Node{l.Inputs[0], other}
 		if side == 1 {
 			inputs[0], inputs[1] = inputs[1], inputs[0]
 		}
