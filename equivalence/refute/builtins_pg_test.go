@@ -101,8 +101,21 @@ var jsonbPairs = []appPair{
 		sel("posts", `WHERE "posts"."metadata" ->> 'lang' = 'en'`), false},
 }
 
+// limitPairs count a sliced queryset, as Django's count() writes it: a
+// LIMIT without ORDER BY whose kept rows reach the result only through
+// their number.
+var limitPairs = []appPair{
+	{"sliced count, slice changed", `SELECT COUNT(*) FROM (SELECT "posts"."id" AS "col1" FROM "posts" LIMIT 2) subquery`,
+		`SELECT COUNT(*) FROM (SELECT "posts"."id" AS "col1" FROM "posts" LIMIT 3) subquery`, true},
+	{"sliced count, offset added", `SELECT COUNT(*) FROM (SELECT "posts"."id" AS "col1" FROM "posts" WHERE "posts"."views" > 1 LIMIT 2) subquery`,
+		`SELECT COUNT(*) FROM (SELECT "posts"."id" AS "col1" FROM "posts" WHERE "posts"."views" > 1 LIMIT 2 OFFSET 1) subquery`, true},
+
+	{"sliced count as least", `SELECT COUNT(*) FROM (SELECT "posts"."id" AS "col1" FROM "posts" LIMIT 2) subquery`,
+		`SELECT least(COUNT(*), 2) FROM "posts"`, false},
+}
+
 // TestBuiltinBugs refutes each bug of regexPairs, instantPairs,
-// uuidPairs and jsonbPairs on the application schema, replaying every counterexample
+// uuidPairs, jsonbPairs and limitPairs on the application schema, replaying every counterexample
 // on PostgreSQL (whose session TimeZone is far from UTC), and never
 // refutes the rewrites that keep the result.
 func TestBuiltinBugs(t *testing.T) {
@@ -121,7 +134,7 @@ func TestBuiltinBugs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pairs []appPair
-	for _, ps := range [][]appPair{regexPairs, instantPairs, uuidPairs, jsonbPairs} {
+	for _, ps := range [][]appPair{regexPairs, instantPairs, uuidPairs, jsonbPairs, limitPairs} {
 		pairs = append(pairs, ps...)
 	}
 	refuted := judgeAndReplay(ctx, t, conn, s, pairs)

@@ -69,3 +69,50 @@ func (x *executor) countFixed(n *plan.Node) bool {
 	}
 	return false
 }
+
+// countOnly reports whether the rows n keeps reach the result through
+// their number alone: the path from the root to n is projections and
+// sorts, one aggregate without grouping whose every aggregate is
+// count(*) without FILTER, and below it projections of columns and
+// constants (which raise no error, whatever rows are kept) and sorts.
+// Which unordered rows a LIMIT there keeps then changes nothing:
+// SELECT count(*) FROM (SELECT id FROM t LIMIT 2) s is determined.
+func (x *executor) countOnly(n *plan.Node) bool {
+	if x.subDepth > 0 {
+		return false
+	}
+	seenAgg := false
+	for cur := x.root; cur != nil; {
+		if cur == n {
+			return seenAgg
+		}
+		if len(cur.Inputs) != 1 {
+			return false
+		}
+		switch cur.Op {
+		case plan.OpSort:
+		case plan.OpProject:
+			if seenAgg {
+				for _, p := range cur.Proj {
+					if p.Expr.Kind != plan.ColRef && p.Expr.Kind != plan.Const {
+						return false
+					}
+				}
+			}
+		case plan.OpAggregate:
+			if seenAgg || len(cur.GroupBy) > 0 || len(cur.Aggs) == 0 {
+				return false
+			}
+			for _, a := range cur.Aggs {
+				if !a.Expr.Star || a.Expr.Name != "count" || a.Expr.Filter != nil || a.Expr.Distinct {
+					return false
+				}
+			}
+			seenAgg = true
+		default:
+			return false
+		}
+		cur = cur.Inputs[0]
+	}
+	return false
+}

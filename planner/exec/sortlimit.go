@@ -150,7 +150,7 @@ func (x *executor) limit(n *plan.Node, outer *env) (*rel, error) {
 	// The kept rows are determined only if no cut separates two rows the
 	// input does not order.
 	for _, cut := range []int64{start, end} {
-		if cut <= 0 || cut >= total {
+		if cut <= 0 || cut >= total || x.countOnly(n) {
 			continue
 		}
 		if in.ties == nil || in.ties[cut-1] == in.ties[cut] {
