@@ -6,7 +6,13 @@
 // date() included, each checked against PostgreSQL by
 // TestDifferentialPostgres; dates, timestamps and intervals as
 // datetime.go lists, checked by TestDifferentialDatetime; char(n) as
-// bpchar.go says, checked by TestDifferentialBpchar); anything it
+// bpchar.go says, checked by TestDifferentialBpchar; PostgreSQL's
+// regular expressions (~, ~*, SIMILAR TO, regexp_replace, regexp_like,
+// substring FROM a pattern) rewritten from its ARE flavour as regex.go
+// says, checked by TestRegexText and TestRegexFuzzPG; uuid as its
+// canonical text, checked by TestDifferentialUUID; jsonb documents and
+// ->, ->>, @>, <@, ?, checked by TestJSONBText and
+// TestDifferentialJSONB); anything it
 // cannot evaluate exactly is reported as
 // ErrCannotExecute rather than guessed, because a guessed result could
 // "refute" an equivalence that holds. Volatile functions

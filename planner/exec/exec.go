@@ -378,6 +378,13 @@ func (x *executor) project(n *plan.Node, outer *env) (*rel, error) {
 			if vals[i], err = x.eval(p.Expr, e); err != nil {
 				return nil, err
 			}
+			if p.Expr.Kind == plan.Const && !x.lite {
+				// A literal typed by its column (uuid.go): CASE WHEN
+				// true THEN 'A0EE...' ELSE u END folded to the literal.
+				if vals[i], err = asTyped(x.meta.Col(p.ID).Type, vals[i]); err != nil {
+					return nil, err
+				}
+			}
 		}
 		out.rows = append(out.rows, vals)
 	}

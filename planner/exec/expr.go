@@ -35,13 +35,21 @@ func (x *executor) eval(ex *plan.Expr, e *env) (Value, error) {
 			v, err := x.fn(ex, e)
 			return x.exprColl(ex, v), err
 		}
-		return x.fn(ex, e)
+		v, err := x.fn(ex, e)
+		if err != nil || x.lite {
+			return v, err
+		}
+		return asTyped(ex.Typ, v)
 	case plan.Case:
 		if x.coll {
 			v, err := x.caseExpr(ex, e)
 			return x.exprColl(ex, v), err
 		}
-		return x.caseExpr(ex, e)
+		v, err := x.caseExpr(ex, e)
+		if err != nil || x.lite {
+			return v, err
+		}
+		return asTyped(ex.Typ, v)
 	case plan.Cast:
 		v, err := x.eval(ex.Args[0], e)
 		if err != nil {

@@ -205,6 +205,14 @@ func (x *executor) setOp(n *plan.Node, outer *env) (*rel, error) {
 					return nil, cannot("set operation column %d missing from its input", c)
 				}
 				vals[k] = row[idx]
+				if !x.lite && k < len(n.Cols) {
+					// A literal arm takes the column's type (uuid.go).
+					v, err := asTyped(x.meta.Col(n.Cols[k]).Type, vals[k])
+					if err != nil {
+						return nil, err
+					}
+					vals[k] = v
+				}
 			}
 			rows[j] = vals
 		}

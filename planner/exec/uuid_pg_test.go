@@ -37,6 +37,9 @@ var uuidQueries = []string{
 	"SELECT id FROM tu WHERE u IS DISTINCT FROM v",
 	"SELECT s::uuid FROM tu",
 	"SELECT id FROM tu WHERE s::uuid = v",
+	"SELECT coalesce(u, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11') FROM tu",
+	"SELECT u FROM tu UNION ALL SELECT '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}'",
+	"SELECT CASE WHEN id > 2 THEN u ELSE 'F0000000000000000000000000000000' END FROM tu",
 }
 
 // uuidCases are uuid literals, casts and comparisons over "one" with
@@ -58,6 +61,10 @@ var uuidCases = []struct{ expr, want string }{
 	{`'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::uuid::text`, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
 	{`'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::uuid || 'x'`, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11x"},
 	{`NULL::uuid = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid`, "NULL"},
+	// A quoted literal beside a uuid in coalesce or CASE is a uuid.
+	{`coalesce(NULL::uuid, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11')`, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
+	{`CASE WHEN id = 2 THEN NULL::uuid ELSE '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}' END`, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
+	{`coalesce(NULL::uuid, 'nope')`, queryError},
 }
 
 // TestUUID evaluates uuidCases with the executor.
