@@ -176,6 +176,7 @@ type prover struct {
 	opts           Options
 	assumed        []Assumption
 	subsA          []*plan.Node                    // the reference's uncorrelated subqueries, by key number
+	subSameA       map[*plan.Node]sameSub          // reference subqueries keyed as an earlier one of subsA (subsame.go)
 	aliasA         map[plan.ColumnID]plan.ColumnID // reference columns equal to an earlier one
 	intA, intB     map[plan.ColumnID]bool          // columns holding an integral EXTRACT (facts of each plan)
 	intsA, intsB   *plan.IntegerChecker            // integer-valued expressions of each plan; built on first use

@@ -242,6 +242,9 @@ var (
 	ruleSubqueryPlans = register(Rule{Name: "subquery-plans", Family: famSubquery,
 		Fragment:   "(subquery A) ≡ (subquery B)",
 		Conditions: "uncorrelated subqueries whose plans are proved equivalent"})
+	ruleSubquerySameValue = register(Rule{Name: "subquery-same-value", Family: famSubquery,
+		Fragment:   "… (subquery Q) … (subquery Q) … ⇒ one value of Q",
+		Conditions: "two uncorrelated subqueries of one query with the same plan, proved equivalent, whose value does not depend on row order (no LIMIT, window, or order-dependent aggregate)"})
 	ruleExistsLimitNull = register(Rule{Name: "exists-limit-null", Family: famSubquery,
 		Fragment:   "(SELECT constant ... LIMIT 1) IS [NOT] NULL ⇒ [NOT] EXISTS (...)",
 		Conditions: "the subquery's output is a non-NULL constant and it reads at most one row"})

@@ -25,6 +25,9 @@ func (p *prover) subA(e *plan.Expr) (string, bool) {
 	if e.Sub.ReadsOuter() {
 		return "", false
 	}
+	if i := p.sameSubA(e.Sub, e); i >= 0 {
+		return fmt.Sprintf("sub%d:%d:%s", e.SubKind, i, e.SubOp), true
+	}
 	p.subsA = append(p.subsA, e.Sub)
 	return fmt.Sprintf("sub%d:%d:%s", e.SubKind, len(p.subsA)-1, e.SubOp), true
 }
