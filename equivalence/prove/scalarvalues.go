@@ -19,8 +19,9 @@ import (
 
 // scalarValuesColumns rewrites the scalar subqueries over one VALUES row
 // in projection, filter or sort n to their expressions, or returns nil.
-func (p *prover) scalarValuesColumns(n *plan.Node) *plan.Node {
-	if n.Op != plan.OpProject && n.Op != plan.OpFilter && n.Op != plan.OpSort {
+func (p *prover) scalarValuesColumns(n *plan.Node, m *plan.Metadata) *plan.Node {
+	onA := m != nil && m == p.a.Meta
+	if n.Op != plan.OpProject && n.Op != plan.OpFilter && !(n.Op == plan.OpSort && len(n.Inputs) == 1) {
 		return nil
 	}
 	changed := false
@@ -40,18 +41,38 @@ func (p *prover) scalarValuesColumns(n *plan.Node) *plan.Node {
 	switch n.Op {
 	case plan.OpProject:
 		c.Proj = slices.Clone(n.Proj)
+		in := n.Inputs[0].OutColSet()
 		for i := range c.Proj {
 			c.Proj[i].Expr = rw(c.Proj[i].Expr)
+			// A reference column that now reads another column of the
+			// row is that column wherever it is read (as self-join-on-key
+			// aliases): above a sort or limit the block that defines it
+			// is out of sight, and the candidate's one column pairs with
+			// one of the two only.
+			if x := c.Proj[i].Expr; onA && x != n.Proj[i].Expr && x.Kind == plan.ColRef && x.Col != c.Proj[i].ID && in.Has(x.Col) {
+				if _, ok := p.aliasA[c.Proj[i].ID]; !ok {
+					to, _ := p.colA(x.Col)
+					p.aliasA[c.Proj[i].ID] = to
+				}
+			}
 		}
 	case plan.OpFilter:
 		c.Preds = make([]*plan.Expr, len(n.Preds))
 		for i, e := range n.Preds {
 			c.Preds[i] = rw(e)
 		}
-	case plan.OpSort:
+	}
+	if n.Op == plan.OpSort {
 		c.Keys = slices.Clone(n.Keys)
 		for i := range c.Keys {
 			c.Keys[i].Expr = rw(c.Keys[i].Expr)
+		}
+		// The sort reads its input's definitions (sortClasses) that
+		// simplify has not reached: rewrite the filters and projections
+		// right below too.
+		if in := p.scalarValuesChain(n.Inputs[0], m); in != n.Inputs[0] {
+			c.Inputs = []*plan.Node{in}
+			changed = true
 		}
 	}
 	if !changed {
@@ -85,4 +106,24 @@ func valuesColumn(x *plan.Expr) *plan.Expr {
 		return nil
 	}
 	return e.Copy()
+}
+
+// scalarValuesChain rewrites the filters and projections at the top of n
+// as scalarValuesColumns does, returning n itself when none changes.
+func (p *prover) scalarValuesChain(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if (n.Op != plan.OpProject && n.Op != plan.OpFilter) || len(n.Inputs) != 1 {
+		return n
+	}
+	out := n
+	if c := p.scalarValuesColumns(n, m); c != nil {
+		out = c
+	}
+	if in := p.scalarValuesChain(n.Inputs[0], m); in != n.Inputs[0] {
+		if out == n {
+			c := *n
+			out = &c
+		}
+		out.Inputs = []*plan.Node{in}
+	}
+	return out
 }

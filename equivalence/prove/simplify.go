@@ -108,7 +108,7 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
-		if j := p.scalarValuesColumns(n); j != nil {
+		if j := p.scalarValuesColumns(n, m); j != nil {
 			n = j
 			continue
 		}
