@@ -86,7 +86,13 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	if aggFuncs[name] {
 		return b.aggCall(fc, name, args, sc, st)
 	}
-	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
+	// PostgreSQL refuses ORDER BY in a call that is no aggregate's, as it
+	// does DISTINCT and FILTER; planning upper(x ORDER BY y) as upper(x)
+	// would judge a query the engine does not run.
+	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 && b.schema.Dialect == catalog.Postgres {
+		if b.schema.Dialect == catalog.Postgres && pgListed(pgAggFuncs, name) {
+			return nil, b.unsupported(fc.Location, "aggregate "+name)
+		}
 		return nil, b.errf(fc.Location, "%s is not an aggregate function", name)
 	}
 	return b.scalarCall(fc, name, args)
@@ -101,6 +107,14 @@ func (b *builder) windowCall(fc *pg.FuncCall, name string, args []*plan.Expr, sc
 	t, ok := winFuncs[name]
 	if !ok {
 		if !aggFuncs[name] {
+			if b.schema.Dialect == catalog.Postgres {
+				switch {
+				case pgHasWindowable(name):
+					return nil, b.unsupported(fc.Location, "window function "+name)
+				case !pgListed(pgPlainFuncs, name):
+					return nil, b.errf(fc.Location, "function %s does not exist", name)
+				}
+			}
 			return nil, b.errf(fc.Location, "function %s is not a window function", name)
 		}
 		t = b.aggType(name, args)
@@ -224,6 +238,14 @@ func (b *builder) scalarCall(fc *pg.FuncCall, name string, args []*plan.Expr) (*
 			return nil, b.sideEffects(fc.Location, "function "+name)
 		case plan.VolatileFuncs[name]:
 			return nil, b.unsupported(fc.Location, "volatile function "+name)
+		}
+		if b.schema.Dialect == catalog.Postgres {
+			switch {
+			case pgHasCallable(name):
+				return nil, b.unsupported(fc.Location, "function "+name)
+			case pgListed(pgWindowFuncs, name):
+				return nil, b.errf(fc.Location, "window function %s requires an OVER clause", name)
+			}
 		}
 		return nil, b.errf(fc.Location, "function %s does not exist", name)
 	}
