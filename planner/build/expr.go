@@ -93,6 +93,9 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 			return nil, err
 		}
 		typeParamsAmong(args...)
+		if err := b.resolveLiterals(v.CoalesceExpr.Args, args, sc, st); err != nil {
+			return nil, err
+		}
 		return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: v.CoalesceExpr.Location}, nil
 	case *pg.Node_MinMaxExpr:
 		if b.schema.Dialect == catalog.SQLite {
@@ -112,6 +115,9 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 			name = "least"
 		}
 		typeParamsAmong(args...)
+		if err := b.resolveLiterals(v.MinMaxExpr.Args, args, sc, st); err != nil {
+			return nil, err
+		}
 		return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: commonType(args), Pos: v.MinMaxExpr.Location}, nil
 	case *pg.Node_CaseExpr:
 		return b.caseExpr(v.CaseExpr, sc, st)
@@ -310,6 +316,7 @@ func (b *builder) caseExpr(ce *pg.CaseExpr, sc *scope, st *aggState) (*plan.Expr
 		e.CaseHasOperand = true
 	}
 	var results []*plan.Expr
+	var resultNodes []*pg.Node
 	for _, wn := range ce.Args {
 		w := wn.GetCaseWhen()
 		cond, err := b.expr(w.Expr, sc, st)
@@ -322,6 +329,7 @@ func (b *builder) caseExpr(ce *pg.CaseExpr, sc *scope, st *aggState) (*plan.Expr
 		}
 		e.Args = append(e.Args, cond, res)
 		results = append(results, res)
+		resultNodes = append(resultNodes, w.Result)
 	}
 	if ce.Defresult != nil {
 		d, err := b.expr(ce.Defresult, sc, st)
@@ -331,8 +339,18 @@ func (b *builder) caseExpr(ce *pg.CaseExpr, sc *scope, st *aggState) (*plan.Expr
 		e.Args = append(e.Args, d)
 		e.HasElse = true
 		results = append(results, d)
+		resultNodes = append(resultNodes, ce.Defresult)
 	}
 	typeParamsAmong(results...)
+	if err := b.resolveLiterals(resultNodes, results, sc, st); err != nil {
+		return nil, err
+	}
+	for i, k := 0, 0; i < len(e.Args); i++ { // the results typed in place
+		if isResult := e.CaseHasOperand && i > 0 && i%2 == 0 || !e.CaseHasOperand && i%2 == 1 || e.HasElse && i == len(e.Args)-1; isResult {
+			e.Args[i] = results[k]
+			k++
+		}
+	}
 	e.Typ = commonType(results)
 	return e, nil
 }
