@@ -54,6 +54,11 @@ var pgRuleDataOJ = map[string][]string{
 	"scalar-values-column": {
 		"INSERT INTO a VALUES (9223372036854775807, 1, 1.5, 'x', NULL), (1, 2, NULL, NULL, NULL), (2, NULL, 0, 'z', NULL)",
 	},
+	"left-join-swap": {
+		"INSERT INTO r VALUES (1, 1, 'p'), (2, NULL, 'n'), (3, 3, 'p'), (4, 4, NULL)",
+		"INSERT INTO s VALUES (1, 5, 'a'), (2, 3, NULL), (3, 3, 'z'), (6, 2, 'd')",
+		"INSERT INTO w VALUES (1, 1, 'p'), (2, 1, 'n'), (3, 3, 'p'), (4, 2, NULL), (5, NULL, 'q')",
+	},
 }
 
 func init() {

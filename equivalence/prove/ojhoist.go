@@ -19,8 +19,19 @@ import (
 // inner joins, so two join orders of one query meet in one form.
 
 // leftJoinHoist rewrites inner join n over a left join as above, under a
-// projection that keeps n's column order, or returns nil.
+// projection that keeps n's column order (a projection n over such a join
+// goes straight over the left join), or returns nil.
 func (p *prover) leftJoinHoist(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if m != nil && n.Op == plan.OpProject && len(n.Inputs) == 1 {
+		// A projection reads its input by column, in any order: it goes
+		// straight over the left join, where left-join-unread can see it.
+		if j := p.leftJoinHoist(n.Inputs[0], m); j != nil {
+			c := *n
+			c.Inputs = j.Inputs
+			return &c
+		}
+		return nil
+	}
 	if m == nil || n.Op != plan.OpJoin || n.Join != plan.InnerJoin || len(n.Inputs) != 2 {
 		return nil
 	}
@@ -67,4 +78,56 @@ func (p *prover) leftJoinHoist(n *plan.Node, m *plan.Metadata) *plan.Node {
 		return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{left}, Proj: proj}
 	}
 	return nil
+}
+
+// Fragment "join", left-join-swap: two left joins off one input commute,
+//
+//	(A ⟕[p] B) ⟕[q] C ⇒ (A ⟕[q] C) ⟕[p] B    (q reads A and C only)
+//
+// each A row's partners in B and in C are found independently (p cannot
+// read C, q does not read B), and the joined rows are their product (or
+// one NULL-padded side) either way. The join whose right input scans the
+// table of the smaller name goes below, so both plans meet in one order.
+
+// leftJoinSwap reorders left join n over a left join as above, under a
+// projection keeping n's column order, or returns nil.
+func (p *prover) leftJoinSwap(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if m == nil || n.Op != plan.OpJoin || n.Join != plan.LeftJoin || len(n.Inputs) != 2 {
+		return nil
+	}
+	l := n.Inputs[0]
+	if l.Op == plan.OpProject && len(l.Inputs) == 1 && identityItems(l) {
+		l = l.Inputs[0]
+	}
+	if l.Op != plan.OpJoin || l.Join != plan.LeftJoin || len(l.Inputs) != 2 {
+		return nil
+	}
+	b, c := l.Inputs[1], n.Inputs[1]
+	sb, sc := scanOf(b), scanOf(c)
+	if sb == nil || sc == nil || sb.Table.Name <= sc.Table.Name {
+		return nil
+	}
+	padded := allCols(b)
+	for _, e := range n.Preds {
+		if containsSubquery(e) || e.Cols().Intersects(padded) {
+			return nil
+		}
+	}
+	reads := false
+	c.WalkExprs(func(x *plan.Expr) {
+		if x.Kind == plan.ColRef && padded.Has(x.Col) || x.Kind == plan.Subquery {
+			reads = true
+		}
+	})
+	if reads {
+		return nil
+	}
+	inner := &plan.Node{Op: plan.OpJoin, Join: plan.LeftJoin, Inputs: []*plan.Node{l.Inputs[0], c}, Preds: n.Preds}
+	outer := &plan.Node{Op: plan.OpJoin, Join: plan.LeftJoin, Inputs: []*plan.Node{inner, b}, Preds: l.Preds}
+	var proj []plan.ProjItem
+	for _, col := range n.OutCols() {
+		proj = append(proj, plan.ProjItem{ID: col, Expr: plan.NewCol(col, m.Col(col).Type)})
+	}
+	p.rule(ruleLeftJoinSwap)
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{outer}, Proj: proj}
 }

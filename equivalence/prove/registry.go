@@ -437,6 +437,9 @@ var (
 	ruleScalarValuesColumn = register(Rule{Name: "scalar-values-column", Family: famSimplify,
 		Fragment:   "(SELECT c_k FROM (VALUES (e_1, …, e_n)) v(c_1, …, c_n)) ⇒ e_k",
 		Conditions: "one VALUES row, one column read, of e_k's type; the unread expressions are not evaluated, as PostgreSQL pulls the VALUES up and does not either"})
+	ruleLeftJoinSwap = register(Rule{Name: "left-join-swap", Family: famJoin,
+		Fragment:   "(A ⟕[p] B) ⟕[q] C ⇒ (A ⟕[q] C) ⟕[p] B",
+		Conditions: "q reads no column of B and no subquery, C reads B in no way; B and C scan tables, the one of the smaller name goes below (one order for both plans)"})
 )
 
 // ORM formulations: what a Django upgrade or refactor rewrites (issue 35,

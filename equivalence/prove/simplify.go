@@ -64,6 +64,10 @@ func (p *prover) simplify(n *plan.Node, m *plan.Metadata) *plan.Node {
 			n = j
 			continue
 		}
+		if j := p.leftJoinSwap(n, m); j != nil {
+			n = j
+			continue
+		}
 		if j := p.nullTestsRejected(n); j != nil {
 			n = j
 			continue

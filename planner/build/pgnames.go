@@ -1,9 +1,6 @@
 package build
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // PostgreSQL has far more functions and types than the planner models. A
 // query calling one it has (json_agg, to_tsvector) or casting to one
@@ -36,32 +33,4 @@ func pgHasWindowable(name string) bool {
 // precision, into pg_catalog.int4 and pg_catalog.float8).
 func pgHasType(name string) bool {
 	return pgListed(pgTypeNames, name)
-}
-
-// schemaHasType says whether the schema declares a type called name that
-// a query may cast to: one a column is declared with (an enum, say), a
-// domain, or a table's row type. The schema keeps no list of the types
-// its DDL created, so one no column uses is not found.
-func (b *builder) schemaHasType(name string) bool {
-	base := func(typ string) string {
-		typ = strings.ToLower(typ)
-		if i := strings.IndexAny(typ, "(["); i >= 0 {
-			typ = typ[:i]
-		}
-		if i := strings.LastIndexByte(typ, '.'); i >= 0 {
-			typ = typ[i+1:]
-		}
-		return strings.Trim(strings.TrimSpace(typ), `"`)
-	}
-	for _, t := range b.schema.Tables {
-		if base(t.Name) == name {
-			return true
-		}
-		for _, c := range t.Columns {
-			if base(c.TypeSQL) == name || c.Domain != "" && base(c.Domain) == name {
-				return true
-			}
-		}
-	}
-	return false
 }
