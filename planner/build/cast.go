@@ -38,7 +38,7 @@ func (b *builder) typeCast(tc *pg.TypeCast, sc *scope, st *aggState) (*plan.Expr
 		return e, nil
 	}
 	if t == catalog.Unknown {
-		if b.schema.Dialect == catalog.Postgres && pgHasType(name) {
+		if b.schema.Dialect == catalog.Postgres && (pgHasType(name) || b.schemaHasType(name)) {
 			return nil, b.unsupported(tc.Location, "type "+strconv.Quote(name))
 		}
 		return nil, b.errf(tc.Location, "type %q does not exist", name)

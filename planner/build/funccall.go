@@ -55,6 +55,9 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 			return nil, err
 		}
 	}
+	if b.schema.Dialect == catalog.Postgres && pgLacksModelled(name) {
+		return nil, b.errf(fc.Location, "function %s does not exist", name)
+	}
 	if fc.AggWithinGroup || fc.FuncVariadic {
 		return nil, b.unsupported(fc.Location, "WITHIN GROUP / VARIADIC")
 	}

@@ -1,6 +1,9 @@
 package build
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // PostgreSQL has far more functions and types than the planner models. A
 // query calling one it has (json_agg, to_tsvector) or casting to one
@@ -28,9 +31,47 @@ func pgHasWindowable(name string) bool {
 	return pgListed(pgWindowFuncs, name) || pgListed(pgAggFuncs, name)
 }
 
+// pgLacksModelled says whether name is a function the planner models
+// for SQLite (total, group_concat, ifnull, iif, strftime, ...) that
+// PostgreSQL 15 does not have, any_value included (PostgreSQL 16's):
+// planning it in the postgres dialect would judge a query the engine
+// refuses.
+func pgLacksModelled(name string) bool {
+	_, scalar := scalarFuncTypes[name]
+	return (aggFuncs[name] || scalar) && !pgHasCallable(name) && !pgListed(pgWindowFuncs, name)
+}
+
 // pgHasType says whether PostgreSQL has a type called name (its typname:
 // the grammar turns the SQL standard's spellings, integer or double
 // precision, into pg_catalog.int4 and pg_catalog.float8).
 func pgHasType(name string) bool {
 	return pgListed(pgTypeNames, name)
+}
+
+// schemaHasType says whether the schema declares a type called name that
+// a query may cast to: one a column is declared with (an enum, say), a
+// domain, or a table's row type. The schema keeps no list of the types
+// its DDL created, so one no column uses is not found.
+func (b *builder) schemaHasType(name string) bool {
+	base := func(typ string) string {
+		typ = strings.ToLower(typ)
+		if i := strings.IndexAny(typ, "(["); i >= 0 {
+			typ = typ[:i]
+		}
+		if i := strings.LastIndexByte(typ, '.'); i >= 0 {
+			typ = typ[i+1:]
+		}
+		return strings.Trim(strings.TrimSpace(typ), `"`)
+	}
+	for _, t := range b.schema.Tables {
+		if base(t.Name) == name {
+			return true
+		}
+		for _, c := range t.Columns {
+			if base(c.TypeSQL) == name || c.Domain != "" && base(c.Domain) == name {
+				return true
+			}
+		}
+	}
+	return false
 }

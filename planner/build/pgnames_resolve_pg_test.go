@@ -23,7 +23,8 @@ func TestPgNamesUnsupportedNotMissing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	const ddl = "CREATE TABLE t (id integer PRIMARY KEY, a integer, s text, b bytea, u uuid, f boolean, j jsonb, r int4range)"
+	const ddl = "CREATE TYPE mood AS ENUM ('sad', 'ok'); CREATE DOMAIN posint AS integer CHECK (VALUE > 0); " +
+		"CREATE TABLE t (id integer PRIMARY KEY, a integer, s text, b bytea, u uuid, f boolean, j jsonb, r int4range, m mood, p posint)"
 	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,12 @@ func TestPgNamesUnsupportedNotMissing(t *testing.T) {
 		{"SELECT '<a/>'::xml", "", unsupported, ""},
 		{"SELECT '{1,2}'::_int4", "", unsupported, ""},
 		{"SELECT a::regtype FROM t", "", unsupported, ""},
+		// Types the schema declares: an enum, a domain, a row type.
+		{"SELECT id FROM t WHERE m = 'ok'::mood", "", unsupported, `plan: type "mood" is not supported at position 32`},
+		{"SELECT CAST(a AS posint) FROM t", "", unsupported, ""},
+		{"SELECT NULL::t", "", unsupported, ""},
 		// Names PostgreSQL lacks, and calls it refuses: errors.
+		{"SELECT id FROM t WHERE m = 'ok'::moood", "42704", missing, ""},
 		{"SELECT json_agg2(a) FROM t", "42883", missing, "plan: function json_agg2 does not exist at position 8"},
 		{"SELECT nosuch(a) OVER () FROM t", "42883", missing, "plan: function nosuch does not exist at position 8"},
 		{"SELECT upper(s) OVER () FROM t", "42809", missing, ""},
@@ -75,6 +81,16 @@ func TestPgNamesUnsupportedNotMissing(t *testing.T) {
 		{"SELECT upper(DISTINCT s) FROM t", "42809", missing, ""},
 		{"SELECT '10.0.0.1'::inett", "42704", missing, `plan: type "inett" does not exist at position 18`},
 		{"SELECT CAST(a AS nosuchtype) FROM t", "42704", missing, ""},
+		// Functions the planner models for SQLite only.
+		{"SELECT total(a) FROM t", "42883", missing, "plan: function total does not exist at position 8"},
+		{"SELECT group_concat(s) FROM t", "42883", missing, ""},
+		{"SELECT any_value(a) FROM t", "42883", missing, ""},
+		{"SELECT ifnull(a, 0) FROM t", "42883", missing, ""},
+		{"SELECT iif(a > 0, 1, 2) FROM t", "42883", missing, ""},
+		{"SELECT instr(s, 'a'), strftime('%Y', s), typeof(a) FROM t", "42883", missing, ""},
+		{"SELECT julianday(s) FROM t", "42883", missing, ""},
+		{"SELECT datetime(s) FROM t", "42883", missing, ""},
+		{"SELECT printf('%d', a) FROM t", "42883", missing, ""},
 		// Aggregates over argument types PostgreSQL 15 defines them for
 		// none of: the signature does not exist.
 		{"SELECT max(b) FROM t", "42883", missing, "plan: function max(bytea) does not exist at position 8"},
