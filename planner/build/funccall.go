@@ -94,6 +94,9 @@ func (b *builder) funcCall(fc *pg.FuncCall, sc *scope, st *aggState) (*plan.Expr
 	// would judge a query the engine does not run.
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 && b.schema.Dialect == catalog.Postgres {
 		if b.schema.Dialect == catalog.Postgres && pgListed(pgAggFuncs, name) {
+			if err := b.pgArityErr(name, len(args), fc.Location); err != nil {
+				return nil, err
+			}
 			return nil, b.unsupported(fc.Location, "aggregate "+name)
 		}
 		return nil, b.errf(fc.Location, "%s is not an aggregate function", name)
@@ -113,6 +116,9 @@ func (b *builder) windowCall(fc *pg.FuncCall, name string, args []*plan.Expr, sc
 			if b.schema.Dialect == catalog.Postgres {
 				switch {
 				case pgHasWindowable(name):
+					if err := b.pgArityErr(name, len(args), fc.Location); err != nil {
+						return nil, err
+					}
 					return nil, b.unsupported(fc.Location, "window function "+name)
 				case !pgListed(pgPlainFuncs, name):
 					return nil, b.errf(fc.Location, "function %s does not exist", name)
@@ -245,7 +251,12 @@ func (b *builder) scalarCall(fc *pg.FuncCall, name string, args []*plan.Expr) (*
 		if b.schema.Dialect == catalog.Postgres {
 			switch {
 			case pgHasCallable(name):
+				if err := b.pgArityErr(name, len(args), fc.Location); err != nil {
+					return nil, err
+				}
 				return nil, b.unsupported(fc.Location, "function "+name)
+			case b.castCall(name, len(args)):
+				return nil, b.unsupported(fc.Location, "the cast "+name+"(x)")
 			case pgListed(pgWindowFuncs, name):
 				return nil, b.errf(fc.Location, "window function %s requires an OVER clause", name)
 			}

@@ -2,6 +2,7 @@ package build
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -74,4 +75,57 @@ func (b *builder) schemaHasType(name string) bool {
 		}
 	}
 	return false
+}
+
+// pgTakesArgs says whether some form of PostgreSQL's function name takes
+// n arguments (pgArgCounts); a call of a name it has with a count none
+// takes fails there with "function ... does not exist", and is no valid
+// query the planner merely does not model.
+func pgTakesArgs(name string, n int) bool {
+	enc, ok := pgArgCounts[name]
+	if !ok {
+		return false
+	}
+	for len(enc) > 0 {
+		span := enc
+		if i := strings.IndexByte(enc, ','); i >= 0 {
+			span, enc = enc[:i], enc[i+1:]
+		} else {
+			enc = ""
+		}
+		lo, hi, ranged := strings.Cut(span, "-")
+		l, err := strconv.Atoi(lo)
+		if err != nil || n < l {
+			continue
+		}
+		if !ranged {
+			if n == l {
+				return true
+			}
+			continue
+		}
+		if hi == "" {
+			return true
+		}
+		if h, err := strconv.Atoi(hi); err == nil && n <= h {
+			return true
+		}
+	}
+	return false
+}
+
+// pgArityErr is the error for a call of PostgreSQL's function name with
+// n arguments, which no form of it takes, or nil when one does.
+func (b *builder) pgArityErr(name string, n int, loc int32) error {
+	if pgTakesArgs(name, n) || b.castCall(name, n) {
+		return nil
+	}
+	return b.errf(loc, "function %s does not exist with %d arguments", name, n)
+}
+
+// castCall says whether name(x) may be the cast x::name, which
+// PostgreSQL reads a one-argument call of a type's name as when no
+// function takes it (int4range('[1,2)'), an enum's name).
+func (b *builder) castCall(name string, n int) bool {
+	return n == 1 && (pgHasType(name) || b.schemaHasType(name))
 }

@@ -71,6 +71,19 @@ func TestPgNamesUnsupportedNotMissing(t *testing.T) {
 		{"SELECT id FROM t WHERE m = 'ok'::mood", "", unsupported, `plan: type "mood" is not supported at position 32`},
 		{"SELECT CAST(a AS posint) FROM t", "", unsupported, ""},
 		{"SELECT NULL::t", "", unsupported, ""},
+		// A type's name called with one argument is a cast.
+		{"SELECT int4range('[1,2)')", "", unsupported, ""},
+		{"SELECT id FROM t WHERE m = mood('ok')", "", unsupported, "plan: the cast mood(x) is not supported at position 28"},
+		{"SELECT mood('ok', 'sad')", "42883", missing, ""},
+		// Argument counts some form takes (defaults, variadic), and not.
+		{"SELECT normalize(s) FROM t", "", unsupported, ""},
+		{"SELECT json_build_object() FROM t", "", unsupported, ""},
+		{"SELECT json_build_object('k', a, 'l', s) FROM t", "", unsupported, ""},
+		{"SELECT json_agg(a, id) FROM t", "42883", missing, "plan: function json_agg does not exist with 2 arguments at position 8"},
+		{"SELECT json_agg() FROM t", "42883", missing, ""},
+		{"SELECT json_agg(DISTINCT a, id) FROM t", "42883", missing, ""},
+		{"SELECT json_agg(a, id) OVER () FROM t", "42883", missing, ""},
+		{"SELECT to_tsvector(s, s, s) FROM t", "42883", missing, ""},
 		// Names PostgreSQL lacks, and calls it refuses: errors.
 		{"SELECT id FROM t WHERE m = 'ok'::moood", "42704", missing, ""},
 		{"SELECT json_agg2(a) FROM t", "42883", missing, "plan: function json_agg2 does not exist at position 8"},
