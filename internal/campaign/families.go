@@ -49,6 +49,7 @@ var families = []family{
 	{"compound-affinity", 5, (*gen).famCompoundAffinity},
 	{"declared-type", 6, (*gen).famDeclaredType},
 	{"sqlite-forms", 5, (*gen).famSQLiteForms},
+	{"case-literal", 5, (*gen).famCaseLiteral},
 }
 
 // famSqlgen takes a pair of internal/sqlgen (the structure-aware fuzzing

@@ -1,6 +1,8 @@
 package build
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -35,11 +37,30 @@ func (b *builder) resolveLiterals(nodes []*pg.Node, args []*plan.Expr, sc *scope
 		}
 		if target = b.exactType(a); target == "" {
 			target = familyTypeName(a.Typ)
+			if c := b.declaredColumn(a); c != nil && target == "" && c.Enum == nil && c.Domain == "" {
+				// A type the plan does not name (inet, int4range): its
+				// reading of the literal is not modelled.
+				target = CanonicalType(c.TypeSQL, true)
+				if target == "" {
+					target = strings.ToLower(c.TypeSQL)
+				}
+			}
 		}
 		break
 	}
 	switch target {
 	case "", "text", "varchar", "bpchar", "name", "char", "unknown":
+		return nil
+	case "int2", "int4", "int8", "numeric", "float4", "float8", "bool", "date", "time", "timestamp", "uuid":
+	default:
+		// The literal's reading in that type (inet's 10.0.0.1/32,
+		// int4range's [1,2]) is not modelled: it would be kept as
+		// written, which the engine does not print.
+		for i, a := range args {
+			if untypedLiteral(nodes[i], a) {
+				return b.unsupported(nodes[i].GetAConst().GetLocation(), "a quoted literal read as "+target+" beside a typed input")
+			}
+		}
 		return nil
 	}
 	for i, a := range args {
@@ -84,4 +105,20 @@ func familyTypeName(t catalog.Type) string {
 		return "interval"
 	}
 	return ""
+}
+
+// declaredColumn is the table column e reads, nil if e reads none.
+func (b *builder) declaredColumn(e *plan.Expr) *catalog.Column {
+	if e.Kind != plan.ColRef || b.meta == nil || int(e.Col) < 0 || int(e.Col) >= len(b.meta.Columns) {
+		return nil
+	}
+	m := b.meta.Col(e.Col)
+	if m.Instance < 0 || m.Instance >= len(b.meta.Instances) {
+		return nil
+	}
+	t := b.meta.Instances[m.Instance].Table
+	if t == nil || m.Ordinal < 0 || m.Ordinal >= len(t.Columns) {
+		return nil
+	}
+	return &t.Columns[m.Ordinal]
 }
