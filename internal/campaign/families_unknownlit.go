@@ -29,7 +29,9 @@ func (g *gen) famCaseLiteral(p *Pair) bool {
 	case 0:
 		form, wrap = "coalesce", func(lit string) string { return "COALESCE(" + col + ", '" + lit + "')" }
 	case 1:
-		form, wrap = "case", func(lit string) string { return "CASE WHEN " + col + " IS NULL THEN '" + lit + "' ELSE " + col + " END" }
+		form, wrap = "case", func(lit string) string {
+			return "CASE WHEN " + col + " IS NULL THEN '" + lit + "' ELSE " + col + " END"
+		}
 	default:
 		form, wrap = "greatest", func(lit string) string { return "GREATEST('" + lit + "', " + col + ")" }
 	}
