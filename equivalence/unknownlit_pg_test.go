@@ -8,7 +8,7 @@ import (
 )
 
 // TestUnknownLiteralsResolvedPostgres: in CASE, COALESCE, GREATEST and
-// LEAST PostgreSQL reads a quoted literal as the type of the inputs that
+// LEAST, set operations and VALUES PostgreSQL reads a quoted literal as the type of the inputs that
 // have one ('05' beside an integer is 5, a literal beside a uuid a uuid
 // in its canonical spelling), so these pairs return the same rows on
 // every database. They were labelled not_equivalent: the literal stayed
@@ -33,6 +33,11 @@ func TestUnknownLiteralsResolvedPostgres(t *testing.T) {
 		{"SELECT COALESCE(b, 'yes') FROM t", "SELECT COALESCE(b, true) FROM t"},
 		{"SELECT CASE WHEN id > 0 THEN 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11' ELSE u END FROM t",
 			"SELECT CASE WHEN id > 0 THEN 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' ELSE u END FROM t"},
+		// Set operations and VALUES resolve their columns alike.
+		{"SELECT '05' UNION ALL SELECT n FROM t", "SELECT 5 UNION ALL SELECT n FROM t"},
+		{"SELECT n FROM t UNION ALL SELECT '05'", "SELECT n FROM t UNION ALL SELECT 5"},
+		{"SELECT u FROM t UNION SELECT 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'", "SELECT u FROM t UNION SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"},
+		{"VALUES ('05'), (1)", "VALUES (5), (1)"},
 	}
 	differ := []struct{ ref, cand string }{
 		{"SELECT COALESCE(n, '1') FROM t", "SELECT COALESCE(n, 0) FROM t"},

@@ -25,15 +25,22 @@ func (g *gen) famCaseLiteral(p *Pair) bool {
 	col := ident(c.name)
 	var form string
 	var wrap func(lit string) string
-	switch g.r.IntN(3) {
+	switch g.r.IntN(4) {
 	case 0:
 		form, wrap = "coalesce", func(lit string) string { return "COALESCE(" + col + ", '" + lit + "')" }
 	case 1:
 		form, wrap = "case", func(lit string) string {
 			return "CASE WHEN " + col + " IS NULL THEN '" + lit + "' ELSE " + col + " END"
 		}
-	default:
+	case 2:
 		form, wrap = "greatest", func(lit string) string { return "GREATEST('" + lit + "', " + col + ")" }
+	default:
+		// A set operation's column resolves its type the same way.
+		p.Reference = "SELECT " + col + " FROM " + ident(t.name) + " UNION ALL SELECT '" + s.a + "'"
+		p.Candidate = "SELECT " + col + " FROM " + ident(t.name) + " UNION ALL SELECT '" + s.b + "'"
+		p.Class = "33.4"
+		p.Mutation = strings.Fields(c.sqlType)[0] + "/union/" + map[bool]string{true: "same", false: "other"}[s.same]
+		return true
 	}
 	items := strings.Join(g.items(t, "", "\x00"), ", ") // the same other outputs on both sides
 	q := func(lit string) string {

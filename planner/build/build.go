@@ -458,6 +458,9 @@ func (b *builder) buildValues(sel *pg.SelectStmt, sc *scope) (*relation, error) 
 		}
 		n.Rows = append(n.Rows, r)
 	}
+	if err := b.checkValuesLiterals(n.Rows); err != nil {
+		return nil, err
+	}
 	rel := &relation{node: n}
 	for i, t := range types {
 		name := fmt.Sprintf("column%d", i+1)
@@ -483,6 +486,9 @@ func (b *builder) buildSetOp(sel *pg.SelectStmt, sc *scope) (*relation, error) {
 		return nil, b.errf(-1, "each %s query must have the same number of columns (%d vs %d)", setOpName(sel.Op), len(l.cols), len(r.cols))
 	}
 	if err := b.checkSetOpStrings(l, r); err != nil {
+		return nil, err
+	}
+	if err := b.checkSetOpLiterals(l, r); err != nil {
 		return nil, err
 	}
 	n := &plan.Node{Op: plan.OpSetOp, Inputs: []*plan.Node{l.node, r.node}, All: sel.All, SetCols: [][]plan.ColumnID{l.cols, r.cols}}

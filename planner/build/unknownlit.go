@@ -1,6 +1,7 @@
 package build
 
 import (
+	"fmt"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -109,7 +110,7 @@ func familyTypeName(t catalog.Type) string {
 
 // declaredColumn is the table column e reads, nil if e reads none.
 func (b *builder) declaredColumn(e *plan.Expr) *catalog.Column {
-	if e.Kind != plan.ColRef || b.meta == nil || int(e.Col) < 0 || int(e.Col) >= len(b.meta.Columns) {
+	if e == nil || e.Kind != plan.ColRef || b.meta == nil || int(e.Col) < 0 || int(e.Col) >= len(b.meta.Columns) {
 		return nil
 	}
 	m := b.meta.Col(e.Col)
@@ -121,4 +122,90 @@ func (b *builder) declaredColumn(e *plan.Expr) *catalog.Column {
 		return nil
 	}
 	return &t.Columns[m.Ordinal]
+}
+
+// A set operation's column and a VALUES column resolve their type the
+// same way (SELECT '05' UNION ALL SELECT 5 returns 5 and 5): the plan
+// does not coerce such a literal, so where a quoted literal meets a
+// typed input that does not read it as text the query is not judged.
+
+// stringExact says whether an exact type reads a quoted literal as the
+// text it is ("" where the plan does not say).
+func stringExact(t string) bool {
+	switch t {
+	case "", "text", "varchar", "bpchar", "name", "char":
+		return true
+	}
+	return false
+}
+
+// literalMeetsType reports whether lit, an untyped quoted literal, and
+// other, an input of the same column, make PostgreSQL read lit as
+// another type than text.
+func (b *builder) literalMeetsType(other *plan.Expr, otherType catalog.Type) bool {
+	if other != nil && other.Kind == plan.Const && (other.Null || other.Typ == catalog.Text) {
+		return false // NULL or another untyped literal
+	}
+	if c := b.declaredColumn(other); c != nil {
+		ex := CanonicalType(c.TypeSQL, true)
+		switch {
+		case c.Enum != nil:
+			return false // an enum label reads as written
+		case ex == "" && c.Domain != "":
+			return c.Type != catalog.Text
+		case ex == "":
+			return true // a type the plan does not name (inet, int4range)
+		}
+		return !stringExact(ex)
+	}
+	switch otherType {
+	case catalog.Text:
+		return other != nil && !stringExact(b.exactType(other))
+	case catalog.Null, catalog.Unknown:
+		return false
+	}
+	return true
+}
+
+// checkSetOpLiterals refuses, in PostgreSQL, a set operation whose
+// column has an untyped quoted literal on one side and a typed input on
+// the other.
+func (b *builder) checkSetOpLiterals(l, r *relation) error {
+	if b.schema.Dialect != catalog.Postgres {
+		return nil
+	}
+	isLit := func(e *plan.Expr) bool { return e != nil && e.Kind == plan.Const && !e.Null && e.Typ == catalog.Text }
+	for i := range l.cols {
+		dl, dr := definingExpr(l.node, l.cols[i], 0), definingExpr(r.node, r.cols[i], 0)
+		if isLit(dl) && b.literalMeetsType(dr, b.typeOf(r.cols[i])) || isLit(dr) && b.literalMeetsType(dl, b.typeOf(l.cols[i])) {
+			return b.unsupported(-1, "a set operation reading a quoted literal as its other branch's type (column "+l.names[i]+")")
+		}
+	}
+	return nil
+}
+
+// checkValuesLiterals is checkSetOpLiterals for the rows of a VALUES.
+func (b *builder) checkValuesLiterals(rows [][]*plan.Expr) error {
+	if b.schema.Dialect != catalog.Postgres || len(rows) < 2 {
+		return nil
+	}
+	isLit := func(e *plan.Expr) bool { return e.Kind == plan.Const && !e.Null && e.Typ == catalog.Text }
+	for i := range rows[0] {
+		lit, typed := false, false
+		for _, row := range rows {
+			if i >= len(row) {
+				continue
+			}
+			switch e := row[i]; {
+			case isLit(e):
+				lit = true
+			case b.literalMeetsType(e, e.Typ):
+				typed = true
+			}
+		}
+		if lit && typed {
+			return b.unsupported(-1, fmt.Sprintf("a VALUES column reading a quoted literal as another row's type (column%d)", i+1))
+		}
+	}
+	return nil
 }
