@@ -155,6 +155,8 @@ func (b *builder) literalMeetsType(other *plan.Expr, otherType catalog.Type) boo
 			return c.Type != catalog.Text
 		case ex == "":
 			return true // a type the plan does not name (inet, int4range)
+		case ex == "uuid":
+			return false // the executor reads such a literal as a uuid (exec's asTyped)
 		}
 		return !stringExact(ex)
 	}
