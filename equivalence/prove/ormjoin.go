@@ -57,17 +57,7 @@ func (p *prover) antiJoinFK(n *plan.Node, m *plan.Metadata) *plan.Node {
 	}
 	child := m.Instances[inst].Table
 	for _, fk := range child.ForeignKeys {
-		if fk.RefTable != right.Table.Name || len(fk.Columns) != len(pairs) || !referencesKey(right.Table, fk.RefColumns) {
-			continue
-		}
-		match := true
-		for k, c := range fk.Columns {
-			if ro, ok := pairs[c]; !ok || ro != fk.RefColumns[k] {
-				match = false
-				break
-			}
-		}
-		if !match {
+		if !fkBindsPairs(fk, right.Table, pairs) {
 			continue
 		}
 		subj := ""

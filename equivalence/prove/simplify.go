@@ -598,17 +598,7 @@ func (p *prover) fkLeftJoin(n *plan.Node, m *plan.Metadata) *plan.Node {
 	}
 	child := m.Instances[inst].Table
 	for _, fk := range child.ForeignKeys {
-		if fk.RefTable != right.Table.Name || len(fk.Columns) != len(pairs) || !referencesKey(right.Table, fk.RefColumns) {
-			continue
-		}
-		match := true
-		for k, c := range fk.Columns {
-			if ro, ok := pairs[c]; !ok || ro != fk.RefColumns[k] {
-				match = false
-				break
-			}
-		}
-		if !match {
+		if !fkBindsPairs(fk, right.Table, pairs) {
 			continue
 		}
 		subj := ""
@@ -631,6 +621,20 @@ func (p *prover) fkLeftJoin(n *plan.Node, m *plan.Metadata) *plan.Node {
 
 // referencesKey says whether cols are the table's primary key or one of
 // its unique keys, as a set.
+// fkBindsPairs says fk references a key of right and its columns are
+// exactly those of pairs (child ordinal to parent ordinal).
+func fkBindsPairs(fk catalog.ForeignKey, right *catalog.Table, pairs map[int]int) bool {
+	if fk.RefTable != right.Name || len(fk.Columns) != len(pairs) || !referencesKey(right, fk.RefColumns) {
+		return false
+	}
+	for k, c := range fk.Columns {
+		if ro, ok := pairs[c]; !ok || ro != fk.RefColumns[k] {
+			return false
+		}
+	}
+	return true
+}
+
 func referencesKey(t *catalog.Table, cols []int) bool {
 	same := func(k []int) bool {
 		if len(k) != len(cols) {
