@@ -60,11 +60,8 @@ func (p *prover) nullTestsRejected(n *plan.Node) *plan.Node {
 // below the aggregate under filter n) when no call reads a row with y
 // NULL, as above, or returns nil.
 func (p *prover) aggNullRowsDropped(n *plan.Node) *plan.Node {
-	g, above := n, (*plan.Node)(nil)
-	if n.Op == plan.OpFilter && len(n.Inputs) == 1 {
-		g, above = n.Inputs[0], n
-	}
-	if g.Op != plan.OpAggregate || len(g.Aggs) == 0 || (len(g.GroupBy) > 0) != (above != nil) {
+	g, above, ok := aggUnderFilter(n)
+	if !ok {
 		return nil
 	}
 	y, nullOverNone := plan.ColumnID(0), plan.ColSet{}
@@ -79,31 +76,15 @@ func (p *prover) aggNullRowsDropped(n *plan.Node) *plan.Node {
 			nullOverNone.Add(a.ID)
 		}
 	}
-	if above != nil {
-		// A group whose every row has y NULL must not pass the filter.
-		dropped := false
-		for _, e := range above.Preds {
-			if !containsSubquery(e) && plan.NullRejected(e).Intersects(nullOverNone) {
-				dropped = true
-			}
-		}
-		if !dropped {
-			return nil
-		}
+	if above != nil && !rejectsAny(above.Preds, nullOverNone) {
+		return nil // a group whose every row has y NULL would pass the filter
 	}
 	in := stripNotNull(g.Inputs[0], plan.MakeColSet(y))
 	if in == g.Inputs[0] {
 		return nil
 	}
-	c := *g
-	c.Inputs = []*plan.Node{in}
 	p.rule(ruleAggNullRowsDropped)
-	if above == nil {
-		return &c
-	}
-	f := *above
-	f.Inputs = []*plan.Node{&c}
-	return &f
+	return rewrapAgg(g, above, in)
 }
 
 // stripNotNull returns n without the conjuncts "y IS NOT NULL" (y in
@@ -189,11 +170,8 @@ func stripNotNull(n *plan.Node, cols plan.ColSet) *plan.Node {
 // the aggregate under filter n) whose padded rows add to no call, or
 // returns nil.
 func (p *prover) aggLeftJoinInner(n *plan.Node) *plan.Node {
-	g, above := n, (*plan.Node)(nil)
-	if n.Op == plan.OpFilter && len(n.Inputs) == 1 {
-		g, above = n.Inputs[0], n
-	}
-	if g.Op != plan.OpAggregate || len(g.Aggs) == 0 || (len(g.GroupBy) > 0) != (above != nil) {
+	g, above, ok := aggUnderFilter(n)
+	if !ok {
 		return nil
 	}
 	var args, nullOverNone plan.ColSet
@@ -215,9 +193,29 @@ func (p *prover) aggLeftJoinInner(n *plan.Node) *plan.Node {
 	if in == nil {
 		return nil
 	}
+	p.rule(ruleAggLeftJoinInner)
+	return rewrapAgg(g, above, in)
+}
+
+// aggUnderFilter reads n as an aggregate g with calls, alone when
+// ungrouped or under a filter above when grouped (the two shapes the
+// aggregate rules of this file take); ok is false for any other n.
+func aggUnderFilter(n *plan.Node) (g, above *plan.Node, ok bool) {
+	g = n
+	if n.Op == plan.OpFilter && len(n.Inputs) == 1 {
+		g, above = n.Inputs[0], n
+	}
+	if g.Op != plan.OpAggregate || len(g.Aggs) == 0 || (len(g.GroupBy) > 0) != (above != nil) {
+		return nil, nil, false
+	}
+	return g, above, true
+}
+
+// rewrapAgg is aggregate g over input in, under a copy of filter above
+// when there is one.
+func rewrapAgg(g, above, in *plan.Node) *plan.Node {
 	c := *g
 	c.Inputs = []*plan.Node{in}
-	p.rule(ruleAggLeftJoinInner)
 	if above == nil {
 		return &c
 	}
