@@ -2,10 +2,8 @@ package prove_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -92,8 +90,8 @@ func TestORMRuleFilesOnPostgres(t *testing.T) {
 						continue
 					}
 					ordered := strings.Contains(c.a, "ORDER BY") && strings.Contains(c.b, "ORDER BY")
-					ra, errA := ormRows(ctx, tx, c.a, ordered)
-					rb, errB := ormRows(ctx, tx, c.b, ordered)
+					ra, errA := queryRows(ctx, tx, c.a, ordered)
+					rb, errB := queryRows(ctx, tx, c.b, ordered)
 					if errA != nil || errB != nil {
 						t.Fatalf("%s: %v / %v", c.name, errA, errB)
 					}
@@ -114,33 +112,4 @@ func TestORMRuleFilesOnPostgres(t *testing.T) {
 			}
 		})
 	}
-}
-
-// ormRows runs q and returns its rows printed, as a list where ordered,
-// else sorted (a bag).
-func ormRows(ctx context.Context, tx pgx.Tx, q string, ordered bool) ([]string, error) {
-	rows, err := tx.Query(ctx, q, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var row []string
-		for _, v := range rows.RawValues() {
-			if v == nil {
-				row = append(row, "NULL")
-				continue
-			}
-			row = append(row, strconv.Quote(string(v)))
-		}
-		out = append(out, strings.Join(row, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if !ordered {
-		slices.Sort(out)
-	}
-	return out, nil
 }
