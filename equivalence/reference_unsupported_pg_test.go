@@ -4,11 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgequiv/pgequiv/equivalence"
-	"github.com/pgequiv/pgequiv/internal/pgtest"
-	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
 // TestReferenceUnsupportedIsUnknown is issue 35's jsonb ? bug: a
@@ -17,24 +13,9 @@ import (
 // that makes pgequiv check exit 2. A reference naming a relation the
 // schema lacks, which PostgreSQL refuses too, stays an error.
 func TestReferenceUnsupportedIsUnknown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL")
-	}
 	const ddl = "CREATE TABLE doc (id integer PRIMARY KEY, data jsonb)"
-	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, ddl); err != nil {
-		t.Fatal(err)
-	}
+	conn, s := pgLoaded(t, ctx, ddl)
 	cases := []struct {
 		ref, cand string
 		pgRuns    bool   // PostgreSQL runs the reference
