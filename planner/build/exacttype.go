@@ -90,18 +90,10 @@ func CanonicalType(name string, declared bool) string {
 // declaredType is the declared type of a table's column that e reads,
 // as written; "" for anything else.
 func (b *builder) declaredType(e *plan.Expr) string {
-	if e.Kind != plan.ColRef || b.meta == nil || int(e.Col) < 0 || int(e.Col) >= len(b.meta.Columns) {
-		return ""
+	if c := b.declaredColumn(e); c != nil {
+		return c.TypeSQL
 	}
-	m := b.meta.Col(e.Col)
-	if m.Instance < 0 || m.Instance >= len(b.meta.Instances) {
-		return ""
-	}
-	t := b.meta.Instances[m.Instance].Table
-	if t == nil || m.Ordinal < 0 || m.Ordinal >= len(t.Columns) {
-		return ""
-	}
-	return t.Columns[m.Ordinal].TypeSQL
+	return ""
 }
 
 // exactType is e's exact PostgreSQL type without a modifier where the
