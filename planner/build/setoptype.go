@@ -60,7 +60,7 @@ func (b *builder) stringClassOf(n *plan.Node, id plan.ColumnID) stringClass {
 	if e == nil {
 		return classUnknown
 	}
-	if e.Kind == plan.Const && !e.Null && e.Typ == catalog.Text {
+	if textLiteral(e) {
 		return classLiteral
 	}
 	switch t := b.exactType(e); {
@@ -106,7 +106,7 @@ func definingExpr(n *plan.Node, id plan.ColumnID, depth int) *plan.Expr {
 		// Chains of set operations nest to the left, thousands deep: the
 		// leftmost branch is reached without recursion.
 		if leaf, leafID, ok := leftmostBranch(n, id); ok {
-			if d := definingExpr(leaf, leafID, depth+1); d != nil && !(d.Kind == plan.Const && !d.Null && d.Typ == catalog.Text) {
+			if d := definingExpr(leaf, leafID, depth+1); d != nil && !textLiteral(d) {
 				return d
 			}
 		}
@@ -117,7 +117,7 @@ func definingExpr(n *plan.Node, id plan.ColumnID, depth int) *plan.Expr {
 			var lit *plan.Expr
 			for k, in := range n.Inputs {
 				d := definingExpr(in, n.SetCols[k][i], depth+1)
-				if d == nil || !(d.Kind == plan.Const && !d.Null && d.Typ == catalog.Text) {
+				if d == nil || !textLiteral(d) {
 					return d
 				}
 				lit = d

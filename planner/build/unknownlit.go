@@ -79,11 +79,17 @@ func (b *builder) resolveLiterals(nodes []*pg.Node, args []*plan.Expr, sc *scope
 	return nil
 }
 
+// textLiteral says e is a quoted literal as the plan holds it (a
+// non-NULL text constant): untyped unless a cast made it text.
+func textLiteral(e *plan.Expr) bool {
+	return e != nil && e.Kind == plan.Const && !e.Null && e.Typ == catalog.Text
+}
+
 // untypedLiteral says e, built from n, is a quoted literal with no
 // type written: 'x', not 'x'::text.
 func untypedLiteral(n *pg.Node, e *plan.Expr) bool {
 	c := n.GetAConst()
-	return c != nil && c.GetSval() != nil && e.Kind == plan.Const && !e.Null && e.Typ == catalog.Text
+	return c != nil && c.GetSval() != nil && textLiteral(e)
 }
 
 // familyTypeName is the PostgreSQL type a value of family t is read as
@@ -176,10 +182,9 @@ func (b *builder) checkSetOpLiterals(l, r *relation) error {
 	if b.schema.Dialect != catalog.Postgres {
 		return nil
 	}
-	isLit := func(e *plan.Expr) bool { return e != nil && e.Kind == plan.Const && !e.Null && e.Typ == catalog.Text }
 	for i := range l.cols {
 		dl, dr := definingExpr(l.node, l.cols[i], 0), definingExpr(r.node, r.cols[i], 0)
-		if isLit(dl) && b.literalMeetsType(dr, b.typeOf(r.cols[i])) || isLit(dr) && b.literalMeetsType(dl, b.typeOf(l.cols[i])) {
+		if textLiteral(dl) && b.literalMeetsType(dr, b.typeOf(r.cols[i])) || textLiteral(dr) && b.literalMeetsType(dl, b.typeOf(l.cols[i])) {
 			return b.unsupported(-1, "a set operation reading a quoted literal as its other branch's type (column "+l.names[i]+")")
 		}
 	}
@@ -191,7 +196,6 @@ func (b *builder) checkValuesLiterals(rows [][]*plan.Expr) error {
 	if b.schema.Dialect != catalog.Postgres || len(rows) < 2 {
 		return nil
 	}
-	isLit := func(e *plan.Expr) bool { return e.Kind == plan.Const && !e.Null && e.Typ == catalog.Text }
 	for i := range rows[0] {
 		lit, typed := false, false
 		for _, row := range rows {
@@ -199,7 +203,7 @@ func (b *builder) checkValuesLiterals(rows [][]*plan.Expr) error {
 				continue
 			}
 			switch e := row[i]; {
-			case isLit(e):
+			case textLiteral(e):
 				lit = true
 			case b.literalMeetsType(e, e.Typ):
 				typed = true
