@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The standing soundness campaign (issue 18): pairs of related queries
-# over a constraint- and type-rich schema corpus (internal/campaign/
+# over a constraint- and type-rich schema corpus (eval/campaign/
 # testdata) are judged, and every proved label is checked on the real
 # engine: an `equivalent` on many databases the engine accepts (made by
 # the refuter's generator and by an independent random-row generator
@@ -36,7 +36,7 @@ engines=1
 timeout_min=$(( minutes * engines + 15 ))
 start=$(date +%s)
 status=0
-go test -count=1 -timeout "${timeout_min}m" -v -run 'TestCampaign$' ./internal/campaign \
+go test -count=1 -timeout "${timeout_min}m" -v -run 'TestCampaign$' ./eval/campaign \
   -campaign.duration="${minutes}m" -campaign.engine="$engine" -campaign.seed="$seed" -campaign.out="$out" \
   -campaign.families="${CAMPAIGN_FAMILIES:-}" 2>&1 |
   grep -aEv '^=== (RUN|PAUSE|CONT)' || status=$?

@@ -68,7 +68,7 @@ func TestOf(t *testing.T) {
 		{layers.Module + "/eval/metrics", layers.Eval},
 		{layers.Module + "/internal/sqltext", layers.Base},
 		{layers.Module + "/internal/soundness", layers.Equivalence},
-		{layers.Module + "/internal/campaign", layers.Eval},
+		{layers.Module + "/eval/campaign", layers.Eval},
 		{layers.Module + "/cmd/pgequiv", layers.Command},
 	} {
 		if got, ok := layers.Of(c.pkg); !ok || got != c.want {

@@ -29,7 +29,7 @@ func FuzzLoadDDL(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	for _, pattern := range []string{"testdata/*.sql", "../../internal/campaign/testdata/*/*.sql", "example.sql"} {
+	for _, pattern := range []string{"testdata/*.sql", "../../eval/campaign/testdata/*/*.sql", "example.sql"} {
 		files, _ := filepath.Glob(pattern)
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {

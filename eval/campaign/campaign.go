@@ -64,7 +64,7 @@ func schemaFile(engine, name string) string {
 	if engine == "sqlite" {
 		dir = "sqlite"
 	}
-	return "internal/campaign/testdata/" + dir + "/" + name + ".sql"
+	return "eval/campaign/testdata/" + dir + "/" + name + ".sql"
 }
 
 // Options configure a run on one engine.

@@ -16,7 +16,7 @@ import (
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 )
 
-// The campaign's flags: go test ./internal/campaign -run TestCampaign
+// The campaign's flags: go test ./eval/campaign -run TestCampaign
 // -campaign.duration=10m -campaign.engine=postgres (scripts/
 // soundness-campaign.sh). Without them the test is the short pass CI
 // runs: a few dozen pairs per engine.
