@@ -7,9 +7,7 @@ package norm
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -135,22 +133,6 @@ func (z *normalizer) intValued(e *plan.Expr) bool {
 	}
 	return z.ints.Expr(e)
 }
-
-// firingProbe lets the soundness tests (WithFiringLimit) normalize a plan
-// one rule firing at a time: with limit n > 0, normalization ends right
-// after the n-th firing, leaving the plan as the firings so far made it,
-// so the plans before and after each firing can be run on the same
-// databases. Every firing is counted, repeats of a rule included.
-type firingProbe struct {
-	limit int
-	fired int
-	last  string // the rule of the last firing
-}
-
-type firingProbeKey struct{}
-
-// errFiringLimit stops normalization when a probe's limit is reached.
-var errFiringLimit = errors.New("rule firing limit reached")
 
 // maxCheckedSize is the largest plan whose sort keys debug builds verify.
 const maxCheckedSize = 2000
@@ -326,42 +308,17 @@ func (z *normalizer) scalar(e *plan.Expr) *plan.Expr {
 		}
 		// z.err: a rule may not fire past a stop (see firingProbe).
 		for i := 0; i < 16 && z.err == nil; i++ {
-			var ok bool
 			var rule string
-			switch {
-			case func() bool { x, ok = expandBetween(x); return ok }():
-				rule = RuleExpandBetween
-			case func() bool { x, ok = expandInList(x); return ok }():
-				rule = RuleExpandInList
-			case func() bool { x, ok = sortInList(x); return ok }():
-				rule = RuleSortInList
-			case func() bool { x, ok = pushNot(x); return ok }():
-				rule = RulePushNot
-			case func() bool { x, ok = foldConstants(x); return ok }():
-				rule = RuleFoldConstants
-			case z.postgres() && func() bool { x, ok = arithIdentity(x, z.floatExact); return ok }():
-				rule = RuleArithIdentity
-			case z.postgres() && func() bool { x, ok = boolEqualsConst(x); return ok }():
-				rule = RuleBoolEqualsConst
-			case z.postgres() && func() bool { x, ok = foldConstCalls(x); return ok }():
-				rule = RuleFoldConstCalls
-			case z.postgres() && func() bool { x, ok = subqueryConstRow(x); return ok }():
-				rule = RuleSubqueryConstRow
-			case func() bool { x, ok = coerceLiteral(x, z.noAffinity()); return ok }():
-				rule = RuleCoerceLiteral
-			case z.postgres() && func() bool { x, ok = canonicalLiteral(x, z.literalBase); return ok }():
-				rule = RuleCanonicalLiteral
-			case func() bool { x, ok = expandIsDistinct(x); return ok }():
-				rule = RuleExpandIsDistinct
-			case func() bool { x, ok = flattenAndOr(x, z.key); return ok }():
-				rule = RuleFlattenAndOr
-			case func() bool { x, ok = orientComparison(x, z.key); return ok }():
-				rule = RuleOrientComparison
-			case func() bool { x, ok = integerBound(x, z.intValued); return ok }():
-				rule = RuleIntegerBound
-			case func() bool { x, ok = equalBoundsAnd(x, z.key); return ok }():
-				rule = RuleEqualBounds
-			default:
+			for _, r := range scalarRules {
+				if r.postgres && !z.postgres() {
+					continue
+				}
+				if y, ok := r.scalar(z, x); ok {
+					x, rule = y, r.Name
+					break
+				}
+			}
+			if rule == "" {
 				return x
 			}
 			// Scalar rules rewrite only the expression in hand.
@@ -466,54 +423,6 @@ func (z *normalizer) node(n *plan.Node, f flags) *plan.Node {
 	return n
 }
 
-type nodeRule struct {
-	name  string
-	apply func(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
-	// local: the rule only moves filters and operators other than
-	// Project, Aggregate and Window, so it adds, drops or rewrites no
-	// column definition.
-	local bool
-}
-
-// nodeRules are tried in order at every node after its inputs are
-// normalized; the first that fires restarts normalization of its result.
-var nodeRules []nodeRule
-
-func init() {
-	nodeRules = []nodeRule{
-		{RuleDropSubqueryOrder, dropSubqueryOrder, true},
-		{RuleRemoveProject, removePassthroughProject, false},
-		{RuleMergeFilters, mergeFilters, true},
-		{RuleRightToLeft, rightToLeft, true},
-		{RuleSubqueryToSemi, subqueryToSemiJoin, false},
-		{RuleOuterToInner, outerToInner, true},
-		{RuleFullJoinNullRejected, fullJoinNullRejected, true},
-		{RuleInnerOverOuter, innerOverOuterJoin, true},
-		{RuleAggOuterToInner, aggOverOuterToInner, true},
-		{RuleInlineValuesRow, inlineValuesRow, false},
-		{RulePruneValuesColumn, pruneValuesColumns, false},
-		{RulePruneUnionAllColumns, pruneUnionAllColumns, false},
-		{RuleContradictoryEqualities, contradictoryEqualities, true},
-		{RuleLeftJoinIsNull, leftJoinIsNullToAnti, true},
-		{RuleFilterPastOuter, pushFilterPastOuterJoin, true},
-		{RuleFilterIntoSemiJoin, pushFilterIntoSemiJoin, true},
-		{RuleFilterIntoJoin, filterIntoJoin, true},
-		{RuleFlattenInnerJoin, flattenInnerJoin, true},
-		{RulePushJoinPredicate, pushJoinPredicate, true},
-		{RuleHavingToWhere, havingToWhere, true},
-		{RuleFilterPastDistinct, pushFilterPastDistinct, true},
-		{RuleGroupByToDistinct, groupByToDistinct, false},
-		{RuleReduceGroupBy, reduceGroupBy, false},
-		{RuleRemoveDistinct, removeRedundantDistinct, true},
-		{RuleJoinEquivalence, substituteJoinEquivalents, false},
-		{RuleDistinctOnNonNull, distinctOnNonNull, true},
-		{RuleSelfEquality, selfEquality, true},
-		{RuleRedundantSortKey, redundantSortKeys, true},
-		{RuleEqualBounds, equalBoundsPreds, true},
-		{RuleLimitConstant, limitConstant, true},
-	}
-}
-
 // splitConjuncts drops TRUE conjuncts and splits ANDs; it reports
 // whether that changed anything.
 func splitConjuncts(ps []*plan.Expr) ([]*plan.Expr, bool) {
@@ -535,86 +444,4 @@ func splitConjuncts(ps []*plan.Expr) ([]*plan.Expr, bool) {
 		out = append(out, plan.Conjuncts(p)...)
 	}
 	return out, true
-}
-
-// canonicalOrder sorts what is unordered: conjuncts, inner-join inputs and
-// grouping columns, bottom-up so children's keys are final first.
-func (z *normalizer) canonicalOrder(n *plan.Node) *plan.Node {
-	if z.stopped() {
-		return n
-	}
-	for i, in := range n.Inputs {
-		n.Inputs[i] = z.canonicalOrder(in)
-	}
-	z.eachExpr(n, func(s **plan.Expr) {
-		*s = plan.Rewrite(*s, func(x *plan.Expr) *plan.Expr {
-			if z.stopped() {
-				return x
-			}
-			if x.Kind == plan.Subquery {
-				x.Sub = z.canonicalOrder(x.Sub)
-			}
-			if y, ok := sortCommutative(x, z.key); ok {
-				z.fireLocal(RuleSortCommutative)
-				return y
-			}
-			return x
-		})
-	})
-	if len(n.Preds) > 1 {
-		keys := make([]string, len(n.Preds))
-		for i, p := range n.Preds {
-			keys[i] = z.key(p)
-		}
-		if !sort.StringsAreSorted(keys) {
-			sortByKeys(n.Preds, keys)
-			z.touched()
-		}
-	}
-	if n.Op == plan.OpJoin && n.Join == plan.InnerJoin && len(n.Inputs) > 1 {
-		keys := make([]string, len(n.Inputs))
-		for i, in := range n.Inputs {
-			keys[i] = z.nodeKey(in)
-		}
-		if !sort.StringsAreSorted(keys) {
-			idx := make([]int, len(keys))
-			for i := range idx {
-				idx[i] = i
-			}
-			sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
-			ins := make([]*plan.Node, len(idx))
-			for i, j := range idx {
-				ins[i] = n.Inputs[j]
-			}
-			n.Inputs = ins
-			z.fireLocal(RuleSortJoinInputs)
-		}
-	}
-	if n.Op == plan.OpAggregate && len(n.GroupBy) > 1 {
-		f := z.formatter()
-		keys := make([]string, len(n.GroupBy))
-		for i, c := range n.GroupBy {
-			keys[i] = f.Col(c)
-		}
-		if !sort.StringsAreSorted(keys) {
-			sortByKeys(n.GroupBy, keys)
-			z.touched()
-		}
-	}
-	return n
-}
-
-// sortByKeys stably sorts xs by the parallel keys, computing each key
-// once rather than at every comparison.
-func sortByKeys[T any](xs []T, keys []string) {
-	idx := make([]int, len(xs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
-	out := make([]T, len(xs))
-	for i, j := range idx {
-		out[i] = xs[j]
-	}
-	copy(xs, out)
 }

@@ -8,10 +8,6 @@ import (
 // Two rewrites optimizers make of comparisons, read back to the plain
 // form: an index lookup's range [c, c] for x = c, and a lookup join's
 // IS NOT DISTINCT FROM on key columns that cannot be NULL.
-const (
-	RuleDistinctOnNonNull = "is-distinct-on-non-null-to-comparison"
-	RuleEqualBounds       = "equal-bounds-to-equality"
-)
 
 // distinctOnNonNull: a IS NOT DISTINCT FROM b ⇒ a = b and a IS DISTINCT
 // FROM b ⇒ a <> b, in the predicates of a filter or join, where neither

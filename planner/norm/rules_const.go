@@ -9,11 +9,6 @@ import (
 
 // Constants: rules that read a constant where the plan computes one, and
 // arithmetic that returns its operand unchanged.
-const (
-	RuleArithIdentity     = "arithmetic-identity"
-	RuleInlineValuesRow   = "inline-single-row-values"
-	RulePruneValuesColumn = "prune-values-columns"
-)
 
 // arithIdentity: x * 1, 1 * x, x / 1, x + 0, 0 + x, x - 0 ⇒ x, on
 // PostgreSQL only and only where PostgreSQL returns exactly x, with x's
@@ -231,9 +226,6 @@ func (z *normalizer) colsReadOutside(stop *plan.Node) plan.ColSet {
 	return s
 }
 
-// RuleSelfEquality names selfEquality.
-const RuleSelfEquality = "self-equality-not-null"
-
 // selfEquality: x = x ⇒ TRUE in the predicates of a filter or join, on
 // PostgreSQL, where x is a column the inputs never hold NULL in (their
 // derived NOT NULL columns: an outer join below has already taken away
@@ -279,9 +271,6 @@ func selfEquality(z *normalizer, n *plan.Node, _ flags) (*plan.Node, bool) {
 	return n, changed
 }
 
-// RuleBoolEqualsConst names boolEqualsConst.
-const RuleBoolEqualsConst = "bool-equals-constant"
-
 // boolEqualsConst: b = TRUE ⇒ b and b = FALSE ⇒ NOT b for a boolean b,
 // on PostgreSQL: equal under three-valued logic (a NULL b gives NULL on
 // both sides).
@@ -303,9 +292,6 @@ func boolEqualsConst(e *plan.Expr) (*plan.Expr, bool) {
 	}
 	return e, false
 }
-
-// RulePruneUnionAllColumns names pruneUnionAllColumns.
-const RulePruneUnionAllColumns = "prune-union-all-columns"
 
 // pruneUnionAllColumns: a UNION ALL column read nowhere in the plan drops
 // out of the operation and of each branch's list (the branches still
@@ -346,9 +332,6 @@ func pruneUnionAllColumns(z *normalizer, n *plan.Node, f flags) (*plan.Node, boo
 	n.Cols, n.SetCols = cols, setCols
 	return n, true
 }
-
-// RuleContradictoryEqualities names contradictoryEqualities.
-const RuleContradictoryEqualities = "contradictory-equalities"
 
 // contradictoryEqualities: x = c1 AND x = c2 ⇒ FALSE among a filter's or
 // an inner join's conjuncts, for two different literals c1 and c2 on

@@ -11,9 +11,6 @@ import (
 // Constant calls and subqueries read as their values, and sort keys
 // that break no tie.
 
-// RuleFoldConstCalls names foldConstCalls.
-const RuleFoldConstCalls = "fold-constant-calls"
-
 // foldConstCalls evaluates, on PostgreSQL, calls whose arguments are
 // ASCII text literals, where the result is the same in every locale:
 // length, char_length, upper and lower of a literal, and [NOT] LIKE and
@@ -87,9 +84,6 @@ func likeMatch(s, p string) bool {
 	return m[len(p)]
 }
 
-// RuleSubqueryConstRow names subqueryConstRow.
-const RuleSubqueryConstRow = "subquery-of-constant-row"
-
 // subqueryConstRow reads a subquery over one row of constants, or over
 // nothing, as the value it tests:
 //
@@ -137,9 +131,6 @@ func subqueryConstRow(e *plan.Expr) (*plan.Expr, bool) {
 	}
 	return e, false
 }
-
-// RuleRedundantSortKey names redundantSortKeys.
-const RuleRedundantSortKey = "redundant-sort-key"
 
 // redundantSortKeys drops, on PostgreSQL, a sort key that never breaks a
 // tie: an expression an earlier key already sorts by (rows tied there

@@ -236,10 +236,6 @@ func substituteJoinEquivalents(z *normalizer, n *plan.Node, f flags) (*plan.Node
 }
 
 // Outer joins narrowed by the conditions above them.
-const (
-	RuleFullJoinNullRejected = "outer-join-null-rejected"
-	RuleInnerOverOuter       = "inner-join-rejects-outer-nulls"
-)
 
 // rejectsNullRow says whether condition p is never TRUE on a row whose
 // columns cols are all NULL (a row an outer join null-extends): an AND
@@ -318,9 +314,6 @@ func innerOverOuterJoin(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
 	}
 	return n, false
 }
-
-// RuleAggOuterToInner names aggOverOuterToInner.
-const RuleAggOuterToInner = "aggregate-rejects-outer-nulls"
 
 // aggOverOuterToInner: Filter(Aggregate(LeftJoin(a, b)), q) ⇒
 // Filter(Aggregate(InnerJoin(a, b)), q) when the grouping columns are

@@ -9,9 +9,6 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
-// RuleLimitConstant names limitConstant.
-const RuleLimitConstant = "limit-constant"
-
 // limitConstant: LIMIT and OFFSET constants in the form the engine runs
 // them, so that spellings of one bound plan alike (issue 33: LIMIT 2
 // OFFSET 0, OFFSET NULL, LIMIT 2.5, LIMIT (SELECT 2) were labelled

@@ -6,9 +6,6 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
-// RuleCanonicalLiteral names canonicalLiteral.
-const RuleCanonicalLiteral = "canonical-literal"
-
 // canonicalLiteral, on PostgreSQL: a typed literal is written as
 // PostgreSQL writes its value, so that one value spelled apart is one
 // constant (issue 33, item 4):

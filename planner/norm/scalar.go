@@ -17,42 +17,6 @@ import (
 // Scalar rules rewrite one expression node whose children are already
 // normalized. Each returns the replacement and whether it fired.
 
-// Rule names, as recorded in Plan.Rules.
-const (
-	RuleExpandBetween      = "expand-between"
-	RuleExpandInList       = "expand-in-list"
-	RuleSortInList         = "sort-in-list"
-	RulePushNot            = "push-not"
-	RuleFlattenAndOr       = "flatten-and-or"
-	RuleOrientComparison   = "orient-comparison"
-	RuleFoldConstants      = "fold-constants"
-	RuleCoerceLiteral      = "coerce-literal"
-	RuleSortCommutative    = "sort-commutative-operands"
-	RuleDropSubqueryOrder  = "drop-subquery-order"
-	RuleRemoveProject      = "remove-passthrough-project"
-	RuleMergeFilters       = "merge-filters"
-	RuleFilterIntoJoin     = "filter-into-join"
-	RuleFlattenInnerJoin   = "flatten-inner-join"
-	RulePushJoinPredicate  = "push-join-predicate"
-	RuleRightToLeft        = "right-join-to-left"
-	RuleOuterToInner       = "outer-join-to-inner"
-	RuleFilterPastOuter    = "push-filter-past-outer-join"
-	RuleHavingToWhere      = "having-to-where"
-	RuleSubqueryToSemi     = "subquery-to-semi-join"
-	RuleNotExistsToAnti    = "not-exists-to-anti-join"
-	RuleNotInToAnti        = "not-in-to-anti-join"
-	RuleLeftJoinIsNull     = "left-join-is-null-to-anti-join"
-	RuleRemoveDistinct     = "remove-redundant-distinct"
-	RuleGroupByToDistinct  = "group-by-without-aggregates-to-distinct"
-	RuleReduceGroupBy      = "reduce-group-by-by-fd"
-	RuleJoinEquivalence    = "substitute-join-equivalent-columns"
-	RuleSortJoinInputs     = "sort-join-inputs"
-	RuleFilterPastDistinct = "push-filter-past-distinct"
-	RuleExpandIsDistinct   = "expand-is-distinct-from"
-	RuleIntegerBound       = "integer-strict-bound"
-	RuleFilterIntoSemiJoin = "push-filter-into-semi-join"
-)
-
 // expandIsDistinct: a IS DISTINCT FROM c ⇒ (a <> c OR a IS NULL) and
 // a IS NOT DISTINCT FROM c ⇒ (a = c AND a IS NOT NULL), for a non-NULL
 // literal c. Neither side is ever NULL, so this holds in every context.
