@@ -2,187 +2,107 @@ package prove_test
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/equivalence/prove"
+	"github.com/pgequiv/pgequiv/internal/rulefile"
 	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
 // Each registered rule has its own file, testdata/<family>/<name>.txt,
-// of blocks separated by blank lines ('#' starts a comment line):
-//
-//	ddl                         the schema: the lines below, or
-//	schema data/provers/schemas/emp_dept.sql   a shared schema file
-//
-//	expect=<rule> [flags]       the pair is proved both ways round, the
-//	a: SELECT ...               proof names the rule, and the executor
-//	b: SELECT ...               finds no difference on random databases
-//
-//	expect-not=<rule> [flags]   a near miss: the pair is not proved (so
-//	a: ...                      the rule does not fire) and the executor
-//	b: ...                      shows a difference
+// in the format of internal/rulefile: an expect case is proved both ways
+// round, the proof names the rule, and the executor finds no difference
+// on random databases; an expect-not case (a near miss) is not proved
+// (so the rule does not fire) and the executor shows a difference.
 //
 // Flags: sqlite (plan, prove and execute under SQLite), as-given (only
 // the proof with a as the reference must name the rule), unseen (the
 // executor cannot show the difference: the comment says why), equal
 // (expect-not only: the pair is equivalent but beyond the rule; the
-// executor must find no difference). A line of a or b that starts with
-// whitespace continues the one above.
+// executor must find no difference).
+var ruleFlags = []string{"sqlite", "as-given", "unseen", "equal"}
 
-// ruleFile is one parsed testdata file.
+// ruleFile is one parsed testdata file, its cases as the prover's tests
+// run them.
 type ruleFile struct {
-	ddl    string
-	sqlite bool
-	cases  []ruleCase
-	expect map[string]int // cases by kind: "expect" and "expect-not"
+	ddl   string
+	cases []ruleCase
 }
 
+// rules returns the prover's registry as the rule files see it.
+func rules() []rulefile.Rule {
+	var out []rulefile.Rule
+	for _, r := range prove.Rules() {
+		out = append(out, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
+	}
+	return out
+}
+
+// readRuleFile reads the rule file at path, whose cases name rule.
 func readRuleFile(t *testing.T, path, rule string) ruleFile {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	f, err := rulefile.Read(path, ruleFlags)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := ruleFile{expect: map[string]int{}}
-	var blocks [][]string
-	var cur []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.TrimSpace(line) == "" {
-			if cur != nil {
-				blocks = append(blocks, cur)
-			}
-			cur = nil
-			continue
-		}
-		cur = append(cur, line)
+	if f.Name != rule {
+		t.Fatalf("%s: the file's rule is %s, want %s", path, f.Name, rule)
 	}
-	if cur != nil {
-		blocks = append(blocks, cur)
-	}
-	for i, b := range blocks {
-		head := strings.Fields(b[0])
-		switch {
-		case head[0] == "ddl":
-			f.ddl = strings.Join(b[1:], "\n")
-		case head[0] == "schema" && len(head) == 2:
-			ddl, err := os.ReadFile(shareddata.Path(t, head[1]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.ddl = string(ddl)
-		case strings.HasPrefix(head[0], "expect"):
-			c, kind, err := parseRuleCase(b, rule)
-			if err != nil {
-				t.Fatalf("%s, block %d: %v", path, i+1, err)
-			}
-			c.name = fmt.Sprintf("%s-%d", kind, f.expect[kind]+1)
-			f.expect[kind]++
-			f.cases = append(f.cases, c)
-		default:
-			t.Fatalf("%s, block %d: unknown block %q", path, i+1, b[0])
-		}
-	}
-	if f.ddl == "" {
-		t.Fatalf("%s: no ddl or schema block", path)
-	}
-	return f
+	return ruleCases(t, f)
 }
 
-// parseRuleCase reads a case block about rule.
-func parseRuleCase(b []string, rule string) (ruleCase, string, error) {
-	head := strings.Fields(b[0])
-	kind, name, _ := strings.Cut(head[0], "=")
-	if name != rule {
-		return ruleCase{}, "", fmt.Errorf("%s names %q, not the file's rule %q", kind, name, rule)
+// ruleCases reads the schema and cases of f.
+func ruleCases(t *testing.T, f *rulefile.File) ruleFile {
+	t.Helper()
+	out := ruleFile{ddl: f.DDL}
+	if f.Schema != "" {
+		ddl, err := os.ReadFile(shareddata.Path(t, f.Schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.ddl = string(ddl)
 	}
-	var c ruleCase
-	switch kind {
-	case "expect":
-		c.want, c.rule = true, rule
-	case "expect-not":
-		c.ruleNot = rule
-	default:
-		return ruleCase{}, "", fmt.Errorf("unknown %q", head[0])
-	}
-	for _, flag := range head[1:] {
-		switch flag {
-		case "sqlite":
-			c.sqlite = true
-		case "as-given":
-			c.ruleAsGiven = true
-		case "unseen":
+	for _, fc := range f.Cases {
+		c := ruleCase{name: fc.Name, a: fc.A, b: fc.B, sqlite: fc.Has("sqlite"), ruleAsGiven: fc.Has("as-given")}
+		if fc.Kind == rulefile.Expect {
+			c.want, c.rule = true, fc.Rule
+		} else {
+			c.ruleNot = fc.Rule
+		}
+		if fc.Has("unseen") {
 			c.unseen = "see the test file"
-		case "equal":
+		}
+		if fc.Has("equal") {
 			c.unproved = "see the test file"
-		default:
-			return ruleCase{}, "", fmt.Errorf("unknown flag %q", flag)
 		}
+		out.cases = append(out.cases, c)
 	}
-	var last *string
-	for _, line := range b[1:] {
-		switch {
-		case strings.HasPrefix(line, "a:"):
-			c.a, last = strings.TrimSpace(line[2:]), &c.a
-		case strings.HasPrefix(line, "b:"):
-			c.b, last = strings.TrimSpace(line[2:]), &c.b
-		case last != nil && (line[0] == ' ' || line[0] == '\t'):
-			*last += " " + strings.TrimSpace(line)
-		default:
-			return ruleCase{}, "", fmt.Errorf("unexpected line %q", line)
-		}
-	}
-	if c.a == "" || c.b == "" {
-		return ruleCase{}, "", fmt.Errorf("a case needs a: and b:")
-	}
-	return c, kind, nil
+	return out
 }
 
 // TestRuleFiles runs each registered rule's file: at least one pair it
 // proves naming the rule and one near miss, each checked by the executor.
 func TestRuleFiles(t *testing.T) {
-	for _, r := range prove.Rules() {
-		t.Run(r.Family+"/"+r.Name, func(t *testing.T) {
-			f := readRuleFile(t, filepath.Join("testdata", r.Family, r.Name+".txt"), r.Name)
-			if f.expect["expect"] == 0 || f.expect["expect-not"] == 0 {
-				t.Fatalf("want at least one expect=%s and one expect-not=%s case, have %v", r.Name, r.Name, f.expect)
-			}
-			runRuleCases(t, f.ddl, f.cases)
-		})
-	}
+	rulefile.Run(t, "testdata", rules(), rulefile.Options{Flags: ruleFlags}, func(t *testing.T, f *rulefile.File) {
+		rf := ruleCases(t, f)
+		runRuleCases(t, rf.ddl, rf.cases)
+	})
 }
 
 // TestRuleFilesRegistered: every file under testdata names a registered
-// rule of its folder's family, and no two rules share a name.
+// rule of its folder's family and repeats its fragment and conditions,
+// every rule has its family and its file, and no two rules share a name.
 func TestRuleFilesRegistered(t *testing.T) {
-	seen := map[string]bool{}
 	for _, r := range prove.Rules() {
-		if seen[r.Name] {
-			t.Errorf("rule %s registered twice", r.Name)
-		}
-		seen[r.Name] = true
-		if r.Name == "" || r.Family == "" || r.Fragment == "" || r.Conditions == "" || strings.Contains(r.Name, ": ") {
-			t.Errorf("rule %+v: name, family, fragment and conditions are all needed; a name holds no \": \"", r)
+		if r.Family == "" {
+			t.Errorf("rule %s: no family", r.Name)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".txt")
-		r, ok := prove.LookupRule(name)
-		if !ok || r.Family != filepath.Base(filepath.Dir(path)) {
-			t.Errorf("%s: no registered rule %s of family %s", path, name, filepath.Base(filepath.Dir(path)))
-		}
+	for _, err := range rulefile.CheckRegistry("testdata", rules()) {
+		t.Error(err)
 	}
 }
 

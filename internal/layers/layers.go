@@ -35,6 +35,7 @@ var rules = []rule{
 	{"internal/shareddata", Leaf},
 	{"internal/pgtest", Leaf},
 	{"internal/sqlitetest", Leaf},
+	{"internal/rulefile", Leaf}, // the rule files of the prover, the normalizer and the ESM+ rules
 	{"internal/layers", Leaf},
 	{"protocol", Base},
 	{"telemetry", Base},
