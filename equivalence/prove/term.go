@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -263,7 +264,7 @@ func commutative(op string) bool {
 
 // volatile names functions whose value differs between calls, so two
 // mentions are not the same value.
-var volatile = plan.VolatileFuncs
+var volatile = sqltext.VolatileFuncs
 
 // strictFuncs are functions that return NULL when any argument is NULL.
 var strictFuncs = map[string]bool{"upper": true, "lower": true, "length": true, "char_length": true, "abs": true, "substring": true, "substr": true,

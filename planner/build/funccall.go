@@ -6,6 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -243,9 +244,9 @@ func (b *builder) scalarCall(fc *pg.FuncCall, name string, args []*plan.Expr) (*
 			return e, nil
 		}
 		switch {
-		case plan.SideEffectFuncs[name]:
+		case sqltext.SideEffectFuncs[name]:
 			return nil, b.sideEffects(fc.Location, "function "+name)
-		case plan.VolatileFuncs[name]:
+		case sqltext.VolatileFuncs[name]:
 			return nil, b.unsupported(fc.Location, "volatile function "+name)
 		}
 		if b.schema.Dialect == catalog.Postgres {

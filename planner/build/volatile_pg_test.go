@@ -7,10 +7,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgequiv/pgequiv/internal/pgtest"
-	"github.com/pgequiv/pgequiv/planner/plan"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
-// TestVolatileFuncsMatchPostgres checks plan.VolatileFuncs against
+// TestVolatileFuncsMatchPostgres checks sqltext.VolatileFuncs against
 // PostgreSQL 15's pg_proc (issue 18, cause 13): every function the
 // planner accepts that PostgreSQL marks volatile (provolatile = 'v') is
 // listed, so no rewrite or proof treats two of its calls as one value;
@@ -60,26 +60,26 @@ func TestVolatileFuncsMatchPostgres(t *testing.T) {
 		accepted[name] = true
 	}
 	for name := range accepted {
-		if volatility[name]["v"] && !plan.VolatileFuncs[name] {
-			t.Errorf("the planner accepts %s(), volatile in PostgreSQL, but plan.VolatileFuncs does not list it", name)
+		if volatility[name]["v"] && !sqltext.VolatileFuncs[name] {
+			t.Errorf("the planner accepts %s(), volatile in PostgreSQL, but sqltext.VolatileFuncs does not list it", name)
 		}
 	}
-	for name := range plan.VolatileFuncs {
+	for name := range sqltext.VolatileFuncs {
 		if vs, ok := volatility[name]; ok && (len(vs) != 1 || !vs["v"]) {
-			t.Errorf("plan.VolatileFuncs lists %s(), whose PostgreSQL forms are %v (not all volatile)", name, vs)
+			t.Errorf("sqltext.VolatileFuncs lists %s(), whose PostgreSQL forms are %v (not all volatile)", name, vs)
 		}
 	}
 	for _, name := range []string{"random", "clock_timestamp", "timeofday", "nextval", "setval", "gen_random_uuid", "setseed", "set_config", "pg_advisory_lock"} {
 		if !volatility[name]["v"] {
 			t.Errorf("%s() is not volatile in PostgreSQL", name)
 		}
-		if !plan.VolatileFuncs[name] {
-			t.Errorf("plan.VolatileFuncs does not list %s()", name)
+		if !sqltext.VolatileFuncs[name] {
+			t.Errorf("sqltext.VolatileFuncs does not list %s()", name)
 		}
 	}
 	for _, name := range []string{"now", "statement_timestamp", "transaction_timestamp", "lower", "abs"} {
-		if plan.VolatileFuncs[name] {
-			t.Errorf("plan.VolatileFuncs lists %s(), which is not volatile", name)
+		if sqltext.VolatileFuncs[name] {
+			t.Errorf("sqltext.VolatileFuncs lists %s(), which is not volatile", name)
 		}
 	}
 }

@@ -16,7 +16,7 @@
 // cannot evaluate exactly is reported as
 // ErrCannotExecute rather than guessed, because a guessed result could
 // "refute" an equivalence that holds. Volatile functions
-// (plan.VolatileFuncs: random(), clock_timestamp(), ...) always cannot
+// (sqltext.VolatileFuncs: random(), clock_timestamp(), ...) always cannot
 // execute: any value would be made up.
 //
 // # SQLite

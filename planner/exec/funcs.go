@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
@@ -25,7 +26,7 @@ func (x *executor) fn(ex *plan.Expr, e *env) (Value, error) {
 		}
 		return f(args)
 	}
-	if plan.VolatileFuncs[ex.Name] {
+	if sqltext.VolatileFuncs[ex.Name] {
 		// Any value would be made up: a counterexample must not rest on
 		// one (issue 18, cause 13).
 		return Null, cannot("volatile function %s", ex.Name)

@@ -6,7 +6,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/pgequiv/pgequiv/planner/plan"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // Class says what a statement does, for deciding whether a reference
@@ -145,9 +145,9 @@ func writeInside(m protoreflect.Message, top bool) string {
 			return "SELECT ... FOR UPDATE/SHARE (row locks)"
 		case "FuncCall":
 			// The functions the planner refuses for their side effects
-			// (plan.SideEffectFuncs): a sequence, a setting, a lock.
+			// (sqltext.SideEffectFuncs): a sequence, a setting, a lock.
 			if f, ok := m.Interface().(*pg.FuncCall); ok && len(f.Funcname) > 0 {
-				if s := f.Funcname[len(f.Funcname)-1].GetString_(); s != nil && plan.SideEffectFuncs[strings.ToLower(s.Sval)] {
+				if s := f.Funcname[len(f.Funcname)-1].GetString_(); s != nil && sqltext.SideEffectFuncs[strings.ToLower(s.Sval)] {
 					return "a call of " + strings.ToLower(s.Sval)
 				}
 			}

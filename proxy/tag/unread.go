@@ -3,7 +3,7 @@ package tag
 import (
 	"strings"
 
-	"github.com/pgequiv/pgequiv/planner/plan"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // UnreadEffect names what may give sql side effects, found by this
@@ -92,7 +92,7 @@ func gapEffect(gap string, start *bool) string {
 			if effectWords[w] {
 				return strings.ToUpper(w)
 			}
-			if plan.SideEffectFuncs[w] || strings.HasPrefix(w, "pg_advisory") || strings.HasPrefix(w, "pg_try_advisory") {
+			if sqltext.SideEffectFuncs[w] || strings.HasPrefix(w, "pg_advisory") || strings.HasPrefix(w, "pg_try_advisory") {
 				return "a call of " + w
 			}
 		case c == '(' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
