@@ -65,29 +65,73 @@ func (p *prover) aggThroughUnion(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if u.Op != plan.OpSetOp || u.Set != plan.Union || !u.All || len(u.Inputs) < 2 || len(u.SetCols) != len(u.Inputs) {
 		return nil
 	}
+	ua := unionAggPositions(n, u)
+	if ua == nil {
+		return nil
+	}
+	c := *u
+	c.Cols = nil
+	for _, k := range ua.keep {
+		c.Cols = append(c.Cols, u.Cols[k])
+	}
+	c.Inputs = make([]*plan.Node, len(u.Inputs))
+	c.SetCols = make([][]plan.ColumnID, len(u.Inputs))
+	for i, b := range u.Inputs {
+		in, cols := ua.branch(i, b, m)
+		if in == nil {
+			return nil
+		}
+		c.Inputs[i], c.SetCols[i] = in, cols
+	}
+	root := p.b.Root
+	if m == p.a.Meta {
+		root = p.a.Root
+	}
+	for j, a := range n.Aggs {
+		if countPartial(ua.inner[j]) && !readAsValue(root, a.ID) {
+			return nil
+		}
+	}
+	dropStarPositions(&c, ua.keep, ua.argPos, ua.inner)
+	return p.unionAggRebuild(ua, &c, m)
+}
+
+// A unionAgg is aggThroughUnion's reading of aggregate n over UNION ALL
+// u: the union positions the new union keeps (keep), those of the
+// grouping keys (group), per call the position of its argument (argPos)
+// and the partial call of the first branch (inner).
+type unionAgg struct {
+	n, u   *plan.Node
+	keep   []int
+	group  map[int]bool
+	argPos []int
+	inner  []*plan.Expr
+}
+
+// unionAggPositions reads the union positions aggregate n groups on and
+// aggregates, or returns nil when a key or call is not a plain column
+// of union u or a call is not a plain one-argument call.
+func unionAggPositions(n, u *plan.Node) *unionAgg {
 	pos := map[plan.ColumnID]int{}
 	for k, c := range u.Cols {
 		pos[c] = k
 	}
-	// The positions the new union keeps, and the outer calls' arguments.
-	var keep []int
+	ua := &unionAgg{n: n, u: u, group: map[int]bool{}, argPos: make([]int, len(n.Aggs))}
 	kept := map[int]bool{}
 	want := func(k int) {
 		if !kept[k] {
 			kept[k] = true
-			keep = append(keep, k)
+			ua.keep = append(ua.keep, k)
 		}
 	}
-	group := map[int]bool{}
 	for _, g := range n.GroupBy {
 		k, ok := pos[g]
 		if !ok {
 			return nil
 		}
-		group[k] = true
+		ua.group[k] = true
 		want(k)
 	}
-	argPos := make([]int, len(n.Aggs))
 	for j, a := range n.Aggs {
 		e := a.Expr
 		if e.Kind != plan.Agg || e.Distinct || e.Filter != nil || e.Star || len(e.Order) > 0 || len(e.Args) != 1 ||
@@ -95,100 +139,105 @@ func (p *prover) aggThroughUnion(n *plan.Node, m *plan.Metadata) *plan.Node {
 			return nil
 		}
 		k, ok := pos[e.Args[0].Col]
-		if !ok || group[k] {
+		if !ok || ua.group[k] {
 			return nil
 		}
-		argPos[j] = k
+		ua.argPos[j] = k
 		want(k)
 	}
-	var inner []*plan.Expr // per outer call, the partial call of the first branch
-	c := *u
-	c.Cols = nil
-	for _, k := range keep {
-		c.Cols = append(c.Cols, u.Cols[k])
+	return ua
+}
+
+// branch rewrites branch i of the union, b, as the projection of its
+// partial aggregate's input onto the kept positions' keys and call
+// arguments, returning it and its columns, or nil when the branch is no
+// partial aggregate the outer calls combine.
+func (ua *unionAgg) branch(i int, b *plan.Node, m *plan.Metadata) (*plan.Node, []plan.ColumnID) {
+	res, g := partialBranch(b, ua.u.SetCols[i])
+	if g == nil || len(res) != len(ua.u.Cols) {
+		return nil, nil
 	}
-	c.Inputs = make([]*plan.Node, len(u.Inputs))
-	c.SetCols = make([][]plan.ColumnID, len(u.Inputs))
-	for i, b := range u.Inputs {
-		res, g := partialBranch(b, u.SetCols[i])
-		if g == nil || len(res) != len(u.Cols) {
+	calls := map[plan.ColumnID]*plan.Expr{}
+	for _, a := range g.Aggs {
+		calls[a.ID] = a.Expr
+	}
+	proj := ua.branchProjection(res, plan.MakeColSet(g.GroupBy...), calls, m)
+	if proj == nil {
+		return nil, nil
+	}
+	var cols []plan.ColumnID
+	for _, it := range proj {
+		cols = append(cols, it.ID)
+	}
+	for j, a := range ua.n.Aggs {
+		f := calls[res[ua.argPos[j]]]
+		if !combines(f, a.Expr, len(ua.n.GroupBy) == 0, len(g.GroupBy) == 0, m) {
+			return nil, nil
+		}
+		if i == 0 {
+			ua.inner = append(ua.inner, f)
+		} else if f.Name != ua.inner[j].Name || f.Star != ua.inner[j].Star {
+			return nil, nil
+		} else if !f.Star && pgExactType(m, f.Args[0]) != pgExactType(m, ua.inner[j].Args[0]) && !countPartial(f) {
+			return nil, nil
+		}
+	}
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{g.Inputs[0]}, Proj: proj}, cols
+}
+
+// branchProjection projects, per kept position, a branch's grouping key
+// (res gives the branch's column per position) or the argument of its
+// partial call, or returns nil when a position is neither.
+func (ua *unionAgg) branchProjection(res []plan.ColumnID, groupCols plan.ColSet, calls map[plan.ColumnID]*plan.Expr, m *plan.Metadata) []plan.ProjItem {
+	var proj []plan.ProjItem
+	var ids plan.ColSet
+	for _, k := range ua.keep {
+		col := res[k]
+		if ids.Has(col) {
 			return nil
 		}
-		groupCols := plan.MakeColSet(g.GroupBy...)
-		calls := map[plan.ColumnID]*plan.Expr{}
-		for _, a := range g.Aggs {
-			calls[a.ID] = a.Expr
+		ids.Add(col)
+		if ua.group[k] {
+			if !groupCols.Has(col) || !m.ColIdentityEq(col, col) {
+				return nil
+			}
+			proj = append(proj, plan.ProjItem{ID: col, Expr: plan.NewCol(col, m.Col(col).Type)})
+			continue
 		}
-		var proj []plan.ProjItem
-		var ids plan.ColSet
-		for _, k := range keep {
-			col := res[k]
-			if ids.Has(col) {
-				return nil
-			}
-			ids.Add(col)
-			if group[k] {
-				if !groupCols.Has(col) || !m.ColIdentityEq(col, col) {
-					return nil
-				}
-				proj = append(proj, plan.ProjItem{ID: col, Expr: plan.NewCol(col, m.Col(col).Type)})
-				continue
-			}
-			f := calls[col]
-			if f != nil && f.Star && countPartial(f) {
-				// COUNT(*): the position carries a constant the outer
-				// COUNT(*) does not read.
-				proj = append(proj, plan.ProjItem{ID: col, Expr: plan.NewConst(catalog.Int, "1")})
-				continue
-			}
-			if f == nil || f.Kind != plan.Agg || len(f.Args) != 1 {
-				return nil
-			}
-			proj = append(proj, plan.ProjItem{ID: col, Expr: f.Args[0].Copy()})
+		f := calls[col]
+		if f != nil && f.Star && countPartial(f) {
+			// COUNT(*): the position carries a constant the outer
+			// COUNT(*) does not read.
+			proj = append(proj, plan.ProjItem{ID: col, Expr: plan.NewConst(catalog.Int, "1")})
+			continue
 		}
-		for _, it := range proj {
-			c.SetCols[i] = append(c.SetCols[i], it.ID)
-		}
-		for j, a := range n.Aggs {
-			f := calls[res[argPos[j]]]
-			if !combines(f, a.Expr, len(n.GroupBy) == 0, len(g.GroupBy) == 0, m) {
-				return nil
-			}
-			if i == 0 {
-				inner = append(inner, f)
-			} else if f.Name != inner[j].Name || f.Star != inner[j].Star {
-				return nil
-			} else if !f.Star && pgExactType(m, f.Args[0]) != pgExactType(m, inner[j].Args[0]) && !countPartial(f) {
-				return nil
-			}
-		}
-		c.Inputs[i] = &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{g.Inputs[0]}, Proj: proj}
-	}
-	root := p.b.Root
-	if m == p.a.Meta {
-		root = p.a.Root
-	}
-	for j, a := range n.Aggs {
-		if countPartial(inner[j]) && !readAsValue(root, a.ID) {
+		if f == nil || f.Kind != plan.Agg || len(f.Args) != 1 {
 			return nil
 		}
+		proj = append(proj, plan.ProjItem{ID: col, Expr: f.Args[0].Copy()})
 	}
-	dropStarPositions(&c, keep, argPos, inner)
+	return proj
+}
+
+// unionAggRebuild is the aggregate of the partial calls over union c,
+// recording the rules.
+func (p *prover) unionAggRebuild(ua *unionAgg, c *plan.Node, m *plan.Metadata) *plan.Node {
+	n := ua.n
 	agg := *n
-	agg.Inputs = []*plan.Node{&c}
+	agg.Inputs = []*plan.Node{c}
 	agg.Aggs = make([]plan.ProjItem, len(n.Aggs))
 	var names []string
 	for j, a := range n.Aggs {
-		f := *inner[j]
-		arg := u.Cols[argPos[j]]
+		f := *ua.inner[j]
+		arg := ua.u.Cols[ua.argPos[j]]
 		f.Args = []*plan.Expr{plan.NewCol(arg, m.Col(arg).Type)}
 		f.Typ = a.Expr.Typ
-		if countPartial(inner[j]) {
+		if countPartial(ua.inner[j]) {
 			// The COUNT keeps its bigint. PostgreSQL's SUM of the counts
 			// is numeric of scale 0: the same digits, read only as a
 			// value above (readAsValue); the planner types it as an
 			// integer already.
-			f.Typ = inner[j].Typ
+			f.Typ = ua.inner[j].Typ
 			if f.Star {
 				f.Args = nil
 			}
