@@ -61,7 +61,7 @@ func TestParseErrors(t *testing.T) {
 		{"no ddl", "# r: x\n# when: y\n", "no ddl"},
 		{"other rule", "# r: x\n# when: y\n\nddl\nx\n\nexpect=q\na: 1\nb: 2\n", "not the file's rule"},
 		{"flag", "# r: x\n# when: y\n\nddl\nx\n\nexpect=r odd\na: 1\nb: 2\n", "unknown flag"},
-		{"no b", "# r: x\n# when: y\n\nddl\nx\n\nexpect=r\na: 1\n", "needs a: and b:"},
+		{"no a", "# r: x\n# when: y\n\nddl\nx\n\nexpect=r\nb: 1\n", "needs a:"},
 		{"block", "# r: x\n# when: y\n\nddl\nx\n\nodd\n", "unknown block"},
 		{"after plan", "# r: x\n# when: y\n\nddl\nx\n\nexpect=r\na: 1\nb: 2\nplan:\n  p\nc: 3\n", "after the plan"},
 	}
