@@ -35,6 +35,62 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 	}
 	x := n.Inputs[0]
 	outer := x.OutColSet()
+	ca := correlatedAggregate(n)
+	if ca == nil {
+		return nil
+	}
+	r, corr := ca.decorrelatedInput(outer)
+	if r == nil {
+		return nil
+	}
+	if ca.grouped && !pinnedByCorrelation(ca.agg.GroupBy, corr, outer) {
+		return nil
+	}
+	call := ca.call
+	if ca.star {
+		c, ok := notNullCol(r, m)
+		if !ok {
+			return nil
+		}
+		cc := *call
+		cc.Star, cc.Args = false, []*plan.Expr{plan.NewCol(c, m.Col(c).Type)}
+		call = &cc
+	}
+	group, ok := outerGroup(n, m)
+	if !ok {
+		return nil
+	}
+	join := &plan.Node{Op: plan.OpJoin, Join: plan.LeftJoin, Inputs: []*plan.Node{x, r}, Preds: corr}
+	groupedJoin := &plan.Node{Op: plan.OpAggregate, Inputs: []*plan.Node{join}, GroupBy: group.Ordered(), Aggs: []plan.ProjItem{{ID: ca.agg.Aggs[0].ID, Expr: call}}}
+	proj := ca.placeAggregate(n.Proj, call)
+	// The new join pads R's columns with NULLs: nullable on either side
+	// from now on (the sets were read off the plans before this rewrite;
+	// more nullable columns only hold rules back).
+	padded := allCols(r)
+	p.nullA.UnionWith(padded)
+	p.nullB.UnionWith(padded)
+	if ca.grouped || ca.star {
+		p.ruleOn(ruleDecorrelateGrouped, "%s", call.Name)
+	} else {
+		p.ruleOn(ruleDecorrelateScalar, "%s", call.Name)
+	}
+	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{groupedJoin}, Proj: proj}
+}
+
+// A correlatedAgg is the one scalar subquery of a projection that
+// decorrelate takes: sub, the COALESCE(sub, 0) around it where the
+// projection has one (wrap), its aggregate (agg) with its one call, and
+// whether it is grouped or a COUNT(*) read as a count of a column (star).
+type correlatedAgg struct {
+	sub, wrap     *plan.Expr
+	agg           *plan.Node
+	call          *plan.Expr
+	grouped, star bool
+}
+
+// correlatedAggregate reads projection n's one scalar subquery as an
+// aggregate decorrelate takes, or returns nil.
+func correlatedAggregate(n *plan.Node) *correlatedAgg {
 	var sub *plan.Expr
 	count := 0
 	for _, it := range n.Proj {
@@ -48,12 +104,11 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if count != 1 || sub.SubKind != plan.SubScalar || sub.Sub == nil {
 		return nil
 	}
-	// wrap is COALESCE(sub, 0) where the projection has it.
-	var wrap *plan.Expr
+	ca := &correlatedAgg{sub: sub}
 	for _, it := range n.Proj {
 		plan.Walk(it.Expr, func(e *plan.Expr) {
 			if e.Kind == plan.Func && e.Name == "coalesce" && len(e.Args) == 2 && e.Args[0] == sub && zeroConst(e.Args[1]) {
-				wrap = e
+				ca.wrap = e
 			}
 		})
 	}
@@ -61,30 +116,39 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if q.Op != plan.OpProject || len(q.Proj) != 1 || q.Proj[0].Expr.Kind != plan.ColRef || q.Inputs[0].Op != plan.OpAggregate {
 		return nil
 	}
-	agg := q.Inputs[0]
-	if len(agg.Aggs) != 1 || agg.Aggs[0].ID != q.Proj[0].Expr.Col {
+	ca.agg = q.Inputs[0]
+	if len(ca.agg.Aggs) != 1 || ca.agg.Aggs[0].ID != q.Proj[0].Expr.Col {
 		return nil
 	}
-	grouped := len(agg.GroupBy) != 0
-	call := agg.Aggs[0].Expr
+	ca.grouped = len(ca.agg.GroupBy) != 0
+	call := ca.agg.Aggs[0].Expr
 	switch call.Name {
 	case "sum", "avg", "min", "max":
 	case "count":
-		if grouped && wrap == nil {
+		if ca.grouped && ca.wrap == nil {
 			return nil
 		}
 	default:
 		return nil
 	}
-	star := call.Name == "count" && call.Star && !call.Distinct && wrap != nil
-	if call.Kind != plan.Agg || call.Filter != nil || (call.Star && !star) || (!star && (len(call.Args) != 1 || call.Args[0].Kind != plan.ColRef)) {
+	ca.star = call.Name == "count" && call.Star && !call.Distinct && ca.wrap != nil
+	if call.Kind != plan.Agg || call.Filter != nil || (call.Star && !ca.star) || (!ca.star && (len(call.Args) != 1 || call.Args[0].Kind != plan.ColRef)) {
 		return nil
 	}
-	in := agg.Inputs[0]
+	ca.call = call
+	return ca
+}
+
+// decorrelatedInput splits the filter under the aggregate into the
+// conjuncts reading outer columns (corr) and R, the relation with the
+// other conjuncts, or returns a nil R when there is no correlation, R
+// reads an outer column elsewhere or the call's argument is not R's.
+func (ca *correlatedAgg) decorrelatedInput(outer plan.ColSet) (r *plan.Node, corr []*plan.Expr) {
+	in := ca.agg.Inputs[0]
 	if in.Op != plan.OpFilter {
-		return nil
+		return nil, nil
 	}
-	var corr, local []*plan.Expr
+	var local []*plan.Expr
 	for _, e := range in.Preds {
 		if e.Cols().Intersects(outer) {
 			corr = append(corr, e)
@@ -93,13 +157,12 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 	}
 	if len(corr) == 0 {
-		return nil
+		return nil, nil
 	}
-	r := in.Inputs[0]
+	r = in.Inputs[0]
 	if len(local) > 0 {
 		r = &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{r}, Preds: local}
 	}
-	// R must not read X's columns anywhere, and the argument must be R's.
 	correlated := false
 	r.WalkExprs(func(e *plan.Expr) {
 		plan.WalkDeep(e, func(y *plan.Expr) {
@@ -108,22 +171,17 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 			}
 		})
 	})
-	if correlated || (!star && !r.OutColSet().Has(call.Args[0].Col)) {
-		return nil
+	if correlated || (!ca.star && !r.OutColSet().Has(ca.call.Args[0].Col)) {
+		return nil, nil
 	}
-	if grouped && !pinnedByCorrelation(agg.GroupBy, corr, outer) {
-		return nil
-	}
-	if star {
-		c, ok := notNullCol(r, m)
-		if !ok {
-			return nil
-		}
-		cc := *call
-		cc.Star, cc.Args = false, []*plan.Expr{plan.NewCol(c, m.Col(c).Type)}
-		call = &cc
-	}
-	// A key of X, and the columns of X the projection reads besides.
+	return r, corr
+}
+
+// outerGroup is a key of projection n's input X and the columns of X
+// the projection reads besides, or false when X has no key.
+func outerGroup(n *plan.Node, m *plan.Metadata) (plan.ColSet, bool) {
+	x := n.Inputs[0]
+	outer := x.OutColSet()
 	props := plan.Derive(x, m)
 	var key plan.ColSet
 	found := false
@@ -134,48 +192,40 @@ func (p *prover) decorrelate(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 	}
 	if !found {
-		return nil
+		return plan.ColSet{}, false
 	}
 	group := key.Copy()
 	for _, it := range n.Proj {
-		it.Expr.Cols().Ordered()
 		for _, c := range it.Expr.Cols().Ordered() {
 			if outer.Has(c) {
 				group.Add(c)
 			}
 		}
 	}
-	join := &plan.Node{Op: plan.OpJoin, Join: plan.LeftJoin, Inputs: []*plan.Node{x, r}, Preds: corr}
-	groupedJoin := &plan.Node{Op: plan.OpAggregate, Inputs: []*plan.Node{join}, GroupBy: group.Ordered(), Aggs: []plan.ProjItem{{ID: agg.Aggs[0].ID, Expr: call}}}
-	proj := make([]plan.ProjItem, len(n.Proj))
-	for i, it := range n.Proj {
+	return group, true
+}
+
+// placeAggregate is the projection items with the aggregate's column,
+// of call's type, in the subquery's place.
+func (ca *correlatedAgg) placeAggregate(items []plan.ProjItem, call *plan.Expr) []plan.ProjItem {
+	proj := make([]plan.ProjItem, len(items))
+	for i, it := range items {
 		var placed *plan.Expr // the column that took the subquery's place
 		proj[i] = plan.ProjItem{ID: it.ID, Expr: plan.Rewrite(it.Expr.Copy(), func(e *plan.Expr) *plan.Expr {
 			if e.Kind == plan.Subquery {
-				placed = plan.NewCol(agg.Aggs[0].ID, call.Typ)
+				placed = plan.NewCol(ca.agg.Aggs[0].ID, call.Typ)
 				return placed
 			}
 			// A COUNT over the left join is 0 where R has no match:
 			// the wrapper's COALESCE(…, 0) goes with the subquery.
-			if wrap != nil && call.Name == "count" && e.Kind == plan.Func && e.Name == "coalesce" &&
+			if ca.wrap != nil && call.Name == "count" && e.Kind == plan.Func && e.Name == "coalesce" &&
 				len(e.Args) == 2 && placed != nil && e.Args[0] == placed && zeroConst(e.Args[1]) {
 				return placed
 			}
 			return e
 		})}
 	}
-	// The new join pads R's columns with NULLs: nullable on either side
-	// from now on (the sets were read off the plans before this rewrite;
-	// more nullable columns only hold rules back).
-	padded := allCols(r)
-	p.nullA.UnionWith(padded)
-	p.nullB.UnionWith(padded)
-	if grouped || star {
-		p.ruleOn(ruleDecorrelateGrouped, "%s", call.Name)
-	} else {
-		p.ruleOn(ruleDecorrelateScalar, "%s", call.Name)
-	}
-	return &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{groupedJoin}, Proj: proj}
+	return proj
 }
 
 // zeroConst says whether e is the integer literal 0.
