@@ -90,8 +90,8 @@ func TestORMRuleFilesOnPostgres(t *testing.T) {
 						continue
 					}
 					ordered := strings.Contains(c.a, "ORDER BY") && strings.Contains(c.b, "ORDER BY")
-					ra, errA := queryRows(ctx, tx, c.a, ordered)
-					rb, errB := queryRows(ctx, tx, c.b, ordered)
+					ra, errA := pgtest.Rows(ctx, tx, c.a, ordered)
+					rb, errB := pgtest.Rows(ctx, tx, c.b, ordered)
 					if errA != nil || errB != nil {
 						t.Fatalf("%s: %v / %v", c.name, errA, errB)
 					}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -126,40 +125,7 @@ func TestRuleFilesOnPostgres(t *testing.T) {
 
 // pgRows runs q and returns its rows printed, sorted (a bag).
 func pgRows(ctx context.Context, conn *pgx.Conn, q string) ([]string, error) {
-	return queryRows(ctx, conn, q, false)
-}
-
-// queryRows runs q on db (a connection or a transaction) and returns its
-// rows printed, in order where ordered, else sorted (a bag). The simple
-// protocol returns every value in PostgreSQL's text form, as psql prints
-// it: 7 of bigint and of numeric alike, 1.0 and 1.00 apart.
-func queryRows(ctx context.Context, db interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-}, q string, ordered bool) ([]string, error) {
-	rows, err := db.Query(ctx, q, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var row []string
-		for _, v := range rows.RawValues() {
-			if v == nil {
-				row = append(row, "NULL")
-				continue
-			}
-			row = append(row, strconv.Quote(string(v)))
-		}
-		out = append(out, strings.Join(row, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if !ordered {
-		slices.Sort(out)
-	}
-	return out, nil
+	return pgtest.Rows(ctx, conn, q, false)
 }
 
 // TestEmptyResultNotAnError: a query PostgreSQL answers with an error

@@ -99,34 +99,6 @@ func (r *Ctx) changed() {
 	}
 }
 
-// Rule is one ESM+ rule: Apply rewrites the node in slot and reports
-// whether it did.
-type Rule struct {
-	Name  string
-	Apply func(r *Ctx, slot **plan.Node) bool
-}
-
-// Rules returns the rule set, in the order each node tries them.
-func Rules() []Rule { return append([]Rule(nil), esmRules...) }
-
-var esmRules = []Rule{
-	{RuleNullsOrderNotNull, nullsOrderNotNull},
-	{RuleAggDistinctOnKey, aggDistinctRedundant},
-	{RuleCountStarNotNull, countStarNotNull},
-	{RuleIsNotNullDropped, isNotNullRedundant},
-	{RuleNullIgnoringAgg, isNotNullUnderNullIgnoringAgg},
-	{RuleMaxSubqueryToLimit, maxSubqueryToLimit},
-	{RuleOrderLimitToMax, orderLimitToMax},
-	{RuleIntersectToAnd, setOpToPredicate(plan.Intersect)},
-	{RuleUnionToOr, setOpToPredicate(plan.Union)},
-	{RuleSelfUnion, selfUnion},
-	{RuleExceptToAntiJoin, exceptToAntiJoin},
-	{RuleSemiJoinOnKey, semiJoinOnKey},
-	{RuleSelfJoinOnKey, selfJoinOnKey},
-	{RuleFKJoinElimination, fkJoinElimination},
-	{RuleDistinctJoinToSemi, distinctJoinToSemi},
-}
-
 // applyRules runs every rule over every node (subquery plans included)
 // once; it reports whether any fired. It stops with ctx's error when ctx
 // ends.

@@ -17,6 +17,10 @@
 //	ddl                         the schema: the lines below, or
 //	schema <path>               a shared schema file (the caller reads it)
 //
+//	data                        optionally, statements the caller runs on
+//	INSERT INTO ...             a real engine after the schema (rows for
+//	                            the cases to tell apart)
+//
 //	expect=<rule> [flags]       a pair the rule relates: the system
 //	a: SELECT ...               applies it and a and b compare equal
 //	b: SELECT ...
@@ -92,6 +96,7 @@ type File struct {
 	Conditions string
 	DDL        string // the ddl block, "" where a schema block names a file
 	Schema     string // the schema block's path, if any
+	Data       string // the data block, if any
 	Cases      []Case
 
 	raw     []string // the file's lines, for rewriting plan blocks
@@ -191,6 +196,8 @@ func (f *File) parseBlock(b block, flags []string) error {
 		f.DDL = strings.Join(b.text[1:], "\n")
 	case head[0] == "schema" && len(head) == 2:
 		f.Schema = head[1]
+	case head[0] == "data":
+		f.Data = strings.Join(b.text[1:], "\n")
 	case strings.HasPrefix(head[0], "expect"):
 		c, err := f.parseCase(b, flags)
 		if err != nil {

@@ -13,6 +13,9 @@ const sample = `# r: R ⇒ S
 ddl
 CREATE TABLE t (a int);
 
+data
+INSERT INTO t VALUES (1);
+
 # a comment
 expect=r sqlite
 a: SELECT a
@@ -32,12 +35,12 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Name != "r" || f.Fragment != "R ⇒ S" || f.Conditions != "always" || f.DDL != "CREATE TABLE t (a int);" {
+	if f.Name != "r" || f.Fragment != "R ⇒ S" || f.Conditions != "always" || f.DDL != "CREATE TABLE t (a int);" || f.Data != "INSERT INTO t VALUES (1);" {
 		t.Errorf("header or ddl: %+v", f)
 	}
 	want := []Case{
-		{Kind: Expect, Rule: "r", Name: "expect-1", Flags: []string{"sqlite"}, A: "SELECT a FROM t", B: "SELECT a FROM t", Line: 8},
-		{Kind: ExpectNot, Rule: "r", Name: "expect-not-1", A: "SELECT 1", B: "SELECT 2", Line: 13, Plan: "project 1\n  values"},
+		{Kind: Expect, Rule: "r", Name: "expect-1", Flags: []string{"sqlite"}, A: "SELECT a FROM t", B: "SELECT a FROM t", Line: 11},
+		{Kind: ExpectNot, Rule: "r", Name: "expect-not-1", A: "SELECT 1", B: "SELECT 2", Line: 16, Plan: "project 1\n  values"},
 	}
 	if len(f.Cases) != len(want) {
 		t.Fatalf("cases %+v", f.Cases)
