@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy/connset"
 )
 
 // connState is the lifecycle state of a proxied connection.
@@ -201,11 +202,7 @@ func (c *conn) run() (err error) {
 		}
 	}()
 
-	timeout := c.opts.StartupTimeout
-	if c.refused {
-		timeout = min(timeout, refuseTimeout)
-	}
-	_ = c.client.SetDeadline(time.Now().Add(timeout))
+	_ = c.client.SetDeadline(time.Now().Add(connset.StartupTimeout(c.opts.StartupTimeout, c.refused)))
 	client, msg, err := protocol.Accept(c.ctx, c.client, protocol.AcceptConfig{TLS: c.opts.ClientTLS})
 	c.setConns(client, nil)
 	if err != nil {
@@ -222,7 +219,7 @@ func (c *conn) run() (err error) {
 		return err
 	case *pgproto3.StartupMessage:
 		if c.refused {
-			c.writeFatal(pgCodeTooManyConnections, "sorry, too many clients already")
+			c.writeFatal(pgCodeTooManyConnections, connset.TooManyClientsMessage)
 			return &Error{Code: CodeTooManyClients, Err: fmt.Errorf("max_client_conn %d reached", c.opts.MaxClientConn)}
 		}
 		return c.serve(m)
@@ -536,7 +533,7 @@ const (
 	pgCodeConnectionFailure = "08006"
 	pgCodeAdminShutdown     = "57P01"
 	// pgCodeTooManyConnections is too_many_connections.
-	pgCodeTooManyConnections = "53300"
+	pgCodeTooManyConnections = connset.TooManyClientsCode
 )
 
 // writeFatal sends a FATAL ErrorResponse straight to the client, bounded by

@@ -29,7 +29,7 @@ type paddedCounter struct {
 type relayCounters struct {
 	bytes, msgs [2]paddedCounter // by direction
 
-	accepted, refused, upstreamErrors atomic.Uint64
+	upstreamErrors atomic.Uint64
 	// fast: connections that began on the fast relay; demoted: those of
 	// them handed to the goroutine relay; goroutine: connections relayed
 	// by goroutines (from the start or after a demotion).
@@ -79,10 +79,10 @@ func (s *Server) Instrument(mp metric.MeterProvider) error {
 			o.Observe(int64(r.goroutine.Load()), metric.WithAttributes(attribute.String("path", "goroutine")))
 		}},
 		{"pgequiv.connections.accepted", "Client connections accepted", func(o metric.Int64Observer) {
-			o.Observe(int64(r.accepted.Load()))
+			o.Observe(int64(s.conns.Admitted() + s.conns.Refused())) // refused ones were accepted too
 		}},
 		{"pgequiv.connections.refused", "Client connections refused for being over max_client_conn", func(o metric.Int64Observer) {
-			o.Observe(int64(r.refused.Load()))
+			o.Observe(int64(s.conns.Refused()))
 		}},
 		{"pgequiv.upstream.connect_errors", "Failed connections to the upstream server", func(o metric.Int64Observer) {
 			o.Observe(int64(r.upstreamErrors.Load()))

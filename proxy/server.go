@@ -3,10 +3,10 @@ package proxy
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/pgequiv/pgequiv/proxy/connset"
 )
@@ -19,10 +19,7 @@ type Server struct {
 
 	cancels cancelRegistry
 
-	conns *connset.Set[*conn]
-	// refusing counts the connections in conns that are over
-	// MaxClientConn and only being told so.
-	refusing atomic.Int32
+	conns *connset.Set[*conn] // the server core: accept loop, limits, drain
 
 	fast fastLoops // the fast relay's event loops
 	// Pools of *relayBufs: full-size ones, and authentication's.
@@ -61,55 +58,15 @@ func (s *Server) Options() Options { return *s.opts.Load() }
 // Serve accepts connections on ln until Shutdown or Close, and then returns
 // ErrServerClosed. It closes ln when it returns.
 func (s *Server) Serve(ln net.Listener) error {
-	if !s.conns.AddListener(ln) {
-		return ErrServerClosed
-	}
-	defer s.conns.RemoveListener(ln)
-
-	var backoff time.Duration
-	for {
-		raw, err := ln.Accept()
-		if err != nil {
-			if s.conns.Closing() {
-				return ErrServerClosed
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTooManyFiles) {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				s.Options().Logger.Warn("accept failed; retrying", "err", err, "backoff", backoff)
-				time.Sleep(backoff)
-				continue
-			}
-			return err
-		}
-		backoff = 0
-		s.relay.accepted.Add(1)
-		c := newConn(s, raw)
-		if s.ActiveConns() >= c.opts.MaxClientConn {
-			s.relay.refused.Add(1)
-			if s.refusing.Load() >= maxRefusing {
-				raw.Close()
-				continue
-			}
-			c.refused = true
-			s.refusing.Add(1)
-		}
-		if !s.conns.Add(c) {
-			raw.Close()
-			return ErrServerClosed
-		}
-		go s.serveConn(c)
-	}
+	return s.conns.Serve(ln, connset.Handler[*conn]{
+		New:    func(raw net.Conn) *conn { return newConn(s, raw) },
+		Limit:  func(c *conn) int { return c.opts.MaxClientConn },
+		Refuse: func(c *conn) { c.refused = true },
+		Serve:  s.serveConn,
+		Logger: func() *slog.Logger { return s.Options().Logger },
+		Closed: ErrServerClosed,
+	})
 }
-
-// Connections over MaxClientConn are answered as PostgreSQL answers them,
-// with FATAL 53300 after the startup message (TLS included, so that the
-// client can read it). At most maxRefusing are answered at once, each
-// within refuseTimeout; beyond that they are closed without a word.
-const (
-	maxRefusing   = 64
-	refuseTimeout = 5 * time.Second
-)
 
 func (s *Server) serveConn(c *conn) {
 	if err := c.run(); !errors.Is(err, errParked) {
@@ -119,9 +76,6 @@ func (s *Server) serveConn(c *conn) {
 
 // connDone accounts for the end of c, finished with err.
 func (s *Server) connDone(c *conn, err error) {
-	if c.refused {
-		s.refusing.Add(-1) // before Done: never counts fewer than are served
-	}
 	s.conns.Done(c)
 	if f := s.knobs.onConnEnd; f != nil {
 		f(c.id, err)
@@ -130,7 +84,7 @@ func (s *Server) connDone(c *conn, err error) {
 
 // ActiveConns returns the number of connections being served, not
 // counting those being refused for being over MaxClientConn.
-func (s *Server) ActiveConns() int { return s.conns.Len() - int(s.refusing.Load()) }
+func (s *Server) ActiveConns() int { return s.conns.Active() }
 
 // Shutdown stops accepting, waits for connections to end on their own until
 // ctx is done, then ends the rest with an admin_shutdown error. It returns

@@ -1,6 +1,11 @@
-// Package connset tracks a server's listeners and live connections, so
-// that stopping is the same everywhere: stop accepting, let connections
-// drain until a deadline, then end the rest.
+// Package connset is the server core the relay and the database-free
+// server share: it tracks a server's listeners and live connections, runs
+// the accept loop (Serve: retries, max_client_conn, refusal of the
+// excess), and stops the same way everywhere: stop accepting, let
+// connections drain until a deadline, then end the rest.
+//
+// It imports nothing of the judge or the planner, so that the relay stays
+// light.
 package connset
 
 import (
@@ -16,15 +21,20 @@ type Set[C comparable] struct {
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
-	conns     map[C]struct{}
-	closing   bool
-	wg        sync.WaitGroup
+	// conns maps each live connection to whether it was refused (over
+	// max_client_conn, only being told so); refusing counts those.
+	conns    map[C]bool
+	refusing int
+	closing  bool
+	wg       sync.WaitGroup
+
+	counters counters // serve.go
 }
 
 // New returns an empty set whose Shutdown and Close end connections with
 // abort.
 func New[C comparable](abort func(C)) *Set[C] {
-	return &Set[C]{abort: abort, listeners: map[net.Listener]struct{}{}, conns: map[C]struct{}{}}
+	return &Set[C]{abort: abort, listeners: map[net.Listener]struct{}{}, conns: map[C]bool{}}
 }
 
 // AddListener registers ln so stopping closes it. It reports false, and
@@ -50,13 +60,19 @@ func (s *Set[C]) RemoveListener(ln net.Listener) {
 
 // Add registers a new connection; false when the set is stopping, in
 // which case the caller must not serve it.
-func (s *Set[C]) Add(c C) bool {
+func (s *Set[C]) Add(c C) bool { return s.add(c, false) }
+
+// add registers c, refused or not.
+func (s *Set[C]) add(c C, refused bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
 		return false
 	}
-	s.conns[c] = struct{}{}
+	s.conns[c] = refused
+	if refused {
+		s.refusing++
+	}
 	s.wg.Add(1)
 	return true
 }
@@ -64,6 +80,9 @@ func (s *Set[C]) Add(c C) bool {
 // Done removes a connection that has ended.
 func (s *Set[C]) Done(c C) {
 	s.mu.Lock()
+	if s.conns[c] {
+		s.refusing--
+	}
 	delete(s.conns, c)
 	s.mu.Unlock()
 	s.wg.Done()
@@ -76,7 +95,15 @@ func (s *Set[C]) Closing() bool {
 	return s.closing
 }
 
-// Len is the number of live connections.
+// Active is the number of live connections being served, not counting
+// those being refused for being over max_client_conn.
+func (s *Set[C]) Active() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns) - s.refusing
+}
+
+// Len is the number of live connections, refused ones included.
 func (s *Set[C]) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/protocol"
+	"github.com/pgequiv/pgequiv/proxy/connset"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
 	"github.com/pgequiv/pgequiv/proxy/judging"
 	"github.com/pgequiv/pgequiv/proxy/localsession"
@@ -136,11 +137,7 @@ func (c *conn) writeFatal(e *pgError) {
 // serve runs startup, authentication and the message loop. It returns nil
 // when the client terminates or hangs up.
 func (c *conn) serve() error {
-	timeout := c.opts.StartupTimeout
-	if c.refused {
-		timeout = min(timeout, refuseTimeout)
-	}
-	_ = c.net.SetDeadline(time.Now().Add(timeout))
+	_ = c.net.SetDeadline(time.Now().Add(connset.StartupTimeout(c.opts.StartupTimeout, c.refused)))
 	nc, msg, err := protocol.Accept(c.ctx, c.net, protocol.AcceptConfig{TLS: c.opts.ClientTLS})
 	c.mu.Lock()
 	c.net = nc
@@ -154,7 +151,7 @@ func (c *conn) serve() error {
 	}
 	if c.refused {
 		c.log.Warn("connection refused: max_client_conn reached", "max_client_conn", c.opts.MaxClientConn)
-		return &pgError{code: codeTooManyConnections, msg: "sorry, too many clients already",
+		return &pgError{code: codeTooManyConnections, msg: connset.TooManyClientsMessage,
 			detail: fmt.Sprintf("pgequiv serves at most max_client_conn = %d connections at once.", c.opts.MaxClientConn)}
 	}
 	if c.isAdmin(startup) {

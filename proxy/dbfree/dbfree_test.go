@@ -43,6 +43,13 @@ func exampleSchema(t testing.TB) *catalog.Schema {
 // loopback port; cleanup closes it and checks no goroutine is left.
 func startServer(t testing.TB, opts Options) *testServer {
 	t.Helper()
+	return startServerOn(t, opts, nil)
+}
+
+// startServerOn is startServer serving on wrap(the listener); wrap nil:
+// the listener itself.
+func startServerOn(t testing.TB, opts Options, wrap func(net.Listener) net.Listener) *testServer {
+	t.Helper()
 	if opts.Schema == nil {
 		opts.Schema = exampleSchema(t)
 	}
@@ -57,6 +64,10 @@ func startServer(t testing.TB, opts Options) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := ln.Addr().String()
+	if wrap != nil {
+		ln = wrap(ln)
+	}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -66,7 +77,7 @@ func startServer(t testing.TB, opts Options) *testServer {
 		}
 		checkNoLeaks(t)
 	})
-	return &testServer{Server: s, addr: ln.Addr().String()}
+	return &testServer{Server: s, addr: addr}
 }
 
 func (s *testServer) connString(password string) string {

@@ -4,18 +4,11 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
-
-// counters are the server's connection counters, read by the metrics
-// callbacks at collection time.
-type counters struct {
-	accepted, refused atomic.Uint64
-}
 
 // Instrument registers the connection metrics relay mode has, under the
 // same names, so that one dashboard serves both modes: connections open
@@ -26,15 +19,16 @@ func (s *Server) Instrument(mp metric.MeterProvider) error {
 	meter := mp.Meter("github.com/pgequiv/pgequiv/proxy/dbfree")
 	for _, c := range []struct {
 		name, desc string
-		v          *atomic.Uint64
+		v          func() uint64
 	}{
-		{"pgequiv.connections.accepted", "Client connections accepted", &s.counters.accepted},
-		{"pgequiv.connections.refused", "Client connections refused for being over max_client_conn", &s.counters.refused},
+		// Here accepted counts those under max_client_conn only.
+		{"pgequiv.connections.accepted", "Client connections accepted", s.conns.Admitted},
+		{"pgequiv.connections.refused", "Client connections refused for being over max_client_conn", s.conns.Refused},
 	} {
 		v := c.v
 		if _, err := meter.Int64ObservableCounter(c.name, metric.WithDescription(c.desc),
 			metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
-				o.Observe(int64(v.Load()))
+				o.Observe(int64(v()))
 				return nil
 			})); err != nil {
 			return err

@@ -3,9 +3,9 @@ package dbfree
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"sync/atomic"
-	"time"
 
 	"github.com/pgequiv/pgequiv/proxy/connset"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
@@ -21,22 +21,8 @@ type Server struct {
 	judger judgepool.Backend
 	nextID atomic.Uint32
 
-	conns *connset.Set[*conn]
-	// refusing counts the connections in conns that are over
-	// MaxClientConn and only being told so.
-	refusing atomic.Int32
-
-	counters counters // metrics.go
+	conns *connset.Set[*conn] // the server core: accept loop, limits, drain
 }
-
-// Connections over MaxClientConn are answered as PostgreSQL answers them,
-// with FATAL 53300 after the startup message (TLS included, so that the
-// client can read it). At most maxRefusing are answered at once, each
-// within refuseTimeout; beyond that they are closed without a word.
-const (
-	maxRefusing   = 64
-	refuseTimeout = 5 * time.Second
-)
 
 // settings are Options with what is derived from them.
 type settings struct {
@@ -91,55 +77,22 @@ func (s *Server) JudgePanics() uint64 { return s.judger.Supervision().Panics }
 // Serve accepts connections on ln until Shutdown or Close, then returns
 // ErrServerClosed. It closes ln when it returns.
 func (s *Server) Serve(ln net.Listener) error {
-	if !s.conns.AddListener(ln) {
-		return ErrServerClosed
-	}
-	defer s.conns.RemoveListener(ln)
-	var backoff time.Duration
-	for {
-		raw, err := ln.Accept()
-		if err != nil {
-			if s.conns.Closing() {
-				return ErrServerClosed
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				time.Sleep(backoff)
-				continue
-			}
-			return err
-		}
-		backoff = 0
-		c := newConn(s, raw)
-		if s.ActiveConns() >= c.opts.MaxClientConn {
-			s.counters.refused.Add(1)
-			if s.refusing.Load() >= maxRefusing {
-				raw.Close()
-				continue
-			}
-			c.refused = true
-			s.refusing.Add(1)
-		} else {
-			s.counters.accepted.Add(1)
-		}
-		if !s.conns.Add(c) {
-			raw.Close()
-			return ErrServerClosed
-		}
-		go func() {
+	return s.conns.Serve(ln, connset.Handler[*conn]{
+		New:    func(raw net.Conn) *conn { return newConn(s, raw) },
+		Limit:  func(c *conn) int { return c.opts.MaxClientConn },
+		Refuse: func(c *conn) { c.refused = true },
+		Serve: func(c *conn) {
 			defer s.conns.Done(c)
-			if c.refused {
-				defer s.refusing.Add(-1)
-			}
 			c.run()
-		}()
-	}
+		},
+		Logger: func() *slog.Logger { return s.cur.Load().opts.Logger },
+		Closed: ErrServerClosed,
+	})
 }
 
 // ActiveConns returns the number of connections being served, not
 // counting those being refused for being over MaxClientConn.
-func (s *Server) ActiveConns() int { return s.conns.Len() - int(s.refusing.Load()) }
+func (s *Server) ActiveConns() int { return s.conns.Active() }
 
 // Shutdown stops accepting, waits for connections to end until ctx is
 // done, then ends the rest with an admin_shutdown error and returns

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/proxy/connset"
 )
 
 // Type OIDs of the verdict row's columns.
@@ -191,7 +192,7 @@ const (
 	codeAdminShutdown       = "57P01"
 	codeInvalidBinary       = "22P03"
 	codeIdleSessionTimeout  = "57P05"
-	codeTooManyConnections  = "53300"
+	codeTooManyConnections  = connset.TooManyClientsCode
 	codeConfigLimitExceeded = "53400"
 	codeInternalError       = "XX000"
 )
