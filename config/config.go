@@ -17,11 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -232,47 +229,14 @@ const (
 	EnvAdminPassword = "PGEQUIV_ADMIN_PASSWORD"
 )
 
-// DefaultListen is listen's default. Its port is no other PostgreSQL
-// service's default (5432 is PostgreSQL's; 6432 PgBouncer's, pgcat's and
-// Odyssey's; 6543 Supavisor's; 9999 Pgpool-II's), so that the README's
-// serve command binds on a host that runs any of them (issue 37).
-const DefaultListen = "127.0.0.1:15432"
-
-// Default returns the configuration used for keys the file leaves out.
+// Default returns the configuration used for keys the file leaves out:
+// each key's default in the key table.
 func Default() Config {
-	return Config{
-		Listen: DefaultListen,
-		Upstream: Upstream{
-			TLSMode:        "prefer",
-			ConnectTimeout: 10 * time.Second,
-		},
-		MaxMessageSize:  64 << 20,
-		ShutdownTimeout: 30 * time.Second,
-		StartupTimeout:  60 * time.Second,
-		// See docs/database-free.md for why these bounds.
-		MaxClientConn:         1000,
-		ClientIdleTimeout:     time.Hour,
-		ClientReadTimeout:     time.Minute,
-		MaxPreparedStatements: 10000,
-		MaxPreparedBytes:      64 << 20,
-		MaxQuerySize:          1 << 20,
-		LogLevel:              "info",
-		LogFormat:             "text",
-		Log:                   Log{Verdicts: "stdout"},
-		FastRelay:             true,
-		Mode:                  "off",
-		VerdictTimeout:        2 * time.Second,
-		JudgeIsolation:        "process",
-		EnforceSideEffects:    "refuse",
-		JudgeMemoryLimit:      1 << 30,
-		VerdictLogMaxSize:     64 << 20,
-		Schema: Schema{
-			Introspect:      Introspect{Timeout: 10 * time.Second},
-			RefreshInterval: 5 * time.Minute,
-		},
-		Admin:    Admin{Auth: "password", RecentVerdicts: 256},
-		LLMJudge: defaultLLMJudge(),
+	var c Config
+	for _, k := range keys {
+		k.setDefault(&c)
 	}
+	return c
 }
 
 // A Check is a validation that needs a component this package does not
@@ -319,19 +283,12 @@ func Parse(data []byte) (*Config, error) {
 }
 
 func (c *Config) applyEnv(getenv func(string) string) {
-	for env, dst := range map[string]*string{
-		EnvListen:             &c.Listen,
-		EnvUpstream:           &c.Upstream.Address,
-		EnvUpstreamTLSMode:    &c.Upstream.TLSMode,
-		EnvUpstreamCAFile:     &c.Upstream.CAFile,
-		EnvTLSCert:            &c.TLS.Cert,
-		EnvTLSKey:             &c.TLS.Key,
-		EnvIntrospectPassword: &c.Schema.Introspect.Password,
-		EnvAdminPassword:      &c.Admin.Password,
-		EnvPassword:           &c.Password,
-	} {
-		if v := getenv(env); v != "" {
-			*dst = v
+	for _, k := range keys {
+		if k.Env == "" {
+			continue
+		}
+		if v := getenv(k.Env); v != "" {
+			*k.envField(c) = v
 		}
 	}
 	switch a := c.Upstream.Address; {
@@ -342,177 +299,15 @@ func (c *Config) applyEnv(getenv func(string) string) {
 	}
 }
 
-// checkHostPort checks a host:port address as the listener or dialer will
-// read it, so that a port such as 99999 is refused with the rest of the
-// file rather than when workers have started.
-func checkHostPort(addr string) error {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return errors.New("is not host:port")
-	}
-	n, err := strconv.Atoi(port)
-	if err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("has port %q, not a number in 0..65535", port)
-	}
-	return nil
-}
-
-// Validate checks every field and returns all problems at once, those of
-// checks last.
+// Validate checks every key and returns all problems at once, in the key
+// table's order, those of checks last.
 func (c *Config) Validate(checks ...Check) error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
-	if err := checkHostPort(c.Listen); err != nil {
-		bad("listen: %q %v", c.Listen, err)
-	}
-	errs = append(errs, c.LLMJudge.validate(c)...)
-	switch {
-	case c.Upstream.None:
-	case c.Upstream.Address == "":
-		bad("upstream.address: required (or set %s)", EnvUpstream)
-	default:
-		if err := checkHostPort(c.Upstream.Address); err != nil {
-			bad("upstream.address: %q %v", c.Upstream.Address, err)
+	for _, k := range keys {
+		if k.check != nil {
+			errs = append(errs, k.check(c)...)
 		}
 	}
-	switch c.Upstream.TLSMode {
-	case "disable", "prefer", "require", "verify-full":
-	default:
-		bad("upstream.tls_mode: %q is not one of disable, prefer, require, verify-full", c.Upstream.TLSMode)
-	}
-	if c.Upstream.CAFile != "" && c.Upstream.TLSMode != "verify-full" {
-		bad("upstream.ca_file: only used with tls_mode verify-full")
-	}
-	if c.Upstream.ConnectTimeout <= 0 {
-		bad("upstream.connect_timeout: must be positive")
-	}
-	if (c.TLS.Cert == "") != (c.TLS.Key == "") {
-		bad("tls: cert and key must be given together")
-	}
-	if c.MaxMessageSize < 1<<10 || c.MaxMessageSize > 1<<30 {
-		bad("max_message_size: %d is outside 1KiB..1GiB", c.MaxMessageSize)
-	}
-	if c.ShutdownTimeout < 0 {
-		bad("shutdown_timeout: must not be negative")
-	}
-	if c.StartupTimeout <= 0 {
-		bad("startup_timeout: must be positive")
-	}
-	if c.MaxClientConn < 1 || c.MaxClientConn > 1<<20 {
-		bad("max_client_conn: %d is outside 1..1048576", c.MaxClientConn)
-	}
-	if c.ClientIdleTimeout < 0 {
-		bad("client_idle_timeout: must not be negative (0 turns it off)")
-	}
-	if c.ClientReadTimeout < 0 {
-		bad("client_read_timeout: must not be negative (0 turns it off)")
-	}
-	if c.MaxPreparedStatements < 1 || c.MaxPreparedStatements > 1<<20 {
-		bad("max_prepared_statements: %d is outside 1..1048576", c.MaxPreparedStatements)
-	}
-	if c.MaxPreparedBytes < 1<<10 || c.MaxPreparedBytes > 1<<30 {
-		bad("max_prepared_bytes: %d is outside 1KiB..1GiB", c.MaxPreparedBytes)
-	}
-	if c.MaxQuerySize < 1<<10 || c.MaxQuerySize > 256<<20 {
-		bad("max_query_size: %d is outside 1KiB..256MiB", c.MaxQuerySize)
-	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		bad("log_level: %q is not one of debug, info, warn, error", c.LogLevel)
-	}
-	switch c.LogFormat {
-	case "text", "json":
-	default:
-		bad("log_format: %q is not one of text, json", c.LogFormat)
-	}
-	switch c.Mode {
-	case "off":
-	case "annotate", "log", "enforce":
-		if len(c.Schema.Files) == 0 && len(c.Schema.Databases) == 0 && c.Schema.Introspect.User == "" {
-			bad("mode %s: needs schema.files, schema.databases or schema.introspect.user", c.Mode)
-		}
-	default:
-		bad("mode: %q is not one of off, annotate, log, enforce", c.Mode)
-	}
-	if c.VerdictTimeout <= 0 {
-		bad("verdict_timeout: must be positive")
-	}
-	if c.RefuteBudget < 0 {
-		bad("refute_budget: must not be negative")
-	}
-	switch c.EnforceSideEffects {
-	case "refuse", "forward":
-	default:
-		bad("enforce_side_effects: %q is not one of refuse, forward", c.EnforceSideEffects)
-	}
-	switch c.JudgeIsolation {
-	case "process", "none":
-	default:
-		bad("judge_isolation: %q is not one of process, none", c.JudgeIsolation)
-	}
-	if c.JudgeWorkers < 0 || c.JudgeWorkers > 1024 {
-		bad("judge_workers: %d is outside 0..1024 (0: the number of CPUs)", c.JudgeWorkers)
-	}
-	if c.VerdictLogMaxSize < 64<<10 || c.VerdictLogMaxSize > 1<<40 {
-		bad("verdict_log_max_size: %d is outside 64KiB..1TiB", c.VerdictLogMaxSize)
-	}
-	if c.JudgeMemoryLimit < 64<<20 || c.JudgeMemoryLimit > 1<<40 {
-		bad("judge_memory_limit: %d is outside 64MiB..1TiB", c.JudgeMemoryLimit)
-	}
-	for i, a := range c.AcceptAssumptions {
-		switch a {
-		case "non_empty", "foreign_key_holds", "primary_key_not_null", "not_null", "same_spelling":
-		default:
-			bad("accept_assumptions[%d]: %q is not one of non_empty, foreign_key_holds, primary_key_not_null, not_null, same_spelling", i, a)
-		}
-	}
-	for i, s := range c.Schema.Files {
-		if strings.TrimSpace(s) == "" {
-			bad("schema.files[%d]: empty path", i)
-		}
-	}
-	for db, files := range c.Schema.Databases {
-		if db == "" {
-			bad("schema.databases: empty database name")
-		}
-		if len(files) == 0 {
-			bad("schema.databases.%s: no files", db)
-		}
-		for i, s := range files {
-			if strings.TrimSpace(s) == "" {
-				bad("schema.databases.%s[%d]: empty path", db, i)
-			}
-		}
-	}
-	if c.Schema.Introspect.Timeout <= 0 {
-		bad("schema.introspect.timeout: must be positive")
-	}
-	if c.Schema.RefreshInterval < 0 {
-		bad("schema.refresh_interval: must not be negative")
-	}
-	switch c.Admin.Auth {
-	case "trust":
-	case "password":
-		if len(c.Admin.Users) > 0 && c.Admin.Password == "" {
-			bad("admin.password: required with auth password (or set %s, or auth: trust)", EnvAdminPassword)
-		}
-	default:
-		bad("admin.auth: %q is not one of password, trust", c.Admin.Auth)
-	}
-	if c.Admin.RequireTLS && c.TLS.Cert == "" {
-		bad("admin.require_tls: needs tls.cert and tls.key (the console's clients connect with TLS)")
-	}
-	for i, u := range c.Admin.Users {
-		if u == "" {
-			bad("admin.users[%d]: empty user name", i)
-		}
-	}
-	if c.Admin.RecentVerdicts <= 0 || c.Admin.RecentVerdicts > 1<<20 {
-		bad("admin.recent_verdicts: %d is outside 1..1048576", c.Admin.RecentVerdicts)
-	}
-	c.validateTelemetry(bad)
 	for _, check := range checks {
 		if err := check(c); err != nil {
 			errs = append(errs, err)

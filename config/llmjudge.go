@@ -1,10 +1,6 @@
 package config
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "time"
 
 // LLMJudge configures the optional language-model second opinion on
 // unknown verdicts (docs/text-to-sql.md). Off unless endpoint is set.
@@ -21,33 +17,4 @@ type LLMJudge struct {
 	// Timeout is the per-pair budget; verdict_timeout still bounds the
 	// whole judgement.
 	Timeout time.Duration `yaml:"timeout"`
-}
-
-func defaultLLMJudge() LLMJudge {
-	return LLMJudge{APIKeyEnv: "OPENAI_API_KEY", Samples: 3, Timeout: 30 * time.Second}
-}
-
-func (l LLMJudge) validate(c *Config) []error {
-	if l.Endpoint == "" {
-		return nil
-	}
-	var errs []error
-	if !strings.HasPrefix(l.Endpoint, "http://") && !strings.HasPrefix(l.Endpoint, "https://") {
-		errs = append(errs, fmt.Errorf("llm_judge.endpoint: %q is not an http(s) URL", l.Endpoint))
-	}
-	if l.Model == "" {
-		errs = append(errs, fmt.Errorf("llm_judge.model: required with llm_judge.endpoint"))
-	}
-	if l.Samples < 1 || l.Samples > 15 {
-		errs = append(errs, fmt.Errorf("llm_judge.samples: %d is outside 1..15", l.Samples))
-	}
-	if l.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("llm_judge.timeout: must be positive"))
-	}
-	if c.JudgeIsolation != "none" {
-		// Judge worker processes get options over a pipe; an HTTP client
-		// and its cache do not cross it.
-		errs = append(errs, fmt.Errorf("llm_judge: needs judge_isolation: none (judge worker processes do not call out)"))
-	}
-	return errs
 }

@@ -36,29 +36,3 @@ type Telemetry struct {
 	// ShutdownTimeout bounds the final flush at exit (default 5s).
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 }
-
-// validateTelemetry checks what the section's own keys can get wrong;
-// the endpoint, read together with the OTEL_* environment, is checked by
-// the wiring's telemetry Check.
-func (c *Config) validateTelemetry(bad func(string, ...any)) {
-	t := c.Telemetry
-	switch t.Protocol {
-	case "", "grpc", "http", "http/protobuf":
-	default:
-		bad("telemetry.protocol: %q is not one of grpc, http/protobuf", t.Protocol)
-	}
-	if r := t.SamplingRatio; r != nil && (*r < 0 || *r > 1) {
-		bad("telemetry.sampling_ratio: %v is outside 0..1", *r)
-	}
-	if t.Timeout < 0 || t.MetricInterval < 0 || t.ShutdownTimeout < 0 {
-		bad("telemetry: timeout, metric_interval and shutdown_timeout must not be negative")
-	}
-	if t.QueueSize < 0 || t.QueueSize > 1<<20 {
-		bad("telemetry.queue_size: %d is outside 0..1048576", t.QueueSize)
-	}
-	if c.MetricsListen != "" {
-		if err := checkHostPort(c.MetricsListen); err != nil {
-			bad("metrics_listen: %q %v", c.MetricsListen, err)
-		}
-	}
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"maps"
 	"strings"
 
 	"github.com/pgequiv/pgequiv/config"
@@ -33,23 +32,17 @@ func reloadChanges(old, next *config.Config) []string {
 			out = append(out, fmt.Sprintf("%s: %s -> (removed)", kv[0], shown(kv[1])))
 		}
 	}
-	for _, s := range []struct {
-		key       string
-		old, next string
-	}{
-		{"password", old.Password, next.Password},
-		{"schema.introspect.password", old.Schema.Introspect.Password, next.Schema.Introspect.Password},
-		{"admin.password", old.Admin.Password, next.Admin.Password},
-	} {
-		// A secret set or cleared shows above as "" against (hidden);
-		// one replaced by another only here.
-		if s.old != s.next && !reported[s.key] {
-			out = append(out, s.key+": changed")
-		}
+	oldSecrets := map[string]string{}
+	for _, kv := range old.Secrets() {
+		oldSecrets[kv[0]] = kv[1]
 	}
-	// SHOW CONFIG shows the headers' names only (their values are tokens).
-	if !maps.Equal(old.Telemetry.Headers, next.Telemetry.Headers) && !reported["telemetry.headers"] {
-		out = append(out, "telemetry.headers: changed")
+	for _, kv := range next.Secrets() {
+		// A secret set or cleared shows above as "" against (hidden);
+		// one replaced by another (or a telemetry header's token, whose
+		// names alone SHOW CONFIG shows) only here.
+		if oldSecrets[kv[0]] != kv[1] && !reported[kv[0]] {
+			out = append(out, kv[0]+": changed")
+		}
 	}
 	return out
 }

@@ -148,20 +148,9 @@ func adminOptions(c *config.Config, console proxy.AdminConsole) *proxy.AdminOpti
 	if len(c.Admin.Users) == 0 {
 		return nil
 	}
-	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console, Database: adminDatabase(c), RequireTLS: c.Admin.RequireTLS}
+	a := &proxy.AdminOptions{Users: c.Admin.Users, Console: console, Database: c.AdminDatabase(), RequireTLS: c.Admin.RequireTLS}
 	if c.Admin.Auth == "password" {
 		a.Password = c.Admin.Password
 	}
 	return a
-}
-
-// adminDatabase is the admin console's database (see config.Admin.Database).
-func adminDatabase(c *config.Config) string {
-	switch {
-	case c.Admin.Database != "":
-		return c.Admin.Database
-	case c.Upstream.None:
-		return "pgequiv_admin"
-	}
-	return proxy.DefaultAdminDatabase
 }

@@ -32,11 +32,7 @@ func judgePoolOptions(c *config.Config, logger *slog.Logger) judgepool.Options {
 
 // refuteOptions are the judge's counterexample search settings.
 func refuteOptions(c *config.Config) equivalence.RefuteOptions {
-	budget := c.RefuteBudget
-	if budget == 0 {
-		budget = equivalence.InteractiveRefuteBudget
-	}
-	return equivalence.RefuteOptions{Off: !c.RefuteOn(), Budget: budget}
+	return equivalence.RefuteOptions{Off: !c.RefuteOn(), Budget: c.RefuteBudgetInForce()}
 }
 
 // gmnModel is the shipped graph matching network under gmn: true, or nil.

@@ -137,8 +137,8 @@ func TestConnectionBounds(t *testing.T) {
 		o.MaxPreparedStatements != 7 || o.MaxPreparedBytes != 1<<20 {
 		t.Fatalf("dbfree options: %+v", o)
 	}
-	if adminDatabase(c) != "pgequiv_admin" {
-		t.Errorf("database-free admin database %q", adminDatabase(c))
+	if c.AdminDatabase() != "pgequiv_admin" {
+		t.Errorf("database-free admin database %q", c.AdminDatabase())
 	}
 	c.Upstream.None, c.Upstream.Address = false, "127.0.0.1:5432"
 	po, err := proxyOptions(c)
