@@ -84,27 +84,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	paramCount := map[string]int{}
 	if *parameterize {
-		changed, lits := 0, 0
-		for i := range pairs {
-			var n int
-			if pairs[i].Candidate, n = dataset.ParameterizeLiterals(pairs[i].Candidate); n > 0 {
-				changed++
-				lits += n
-				paramCount[pairs[i].ID] = n
-			}
-		}
-		fmt.Fprintf(stdout, "parameterized candidates: %d of %d (%d literals replaced by $n)\n", changed, len(pairs), lits)
+		paramCount = parameterizeCandidates(pairs, stdout)
 	}
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
-			return fmt.Errorf("eval: --cpuprofile: %w", err)
+			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("eval: --cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	bar := progress.New(stderr, "judging", len(pairs))
 	start := time.Now()
@@ -115,44 +102,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	elapsed := time.Since(start)
 	if precomputed != nil {
-		for i, r := range results {
-			g, ok := precomputed[r.Pair.ID]
-			if !ok {
-				return fmt.Errorf("eval: --gmn-scores %s has no score for pair %q", *gmnScores, r.Pair.ID)
-			}
-			if r.Err == nil {
-				results[i].Verdict = equivalence.RescoreGMN(r.Verdict, g, opts)
-			}
+		if err := rescoreGMN(results, precomputed, *gmnScores, opts); err != nil {
+			return err
 		}
 	}
 	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		w := dataset.NewScoreWriter(f)
-		for _, r := range results {
-			verdict := string(r.Verdict.Label)
-			if r.Err != nil {
-				verdict = "error"
-			}
-			row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict, Params: paramCount[r.Pair.ID]}
-			if ce := r.Verdict.Counterexample; ce != nil {
-				row.Refuted, row.Needs, row.ColumnOrderOnly = true, ce.Needs, ce.ColumnOrderOnly
-			}
-			for _, a := range r.Verdict.ProvedUnder {
-				row.ProvedUnder = append(row.ProvedUnder, a.String())
-			}
-			if err := w.Write(row); err != nil {
-				f.Close()
-				return err
-			}
-		}
-		if err := w.Flush(); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
+		if err := writeEvalScores(*out, results, paramCount); err != nil {
 			return err
 		}
 	}
@@ -181,6 +136,86 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return printFoldAUCs(stdout, results, *folds)
 	}
 	return nil
+}
+
+// parameterizeCandidates replaces every literal of each candidate with a
+// parameter $n (--parameterize-candidate), says how many it replaced, and
+// returns the number of parameters by pair ID.
+func parameterizeCandidates(pairs []dataset.Pair, stdout io.Writer) map[string]int {
+	paramCount := map[string]int{}
+	changed, lits := 0, 0
+	for i := range pairs {
+		var n int
+		if pairs[i].Candidate, n = dataset.ParameterizeLiterals(pairs[i].Candidate); n > 0 {
+			changed++
+			lits += n
+			paramCount[pairs[i].ID] = n
+		}
+	}
+	fmt.Fprintf(stdout, "parameterized candidates: %d of %d (%d literals replaced by $n)\n", changed, len(pairs), lits)
+	return paramCount
+}
+
+// startCPUProfile profiles the CPU into path (--cpuprofile) until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: --cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("eval: --cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// rescoreGMN rescores each judged pair with its precomputed GMN score
+// (--gmn-scores, read from path) in place of the model's.
+func rescoreGMN(results []evaluation.Result, precomputed map[string]float64, path string, opts equivalence.Options) error {
+	for i, r := range results {
+		g, ok := precomputed[r.Pair.ID]
+		if !ok {
+			return fmt.Errorf("eval: --gmn-scores %s has no score for pair %q", path, r.Pair.ID)
+		}
+		if r.Err == nil {
+			results[i].Verdict = equivalence.RescoreGMN(r.Verdict, g, opts)
+		}
+	}
+	return nil
+}
+
+// writeEvalScores writes one JSON line per pair to path (--out).
+func writeEvalScores(path string, results []evaluation.Result, paramCount map[string]int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := dataset.NewScoreWriter(f)
+	for _, r := range results {
+		verdict := string(r.Verdict.Label)
+		if r.Err != nil {
+			verdict = "error"
+		}
+		row := dataset.Score{ID: r.Pair.ID, Label: r.Pair.Label, Score: r.Verdict.Score, Verdict: verdict, Params: paramCount[r.Pair.ID]}
+		if ce := r.Verdict.Counterexample; ce != nil {
+			row.Refuted, row.Needs, row.ColumnOrderOnly = true, ce.Needs, ce.ColumnOrderOnly
+		}
+		for _, a := range r.Verdict.ProvedUnder {
+			row.ProvedUnder = append(row.ProvedUnder, a.String())
+		}
+		if err := w.Write(row); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // readGMNScores reads JSON lines {"id": ..., "score": ...}.
