@@ -274,103 +274,15 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 	if pos && len(ao) != len(bo) {
 		return false, nil
 	}
-	var facts []*term
-	// Every kept row satisfies the block's conjuncts: columns they
-	// equate read as one (equal-columns).
-	repA := equalColumns(ba.preds, p.colA, p.intsFn(true), s.nondet)
-	repB := equalColumns(bb.preds, p.colB, p.intsFn(false), s.nondet)
-	// A conjunct col = c pins col to c in every kept row: the outputs
-	// read c there (output-pinned), so deptno + 1 is 11 under deptno = 10.
-	var pinA, pinB map[plan.ColumnID]*plan.Expr // computed on first need
-	pins := func() (map[plan.ColumnID]*plan.Expr, map[plan.ColumnID]*plan.Expr) {
-		if pinA == nil {
-			pinA, pinB = p.outputPins(s, ba, true), p.outputPins(s, bb, false)
-		}
-		return pinA, pinB
-	}
-	same := func(i, j int) (bool, error) {
-		ta, tb := p.a.Meta.Col(ao[i]).Type, p.b.Meta.Col(bo[j]).Type
-		ea, chA := substituteEqual(ba.inline(plan.NewCol(ao[i], ta)), repA)
-		eb, chB := substituteEqual(bb.inline(plan.NewCol(bo[j], tb)), repB)
-		if chA || chB {
-			p.rule(ruleEqualColumns)
-		}
-		ea = foldInts(ea, p.intsFn(true))
-		eb = foldInts(eb, p.intsFn(false))
-		ka0, okA := exprKeySub(ea, p.colA, p.subA)
-		kb0, okB := exprKeySub(eb, p.colB, p.subB)
-		if !okA || !okB || ka0 != kb0 {
-			pa, pb := pins()
-			if ok, err := p.pinnedOutputsSame(ea, eb, pa, pb, ta, tb); ok || err != nil {
-				return ok, err
-			}
-		}
-		intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
-		intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
-		if intA {
-			p.intA[ao[i]] = true
-		}
-		if intB {
-			p.intB[bo[j]] = true
-		}
-		if ta != tb && !(intA && intB) && !p.countsAlike(ao[i], bo[j], ta, tb) {
-			// (An integral EXTRACT reads and prints alike as numeric and
-			// as integer.)
-			if pos {
-				p.note("output %d: types %v and %v", i, ta, tb)
-			}
-			return false, nil
-		}
-		ka, oka := exprKeySub(ea, p.colA, p.subA)
-		kb, okb := exprKeySub(eb, p.colB, p.subB)
-		if !oka || !okb {
-			return false, nil
-		}
-		if ka == kb {
-			return true, nil
-		}
-		xa, err := s.termUnder(ea, p.colA, p.subA)
-		var xb *term
-		if err == nil {
-			xb, err = s.termUnder(eb, p.colB, p.subB)
-		}
-		if err != nil {
-			return false, nil
-		}
-		// Where = between the two is not identity (timestamp against
-		// timestamptz, intervals, unconstrained numerics, a collation),
-		// an equality among the hypotheses may hold between values that
-		// print or compute differently: only the expressions themselves
-		// may show the outputs the same.
-		ident := catalog.IdentityEqual(p.a.Meta.ExprDomain(ea), p.b.Meta.ExprDomain(eb))
-		h := hyps
-		if !ident {
-			h = nil
-		}
-		ok, err := c.sameValue(h, xa, xb)
-		if !ok && err == nil && ident {
-			if facts == nil {
-				facts = p.leafFactTerms(s, ba, bb)
-			}
-			if len(facts) > 0 {
-				ok, err = c.sameValue(append(append([]*term(nil), hyps...), facts...), xa, xb)
-				if ok {
-					p.rule(ruleOutputsOrderedDerived)
-				}
-			}
-		}
-		if ok {
-			p.rule(ruleOutputsEnumeration)
-		} else {
-			if pos {
-				p.note("outputs differ (%v): %s vs %s", err, ka, kb)
-			}
-		}
-		return ok, ignoreTooLarge(err)
+	oc := &outputCmp{p: p, s: s, c: c, ba: ba, bb: bb, hyps: hyps, ao: ao, bo: bo, pos: pos,
+		// Every kept row satisfies the block's conjuncts: columns they
+		// equate read as one (equal-columns).
+		repA: equalColumns(ba.preds, p.colA, p.intsFn(true), s.nondet),
+		repB: equalColumns(bb.preds, p.colB, p.intsFn(false), s.nondet),
 	}
 	if pos {
 		for i := range ao {
-			ok, err := same(i, i)
+			ok, err := oc.same(i, i)
 			if err != nil || !ok {
 				return false, err
 			}
@@ -385,7 +297,7 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 			continue // a column of a paired leaf, passed through
 		}
 		for i := range ao {
-			ok, err := same(i, j)
+			ok, err := oc.same(i, j)
 			if err != nil {
 				return false, err
 			}
@@ -396,4 +308,123 @@ func (p *prover) outputs(s *space, c *checker, ba, bb *block, hyps []*term, a, b
 		}
 	}
 	return true, nil
+}
+
+// An outputCmp compares the outputs ao of block ba with bo of bb under
+// hyps (pos: by position, noting why a pair differs), with what the
+// comparisons share: the columns the blocks equate (repA, repB), and,
+// computed on first need, the columns they pin (pinA, pinB) and the
+// leaves' facts.
+type outputCmp struct {
+	p          *prover
+	s          *space
+	c          *checker
+	ba, bb     *block
+	hyps       []*term
+	ao, bo     []plan.ColumnID
+	pos        bool
+	repA, repB map[plan.ColumnID]plan.ColumnID
+	pinA, pinB map[plan.ColumnID]*plan.Expr
+	facts      []*term
+}
+
+// pins returns the columns each block pins to a constant: a conjunct
+// col = c pins col to c in every kept row, so the outputs read c there
+// (output-pinned), and deptno + 1 is 11 under deptno = 10.
+func (oc *outputCmp) pins() (map[plan.ColumnID]*plan.Expr, map[plan.ColumnID]*plan.Expr) {
+	if oc.pinA == nil {
+		oc.pinA, oc.pinB = oc.p.outputPins(oc.s, oc.ba, true), oc.p.outputPins(oc.s, oc.bb, false)
+	}
+	return oc.pinA, oc.pinB
+}
+
+// same says whether output i of a equals output j of b in every kept
+// row.
+func (oc *outputCmp) same(i, j int) (bool, error) {
+	p := oc.p
+	ta, tb := p.a.Meta.Col(oc.ao[i]).Type, p.b.Meta.Col(oc.bo[j]).Type
+	ea, chA := substituteEqual(oc.ba.inline(plan.NewCol(oc.ao[i], ta)), oc.repA)
+	eb, chB := substituteEqual(oc.bb.inline(plan.NewCol(oc.bo[j], tb)), oc.repB)
+	if chA || chB {
+		p.rule(ruleEqualColumns)
+	}
+	ea = foldInts(ea, p.intsFn(true))
+	eb = foldInts(eb, p.intsFn(false))
+	ka0, okA := exprKeySub(ea, p.colA, p.subA)
+	kb0, okB := exprKeySub(eb, p.colB, p.subB)
+	if !okA || !okB || ka0 != kb0 {
+		pa, pb := oc.pins()
+		if ok, err := p.pinnedOutputsSame(ea, eb, pa, pb, ta, tb); ok || err != nil {
+			return ok, err
+		}
+	}
+	intA := integralExtract(ea) || (ea.Kind == plan.ColRef && p.intA[ea.Col])
+	intB := integralExtract(eb) || (eb.Kind == plan.ColRef && p.intB[eb.Col])
+	if intA {
+		p.intA[oc.ao[i]] = true
+	}
+	if intB {
+		p.intB[oc.bo[j]] = true
+	}
+	if ta != tb && !(intA && intB) && !p.countsAlike(oc.ao[i], oc.bo[j], ta, tb) {
+		// (An integral EXTRACT reads and prints alike as numeric and
+		// as integer.)
+		if oc.pos {
+			p.note("output %d: types %v and %v", i, ta, tb)
+		}
+		return false, nil
+	}
+	ka, oka := exprKeySub(ea, p.colA, p.subA)
+	kb, okb := exprKeySub(eb, p.colB, p.subB)
+	if !oka || !okb {
+		return false, nil
+	}
+	if ka == kb {
+		return true, nil
+	}
+	return oc.sameValue(ea, eb, ka, kb)
+}
+
+// sameValue proves outputs ea and eb, of keys ka and kb, equal under
+// the hypotheses and, failing that, the leaves' facts.
+func (oc *outputCmp) sameValue(ea, eb *plan.Expr, ka, kb string) (bool, error) {
+	p := oc.p
+	xa, err := oc.s.termUnder(ea, p.colA, p.subA)
+	var xb *term
+	if err == nil {
+		xb, err = oc.s.termUnder(eb, p.colB, p.subB)
+	}
+	if err != nil {
+		return false, nil
+	}
+	// Where = between the two is not identity (timestamp against
+	// timestamptz, intervals, unconstrained numerics, a collation),
+	// an equality among the hypotheses may hold between values that
+	// print or compute differently: only the expressions themselves
+	// may show the outputs the same.
+	ident := catalog.IdentityEqual(p.a.Meta.ExprDomain(ea), p.b.Meta.ExprDomain(eb))
+	h := oc.hyps
+	if !ident {
+		h = nil
+	}
+	ok, err := oc.c.sameValue(h, xa, xb)
+	if !ok && err == nil && ident {
+		if oc.facts == nil {
+			oc.facts = p.leafFactTerms(oc.s, oc.ba, oc.bb)
+		}
+		if len(oc.facts) > 0 {
+			ok, err = oc.c.sameValue(append(append([]*term(nil), oc.hyps...), oc.facts...), xa, xb)
+			if ok {
+				p.rule(ruleOutputsOrderedDerived)
+			}
+		}
+	}
+	if ok {
+		p.rule(ruleOutputsEnumeration)
+	} else {
+		if oc.pos {
+			p.note("outputs differ (%v): %s vs %s", err, ka, kb)
+		}
+	}
+	return ok, ignoreTooLarge(err)
 }
