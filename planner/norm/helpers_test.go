@@ -2,6 +2,7 @@ package norm_test
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,26 +13,18 @@ import (
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
-// extraDDL adds tables whose constraints the example schema lacks: a
-// composite primary key, a nullable UNIQUE column, a NOT NULL UNIQUE
-// column and a unique index.
-const extraDDL = `
-CREATE TABLE visits (
-  dog_id   integer NOT NULL REFERENCES dogs,
-  visit_no integer NOT NULL,
-  note     text,
-  code     text NOT NULL UNIQUE,
-  tag      text UNIQUE,
-  PRIMARY KEY (dog_id, visit_no)
-);
-CREATE TABLE tags (label text NOT NULL, grp text);
-CREATE UNIQUE INDEX tags_label ON tags (label);
-CREATE TABLE readings (id integer PRIMARY KEY, f double precision, r real, d numeric(10,2));
-`
+// schemaFile is the schema of the rule files (testdata/*/*.txt name it
+// in a schema block) and of the tests here: the example schema and
+// tables with the constraints it lacks.
+const schemaFile = "testdata/schema.sql"
 
 func testSchema(t testing.TB) *catalog.Schema {
 	t.Helper()
-	s, err := catalog.LoadDDL(catalog.ExampleDDL()+extraDDL, catalog.Postgres)
+	ddl, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := catalog.LoadDDL(string(ddl), catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,40 +46,6 @@ func normalized(t testing.TB, s *catalog.Schema, sql string) *plan.Plan {
 }
 
 func fired(p *plan.Plan, rule string) bool { return slices.Contains(p.Rules, rule) }
-
-// ruleCase is one query with what a single rule must do to it.
-type ruleCase struct {
-	name string
-	sql  string
-	// fire says whether the rule under test must fire.
-	fire bool
-	// has and hasNot are substrings of the canonical plan text.
-	has, hasNot []string
-}
-
-func runRuleCases(t *testing.T, rule string, cases []ruleCase) {
-	t.Helper()
-	s := testSchema(t)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			p := normalized(t, s, c.sql)
-			text := p.Canonical()
-			if got := fired(p, rule); got != c.fire {
-				t.Errorf("rule %s fired=%v, want %v (rules %v)\n%s", rule, got, c.fire, p.Rules, text)
-			}
-			for _, h := range c.has {
-				if !strings.Contains(text, h) {
-					t.Errorf("plan lacks %q:\n%s", h, text)
-				}
-			}
-			for _, h := range c.hasNot {
-				if strings.Contains(text, h) {
-					t.Errorf("plan has %q:\n%s", h, text)
-				}
-			}
-		})
-	}
-}
 
 // fingerprintPair is two queries whose normalized plans must (same) or
 // must not (!same) share a fingerprint.
