@@ -26,7 +26,7 @@ var keys = []Key{
 		"verified under verify-full instead of the address's host"),
 	key("upstream.connect_timeout", func(c *Config) *time.Duration { return &c.Upstream.ConnectTimeout }, DefaultConnectTimeout,
 		"the whole upstream startup: TCP, TLS, auth, first ReadyForQuery; past it the client gets FATAL 08006 naming it", positive),
-	key("tls.cert", func(c *Config) *string { return &c.TLS.Cert }, "", "PEM file; both or neither", certWithKey).withEnv(EnvTLSCert),
+	key("tls.cert", func(c *Config) *string { return &c.TLS.Cert }, "", "PEM file", certWithKey).withEnv(EnvTLSCert),
 	key("tls.key", func(c *Config) *string { return &c.TLS.Key }, "", "PEM file").withEnv(EnvTLSKey),
 	key("max_message_size", func(c *Config) *ByteSize { return &c.MaxMessageSize }, DefaultMaxMessageSize,
 		"1KiB..1GiB; bytes, KB/MB/GB, KiB/MiB/GiB", within[ByteSize](1<<10, 1<<30, "1KiB..1GiB")),
