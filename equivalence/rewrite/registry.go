@@ -64,7 +64,7 @@ var esmRules = register([]Rule{
 		Fragment:   "t a ⋈[a.k = b.k] t b ⇒ t a, b's filters and references moved onto a",
 		Conditions: "the two occurrences of one table are equated on a key of it: each row joins exactly itself (ESM+ 17)"},
 	{Name: RuleFKJoinElimination, Family: famJoin, Apply: fkJoinElimination,
-		Fragment:   "child ⋈[child.fk = parent.pk] parent ⇒ σ[child.fk IS NOT NULL](child)",
+		Fragment:   "child ⋈[child.fk = parent.pk] parent ⇒ child (σ[child.fk IS NOT NULL](child) where fk may be NULL)",
 		Conditions: "the foreign key child.fk → parent.pk, the parent unfiltered and no other column of it read: each child row with a non-NULL fk matches one parent row; an unenforced foreign key is assumed, and named (ESM+ 13)"},
 	{Name: RuleDistinctJoinToSemi, Family: famJoin, Apply: distinctJoinToSemi,
 		Fragment:   "δ(π(l ⋈[p] r)) ⇒ δ(π(l ⋉[p] r))",
