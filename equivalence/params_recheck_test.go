@@ -14,6 +14,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/equivalence/bind"
 	"github.com/pgequiv/pgequiv/internal/dataset"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/internal/shareddata"
@@ -51,25 +52,19 @@ func paramNumbers(t testing.TB, sql string) (map[int]bool, int) {
 // literal, for the executor's sort-key groups.
 func bindLiterals(t testing.TB, sql string, params []equivalence.Param) string {
 	t.Helper()
-	res, err := pg.Scan(sql)
-	if err != nil {
-		t.Fatalf("scan %s: %v", sql, err)
-	}
-	var b strings.Builder
-	last := 0
-	for _, tk := range res.Tokens {
-		if tk.Token != pg.Token_PARAM {
-			continue
+	vals := make(map[int]string, len(params))
+	for _, p := range params {
+		n, err := strconv.Atoi(strings.TrimPrefix(p.Name, "$"))
+		if err != nil {
+			t.Fatalf("parameter %q: %v", p.Name, err)
 		}
-		name := sql[tk.Start:tk.End]
-		for _, p := range params {
-			if p.Name == name {
-				b.WriteString(sql[last:tk.Start] + "(" + p.Literal() + ")")
-				last = int(tk.End)
-			}
-		}
+		vals[n] = "(" + p.Literal() + ")"
 	}
-	return b.String() + sql[last:]
+	out, ok := bind.Substitute(sql, vals)
+	if !ok {
+		t.Fatalf("scan %s", sql)
+	}
+	return out
 }
 
 // pgExecute prepares q without declaring its parameters' types (as a

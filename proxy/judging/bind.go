@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/cache"
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/equivalence/bind"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -23,7 +24,7 @@ import (
 // pgbench -M prepared. So where the Parse verdict does not pass, the
 // statement is judged again at each Bind, its values written as
 // literals into the candidate and into the reference's placeholders
-// (bindliteral.go), and enforce refuses the Bind before the server sees
+// (equivalence/bind), and enforce refuses the Bind before the server sees
 // it.
 
 // bindJudge is what the connection keeps for a statement judged at Bind.
@@ -134,19 +135,8 @@ func (bj *bindJudge) bind(ev *proxy.BindEvent, ref string) (cand, boundRef strin
 		vals[k] = v
 	}
 	own := make(map[int]string, len(ev.Values))
-	for i, v := range ev.Values {
-		var oid uint32
-		if i < len(ev.ParamOIDs) {
-			oid = ev.ParamOIDs[i]
-		}
-		var format int16
-		switch {
-		case len(ev.Formats) == 1:
-			format = ev.Formats[0]
-		case i < len(ev.Formats):
-			format = ev.Formats[i]
-		}
-		lit, err := bindLiteral(oid, format == 1, v == nil, v)
+	for i, p := range bind.FromWire(ev.Values, ev.ParamOIDs, ev.Formats) {
+		lit, err := bind.Literal(p)
 		if err != nil {
 			return "", "", fmt.Errorf("parameter $%d: %w", i+1, err)
 		}
@@ -155,11 +145,11 @@ func (bj *bindJudge) bind(ev *proxy.BindEvent, ref string) (cand, boundRef strin
 		}
 		own[i+1], vals[i+1] = lit, lit
 	}
-	cand, ok := tag.BindParams(bj.job.candidate, own)
+	cand, ok := bind.Substitute(bj.job.candidate, own)
 	if !ok {
 		return "", "", errors.New("the statement cannot be scanned to bind its parameters")
 	}
-	if boundRef, ok = tag.BindParams(ref, vals); !ok {
+	if boundRef, ok = bind.Substitute(ref, vals); !ok {
 		return "", "", errors.New("the reference cannot be scanned to bind its parameters")
 	}
 	return cand, boundRef, nil

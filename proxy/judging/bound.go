@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/equivalence/bind"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -58,7 +59,7 @@ func judgeBound(ctx context.Context, b boundInput, judge JudgeFunc) (equivalence
 			return v, err
 		}
 	}
-	bound, ok := tag.BindParams(b.ref, p.Consts)
+	bound, ok := bind.Substitute(b.ref, p.Consts)
 	if !ok {
 		return v, err
 	}

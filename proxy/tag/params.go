@@ -1,10 +1,11 @@
 package tag
 
 import (
-	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/pgequiv/pgequiv/equivalence/bind"
 )
 
 // A reference may use placeholders ($1, $2, ...) bound from the
@@ -64,7 +65,7 @@ func Parameterize(sql string) (p Parameterized, ok bool) {
 		}
 		// A replaced constant: norm has $k where sql has a literal,
 		// possibly negated ("-5" is one constant to the grammar).
-		k, n := paramAt(norm[j:])
+		k, n := bind.ParamAt(norm[j:])
 		if n == 0 {
 			return Parameterized{}, false
 		}
@@ -87,27 +88,10 @@ func Parameterize(sql string) (p Parameterized, ok bool) {
 	}
 	// The shape must read back as parameters where the constants were:
 	// "SELECT''" normalizes to "SELECT$1", one identifier.
-	if back, ok := bindParams(norm, p.Consts, false); !ok || back != sql {
+	if back, ok := bind.SubstituteVerbatim(norm, p.Consts); !ok || back != sql {
 		return Parameterized{}, false
 	}
 	return p, true
-}
-
-// paramAt reads a parameter $k at the start of s and returns k and its
-// length; n is 0 when s does not start with one.
-func paramAt(s string) (k, n int) {
-	if len(s) < 2 || s[0] != '$' {
-		return 0, 0
-	}
-	n = 1
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	k, err := strconv.Atoi(s[1:n])
-	if err != nil || k < 1 {
-		return 0, 0
-	}
-	return k, n
 }
 
 func isNumber(t pg.Token) bool { return t == pg.Token_ICONST || t == pg.Token_FCONST }
@@ -137,42 +121,4 @@ func HasParams(sql string) bool {
 		}
 	}
 	return false
-}
-
-// BindParams replaces each parameter $k of sql that vals has with its
-// value; a negative number is parenthesized. Parameters without a value
-// stay. ok is false when sql cannot be scanned.
-func BindParams(sql string, vals map[int]string) (string, bool) {
-	return bindParams(sql, vals, true)
-}
-
-func bindParams(sql string, vals map[int]string, paren bool) (string, bool) {
-	res, err := pg.Scan(sql)
-	if err != nil {
-		return sql, false
-	}
-	var b strings.Builder
-	last := 0
-	for _, t := range res.Tokens {
-		if t.Token != pg.Token_PARAM {
-			continue
-		}
-		start, end := int(t.Start), int(t.End)
-		if start < last || end > len(sql) {
-			return sql, false
-		}
-		k, n := paramAt(sql[start:end])
-		v, has := vals[k]
-		if n != end-start || !has {
-			continue
-		}
-		b.WriteString(sql[last:start])
-		if paren && strings.HasPrefix(v, "-") {
-			v = "(" + v + ")"
-		}
-		b.WriteString(v)
-		last = end
-	}
-	b.WriteString(sql[last:])
-	return b.String(), true
 }

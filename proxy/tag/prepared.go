@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/pgequiv/pgequiv/equivalence/bind"
 )
 
 // A tagged `PREPARE q(int) AS SELECT ... $1; EXECUTE q(5)` was judged as
@@ -65,5 +67,5 @@ func (e *Execution) Bind(p *Prepared) (string, bool) {
 		}
 		vals[i+1] = "(" + strings.TrimPrefix(text, "SELECT ") + ")"
 	}
-	return BindParams(p.Body, vals)
+	return bind.Substitute(p.Body, vals)
 }

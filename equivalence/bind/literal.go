@@ -1,4 +1,4 @@
-package judging
+package bind
 
 import (
 	"encoding/binary"
@@ -12,10 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Bound parameter values become SQL literals in the texts the judge
-// reads (never in what runs: the server gets the client's Bind as sent).
-// Until equivalence/ has a shared helper for this, the proxy keeps its
-// own: a value is written as PostgreSQL would read the parameter.
+// A bound value is written as PostgreSQL would read the parameter:
 //
 //   - type unknown (OID 0, text format): an untyped string literal
 //     '…', which PostgreSQL resolves from context exactly as it resolves
@@ -29,11 +26,11 @@ import (
 //
 // String literals double their quotes and are read with
 // standard_conforming_strings on (the judge's parser), so a backslash is
-// an ordinary character. A value the proxy cannot render (a binary value
-// of a type it does not decode, a NUL, invalid UTF-8) is an error: the
+// an ordinary character. A value that cannot be written (a binary value
+// of a type not decoded here, a NUL, invalid UTF-8) is an error: the
 // statement stays unjudged for those values.
 
-// Type OIDs the proxy renders.
+// Type OIDs Literal writes.
 const (
 	oidBool        = 16
 	oidBytea       = 17
@@ -69,8 +66,8 @@ var typeNames = map[uint32]string{
 	oidNumeric: "numeric", oidOID: "oid", oidBool: "bool",
 }
 
-// ErrBindValue marks a bound value the proxy cannot write as a literal.
-var ErrBindValue = errors.New("bound value not renderable")
+// ErrValue marks a bound value Literal cannot write.
+var ErrValue = errors.New("bound value not renderable")
 
 // pgEpoch is where PostgreSQL's binary dates and timestamps count from.
 var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -79,27 +76,27 @@ var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // constant (optionally negative), with an exponent.
 var numericConst = regexp.MustCompile(`^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
 
-// bindLiteral renders one bound value. isNull is the Bind's -1 length;
-// binary is format code 1.
-func bindLiteral(oid uint32, binary, isNull bool, v []byte) (string, error) {
-	if isNull {
+// Literal writes one bound value as a SQL literal.
+func Literal(p Param) (string, error) {
+	oid, v := p.OID, p.Value
+	if v == nil {
 		if name, ok := typeNames[oid]; ok {
 			return "CAST(NULL AS " + name + ")", nil
 		}
 		if oid == 0 || oid == oidUnknown || isStringType(oid) {
 			return "NULL", nil
 		}
-		return "", fmt.Errorf("%w: NULL of type OID %d", ErrBindValue, oid)
+		return "", fmt.Errorf("%w: NULL of type OID %d", ErrValue, oid)
 	}
 	text := string(v)
-	if binary {
+	if p.Binary {
 		var err error
 		if text, err = decodeBinary(oid, v); err != nil {
 			return "", err
 		}
 	}
 	if strings.IndexByte(text, 0) >= 0 || !utf8.ValidString(text) {
-		return "", fmt.Errorf("%w: not valid text", ErrBindValue)
+		return "", fmt.Errorf("%w: not valid text", ErrValue)
 	}
 	switch {
 	case oid == 0 || oid == oidUnknown || isStringType(oid):
@@ -118,7 +115,7 @@ func bindLiteral(oid uint32, binary, isNull bool, v []byte) (string, error) {
 	}
 	name, ok := typeNames[oid]
 	if !ok {
-		return "", fmt.Errorf("%w: type OID %d", ErrBindValue, oid)
+		return "", fmt.Errorf("%w: type OID %d", ErrValue, oid)
 	}
 	return "CAST(" + quoteLiteral(text) + " AS " + name + ")", nil
 }
@@ -148,7 +145,7 @@ func quoteLiteral(s string) string {
 func decodeBinary(oid uint32, v []byte) (string, error) {
 	size := func(n int) error {
 		if len(v) != n {
-			return fmt.Errorf("%w: binary type OID %d of %d bytes", ErrBindValue, oid, len(v))
+			return fmt.Errorf("%w: binary type OID %d of %d bytes", ErrValue, oid, len(v))
 		}
 		return nil
 	}
@@ -157,7 +154,7 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 		return string(v), nil
 	case oid == oidJSONB:
 		if len(v) < 1 || v[0] != 1 {
-			return "", fmt.Errorf("%w: jsonb version", ErrBindValue)
+			return "", fmt.Errorf("%w: jsonb version", ErrValue)
 		}
 		return string(v[1:]), nil
 	}
@@ -206,7 +203,7 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 		}
 		days := int32(binary.BigEndian.Uint32(v))
 		if days == math.MaxInt32 || days == math.MinInt32 {
-			return "", fmt.Errorf("%w: infinite date", ErrBindValue)
+			return "", fmt.Errorf("%w: infinite date", ErrValue)
 		}
 		return pgEpoch.AddDate(0, 0, int(days)).Format("2006-01-02"), nil
 	case oidTimestamp, oidTimestamptz:
@@ -215,7 +212,7 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 		}
 		us := int64(binary.BigEndian.Uint64(v))
 		if us == math.MaxInt64 || us == math.MinInt64 {
-			return "", fmt.Errorf("%w: infinite timestamp", ErrBindValue)
+			return "", fmt.Errorf("%w: infinite timestamp", ErrValue)
 		}
 		t := time.Unix(pgEpoch.Unix()+us/1e6, (us%1e6)*1e3).UTC()
 		if oid == oidTimestamptz {
@@ -228,11 +225,11 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 		}
 		return fmt.Sprintf("%x-%x-%x-%x-%x", v[0:4], v[4:6], v[6:8], v[8:10], v[10:16]), nil
 	}
-	return "", fmt.Errorf("%w: binary value of type OID %d", ErrBindValue, oid)
+	return "", fmt.Errorf("%w: binary value of type OID %d", ErrValue, oid)
 }
 
 // formatFloat writes f so that it reads back as the same float: the
-// special values as PostgreSQL spells them, which bindLiteral then casts.
+// special values as PostgreSQL spells them, which Literal then casts.
 func formatFloat(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
