@@ -53,10 +53,20 @@ func tooLargeInput(reference, candidate string, opts Options) (Difference, bool)
 
 // finishTooLarge is the verdict for a pair not judged because of d.
 func finishTooLarge(d Difference, start time.Time) Verdict {
+	v := UnknownVerdict(d)
+	v.Timings.Total = time.Since(start)
+	return v
+}
+
+// UnknownVerdict is the verdict for a pair not judged, d saying why (a
+// query too large, a proxy too busy to read it): unknown, scored as the
+// judge scores a pair it has no evidence on, and leaning neither way. The
+// proxy gives it where it does not call the judge, so that its verdicts
+// read as the judge's own.
+func UnknownVerdict(d Difference) Verdict {
 	v := Verdict{Label: Unknown, Differences: []Difference{d}}
 	band(&v, Options{})
 	v.Likely = ""
-	v.Timings.Total = time.Since(start)
 	return v
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -76,12 +77,12 @@ func (a *admission) leave() { <-a.slots }
 
 // busy answers a tagged statement that got no slot in time.
 func (j *Judging) busy(ctx context.Context, ev *proxy.QueryEvent, set *JudgeSettings, tags tag.Session, mentions bool, arrived time.Time) proxy.Action {
-	v := &equivalence.Verdict{Label: equivalence.Unknown, Score: 0.05, Differences: []equivalence.Difference{{
+	v := equivalence.UnknownVerdict(equivalence.Difference{
 		Component: ComponentBusy,
 		Candidate: fmt.Sprintf("the proxy was busy reading other statements for %v of the %v verdict_timeout; not read",
 			time.Since(arrived).Round(time.Millisecond), set.VerdictTimeout),
-	}}}
-	return j.answerUnread(ctx, ev, set, unreadReference(set, tags, mentions), mentions, tagsMode(set, ev), v, arrived)
+	})
+	return j.answerUnread(ctx, ev, set, unreadReference(set, tags, mentions), mentions, tagsMode(set, ev), &v, arrived)
 }
 
 // tagsMode is the strictest mode the tag comments of ev's text name, read
@@ -94,9 +95,9 @@ func tagsMode(set *JudgeSettings, ev *proxy.QueryEvent) JudgeMode {
 	if ev.StringsUncertain {
 		return ""
 	}
-	strs := tag.StandardStrings
+	strs := sqltext.StandardStrings
 	if ev.BackslashStrings {
-		strs = tag.BackslashStrings
+		strs = sqltext.BackslashStrings
 	}
 	cms, err := tag.TagsIn(string(ev.SQL), strs)
 	if err != nil || len(cms) == 0 {

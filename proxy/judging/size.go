@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -153,9 +154,9 @@ func (j *Judging) answerUnread(ctx context.Context, ev *proxy.QueryEvent, set *J
 // session's standard_conforming_strings is uncertain, both readings
 // count.
 func unreadEffect(ev *proxy.QueryEvent) string {
-	strs := tag.StandardStrings
+	strs := sqltext.StandardStrings
 	if ev.BackslashStrings {
-		strs = tag.BackslashStrings
+		strs = sqltext.BackslashStrings
 	}
 	text := string(ev.SQL)
 	why := tag.UnreadEffect(text, strs)
@@ -190,9 +191,8 @@ func tooLargeBind(set *JudgeSettings, ev *proxy.BindEvent, candidate string) *eq
 // tooLargeVerdict is the unknown verdict of a statement not judged for
 // its size, as the judge gives it (equivalence.ComponentTooLarge).
 func tooLargeVerdict(why string) *equivalence.Verdict {
-	return &equivalence.Verdict{Label: equivalence.Unknown, Score: 0.05, Differences: []equivalence.Difference{{
-		Component: equivalence.ComponentTooLarge, Candidate: why,
-	}}}
+	v := equivalence.UnknownVerdict(equivalence.Difference{Component: equivalence.ComponentTooLarge, Candidate: why})
+	return &v
 }
 
 // textDigest stands for a text the proxy did not keep whole.
