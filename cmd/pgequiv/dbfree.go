@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
 	"net"
-	"sync/atomic"
 
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
@@ -19,50 +16,25 @@ import (
 // clients itself (see package dbfree), with the same signal handling,
 // telemetry (verdicts, judge latency, connections, worker events, spans)
 // and admin console as relay mode.
-func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env serveEnv, tel *serveTelemetry) error {
-	level := new(slog.LevelVar)
-	level.Set(cfg.SlogLevel())
-	logger := slog.New(logHandler(cfg, env.stderr, level))
+func serveDatabaseFree(ctx context.Context, lc *lifecycle, path string, cfg *config.Config) error {
 	opts, err := dbfreeOptions(cfg)
 	if err != nil {
 		return err
 	}
-	// The judge is also the bound on concurrent judgements; it is closed
-	// after the server has drained.
-	judger, err := startJudge(cfg, logger)
-	if err != nil {
-		return err
-	}
-	defer judger.Close()
-	var vfile *judging.VerdictFile
-	if p := cfg.VerdictLogPath(); p != "" {
-		if vfile, err = judging.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
-			return err
-		}
-		defer vfile.Close()
-	}
 	// The Judging records what the server judges (it never observes a
 	// relayed statement here): metrics, spans, SHOW VERDICTS, SHOW STATS.
-	observer, err := judging.NewJudging(dbfreeJudgeSettings(cfg), judging.JudgingOptions{
-		Logger: logger, Judger: judger, VerdictFile: vfile,
-		TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
-	})
+	stopJudging, err := lc.startJudging(cfg, dbfreeJudgeSettings(cfg), nil)
 	if err != nil {
 		return err
 	}
-	defer observer.Wait()
-
-	var current atomic.Pointer[config.Config]
-	current.Store(cfg)
-	reloadReq := make(chan chan error)
+	defer stopJudging()
 	var srv *dbfree.Server
-	console := &proxy.Console{
-		Judging: observer,
-		Config:  func() [][2]string { return configSettings(current.Load()) },
-		Reload:  consoleReload(reloadReq),
+	console := lc.console()
+	adminOpts := func(c *config.Config) proxy.Options {
+		return proxy.Options{AdminOnly: true, Logger: lc.logger, Admin: adminOptions(c, console),
+			MaxMessageSize: int(c.MaxMessageSize), StartupTimeout: c.StartupTimeout}
 	}
-	admin, err := proxy.New(proxy.Options{AdminOnly: true, Logger: logger, Admin: adminOptions(cfg, console),
-		MaxMessageSize: int(cfg.MaxMessageSize), StartupTimeout: cfg.StartupTimeout})
+	admin, err := proxy.New(adminOpts(cfg))
 	if err != nil {
 		return err
 	}
@@ -75,7 +47,7 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 		return append(out, admin.Clients()...)
 	}
 	wire := func(c *config.Config, o *dbfree.Options) {
-		o.Logger, o.Judger, o.Recorder = logger, judger, judgingRecorder{observer}
+		o.Logger, o.Judger, o.Recorder = lc.logger, lc.judger, judgingRecorder{lc.observer}
 		if a := adminOptions(c, console); a != nil {
 			o.AdminDatabase, o.AdminServe = a.Database, admin.ServeAdmin
 		}
@@ -84,83 +56,40 @@ func serveDatabaseFree(ctx context.Context, path string, cfg *config.Config, env
 	if srv, err = dbfree.New(opts); err != nil {
 		return err
 	}
-	if err := srv.Instrument(tel.MeterProvider); err != nil {
-		return fmt.Errorf("serve: metrics: %w", err)
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	logger.Info("pgequiv listening in database-free mode", "addr", ln.Addr().String(),
-		"schema_files", len(cfg.Schema.Files), "tables", len(opts.Schema.Tables), "password", cfg.Password != "",
-		"admin_console", opts.AdminServe != nil)
-	if env.listening != nil {
-		env.listening(ln.Addr())
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	statsCtx, stopStats := context.WithCancel(ctx)
-	statsDone := startStatsLog(statsCtx, logger, env.statsTick, env.statsLogged, observer.Stats, func() int { return len(srv.Clients()) })
-	defer func() { stopStats(); <-statsDone }()
-
-	meter := tel.MeterProvider.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")
-	reloadOK, _ := meter.Int64Counter("pgequiv.config.reloads")
-	reloadFailed, _ := meter.Int64Counter("pgequiv.config.reload_failures")
-
-	reload := func() error {
-		// Parse and validate the whole new file, schemas included,
-		// before applying any of it.
-		next, err := loadConfigFile(path, env.getenv)
-		if err == nil && !next.Upstream.None {
-			err = errors.New("switching between database-free mode and an upstream needs a restart")
-		}
-		var nextOpts dbfree.Options
-		if err == nil {
-			nextOpts, err = dbfreeOptions(next)
-		}
-		if err == nil {
-			err = admin.Reload(proxy.Options{AdminOnly: true, Logger: logger, Admin: adminOptions(next, console),
-				MaxMessageSize: int(next.MaxMessageSize), StartupTimeout: next.StartupTimeout})
-		}
-		if err == nil {
-			wire(next, &nextOpts)
-			err = srv.Reload(nextOpts)
-		}
-		if err == nil {
-			err = observer.Reload(dbfreeJudgeSettings(next))
-		}
-		if err != nil {
-			reloadFailed.Add(ctx, 1)
-			logger.Error("config reload failed; keeping the running config", "err", err)
-		} else {
-			reloadOK.Add(ctx, 1)
-			if cfg.IsolationChanged(next) {
-				logger.Warn("judge_isolation, judge_workers and judge_memory_limit changes need a restart; the running judge is kept")
+	return lc.runServer(ctx, serverMode{
+		srv:     srv,
+		closed:  dbfree.ErrServerClosed,
+		clients: func() int { return len(srv.Clients()) },
+		listening: func(addr net.Addr) {
+			lc.logger.Info("pgequiv listening in database-free mode", "addr", addr.String(),
+				"schema_files", len(cfg.Schema.Files), "tables", len(opts.Schema.Tables), "password", cfg.Password != "",
+				"admin_console", opts.AdminServe != nil)
+		},
+		load: func() (*config.Config, error) {
+			next, err := loadConfigFile(path, lc.env.getenv)
+			if err != nil {
+				return nil, err
 			}
-			tel.warnIfChanged(logger, next, env.getenv)
-			level.Set(next.SlogLevel())
-			logReloaded(logger, cfg, next)
-			cfg = next
-			current.Store(cfg)
-		}
-		if env.reloaded != nil {
-			env.reloaded(err)
-		}
-		return err
-	}
-
-	for {
-		select {
-		case err := <-served:
-			return fmt.Errorf("serve: %w", err)
-		case <-env.reload:
-			_ = reload()
-		case res := <-reloadReq:
-			res <- reload()
-		case <-ctx.Done():
-			return drain(logger, srv, served, cfg.ShutdownTimeout, dbfree.ErrServerClosed)
-		}
-	}
+			if !next.Upstream.None {
+				return nil, errors.New("switching between database-free mode and an upstream needs a restart")
+			}
+			nextOpts, err := dbfreeOptions(next)
+			if err != nil {
+				return nil, err
+			}
+			if err := admin.Reload(adminOpts(next)); err != nil {
+				return nil, err
+			}
+			wire(next, &nextOpts)
+			if err := srv.Reload(nextOpts); err != nil {
+				return nil, err
+			}
+			if err := lc.observer.Reload(dbfreeJudgeSettings(next)); err != nil {
+				return nil, err
+			}
+			return next, nil
+		},
+	})
 }
 
 // dbfreeJudgeSettings are the Judging's settings in database-free mode:

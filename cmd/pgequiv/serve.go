@@ -10,13 +10,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/proxy"
-	"github.com/pgequiv/pgequiv/proxy/judging"
 	"github.com/pgequiv/pgequiv/telemetry"
 )
 
@@ -95,137 +93,69 @@ after validating the whole file.`)
 		return err
 	}
 	defer tel.stop()
+	lc := newLifecycle(cfg, env, tel)
 	if cfg.Upstream.None {
-		return serveDatabaseFree(ctx, *path, cfg, env, tel)
+		return serveDatabaseFree(ctx, lc, *path, cfg)
 	}
-	level := new(slog.LevelVar)
-	level.Set(cfg.SlogLevel())
-	logger := slog.New(logHandler(cfg, env.stderr, level))
-	verdicts, closeVerdicts, err := verdictSink(cfg, orDiscard(env.stdout), env.stderr)
+	return serveRelay(ctx, lc, *path, l)
+}
+
+// serveRelay is serve for a relay to upstream.address, from the loaded
+// config l.
+func serveRelay(ctx context.Context, lc *lifecycle, path string, l *loaded) error {
+	cfg := l.cfg
+	verdicts, closeVerdicts, err := verdictSink(cfg, orDiscard(lc.env.stdout), lc.env.stderr)
 	if err != nil {
 		return err
 	}
 	defer closeVerdicts.Close()
-
-	// The judge (worker processes under judge_isolation: process) is
-	// closed last, after background judgements have ended.
-	judger, err := startJudge(cfg, logger)
+	// The judge is closed last, after background judgements have ended.
+	stopJudging, err := lc.startJudging(cfg, l.judge, slog.New(slog.NewJSONHandler(verdicts, nil)))
 	if err != nil {
 		return err
 	}
-	defer judger.Close()
-	// One judging observer lives across reloads, keeping its counters,
-	// recent verdicts and caches; reloads replace its settings.
-	var vfile *judging.VerdictFile
-	if p := cfg.VerdictLogPath(); p != "" {
-		if vfile, err = judging.OpenVerdictFile(p, int64(cfg.VerdictLogMaxSize)); err != nil {
-			return err
-		}
-		defer vfile.Close()
-	}
-	observer, err := judging.NewJudging(l.judge, judging.JudgingOptions{
-		Logger:         logger,
-		VerdictLog:     slog.New(slog.NewJSONHandler(verdicts, nil)),
-		Judger:         judger,
-		VerdictFile:    vfile,
-		TracerProvider: tel.TracerProvider,
-		MeterProvider:  tel.MeterProvider,
-	})
-	if err != nil {
-		return err
-	}
-	defer observer.Wait()
-	var current atomic.Pointer[config.Config]
-	current.Store(cfg)
-	reloadReq := make(chan chan error)
-	console := &proxy.Console{
-		Judging: observer,
-		Config:  func() [][2]string { return configSettings(current.Load()) },
-		Reload:  consoleReload(reloadReq),
-	}
+	defer stopJudging()
+	console := lc.console()
 	wire := func(l *loaded) {
-		l.opts.Logger = logger
-		l.opts.Observer = observer
+		l.opts.Logger = lc.logger
+		l.opts.Observer = lc.observer
 		l.opts.Admin = adminOptions(l.cfg, console)
 	}
 	wire(l)
-
 	srv, err := proxy.New(l.opts)
 	if err != nil {
 		return err
 	}
-	if err := srv.Instrument(tel.MeterProvider); err != nil {
-		return fmt.Errorf("serve: metrics: %w", err)
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	logger.Info("pgequiv proxy listening", "addr", ln.Addr().String(), "upstream", cfg.Upstream.Address,
-		"tls_mode", cfg.Upstream.TLSMode, "mode", cfg.Mode, "admin_console", len(cfg.Admin.Users) > 0)
-	logModeOff(logger, cfg)
-	if env.listening != nil {
-		env.listening(ln.Addr())
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	statsCtx, stopStats := context.WithCancel(ctx)
-	statsDone := startStatsLog(statsCtx, logger, env.statsTick, env.statsLogged, observer.Stats, func() int { return len(srv.Clients()) })
-	defer func() { stopStats(); <-statsDone }()
-
-	meter := tel.MeterProvider.Meter("github.com/pgequiv/pgequiv/cmd/pgequiv")
-	reloadOK, _ := meter.Int64Counter("pgequiv.config.reloads")
-	reloadFailed, _ := meter.Int64Counter("pgequiv.config.reload_failures")
-
-	// reload parses and validates the whole new file, and reads every file
-	// it names, before applying any of it.
-	reload := func() error {
-		next, err := loadConfig(*path, env.getenv)
-		if err == nil {
+	return lc.runServer(ctx, serverMode{
+		srv:     srv,
+		closed:  proxy.ErrServerClosed,
+		clients: func() int { return len(srv.Clients()) },
+		listening: func(addr net.Addr) {
+			lc.logger.Info("pgequiv proxy listening", "addr", addr.String(), "upstream", cfg.Upstream.Address,
+				"tls_mode", cfg.Upstream.TLSMode, "mode", cfg.Mode, "admin_console", len(cfg.Admin.Users) > 0)
+			logModeOff(lc.logger, cfg)
+		},
+		load: func() (*config.Config, error) {
+			next, err := loadConfig(path, lc.env.getenv)
+			if err != nil {
+				return nil, err
+			}
 			wire(next)
-			err = srv.Reload(next.opts)
-		}
-		if err == nil {
-			err = observer.Reload(next.judge) // validated above; forgets introspected schemas
-		}
-		if err != nil {
-			reloadFailed.Add(ctx, 1)
-			logger.Error("config reload failed; keeping the running config", "err", err)
-		} else {
-			reloadOK.Add(ctx, 1)
-			if next.cfg.Listen != cfg.Listen {
-				logger.Warn("listen address change needs a restart; still listening on the old one", "old", cfg.Listen, "new", next.cfg.Listen)
+			if err := srv.Reload(next.opts); err != nil {
+				return nil, err
 			}
-			if cfg.IsolationChanged(next.cfg) {
-				logger.Warn("judge_isolation, judge_workers and judge_memory_limit changes need a restart; the running judge is kept")
+			// Validated above; forgets introspected schemas.
+			if err := lc.observer.Reload(next.judge); err != nil {
+				return nil, err
 			}
-			tel.warnIfChanged(logger, next.cfg, env.getenv)
-			level.Set(next.cfg.SlogLevel())
-			if cfg.Mode != next.cfg.Mode {
-				logModeOff(logger, next.cfg)
+			return next.cfg, nil
+		},
+		restartWarn: func(old, next *config.Config) {
+			if next.Listen != old.Listen {
+				lc.logger.Warn("listen address change needs a restart; still listening on the old one", "old", old.Listen, "new", next.Listen)
 			}
-			logReloaded(logger, cfg, next.cfg)
-			cfg = next.cfg
-			current.Store(cfg)
-		}
-		if env.reloaded != nil {
-			env.reloaded(err)
-		}
-		return err
-	}
-
-	for {
-		select {
-		case err := <-served:
-			return fmt.Errorf("serve: %w", err)
-		case <-env.reload:
-			_ = reload()
-		case res := <-reloadReq:
-			res <- reload()
-		case <-ctx.Done():
-			return drain(logger, srv, served, cfg.ShutdownTimeout, proxy.ErrServerClosed)
-		}
-	}
+		},
+	})
 }
 
 // modeOffHint is the line a relay in mode off logs. The shipped
