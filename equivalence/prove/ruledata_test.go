@@ -33,13 +33,7 @@ type ruleFile struct {
 }
 
 // rules returns the prover's registry as the rule files see it.
-func rules() []rulefile.Rule {
-	var out []rulefile.Rule
-	for _, r := range prove.Rules() {
-		out = append(out, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
-	}
-	return out
-}
+func rules() []rulefile.Rule { return rulefile.Of(prove.Rules()) }
 
 // readRuleFile reads the rule file at path, whose cases name rule.
 func readRuleFile(t *testing.T, path, rule string) ruleFile {

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgequiv/pgequiv/internal/pgtest"
 	"github.com/pgequiv/pgequiv/internal/rulefile"
 	"github.com/pgequiv/pgequiv/planner"
@@ -24,12 +22,7 @@ func TestRuleFilesOnPostgres(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	pg := pgtest.New(t, pgtest.Options{})
-	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.New(t, pgtest.Options{}).Connect(t)
 	rulefile.Run(t, "testdata", rules(), rulefile.Options{Flags: ruleFlags}, func(t *testing.T, f *rulefile.File) {
 		ddl := ddlOf(t, f)
 		s, err := catalog.LoadDDL(ddl, catalog.Postgres)

@@ -32,13 +32,7 @@ var update = flag.Bool("update", false, "rewrite the plan blocks of the rule fil
 var ruleFlags = []string{"sqlite", "untrusted"}
 
 // rules returns the ESM+ registry as the rule files see it.
-func rules() []rulefile.Rule {
-	var out []rulefile.Rule
-	for _, r := range rewrite.Rules() {
-		out = append(out, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
-	}
-	return out
-}
+func rules() []rulefile.Rule { return rulefile.Of(rewrite.Rules()) }
 
 // TestRuleFilesRegistered: every rule has a family and its file, whose
 // header repeats its fragment and conditions, and every file under

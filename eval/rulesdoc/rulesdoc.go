@@ -28,16 +28,7 @@ func (s System) Dir() string { return path.Join(s.Package, "testdata") }
 
 // Systems returns the three systems in the order the judge runs them.
 func Systems() []System {
-	var n, w, p []rulefile.Rule
-	for _, r := range norm.Rules() {
-		n = append(n, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
-	}
-	for _, r := range rewrite.Rules() {
-		w = append(w, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
-	}
-	for _, r := range prove.Rules() {
-		p = append(p, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
-	}
+	n, w, p := rulefile.Of(norm.Rules()), rulefile.Of(rewrite.Rules()), rulefile.Of(prove.Rules())
 	return []System{
 		{Title: "The normalizer", Package: "planner/norm", Rules: n,
 			Intro: "Rewrites every plan toward one normal form as it is planned; `Plan.Rules` records the rules that fired, and a verdict's `rules` lists them."},

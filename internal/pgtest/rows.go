@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -44,4 +45,17 @@ func Rows(ctx context.Context, db Querier, q string, ordered bool) ([]string, er
 		slices.Sort(out)
 	}
 	return out, nil
+}
+
+// Connect connects to c's database as the superuser; the test's cleanup
+// closes the connection.
+func (c *Cluster) Connect(t testing.TB) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.ConnString(SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	return conn
 }

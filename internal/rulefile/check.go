@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -153,4 +154,25 @@ func (f *File) WriteBack() error {
 	}
 	f.updated = nil
 	return nil
+}
+
+// Of reads a registry's rules as the rule files see them: the string
+// fields Name, Family, Fragment and Conditions of each (a field a type
+// lacks reads as empty, which CheckRegistry reports).
+func Of[T any](rules []T) []Rule {
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		v := reflect.Indirect(reflect.ValueOf(r))
+		field := func(name string) string {
+			if v.Kind() != reflect.Struct {
+				return ""
+			}
+			if f := v.FieldByName(name); f.IsValid() && f.Kind() == reflect.String {
+				return f.String()
+			}
+			return ""
+		}
+		out[i] = Rule{Name: field("Name"), Family: field("Family"), Fragment: field("Fragment"), Conditions: field("Conditions")}
+	}
+	return out
 }

@@ -156,3 +156,18 @@ func TestCheckRegistry(t *testing.T) {
 		t.Errorf("%d errors, want 5:\n%s", len(got), all)
 	}
 }
+
+// TestOf reads the fields of a registry's own rule type.
+func TestOf(t *testing.T) {
+	type reg struct {
+		Name, Family, Fragment, Conditions string
+		apply                              func()
+	}
+	got := Of([]reg{{Name: "r", Family: "f", Fragment: "x ⇒ y", Conditions: "c"}})
+	if len(got) != 1 || got[0] != (Rule{Name: "r", Family: "f", Fragment: "x ⇒ y", Conditions: "c"}) {
+		t.Errorf("Of = %+v", got)
+	}
+	if got := Of([]int{1}); got[0] != (Rule{}) {
+		t.Errorf("Of of no struct = %+v", got)
+	}
+}
