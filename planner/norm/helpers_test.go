@@ -14,7 +14,7 @@ import (
 )
 
 // schemaFile is the schema of the rule files (testdata/*/*.txt name it
-// in a schema block) and of the tests here: the example schema and
+// in a schema block) and of the tests here, after the example schema:
 // tables with the constraints it lacks.
 const schemaFile = "testdata/schema.sql"
 
@@ -24,7 +24,7 @@ func testSchema(t testing.TB) *catalog.Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := catalog.LoadDDL(string(ddl), catalog.Postgres)
+	s, err := catalog.LoadDDL(catalog.ExampleDDL()+string(ddl), catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
 	}
