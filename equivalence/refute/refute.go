@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -277,389 +276,64 @@ func refute(ctx context.Context, s *catalog.Schema, ref, cand *plan.Plan, opts O
 	// share one Scratch, which the next search reuses.
 	scratch := exec.GetScratch()
 	defer scratch.Release()
-	c := &comparer{ref: ref, cand: cand, opts: opts, engine: exec.Options{Dialect: s.Dialect, Scratch: scratch}}
-	c.unpopulated = make(map[string]bool, len(read))
-	for name := range read {
-		if t := s.Table(name); t != nil && !t.IsView() {
-			c.unpopulated[name] = true
-		}
-	}
-	c.lite.Recycle = true // run is done with each converted database when it returns
+	c := newComparer(s, ref, cand, opts, scratch, read)
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 
-	all := opts.constraints()
-	all.read = read
-	tiers := []constraints{typical(read), all}
-	// The widest tier also stores in SQLite INTEGER columns what SQLite
-	// keeps there as given (5.5, 'abc'); Needs then says so.
-	tiers[1].nonIntegers = s.Dialect == catalog.SQLite
-	if all.noNulls && all.nonEmpty && all.trustFK {
-		tiers = tiers[1:] // the caller's assumptions are already typical
-	}
-	if opq := opaqueColumns(s, s.Tables, ref, cand); opq != nil {
-		for i := range tiers {
-			tiers[i].opaque = opq
-		}
-		all.opaque = opq
-	}
-	var res Result
-	var columnsOnly *hit
-	found := func(ce *Counterexample) (Result, error) {
-		res.Found, res.Counterexample = true, ce
-		res.Elapsed = time.Since(start)
-		return res, nil
-	}
-	gens := newGenerators(s, lits, tiers...)
-	// A literal base must let the reference return a row (seeds.go);
-	// its own executions, apart from the comparer's scratch memory.
-	reaches := func(db exec.Database) bool {
-		r, err := exec.ExecuteWith(sctx, ref, db, exec.Options{Dialect: s.Dialect})
-		return err == nil && len(r.Rows) > 0
-	}
-	literalTry := -1
-	if why := unmodelledTables(s, gens[len(gens)-1].order); why != "" {
+	r := &refuteRun{ctx: ctx, sctx: sctx, s: s, ref: ref, opts: opts, start: start, c: c, targets: targets, literalTry: -1}
+	r.all, r.tiers = searchTiers(s, ref, cand, read, opts)
+	r.gens = newGenerators(s, lits, r.tiers...)
+	if why := unmodelledTables(s, r.gens[len(r.gens)-1].order); why != "" {
 		// The engine's constraints on a table the search fills cannot
 		// be kept: no database it writes could be trusted.
-		res.CannotExecute, res.Reason = true, "cannot execute: "+why
-		res.Elapsed = time.Since(start)
-		return res, nil
+		r.res.CannotExecute, r.res.Reason = true, "cannot execute: "+why
+		return r.done()
 	}
-	for ti := range tiers {
+	for ti := range r.tiers {
 		// The first tier gets half the instances and half the budget:
 		// most differences show on typical data, and quickly.
-		typicalTier := ti == 0 && len(tiers) > 1
-		n := opts.MaxInstances - res.Instances
-		tctx, cancelTier := sctx, context.CancelFunc(func() {})
-		if typicalTier {
-			n = opts.MaxInstances / 2
-			tctx, cancelTier = context.WithTimeout(sctx, opts.Budget/2)
-		}
-		var h *hit
-		var err error
-		var seeds *seeder
-		// The targets' databases come early, a quarter of the tier at
-		// most (see seeds.go); the wider tier's own are built on its
-		// bases, and an emptied parent's only there.
-		seeds = newSeeder(gens[ti], gens[0], opts.Seed, targets, n/4)
-		if seeds != nil {
-			seeds.reaches, seeds.tries = reaches, &literalTry
-		}
-		if ti == 0 && opts.Checkpoint != nil {
-			// The checkpoint comes after the first databases of the
-			// first tier, where most differences show.
-			first := min(n, opts.CheckpointAfter)
-			h, err = c.search(tctx, ctx, s, gens[ti], seeds, 0, first, &res, &columnsOnly)
-			if err == nil && h == nil && !res.CannotExecute && !c.columnsProved && opts.Checkpoint() {
-				cancelTier()
-				res.Stopped = true
-				res.Elapsed = time.Since(start)
-				return res, nil
-			}
-			if err == nil && h == nil && !res.CannotExecute && !c.columnsProved {
-				h, err = c.search(tctx, ctx, s, gens[ti], seeds, first, n, &res, &columnsOnly)
-			}
-		} else {
-			h, err = c.search(tctx, ctx, s, gens[ti], seeds, 0, n, &res, &columnsOnly)
-		}
-		cancelTier()
+		typicalTier := ti == 0 && len(r.tiers) > 1
+		h, stopped, err := r.searchTier(ti, typicalTier)
 		if err != nil {
-			return res, err
+			return r.res, err
 		}
-		if res.CannotExecute {
-			res.Elapsed = time.Since(start)
-			return res, nil
+		if stopped {
+			r.res.Stopped = true
+			return r.done()
+		}
+		if r.res.CannotExecute {
+			return r.done()
 		}
 		if c.columnsProved {
 			break
 		}
 		if h != nil {
-			res.FoundAfter = time.Since(start)
-			ce := c.minimize(ctx, s, h, tiers[len(tiers)-1], &res)
-			if len(tiers) > 1 && !typicalTier {
-				ce.Needs = needs(s, ce.Database, read, all)
+			r.res.FoundAfter = time.Since(start)
+			ce := c.minimize(ctx, s, h, r.tiers[len(r.tiers)-1], &r.res)
+			if len(r.tiers) > 1 && !typicalTier {
+				ce.Needs = needs(s, ce.Database, read, r.all)
 			}
 			if nonIntegers(s, ce.Database) {
 				ce.Needs = append(ce.Needs, NeedsNonInteger)
 			}
-			return found(ce)
+			return r.found(ce)
 		}
 		if typicalTier {
-			res.Typical = res.Instances
+			r.res.Typical = r.res.Instances
 		}
 	}
-	if columnsOnly != nil {
-		res.FoundAfter = time.Since(start)
-		ce := c.minimize(ctx, s, columnsOnly, all, &res)
-		ce.ColumnOrderOnly = columnsOnly.out.kind == permuted
-		ce.RowOrderOnly = columnsOnly.out.kind == reordered
-		return found(ce)
+	if r.columnsOnly != nil {
+		r.res.FoundAfter = time.Since(start)
+		ce := c.minimize(ctx, s, r.columnsOnly, r.all, &r.res)
+		ce.ColumnOrderOnly = r.columnsOnly.out.kind == permuted
+		ce.RowOrderOnly = r.columnsOnly.out.kind == reordered
+		return r.found(ce)
 	}
-	res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", res.Instances, res.Skipped)
-	res.Unpopulated = c.unpopulatedTables()
-	if len(res.Unpopulated) > 0 {
-		res.Reason += "; no database gave a row to " + strings.Join(res.Unpopulated, ", ")
+	r.res.Reason = fmt.Sprintf("no difference on %d databases (%d not comparable)", r.res.Instances, r.res.Skipped)
+	r.res.Unpopulated = c.unpopulatedTables()
+	if len(r.res.Unpopulated) > 0 {
+		r.res.Reason += "; no database gave a row to " + strings.Join(r.res.Unpopulated, ", ")
 	}
-	res.DisplayOnly = c.displayOnly
-	res.Elapsed = time.Since(start)
-	return res, nil
-}
-
-// permutedLookahead is how many more databases a search tries once the
-// results have differed in column order only.
-const permutedLookahead = 32
-
-// minimize shrinks h under the schema's constraints alone (the smallest
-// real counterexample, even when a typical one was found) within the
-// shrink budget, and returns its counterexample.
-func (c *comparer) minimize(ctx context.Context, s *catalog.Schema, h *hit, rules constraints, res *Result) *Counterexample {
-	shrinkCtx, cancel := context.WithTimeout(ctx, c.opts.ShrinkBudget)
-	defer cancel()
-	c.lite.Rows = true // the candidates share rows
-	db, out := shrink(shrinkCtx, s, c, cloneDB(h.db), h.out, rules)
-	ce := c.counterexample(s, db, out)
-	if msg := legalCounterexample(s, ce.Database, c.opts.TrustForeignKeys); msg != "" {
-		// Every step keeps the constraints, so this is a bug in the
-		// shrinker: the database found, checked before, is reported
-		// instead.
-		res.Illegal++
-		slog.Debug("refute: minimized counterexample breaks a constraint; reporting it unminimized", "violation", msg)
-		ce = c.counterexample(s, h.db, h.out)
-	}
-	return ce
-}
-
-// legalCounterexample is the safety net under every reported database:
-// the first constraint of the schema the engine would enforce that db
-// breaks (NOT NULL, keys, foreign keys where trusted, declared widths,
-// CHECKs, unique indexes, partition bounds, generated values, enum
-// labels), or "" when it breaks none.
-func legalCounterexample(s *catalog.Schema, db exec.Database, trustFK bool) string {
-	return validate(s, db, trustFK)
-}
-
-// hit is a database on which the plans differ, before minimization.
-type hit struct {
-	db  exec.Database
-	out outcome
-}
-
-// search tries databases from to n of g within sctx (the search's budget;
-// ctx is the caller's), counting into res: seeds' databases (nil: none)
-// where seeds takes a turn, otherwise g's random ones, numbered from 0
-// apart from the seeds. It returns the first database that tells the
-// plans apart, or nil.
-func (c *comparer) search(sctx, ctx context.Context, s *catalog.Schema, g *generator, seeds *seeder, from, n int, res *Result, columnsOnly **hit) (*hit, error) {
-	for i := from; i < n; i++ {
-		if sctx.Err() != nil {
-			res.Cut = true
-			return nil, nil
-		}
-		db := seeds.database(i)
-		if db == nil {
-			db = g.instance(c.opts.Seed, i-seeds.count())
-		}
-		if g.cannot != "" {
-			res.CannotExecute = true
-			res.Reason = "cannot execute: constraints not modelled: " + g.cannot
-			return nil, nil
-		}
-		// The generator keeps the declared constraints by construction;
-		// the assumptions of a typical tier need checking, as repairing
-		// a reference may set it NULL and a row may fail to generate.
-		if (g.rules.noNulls || g.rules.nonEmpty) && g.rules.assumptionBroken(s, db) != "" {
-			g.recycle()
-			continue // repairing a reference broke an assumption: not a database of this tier
-		}
-		out, err := c.run(sctx, db)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("refute: %w", ctx.Err())
-			}
-			if errors.Is(err, exec.ErrCannotExecute) {
-				res.CannotExecute = true
-				res.Reason = "cannot execute: " + err.Error()
-				return nil, nil
-			}
-			res.Cut = true
-			return nil, nil // the budget ran out inside an execution
-		}
-		res.Instances++
-		if out.ref != nil && len(out.ref.Rows) > 0 {
-			res.NonEmpty++
-		}
-		if out.kind != skip {
-			for name := range c.unpopulated {
-				if len(db[name]) > 0 {
-					delete(c.unpopulated, name)
-				}
-			}
-		}
-		switch out.kind {
-		case skip:
-			res.Skipped++
-		case differ:
-			if msg := legalCounterexample(s, db, c.opts.TrustForeignKeys); msg != "" {
-				res.Illegal++
-				slog.Debug("refute: a generated database breaks a constraint; not reported", "violation", msg)
-				break
-			}
-			g.keep()
-			return &hit{db: db, out: out}, nil
-		case permuted, reordered:
-			if msg := legalCounterexample(s, db, c.opts.TrustForeignKeys); msg != "" {
-				res.Illegal++
-				slog.Debug("refute: a generated database breaks a constraint; not reported", "violation", msg)
-				break
-			}
-			// A difference in column or row order only is kept in case
-			// no stronger one turns up; the search then looks a little
-			// further, not to its end: such queries usually agree on
-			// everything else.
-			if *columnsOnly == nil {
-				g.keep()
-				*columnsOnly = &hit{db: db, out: out}
-				n = min(n, i+1+permutedLookahead)
-				if f := c.opts.EquivalentUpToColumnOrder; out.kind == permuted && f != nil && f() {
-					c.columnsProved = true
-					return nil, nil
-				}
-				continue
-			}
-		}
-		g.recycle() // db is kept nowhere: the next database may reuse its memory
-	}
-	return nil, nil
-}
-
-type outcomeKind int
-
-const (
-	same outcomeKind = iota
-	differ
-	skip
-	// permuted: the results differ, but only in the order of their
-	// columns (under a strict column-order policy).
-	permuted
-	// reordered: the results hold the same rows, the reference orders
-	// them, and the candidate, with no ORDER BY, need not: two different
-	// rows fall in different sort groups of the reference (orderShows).
-	reordered
-)
-
-type outcome struct {
-	kind      outcomeKind
-	ref, cand *exec.Result
-}
-
-type comparer struct {
-	ref, cand *plan.Plan
-	opts      Options
-	// engine is the schema's dialect: a SQLite schema's queries run with
-	// SQLite's semantics (affinity, integer division, comparisons).
-	engine exec.Options
-	// columnsProved is set when Options.EquivalentUpToColumnOrder said
-	// yes: the search is over.
-	columnsProved bool
-	// lite converts databases for a SQLite schema's plans.
-	lite exec.SQLiteConverter
-	// displayOnly is the first display-only difference seen.
-	displayOnly string
-	// unpopulated holds the tables the plans read that no compared
-	// database has given a row yet (see Result.Unpopulated).
-	unpopulated map[string]bool
-}
-
-// unpopulatedTables lists c.unpopulated sorted; nil when empty.
-func (c *comparer) unpopulatedTables() []string {
-	if len(c.unpopulated) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(c.unpopulated))
-	for name := range c.unpopulated {
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// run executes both plans on db and compares them. The error is
-// ErrCannotExecute or a context error; query errors are outcomes.
-func (c *comparer) run(ctx context.Context, db exec.Database) (outcome, error) {
-	if c.engine.Dialect == catalog.SQLite {
-		db = c.lite.Database(db) // once, not at every scan of either plan
-	}
-	r1, err1 := exec.ExecuteWith(ctx, c.ref, db, c.engine)
-	if err1 != nil && !errors.Is(err1, exec.ErrQuery) {
-		return outcome{}, err1
-	}
-	r2, err2 := exec.ExecuteWith(ctx, c.cand, db, c.engine)
-	if err2 != nil && !errors.Is(err2, exec.ErrQuery) {
-		return outcome{}, err2
-	}
-	out := classify(r1, err1, r2, err2, c.opts.IgnoreColumnOrder)
-	if out.kind == skip && err1 == nil && err2 == nil && countFixed(r1) && countFixed(r2) && len(r1.Rows) != len(r2.Rows) {
-		// Whichever rows a top-level LIMIT keeps, the sizes differ.
-		out.kind = differ
-	}
-	if out.kind == skip && err1 == nil && err2 == nil && (r1.OnlyPicks || r2.OnlyPicks) {
-		if out, err1 = c.compareChoices(ctx, db, r1, r2); err1 != nil {
-			return outcome{}, err1
-		}
-	}
-	if out.kind == same && c.displayOnly == "" {
-		c.displayOnly = displayDiffers(r1, r2)
-	}
-	return out, nil
-}
-
-// classify compares two executions' results (err: a query error, such
-// as a division by zero). A query error on one side only is not counted
-// as a difference: PostgreSQL may evaluate conjuncts and join inputs in
-// any order, so whether a division by zero is reached depends on the
-// physical plan, and equivalent rewrites (predicate pushdown) change it.
-// Results that depend on the database's free choices are not compared.
-func classify(r1 *exec.Result, err1 error, r2 *exec.Result, err2 error, ignoreColumnOrder bool) outcome {
-	out := outcome{ref: r1, cand: r2}
-	switch {
-	case err1 != nil || err2 != nil || r1.Nondeterministic || r2.Nondeterministic:
-		out.kind = skip
-	case !differs(r1, r2, ignoreColumnOrder):
-		out.kind = same
-		if r1.Ordered && !ordersRows(r2) && orderShows(r1) {
-			out.kind = reordered
-		}
-	case !ignoreColumnOrder && !differs(r1, r2, true):
-		out.kind = permuted
-	default:
-		out.kind = differ
-	}
-	return out
-}
-
-func (c *comparer) counterexample(s *catalog.Schema, db exec.Database, out outcome) *Counterexample {
-	db = dropUnread(s, db, readTables(c.ref, c.cand))
-	ce := &Counterexample{Database: db, Inserts: inserts(s, db, c.opts.Dialect)}
-	for _, rows := range db {
-		ce.Rows += len(rows)
-	}
-	show := func(r *exec.Result) Output {
-		o := Output{Count: len(r.Rows)}
-		for i, row := range r.Rows {
-			if i == c.opts.MaxShownRows {
-				break
-			}
-			vals := make([]string, len(row))
-			for j, v := range row {
-				vals[j] = v.String()
-			}
-			o.Rows = append(o.Rows, vals)
-		}
-		return o
-	}
-	ce.Reference, ce.Candidate = show(out.ref), show(out.cand)
-	if out.kind == differ {
-		ce.Duplicates, ce.Ties = onlyDuplicates(out.ref, out.cand, c.opts.IgnoreColumnOrder), cutTies(out.ref, out.cand)
-	}
-	return ce
+	r.res.DisplayOnly = c.displayOnly
+	return r.done()
 }
