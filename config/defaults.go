@@ -36,6 +36,10 @@ const (
 	// clients may use any database name.
 	DefaultAdminDatabase     = "pgequiv"
 	DefaultAdminDatabaseFree = "pgequiv_admin"
+	// The LLM judge's defaults, which the CLI's --llm-* flags share.
+	DefaultLLMAPIKeyEnv = "OPENAI_API_KEY"
+	DefaultLLMSamples   = 3
+	DefaultLLMTimeout   = 30 * time.Second
 
 	// The telemetry section's defaults, which the file leaves zero so
 	// that the OTEL_* variables can still decide (docs/telemetry.md).

@@ -145,11 +145,11 @@ var keys = []Key{
 		optional(httpURL), optional(llmNeedsInProcess)),
 	key("llm_judge.model", func(c *Config) *string { return &c.LLMJudge.Model }, "",
 		"required with endpoint", withLLM(required)),
-	key("llm_judge.api_key_env", func(c *Config) *string { return &c.LLMJudge.APIKeyEnv }, "OPENAI_API_KEY",
+	key("llm_judge.api_key_env", func(c *Config) *string { return &c.LLMJudge.APIKeyEnv }, DefaultLLMAPIKeyEnv,
 		"environment variable holding the API key"),
-	key("llm_judge.samples", func(c *Config) *int { return &c.LLMJudge.Samples }, 3,
+	key("llm_judge.samples", func(c *Config) *int { return &c.LLMJudge.Samples }, DefaultLLMSamples,
 		"k of the majority vote, 1..15", withLLM(within(1, 15, "1..15"))),
-	key("llm_judge.timeout", func(c *Config) *time.Duration { return &c.LLMJudge.Timeout }, 30*time.Second,
+	key("llm_judge.timeout", func(c *Config) *time.Duration { return &c.LLMJudge.Timeout }, DefaultLLMTimeout,
 		"per pair; verdict_timeout still bounds the judgement", withLLM(positive[time.Duration])),
 }
 

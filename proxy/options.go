@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/proxy/scram"
 )
 
@@ -89,13 +90,13 @@ type Options struct {
 }
 
 // DefaultMaxMessageSize is the default Options.MaxMessageSize.
-const DefaultMaxMessageSize = 64 << 20
+const DefaultMaxMessageSize = config.DefaultMaxMessageSize
 
 // DefaultAdminDatabase is the admin console's default database name.
-const DefaultAdminDatabase = "pgequiv"
+const DefaultAdminDatabase = config.DefaultAdminDatabase
 
 // DefaultMaxClientConn is the default Options.MaxClientConn.
-const DefaultMaxClientConn = 1000
+const DefaultMaxClientConn = config.DefaultMaxClientConn
 
 func (o Options) withDefaults() (Options, error) {
 	if o.AdminOnly {
@@ -114,13 +115,13 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("proxy: unknown upstream TLS mode %q", o.Upstream.TLSMode)
 	}
 	if o.Upstream.ConnectTimeout <= 0 {
-		o.Upstream.ConnectTimeout = 10 * time.Second
+		o.Upstream.ConnectTimeout = config.DefaultConnectTimeout
 	}
 	if o.MaxMessageSize <= 0 {
 		o.MaxMessageSize = DefaultMaxMessageSize
 	}
 	if o.StartupTimeout <= 0 {
-		o.StartupTimeout = 60 * time.Second
+		o.StartupTimeout = config.DefaultStartupTimeout
 	}
 	if o.MaxClientConn <= 0 {
 		o.MaxClientConn = DefaultMaxClientConn

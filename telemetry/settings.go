@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pgequiv/pgequiv/config"
 )
 
 // Protocols for OTLP export.
@@ -75,14 +77,14 @@ type FileSettings struct {
 	MetricsListen   string
 }
 
-// Defaults.
+// Defaults: proxy.yaml's, which the key table in config keeps.
 const (
-	DefaultTimeout         = 10 * time.Second
-	DefaultMetricInterval  = 60 * time.Second
-	DefaultQueueSize       = 2048
+	DefaultTimeout         = config.DefaultTelemetryTimeout
+	DefaultMetricInterval  = config.DefaultTelemetryMetricInterval
+	DefaultQueueSize       = config.DefaultTelemetryQueueSize
 	DefaultBatchSize       = 512
-	DefaultShutdownTimeout = 5 * time.Second
-	DefaultServiceName     = "pgequiv"
+	DefaultShutdownTimeout = config.DefaultTelemetryShutdownTimeout
+	DefaultServiceName     = config.DefaultServiceName
 )
 
 // Enabled reports whether anything is exported or served.
@@ -97,9 +99,28 @@ func (s Settings) Enabled() bool {
 // endpoint stays: it is not part of the SDK's configuration).
 func Resolve(f FileSettings, getenv func(string) string) (Settings, error) {
 	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	s := fromFile(f)
+	if err := s.resolveExport(f, env); err != nil {
+		return s, err
+	}
+	if err := s.applyExportEnv(env); err != nil {
+		return s, err
+	}
+	if err := s.applySamplerEnv(env); err != nil {
+		return s, err
+	}
+	if err := s.applyResourceEnv(env); err != nil {
+		return s, err
+	}
+	s.fillDefaults()
+	return s, nil
+}
+
+// fromFile is the file's settings, before the environment.
+func fromFile(f FileSettings) Settings {
 	s := Settings{
 		Headers: map[string]string{}, Insecure: f.Insecure, CAFile: f.CAFile, Timeout: f.Timeout,
-		SamplingRatio: 1, Resource: map[string]string{}, MetricInterval: f.MetricInterval,
+		SamplingRatio: config.DefaultTelemetrySamplingRatio, Resource: map[string]string{}, MetricInterval: f.MetricInterval,
 		QueueSize: f.QueueSize, BatchSize: DefaultBatchSize, ShutdownTimeout: f.ShutdownTimeout,
 		MetricsListen: f.MetricsListen,
 	}
@@ -112,20 +133,24 @@ func Resolve(f FileSettings, getenv func(string) string) (Settings, error) {
 	for k, v := range f.Resource {
 		s.Resource[k] = v
 	}
+	return s
+}
 
+// resolveExport decides each signal's protocol and endpoint.
+func (s *Settings) resolveExport(f FileSettings, env func(string) string) error {
 	proto := f.Protocol
 	if proto == "" {
-		proto = ProtocolHTTP // the specification's default
+		proto = config.DefaultTelemetryProtocol // the specification's default
 	}
 	if v := env("OTEL_EXPORTER_OTLP_PROTOCOL"); v != "" {
 		proto = v
 	}
 	var err error
 	if s.TracesProtocol, err = protocol(firstSet(env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), proto)); err != nil {
-		return s, err
+		return err
 	}
 	if s.MetricsProtocol, err = protocol(firstSet(env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"), proto)); err != nil {
-		return s, err
+		return err
 	}
 
 	base := firstSet(env("OTEL_EXPORTER_OTLP_ENDPOINT"), f.Endpoint)
@@ -146,17 +171,22 @@ func Resolve(f FileSettings, getenv func(string) string) (Settings, error) {
 		}
 		u, perr := url.Parse(e)
 		if perr != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
-			return s, fmt.Errorf("telemetry: endpoint %q: want a URL such as http://127.0.0.1:4318", e)
+			return fmt.Errorf("telemetry: endpoint %q: want a URL such as http://127.0.0.1:4318", e)
 		}
 		if u.Scheme == "http" {
 			s.Insecure = true // the specification: the scheme decides
 		}
 	}
+	return nil
+}
 
+// applyExportEnv applies the exporters' variables: headers, TLS, timeouts
+// and the span queue.
+func (s *Settings) applyExportEnv(env func(string) string) error {
 	if v := env("OTEL_EXPORTER_OTLP_HEADERS"); v != "" {
-		h, perr := parseList(v)
-		if perr != nil {
-			return s, fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_HEADERS: %w", perr)
+		h, err := parseList(v)
+		if err != nil {
+			return fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_HEADERS: %w", err)
 		}
 		s.Headers = h // the variable replaces the file's headers
 	}
@@ -166,49 +196,59 @@ func Resolve(f FileSettings, getenv func(string) string) (Settings, error) {
 	if v := env("OTEL_EXPORTER_OTLP_CERTIFICATE"); v != "" {
 		s.CAFile = v
 	}
-	if v := env("OTEL_EXPORTER_OTLP_TIMEOUT"); v != "" {
-		ms, perr := strconv.Atoi(v)
-		if perr != nil || ms <= 0 {
-			return s, fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_TIMEOUT %q: want milliseconds", v)
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"OTEL_EXPORTER_OTLP_TIMEOUT", &s.Timeout}, {"OTEL_METRIC_EXPORT_INTERVAL", &s.MetricInterval}} {
+		if v := env(d.name); v != "" {
+			ms, err := strconv.Atoi(v)
+			if err != nil || ms <= 0 {
+				return fmt.Errorf("telemetry: %s %q: want milliseconds", d.name, v)
+			}
+			*d.dst = time.Duration(ms) * time.Millisecond
 		}
-		s.Timeout = time.Duration(ms) * time.Millisecond
-	}
-	if v := env("OTEL_METRIC_EXPORT_INTERVAL"); v != "" {
-		ms, perr := strconv.Atoi(v)
-		if perr != nil || ms <= 0 {
-			return s, fmt.Errorf("telemetry: OTEL_METRIC_EXPORT_INTERVAL %q: want milliseconds", v)
-		}
-		s.MetricInterval = time.Duration(ms) * time.Millisecond
 	}
 	if v := env("OTEL_BSP_MAX_QUEUE_SIZE"); v != "" {
-		n, perr := strconv.Atoi(v)
-		if perr != nil || n <= 0 {
-			return s, fmt.Errorf("telemetry: OTEL_BSP_MAX_QUEUE_SIZE %q: want a positive number", v)
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("telemetry: OTEL_BSP_MAX_QUEUE_SIZE %q: want a positive number", v)
 		}
 		s.QueueSize = n
 	}
+	return nil
+}
+
+// applySamplerEnv applies OTEL_TRACES_SAMPLER and its argument, and checks
+// the ratio that results.
+func (s *Settings) applySamplerEnv(env func(string) string) error {
 	if v := env("OTEL_TRACES_SAMPLER"); v != "" {
 		switch v {
 		case "always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio":
 			s.Sampler = v
 		default:
-			return s, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER %q is not supported", v)
+			return fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER %q is not supported", v)
 		}
 	}
 	if v := env("OTEL_TRACES_SAMPLER_ARG"); v != "" && strings.HasSuffix(s.Sampler, "traceidratio") {
-		r, perr := strconv.ParseFloat(v, 64)
-		if perr != nil {
-			return s, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER_ARG %q: %w", v, perr)
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER_ARG %q: %w", v, err)
 		}
 		s.SamplingRatio = r
 	}
 	if s.SamplingRatio < 0 || s.SamplingRatio > 1 {
-		return s, fmt.Errorf("telemetry: sampling ratio %v is not in [0,1]", s.SamplingRatio)
+		return fmt.Errorf("telemetry: sampling ratio %v is not in [0,1]", s.SamplingRatio)
 	}
+	return nil
+}
+
+// applyResourceEnv applies the resource's variables; service.name is
+// always set.
+func (s *Settings) applyResourceEnv(env func(string) string) error {
 	if v := env("OTEL_RESOURCE_ATTRIBUTES"); v != "" {
-		attrs, perr := parseList(v)
-		if perr != nil {
-			return s, fmt.Errorf("telemetry: OTEL_RESOURCE_ATTRIBUTES: %w", perr)
+		attrs, err := parseList(v)
+		if err != nil {
+			return fmt.Errorf("telemetry: OTEL_RESOURCE_ATTRIBUTES: %w", err)
 		}
 		for k, v := range attrs {
 			s.Resource[k] = v
@@ -220,7 +260,12 @@ func Resolve(f FileSettings, getenv func(string) string) (Settings, error) {
 	if s.Resource["service.name"] == "" {
 		s.Resource["service.name"] = DefaultServiceName
 	}
+	return nil
+}
 
+// fillDefaults gives what neither the file nor the environment set its
+// default.
+func (s *Settings) fillDefaults() {
 	if s.Timeout <= 0 {
 		s.Timeout = DefaultTimeout
 	}
@@ -234,7 +279,6 @@ func Resolve(f FileSettings, getenv func(string) string) (Settings, error) {
 	if s.ShutdownTimeout <= 0 {
 		s.ShutdownTimeout = DefaultShutdownTimeout
 	}
-	return s, nil
 }
 
 func firstSet(vs ...string) string {

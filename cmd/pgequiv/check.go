@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
 	gmnmodel "github.com/pgequiv/pgequiv/gmn/model"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
@@ -121,10 +122,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return check(ctx, args, os.Stdin, stdout, stderr)
 }
 
-// defaultCheckTimeout is verdict_timeout's default, so that the CLI and
-// the proxy give a query the same budget.
-const defaultCheckTimeout = 2 * time.Second
-
 func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -134,7 +131,9 @@ func check(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	engines := addEngineFlags(fs, true)
 	var policies policyFlags
 	fs.Var(&policies, "policy", "judge policy key=value (repeatable): column_order, trust_foreign_keys, accept_assumptions, likely_threshold")
-	timeout := fs.Duration("timeout", defaultCheckTimeout, "budget for the judgement (0: none); past it, exit 2")
+	// verdict_timeout's default, so that the CLI and the proxy give a query
+	// the same budget.
+	timeout := fs.Duration("timeout", config.DefaultVerdictTimeout, "budget for the judgement (0: none); past it, exit 2")
 	maxQuery := fs.Int("max-query-bytes", equivalence.DefaultMaxQueryBytes, "longest query judged; a longer one is unknown, \"too large to judge\" (negative: no limit)")
 	var llm llmFlags
 	llm.register(fs)

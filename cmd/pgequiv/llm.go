@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/eval/llmjudge"
 )
@@ -20,9 +21,9 @@ type llmFlags struct {
 func (l *llmFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.endpoint, "llm-endpoint", "", "OpenAI-compatible API base URL (…/v1) for an LLM second opinion on unknown verdicts; empty: off")
 	fs.StringVar(&l.model, "llm-model", "", "model name for --llm-endpoint")
-	fs.StringVar(&l.keyEnv, "llm-api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
-	fs.IntVar(&l.samples, "llm-samples", 3, "answers per pair for the majority vote")
-	fs.DurationVar(&l.timeout, "llm-timeout", 30*time.Second, "budget per pair for the LLM (the judgement's own budget still applies)")
+	fs.StringVar(&l.keyEnv, "llm-api-key-env", config.DefaultLLMAPIKeyEnv, "environment variable holding the API key")
+	fs.IntVar(&l.samples, "llm-samples", config.DefaultLLMSamples, "answers per pair for the majority vote")
+	fs.DurationVar(&l.timeout, "llm-timeout", config.DefaultLLMTimeout, "budget per pair for the LLM (the judgement's own budget still applies)")
 }
 
 // apply sets opts.Adviser when the LLM is configured.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
@@ -102,11 +103,11 @@ const ServerVersion = "16.0 (pgequiv database-free)"
 // Defaults of the connection bounds (see Options and docs/database-free.md
 // for why these values).
 const (
-	DefaultMaxClientConn         = 1000
-	DefaultClientIdleTimeout     = time.Hour
-	DefaultClientReadTimeout     = time.Minute
-	DefaultMaxPreparedStatements = 10000
-	DefaultMaxPreparedBytes      = 64 << 20
+	DefaultMaxClientConn         = config.DefaultMaxClientConn
+	DefaultClientIdleTimeout     = config.DefaultClientIdleTimeout
+	DefaultClientReadTimeout     = config.DefaultClientReadTimeout
+	DefaultMaxPreparedStatements = config.DefaultMaxPreparedStatements
+	DefaultMaxPreparedBytes      = config.DefaultMaxPreparedBytes
 )
 
 func (o Options) withDefaults() (Options, error) {
@@ -114,13 +115,13 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New("dbfree: no schema")
 	}
 	if o.MaxMessageSize <= 0 {
-		o.MaxMessageSize = 64 << 20
+		o.MaxMessageSize = config.DefaultMaxMessageSize
 	}
 	if o.StartupTimeout <= 0 {
-		o.StartupTimeout = 60 * time.Second
+		o.StartupTimeout = config.DefaultStartupTimeout
 	}
 	if o.VerdictTimeout <= 0 {
-		o.VerdictTimeout = 2 * time.Second
+		o.VerdictTimeout = config.DefaultVerdictTimeout
 	}
 	if o.MaxClientConn <= 0 {
 		o.MaxClientConn = DefaultMaxClientConn

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/pgequiv/pgequiv/cache"
+	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
@@ -48,7 +49,7 @@ type Options struct {
 }
 
 // DefaultMemoryLimit is the default Options.MemoryLimit.
-const DefaultMemoryLimit = 1 << 30
+const DefaultMemoryLimit = config.DefaultJudgeMemoryLimit
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Workers <= 0 {
