@@ -26,7 +26,9 @@ const (
 
 	DefaultVerdictTimeout = 2 * time.Second
 	// DefaultRefuteBudget is the proxy's counterexample search budget per
-	// pair (refute_budget: 0), where a client waits for the verdict.
+	// pair (refute_budget: 0), where a verdict travels with a client's
+	// statement and latency counts more than reproducibility (the judge's
+	// own default, equivalence.DefaultRefuteBudget, is a safety net).
 	DefaultRefuteBudget      = 20 * time.Millisecond
 	DefaultJudgeMemoryLimit  = 1 << 30
 	DefaultIntrospectTimeout = 10 * time.Second

@@ -21,11 +21,6 @@ import (
 // databases are slow to run, and the verdict then says so (Search.Cut).
 const DefaultRefuteBudget = 2 * time.Second
 
-// InteractiveRefuteBudget is the search budget of the proxy, where a
-// verdict travels with a client's statement and latency counts more than
-// reproducibility: refute_budget's default.
-const InteractiveRefuteBudget = 20 * time.Millisecond
-
 // DefaultRefuteInstances is how many databases the judge's search tries
 // at most. Differences show early (on the shared Spider pairs, the median
 // refuted pair differs on its first few databases), so the cap costs few

@@ -38,15 +38,11 @@ type benchConfig struct {
 
 // proxyDefaults are the judge settings a proxy gets from a config file
 // that names none: config.Default's verdict_timeout and max_query_size,
-// and refute_budget 0, which the wiring turns into the interactive
-// budget (cmd/pgequiv/wiring_judge.go refuteOptions).
+// and refute_budget 0, which the wiring reads as config.DefaultRefuteBudget
+// (cmd/pgequiv/wiring_judge.go refuteOptions).
 func proxyDefaults() benchConfig {
 	c := config.Default()
-	budget := c.RefuteBudget
-	if budget == 0 {
-		budget = equivalence.InteractiveRefuteBudget
-	}
-	return benchConfig{Timeout: c.VerdictTimeout, Budget: budget, MaxQueryBytes: int(c.MaxQuerySize)}
+	return benchConfig{Timeout: c.VerdictTimeout, Budget: c.RefuteBudgetInForce(), MaxQueryBytes: int(c.MaxQuerySize)}
 }
 
 // judgeDeadline mirrors proxy/judging/deadline.go: of verdict_timeout
