@@ -6,9 +6,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/protocol"
 	"github.com/pgequiv/pgequiv/proxy/localsession"
-	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // adminSession is one admin console connection's protocol state: what
@@ -114,7 +114,7 @@ func (a *adminSession) Query(sql string) ([]pgproto3.BackendMessage, error) {
 	var stmts []string
 	for _, s := range splitStatements(sql) {
 		// A statement of comments only (pgx's ping is "-- ping") is empty.
-		if s = strings.TrimSpace(string(tag.SkipBlanks([]byte(s)))); s != "" {
+		if s = strings.TrimSpace(string(sqltext.SkipBlanks([]byte(s)))); s != "" {
 			stmts = append(stmts, s)
 		}
 	}

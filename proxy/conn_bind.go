@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	pgquery "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/protocol"
-	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // A statement with parameters is judged twice: at Parse, for every value
@@ -165,7 +165,7 @@ func (c *conn) noteClose(body []byte) {
 // (DEALLOCATE, DISCARD ALL). Deallocating is not transactional, so the
 // statement is gone whatever becomes of the transaction.
 func (c *conn) noteQuery(sql []byte) {
-	if len(c.bt.stmts) == 0 || !tag.ContainsFold(sql, "deallocate") && !tag.ContainsFold(sql, "discard") {
+	if len(c.bt.stmts) == 0 || !sqltext.ContainsFold(sql, "deallocate") && !sqltext.ContainsFold(sql, "discard") {
 		return
 	}
 	tree, err := pgquery.Parse(string(sql))

@@ -12,13 +12,14 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
 // lexGen builds SELECT lists of literals read with backslash escapes
 // (standard_conforming_strings off), with comments between them, and
 // remembers where it put the block comments: the truth to check
-// tag.Lex against.
+// sqltext.Lex against.
 type lexGen struct {
 	r        *rand.Rand
 	b        strings.Builder
@@ -110,7 +111,7 @@ func rowsText(ctx context.Context, conn *pgconn.PgConn, sql string) string {
 	return b.String()
 }
 
-// TestLexBackslashStringsAgainstServer checks tag.Lex with
+// TestLexBackslashStringsAgainstServer checks sqltext.Lex with
 // standard_conforming_strings off against PostgreSQL itself: it finds
 // exactly the block comments the generator wrote (none inside a literal,
 // none missed), the server accepts each text, and the text the judge gets
@@ -134,13 +135,13 @@ func TestLexBackslashStringsAgainstServer(t *testing.T) {
 	g := &lexGen{r: rand.New(rand.NewPCG(19, 3))}
 	for i := 0; i < 400; i++ {
 		sql := g.query()
-		toks, err := tag.Lex(sql, tag.BackslashStrings)
+		toks, err := sqltext.Lex(sql, sqltext.BackslashStrings)
 		if err != nil {
 			t.Fatalf("%q: %v", sql, err)
 		}
 		var found [][2]int
 		for _, tk := range toks {
-			if tk.Kind == tag.TokBlockComment {
+			if tk.Kind == sqltext.TokBlockComment {
 				found = append(found, [2]int{tk.Start, tk.End})
 			}
 		}
@@ -151,7 +152,7 @@ func TestLexBackslashStringsAgainstServer(t *testing.T) {
 		if strings.HasPrefix(want, "error") {
 			t.Fatalf("%q: the server rejects the generated text: %s", sql, want)
 		}
-		stmts, err := tag.Split(sql, tag.BackslashStrings)
+		stmts, err := tag.Split(sql, sqltext.BackslashStrings)
 		if err != nil || len(stmts) != 1 {
 			t.Fatalf("%q: Split: %v, %d statements", sql, err, len(stmts))
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -177,9 +178,9 @@ func (ff *FileFunctions) CallsWhy(sql string) (string, error) {
 // Where the session's standard_conforming_strings is uncertain, both
 // readings count.
 func (j *Judging) unreadCalls(ev *proxy.QueryEvent, set *JudgeSettings) []string {
-	strs := tag.StandardStrings
+	strs := sqltext.StandardStrings
 	if ev.BackslashStrings {
-		strs = tag.BackslashStrings
+		strs = sqltext.BackslashStrings
 	}
 	names := tag.UnreadCalls(string(ev.SQL), strs)
 	if ev.StringsUncertain {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -114,7 +115,7 @@ func TestFileFunctionsClassify(t *testing.T) {
 		{sql: "WITH w AS (SELECT 1) SELECT count(*) FROM w, t"},
 		{sql: "WITH w AS (SELECT * FROM w) SELECT count(*) FROM w", why: "relation w (", whyNone: "relation w ("},
 	} {
-		stmts, err := tag.Split(tc.sql, tag.StandardStrings)
+		stmts, err := tag.Split(tc.sql, sqltext.StandardStrings)
 		if err != nil || len(stmts) != 1 {
 			t.Fatalf("%s: %v", tc.sql, err)
 		}

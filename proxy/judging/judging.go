@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
@@ -329,7 +330,7 @@ func (j *Judging) observeQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 			// A protocol-level statement shares the names: a Parse
 			// after a Close may replace one unseen.
 			st.prepared.forget(string(ev.Statement), false)
-		case tag.ContainsFold(sql, "deallocate") || tag.ContainsFold(sql, "discard"):
+		case sqltext.ContainsFold(sql, "deallocate") || sqltext.ContainsFold(sql, "discard"):
 			st.prepared.forget("", true)
 		}
 	}
@@ -351,7 +352,7 @@ func (j *Judging) observeQuery(ctx context.Context, ev *proxy.QueryEvent) proxy.
 	}
 	// An EXECUTE may run a statement prepared with a tag: read as
 	// tagged text is.
-	mentions := tag.ContainsFold(sql, "pgequiv") || st.prepared.hasTagged() && tag.ContainsFold(sql, "execute")
+	mentions := sqltext.ContainsFold(sql, "pgequiv") || st.prepared.hasTagged() && sqltext.ContainsFold(sql, "execute")
 	tags := g.current()
 	if !mentions && tags == (tag.Session{}) && !set.Catalog.HasMatches() {
 		return proxy.Action{} // untagged: the common case stays cheap
@@ -384,10 +385,10 @@ func (j *Judging) NeedsObservation(sess *proxy.Session, kind proxy.QueryKind, sq
 	}
 	if cs, ok := sess.State.(*judgeSession); ok && (cs.judge.ddl || cs.guc.active.Load() ||
 		cs.judge.prepared.has() && (kind == proxy.KindParse || mayChangePrepared(sql)) ||
-		cs.judge.prepared.hasTagged() && tag.ContainsFold(sql, "execute")) {
+		cs.judge.prepared.hasTagged() && sqltext.ContainsFold(sql, "execute")) {
 		return true
 	}
-	return isDDL(sql) || tag.ContainsFold(sql, "pgequiv") || set.Catalog.HasMatches()
+	return isDDL(sql) || sqltext.ContainsFold(sql, "pgequiv") || set.Catalog.HasMatches()
 }
 
 // deferredGrace is how much longer than the verdict timeout the proxy

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -115,14 +116,14 @@ func (ps *preparedStmts) forget(name string, all bool) {
 // mayChange reports whether a statement text may replace or drop a
 // prepared statement unseen.
 func mayChangePrepared(sql []byte) bool {
-	return tag.ContainsFold(sql, "deallocate") || tag.ContainsFold(sql, "discard") || tag.ContainsFold(sql, "prepare")
+	return sqltext.ContainsFold(sql, "deallocate") || sqltext.ContainsFold(sql, "discard") || sqltext.ContainsFold(sql, "prepare")
 }
 
 // expandExecute makes s, an EXECUTE of a statement prepared earlier in
 // the Query (local) or kept, the query it runs: its class, side effect,
 // names and judged text are those of the bound body. An EXECUTE of a
 // name not known stays as it is.
-func (ps *preparedStmts) expandExecute(local map[string]*tag.Prepared, s *tag.Statement, strs tag.Strings) {
+func (ps *preparedStmts) expandExecute(local map[string]*tag.Prepared, s *tag.Statement, strs sqltext.Strings) {
 	if ps == nil {
 		return
 	}
@@ -134,7 +135,7 @@ func (ps *preparedStmts) expandExecute(local map[string]*tag.Prepared, s *tag.St
 	if !ok {
 		return
 	}
-	stmts, err := tag.Split(text, tag.StandardStrings)
+	stmts, err := tag.Split(text, sqltext.StandardStrings)
 	if err != nil || len(stmts) != 1 {
 		return
 	}

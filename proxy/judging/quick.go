@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -61,7 +62,7 @@ func (j *Judging) quickJob(ev *proxy.QueryEvent, set *JudgeSettings, arrived tim
 	}
 	sql := ev.SQL
 	cs := stateOf(ev.Session)
-	if cs.judge.ddl || cs.guc.active.Load() || isDDL(sql) || cs.judge.schema.why() != "" || !tag.ContainsFold(sql, "pgequiv") || settingLike(sql) ||
+	if cs.judge.ddl || cs.guc.active.Load() || isDDL(sql) || cs.judge.schema.why() != "" || !sqltext.ContainsFold(sql, "pgequiv") || settingLike(sql) ||
 		j.schemas.rolePathWhy(&set.Schemas, ev.Session.Database, ev.Session.User) != "" {
 		return nil, sh, false
 	}
@@ -105,7 +106,7 @@ func (j *Judging) quickJob(ev *proxy.QueryEvent, set *JudgeSettings, arrived tim
 func settingLike(sql []byte) bool {
 	trimmed := bytes.TrimSpace(sql)
 	return hasPrefixFold(trimmed, "set") || hasPrefixFold(trimmed, "reset") ||
-		startsWithWord(sql, "show") || startsWithWord(sql, "discard") || tag.ContainsFold(sql, "set_config")
+		startsWithWord(sql, "show") || startsWithWord(sql, "discard") || sqltext.ContainsFold(sql, "set_config")
 }
 
 func hasPrefixFold(s []byte, prefix string) bool {

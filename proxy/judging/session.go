@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	pgquery "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -223,7 +224,7 @@ func (j *Judging) observeSetting(ev *proxy.QueryEvent, set *JudgeSettings, g *se
 			return proxy.Action{Answer: showAnswer(name, tags.Value(name))}, true
 		}
 	}
-	if mentions && tag.ContainsFold(ev.SQL, "set_config") {
+	if mentions && sqltext.ContainsFold(ev.SQL, "set_config") {
 		// set_config runs on the server; the proxy follows it where the
 		// text says it surely runs (ParseSetConfig's plain form).
 		calls, dynamic, plain := tag.ParseSetConfig(text)
@@ -332,7 +333,7 @@ func (g *sessionSettings) ready(batch uint64, status byte, failed bool) {
 }
 
 func firstWord(sql []byte) string {
-	s := tag.SkipBlanks(sql)
+	s := sqltext.SkipBlanks(sql)
 	n := 0
 	for n < len(s) && n < 10 && isIdentByte(s[n]) {
 		n++

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/pgequiv/pgequiv/proxy/tag"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // The proxy judges against the database's schema as it introspected it
@@ -51,7 +51,7 @@ func (s *sessionSchema) why() string {
 // sessionSchema follows, for the fast relay's filter: a word of DDL, of
 // search_path or of DISCARD anywhere in it.
 func mayChangeResolution(sql []byte) bool {
-	return hasDDLWord(sql) || tag.ContainsFold(sql, "search_path") || containsWordFold(sql, "discard")
+	return hasDDLWord(sql) || sqltext.ContainsFold(sql, "search_path") || containsWordFold(sql, "discard")
 }
 
 func hasDDLWord(sql []byte) bool {
@@ -83,15 +83,15 @@ func (s *sessionSchema) observe(sql []byte) {
 	if s == nil || !mayChangeResolution(sql) {
 		return
 	}
-	trimmed := bytes.TrimSpace(tag.SkipBlanks(sql))
-	discardAll := startsWithWord(trimmed, "discard") && tag.ContainsFold(trimmed, "all")
-	if tag.ContainsFold(sql, "search_path") {
+	trimmed := bytes.TrimSpace(sqltext.SkipBlanks(sql))
+	discardAll := startsWithWord(trimmed, "discard") && sqltext.ContainsFold(trimmed, "all")
+	if sqltext.ContainsFold(sql, "search_path") {
 		s.path.Store(!startsWithWord(trimmed, "reset"))
 	}
-	if startsWithWord(trimmed, "reset") && tag.ContainsFold(trimmed, "all") || discardAll {
+	if startsWithWord(trimmed, "reset") && sqltext.ContainsFold(trimmed, "all") || discardAll {
 		s.path.Store(false)
 	}
-	if startsWithWord(trimmed, "discard") && (discardAll || tag.ContainsFold(trimmed, "temp")) {
+	if startsWithWord(trimmed, "discard") && (discardAll || sqltext.ContainsFold(trimmed, "temp")) {
 		s.temp.Store(false)
 	}
 	if hasDDLWord(sql) {

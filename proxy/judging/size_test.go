@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -177,8 +178,8 @@ func FuzzContainsFold(f *testing.F) {
 			}
 		}
 		for _, w := range []string{"pgequiv", "p", "discard", "_x"} {
-			if got, want := tag.ContainsFold([]byte(s), w), strings.Contains(string(lower), w); got != want {
-				t.Fatalf("tag.ContainsFold(%q, %q) = %v, want %v", s, w, got, want)
+			if got, want := sqltext.ContainsFold([]byte(s), w), strings.Contains(string(lower), w); got != want {
+				t.Fatalf("sqltext.ContainsFold(%q, %q) = %v, want %v", s, w, got, want)
 			}
 		}
 	})

@@ -4,7 +4,7 @@ import (
 	"bytes"
 
 	pgq "github.com/pganalyze/pg_query_go/v5"
-	"github.com/pgequiv/pgequiv/proxy/tag"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 func (j *Judging) redact(set *JudgeSettings, s string) string {
@@ -47,7 +47,7 @@ func isDDL(sql []byte) bool {
 // change: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE or a
 // parenthesis.
 func isQuery(sql []byte) bool {
-	s := tag.SkipBlanks(sql)
+	s := sqltext.SkipBlanks(sql)
 	if len(s) > 0 && s[0] == '(' {
 		return true
 	}
@@ -62,7 +62,7 @@ func isQuery(sql []byte) bool {
 // startsWithWord reports whether sql starts, after blanks and comments,
 // with the keyword kw (lower case), ignoring case.
 func startsWithWord(sql []byte, kw string) bool {
-	s := tag.SkipBlanks(sql)
+	s := sqltext.SkipBlanks(sql)
 	return len(s) >= len(kw) && bytes.EqualFold(s[:len(kw)], []byte(kw)) && (len(s) == len(kw) || !isIdentByte(s[len(kw)]))
 }
 

@@ -81,9 +81,9 @@ func (j *Judging) observeStatements(ctx context.Context, ev *proxy.QueryEvent, s
 // with a reference; none when only a catalog match could apply and none
 // does.
 func (j *Judging) statementJobs(ev *proxy.QueryEvent, set *JudgeSettings, st *judgeConnState, text string, mentions bool, tags tag.Session, arrived time.Time) []*judgeJob {
-	strs := tag.StandardStrings
+	strs := sqltext.StandardStrings
 	if ev.BackslashStrings {
-		strs = tag.BackslashStrings
+		strs = sqltext.BackslashStrings
 	}
 	if !mentions && tags == (tag.Session{}) && !ev.BackslashStrings && !ev.StringsUncertain &&
 		strings.IndexByte(strings.TrimRight(text, " \t\r\n\f;"), ';') < 0 {
@@ -213,10 +213,10 @@ func indexOf(jobs []*judgeJob, job *judgeJob) int {
 // split splits text as tag.Split (tag.SplitUncertain where uncertain)
 // does, from the shape memo where text is one statement of a known shape
 // (shapememo.go); shape is then set.
-func (j *Judging) split(text string, strs tag.Strings, uncertain bool) ([]tag.Statement, *shapeEntry, error) {
+func (j *Judging) split(text string, strs sqltext.Strings, uncertain bool) ([]tag.Statement, *shapeEntry, error) {
 	// With standard strings, and where the setting is uncertain but no
 	// backslash can make it matter, Split reads text as ReadShape does.
-	if strs == tag.StandardStrings && (!uncertain || strings.IndexByte(text, '\\') < 0) {
+	if strs == sqltext.StandardStrings && (!uncertain || strings.IndexByte(text, '\\') < 0) {
 		if sh, ok := tag.ReadShape(text); ok {
 			if st, e, ok := j.shapes.statement(&sh); ok {
 				return []tag.Statement{st}, e, nil

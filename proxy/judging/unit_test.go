@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/judgepool"
@@ -54,7 +55,7 @@ func TestStatementClassifiers(t *testing.T) {
 			t.Errorf("isQuery(%q) = %v", tc.sql, got)
 		}
 	}
-	if !tag.ContainsFold([]byte("SET PGEQUIV.reference"), "pgequiv") || tag.ContainsFold([]byte("pgequi"), "pgequiv") {
+	if !sqltext.ContainsFold([]byte("SET PGEQUIV.reference"), "pgequiv") || sqltext.ContainsFold([]byte("pgequi"), "pgequiv") {
 		t.Error("containsFold")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
 
@@ -112,7 +113,7 @@ var guardSeparators = []string{";", ";\n", " ;  ", ";/* c; */", "; -- c;\n", ";\
 
 // guardText builds the text of seed: n statements of the pieces valid
 // under strs, and the positions of those that write.
-func guardText(seed uint64, strs tag.Strings) (string, map[int]bool) {
+func guardText(seed uint64, strs sqltext.Strings) (string, map[int]bool) {
 	r := rand.New(rand.NewPCG(seed, 0x9d2c5680))
 	pieces := 1 + r.IntN(4)
 	var b strings.Builder
@@ -126,7 +127,7 @@ func guardText(seed uint64, strs tag.Strings) (string, map[int]bool) {
 		var sh guardShape
 		for {
 			p = guardPieces[r.IntN(len(guardPieces))]
-			if sh = p.std; strs == tag.BackslashStrings {
+			if sh = p.std; strs == sqltext.BackslashStrings {
 				sh = p.bs
 			}
 			if sh.n > 0 {
@@ -165,9 +166,9 @@ func guardServer(t testing.TB) *pgconn.PgConn {
 // guardRun runs sql on the server in a transaction it rolls back, under
 // strs, and returns each statement's command tag and the markers the
 // statements left.
-func guardRun(ctx context.Context, conn *pgconn.PgConn, sql string, strs tag.Strings) ([]string, map[int]bool, error) {
+func guardRun(ctx context.Context, conn *pgconn.PgConn, sql string, strs sqltext.Strings) ([]string, map[int]bool, error) {
 	scs := "on"
-	if strs == tag.BackslashStrings {
+	if strs == sqltext.BackslashStrings {
 		scs = "off"
 	}
 	if _, err := conn.Exec(ctx, "BEGIN; SET LOCAL standard_conforming_strings = "+scs+"; SET LOCAL escape_string_warning = off").ReadAll(); err != nil {
@@ -201,7 +202,7 @@ func guardRun(ctx context.Context, conn *pgconn.PgConn, sql string, strs tag.Str
 }
 
 // checkGuard compares the proxy's reading of sql with the server's run.
-func checkGuard(t *testing.T, ctx context.Context, conn *pgconn.PgConn, sql string, strs tag.Strings, writes map[int]bool) {
+func checkGuard(t *testing.T, ctx context.Context, conn *pgconn.PgConn, sql string, strs sqltext.Strings, writes map[int]bool) {
 	t.Helper()
 	tags, wrote, err := guardRun(ctx, conn, sql, strs)
 	if err != nil {
@@ -303,11 +304,11 @@ func TestSplitMatchesServer(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()
 	for seed := uint64(0); seed < uint64(n); seed++ {
-		for _, strs := range []tag.Strings{tag.StandardStrings, tag.BackslashStrings} {
+		for _, strs := range []sqltext.Strings{sqltext.StandardStrings, sqltext.BackslashStrings} {
 			sql, writes := guardText(seed, strs)
 			checkGuard(t, ctx, conn, sql, strs, writes)
 			if t.Failed() {
-				t.Fatalf("seed %d, standard strings %v", seed, strs == tag.StandardStrings)
+				t.Fatalf("seed %d, standard strings %v", seed, strs == sqltext.StandardStrings)
 			}
 		}
 	}
@@ -326,9 +327,9 @@ func FuzzSplitMatchesServer(f *testing.F) {
 	conn := guardServer(f)
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, seed uint64, backslash bool) {
-		strs := tag.StandardStrings
+		strs := sqltext.StandardStrings
 		if backslash {
-			strs = tag.BackslashStrings
+			strs = sqltext.BackslashStrings
 		}
 		sql, writes := guardText(seed, strs)
 		checkGuard(t, ctx, conn, sql, strs, writes)

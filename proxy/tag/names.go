@@ -7,6 +7,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // Kinds of the names in Statement.Names.
@@ -203,7 +205,7 @@ func CallKey(parts []*pg.Node) (string, bool) {
 // never reads as function f of schema s.
 func quoteDot(s string) string {
 	if strings.Contains(s, ".") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		return sqltext.QuoteIdent(s)
 	}
 	return s
 }

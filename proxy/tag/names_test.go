@@ -3,6 +3,8 @@ package tag
 import (
 	"slices"
 	"testing"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // TestCalledNames: functions (also in FROM and by attribute notation),
@@ -36,7 +38,7 @@ func TestCalledNames(t *testing.T) {
 		{sql: "WITH RECURSIVE r AS (SELECT 1 UNION ALL SELECT * FROM r) SELECT * FROM r UNION SELECT * FROM (SELECT * FROM r) s",
 			want: []string{"r:r"}},
 	} {
-		stmts, err := Split(tc.sql, StandardStrings)
+		stmts, err := Split(tc.sql, sqltext.StandardStrings)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // A tagged statement sent again and again with new constants (pgbench -S,
@@ -56,7 +58,7 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 	if strings.IndexByte(sql, 0) >= 0 || !utf8.ValidString(sql) {
 		return sh, false
 	}
-	toks, err := lexer{strs: StandardStrings, numbers: true}.lex(sql)
+	toks, err := sqltext.Lexer{Strings: sqltext.StandardStrings, Numbers: true}.Lex(sql)
 	if err != nil {
 		return sh, false
 	}
@@ -64,12 +66,12 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 	lineTag := -1
 	for _, t := range toks {
 		switch t.Kind {
-		case TokSemicolon:
+		case sqltext.TokSemicolon:
 			// One statement and its semicolon, nothing after but blanks.
 			if strings.TrimLeft(sql[t.End:], " \t\r\n\f") != "" {
 				return sh, false
 			}
-		case TokBlockComment:
+		case sqltext.TokBlockComment:
 			// As assignComments: the last comment that reads as pairs.
 			body := sql[t.Start+2 : t.End-2]
 			pairs, perr := readPairs(body)
@@ -80,7 +82,7 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 				continue
 			}
 			st.Comment, st.CommentErr = &Comment{Pairs: pairs, Start: t.Start, End: t.End}, nil
-		case TokLineComment:
+		case sqltext.TokLineComment:
 			if lineTag < 0 && isLineTag(sql[t.Start:t.End]) {
 				lineTag = t.Start
 			}
@@ -99,9 +101,9 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 		switch {
 		case st.Comment != nil && t.Start == st.Comment.Start:
 			mark = markComment
-		case t.Kind == TokString:
+		case t.Kind == sqltext.TokString:
 			mark = stringMark(sql, t)
-		case t.Kind == TokNumber:
+		case t.Kind == sqltext.TokNumber:
 			mark = numberMark(sql, t)
 		}
 		if mark == 0 {
@@ -129,11 +131,11 @@ func ReadShape(sql string) (sh Shape, ok bool) {
 // the grammar never looks at; 0 (kept in the key) for the rest: E'x',
 // N'x', U&'x', B'1', X'1F' are read differently, and a string continued
 // on another line is two parts whose joint the key must keep.
-func stringMark(sql string, t Token) byte {
+func stringMark(sql string, t sqltext.Token) byte {
 	if !t.Bare || t.BareAt != t.Start {
 		return 0
 	}
-	if end, _, err := stringPartEnd(sql, t.Start+1, false, false); err != nil || end != t.End {
+	if end, _, err := sqltext.StringPartEnd(sql, t.Start+1, false, false); err != nil || end != t.End {
 		return 0
 	}
 	return markString
@@ -143,7 +145,7 @@ func stringMark(sql string, t Token) byte {
 // that stands alone as a token: int4 or not decides ICONST or FCONST,
 // which the grammar tells apart. Anything else (.5, 1e5, 0x1F, 1_000,
 // trailing junk, a number glued to what follows) is kept in the key.
-func numberMark(sql string, t Token) byte {
+func numberMark(sql string, t sqltext.Token) byte {
 	if t.Start > 0 && !strings.ContainsRune(" \t\r\n\f(),;[]:+-*/<>=~!@#%^&|`?", rune(sql[t.Start-1])) {
 		return 0 // x.5 is x then .5; what glues on is kept
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 const shapeTag = "/*pgequiv_ref='SELECT%201'*/"
@@ -112,7 +114,7 @@ func TestShapeHolds(t *testing.T) {
 		if !ok {
 			continue
 		}
-		stmts, err := Split(tc.sql, StandardStrings)
+		stmts, err := Split(tc.sql, sqltext.StandardStrings)
 		_, holds := sh.Holds(stmts)
 		if err != nil {
 			holds = false
@@ -129,7 +131,7 @@ func checkShapeHolds(t testing.TB, a, b string) {
 	t.Helper()
 	sa, _ := ReadShape(a)
 	sb, _ := ReadShape(b)
-	stA, errA := Split(a, StandardStrings)
+	stA, errA := Split(a, sqltext.StandardStrings)
 	if errA != nil {
 		return
 	}
@@ -137,7 +139,7 @@ func checkShapeHolds(t testing.TB, a, b string) {
 	if !holds {
 		return
 	}
-	stB, errB := Split(b, StandardStrings)
+	stB, errB := Split(b, sqltext.StandardStrings)
 	if errB != nil || len(stB) != 1 {
 		t.Fatalf("%q holds, but %q of its key splits into %d statements: %v", a, b, len(stB), errB)
 	}
@@ -177,7 +179,7 @@ func respell(sql string, sh *Shape, alt string) string {
 			b.WriteString("'" + s + "'")
 		case strings.Contains(lit, "."):
 			b.WriteString(strconv.FormatUint(n%1000, 10) + "." + strconv.FormatUint(n%97, 10))
-		case numberMark(lit, Token{Kind: TokNumber, End: len(lit)}) == markBig:
+		case numberMark(lit, sqltext.Token{Kind: sqltext.TokNumber, End: len(lit)}) == markBig:
 			b.WriteString("2147483648" + strconv.FormatUint(n%1000, 10))
 		default:
 			b.WriteString(strconv.FormatUint(n%2147483648, 10))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v5"
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // Statement is one statement of a (possibly multi-statement) Query, as
@@ -52,60 +52,34 @@ var ErrAmbiguousStrings = errors.New("the text reads differently with standard_c
 // before the next statement's first word, belongs to the next statement;
 // one after the last statement to the last), and classifies each. A text
 // the lexer rejects is an ErrLex error: the server runs none of it.
-func Split(sql string, strs Strings) ([]Statement, error) {
-	var toks []Token
-	if strs == BackslashStrings {
-		// pg_query reads standard strings only; for the rest (and for
-		// standard strings' comments) it is PostgreSQL's own scanner.
-		var err error
-		if toks, err = Lex(sql, strs); err != nil {
+func Split(sql string, strs sqltext.Strings) ([]Statement, error) {
+	sp, err := sqltext.Split(sql, strs)
+	if err != nil {
+		if errors.Is(err, sqltext.ErrLex) {
 			return nil, err
 		}
+		return nil, fmt.Errorf("tag: %w", err)
 	}
 	comments, lineTags, err := commentSpans(sql, strs)
 	if err != nil {
 		return nil, err
 	}
-	parseText := sql
-	if strs == BackslashStrings {
-		parseText = neutralize(sql, toks)
-	}
-	var stmts []Statement
-	var nodes []*pg.Node // each statement's parse tree, where it has one
-	tree, perr := pg.Parse(parseText)
-	switch {
-	case perr != nil:
-		stmts = []Statement{{Start: 0, End: len(sql), ParseErr: perr}}
-	case len(tree.Stmts) <= 1:
-		st := Statement{Start: 0, End: len(sql)}
-		if len(tree.Stmts) == 1 {
-			st.Class, st.Why = Classify(tree.Stmts[0].Stmt)
-			nodes = []*pg.Node{tree.Stmts[0].Stmt}
-		}
-		stmts = []Statement{st}
-	default:
-		for _, raw := range tree.Stmts {
-			st := Statement{Start: int(raw.StmtLocation), End: int(raw.StmtLocation + raw.StmtLen)}
-			if raw.StmtLen == 0 {
-				st.End = len(sql)
-			}
-			if st.Start < 0 || st.End > len(sql) || st.Start > st.End {
-				return nil, fmt.Errorf("tag: statement location %d+%d outside the text", raw.StmtLocation, raw.StmtLen)
-			}
-			st.Class, st.Why = Classify(raw.Stmt)
-			stmts = append(stmts, st)
-			nodes = append(nodes, raw.Stmt)
+	stmts := make([]Statement, len(sp.Stmts))
+	for i, s := range sp.Stmts {
+		stmts[i] = Statement{Start: s.Start, End: s.End, ParseErr: sp.ParseErr}
+		if s.Node != nil {
+			stmts[i].Class, stmts[i].Why = Classify(s.Node)
 		}
 	}
 	assignComments(sql, stmts, comments)
 	assignLineTags(stmts, lineTags)
 	for i := range stmts {
-		stmts[i].Judged, stmts[i].JudgedErr = judgedText(sql, &stmts[i], toks, strs)
-		if i < len(nodes) {
+		stmts[i].Judged, stmts[i].JudgedErr = judgedText(sql, &stmts[i], sp.Tokens)
+		if n := sp.Stmts[i].Node; n != nil {
 			if stmts[i].Class == ClassQuery {
-				stmts[i].Names = calledNames(nodes[i])
+				stmts[i].Names = calledNames(n)
 			}
-			unwrap(&stmts[i], nodes[i])
+			unwrap(&stmts[i], n)
 		}
 	}
 	return stmts, nil
@@ -115,7 +89,7 @@ func Split(sql string, strs Strings) ([]Statement, error) {
 // is not known for sure (a statement that may change it has not finished):
 // if both settings give the same statements, comments and judged texts,
 // that is the answer; otherwise ErrAmbiguousStrings.
-func SplitUncertain(sql string, likely Strings) ([]Statement, error) {
+func SplitUncertain(sql string, likely sqltext.Strings) ([]Statement, error) {
 	a, errA := Split(sql, likely)
 	if strings.IndexByte(sql, '\\') < 0 {
 		return a, errA // backslashes are the only difference
@@ -140,22 +114,6 @@ func SplitUncertain(sql string, likely Strings) ([]Statement, error) {
 	return a, nil
 }
 
-// neutralize returns sql with the body of every bare string replaced by
-// x's, byte for byte: pg_query (which reads standard strings) then splits
-// and parses it as the server reads the original with backslash strings.
-func neutralize(sql string, toks []Token) string {
-	b := []byte(sql)
-	for _, t := range toks {
-		if t.Kind != TokString || !t.Bare {
-			continue
-		}
-		for k := t.BareAt + 1; k < t.End-1; k++ {
-			b[k] = 'x'
-		}
-	}
-	return string(b)
-}
-
 // assignComments gives each statement the last sqlcommenter comment that
 // belongs to it.
 func assignComments(sql string, stmts []Statement, comments [][2]int) {
@@ -173,7 +131,7 @@ func assignComments(sql string, stmts []Statement, comments [][2]int) {
 		pairs, perr := readPairs(body)
 		st := &stmts[k]
 		if perr != nil {
-			if ContainsFold([]byte(body), "pgequiv") {
+			if sqltext.ContainsFold([]byte(body), "pgequiv") {
 				st.CommentErr = fmt.Errorf("tag: %w at offset %d: %v", ErrMalformed, span[0], perr)
 			}
 			continue
@@ -204,37 +162,26 @@ func lineTagError(at int) error {
 }
 
 // judgedText is the statement's text for the judge: see
-// Statement.Judged.
-func judgedText(sql string, st *Statement, toks []Token, strs Strings) (string, error) {
-	type edit struct {
-		at, end int
-		with    string
-	}
-	var edits []edit
-	if strs == BackslashStrings {
-		for _, t := range toks {
-			if t.Kind != TokString || !t.Bare || !t.Backslash || t.Start < st.Start || t.Start >= st.End {
-				continue
-			}
-			if t.BareAt > 0 && (isDolqCont(sql[t.BareAt-1]) || sql[t.BareAt-1] == '$') {
-				return "", fmt.Errorf("tag: the string at offset %d cannot be rewritten for the judge (standard_conforming_strings off)", t.Start)
-			}
-			edits = append(edits, edit{at: t.BareAt, end: t.BareAt, with: "E"})
-		}
+// Statement.Judged. toks are the text's tokens with backslash strings
+// (nil with standard strings, which need no E prefix).
+func judgedText(sql string, st *Statement, toks []sqltext.Token) (string, error) {
+	prefixes, err := sqltext.EPrefixes(sql, toks, st.Start, st.End)
+	if err != nil {
+		return "", fmt.Errorf("tag: %w", err)
 	}
 	c := st.Comment
 	var b strings.Builder
 	last := st.Start
-	for _, e := range edits {
-		if c != nil && c.Start >= last && c.Start < e.at {
+	for _, at := range prefixes {
+		if c != nil && c.Start >= last && c.Start < at {
 			b.WriteString(sql[last:c.Start])
 			b.WriteByte(' ')
 			last = c.End
 			c = nil
 		}
-		b.WriteString(sql[last:e.at])
-		b.WriteString(e.with)
-		last = e.end
+		b.WriteString(sql[last:at])
+		b.WriteString("E")
+		last = at
 	}
 	if c != nil && c.Start >= last && c.End <= st.End {
 		b.WriteString(sql[last:c.Start])

@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 func TestSplit(t *testing.T) {
 	const tg = "/*pgequiv_ref='SELECT%201'*/"
 	tests := []struct {
 		name, sql string
-		strs      Strings
+		strs      sqltext.Strings
 		// want lists, per statement, its judged text and whether it has
 		// the tag.
 		want []struct {
@@ -49,12 +51,12 @@ func TestSplit(t *testing.T) {
 				judged string
 				tagged bool
 			}{{"SELECT ';'  ", true}}},
-		{name: "backslash strings get an E", sql: `SELECT 'O\'Brien;' ` + tg + `; SELECT 'a''b'`, strs: BackslashStrings,
+		{name: "backslash strings get an E", sql: `SELECT 'O\'Brien;' ` + tg + `; SELECT 'a''b'`, strs: sqltext.BackslashStrings,
 			want: []struct {
 				judged string
 				tagged bool
 			}{{`SELECT E'O\'Brien;'  `, true}, {` SELECT 'a''b'`, false}}},
-		{name: "backslash strings: continued string gets one E", sql: "SELECT 'a\\''\n'b\\'' " + tg, strs: BackslashStrings,
+		{name: "backslash strings: continued string gets one E", sql: "SELECT 'a\\''\n'b\\'' " + tg, strs: sqltext.BackslashStrings,
 			want: []struct {
 				judged string
 				tagged bool
@@ -82,7 +84,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitNotRewritable(t *testing.T) {
-	stmts, err := Split(`SELECT N'\'' /*pgequiv_ref='x'*/`, BackslashStrings)
+	stmts, err := Split(`SELECT N'\'' /*pgequiv_ref='x'*/`, sqltext.BackslashStrings)
 	if err != nil || len(stmts) != 1 || stmts[0].JudgedErr == nil || stmts[0].Comment == nil {
 		t.Fatalf("%+v, %v", stmts, err)
 	}
@@ -100,7 +102,7 @@ func TestSplitUncertain(t *testing.T) {
 		{`SELECT 'a\' ` + tg + ` '`, true},
 		{`SELECT 'a\' ` + tg, true},
 	} {
-		_, err := SplitUncertain(tc.sql, StandardStrings)
+		_, err := SplitUncertain(tc.sql, sqltext.StandardStrings)
 		if got := errors.Is(err, ErrAmbiguousStrings); got != tc.ambiguous {
 			t.Errorf("%q: ambiguous = %v (%v), want %v", tc.sql, got, err, tc.ambiguous)
 		}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // Keys of sqlcommenter comments that pgequiv reads. Other keys
@@ -52,7 +54,7 @@ func (c *Comment) Get(key string) (string, bool) {
 // FindComment returns the sqlcommenter comment of sql read with standard
 // strings; see FindCommentIn.
 func FindComment(sql string) (c *Comment, ok bool, err error) {
-	return FindCommentIn(sql, StandardStrings)
+	return FindCommentIn(sql, sqltext.StandardStrings)
 }
 
 // FindCommentIn returns the sqlcommenter comment of sql: the last block
@@ -61,7 +63,7 @@ func FindComment(sql string) (c *Comment, ok bool, err error) {
 // none, and for text the lexer rejects (the server runs none of it). A
 // comment that names a pgequiv key but cannot be decoded is an error
 // naming the offset.
-func FindCommentIn(sql string, strs Strings) (c *Comment, ok bool, err error) {
+func FindCommentIn(sql string, strs sqltext.Strings) (c *Comment, ok bool, err error) {
 	spans, lerr := blockComments(sql, strs)
 	if lerr != nil {
 		return nil, false, nil
@@ -86,14 +88,14 @@ func FindCommentIn(sql string, strs Strings) (c *Comment, ok bool, err error) {
 // statement's tags name without parsing it). A comment that names a
 // pgequiv key but cannot be decoded, or text the lexer rejects, is an
 // error.
-func TagsIn(sql string, strs Strings) ([]*Comment, error) {
-	toks, err := Lex(sql, strs)
+func TagsIn(sql string, strs sqltext.Strings) ([]*Comment, error) {
+	toks, err := sqltext.Lex(sql, strs)
 	if err != nil {
 		return nil, err
 	}
 	var out []*Comment
 	for _, t := range toks {
-		if t.Kind != TokBlockComment {
+		if t.Kind != sqltext.TokBlockComment {
 			continue
 		}
 		body := sql[t.Start+2 : t.End-2]

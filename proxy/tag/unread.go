@@ -22,8 +22,8 @@ import (
 // parse, no catalog): a SELECT of a VOLATILE function that writes is
 // found by neither reading; with schema files, UnreadCalls lists the
 // calls for the proxy to check.
-func UnreadEffect(sql string, strs Strings) string {
-	toks, err := Lex(sql, strs)
+func UnreadEffect(sql string, strs sqltext.Strings) string {
+	toks, err := sqltext.Lex(sql, strs)
 	if err != nil {
 		return "text the proxy's lexer rejects"
 	}
@@ -41,9 +41,9 @@ func UnreadEffect(sql string, strs Strings) string {
 			break
 		}
 		switch toks[k].Kind {
-		case TokSemicolon:
+		case sqltext.TokSemicolon:
 			start = true
-		case TokBlockComment, TokLineComment:
+		case sqltext.TokBlockComment, sqltext.TokLineComment:
 		default:
 			// A literal or a quoted name: no statement begins so (the
 			// server rejects it); after one, no word starts one.
@@ -74,12 +74,12 @@ func gapEffect(gap string, start *bool) string {
 		switch {
 		case c >= '0' && c <= '9':
 			// A number, with any trailing letters (1e5, 12abc): no word.
-			for i < len(gap) && (isDolqCont(gap[i]) || gap[i] == '.') {
+			for i < len(gap) && (sqltext.IsIdentCont(gap[i]) || gap[i] == '.') {
 				i++
 			}
 			*start = false
-		case isIdentStart(c):
-			j := identEnd(gap, i)
+		case sqltext.IsIdentStart(c):
+			j := sqltext.IdentEnd(gap, i)
 			w := strings.ToLower(gap[i:j])
 			i = j
 			if *start {

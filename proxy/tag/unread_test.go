@@ -1,6 +1,10 @@
 package tag
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
+)
 
 // TestUnreadEffect: the lexer-only reading of an unread statement finds
 // writes and code wherever the words stand outside literals, comments
@@ -8,7 +12,7 @@ import "testing"
 func TestUnreadEffect(t *testing.T) {
 	for _, tc := range []struct {
 		sql  string
-		strs Strings
+		strs sqltext.Strings
 		want string
 	}{
 		{sql: "SELECT count(*) FROM dogs WHERE name IN ('insert', 'update') /*pgequiv_ref='x'*/", want: ""},
@@ -29,8 +33,8 @@ func TestUnreadEffect(t *testing.T) {
 		{sql: "SELECT 'unterminated", want: "text the proxy's lexer rejects"},
 		// With standard_conforming_strings off, \' does not end the
 		// string: the UPDATE is outside it.
-		{sql: `SELECT 'a\'; UPDATE dogs SET age = 1; --'`, strs: StandardStrings, want: "UPDATE"},
-		{sql: `SELECT 'a\''; SELECT 1`, strs: BackslashStrings, want: ""},
+		{sql: `SELECT 'a\'; UPDATE dogs SET age = 1; --'`, strs: sqltext.StandardStrings, want: "UPDATE"},
+		{sql: `SELECT 'a\''; SELECT 1`, strs: sqltext.BackslashStrings, want: ""},
 	} {
 		if got := UnreadEffect(tc.sql, tc.strs); got != tc.want {
 			t.Errorf("%s (strings %v): got %q, want %q", tc.sql, tc.strs, got, tc.want)

@@ -1,6 +1,10 @@
 package tag
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
+)
 
 // UnreadCalls lists, as NameCall entries, the names sql calls as its
 // words read to this package's own lexer (no pg_query call), for the
@@ -13,8 +17,8 @@ import "strings"
 // It errs on the side of a call: an alias's column list (AS t(a, b)) or a
 // CTE's (WITH w(a) AS ...) reads as a call of t or w. Text the lexer
 // rejects gives nil (UnreadEffect refuses it).
-func UnreadCalls(sql string, strs Strings) []string {
-	toks, err := Lex(sql, strs)
+func UnreadCalls(sql string, strs sqltext.Strings) []string {
+	toks, err := sqltext.Lex(sql, strs)
 	if err != nil {
 		return nil
 	}
@@ -64,14 +68,14 @@ func UnreadCalls(sql string, strs Strings) []string {
 			case c >= '0' && c <= '9' || c == '$':
 				// A number or a parameter, with any trailing letters.
 				i++
-				for i < len(g) && (isDolqCont(g[i]) || g[i] == '.' || g[i] == '$') {
+				for i < len(g) && (sqltext.IsIdentCont(g[i]) || g[i] == '.' || g[i] == '$') {
 					i++
 				}
 				reset()
 				last = ""
-			case isIdentStart(c):
-				j := identEnd(g, i)
-				part(asciiLower(g[i:j]), false)
+			case sqltext.IsIdentStart(c):
+				j := sqltext.IdentEnd(g, i)
+				part(sqltext.FoldIdent(g[i:j]), false)
 				i = j
 			case c == '.' && len(chain) > 0 && !dot:
 				dot = true
@@ -94,9 +98,10 @@ func UnreadCalls(sql string, strs Strings) []string {
 	for _, t := range toks {
 		gap(sql[pos:t.Start])
 		switch t.Kind {
-		case TokBlockComment, TokLineComment:
-		case TokQuotedIdent:
-			part(unquoteIdent(sql[t.Start:t.End]), true)
+		case sqltext.TokBlockComment, sqltext.TokLineComment:
+		case sqltext.TokQuotedIdent:
+			// U&"..." stays as written: it reads as an unknown call.
+			part(sqltext.UnquoteIdent(sql[t.Start:t.End]), true)
 		default:
 			reset()
 			last = ""
@@ -117,27 +122,6 @@ func chainKey(parts []string) string {
 		return quoteDot(schema) + "." + name
 	}
 	return name
-}
-
-// unquoteIdent reads "..." (U&"..." is left as written: no built-in or
-// declared name is spelled so, and it then reads as an unknown call).
-func unquoteIdent(s string) string {
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
-	}
-	return s
-}
-
-// asciiLower folds a name as PostgreSQL folds an unquoted identifier
-// under UTF8: ASCII letters only.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // notCalls are PostgreSQL 15's reserved and column-name keywords

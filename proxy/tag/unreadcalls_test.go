@@ -3,6 +3,8 @@ package tag
 import (
 	"slices"
 	"testing"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // TestUnreadCalls: the lexer's reading of calls, for statements answered
@@ -30,12 +32,12 @@ func TestUnreadCalls(t *testing.T) {
 		// Text the lexer rejects reads as nothing (UnreadEffect refuses it).
 		{sql: "SELECT f('", want: nil},
 	} {
-		got := UnreadCalls(tc.sql, StandardStrings)
+		got := UnreadCalls(tc.sql, sqltext.StandardStrings)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.sql, got, tc.want)
 		}
 		// What pg_query reads is a subset of the lexer's reading.
-		if stmts, err := Split(tc.sql, StandardStrings); err == nil {
+		if stmts, err := Split(tc.sql, sqltext.StandardStrings); err == nil {
 			for _, n := range stmts[0].Names {
 				if n[:len(NameCall)] == NameCall && !slices.Contains(got, n) {
 					t.Errorf("%s: the parser reads %s, the lexer does not", tc.sql, n)

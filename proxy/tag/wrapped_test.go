@@ -2,6 +2,8 @@ package tag
 
 import (
 	"testing"
+
+	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
 // TestUnwrap: a statement that runs a query is classified and judged on
@@ -31,7 +33,7 @@ func TestUnwrap(t *testing.T) {
 		{sql: "CREATE TABLE x AS SELECT 1", class: ClassRun, why: "CREATE TABLE AS"},
 		{sql: "REFRESH MATERIALIZED VIEW m", class: ClassRun, why: "REFRESH MATERIALIZED VIEW"},
 	} {
-		stmts, err := Split(tc.sql, StandardStrings)
+		stmts, err := Split(tc.sql, sqltext.StandardStrings)
 		if err != nil || len(stmts) != 1 {
 			t.Fatalf("%s: %v %v", tc.sql, stmts, err)
 		}
@@ -45,7 +47,7 @@ func TestUnwrap(t *testing.T) {
 // TestExecutionBind: an EXECUTE is the prepared body with each argument
 // cast to its declared type; arguments may be expressions.
 func TestExecutionBind(t *testing.T) {
-	stmts, err := Split("PREPARE q(int, text) AS SELECT a FROM t WHERE a > $1 AND b = $2; EXECUTE q(5, 'x'''); EXECUTE q(f(2) + 1, NULL); EXECUTE q(1)", StandardStrings)
+	stmts, err := Split("PREPARE q(int, text) AS SELECT a FROM t WHERE a > $1 AND b = $2; EXECUTE q(5, 'x'''); EXECUTE q(f(2) + 1, NULL); EXECUTE q(1)", sqltext.StandardStrings)
 	if err != nil || len(stmts) != 4 || stmts[0].Prepare == nil || stmts[1].Execute == nil {
 		t.Fatalf("%+v %v", stmts, err)
 	}

@@ -1,11 +1,9 @@
-package tag
+package sqltext
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-
-	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Strings says how a session's lexer reads a bare '...' string: the
@@ -27,7 +25,7 @@ func (s Strings) String() string {
 	return "on"
 }
 
-// TokenKind is the kind of a lexed token the proxy cares about.
+// TokenKind is the kind of a lexed token the relay cares about.
 type TokenKind uint8
 
 // Token kinds. Keywords, identifiers, numbers and operators are not
@@ -48,7 +46,7 @@ const (
 	// TokSemicolon separates statements.
 	TokSemicolon
 	// TokNumber is a number with any trailing junk (1, 1.5, 0x1F, 1e5,
-	// 12abc): reported only to ReadShape, which abstracts plain ones.
+	// 12abc): reported only with Lexer.Numbers.
 	TokNumber
 )
 
@@ -75,25 +73,28 @@ var ErrLex = errors.New("text the lexer rejects")
 // literals, quoted identifiers and semicolons. It is written after the
 // lexer of PostgreSQL 15 and is checked against pg_query's scanner (fuzz
 // tests) and against a real server with standard_conforming_strings off
-// (bypass tests): comments are whitespace to PostgreSQL, so what the
-// proxy strips or reads as a tag must be exactly what the server skips.
+// (the relay's bypass tests): comments are whitespace to PostgreSQL, so
+// what the relay strips or reads as a tag must be exactly what the server
+// skips.
 func Lex(sql string, strs Strings) ([]Token, error) {
-	return lexer{strs: strs, dashContinuation: true}.lex(sql)
+	return Lexer{Strings: strs, DashContinuation: true}.Lex(sql)
 }
 
-// lexer holds Lex's settings. dashContinuation: a -- comment may sit
-// between the parts of a continued string, as PostgreSQL's server lexer
-// allows ('a' -- note, newline, 'b' is 'ab'); pg_query's scanner does
-// not, and the tests compare with it without. numbers: report numbers
-// too (TokNumber), for ReadShape.
-type lexer struct {
-	strs             Strings
-	dashContinuation bool
-	numbers          bool
+// Lexer holds the settings of a lexing that is not the server's own.
+// DashContinuation: a -- comment may sit between the parts of a
+// continued string, as PostgreSQL's server lexer allows ('a' -- note,
+// newline, 'b' is 'ab'); pg_query's scanner does not, and the tests
+// compare with it without. Numbers: report numbers too (TokNumber), for
+// the relay's statement shapes.
+type Lexer struct {
+	Strings          Strings
+	DashContinuation bool
+	Numbers          bool
 }
 
-func (lx lexer) lex(sql string) ([]Token, error) {
-	strs := lx.strs
+// Lex lexes sql as Lex does, with lx's settings.
+func (lx Lexer) Lex(sql string) ([]Token, error) {
+	strs := lx.Strings
 	var out []Token
 	n := len(sql)
 	for i := 0; i < n; {
@@ -151,14 +152,14 @@ func (lx lexer) lex(sql string) ([]Token, error) {
 					j++
 				}
 			}
-			if j < n && isIdentStart(sql[j]) {
-				j = identEnd(sql, j)
+			if j < n && IsIdentStart(sql[j]) {
+				j = IdentEnd(sql, j)
 			}
-			if lx.numbers {
+			if lx.Numbers {
 				out = append(out, Token{Kind: TokNumber, Start: i, End: j})
 			}
 			i = j
-		case isIdentStart(c):
+		case IsIdentStart(c):
 			t, j, err := lx.lexWord(sql, i)
 			if err != nil {
 				return out, err
@@ -177,8 +178,8 @@ func (lx lexer) lex(sql string) ([]Token, error) {
 // lexWord reads an identifier or keyword at i, or the literal it prefixes:
 // E”, B”, X”, N”, U&” and U&"". A prefix counts only at the start of
 // a token, which is where lexWord is called.
-func (lx lexer) lexWord(sql string, i int) (Token, int, error) {
-	n, strs := len(sql), lx.strs
+func (lx Lexer) lexWord(sql string, i int) (Token, int, error) {
+	n, strs := len(sql), lx.Strings
 	c := sql[i] | 0x20
 	if i+1 < n && sql[i+1] == '\'' {
 		switch c {
@@ -206,25 +207,25 @@ func (lx lexer) lexWord(sql string, i int) (Token, int, error) {
 		t, err := lx.lexString(sql, i, i+2, false, false, false)
 		return t, t.End, err
 	}
-	return Token{}, identEnd(sql, i), nil
+	return Token{}, IdentEnd(sql, i), nil
 }
 
 // lexString reads a quoted literal whose opening quote is at q (the token
 // starts at start, before any prefix). escapes: backslash escapes apply;
 // bare: the quote is one the session's setting decides about; bits: a
 // B” or X” string, where ” does not stand for a quote.
-func (lx lexer) lexString(sql string, start, q int, escapes, bare, bits bool) (Token, error) {
+func (lx Lexer) lexString(sql string, start, q int, escapes, bare, bits bool) (Token, error) {
 	t := Token{Kind: TokString, Start: start, Bare: bare, BareAt: q}
 	i := q + 1
 	for {
-		j, bs, err := stringPartEnd(sql, i, escapes, bits)
+		j, bs, err := StringPartEnd(sql, i, escapes, bits)
 		if err != nil {
 			return t, fmt.Errorf("%w at offset %d", err, start)
 		}
 		t.Backslash = t.Backslash || bs
 		// A quote, whitespace holding a newline, and another quote
 		// continue the literal, in the same state (scan.l's xqs).
-		k, ok := continuation(sql, j, lx.dashContinuation)
+		k, ok := continuation(sql, j, lx.DashContinuation)
 		if !ok {
 			t.End = j
 			return t, nil
@@ -233,10 +234,11 @@ func (lx lexer) lexString(sql string, start, q int, escapes, bare, bits bool) (T
 	}
 }
 
-// stringPartEnd returns the offset just past the closing quote of one
-// part of a literal starting at i, and whether a backslash escape was
-// read.
-func stringPartEnd(sql string, i int, escapes, bits bool) (int, bool, error) {
+// StringPartEnd returns the offset just past the closing quote of one
+// part of a literal whose body starts at i, and whether a backslash
+// escape was read. escapes: backslash escapes apply; bits: a bit string
+// (B or X prefix), where a doubled quote stands for no quote.
+func StringPartEnd(sql string, i int, escapes, bits bool) (int, bool, error) {
 	bs := false
 	for n := len(sql); i < n; i++ {
 		switch sql[i] {
@@ -346,14 +348,14 @@ func lexDollar(sql string, i int, out *[]Token) (int, error) {
 		for j < n && sql[j] >= '0' && sql[j] <= '9' {
 			j++
 		}
-		if j < n && isIdentStart(sql[j]) {
-			j = identEnd(sql, j) // trailing junk, rejected by the lexer
+		if j < n && IsIdentStart(sql[j]) {
+			j = IdentEnd(sql, j) // trailing junk, rejected by the lexer
 		}
 		return j, nil
 	}
-	if j < n && isIdentStart(sql[j]) {
+	if j < n && IsIdentStart(sql[j]) {
 		j++
-		for j < n && isDolqCont(sql[j]) {
+		for j < n && IsIdentCont(sql[j]) {
 			j++
 		}
 	}
@@ -372,80 +374,21 @@ func lexDollar(sql string, i int, out *[]Token) (int, error) {
 	return k, nil
 }
 
-func isIdentStart(c byte) bool {
+// IsIdentStart reports whether c starts an identifier or keyword: a
+// letter, _, or any byte of a multibyte character.
+func IsIdentStart(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// isDolqCont: a dollar quote's tag continues with letters, digits and _,
-// but not $.
-func isDolqCont(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+// IsIdentCont reports whether c continues a dollar quote's tag: letters,
+// digits and _, but not $ (an identifier also goes on with $: IdentEnd).
+func IsIdentCont(c byte) bool { return IsIdentStart(c) || c >= '0' && c <= '9' }
 
-// identEnd returns the end of the word starting at i: identifiers go on
+// IdentEnd returns the end of the word starting at i: identifiers go on
 // with letters, digits, _ and $ (a$b is one name, not a dollar quote).
-func identEnd(sql string, i int) int {
-	for i < len(sql) && (isDolqCont(sql[i]) || sql[i] == '$') {
+func IdentEnd(sql string, i int) int {
+	for i < len(sql) && (IsIdentCont(sql[i]) || sql[i] == '$') {
 		i++
 	}
 	return i
-}
-
-// blockComments lists the spans of the /* */ comments of sql as the
-// session's lexer finds them: pg_query's scanner (PostgreSQL's own) for
-// standard strings, Lex for backslash strings, which pg_query cannot be
-// told about.
-func blockComments(sql string, strs Strings) ([][2]int, error) {
-	blocks, _, err := commentSpans(sql, strs)
-	return blocks, err
-}
-
-// commentSpans lists the spans of sql's /* */ comments and of its --
-// line comments that mention a pgequiv tag key (lineTags), as
-// blockComments finds them.
-func commentSpans(sql string, strs Strings) (blocks, lineTags [][2]int, err error) {
-	if strs == StandardStrings {
-		res, err := pg.Scan(sql)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrLex, err)
-		}
-		for _, t := range res.Tokens {
-			switch t.Token {
-			case pg.Token_C_COMMENT:
-				if t.Start < 0 || int(t.End) > len(sql) || t.End-t.Start < 4 {
-					return nil, nil, fmt.Errorf("%w: comment token %d..%d outside the text", ErrLex, t.Start, t.End)
-				}
-				blocks = append(blocks, [2]int{int(t.Start), int(t.End)})
-			case pg.Token_SQL_COMMENT:
-				if t.Start < 0 || int(t.End) > len(sql) || t.Start > t.End {
-					return nil, nil, fmt.Errorf("%w: comment token %d..%d outside the text", ErrLex, t.Start, t.End)
-				}
-				if isLineTag(sql[t.Start:t.End]) {
-					lineTags = append(lineTags, [2]int{int(t.Start), int(t.End)})
-				}
-			}
-		}
-		return blocks, lineTags, nil
-	}
-	toks, err := Lex(sql, strs)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, t := range toks {
-		switch {
-		case t.Kind == TokBlockComment:
-			blocks = append(blocks, [2]int{t.Start, t.End})
-		case t.Kind == TokLineComment && isLineTag(sql[t.Start:t.End]):
-			lineTags = append(lineTags, [2]int{t.Start, t.End})
-		}
-	}
-	return blocks, lineTags, nil
-}
-
-// isLineTag reports whether a -- comment holds what looks like a pgequiv
-// tag (pgequiv_ref or pgequiv_ref_id, any case). The server skips it as
-// it skips any comment, and so does the proxy's tag reader: such a tag
-// (an ORM appending a sqlcommenter comment after a -- comment of its
-// own, or an attacker hiding one) is malformed, never absent, so that it
-// cannot turn a tagged statement into an untagged one.
-func isLineTag(comment string) bool {
-	return ContainsFold([]byte(comment), KeyRef)
 }

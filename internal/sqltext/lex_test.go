@@ -1,4 +1,4 @@
-package tag
+package sqltext
 
 import (
 	"errors"
@@ -10,45 +10,26 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
-func TestFindCommentIn(t *testing.T) {
+// TestLexMatchesPgQuery: on texts where a tag comment sits after, inside
+// or among literals, comments and dollar quotes, Lex finds the block
+// comments pg_query's scanner finds.
+func TestLexMatchesPgQuery(t *testing.T) {
 	const tagc = "/*pgequiv_ref='SELECT%201'*/"
-	tests := []struct {
-		name, sql string
-		strs      Strings
-		ok, err   bool
-	}{
-		{name: "E string escaped quote", sql: `SELECT E'O\'Brien' ` + tagc, ok: true},
-		{name: "E string hides the tag", sql: `SELECT E'O\' ` + tagc + ` '`, ok: false},
-		{name: "backslash strings: escaped quote", sql: `SELECT 'O\'Brien' ` + tagc, strs: BackslashStrings, ok: true},
-		{name: "backslash strings: tag inside the string", sql: `SELECT 'O\' ` + tagc + ` '`, strs: BackslashStrings, ok: false},
-		{name: "standard strings: backslash ends nothing", sql: `SELECT 'O\' ` + tagc + ` '`, ok: false},
-		{name: "standard strings: tag after a backslash", sql: `SELECT 'a\' ` + tagc, ok: true},
-		{name: "dollar in identifier", sql: `SELECT a$b, c$ FROM t ` + tagc, ok: true},
-		{name: "dollar quote", sql: `SELECT $q$ ` + tagc + ` $q$`, ok: false},
-		{name: "dollar quote then tag", sql: `SELECT $q$ $$ $q$ ` + tagc, ok: true},
-		{name: "nested comment hides the tag", sql: `SELECT 1 /* /* */ ` + tagc + ` */`, err: true},
-		{name: "nested comment then tag", sql: `SELECT 1 /* /* */ */ ` + tagc, ok: true},
-		{name: "line comment hides the tag", sql: "SELECT 1 -- " + tagc, ok: false},
-		{name: "continued string", sql: "SELECT 'a'\n'" + tagc + "'", ok: false},
-		{name: "N string with backslash strings", sql: `SELECT N'\'' ` + tagc, strs: BackslashStrings, ok: true},
-		{name: "unterminated string", sql: "SELECT '" + tagc, ok: false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, ok, err := FindCommentIn(tc.sql, tc.strs)
-			if (err != nil) != tc.err {
-				t.Fatalf("err = %v, want error %v", err, tc.err)
-			}
-			if ok != tc.ok {
-				t.Errorf("found = %v, want %v", ok, tc.ok)
-			}
-			if tc.strs == StandardStrings {
-				// Lex must agree with pg_query's scanner.
-				if got, want := lexComments(t, tc.sql), pgComments(tc.sql); want != nil && fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("Lex comments %v, pg_query %v", got, want)
-				}
-			}
-		})
+	for _, sql := range []string{
+		`SELECT E'O\'Brien' ` + tagc,
+		`SELECT E'O\' ` + tagc + ` '`,
+		`SELECT 'O\' ` + tagc + ` '`,
+		`SELECT 'a\' ` + tagc,
+		`SELECT a$b, c$ FROM t ` + tagc,
+		`SELECT $q$ ` + tagc + ` $q$`,
+		`SELECT $q$ $$ $q$ ` + tagc,
+		`SELECT 1 /* /* */ ` + tagc + ` */`,
+		`SELECT 1 /* /* */ */ ` + tagc,
+		"SELECT 1 -- " + tagc,
+		"SELECT 'a'\n'" + tagc + "'",
+		"SELECT '" + tagc,
+	} {
+		checkAgainstPgQuery(t, sql)
 	}
 }
 
@@ -68,20 +49,6 @@ func TestLexErrors(t *testing.T) {
 			t.Errorf("Lex(%q, %v) = %v, want ErrLex", tc.sql, tc.strs, err)
 		}
 	}
-}
-
-func lexComments(t testing.TB, sql string) [][2]int {
-	toks, err := lexer{}.lex(sql)
-	if err != nil {
-		return nil
-	}
-	var out [][2]int
-	for _, tk := range toks {
-		if tk.Kind == TokBlockComment {
-			out = append(out, [2]int{tk.Start, tk.End})
-		}
-	}
-	return out
 }
 
 // pgComments is pg_query's view; nil when its scanner rejects sql.
@@ -105,7 +72,7 @@ func pgComments(sql string) [][2]int {
 func checkAgainstPgQuery(t *testing.T, sql string) {
 	t.Helper()
 	want := pgComments(sql)
-	toks, err := lexer{}.lex(sql)
+	toks, err := Lexer{}.Lex(sql)
 	if err != nil {
 		if want != nil {
 			t.Fatalf("Lex rejects %q (%v); pg_query accepts it", sql, err)
