@@ -35,90 +35,17 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 	case *pg.Node_AExpr:
 		return b.aExpr(v.AExpr, sc, st)
 	case *pg.Node_BoolExpr:
-		be := v.BoolExpr
-		args, err := b.exprs(be.Args, sc, st)
-		if err != nil {
-			return nil, err
-		}
-		name := plan.OpAnd
-		switch be.Boolop {
-		case pg.BoolExprType_OR_EXPR:
-			name = plan.OpOr
-		case pg.BoolExprType_NOT_EXPR:
-			name = plan.OpNot
-		}
-		e := plan.NewOp(name, catalog.Bool, args...)
-		e.Pos = be.Location
-		return e, nil
+		return b.boolExpr(v.BoolExpr, sc, st)
 	case *pg.Node_NullTest:
-		arg := b.wholeRow(v.NullTest.Arg, sc)
-		if arg == nil {
-			var err error
-			if arg, err = b.expr(v.NullTest.Arg, sc, st); err != nil {
-				return nil, err
-			}
-		}
-		name := plan.OpIsNull
-		if v.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
-			name = plan.OpIsNotNull
-		}
-		if arg.Kind == plan.Tuple && b.schema.Dialect == catalog.Postgres {
-			return b.rowNullTest(arg, name, v.NullTest.Location)
-		}
-		return plan.NewOp(name, catalog.Bool, arg), nil
+		return b.nullTest(v.NullTest, sc, st)
 	case *pg.Node_BooleanTest:
-		arg, err := b.expr(v.BooleanTest.Arg, sc, st)
-		if err != nil {
-			return nil, err
-		}
-		if t := v.BooleanTest.Booltesttype; b.schema.Dialect == catalog.SQLite && t != pg.BoolTestType_IS_UNKNOWN && t != pg.BoolTestType_IS_NOT_UNKNOWN && arg.Kind != plan.Op {
-			// SQLite reads x IS TRUE as "x is a non-zero number": a
-			// column holding 2 is TRUE there, though 2 = TRUE is false
-			// (issue 33 campaign, seed 11). The planner's IS TRUE is
-			// PostgreSQL's boolean test; only a comparison's 0/1 result
-			// reads alike.
-			return nil, b.unsupported(v.BooleanTest.Location, "IS [NOT] TRUE/FALSE over a value (SQLite tests it for a non-zero number)")
-		}
-		names := map[pg.BoolTestType]string{
-			pg.BoolTestType_IS_TRUE: plan.OpIsTrue, pg.BoolTestType_IS_NOT_TRUE: plan.OpIsNotTrue,
-			pg.BoolTestType_IS_FALSE: plan.OpIsFalse, pg.BoolTestType_IS_NOT_FALSE: plan.OpIsNotFalse,
-			pg.BoolTestType_IS_UNKNOWN: plan.OpIsNull, pg.BoolTestType_IS_NOT_UNKNOWN: plan.OpIsNotNull,
-		}
-		return plan.NewOp(names[v.BooleanTest.Booltesttype], catalog.Bool, arg), nil
+		return b.booleanTest(v.BooleanTest, sc, st)
 	case *pg.Node_FuncCall:
 		return b.funcCall(v.FuncCall, sc, st)
 	case *pg.Node_CoalesceExpr:
-		args, err := b.exprs(v.CoalesceExpr.Args, sc, st)
-		if err != nil {
-			return nil, err
-		}
-		typeParamsAmong(args...)
-		if err := b.resolveLiterals(v.CoalesceExpr.Args, args, sc, st); err != nil {
-			return nil, err
-		}
-		return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: v.CoalesceExpr.Location}, nil
+		return b.coalesceExpr(v.CoalesceExpr, sc, st)
 	case *pg.Node_MinMaxExpr:
-		if b.schema.Dialect == catalog.SQLite {
-			// GREATEST/LEAST syntax; SQLite's scalar max/min are calls.
-			name := "greatest"
-			if v.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
-				name = "least"
-			}
-			return nil, b.sqliteErr(v.MinMaxExpr.Location, "no such function: %s", name)
-		}
-		args, err := b.exprs(v.MinMaxExpr.Args, sc, st)
-		if err != nil {
-			return nil, err
-		}
-		name := "greatest"
-		if v.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
-			name = "least"
-		}
-		typeParamsAmong(args...)
-		if err := b.resolveLiterals(v.MinMaxExpr.Args, args, sc, st); err != nil {
-			return nil, err
-		}
-		return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: commonType(args), Pos: v.MinMaxExpr.Location}, nil
+		return b.minMaxExpr(v.MinMaxExpr, sc, st)
 	case *pg.Node_CaseExpr:
 		return b.caseExpr(v.CaseExpr, sc, st)
 	case *pg.Node_SubLink:
@@ -132,17 +59,7 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 	case *pg.Node_ParamRef:
 		return &plan.Expr{Kind: plan.Param, Value: "$" + strconv.Itoa(int(v.ParamRef.Number)), Typ: catalog.Unknown, Pos: v.ParamRef.Location}, nil
 	case *pg.Node_SqlvalueFunction:
-		name := strings.ToLower(strings.TrimPrefix(v.SqlvalueFunction.Op.String(), "SVFOP_"))
-		t := catalog.Timestamp
-		switch {
-		case strings.HasPrefix(name, "current_date"):
-			t = catalog.Date
-		case strings.Contains(name, "time") && !strings.Contains(name, "stamp"):
-			t = catalog.Time
-		case strings.Contains(name, "user") || strings.Contains(name, "role") || strings.Contains(name, "catalog") || strings.Contains(name, "schema"):
-			t = catalog.Text
-		}
-		return &plan.Expr{Kind: plan.Func, Name: name, Typ: t, Pos: v.SqlvalueFunction.Location}, nil
+		return sqlValueFunction(v.SqlvalueFunction), nil
 	case *pg.Node_CollateClause:
 		if e, ok, err := b.extCollate(v.CollateClause, sc, st); ok {
 			return e, err
@@ -154,6 +71,117 @@ func (b *builder) expr(n *pg.Node, sc *scope, st *aggState) (*plan.Expr, error) 
 		return b.groupingFunc(v.GroupingFunc, sc, st)
 	}
 	return nil, b.unsupported(-1, "expression "+nodeKindName(n))
+}
+
+// boolExpr builds AND, OR and NOT.
+func (b *builder) boolExpr(be *pg.BoolExpr, sc *scope, st *aggState) (*plan.Expr, error) {
+	args, err := b.exprs(be.Args, sc, st)
+	if err != nil {
+		return nil, err
+	}
+	name := plan.OpAnd
+	switch be.Boolop {
+	case pg.BoolExprType_OR_EXPR:
+		name = plan.OpOr
+	case pg.BoolExprType_NOT_EXPR:
+		name = plan.OpNot
+	}
+	e := plan.NewOp(name, catalog.Bool, args...)
+	e.Pos = be.Location
+	return e, nil
+}
+
+// nullTest builds x IS [NOT] NULL, over a whole row too.
+func (b *builder) nullTest(nt *pg.NullTest, sc *scope, st *aggState) (*plan.Expr, error) {
+	arg := b.wholeRow(nt.Arg, sc)
+	if arg == nil {
+		var err error
+		if arg, err = b.expr(nt.Arg, sc, st); err != nil {
+			return nil, err
+		}
+	}
+	name := plan.OpIsNull
+	if nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
+		name = plan.OpIsNotNull
+	}
+	if arg.Kind == plan.Tuple && b.schema.Dialect == catalog.Postgres {
+		return b.rowNullTest(arg, name, nt.Location)
+	}
+	return plan.NewOp(name, catalog.Bool, arg), nil
+}
+
+// booleanTests are the operators of x IS [NOT] TRUE, FALSE, UNKNOWN.
+var booleanTests = map[pg.BoolTestType]string{
+	pg.BoolTestType_IS_TRUE: plan.OpIsTrue, pg.BoolTestType_IS_NOT_TRUE: plan.OpIsNotTrue,
+	pg.BoolTestType_IS_FALSE: plan.OpIsFalse, pg.BoolTestType_IS_NOT_FALSE: plan.OpIsNotFalse,
+	pg.BoolTestType_IS_UNKNOWN: plan.OpIsNull, pg.BoolTestType_IS_NOT_UNKNOWN: plan.OpIsNotNull,
+}
+
+// booleanTest builds x IS [NOT] TRUE, FALSE or UNKNOWN.
+func (b *builder) booleanTest(bt *pg.BooleanTest, sc *scope, st *aggState) (*plan.Expr, error) {
+	arg, err := b.expr(bt.Arg, sc, st)
+	if err != nil {
+		return nil, err
+	}
+	if t := bt.Booltesttype; b.schema.Dialect == catalog.SQLite && t != pg.BoolTestType_IS_UNKNOWN && t != pg.BoolTestType_IS_NOT_UNKNOWN && arg.Kind != plan.Op {
+		// SQLite reads x IS TRUE as "x is a non-zero number": a
+		// column holding 2 is TRUE there, though 2 = TRUE is false
+		// (issue 33 campaign, seed 11). The planner's IS TRUE is
+		// PostgreSQL's boolean test; only a comparison's 0/1 result
+		// reads alike.
+		return nil, b.unsupported(bt.Location, "IS [NOT] TRUE/FALSE over a value (SQLite tests it for a non-zero number)")
+	}
+	return plan.NewOp(booleanTests[bt.Booltesttype], catalog.Bool, arg), nil
+}
+
+// coalesceExpr builds COALESCE, of its arguments' common type.
+func (b *builder) coalesceExpr(ce *pg.CoalesceExpr, sc *scope, st *aggState) (*plan.Expr, error) {
+	args, err := b.exprs(ce.Args, sc, st)
+	if err != nil {
+		return nil, err
+	}
+	typeParamsAmong(args...)
+	if err := b.resolveLiterals(ce.Args, args, sc, st); err != nil {
+		return nil, err
+	}
+	return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: ce.Location}, nil
+}
+
+// minMaxExpr builds GREATEST and LEAST, of their arguments' common type.
+func (b *builder) minMaxExpr(mm *pg.MinMaxExpr, sc *scope, st *aggState) (*plan.Expr, error) {
+	name := "greatest"
+	if mm.Op == pg.MinMaxOp_IS_LEAST {
+		name = "least"
+	}
+	if b.schema.Dialect == catalog.SQLite {
+		// GREATEST/LEAST syntax; SQLite's scalar max/min are calls.
+		return nil, b.sqliteErr(mm.Location, "no such function: %s", name)
+	}
+	args, err := b.exprs(mm.Args, sc, st)
+	if err != nil {
+		return nil, err
+	}
+	typeParamsAmong(args...)
+	if err := b.resolveLiterals(mm.Args, args, sc, st); err != nil {
+		return nil, err
+	}
+	return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: commonType(args), Pos: mm.Location}, nil
+}
+
+// sqlValueFunction builds CURRENT_DATE, CURRENT_USER and the like, typed
+// by name.
+func sqlValueFunction(f *pg.SQLValueFunction) *plan.Expr {
+	name := strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_"))
+	t := catalog.Timestamp
+	switch {
+	case strings.HasPrefix(name, "current_date"):
+		t = catalog.Date
+	case strings.Contains(name, "time") && !strings.Contains(name, "stamp"):
+		t = catalog.Time
+	case strings.Contains(name, "user") || strings.Contains(name, "role") || strings.Contains(name, "catalog") || strings.Contains(name, "schema"):
+		t = catalog.Text
+	}
+	return &plan.Expr{Kind: plan.Func, Name: name, Typ: t, Pos: f.Location}
 }
 
 // nodeKindName names a parse node's kind for messages: "Node_AIndirection"

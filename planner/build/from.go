@@ -155,24 +155,76 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 	if err != nil {
 		return nil, nil, err
 	}
-	n := &plan.Node{Op: plan.OpJoin, Inputs: []*plan.Node{ln, rn}}
-	switch j.Jointype {
-	case pg.JoinType_JOIN_INNER:
-		n.Join = plan.InnerJoin
-	case pg.JoinType_JOIN_LEFT:
-		n.Join = plan.LeftJoin
-	case pg.JoinType_JOIN_RIGHT:
-		n.Join = plan.RightJoin
-	case pg.JoinType_JOIN_FULL:
-		n.Join = plan.FullJoin
-	default:
+	kind, ok := joinKinds[j.Jointype]
+	if !ok {
 		return nil, nil, b.unsupported(-1, "join type "+j.Jointype.String())
 	}
+	n := &plan.Node{Op: plan.OpJoin, Join: kind, Inputs: []*plan.Node{ln, rn}}
 	cols := append(append([]scopeCol(nil), lcols...), rcols...)
 	// The condition sees both sides and the enclosing query's columns.
 	jsc := &scope{cols: cols, parent: sc.parent, ctes: sc.ctes}
-	var using []string
-	var pairs []usingPair
+	using, pairs, err := b.joinUsing(j, n, lcols, rcols, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	if j.Quals != nil && b.onQuals != nil && n.Join == plan.InnerJoin && len(using) == 0 {
+		*b.onQuals = append(*b.onQuals, j.Quals) // read over the whole FROM clause
+	} else if j.Quals != nil {
+		q, err := b.expr(j.Quals, jsc, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if q.HasAgg() {
+			return nil, nil, b.errf(-1, "aggregate functions are not allowed in JOIN conditions")
+		}
+		n.Preds = append(n.Preds, q)
+	}
+	if err := b.checkFullJoin(n, lcols, rcols, -1); err != nil {
+		return nil, nil, err
+	}
+	node := n
+	if b.laterals > laterals {
+		var rcols []scopeCol
+		if node, rcols, err = b.lateralItem(n, cols[len(lcols):]); err != nil {
+			return nil, nil, err
+		}
+		cols = append(cols[:len(lcols):len(lcols)], rcols...)
+	}
+	if len(pairs) > 0 {
+		node, cols = b.mergeUsing(node, n.Join, cols, len(lcols), pairs)
+		if a := j.JoinUsingAlias; a != nil {
+			// USING (k) AS x: x.k and x.* name the merged columns.
+			for _, m := range cols[:len(pairs)] {
+				m.qual, m.hidden = a.Aliasname, true
+				cols = append(cols, m)
+			}
+		}
+	}
+	if j.Alias != nil && b.schema.Dialect == catalog.Postgres {
+		cols, err := b.aliasJoin(j.Alias, cols)
+		return node, cols, err
+	}
+	if j.Alias != nil {
+		for i := range cols {
+			cols[i].qual = j.Alias.Aliasname
+		}
+	}
+	return node, cols, nil
+}
+
+// joinKinds are the join types the planner models.
+var joinKinds = map[pg.JoinType]plan.JoinKind{
+	pg.JoinType_JOIN_INNER: plan.InnerJoin,
+	pg.JoinType_JOIN_LEFT:  plan.LeftJoin,
+	pg.JoinType_JOIN_RIGHT: plan.RightJoin,
+	pg.JoinType_JOIN_FULL:  plan.FullJoin,
+}
+
+// joinUsing reads join j's USING columns or NATURAL join, adding their
+// equalities to join n's conditions: on PostgreSQL as the pairs of
+// columns to merge (mergeUsing), elsewhere hiding the null-extended
+// side's column of each name in cols, the join's scope columns.
+func (b *builder) joinUsing(j *pg.JoinExpr, n *plan.Node, lcols, rcols, cols []scopeCol) (using []string, pairs []usingPair, err error) {
 	if b.schema.Dialect == catalog.Postgres && (j.IsNatural || len(j.UsingClause) > 0) {
 		for _, u := range j.UsingClause {
 			using = append(using, u.GetString_().GetSval())
@@ -220,49 +272,7 @@ func (b *builder) joinExpr(j *pg.JoinExpr, sc *scope) (*plan.Node, []scopeCol, e
 			cols[hide].hidden = true
 		}
 	}
-	if j.Quals != nil && b.onQuals != nil && n.Join == plan.InnerJoin && len(using) == 0 {
-		*b.onQuals = append(*b.onQuals, j.Quals) // read over the whole FROM clause
-	} else if j.Quals != nil {
-		q, err := b.expr(j.Quals, jsc, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		if q.HasAgg() {
-			return nil, nil, b.errf(-1, "aggregate functions are not allowed in JOIN conditions")
-		}
-		n.Preds = append(n.Preds, q)
-	}
-	if err := b.checkFullJoin(n, lcols, rcols, -1); err != nil {
-		return nil, nil, err
-	}
-	node := n
-	if b.laterals > laterals {
-		var rcols []scopeCol
-		if node, rcols, err = b.lateralItem(n, cols[len(lcols):]); err != nil {
-			return nil, nil, err
-		}
-		cols = append(cols[:len(lcols):len(lcols)], rcols...)
-	}
-	if len(pairs) > 0 {
-		node, cols = b.mergeUsing(node, n.Join, cols, len(lcols), pairs)
-		if a := j.JoinUsingAlias; a != nil {
-			// USING (k) AS x: x.k and x.* name the merged columns.
-			for _, m := range cols[:len(pairs)] {
-				m.qual, m.hidden = a.Aliasname, true
-				cols = append(cols, m)
-			}
-		}
-	}
-	if j.Alias != nil && b.schema.Dialect == catalog.Postgres {
-		cols, err := b.aliasJoin(j.Alias, cols)
-		return node, cols, err
-	}
-	if j.Alias != nil {
-		for i := range cols {
-			cols[i].qual = j.Alias.Aliasname
-		}
-	}
-	return node, cols, nil
+	return using, pairs, nil
 }
 
 // lateralItem lowers join when its right input references its left
