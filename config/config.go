@@ -10,6 +10,10 @@
 // its line. Absent keys take the defaults of Default. Some settings can be
 // overridden from the environment (see Env*), so that addresses and file
 // paths need not be written into the file.
+//
+// Each key's default, description, checks and environment variable are
+// written once, in the key table (keytable.go, Keys), which Default,
+// Validate, SHOW CONFIG (Settings) and docs/proxy.md (DocYAML) read.
 package config
 
 import (

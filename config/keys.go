@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -203,7 +205,7 @@ func durationText(d time.Duration) string {
 // mapText is a map setting as key=value pairs in key order, each value
 // through show.
 func mapText(m map[string]string, show func(string) string) string {
-	pairs := sortedKeys(m)
+	pairs := slices.Sorted(maps.Keys(m))
 	for i, k := range pairs {
 		pairs[i] = k + "=" + show(m[k])
 	}

@@ -1,7 +1,8 @@
 package config
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -164,7 +165,7 @@ var databasesKey = Key{
 			return [][2]string{{"schema.databases", ""}}
 		}
 		var out [][2]string
-		for _, db := range sortedKeys(c.Schema.Databases) {
+		for _, db := range slices.Sorted(maps.Keys(c.Schema.Databases)) {
 			out = append(out, [2]string{"schema.databases." + db, showValue(c.Schema.Databases[db])})
 		}
 		return out
@@ -194,20 +195,11 @@ func emptyUser(u string) string {
 	return ""
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // quotedPairs writes a map so that two maps give the same text only when
 // they are equal.
 func quotedPairs(m map[string]string) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b.WriteString(strconv.Quote(k) + "=" + strconv.Quote(m[k]) + ",")
 	}
 	return b.String()
