@@ -31,11 +31,7 @@ func TestNormRuleFilesOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.New(t, pgtest.Options{}).ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.New(t, pgtest.Options{}).Connect(t)
 	runs := 0
 	for _, c := range cases {
 		for i, db := range c.dbs {

@@ -50,14 +50,10 @@ func runNormRuleFiles(t *testing.T) (ddl string, withB []normRuleCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rules []rulefile.Rule
-	for _, r := range norm.Rules() {
-		rules = append(rules, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
-	}
 	ctx := context.Background()
 	n := soundness.Instances(60)
 	opts := refute.Options{TrustForeignKeys: true, Dialect: catalog.Postgres, Seed: 11}
-	rulefile.Run(t, normRuleRoot, rules, rulefile.Options{}, func(t *testing.T, f *rulefile.File) {
+	rulefile.Run(t, normRuleRoot, rulefile.Of(norm.Rules()), rulefile.Options{}, func(t *testing.T, f *rulefile.File) {
 		for _, c := range f.Cases {
 			raw, err := planner.Plan(ctx, s, c.A, planner.Options{SkipNormalize: true})
 			if err != nil {

@@ -12,13 +12,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the plan blocks of the rule files (testdata/<family>/<rule>.txt)")
 
 // registry is the normalizer's registry as the rule files' harness reads it.
-func registry() []rulefile.Rule {
-	var out []rulefile.Rule
-	for _, r := range norm.Rules() {
-		out = append(out, rulefile.Rule{Name: r.Name, Family: r.Family, Fragment: r.Fragment, Conditions: r.Conditions})
-	}
-	return out
-}
+func registry() []rulefile.Rule { return rulefile.Of(norm.Rules()) }
 
 // TestRuleFiles runs each registered rule's file (internal/rulefile has
 // the format) on the schema its schema block names: normalizing a fires
