@@ -61,122 +61,141 @@ func calledNames(n *pg.Node) []string {
 	if n == nil {
 		return nil
 	}
-	seen := map[string]bool{}
-	var out []string
-	addKey := func(k string) {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
+	l := nameLister{seen: map[string]bool{}}
+	l.walk(n.ProtoReflect(), nil)
+	return l.out
+}
+
+// nameLister collects calledNames' names, each once, in the order found.
+type nameLister struct {
+	seen map[string]bool
+	out  []string
+}
+
+func (l *nameLister) addKey(k string) {
+	if !l.seen[k] {
+		l.seen[k] = true
+		l.out = append(l.out, k)
 	}
-	add := func(kind string, name *pg.Node) {
-		if s := name.GetString_(); s != nil {
-			addKey(kind + strings.ToLower(s.Sval))
-		}
+}
+
+func (l *nameLister) add(kind string, name *pg.Node) {
+	if s := name.GetString_(); s != nil {
+		l.addKey(kind + strings.ToLower(s.Sval))
 	}
-	addCall := func(kind string, parts []*pg.Node) {
-		if k, ok := CallKey(parts); ok {
-			addKey(kind + k)
-		}
+}
+
+func (l *nameLister) addCall(kind string, parts []*pg.Node) {
+	if k, ok := CallKey(parts); ok {
+		l.addKey(kind + k)
 	}
-	// ctes are the names of the CTEs in scope: a relation so named,
-	// unqualified, is the CTE.
-	var walk func(m protoreflect.Message, ctes []string)
-	walk = func(m protoreflect.Message, ctes []string) {
-		switch x := m.Interface().(type) {
-		case *pg.FuncCall:
-			if len(x.Funcname) > 0 {
-				add(NameFunc, x.Funcname[len(x.Funcname)-1])
+}
+
+// walk lists the names of m and of everything below it; ctes are the
+// names of the CTEs in scope: a relation so named, unqualified, is the
+// CTE.
+func (l *nameLister) walk(m protoreflect.Message, ctes []string) {
+	l.node(m, ctes)
+	// A WITH clause: each of its queries sees the CTEs before it (all
+	// of them under RECURSIVE: a non-recursive CTE naming itself reads
+	// a relation), and the rest of the statement sees them all.
+	w := withClause(m)
+	if w != nil {
+		var names []string
+		for _, c := range w.Ctes {
+			names = append(names, c.GetCommonTableExpr().GetCtename())
+		}
+		for i, c := range w.Ctes {
+			seen := names[:i]
+			if w.Recursive {
+				seen = names
 			}
-			addCall(NameCall, x.Funcname)
-		case *pg.A_Expr:
-			if len(x.Name) > 0 {
-				add(NameOperator, x.Name[len(x.Name)-1])
-			}
-			switch x.Kind {
-			case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
-				pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
-				// Its name is the keyword; the server runs >= and <=.
-				addKey(NameOpCall + ">=")
-				addKey(NameOpCall + "<=")
-			default:
-				addCall(NameOpCall, x.Name)
-			}
-		case *pg.SubLink:
-			addCall(NameOpCall, x.OperName) // x = ANY (SELECT ...), (a, b) < (SELECT ...)
-			if x.SubLinkType == pg.SubLinkType_ANY_SUBLINK && len(x.OperName) == 0 {
-				addKey(NameOpCall + "=") // x IN (SELECT ...)
-			}
-		case *pg.RangeVar:
-			add(NameRelation, pg.MakeStrNode(x.Relname))
-			switch {
-			case x.Schemaname != "":
-				addKey(NameTable + chainKey([]string{x.Schemaname, x.Relname}))
-			case !slices.Contains(ctes, x.Relname):
-				addKey(NameTable + chainKey([]string{x.Relname}))
-			}
-		case *pg.TypeCast:
-			// A cast to a domain runs its CHECK constraints.
-			if tn := x.TypeName; tn != nil && len(tn.Names) > 0 {
-				add(NameType, tn.Names[len(tn.Names)-1])
-			}
-		case *pg.ColumnRef:
-			if len(x.Fields) > 1 {
-				add(NameFunc, x.Fields[len(x.Fields)-1])
-				if s := x.Fields[len(x.Fields)-1].GetString_(); s != nil {
-					addKey(NameAttr + s.Sval)
-				}
+			if q := c.GetCommonTableExpr().GetCtequery(); q != nil {
+				l.walk(q.ProtoReflect(), append(slices.Clone(ctes), seen...))
 			}
 		}
-		// A WITH clause: each of its queries sees the CTEs before it (all
-		// of them under RECURSIVE: a non-recursive CTE naming itself reads
-		// a relation), and the rest of the statement sees them all.
-		var w *pg.WithClause
-		switch x := m.Interface().(type) {
-		case *pg.SelectStmt:
-			w = x.WithClause
-		case *pg.InsertStmt:
-			w = x.WithClause
-		case *pg.UpdateStmt:
-			w = x.WithClause
-		case *pg.DeleteStmt:
-			w = x.WithClause
-		case *pg.MergeStmt:
-			w = x.WithClause
-		}
-		if w != nil {
-			var names []string
-			for _, c := range w.Ctes {
-				names = append(names, c.GetCommonTableExpr().GetCtename())
-			}
-			for i, c := range w.Ctes {
-				seen := names[:i]
-				if w.Recursive {
-					seen = names
-				}
-				if q := c.GetCommonTableExpr().GetCtequery(); q != nil {
-					walk(q.ProtoReflect(), append(slices.Clone(ctes), seen...))
-				}
-			}
-			ctes = append(slices.Clone(ctes), names...)
-		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() == nil || fd.IsMap() || w != nil && fd.Name() == "with_clause" {
-				return true
-			}
-			if fd.IsList() {
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					walk(l.Get(i).Message(), ctes)
-				}
-			} else {
-				walk(v.Message(), ctes)
-			}
+		ctes = append(slices.Clone(ctes), names...)
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil || fd.IsMap() || w != nil && fd.Name() == "with_clause" {
 			return true
-		})
+		}
+		if fd.IsList() {
+			list := v.List()
+			for i := 0; i < list.Len(); i++ {
+				l.walk(list.Get(i).Message(), ctes)
+			}
+		} else {
+			l.walk(v.Message(), ctes)
+		}
+		return true
+	})
+}
+
+// node lists the names m itself holds.
+func (l *nameLister) node(m protoreflect.Message, ctes []string) {
+	switch x := m.Interface().(type) {
+	case *pg.FuncCall:
+		if len(x.Funcname) > 0 {
+			l.add(NameFunc, x.Funcname[len(x.Funcname)-1])
+		}
+		l.addCall(NameCall, x.Funcname)
+	case *pg.A_Expr:
+		if len(x.Name) > 0 {
+			l.add(NameOperator, x.Name[len(x.Name)-1])
+		}
+		switch x.Kind {
+		case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+			pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+			// Its name is the keyword; the server runs >= and <=.
+			l.addKey(NameOpCall + ">=")
+			l.addKey(NameOpCall + "<=")
+		default:
+			l.addCall(NameOpCall, x.Name)
+		}
+	case *pg.SubLink:
+		l.addCall(NameOpCall, x.OperName) // x = ANY (SELECT ...), (a, b) < (SELECT ...)
+		if x.SubLinkType == pg.SubLinkType_ANY_SUBLINK && len(x.OperName) == 0 {
+			l.addKey(NameOpCall + "=") // x IN (SELECT ...)
+		}
+	case *pg.RangeVar:
+		l.add(NameRelation, pg.MakeStrNode(x.Relname))
+		switch {
+		case x.Schemaname != "":
+			l.addKey(NameTable + chainKey([]string{x.Schemaname, x.Relname}))
+		case !slices.Contains(ctes, x.Relname):
+			l.addKey(NameTable + chainKey([]string{x.Relname}))
+		}
+	case *pg.TypeCast:
+		// A cast to a domain runs its CHECK constraints.
+		if tn := x.TypeName; tn != nil && len(tn.Names) > 0 {
+			l.add(NameType, tn.Names[len(tn.Names)-1])
+		}
+	case *pg.ColumnRef:
+		if len(x.Fields) > 1 {
+			l.add(NameFunc, x.Fields[len(x.Fields)-1])
+			if s := x.Fields[len(x.Fields)-1].GetString_(); s != nil {
+				l.addKey(NameAttr + s.Sval)
+			}
+		}
 	}
-	walk(n.ProtoReflect(), nil)
-	return out
+}
+
+// withClause is the WITH clause of a statement, or nil.
+func withClause(m protoreflect.Message) *pg.WithClause {
+	switch x := m.Interface().(type) {
+	case *pg.SelectStmt:
+		return x.WithClause
+	case *pg.InsertStmt:
+		return x.WithClause
+	case *pg.UpdateStmt:
+		return x.WithClause
+	case *pg.DeleteStmt:
+		return x.WithClause
+	case *pg.MergeStmt:
+		return x.WithClause
+	}
+	return nil
 }
 
 // CallKey spells a qualified function or operator name, as the parser
