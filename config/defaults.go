@@ -31,6 +31,7 @@ const (
 	// own default, equivalence.DefaultRefuteBudget, is a safety net).
 	DefaultRefuteBudget      = 20 * time.Millisecond
 	DefaultJudgeMemoryLimit  = 1 << 30
+	DefaultVerdictLogMaxSize = 64 << 20
 	DefaultIntrospectTimeout = 10 * time.Second
 	DefaultRecentVerdicts    = 256
 	// DefaultAdminDatabase is the admin console's database with an

@@ -84,7 +84,7 @@ var keys = []Key{
 		"keep literals in logged SQL and differences"),
 	key("verdict_log", func(c *Config) *string { return &c.VerdictLog }, "",
 		"JSON Lines file of every verdict, read back at start (see Verdict file)"),
-	key("verdict_log_max_size", func(c *Config) *ByteSize { return &c.VerdictLogMaxSize }, 64<<20,
+	key("verdict_log_max_size", func(c *Config) *ByteSize { return &c.VerdictLogMaxSize }, DefaultVerdictLogMaxSize,
 		"64KiB..1TiB; past it the file becomes <file>.1", within[ByteSize](64<<10, 1<<40, "64KiB..1TiB")),
 	key("schema.files", func(c *Config) *[]string { return &c.Schema.Files }, nil,
 		"DDL files for every database (relative to this file)", each("schema.files", emptyPath)),
