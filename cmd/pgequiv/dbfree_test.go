@@ -34,32 +34,39 @@ func startShippedConfig(t *testing.T, ctx context.Context) int {
 // environment, stops it when the test ends, and returns its port.
 func startServe(t *testing.T, ctx context.Context, path string, getenv func(string) string) int {
 	t.Helper()
-	runCtx, stop := context.WithCancel(ctx)
+	port, stop := serveOn(t, ctx, path, serveEnv{reload: make(chan os.Signal), getenv: getenv, stderr: io.Discard})
+	t.Cleanup(stop)
+	return port
+}
+
+// serveOn runs serve with the config file at path and env (whose
+// listening it sets), and returns its port once it listens; stop ends it
+// and checks that it returned nil.
+func serveOn(t *testing.T, ctx context.Context, path string, env serveEnv) (port int, stop func()) {
+	t.Helper()
+	runCtx, cancel := context.WithCancel(ctx)
 	addrCh := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() {
-		done <- serve(runCtx, []string{"--config", path}, serveEnv{
-			reload:    make(chan os.Signal),
-			getenv:    getenv,
-			stderr:    io.Discard,
-			listening: func(a net.Addr) { addrCh <- a },
-		})
-	}()
-	t.Cleanup(func() {
-		stop()
+	env.listening = func(a net.Addr) { addrCh <- a }
+	go func() { done <- serve(runCtx, []string{"--config", path}, env) }()
+	stop = func() {
+		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
-	})
+	}
 	select {
 	case a := <-addrCh:
-		return a.(*net.TCPAddr).Port
+		return a.(*net.TCPAddr).Port, stop
 	case err := <-done:
+		cancel()
 		t.Fatalf("serve exited: %v", err)
 	case <-ctx.Done():
+		cancel()
+		<-done
 		t.Fatal("serve did not start")
 	}
-	return 0
+	return 0, nil
 }
 
 // TestShippedConfigPsql: the shipped proxy.yaml runs database-free with

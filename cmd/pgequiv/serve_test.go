@@ -201,23 +201,8 @@ func TestServeJudge(t *testing.T) {
 	write("annotate")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	addrCh := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(runCtx, []string{"--config", path}, serveEnv{
-			getenv: func(string) string { return "" }, stderr: io.Discard,
-			listening: func(a net.Addr) { addrCh <- a },
-		})
-	}()
-	var port int
-	select {
-	case a := <-addrCh:
-		port = a.(*net.TCPAddr).Port
-	case err := <-done:
-		t.Fatalf("serve exited: %v", err)
-	}
+	env := serveEnv{getenv: func(string) string { return "" }, stderr: io.Discard}
+	port, stop := serveOn(t, ctx, path, env)
 	direct, err := pgconn.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
 	if err != nil {
 		t.Fatal(err)
@@ -253,24 +238,7 @@ func TestServeJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer adminConn.Close(ctx)
-	show := func(sql string) string {
-		t.Helper()
-		res, err := adminConn.Exec(ctx, sql).ReadAll()
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		var b strings.Builder
-		for _, r := range res {
-			for _, row := range r.Rows {
-				for _, v := range row {
-					b.Write(v)
-					b.WriteByte('|')
-				}
-				b.WriteByte('\n')
-			}
-		}
-		return b.String()
-	}
+	show := func(sql string) string { t.Helper(); return adminRows(t, ctx, adminConn, sql) }
 	if out := show("SHOW CONFIG"); !strings.Contains(out, "mode|annotate|") {
 		t.Fatalf("SHOW CONFIG:\n%s", out)
 	}
@@ -290,25 +258,9 @@ func TestServeJudge(t *testing.T) {
 	conn.Close(ctx)
 	adminConn.Close(ctx)
 	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
 
 	// A restart reads the verdicts back from verdict_log.
-	runCtx, stop = context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		done <- serve(runCtx, []string{"--config", path}, serveEnv{
-			getenv: func(string) string { return "" }, stderr: io.Discard,
-			listening: func(a net.Addr) { addrCh <- a },
-		})
-	}()
-	select {
-	case a := <-addrCh:
-		port = a.(*net.TCPAddr).Port
-	case err := <-done:
-		t.Fatalf("serve exited: %v", err)
-	}
+	port, stop = serveOn(t, ctx, path, env)
 	if adminConn, err = pgconn.Connect(ctx, pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, "")+" dbname=pgequiv"); err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +274,25 @@ func TestServeJudge(t *testing.T) {
 	}
 	adminConn.Close(ctx)
 	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
+}
+
+// adminRows runs sql on an admin console connection and returns its
+// rows, each value followed by '|', one row a line.
+func adminRows(t *testing.T, ctx context.Context, adminConn *pgconn.PgConn, sql string) string {
+	t.Helper()
+	res, err := adminConn.Exec(ctx, sql).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
+	var b strings.Builder
+	for _, r := range res {
+		for _, row := range r.Rows {
+			for _, v := range row {
+				b.Write(v)
+				b.WriteByte('|')
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
