@@ -45,6 +45,7 @@ func startServe(t *testing.T, ctx context.Context, path string, getenv func(stri
 func serveOn(t *testing.T, ctx context.Context, path string, env serveEnv) (port int, stop func()) {
 	t.Helper()
 	runCtx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel) // ends serve if the test fails before stop
 	addrCh := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	env.listening = func(a net.Addr) { addrCh <- a }
@@ -146,26 +147,12 @@ func TestDatabaseFreeReload(t *testing.T) {
 	write(withPassword("first"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	hup := make(chan os.Signal, 1)
-	addrCh := make(chan net.Addr, 1)
 	reloads := make(chan error, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(runCtx, []string{"--config", path}, serveEnv{
-			reload: hup, getenv: func(string) string { return "" }, stderr: io.Discard,
-			listening: func(a net.Addr) { addrCh <- a },
-			reloaded:  func(err error) { reloads <- err },
-		})
-	}()
-	var port int
-	select {
-	case a := <-addrCh:
-		port = a.(*net.TCPAddr).Port
-	case err := <-done:
-		t.Fatalf("serve exited: %v", err)
-	}
+	port, stop := serveOn(t, ctx, path, serveEnv{
+		reload: hup, getenv: func(string) string { return "" }, stderr: io.Discard,
+		reloaded: func(err error) { reloads <- err },
+	})
 	login := func(pw string) error {
 		conn, err := pgx.Connect(ctx, pgtest.ConnString("127.0.0.1", port, "u", pw))
 		if err != nil {
@@ -205,9 +192,6 @@ func TestDatabaseFreeReload(t *testing.T) {
 		}
 	}
 	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
 }
 
 // TestServeStopsJudgeWorkers: the shipped config judges in worker

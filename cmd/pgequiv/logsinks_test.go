@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,30 +57,15 @@ func TestLogSinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr syncBuffer
-	runCtx, stop := context.WithCancel(ctx)
-	addrCh := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(runCtx, []string{"--config", filepath.Join(dir, "proxy.yaml")}, serveEnv{
-			reload: make(chan os.Signal), getenv: func(string) string { return "" },
-			stdout: &stdout, stderr: &stderr, listening: func(a net.Addr) { addrCh <- a },
-		})
-	}()
-	var port int
-	select {
-	case a := <-addrCh:
-		port = a.(*net.TCPAddr).Port
-	case err := <-done:
-		t.Fatal(err)
-	}
+	port, stop := serveOn(t, ctx, filepath.Join(dir, "proxy.yaml"), serveEnv{
+		reload: make(chan os.Signal), getenv: func(string) string { return "" },
+		stdout: &stdout, stderr: &stderr,
+	})
 	if _, err := execOnce(ctx, pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, ""),
 		"SELECT count(v) FROM t /*pgequiv_ref='SELECT%20count(*)%20FROM%20t'*/"); err != nil {
 		t.Fatal(err)
 	}
 	stop() // the verdict is written before serve returns (judging.Wait)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 
 	b, err := os.ReadFile(filepath.Join(dir, "verdicts.jsonl"))
 	if err != nil {

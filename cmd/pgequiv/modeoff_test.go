@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,26 +74,12 @@ func TestModeOffHint(t *testing.T) {
 				env[k] = v
 			}
 			var stderr syncBuffer
-			runCtx, stop := context.WithCancel(ctx)
-			defer stop()
-			addrCh := make(chan net.Addr, 1)
 			reloads := make(chan error, 1)
 			hup := make(chan os.Signal, 1)
-			done := make(chan error, 1)
-			go func() {
-				done <- serve(runCtx, []string{"--config", path}, serveEnv{
-					reload: hup, getenv: func(k string) string { return env[k] },
-					stderr: &stderr, listening: func(a net.Addr) { addrCh <- a },
-					reloaded: func(err error) { reloads <- err },
-				})
-			}()
-			var port int
-			select {
-			case a := <-addrCh:
-				port = a.(*net.TCPAddr).Port
-			case err := <-done:
-				t.Fatalf("serve exited: %v", err)
-			}
+			port, stop := serveOn(t, ctx, path, serveEnv{
+				reload: hup, getenv: func(k string) string { return env[k] },
+				stderr: &stderr, reloaded: func(err error) { reloads <- err },
+			})
 			// The startup lines are written before listening is reported.
 			if got := strings.Contains(stderr.String(), modeOffHint); got != tc.hint {
 				t.Errorf("startup log has the mode-off hint: %v, want %v; log:\n%s", got, tc.hint, stderr.String())
@@ -136,9 +121,6 @@ func TestModeOffHint(t *testing.T) {
 				}
 			}
 			stop()
-			if err := <-done; err != nil {
-				t.Fatalf("serve: %v", err)
-			}
 		})
 	}
 }

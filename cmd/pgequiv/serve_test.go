@@ -34,29 +34,15 @@ func TestServeReloadAndShutdown(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	hup := make(chan os.Signal, 1)
-	addrCh := make(chan net.Addr, 1)
 	reloads := make(chan error, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(runCtx, []string{"--config", path}, serveEnv{
-			reload:    hup,
-			getenv:    func(string) string { return "" },
-			stderr:    io.Discard,
-			listening: func(a net.Addr) { addrCh <- a },
-			reloaded:  func(err error) { reloads <- err },
-		})
-	}()
-	var addr *net.TCPAddr
-	select {
-	case a := <-addrCh:
-		addr = a.(*net.TCPAddr)
-	case err := <-done:
-		t.Fatalf("serve exited: %v", err)
-	}
-	connStr := pgtest.ConnString("127.0.0.1", addr.Port, pgtest.SuperUser, "")
+	port, stop := serveOn(t, ctx, path, serveEnv{
+		reload:   hup,
+		getenv:   func(string) string { return "" },
+		stderr:   io.Discard,
+		reloaded: func(err error) { reloads <- err },
+	})
+	connStr := pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, "")
 	query := func(sql string) error {
 		conn, err := pgconn.Connect(ctx, connStr)
 		if err != nil {
@@ -94,9 +80,6 @@ func TestServeReloadAndShutdown(t *testing.T) {
 
 	// Shutdown: serve returns nil and the port is closed.
 	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
 	if err := query("SELECT 1"); err == nil {
 		t.Fatal("proxy still serving after shutdown")
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,29 +87,15 @@ func TestStatsLogLine(t *testing.T) {
 				tick <- time.Now()
 				<-logged
 			}
-			runCtx, stop := context.WithCancel(ctx)
-			defer stop()
-			addrCh := make(chan net.Addr, 1)
-			done := make(chan error, 1)
-			go func() {
-				done <- serve(runCtx, []string{"--config", tc.path}, serveEnv{
-					getenv: func(k string) string {
-						if k == config.EnvListen {
-							return "127.0.0.1:0"
-						}
-						return ""
-					},
-					stderr: &stderr, listening: func(a net.Addr) { addrCh <- a },
-					statsTick: tick, statsLogged: func() { logged <- struct{}{} },
-				})
-			}()
-			var port int
-			select {
-			case a := <-addrCh:
-				port = a.(*net.TCPAddr).Port
-			case err := <-done:
-				t.Fatalf("serve exited: %v", err)
-			}
+			port, stop := serveOn(t, ctx, tc.path, serveEnv{
+				getenv: func(k string) string {
+					if k == config.EnvListen {
+						return "127.0.0.1:0"
+					}
+					return ""
+				},
+				stderr: &stderr, statsTick: tick, statsLogged: func() { logged <- struct{}{} },
+			})
 			conn, err := pgconn.Connect(ctx, pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, "")+" dbname="+tc.db)
 			if err != nil {
 				t.Fatal(err)
@@ -142,9 +127,6 @@ func TestStatsLogLine(t *testing.T) {
 				}
 			}
 			stop()
-			if err := <-done; err != nil {
-				t.Fatalf("serve: %v", err)
-			}
 		})
 	}
 }

@@ -214,36 +214,19 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 // of its /metrics endpoint.
 func startServeTelemetry(t *testing.T, ctx context.Context, path string, getenv func(string) string) (int, string) {
 	t.Helper()
-	runCtx, stop := context.WithCancel(ctx)
-	addrCh := make(chan net.Addr, 1)
 	metricsCh := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(runCtx, []string{"--config", path}, serveEnv{
-			reload: make(chan os.Signal), getenv: getenv, stderr: io.Discard,
-			listening: func(a net.Addr) { addrCh <- a },
-			telemetry: func(tel *telemetry.Telemetry) { metricsCh <- tel.MetricsAddr() },
-		})
-	}()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
+	port, stop := serveOn(t, ctx, path, serveEnv{
+		reload: make(chan os.Signal), getenv: getenv, stderr: io.Discard,
+		telemetry: func(tel *telemetry.Telemetry) { metricsCh <- tel.MetricsAddr() },
 	})
+	t.Cleanup(stop)
+	// serve installs telemetry before it listens.
 	var metricsAddr string
-	for {
-		select {
-		case metricsAddr = <-metricsCh:
-			continue
-		case a := <-addrCh:
-			return a.(*net.TCPAddr).Port, metricsAddr
-		case err := <-done:
-			t.Fatalf("serve exited: %v", err)
-		case <-ctx.Done():
-			t.Fatal("serve did not start")
-		}
+	select {
+	case metricsAddr = <-metricsCh:
+	default:
 	}
+	return port, metricsAddr
 }
 
 // buildOTLPReceiver builds test/otlpreceiver (its own module) into dir.
