@@ -4,7 +4,9 @@ package judging
 // pg_proc to read, the proxy knows PostgreSQL's own functions and
 // operators from a list read once from PostgreSQL 15's pg_catalog into
 // builtins_pg15.go. TestBuiltinsMatchPgProc checks the list against the
-// test cluster's pg_proc and, with -update-builtins, writes it:
+// test cluster's pg_proc and, with -update-builtins, writes it (with
+// internal/sqltext/pggen, the generator of the planner's pgnames_pg15.go
+// too, which reads other columns: every name by kind, and arities):
 //
 //go:generate go test -run TestBuiltinsMatchPgProc -update-builtins .
 
