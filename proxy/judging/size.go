@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -14,19 +12,6 @@ import (
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/proxy"
 	"github.com/pgequiv/pgequiv/proxy/tag"
-)
-
-// Bounds on the texts the proxy keeps per verdict (SHOW VERDICTS, SHOW
-// DIVERGENCES, verdict_log, log lines, spans). A statement is bounded by
-// max_message_size only (64 MiB by default); keeping it whole made the
-// ring of 256 verdicts hold gigabytes and a few verdict_log lines rotate
-// every earlier verdict out. The clipped form keeps the start, for people,
-// and the full length and a digest, to tell texts apart.
-const (
-	// maxStoredSQL bounds a stored query or reference text.
-	maxStoredSQL = 4 << 10
-	// maxStoredText bounds a stored summary or counterexample.
-	maxStoredText = 8 << 10
 )
 
 // queryLimit is the longest statement the proxy reads for judging
@@ -193,70 +178,6 @@ func tooLargeBind(set *JudgeSettings, ev *proxy.BindEvent, candidate string) *eq
 func tooLargeVerdict(why string) *equivalence.Verdict {
 	v := equivalence.UnknownVerdict(equivalence.Difference{Component: equivalence.ComponentTooLarge, Candidate: why})
 	return &v
-}
-
-// textDigest stands for a text the proxy did not keep whole.
-type textDigest struct {
-	size int
-	sum  string
-}
-
-// headOf returns the first n bytes of b, or fewer to end on a whole UTF-8
-// character, as a new string.
-func headOf(b []byte, n int) string {
-	if len(b) <= n {
-		return string(b)
-	}
-	cut := n
-	for cut > n-utf8.UTFMax && cut > 0 && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	return string(b[:cut])
-}
-
-// digest is a short digest of b: 64 bits of a hash keyed by a seed made
-// when the proxy started, so that a text with a guessable literal cannot
-// be found by hashing guesses offline, and fast (a 20 MB statement is
-// hashed on the query's path: HMAC-SHA-256 took 100 ms there). It tells
-// texts apart within a run; it is no cryptographic commitment.
-func (j *Judging) digest(b []byte) string {
-	return fmt.Sprintf("%016x", maphash.Bytes(j.digestSeed, b))
-}
-
-// storeSQL is a query or reference text as the verdict stores keep it:
-// redacted as the settings say and clipped to maxStoredSQL with its full
-// length and digest. full describes the original when text is already
-// only its head.
-func (j *Judging) storeSQL(set *JudgeSettings, text string, full *textDigest) string {
-	if full == nil && len(text) <= maxStoredSQL {
-		return j.redactSQL(set, text)
-	}
-	if full == nil {
-		full = &textDigest{size: len(text), sum: j.digest([]byte(text))}
-		text = headOf([]byte(text), maxStoredSQL)
-	}
-	head := text
-	if !set.LogLiterals {
-		// The head may end inside a literal, which the scanner refuses:
-		// the whole head is then withheld.
-		head = redactLiterals(text)
-	}
-	return clipNote(head, full)
-}
-
-// clipNote appends to head the note that says it is the start of a text
-// of full.size bytes.
-func clipNote(head string, full *textDigest) string {
-	return fmt.Sprintf("%s … [clipped: %d bytes, digest %s]", head, full.size, full.sum)
-}
-
-// storeText clips an already redacted text (a summary, a counterexample)
-// to maxStoredText.
-func (j *Judging) storeText(set *JudgeSettings, text string) string {
-	if len(text) <= maxStoredText {
-		return text
-	}
-	return clipNote(headOf([]byte(text), maxStoredText), &textDigest{size: len(text), sum: j.digest([]byte(text))})
 }
 
 // ErrTooLargeToMatch marks a statement over max_query_size in enforce

@@ -7,23 +7,6 @@ import (
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
-func (j *Judging) redact(set *JudgeSettings, s string) string {
-	return j.redactor(set)(s)
-}
-
-func (j *Judging) redactSQL(set *JudgeSettings, sql string) string {
-	return j.redactor(set)(sql)
-}
-
-// redactor is what the settings make of a SQL text before it is logged or
-// remembered: kept with log.literals, else its literals hidden.
-func (j *Judging) redactor(set *JudgeSettings) func(string) string {
-	if set.LogLiterals {
-		return keepText
-	}
-	return redactLiterals
-}
-
 func queryFingerprint(sql string) string {
 	fp, err := pgq.Fingerprint(sql)
 	if err != nil {

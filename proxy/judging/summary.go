@@ -4,10 +4,6 @@ import (
 	"github.com/pgequiv/pgequiv/equivalence"
 )
 
-// keepText is the redactor of texts shown as they are (notices and
-// refusals go to the client that sent the query; log.literals).
-func keepText(s string) string { return s }
-
 // summary is the outcome's one-line form for people (NOTICE, refusal,
 // SHOW VERDICTS, logs). redact hides literals in the texts that come from
 // SQL (differences' fragments, error messages) and only there: the score,

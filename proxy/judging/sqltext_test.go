@@ -186,3 +186,30 @@ func TestRedactLiteralForms(t *testing.T) {
 		t.Errorf("marks: %q, %q, %q; want the same for 7, another for 5, no digits", a, b, c)
 	}
 }
+
+// TestStoredTextsClipped: texts under max_query_size are clipped in
+// storage too, with their length and a digest that tells two texts with
+// the same head apart.
+func TestStoredTextsClipped(t *testing.T) {
+	j, err := NewJudging(annotateSettings(t), JudgingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &JudgeSettings{}
+	a := "SELECT 1 FROM dogs WHERE name IN (" + strings.Repeat("'Rex', ", 2000) + "'a')"
+	b := a[:len(a)-3] + "b')"
+	sa, sb := j.storeSQL(set, a, nil), j.storeSQL(set, b, nil)
+	if len(sa) > maxStoredSQL+100 || !strings.Contains(sa, "clipped: ") || strings.Contains(sa, "Rex") {
+		t.Errorf("stored %.100q... (%d bytes)", sa, len(sa))
+	}
+	if sa == sb {
+		t.Errorf("two texts differing at the end stored alike: %q", sa[len(sa)-80:])
+	}
+	if got := j.storeSQL(set, "SELECT 'Rex'", nil); got != "SELECT ?" {
+		t.Errorf("short text stored as %q", got)
+	}
+	long := strings.Repeat("é", maxStoredText) // 2 bytes a character
+	if s := j.storeText(set, long); len(s) > maxStoredText+100 || !strings.HasPrefix(s, "é") || strings.Contains(s, "\ufffd") {
+		t.Errorf("stored text of %d bytes, %q", len(s), s[len(s)-60:])
+	}
+}

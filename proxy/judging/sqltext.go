@@ -4,11 +4,111 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"fmt"
+	"hash/maphash"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	pgq "github.com/pganalyze/pg_query_go/v5"
 )
+
+// SQL texts leave the proxy in two ways: shown to the client that sent
+// them (notices and refusals, as they are), or kept and logged (SHOW
+// VERDICTS, SHOW DIVERGENCES, verdict_log, log lines, spans), redacted as
+// log.literals says and clipped. A judged statement's texts take this
+// file's path: storeSQL for the query and its reference, the redactors
+// for the verdict's texts, storeText to clip those.
+
+// Bounds on the texts the proxy keeps per verdict (SHOW VERDICTS, SHOW
+// DIVERGENCES, verdict_log, log lines, spans). A statement is bounded by
+// max_message_size only (64 MiB by default); keeping it whole made the
+// ring of 256 verdicts hold gigabytes and a few verdict_log lines rotate
+// every earlier verdict out. The clipped form keeps the start, for people,
+// and the full length and a digest, to tell texts apart.
+const (
+	// maxStoredSQL bounds a stored query or reference text.
+	maxStoredSQL = 4 << 10
+	// maxStoredText bounds a stored summary or counterexample.
+	maxStoredText = 8 << 10
+)
+
+// textDigest stands for a text the proxy did not keep whole.
+type textDigest struct {
+	size int
+	sum  string
+}
+
+// headOf returns the first n bytes of b, or fewer to end on a whole UTF-8
+// character, as a new string.
+func headOf(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	cut := n
+	for cut > n-utf8.UTFMax && cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut])
+}
+
+// digest is a short digest of b: 64 bits of a hash keyed by a seed made
+// when the proxy started, so that a text with a guessable literal cannot
+// be found by hashing guesses offline, and fast (a 20 MB statement is
+// hashed on the query's path: HMAC-SHA-256 took 100 ms there). It tells
+// texts apart within a run; it is no cryptographic commitment.
+func (j *Judging) digest(b []byte) string {
+	return fmt.Sprintf("%016x", maphash.Bytes(j.digestSeed, b))
+}
+
+// storeSQL is a query or reference text as the verdict stores keep it:
+// redacted as the settings say and clipped to maxStoredSQL with its full
+// length and digest. full describes the original when text is already
+// only its head.
+func (j *Judging) storeSQL(set *JudgeSettings, text string, full *textDigest) string {
+	if full == nil && len(text) <= maxStoredSQL {
+		return j.redactor(set)(text)
+	}
+	if full == nil {
+		full = &textDigest{size: len(text), sum: j.digest([]byte(text))}
+		text = headOf([]byte(text), maxStoredSQL)
+	}
+	head := text
+	if !set.LogLiterals {
+		// The head may end inside a literal, which the scanner refuses:
+		// the whole head is then withheld.
+		head = redactLiterals(text)
+	}
+	return clipNote(head, full)
+}
+
+// clipNote appends to head the note that says it is the start of a text
+// of full.size bytes.
+func clipNote(head string, full *textDigest) string {
+	return fmt.Sprintf("%s … [clipped: %d bytes, digest %s]", head, full.size, full.sum)
+}
+
+// storeText clips an already redacted text (a summary, a counterexample)
+// to maxStoredText.
+func (j *Judging) storeText(set *JudgeSettings, text string) string {
+	if len(text) <= maxStoredText {
+		return text
+	}
+	return clipNote(headOf([]byte(text), maxStoredText), &textDigest{size: len(text), sum: j.digest([]byte(text))})
+}
+
+// keepText is the redactor of texts shown as they are (notices and
+// refusals go to the client that sent the query; log.literals).
+func keepText(s string) string { return s }
+
+// redactor is what the settings make of a SQL text before it is logged or
+// remembered: kept with log.literals, else its literals hidden.
+func (j *Judging) redactor(set *JudgeSettings) func(string) string {
+	if set.LogLiterals {
+		return keepText
+	}
+	return redactLiterals
+}
 
 // redactLiterals replaces every literal PostgreSQL's lexer knows with ?
 // and drops comments (which may carry a reference with its literals).
