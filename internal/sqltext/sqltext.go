@@ -1,39 +1,10 @@
-// Package sqltext checks query texts before they reach the judge.
-//
-// The parser behind the judge (pg_query, a C library) reads its input as a
-// NUL-terminated C string, so a text with a NUL byte inside would be judged
-// as its prefix: "SELECT dog_id FROM dogs\x00 WHERE junk" as "SELECT dog_id
-// FROM dogs". PostgreSQL never accepts a NUL in query text (it is not a
-// character in any server encoding), so such a text is refused, never
-// truncated.
+// Package sqltext reads SQL text as PostgreSQL does, below both the relay
+// and the planner: the relay (proxy/...) finds comments, literals and
+// statements with it and classifies statements without linking the
+// planner, and the planner shares its names of functions with side
+// effects. It holds the lexer written after PostgreSQL 15's scan.l (Lex),
+// the statement splitter (Split, and the E prefixes that make a text read
+// with backslash strings read the same with standard ones), identifier
+// quoting, the volatile and side-effect function names, and the check
+// that refuses a NUL byte before a text reaches the judge.
 package sqltext
-
-import (
-	"fmt"
-	"strings"
-)
-
-// NULError reports a NUL byte in a text meant for the judge.
-type NULError struct {
-	// Where names the text, e.g. "parameter $2" or "the reference".
-	Where string
-	// Offset is the byte offset of the first NUL.
-	Offset int
-}
-
-func (e *NULError) Error() string {
-	return fmt.Sprintf("%s contains a NUL byte at offset %d", e.Where, e.Offset)
-}
-
-// SQLState is PostgreSQL's code for a NUL in text,
-// character_not_in_repertoire (what the server reports for "invalid byte
-// sequence for encoding UTF8: 0x00").
-const SQLState = "22021"
-
-// CheckNUL returns a *NULError naming where if s contains a NUL byte.
-func CheckNUL(where, s string) error {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return &NULError{Where: where, Offset: i}
-	}
-	return nil
-}
