@@ -35,14 +35,22 @@ func (b *ddlBuilder) alterTable(as *pg.AlterTableStmt) error {
 	return nil
 }
 
+// alterCmd applies one command of ALTER TABLE to ts (only: not to its
+// children).
 func (b *ddlBuilder) alterCmd(ts *tableState, cmd *pg.AlterTableCmd, only bool) error {
-	t := ts.t
-	col := func() int {
-		o := t.ordinal(cmd.Name, b.d)
-		if o < 0 {
-			b.note(ts, "ALTER TABLE ... ALTER COLUMN "+cmd.Name, "no such column")
+	if alterNothing[cmd.Subtype] {
+		// Defaults, identity, storage, ownership, triggers enabled or not
+		// (a trigger's own CREATE TRIGGER is what is reported): nothing
+		// the catalog models changes.
+		return nil
+	}
+	if n, ok := alterNoted[cmd.Subtype]; ok {
+		subject := n.subject
+		if n.named {
+			subject += cmd.Name
 		}
-		return o
+		b.note(ts, subject, n.why)
+		return nil
 	}
 	switch cmd.Subtype {
 	case pg.AlterTableType_AT_AddConstraint:
@@ -57,59 +65,128 @@ func (b *ddlBuilder) alterCmd(ts *tableState, cmd *pg.AlterTableCmd, only bool) 
 				ts.checks[i].notValid = false
 			}
 		}
+	case pg.AlterTableType_AT_SetNotNull, pg.AlterTableType_AT_DropNotNull,
+		pg.AlterTableType_AT_AlterColumnType, pg.AlterTableType_AT_DropExpression:
+		b.alterColumn(ts, cmd, only)
+	case pg.AlterTableType_AT_AddColumn:
+		if cd := cmd.Def.GetColumnDef(); cd != nil {
+			return b.alterAddColumn(ts, cd, only)
+		}
+	case pg.AlterTableType_AT_AttachPartition, pg.AlterTableType_AT_DetachPartition,
+		pg.AlterTableType_AT_DropInherit, pg.AlterTableType_AT_AddInherit:
+		return b.alterInherit(ts, cmd)
+	default:
+		b.note(ts, "ALTER TABLE "+cmd.Subtype.String(), "not modelled")
+	}
+	return nil
+}
+
+// alterNothing are the commands of ALTER TABLE that change nothing the
+// catalog models.
+var alterNothing = map[pg.AlterTableType]bool{}
+
+func init() {
+	for _, t := range []pg.AlterTableType{
+		pg.AlterTableType_AT_ColumnDefault, pg.AlterTableType_AT_CookedColumnDefault,
+		pg.AlterTableType_AT_AddIdentity, pg.AlterTableType_AT_SetIdentity, pg.AlterTableType_AT_DropIdentity,
+		pg.AlterTableType_AT_ChangeOwner, pg.AlterTableType_AT_SetStatistics, pg.AlterTableType_AT_SetOptions,
+		pg.AlterTableType_AT_ResetOptions, pg.AlterTableType_AT_SetStorage, pg.AlterTableType_AT_SetCompression,
+		pg.AlterTableType_AT_ClusterOn, pg.AlterTableType_AT_DropCluster, pg.AlterTableType_AT_SetLogged,
+		pg.AlterTableType_AT_SetUnLogged, pg.AlterTableType_AT_SetAccessMethod, pg.AlterTableType_AT_SetTableSpace,
+		pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions, pg.AlterTableType_AT_ReplaceRelOptions,
+		pg.AlterTableType_AT_ReplicaIdentity, pg.AlterTableType_AT_DisableRowSecurity, pg.AlterTableType_AT_NoForceRowSecurity,
+		pg.AlterTableType_AT_EnableTrig, pg.AlterTableType_AT_EnableAlwaysTrig, pg.AlterTableType_AT_EnableReplicaTrig,
+		pg.AlterTableType_AT_DisableTrig, pg.AlterTableType_AT_EnableTrigAll, pg.AlterTableType_AT_DisableTrigAll,
+		pg.AlterTableType_AT_EnableTrigUser, pg.AlterTableType_AT_DisableTrigUser, pg.AlterTableType_AT_DisableRule,
+		pg.AlterTableType_AT_GenericOptions, pg.AlterTableType_AT_AlterColumnGenericOptions,
+	} {
+		alterNothing[t] = true
+	}
+}
+
+// alterNoted are the commands of ALTER TABLE the catalog does not model
+// but notes, as subject (followed by the command's name where named)
+// and why.
+var alterNoted = map[pg.AlterTableType]struct {
+	subject string
+	named   bool
+	why     string
+}{
+	pg.AlterTableType_AT_EnableRowSecurity: {"ENABLE ROW LEVEL SECURITY", false, "row security policies filter the rows a query sees"},
+	pg.AlterTableType_AT_ForceRowSecurity:  {"ENABLE ROW LEVEL SECURITY", false, "row security policies filter the rows a query sees"},
+	pg.AlterTableType_AT_EnableRule:        {"ENABLE RULE ", true, "a rule rewrites the queries over the table"},
+	pg.AlterTableType_AT_EnableAlwaysRule:  {"ENABLE RULE ", true, "a rule rewrites the queries over the table"},
+	pg.AlterTableType_AT_DropColumn:        {"DROP COLUMN ", true, "dropping columns after creation is not modelled"},
+	pg.AlterTableType_AT_AddOf:             {"OF type", false, "a typed table's columns come from the type"},
+}
+
+// alterColumn applies ALTER COLUMN's SET and DROP NOT NULL, TYPE and
+// DROP EXPRESSION.
+func (b *ddlBuilder) alterColumn(ts *tableState, cmd *pg.AlterTableCmd, only bool) {
+	t := ts.t
+	o := t.ordinal(cmd.Name, b.d)
+	if o < 0 {
+		b.note(ts, "ALTER TABLE ... ALTER COLUMN "+cmd.Name, "no such column")
+		return
+	}
+	switch cmd.Subtype {
 	case pg.AlterTableType_AT_SetNotNull:
-		if o := col(); o >= 0 {
-			t.Columns[o].NotNull = true
-			if !only {
-				for _, ch := range b.children(ts) {
-					b.alterCmd(ch, cmd, false)
-				}
+		t.Columns[o].NotNull = true
+		if !only {
+			for _, ch := range b.children(ts) {
+				b.alterCmd(ch, cmd, false)
 			}
 		}
 	case pg.AlterTableType_AT_DropNotNull:
-		if o := col(); o >= 0 {
-			t.Columns[o].NotNull = false
-			for _, k := range ts.keys {
-				if k.primary && !k.deferrable && contains(k.cols, t.Columns[o].Name) {
-					b.note(ts, "DROP NOT NULL on primary key column "+cmd.Name, "PostgreSQL refuses it")
-				}
-			}
-		}
-	case pg.AlterTableType_AT_AddColumn:
-		if cd := cmd.Def.GetColumnDef(); cd != nil {
-			changing := map[string]bool{b.norm(t.Name): true}
-			if !only {
-				for _, ch := range b.children(ts) {
-					changing[b.norm(ch.t.Name)] = true
-				}
-			}
-			b.freezeViews(changing, "ALTER TABLE "+t.Name+" ADD COLUMN "+cd.Colname)
-			if err := b.newColumn(ts, cd); err != nil {
-				return err
-			}
-			if !only {
-				for _, ch := range b.children(ts) {
-					if err := b.newColumn(ch, cd); err != nil {
-						return err
-					}
-				}
+		t.Columns[o].NotNull = false
+		for _, k := range ts.keys {
+			if k.primary && !k.deferrable && contains(k.cols, t.Columns[o].Name) {
+				b.note(ts, "DROP NOT NULL on primary key column "+cmd.Name, "PostgreSQL refuses it")
 			}
 		}
 	case pg.AlterTableType_AT_AlterColumnType:
-		if o := col(); o >= 0 {
-			if cd := cmd.Def.GetColumnDef(); cd != nil && cd.TypeName != nil {
-				ct := colTypeOf(cd.TypeName, cd.CollClause)
-				if ct.collation == "" {
-					ct.collation = ts.types[o].collation
-				}
-				ts.types[o] = ct
-				t.Columns[o].Type, t.Columns[o].TypeSQL = TypeFromName(ct.name), ct.name+ct.mods
+		if cd := cmd.Def.GetColumnDef(); cd != nil && cd.TypeName != nil {
+			ct := colTypeOf(cd.TypeName, cd.CollClause)
+			if ct.collation == "" {
+				ct.collation = ts.types[o].collation
 			}
+			ts.types[o] = ct
+			t.Columns[o].Type, t.Columns[o].TypeSQL = TypeFromName(ct.name), ct.name+ct.mods
 		}
 	case pg.AlterTableType_AT_DropExpression:
-		if o := col(); o >= 0 {
-			t.Columns[o].Generated = ""
+		t.Columns[o].Generated = ""
+	}
+}
+
+// alterAddColumn adds column cd to ts and, unless only, its children,
+// freezing the views over them first.
+func (b *ddlBuilder) alterAddColumn(ts *tableState, cd *pg.ColumnDef, only bool) error {
+	t := ts.t
+	changing := map[string]bool{b.norm(t.Name): true}
+	if !only {
+		for _, ch := range b.children(ts) {
+			changing[b.norm(ch.t.Name)] = true
 		}
+	}
+	b.freezeViews(changing, "ALTER TABLE "+t.Name+" ADD COLUMN "+cd.Colname)
+	if err := b.newColumn(ts, cd); err != nil {
+		return err
+	}
+	if !only {
+		for _, ch := range b.children(ts) {
+			if err := b.newColumn(ch, cd); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// alterInherit applies ATTACH and DETACH PARTITION, INHERIT and NO
+// INHERIT.
+func (b *ddlBuilder) alterInherit(ts *tableState, cmd *pg.AlterTableCmd) error {
+	t := ts.t
+	switch cmd.Subtype {
 	case pg.AlterTableType_AT_AttachPartition:
 		pc := cmd.Def.GetPartitionCmd()
 		ch := b.lookup(pc.GetName())
@@ -129,31 +206,6 @@ func (b *ddlBuilder) alterCmd(ts *tableState, cmd *pg.AlterTableCmd, only bool) 
 			t.Inherits = append(t.Inherits, p.t.Name)
 			b.inheritColumns(ts, p, false)
 		}
-	case pg.AlterTableType_AT_EnableRowSecurity, pg.AlterTableType_AT_ForceRowSecurity:
-		b.note(ts, "ENABLE ROW LEVEL SECURITY", "row security policies filter the rows a query sees")
-	case pg.AlterTableType_AT_EnableRule, pg.AlterTableType_AT_EnableAlwaysRule:
-		b.note(ts, "ENABLE RULE "+cmd.Name, "a rule rewrites the queries over the table")
-	case pg.AlterTableType_AT_DropColumn:
-		b.note(ts, "DROP COLUMN "+cmd.Name, "dropping columns after creation is not modelled")
-	case pg.AlterTableType_AT_AddOf:
-		b.note(ts, "OF type", "a typed table's columns come from the type")
-	case pg.AlterTableType_AT_ColumnDefault, pg.AlterTableType_AT_CookedColumnDefault,
-		pg.AlterTableType_AT_AddIdentity, pg.AlterTableType_AT_SetIdentity, pg.AlterTableType_AT_DropIdentity,
-		pg.AlterTableType_AT_ChangeOwner, pg.AlterTableType_AT_SetStatistics, pg.AlterTableType_AT_SetOptions,
-		pg.AlterTableType_AT_ResetOptions, pg.AlterTableType_AT_SetStorage, pg.AlterTableType_AT_SetCompression,
-		pg.AlterTableType_AT_ClusterOn, pg.AlterTableType_AT_DropCluster, pg.AlterTableType_AT_SetLogged,
-		pg.AlterTableType_AT_SetUnLogged, pg.AlterTableType_AT_SetAccessMethod, pg.AlterTableType_AT_SetTableSpace,
-		pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions, pg.AlterTableType_AT_ReplaceRelOptions,
-		pg.AlterTableType_AT_ReplicaIdentity, pg.AlterTableType_AT_DisableRowSecurity, pg.AlterTableType_AT_NoForceRowSecurity,
-		pg.AlterTableType_AT_EnableTrig, pg.AlterTableType_AT_EnableAlwaysTrig, pg.AlterTableType_AT_EnableReplicaTrig,
-		pg.AlterTableType_AT_DisableTrig, pg.AlterTableType_AT_EnableTrigAll, pg.AlterTableType_AT_DisableTrigAll,
-		pg.AlterTableType_AT_EnableTrigUser, pg.AlterTableType_AT_DisableTrigUser, pg.AlterTableType_AT_DisableRule,
-		pg.AlterTableType_AT_GenericOptions, pg.AlterTableType_AT_AlterColumnGenericOptions:
-		// Defaults, identity, storage, ownership, triggers enabled or not
-		// (a trigger's own CREATE TRIGGER is what is reported): nothing
-		// the catalog models changes.
-	default:
-		b.note(ts, "ALTER TABLE "+cmd.Subtype.String(), "not modelled")
 	}
 	return nil
 }
