@@ -83,7 +83,7 @@ func FindCommentIn(sql string, strs sqltext.Strings) (c *Comment, ok bool, err e
 }
 
 // TagsIn returns every sqlcommenter comment of sql that names a pgequiv
-// key, in order, read with this package's own lexer (no pg_query call:
+// key, in order, read with the relay's own lexer (sqltext.Lex, no pg_query call:
 // for the proxy's overload path, which must learn what an unread
 // statement's tags name without parsing it). A comment that names a
 // pgequiv key but cannot be decoded, or text the lexer rejects, is an

@@ -6,8 +6,8 @@ import (
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 )
 
-// UnreadEffect names what may give sql side effects, found by this
-// package's own lexer alone (no pg_query call), for the statements the
+// UnreadEffect names what may give sql side effects, found by the
+// relay's own lexer alone (sqltext.Lex, no pg_query call), for the statements the
 // proxy answers unread: over max_query_size, or while it is too busy to
 // parse them. "" means none was found: every statement starts with
 // SELECT, VALUES, TABLE or WITH (or a parenthesis) and no word outside

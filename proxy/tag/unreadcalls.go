@@ -7,7 +7,7 @@ import (
 )
 
 // UnreadCalls lists, as NameCall entries, the names sql calls as its
-// words read to this package's own lexer (no pg_query call), for the
+// words read to the relay's own lexer (sqltext.Lex, no pg_query call), for the
 // statements the proxy answers unread (over max_query_size, or while it
 // is busy): a name, or a dotted chain of them, followed by "(" (comments
 // between count for nothing, as for the server), that is not a keyword
