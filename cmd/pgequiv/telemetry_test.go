@@ -45,28 +45,7 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 	recvOut := filepath.Join(dir, "otlp.jsonl")
 	grpcAddr, httpAddr := startOTLPReceiver(t, bin, recvOut)
 
-	pg := pgtest.New(t, pgtest.Options{})
-	ddl := "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);"
-	direct, err := pgconn.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := direct.Exec(ctx, ddl+"INSERT INTO t VALUES (1, 10);").ReadAll(); err != nil {
-		t.Fatal(err)
-	}
-	direct.Close(ctx)
-	for name, body := range map[string]string{
-		"schema.sql":   ddl,
-		"catalog.yaml": "references:\n  - id: count_t\n    reference: SELECT count(*) FROM t\n",
-		"proxy.yaml": fmt.Sprintf("listen: 127.0.0.1:0\nupstream:\n  address: %s\n  tls_mode: disable\nlog_level: error\n"+
-			"shutdown_timeout: 5s\nmode: annotate\nschema:\n  files: [schema.sql]\ncatalog: catalog.yaml\n"+
-			"metrics_listen: 127.0.0.1:0\nadmin:\n  users: [ops]\n  auth: trust\n  recent_verdicts: 1000\ntelemetry:\n  endpoint: http://%s\n  protocol: grpc\n"+
-			"  resource:\n    deployment.environment.name: test\n    service.name: from-the-file\n", pg.Addr(), grpcAddr),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTelemetryRelay(t, ctx, dir, grpcAddr)
 	env := map[string]string{
 		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://" + httpAddr + "/v1/metrics",
 		"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/protobuf",
@@ -118,16 +97,7 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 	}
 	// pgx: an inline reference, with a tracestate.
 	tid2, sid2 := "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
-	cfg, err := pgx.ParseConfig(pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	notices := make(chan string, 4)
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices <- n.Message }
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, notices := connectNotices(t, ctx, port)
 	var n int64
 	q := fmt.Sprintf("SELECT count(*) FROM t AS x /*pgequiv_ref='SELECT%%20count(*)%%20FROM%%20t',traceparent='00-%s-%s-01',tracestate='app%%3Dfe'*/", tid2, sid2)
 	if err := conn.QueryRow(ctx, q).Scan(&n); err != nil || n != 1 {
@@ -157,15 +127,7 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 	conn.Close(ctx)
 	judged := 4 + more
 	waitPromData(t, ctx, prom, fmt.Sprintf(`sum(pgequiv_judge_duration_seconds_count) >= %d`, judged), 1)
-	latencies, listed := adminLatencies(t, ctx, port, "ops", "pgequiv")
-	for ; listed < judged; latencies, listed = adminLatencies(t, ctx, port, "ops", "pgequiv") {
-		select { // recorded just after the notice
-		case <-ctx.Done():
-			t.Fatalf("SHOW VERDICTS lists %d judgements, want %d", listed, judged)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	checkDashboardQuantiles(t, prom, latencies)
+	checkDashboardQuantiles(t, prom, waitListed(t, ctx, port, judged))
 
 	// (a) the verdict counter through Prometheus's query API.
 	waitPromData(t, ctx, prom, `sum(pgequiv_verdicts_total{label="equivalent",mode="annotate"}) >= 2`, 1)
@@ -175,8 +137,83 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 
 	// (b) the judge spans in the receiver, children of the application's
 	// spans; and the metrics over OTLP/HTTP.
-	want := map[string]string{tid1: sid1, tid2: sid2, tid3: sid3}
-	spans := waitSpans(t, ctx, recvOut, want)
+	spans := waitSpans(t, ctx, recvOut, map[string]string{tid1: sid1, tid2: sid2, tid3: sid3})
+	checkJudgeSpans(t, spans)
+	if l := spans[tid1].attrs["pgequiv.label"]; l != "equivalent" {
+		t.Errorf("psql span label %q", l)
+	}
+	if ts := spans[tid2].traceState; ts != "app=fe" {
+		t.Errorf("pgx span trace state %q, want app=fe", ts)
+	}
+	waitFileHas(t, ctx, recvOut, `"name":"pgequiv.verdicts"`)
+	checkDashboardExprs(t, ctx, prom, metricsAddr) // acceptance 5
+}
+
+// connectNotices connects pgx to the proxy on port; the notices it gets
+// arrive on notices.
+func connectNotices(t *testing.T, ctx context.Context, port int) (conn *pgx.Conn, notices chan string) {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(pgtest.ConnString("127.0.0.1", port, pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notices = make(chan string, 4)
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices <- n.Message }
+	if conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return conn, notices
+}
+
+// writeTelemetryRelay creates table t on a throwaway PostgreSQL and
+// writes, into dir, the config of a relay to it in annotate mode that
+// exports telemetry to grpcAddr, with its schema file and a catalog
+// holding reference count_t.
+func writeTelemetryRelay(t *testing.T, ctx context.Context, dir, grpcAddr string) {
+	t.Helper()
+	pg := pgtest.New(t, pgtest.Options{})
+	ddl := "CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);"
+	direct, err := pgconn.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := direct.Exec(ctx, ddl+"INSERT INTO t VALUES (1, 10);").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	direct.Close(ctx)
+	for name, body := range map[string]string{
+		"schema.sql":   ddl,
+		"catalog.yaml": "references:\n  - id: count_t\n    reference: SELECT count(*) FROM t\n",
+		"proxy.yaml": fmt.Sprintf("listen: 127.0.0.1:0\nupstream:\n  address: %s\n  tls_mode: disable\nlog_level: error\n"+
+			"shutdown_timeout: 5s\nmode: annotate\nschema:\n  files: [schema.sql]\ncatalog: catalog.yaml\n"+
+			"metrics_listen: 127.0.0.1:0\nadmin:\n  users: [ops]\n  auth: trust\n  recent_verdicts: 1000\ntelemetry:\n  endpoint: http://%s\n  protocol: grpc\n"+
+			"  resource:\n    deployment.environment.name: test\n    service.name: from-the-file\n", pg.Addr(), grpcAddr),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitListed waits until the admin console's SHOW VERDICTS lists judged
+// judgements (each is recorded just after its notice), and returns their
+// latencies.
+func waitListed(t *testing.T, ctx context.Context, port, judged int) []float64 {
+	t.Helper()
+	latencies, listed := adminLatencies(t, ctx, port, "ops", "pgequiv")
+	for ; listed < judged; latencies, listed = adminLatencies(t, ctx, port, "ops", "pgequiv") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("SHOW VERDICTS lists %d judgements, want %d", listed, judged)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return latencies
+}
+
+// checkJudgeSpans checks the attributes every judge span has.
+func checkJudgeSpans(t *testing.T, spans map[string]recvSpan) {
+	t.Helper()
 	for tid, s := range spans {
 		if s.attrs["db.system.name"] != "postgresql" || s.attrs["db.namespace"] != "postgres" || s.attrs["pgequiv.label"] == "" {
 			t.Errorf("span of trace %s: attributes %v", tid, s.attrs)
@@ -188,15 +225,13 @@ func TestTelemetryReachesRealBackends(t *testing.T) {
 			t.Errorf("span of trace %s: service.name %q, want OTEL_SERVICE_NAME's", tid, s.service)
 		}
 	}
-	if l := spans[tid1].attrs["pgequiv.label"]; l != "equivalent" {
-		t.Errorf("psql span label %q", l)
-	}
-	if ts := spans[tid2].traceState; ts != "app=fe" {
-		t.Errorf("pgx span trace state %q, want app=fe", ts)
-	}
-	waitFileHas(t, ctx, recvOut, `"name":"pgequiv.verdicts"`)
+}
 
-	// Acceptance 5: the dashboard's expressions.
+// checkDashboardExprs checks that every metric the dashboard's panels
+// name is exported on /metrics (at metricsAddr), and that each panel's
+// expression returns data from prom.
+func checkDashboardExprs(t *testing.T, ctx context.Context, prom, metricsAddr string) {
+	t.Helper()
 	exported := scrape(t, ctx, metricsAddr)
 	for _, p := range dashboardExprs(t) {
 		for _, name := range regexp.MustCompile(`pgequiv_[a-z_]+`).FindAllString(p.expr, -1) {
