@@ -34,7 +34,7 @@ func TestKeyTableCoversConfig(t *testing.T) {
 		if !leaves[k.Name] {
 			t.Errorf("the table has key %s, which proxy.yaml does not", k.Name)
 		}
-		if (k.Env != "") != (k.envField != nil && k.Env != "") || k.Secret && k.raw == nil {
+		if (k.Env != "" || k.Secret) && k.envField == nil {
 			t.Errorf("key %s: environment variable or secret without a string field", k.Name)
 		}
 	}
