@@ -106,6 +106,36 @@ func TestObserverNoticeAndRefusal(t *testing.T) {
 	if err := pl.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	got := pipelineOutcomes(t, pl)
+	want := []string{"row 1", "sync", "error 42501", "sync", "row 3", "sync", "row 4", "error 42501", "sync"}
+	if err := pl.Close(); err != nil {
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) {
+			t.Fatalf("pipeline close: %v", err)
+		}
+	}
+	if len(got) != len(want) || !equalStrings(got, want) {
+		t.Fatalf("pipeline results %q, want %q", got, want)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT 7").Scan(&n); err != nil || n != 7 {
+		t.Fatalf("after pipeline: %d, %v", n, err)
+	}
+
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	// SELECT 6 followed a refused Parse in its batch, so it was discarded
+	// unseen, as PostgreSQL skips to Sync after an error.
+	if !contains(obs.seen, "SELECT 7") || contains(obs.seen, "SELECT 6") {
+		t.Fatalf("observer saw %q", obs.seen)
+	}
+}
+
+// pipelineOutcomes reads pl's results, one string each ("row V" with the
+// first value, "error CODE", "sync"), until a Sync once there are at
+// least 8, or 12 results in all.
+func pipelineOutcomes(t *testing.T, pl *pgconn.Pipeline) []string {
+	t.Helper()
 	var got []string
 	for range 12 {
 		res, err := pl.GetResults()
@@ -138,28 +168,7 @@ func TestObserverNoticeAndRefusal(t *testing.T) {
 			break
 		}
 	}
-	want := []string{"row 1", "sync", "error 42501", "sync", "row 3", "sync", "row 4", "error 42501", "sync"}
-	if err := pl.Close(); err != nil {
-		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) {
-			t.Fatalf("pipeline close: %v", err)
-		}
-	}
-	if len(got) != len(want) || !equalStrings(got, want) {
-		t.Fatalf("pipeline results %q, want %q", got, want)
-	}
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT 7").Scan(&n); err != nil || n != 7 {
-		t.Fatalf("after pipeline: %d, %v", n, err)
-	}
-
-	obs.mu.Lock()
-	defer obs.mu.Unlock()
-	// SELECT 6 followed a refused Parse in its batch, so it was discarded
-	// unseen, as PostgreSQL skips to Sync after an error.
-	if !contains(obs.seen, "SELECT 7") || contains(obs.seen, "SELECT 6") {
-		t.Fatalf("observer saw %q", obs.seen)
-	}
+	return got
 }
 
 func contains(list []string, s string) bool {
