@@ -178,131 +178,165 @@ func Run(ctx context.Context, opts Options) (*Stats, error) {
 	if opts.JudgeBudget <= 0 {
 		opts.JudgeBudget = 2 * time.Second
 	}
-	logf := opts.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
 	st := &Stats{Engine: opts.Engine, Illegal: map[string]int{}, JudgeErrorKinds: map[string]int{}, FamilyTime: map[string]time.Duration{}, IllegalExample: map[string]string{}, ByFamily: map[string]*[3]int{}}
 	targets, err := openTargets(ctx, opts, st)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		closed := map[engine]bool{}
-		for _, t := range targets {
-			if !closed[t.eng] {
-				closed[t.eng] = true
-				t.eng.close()
-			}
-		}
-	}()
-	var out *os.File
+	defer closeTargets(targets)
+	c := &campaignRun{opts: opts, st: st, logf: opts.Logf}
+	if c.logf == nil {
+		c.logf = func(string, ...any) {}
+	}
 	if opts.OutDir != "" {
 		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 			return nil, err
 		}
-		out, err = os.Create(filepath.Join(opts.OutDir, "findings-"+opts.Engine+".jsonl"))
+		c.out, err = os.Create(filepath.Join(opts.OutDir, "findings-"+opts.Engine+".jsonl"))
 		if err != nil {
 			return nil, err
 		}
-		defer out.Close()
+		defer c.out.Close()
 	}
-	record := func(f Finding) {
-		if out != nil {
-			b, _ := json.Marshal(f)
-			out.Write(append(b, '\n'))
-		}
-	}
-	var usable []*target
 	for _, t := range targets {
 		if t.schema != nil {
-			usable = append(usable, t)
+			c.usable = append(c.usable, t)
 		}
 	}
-	if len(usable) == 0 {
+	if len(c.usable) == 0 {
 		return st, fmt.Errorf("campaign: no schema of the %s corpus loads: %v", opts.Engine, st.LoadProblems)
 	}
-	var only *regexp.Regexp
 	if opts.Families != "" {
-		if only, err = regexp.Compile(opts.Families); err != nil {
+		if c.only, err = regexp.Compile(opts.Families); err != nil {
 			return st, fmt.Errorf("campaign: families: %w", err)
 		}
 	}
-	start := time.Now()
-	deadline := start.Add(opts.Duration)
+	c.start = time.Now()
+	deadline := c.start.Add(opts.Duration)
 	for i := 0; ; i++ {
 		if ctx.Err() != nil || opts.MaxPairs > 0 && i >= opts.MaxPairs || opts.Duration > 0 && time.Now().After(deadline) {
 			break
 		}
-		seed := opts.Seed<<32 + uint64(i)
-		r := rand.New(rand.NewPCG(seed, 0x5eed))
-		tg := usable[r.IntN(len(usable))]
-		g := newGen(tg.meta, tg.eng.dialect(), r)
-		g.schema, g.ddl, g.only = tg.schema, tg.ddl, only
-		p := g.pair()
-		p.Schema, p.Engine = tg.name, opts.Engine
-		st.Pairs++
-		fams := st.ByFamily[p.Family]
-		if fams == nil {
-			fams = &[3]int{}
-			st.ByFamily[p.Family] = fams
-		}
-		pairStart := time.Now()
-		v, err := judge(ctx, tg, p, seed, opts.JudgeBudget)
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			st.JudgeErrors++
-			msg := positionRE.ReplaceAllString(firstLine(err.Error()), "")
-			if len(msg) > 120 {
-				msg = msg[:120]
-			}
-			st.JudgeErrorKinds[msg]++
-			continue
-		}
-		base := Finding{Engine: opts.Engine, Pair: p, Loader: tg.loader, PairSeed: seed, Label: string(v.Label), Rules: v.Rules, SchemaFile: schemaFile(opts.Engine, tg.name)}
-		for _, a := range v.Assumptions {
-			base.Assumptions = append(base.Assumptions, a.String())
-		}
-		var found []Finding
-		switch v.Label {
-		case equivalence.Equivalent, equivalence.EquivalentUnderAssumptions:
-			if v.Label == equivalence.Equivalent {
-				st.Equivalent++
-			} else {
-				st.UnderAssumptions++
-			}
-			fams[0]++
-			found = checkEquivalent(ctx, tg, p, v, base, opts.States, seed, r, st)
-		case equivalence.NotEquivalent:
-			st.NotEquivalent++
-			fams[1]++
-			found = checkNotEquivalent(ctx, tg, p, v, base, st)
-		default:
-			st.Unknown++
-			fams[2]++
-			found = checkInvalid(ctx, tg, p, v, base)
-		}
-		if i%schemaVariantEvery == 0 {
-			found = append(found, checkSchemaVariant(ctx, tg, r, Finding{Engine: opts.Engine, Loader: tg.loader, PairSeed: seed, SchemaFile: schemaFile(opts.Engine, tg.name)})...)
-		}
-		st.FamilyTime[p.Family] += time.Since(pairStart)
-		for _, f := range found {
-			record(f)
-			if f.Kind == "display-only" {
-				st.Display = append(st.Display, f)
-				continue
-			}
-			st.Wrong = append(st.Wrong, f)
-			logf("WRONG %s [class %s] %s/%s: %s\n  reference: %s\n  candidate: %s\n  %s", f.Kind, f.Class, f.Pair.Schema, f.Pair.Mutation, f.Why, p.Reference, p.Candidate, strings.Join(f.Database, " "))
-		}
-		if st.Pairs%100 == 0 {
-			logf("%s: %d pairs, %d wrong, %v", opts.Engine, st.Pairs, len(st.Wrong), time.Since(start).Round(time.Second))
+		if !c.pair(ctx, i) {
+			break
 		}
 	}
-	st.Elapsed = time.Since(start)
+	st.Elapsed = time.Since(c.start)
 	return st, nil
+}
+
+// closeTargets closes the engines of targets, each once.
+func closeTargets(targets []*target) {
+	closed := map[engine]bool{}
+	for _, t := range targets {
+		if !closed[t.eng] {
+			closed[t.eng] = true
+			t.eng.close()
+		}
+	}
+}
+
+// A campaignRun is Run's state: the targets whose schema loads
+// (usable), the families drawn (only: nil, all), the findings file
+// (out: nil, none) and when the run started.
+type campaignRun struct {
+	opts   Options
+	st     *Stats
+	usable []*target
+	only   *regexp.Regexp
+	out    *os.File
+	logf   func(format string, args ...any)
+	start  time.Time
+}
+
+// pair draws, judges and checks pair i; false says the run is over (ctx
+// ended during the judgement).
+func (c *campaignRun) pair(ctx context.Context, i int) bool {
+	st := c.st
+	seed := c.opts.Seed<<32 + uint64(i)
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	tg := c.usable[r.IntN(len(c.usable))]
+	g := newGen(tg.meta, tg.eng.dialect(), r)
+	g.schema, g.ddl, g.only = tg.schema, tg.ddl, c.only
+	p := g.pair()
+	p.Schema, p.Engine = tg.name, c.opts.Engine
+	st.Pairs++
+	fams := st.ByFamily[p.Family]
+	if fams == nil {
+		fams = &[3]int{}
+		st.ByFamily[p.Family] = fams
+	}
+	pairStart := time.Now()
+	v, err := judge(ctx, tg, p, seed, c.opts.JudgeBudget)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		st.JudgeErrors++
+		msg := positionRE.ReplaceAllString(firstLine(err.Error()), "")
+		if len(msg) > 120 {
+			msg = msg[:120]
+		}
+		st.JudgeErrorKinds[msg]++
+		return true
+	}
+	found := c.check(ctx, i, tg, p, v, seed, r, fams)
+	st.FamilyTime[p.Family] += time.Since(pairStart)
+	for _, f := range found {
+		c.record(f)
+		if f.Kind == "display-only" {
+			st.Display = append(st.Display, f)
+			continue
+		}
+		st.Wrong = append(st.Wrong, f)
+		c.logf("WRONG %s [class %s] %s/%s: %s\n  reference: %s\n  candidate: %s\n  %s", f.Kind, f.Class, f.Pair.Schema, f.Pair.Mutation, f.Why, p.Reference, p.Candidate, strings.Join(f.Database, " "))
+	}
+	if st.Pairs%100 == 0 {
+		c.logf("%s: %d pairs, %d wrong, %v", c.opts.Engine, st.Pairs, len(st.Wrong), time.Since(c.start).Round(time.Second))
+	}
+	return true
+}
+
+// check checks verdict v of pair i, p, on the engine, counting it in st
+// and fams (proved equivalent, refuted, unknown), and returns the
+// findings: a wrong label, or an equivalence shown only in print.
+func (c *campaignRun) check(ctx context.Context, i int, tg *target, p Pair, v equivalence.Verdict, seed uint64, r *rand.Rand, fams *[3]int) []Finding {
+	st, eng := c.st, c.opts.Engine
+	base := Finding{Engine: eng, Pair: p, Loader: tg.loader, PairSeed: seed, Label: string(v.Label), Rules: v.Rules, SchemaFile: schemaFile(eng, tg.name)}
+	for _, a := range v.Assumptions {
+		base.Assumptions = append(base.Assumptions, a.String())
+	}
+	var found []Finding
+	switch v.Label {
+	case equivalence.Equivalent, equivalence.EquivalentUnderAssumptions:
+		if v.Label == equivalence.Equivalent {
+			st.Equivalent++
+		} else {
+			st.UnderAssumptions++
+		}
+		fams[0]++
+		found = checkEquivalent(ctx, tg, p, v, base, c.opts.States, seed, r, st)
+	case equivalence.NotEquivalent:
+		st.NotEquivalent++
+		fams[1]++
+		found = checkNotEquivalent(ctx, tg, p, v, base, st)
+	default:
+		st.Unknown++
+		fams[2]++
+		found = checkInvalid(ctx, tg, p, v, base)
+	}
+	if i%schemaVariantEvery == 0 {
+		found = append(found, checkSchemaVariant(ctx, tg, r, Finding{Engine: eng, Loader: tg.loader, PairSeed: seed, SchemaFile: schemaFile(eng, tg.name)})...)
+	}
+	return found
+}
+
+// record writes finding f to the findings file, where there is one.
+func (c *campaignRun) record(f Finding) {
+	if c.out != nil {
+		b, _ := json.Marshal(f)
+		c.out.Write(append(b, '\n'))
+	}
 }
 
 // openTargets creates every schema of the corpus on the engine and loads
