@@ -51,24 +51,7 @@ var (
 func setupBypass(t testing.TB) {
 	t.Helper()
 	bypassOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		admin, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-		if err != nil {
-			bypassErr = err
-			return
-		}
-		defer admin.Close(ctx)
-		if _, bypassErr = admin.Exec(ctx, "CREATE DATABASE "+bypassDB); bypassErr != nil {
-			return
-		}
-		conn, err := pgx.Connect(ctx, dbConnString(pg.Host, pg.Port, pgtest.SuperUser, "", bypassDB))
-		if err != nil {
-			bypassErr = err
-			return
-		}
-		defer conn.Close(ctx)
-		_, bypassErr = conn.Exec(ctx, bypassDDL+`
+		bypassErr = createDatabase(bypassDB, bypassDDL+`
 INSERT INTO pgbench_branches VALUES (1, 0, '');
 INSERT INTO pgbench_accounts SELECT g, 1, 10 * g, '' FROM generate_series(1, 20) g;
 INSERT INTO notes VALUES (1, 'O''Brien'), (2, 'a\b');`)

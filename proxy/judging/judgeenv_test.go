@@ -38,30 +38,35 @@ func dbConnString(host string, port int, user, password, db string) string {
 func setupKennel(t testing.TB) {
 	t.Helper()
 	kennelOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		admin, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
-		if err != nil {
-			kennelErr = err
-			return
-		}
-		defer admin.Close(ctx)
-		if _, kennelErr = admin.Exec(ctx, "CREATE DATABASE "+kennelDB); kennelErr != nil {
-			return
-		}
-		conn, err := pgx.Connect(ctx, dbConnString(pg.Host, pg.Port, pgtest.SuperUser, "", kennelDB))
-		if err != nil {
-			kennelErr = err
-			return
-		}
-		defer conn.Close(ctx)
-		_, kennelErr = conn.Exec(ctx, catalog.ExampleDDL()+`
+		kennelErr = createDatabase(kennelDB, catalog.ExampleDDL()+`
 INSERT INTO owners VALUES (1, 'Ann', 'Lee', 'Oslo', 'ann@example.com');
 INSERT INTO dogs (dog_id, owner_id, name, age) VALUES (1, 1, 'Rex', 7), (2, 1, 'Fido', 3);`)
 	})
 	if kennelErr != nil {
 		t.Fatalf("kennel database: %v", kennelErr)
 	}
+}
+
+// createDatabase creates database db on the test server and runs sql in
+// it.
+func createDatabase(db, sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		return err
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, dbConnString(pg.Host, pg.Port, pgtest.SuperUser, "", db))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
 }
 
 func kennelSchema(t testing.TB) *catalog.Schema {
