@@ -44,7 +44,7 @@ func (e *IntrospectAuthError) Error() string {
 		// The server's words and the condition's name rather than
 		// pgx's text with the SQLSTATE: "28P01" is no token
 		// PostgreSQL's lexer reads, and the verdict record and log
-		// withhold an error text the lexer cannot read (redact.go),
+		// withhold an error text the lexer cannot read (sqltext.go),
 		// which would hide the fix from SHOW VERDICTS.
 		why = pgErr.Severity + ": " + pgErr.Message + "; " + loginConditions[pgErr.Code]
 	}

@@ -182,7 +182,7 @@ type Judging struct {
 
 	knobs judgingKnobs
 	// digestSeed keys the digests of clipped texts, digestKey the marks
-	// of redacted literals (size.go, redact.go).
+	// of redacted literals (sqltext.go).
 	digestSeed maphash.Seed
 	digestKey  [32]byte
 

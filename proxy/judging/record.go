@@ -58,7 +58,7 @@ func (j *Judging) record(job *judgeJob, out judgeOutcome, action string) {
 // caller with the record it returns.
 func (j *Judging) recordNoFile(job *judgeJob, out judgeOutcome, action string) proxy.VerdictRecord {
 	set := job.set
-	redact := j.hintRedactor(set) // redact.go
+	redact := j.hintRedactor(set) // sqltext.go
 	summary := out.summary(redact)
 	rec := proxy.VerdictRecord{
 		Time: job.start, ConnID: job.sess.ConnID, User: job.sess.User, Database: job.sess.Database,
