@@ -136,15 +136,7 @@ func (b *builder) booleanTest(bt *pg.BooleanTest, sc *scope, st *aggState) (*pla
 
 // coalesceExpr builds COALESCE, of its arguments' common type.
 func (b *builder) coalesceExpr(ce *pg.CoalesceExpr, sc *scope, st *aggState) (*plan.Expr, error) {
-	args, err := b.exprs(ce.Args, sc, st)
-	if err != nil {
-		return nil, err
-	}
-	typeParamsAmong(args...)
-	if err := b.resolveLiterals(ce.Args, args, sc, st); err != nil {
-		return nil, err
-	}
-	return &plan.Expr{Kind: plan.Func, Name: "coalesce", Args: args, Typ: commonType(args), Pos: ce.Location}, nil
+	return b.commonTypeCall("coalesce", ce.Args, ce.Location, sc, st)
 }
 
 // minMaxExpr builds GREATEST and LEAST, of their arguments' common type.
@@ -157,15 +149,21 @@ func (b *builder) minMaxExpr(mm *pg.MinMaxExpr, sc *scope, st *aggState) (*plan.
 		// GREATEST/LEAST syntax; SQLite's scalar max/min are calls.
 		return nil, b.sqliteErr(mm.Location, "no such function: %s", name)
 	}
-	args, err := b.exprs(mm.Args, sc, st)
+	return b.commonTypeCall(name, mm.Args, mm.Location, sc, st)
+}
+
+// commonTypeCall builds a call of name over nodes, typed as their
+// common type, its untyped literals read as that type.
+func (b *builder) commonTypeCall(name string, nodes []*pg.Node, loc int32, sc *scope, st *aggState) (*plan.Expr, error) {
+	args, err := b.exprs(nodes, sc, st)
 	if err != nil {
 		return nil, err
 	}
 	typeParamsAmong(args...)
-	if err := b.resolveLiterals(mm.Args, args, sc, st); err != nil {
+	if err := b.resolveLiterals(nodes, args, sc, st); err != nil {
 		return nil, err
 	}
-	return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: commonType(args), Pos: mm.Location}, nil
+	return &plan.Expr{Kind: plan.Func, Name: name, Args: args, Typ: commonType(args), Pos: loc}, nil
 }
 
 // sqlValueFunction builds CURRENT_DATE, CURRENT_USER and the like, typed
