@@ -43,11 +43,8 @@ func (o *finishObserver) ObserveQuick(_ context.Context, ev *QueryEvent) (QuickA
 // the connection.
 func TestFastRelayFinishesAfterSending(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
-	addr := answerEachBackend(t)
 	obs := &finishObserver{ran: make(chan string, 8)}
-	opts := fakeOpts(addr)
-	opts.Observer = obs
-	p := startProxy(t, opts)
+	p := startAnswering(t, obs)
 	obs.sent = &p.relay.bytes[dirToUpstream].Uint64
 	c := rawFakeClient(t, ctx, p)
 	fe := pgproto3.NewFrontend(c, c)

@@ -51,16 +51,22 @@ func answerEachBackend(t *testing.T) string {
 	})
 }
 
+// startAnswering starts a proxy, with obs as its observer, in front of
+// answerEachBackend.
+func startAnswering(t *testing.T, obs QueryObserver) *testProxy {
+	t.Helper()
+	opts := fakeOpts(answerEachBackend(t))
+	opts.Observer = obs
+	return startProxy(t, opts)
+}
+
 // TestFastRelayAfterWork: a QuickAction's After work runs on the loop,
 // without another statement or event to prompt it, exactly once per
 // statement; a panic in it ends neither the loop nor the connection.
 func TestFastRelayAfterWork(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
-	addr := answerEachBackend(t)
 	obs := &afterObserver{ran: make(chan string, 8)}
-	opts := fakeOpts(addr)
-	opts.Observer = obs
-	p := startProxy(t, opts)
+	p := startAnswering(t, obs)
 	c := rawFakeClient(t, ctx, p)
 	fe := pgproto3.NewFrontend(c, c)
 	for _, sql := range []string{"select 1 -- observe me", "select 2 -- observe me, panic", "select 3 -- observe me"} {
