@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/pgequiv/pgequiv/config"
 	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/internal/sqltext"
 	"github.com/pgequiv/pgequiv/planner/catalog"
@@ -101,7 +102,7 @@ func (s JudgeSettings) withDefaults() (JudgeSettings, error) {
 		return s, fmt.Errorf("proxy: unknown judge mode %q", s.Mode)
 	}
 	if s.VerdictTimeout <= 0 {
-		s.VerdictTimeout = 2 * time.Second
+		s.VerdictTimeout = config.DefaultVerdictTimeout
 	}
 	switch s.EnforceSideEffects {
 	case "":
@@ -111,11 +112,11 @@ func (s JudgeSettings) withDefaults() (JudgeSettings, error) {
 		return s, fmt.Errorf("proxy: enforce_side_effects %q is not refuse or forward", s.EnforceSideEffects)
 	}
 	if s.RecentVerdicts <= 0 {
-		s.RecentVerdicts = 256
+		s.RecentVerdicts = config.DefaultRecentVerdicts
 	}
 	if s.Schemas.Introspect != nil && s.Schemas.Introspect.Timeout <= 0 {
 		in := *s.Schemas.Introspect
-		in.Timeout = 10 * time.Second
+		in.Timeout = config.DefaultIntrospectTimeout
 		s.Schemas.Introspect = &in
 	}
 	return s, nil

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pgequiv/pgequiv/proxy"
 	"io"
 	"io/fs"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/pgequiv/pgequiv/config"
+	"github.com/pgequiv/pgequiv/proxy"
 )
 
 // VerdictFile is an append-only JSON Lines file of verdicts (verdict_log
@@ -85,10 +87,10 @@ const maxVerdictLine = 1 << 20
 // OpenVerdictFile reads the verdicts in path.1 and path (lines that do
 // not parse, such as one cut short by a crash, and lines over 1 MiB are
 // skipped and counted) and opens path for appending, creating it.
-// maxSize ≤ 0 means 64 MiB.
+// maxSize ≤ 0 means verdict_log_max_size's default.
 func OpenVerdictFile(path string, maxSize int64) (*VerdictFile, error) {
 	if maxSize <= 0 {
-		maxSize = 64 << 20
+		maxSize = config.DefaultVerdictLogMaxSize
 	}
 	v := &VerdictFile{path: path, maxSize: maxSize}
 	for _, p := range []string{path + ".1", path} {
