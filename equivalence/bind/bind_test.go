@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 )
 
 func TestSubstitute(t *testing.T) {
@@ -59,10 +61,10 @@ func TestBindValues(t *testing.T) {
 		params []Param
 		want   string
 	}{
-		{"SELECT * FROM dogs WHERE age > $1 AND name = $2", []Param{{OID: oidInt4, Value: []byte("5")}, txt("Rex")},
+		{"SELECT * FROM dogs WHERE age > $1 AND name = $2", []Param{{OID: pgtypes.Int4, Value: []byte("5")}, txt("Rex")},
 			"SELECT * FROM dogs WHERE age > 5 AND name = 'Rex'"},
-		{"SELECT -$1", []Param{{OID: oidInt4, Value: []byte("-5")}}, "SELECT -(-5)"},
-		{"SELECT $1", []Param{{OID: oidText, Value: []byte("'); DROP TABLE dogs; --")}}, "SELECT '''); DROP TABLE dogs; --'"},
+		{"SELECT -$1", []Param{{OID: pgtypes.Int4, Value: []byte("-5")}}, "SELECT -(-5)"},
+		{"SELECT $1", []Param{{OID: pgtypes.Text, Value: []byte("'); DROP TABLE dogs; --")}}, "SELECT '''); DROP TABLE dogs; --'"},
 	} {
 		if got, err := bindAll(tc.sql, tc.params); err != nil || got != tc.want {
 			t.Errorf("%s: %q, %v; want %q", tc.sql, got, err, tc.want)
@@ -79,8 +81,8 @@ func TestFromWire(t *testing.T) {
 		want    []Param
 	}{
 		{"no types, no codes", nil, nil, []Param{{Value: vals[0]}, {}, {Value: vals[2]}}},
-		{"one code for all", []uint32{oidInt4}, []int16{1}, []Param{{OID: oidInt4, Binary: true, Value: vals[0]}, {Binary: true}, {Binary: true, Value: vals[2]}}},
-		{"a code each", []uint32{oidInt4, oidText, oidText}, []int16{0, 1}, []Param{{OID: oidInt4, Value: vals[0]}, {OID: oidText, Binary: true}, {OID: oidText, Value: vals[2]}}},
+		{"one code for all", []uint32{pgtypes.Int4}, []int16{1}, []Param{{OID: pgtypes.Int4, Binary: true, Value: vals[0]}, {Binary: true}, {Binary: true, Value: vals[2]}}},
+		{"a code each", []uint32{pgtypes.Int4, pgtypes.Text, pgtypes.Text}, []int16{0, 1}, []Param{{OID: pgtypes.Int4, Value: vals[0]}, {OID: pgtypes.Text, Binary: true}, {OID: pgtypes.Text, Value: vals[2]}}},
 	} {
 		if got := FromWire(vals, tc.oids, tc.formats); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %+v; want %+v", tc.name, got, tc.want)

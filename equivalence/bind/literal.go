@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 )
 
 // A bound value is written as PostgreSQL would read the parameter:
@@ -30,40 +32,13 @@ import (
 // of a type not decoded here, a NUL, invalid UTF-8) is an error: the
 // statement stays unjudged for those values.
 
-// Type OIDs Literal writes.
-const (
-	oidBool        = 16
-	oidBytea       = 17
-	oidChar        = 18
-	oidName        = 19
-	oidInt8        = 20
-	oidInt2        = 21
-	oidInt4        = 23
-	oidText        = 25
-	oidOID         = 26
-	oidJSON        = 114
-	oidFloat4      = 700
-	oidFloat8      = 701
-	oidUnknown     = 705
-	oidBpchar      = 1042
-	oidVarchar     = 1043
-	oidDate        = 1082
-	oidTime        = 1083
-	oidTimestamp   = 1114
-	oidTimestamptz = 1184
-	oidInterval    = 1186
-	oidNumeric     = 1700
-	oidUUID        = 2950
-	oidJSONB       = 3802
-)
-
 // typeNames are the SQL names of the known types other than the string
 // and numeric ones (which need no cast).
 var typeNames = map[uint32]string{
-	oidBytea: "bytea", oidJSON: "json", oidDate: "date", oidTime: "time", oidTimestamp: "timestamp",
-	oidTimestamptz: "timestamptz", oidInterval: "interval", oidUUID: "uuid", oidJSONB: "jsonb",
-	oidInt2: "int2", oidInt4: "int4", oidInt8: "int8", oidFloat4: "float4", oidFloat8: "float8",
-	oidNumeric: "numeric", oidOID: "oid", oidBool: "bool",
+	pgtypes.Bytea: "bytea", pgtypes.JSON: "json", pgtypes.Date: "date", pgtypes.Time: "time", pgtypes.Timestamp: "timestamp",
+	pgtypes.Timestamptz: "timestamptz", pgtypes.Interval: "interval", pgtypes.UUID: "uuid", pgtypes.JSONB: "jsonb",
+	pgtypes.Int2: "int2", pgtypes.Int4: "int4", pgtypes.Int8: "int8", pgtypes.Float4: "float4", pgtypes.Float8: "float8",
+	pgtypes.Numeric: "numeric", pgtypes.OID: "oid", pgtypes.Bool: "bool",
 }
 
 // ErrValue marks a bound value Literal cannot write.
@@ -83,7 +58,7 @@ func Literal(p Param) (string, error) {
 		if name, ok := typeNames[oid]; ok {
 			return "CAST(NULL AS " + name + ")", nil
 		}
-		if oid == 0 || oid == oidUnknown || isStringType(oid) {
+		if oid == 0 || oid == pgtypes.Unknown || isStringType(oid) {
 			return "NULL", nil
 		}
 		return "", fmt.Errorf("%w: NULL of type OID %d", ErrValue, oid)
@@ -99,9 +74,9 @@ func Literal(p Param) (string, error) {
 		return "", fmt.Errorf("%w: not valid text", ErrValue)
 	}
 	switch {
-	case oid == 0 || oid == oidUnknown || isStringType(oid):
+	case oid == 0 || oid == pgtypes.Unknown || isStringType(oid):
 		return quoteLiteral(text), nil
-	case oid == oidBool:
+	case oid == pgtypes.Bool:
 		switch strings.ToLower(strings.TrimSpace(text)) {
 		case "t", "true", "y", "yes", "on", "1":
 			return "TRUE", nil
@@ -122,7 +97,7 @@ func Literal(p Param) (string, error) {
 
 func isStringType(oid uint32) bool {
 	switch oid {
-	case oidText, oidVarchar, oidBpchar, oidName, oidChar:
+	case pgtypes.Text, pgtypes.Varchar, pgtypes.Bpchar, pgtypes.Name, pgtypes.Char:
 		return true
 	}
 	return false
@@ -130,7 +105,7 @@ func isStringType(oid uint32) bool {
 
 func isNumericType(oid uint32) bool {
 	switch oid {
-	case oidInt2, oidInt4, oidInt8, oidFloat4, oidFloat8, oidNumeric, oidOID:
+	case pgtypes.Int2, pgtypes.Int4, pgtypes.Int8, pgtypes.Float4, pgtypes.Float8, pgtypes.Numeric, pgtypes.OID:
 		return true
 	}
 	return false
@@ -150,16 +125,16 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 		return nil
 	}
 	switch {
-	case isStringType(oid) || oid == oidJSON:
+	case isStringType(oid) || oid == pgtypes.JSON:
 		return string(v), nil
-	case oid == oidJSONB:
+	case oid == pgtypes.JSONB:
 		if len(v) < 1 || v[0] != 1 {
 			return "", fmt.Errorf("%w: jsonb version", ErrValue)
 		}
 		return string(v[1:]), nil
 	}
 	switch oid {
-	case oidBool:
+	case pgtypes.Bool:
 		if err := size(1); err != nil {
 			return "", err
 		}
@@ -167,37 +142,37 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 			return "t", nil
 		}
 		return "f", nil
-	case oidInt2:
+	case pgtypes.Int2:
 		if err := size(2); err != nil {
 			return "", err
 		}
 		return strconv.FormatInt(int64(int16(binary.BigEndian.Uint16(v))), 10), nil
-	case oidInt4:
+	case pgtypes.Int4:
 		if err := size(4); err != nil {
 			return "", err
 		}
 		return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(v))), 10), nil
-	case oidOID:
+	case pgtypes.OID:
 		if err := size(4); err != nil {
 			return "", err
 		}
 		return strconv.FormatUint(uint64(binary.BigEndian.Uint32(v)), 10), nil
-	case oidInt8:
+	case pgtypes.Int8:
 		if err := size(8); err != nil {
 			return "", err
 		}
 		return strconv.FormatInt(int64(binary.BigEndian.Uint64(v)), 10), nil
-	case oidFloat4:
+	case pgtypes.Float4:
 		if err := size(4); err != nil {
 			return "", err
 		}
 		return formatFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(v))), 32), nil
-	case oidFloat8:
+	case pgtypes.Float8:
 		if err := size(8); err != nil {
 			return "", err
 		}
 		return formatFloat(math.Float64frombits(binary.BigEndian.Uint64(v)), 64), nil
-	case oidDate:
+	case pgtypes.Date:
 		if err := size(4); err != nil {
 			return "", err
 		}
@@ -206,7 +181,7 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 			return "", fmt.Errorf("%w: infinite date", ErrValue)
 		}
 		return pgEpoch.AddDate(0, 0, int(days)).Format("2006-01-02"), nil
-	case oidTimestamp, oidTimestamptz:
+	case pgtypes.Timestamp, pgtypes.Timestamptz:
 		if err := size(8); err != nil {
 			return "", err
 		}
@@ -215,11 +190,11 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 			return "", fmt.Errorf("%w: infinite timestamp", ErrValue)
 		}
 		t := time.Unix(pgEpoch.Unix()+us/1e6, (us%1e6)*1e3).UTC()
-		if oid == oidTimestamptz {
+		if oid == pgtypes.Timestamptz {
 			return t.Format("2006-01-02 15:04:05.999999Z07:00"), nil
 		}
 		return t.Format("2006-01-02 15:04:05.999999"), nil
-	case oidUUID:
+	case pgtypes.UUID:
 		if err := size(16); err != nil {
 			return "", err
 		}
@@ -231,13 +206,8 @@ func decodeBinary(oid uint32, v []byte) (string, error) {
 // formatFloat writes f so that it reads back as the same float: the
 // special values as PostgreSQL spells them, which Literal then casts.
 func formatFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s, ok := pgtypes.SpecialFloat(f); ok {
+		return s
 	}
 	return strconv.FormatFloat(f, 'g', -1, bits)
 }

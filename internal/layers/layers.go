@@ -35,7 +35,8 @@ var rules = []rule{
 	{"internal/shareddata", Leaf},
 	{"internal/pgtest", Leaf},
 	{"internal/sqlitetest", Leaf},
-	{"internal/rulefile", Leaf}, // the rule files of the prover, the normalizer and the ESM+ rules
+	{"internal/rulefile", Leaf},
+	{"internal/pgtypes", Leaf}, // built-in type OIDs and float spellings, shared by the binder, catalog and executor // the rule files of the prover, the normalizer and the ESM+ rules
 	{"internal/layers", Leaf},
 	{"protocol", Base},
 	{"telemetry", Base},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -167,13 +168,8 @@ func toFloat4(v Value) (Value, error) {
 // float4String is float4out: the shortest digits that read back as the
 // same float4, in exponent form below 1e-4 or from 1e6.
 func float4String(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s, ok := pgtypes.SpecialFloat(f); ok {
+		return s
 	}
 	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e6) {
 		return strconv.FormatFloat(f, 'e', -1, 32)

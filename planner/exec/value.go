@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 )
 
@@ -169,11 +170,8 @@ func (v Value) String() string {
 		if v.B {
 			return float4String(v.F)
 		}
-		if math.IsInf(v.F, 1) {
-			return "Infinity"
-		}
-		if math.IsInf(v.F, -1) {
-			return "-Infinity"
+		if s, ok := pgtypes.SpecialFloat(v.F); ok {
+			return s
 		}
 		// float8out: the shortest exact digits, in exponent form only
 		// below 1e-4 or from 1e15 (Go's shortest 'g' already from 1e6).

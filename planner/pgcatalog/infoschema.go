@@ -3,6 +3,7 @@ package pgcatalog
 import (
 	"strings"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 )
@@ -23,13 +24,13 @@ func (d *Data) infoColumnRow(t *catalog.Table, c catalog.Column, typ uint32, mod
 		} else {
 			octetLen = i(1073741824)
 		}
-	case oidText:
+	case pgtypes.Text:
 		octetLen = i(1073741824)
-	case oidInt2, oidInt4, oidInt8:
-		prec, radix, scale = i(map[uint32]int{oidInt2: 16, oidInt4: 32, oidInt8: 64}[typ]), i(2), i(0)
-	case 700, oidFloat8:
-		prec, radix = i(map[uint32]int{700: 24, oidFloat8: 53}[typ]), i(2)
-	case oidNumeric:
+	case pgtypes.Int2, pgtypes.Int4, pgtypes.Int8:
+		prec, radix, scale = i(map[uint32]int{pgtypes.Int2: 16, pgtypes.Int4: 32, pgtypes.Int8: 64}[typ]), i(2), i(0)
+	case 700, pgtypes.Float8:
+		prec, radix = i(map[uint32]int{700: 24, pgtypes.Float8: 53}[typ]), i(2)
+	case pgtypes.Numeric:
 		radix = i(10)
 		if mod >= 4 {
 			prec, scale = i(int((mod-4)>>16)), i(int((mod-4)&0xffff))

@@ -5,6 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/plan"
@@ -50,7 +51,7 @@ func (c *Catalog) ParamOIDs(ctx context.Context, sql string, n int) []uint32 {
 func paramOIDs(ctx context.Context, s *catalog.Schema, sql, planned string, n int, opts build.Options, colOIDs map[string]uint32) []uint32 {
 	oids := make([]uint32, n)
 	for k := range oids {
-		oids[k] = oidText
+		oids[k] = pgtypes.Text
 	}
 	if n == 0 || s == nil {
 		return oids
@@ -97,7 +98,7 @@ func paramOIDs(ctx context.Context, s *catalog.Schema, sql, planned string, n in
 			return
 		}
 		oid := columnOID(p, col.Col, colOIDs)
-		if oid == 0 || oid == oidText && col.Typ != catalog.Text {
+		if oid == 0 || oid == pgtypes.Text && col.Typ != catalog.Text {
 			return // a type the catalog does not model reads as text: use the family
 		}
 		for _, a := range e.Args {
@@ -186,7 +187,7 @@ func columnOID(p *plan.Plan, id plan.ColumnID, colOIDs map[string]uint32) uint32
 	if oid == 1043 { // varchar
 		// varchar has no operators of its own: PostgreSQL resolves
 		// varchar = $1 as text = text, and describes $1 as text.
-		return oidText
+		return pgtypes.Text
 	}
 	return oid
 }
@@ -195,13 +196,13 @@ func columnOID(p *plan.Plan, id plan.ColumnID, colOIDs map[string]uint32) uint32
 func familyOID(t catalog.Type) uint32 {
 	switch t {
 	case catalog.Int:
-		return oidInt8
+		return pgtypes.Int8
 	case catalog.Numeric:
-		return oidNumeric
+		return pgtypes.Numeric
 	case catalog.Float:
-		return oidFloat8
+		return pgtypes.Float8
 	case catalog.Bool:
-		return oidBool
+		return pgtypes.Bool
 	case catalog.Date:
 		return 1082
 	case catalog.Timestamp:
@@ -217,5 +218,5 @@ func familyOID(t catalog.Type) uint32 {
 	case catalog.UUID:
 		return 2950
 	}
-	return oidText
+	return pgtypes.Text
 }

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/build"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
@@ -175,17 +176,17 @@ func (c *Catalog) outOID(p *plan.Plan, id plan.ColumnID) uint32 {
 	}
 	switch m.Type {
 	case catalog.Int:
-		return oidInt8
+		return pgtypes.Int8
 	case catalog.Bool:
-		return oidBool
+		return pgtypes.Bool
 	case catalog.Float:
-		return oidFloat8
+		return pgtypes.Float8
 	case catalog.Numeric:
-		return oidNumeric
+		return pgtypes.Numeric
 	case catalog.JSON:
 		return 114
 	case catalog.Timestamp:
 		return 1184
 	}
-	return oidText
+	return pgtypes.Text
 }

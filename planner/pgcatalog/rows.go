@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/planner/exec"
 )
@@ -220,7 +221,7 @@ func (d *Data) tables() exec.Database {
 // for numeric, extended for the other variable-length ones.
 func storageOf(oid uint32) byte {
 	switch {
-	case oid == oidNumeric:
+	case oid == pgtypes.Numeric:
 		return 'm'
 	case typeByOID[oid] != nil && typeByOID[oid].len < 0:
 		return 'x'
@@ -231,9 +232,9 @@ func storageOf(oid uint32) byte {
 // collationOf is a type's typcollation: the default for collatable types.
 func collationOf(oid uint32) uint32 {
 	switch oid {
-	case oidName:
+	case pgtypes.Name:
 		return collC
-	case oidText, 1042, 1043:
+	case pgtypes.Text, 1042, 1043:
 		return collDefault
 	}
 	return 0

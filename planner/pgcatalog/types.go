@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/build"
 )
 
@@ -64,19 +65,6 @@ var typeByOID, typeByName = func() (map[uint32]*pgType, map[string]*pgType) {
 	return byOID, byName
 }()
 
-// Type OIDs the catalog's own columns and results use.
-const (
-	oidBool    = 16
-	oidName    = 19
-	oidInt8    = 20
-	oidInt2    = 21
-	oidInt4    = 23
-	oidText    = 25
-	oidOID     = 26
-	oidFloat8  = 701
-	oidNumeric = 1700
-)
-
 // declaredType maps a column's declared type (catalog.Column.TypeSQL,
 // e.g. "varchar(20)", "numeric(10,2)", "serial") to its type OID and
 // modifier as PostgreSQL stores them in pg_attribute. A type it does not
@@ -88,7 +76,7 @@ func declaredType(sql string) (oid uint32, typmod int32) {
 	}
 	t, ok := typeByName[canon]
 	if !ok {
-		return oidText, -1
+		return pgtypes.Text, -1
 	}
 	mods := modifiers(sql)
 	typmod = -1

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/pgcatalog"
 	"github.com/pgequiv/pgequiv/proxy/localsession"
 	"github.com/pgequiv/pgequiv/proxy/tag"
@@ -90,7 +91,7 @@ func (c *conn) Bind(p *prepared, m *pgproto3.Bind) (*portal, int, error) {
 func (c *conn) DescribeStatement(p *prepared) ([]pgproto3.BackendMessage, error) {
 	oids := make([]uint32, p.numParams())
 	for i := range oids {
-		oids[i] = oidText
+		oids[i] = pgtypes.Text
 		if i < len(p.inferred) && p.inferred[i] != 0 {
 			oids[i] = p.inferred[i]
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/planner/catalog"
 	"github.com/pgequiv/pgequiv/proxy/tag"
 )
@@ -33,16 +34,6 @@ type localCol struct {
 	name string
 	oid  uint32
 }
-
-const (
-	oidBool   = 16
-	oidInt8   = 20
-	oidInt2   = 21
-	oidInt4   = 23
-	oidOID    = 26
-	oidFloat4 = 700
-	oidFloat8 = 701
-)
 
 // localQuery is a statement the endpoint answers itself.
 type localQuery struct {
@@ -98,7 +89,7 @@ func analyzeLocal(sql string, n *pg.Node) *localQuery {
 		return &localQuery{tag: "DISCARD " + strings.ToUpper(strings.TrimPrefix(n.GetDiscardStmt().Target.String(), "DISCARD_")), resetAll: all}
 	case n.GetVariableShowStmt() != nil:
 		name := strings.ToLower(n.GetVariableShowStmt().Name)
-		return &localQuery{cols: []localCol{{name, oidText}}, tag: "SHOW", show: name, rows: func(c *conn) [][]*string {
+		return &localQuery{cols: []localCol{{name, pgtypes.Text}}, tag: "SHOW", show: name, rows: func(c *conn) [][]*string {
 			v, _ := c.parameter(name)
 			return [][]*string{{strp(v)}}
 		}}
@@ -149,11 +140,11 @@ func analyzeLocalSelect(sel *pg.SelectStmt) *localQuery {
 	var all func(s *catalog.Schema) [][]*string
 	switch strings.ToLower(rv.Relname) {
 	case "tables":
-		cols = []localCol{{"table_name", oidText}, {"table_type", oidText}, {"columns", oidInt4}, {"primary_key", oidText}}
+		cols = []localCol{{"table_name", pgtypes.Text}, {"table_type", pgtypes.Text}, {"columns", pgtypes.Int4}, {"primary_key", pgtypes.Text}}
 		all = tableRows
 	case "columns":
-		cols = []localCol{{"table_name", oidText}, {"column_name", oidText}, {"ordinal_position", oidInt4},
-			{"data_type", oidText}, {"not_null", oidBool}}
+		cols = []localCol{{"table_name", pgtypes.Text}, {"column_name", pgtypes.Text}, {"ordinal_position", pgtypes.Int4},
+			{"data_type", pgtypes.Text}, {"not_null", pgtypes.Bool}}
 		all = columnRows
 	default:
 		return nil
@@ -326,9 +317,9 @@ func probeSelect(targets []*pg.Node) *localQuery {
 			if !ok {
 				return nil
 			}
-			col = localCol{"?column?", oidText}
+			col = localCol{"?column?", pgtypes.Text}
 			if _, isInt := x.GetAConst().Val.(*pg.A_Const_Ival); isInt {
-				col.oid = oidInt4
+				col.oid = pgtypes.Int4
 			}
 			val = func(*conn) *string { return strp(s) }
 		case x.GetSqlvalueFunction() != nil:
@@ -336,11 +327,11 @@ func probeSelect(targets []*pg.Node) *localQuery {
 			case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER,
 				pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 				name := strings.ToLower(strings.TrimPrefix(x.GetSqlvalueFunction().Op.String(), "SVFOP_"))
-				col, val = localCol{name, oidText}, func(c *conn) *string { return strp(c.user) }
+				col, val = localCol{name, pgtypes.Text}, func(c *conn) *string { return strp(c.user) }
 			case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
-				col, val = localCol{"current_catalog", oidText}, func(c *conn) *string { return strp(c.database) }
+				col, val = localCol{"current_catalog", pgtypes.Text}, func(c *conn) *string { return strp(c.database) }
 			case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-				col, val = localCol{"current_schema", oidText}, func(*conn) *string { return strp("public") }
+				col, val = localCol{"current_schema", pgtypes.Text}, func(*conn) *string { return strp("public") }
 			default:
 				return nil
 			}
@@ -365,7 +356,7 @@ func probeSelect(targets []*pg.Node) *localQuery {
 			default:
 				return nil
 			}
-			col = localCol{name, oidText}
+			col = localCol{name, pgtypes.Text}
 		default:
 			return nil
 		}
@@ -395,26 +386,26 @@ func encodeLocal(v *string, oid uint32, bin bool) []byte {
 		return []byte(*v)
 	}
 	switch oid {
-	case oidInt4:
+	case pgtypes.Int4:
 		n, _ := strconv.Atoi(*v)
 		return binary.BigEndian.AppendUint32(nil, uint32(int32(n)))
-	case oidBool:
+	case pgtypes.Bool:
 		if *v == "t" {
 			return []byte{1}
 		}
 		return []byte{0}
-	case oidInt2:
+	case pgtypes.Int2:
 		n, _ := strconv.Atoi(*v)
 		return binary.BigEndian.AppendUint16(nil, uint16(int16(n)))
-	case oidInt8:
+	case pgtypes.Int8:
 		n, _ := strconv.ParseInt(*v, 10, 64)
 		return binary.BigEndian.AppendUint64(nil, uint64(n))
-	case oidOID:
+	case pgtypes.OID:
 		n, _ := strconv.ParseUint(*v, 10, 32)
 		return binary.BigEndian.AppendUint32(nil, uint32(n))
-	case oidFloat4, oidFloat8:
+	case pgtypes.Float4, pgtypes.Float8:
 		f, _ := strconv.ParseFloat(*v, 64)
-		if oid == oidFloat4 {
+		if oid == pgtypes.Float4 {
 			return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f)))
 		}
 		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f))
@@ -469,9 +460,9 @@ func (q *localQuery) rowDescription(formats []int16) *pgproto3.RowDescription {
 	for i, col := range q.cols {
 		size := int16(-1)
 		switch col.oid {
-		case oidInt4:
+		case pgtypes.Int4:
 			size = 4
-		case oidBool:
+		case pgtypes.Bool:
 			size = 1
 		}
 		rd.Fields[i] = pgproto3.FieldDescription{Name: []byte(col.name), DataTypeOID: col.oid, DataTypeSize: size,

@@ -1,6 +1,10 @@
 package dbfree
 
-import "github.com/jackc/pgx/v5/pgproto3"
+import (
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
+)
 
 // SHOW of a pgequiv setting (pgequiv.reference, pgequiv.reference_id)
 // answers with the connection's current value, as PostgreSQL answers
@@ -10,7 +14,7 @@ import "github.com/jackc/pgx/v5/pgproto3"
 
 func showRowDescription(name string, formats []int16) *pgproto3.RowDescription {
 	return &pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{{
-		Name: []byte(name), DataTypeOID: oidText, DataTypeSize: -1, TypeModifier: -1, Format: formatOf(formats, 0),
+		Name: []byte(name), DataTypeOID: pgtypes.Text, DataTypeSize: -1, TypeModifier: -1, Format: formatOf(formats, 0),
 	}}}
 }
 

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 )
 
 // TestShowSetting: SHOW pgequiv.reference is answered with the session's
@@ -31,7 +33,7 @@ func TestShowSetting(t *testing.T) {
 				}
 				fds := rows.FieldDescriptions()
 				if err := rows.Err(); err != nil || len(got) != 1 || len(fds) != 1 || fds[0].Name != name ||
-					fds[0].DataTypeOID != oidText || rows.CommandTag().String() != "SHOW" {
+					fds[0].DataTypeOID != pgtypes.Text || rows.CommandTag().String() != "SHOW" {
 					t.Fatalf("SHOW %s: %q, %v, %+v, %q", name, got, err, fds, rows.CommandTag())
 				}
 				return got[0]

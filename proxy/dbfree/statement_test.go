@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -101,7 +103,7 @@ func TestScoreEncoding(t *testing.T) {
 			t.Errorf("text %v: %q, want %q", tc.score, got, tc.text)
 		}
 		var n pgtype.Numeric
-		if err := m.Scan(oidNumeric, pgtype.BinaryFormatCode, scoreBinary(tc.score), &n); err != nil {
+		if err := m.Scan(pgtypes.Numeric, pgtype.BinaryFormatCode, scoreBinary(tc.score), &n); err != nil {
 			t.Fatalf("binary %v: %v", tc.score, err)
 		}
 		if math.IsNaN(tc.score) {

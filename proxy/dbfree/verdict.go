@@ -10,13 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgequiv/pgequiv/equivalence"
+	"github.com/pgequiv/pgequiv/internal/pgtypes"
 	"github.com/pgequiv/pgequiv/proxy/connset"
-)
-
-// Type OIDs of the verdict row's columns.
-const (
-	oidText    = 25
-	oidNumeric = 1700
 )
 
 // column is one column of the verdict row.
@@ -28,16 +23,16 @@ type column struct {
 
 // columns are pgequiv.check's result columns, in order.
 var columns = []column{
-	{"label", oidText, -1},
+	{"label", pgtypes.Text, -1},
 	// The score is for people reading psql output: numeric with three
 	// decimals (0.990), as pgequiv check and the proxy's notices print it.
-	{"score", oidNumeric, -1},
-	{"assumptions", oidText, -1},
-	{"rules", oidText, -1},
-	{"differences", oidText, -1},
+	{"score", pgtypes.Numeric, -1},
+	{"assumptions", pgtypes.Text, -1},
+	{"rules", pgtypes.Text, -1},
+	{"differences", pgtypes.Text, -1},
 	// counterexample: a database on which the two differ, as INSERT
 	// statements followed by both results; NULL when none was found.
-	{"counterexample", oidText, -1},
+	{"counterexample", pgtypes.Text, -1},
 }
 
 func columnIndex(name string) int {
