@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/pgequiv/pgequiv/equivalence"
@@ -60,3 +61,16 @@ func searchLine(r equivalence.RefuteOptions, cut int) string {
 
 // cutSearch reports whether the clock ended v's search.
 func cutSearch(v equivalence.Verdict) bool { return v.Search != nil && v.Search.Cut }
+
+// writeRunHeader writes a batch summary's first two lines: the judge
+// policy, and how the counterexample searches of results were bounded.
+func writeRunHeader[R any](w io.Writer, policy string, r equivalence.RefuteOptions, results []R, verdict func(R) equivalence.Verdict) {
+	fmt.Fprintf(w, "policy: %s\n", policy)
+	cut := 0
+	for _, res := range results {
+		if cutSearch(verdict(res)) {
+			cut++
+		}
+	}
+	fmt.Fprintln(w, searchLine(r, cut))
+}

@@ -123,14 +123,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "policy: %s\n", policies.String())
-	cut := 0
-	for _, r := range results {
-		if cutSearch(r.Verdict) {
-			cut++
-		}
-	}
-	fmt.Fprintln(stdout, searchLine(opts.Refute, cut))
+	writeRunHeader(stdout, policies.String(), opts.Refute, results, func(r evaluation.Result) equivalence.Verdict { return r.Verdict })
 	sum.Print(stdout)
 	if *folds > 0 {
 		return printFoldAUCs(stdout, results, *folds)

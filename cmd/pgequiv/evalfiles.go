@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgequiv/pgequiv/cmd/pgequiv/internal/progress"
+	"github.com/pgequiv/pgequiv/equivalence"
 	"github.com/pgequiv/pgequiv/eval/spidereval"
 	"github.com/pgequiv/pgequiv/planner/catalog/tablesjson"
 )
@@ -128,14 +129,7 @@ func runEvalFiles(ctx context.Context, f evalFilesFlags, policies policyFlags, l
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	fmt.Fprintf(stdout, "policy: %s\n", judged.String())
-	cut := 0
-	for _, r := range results {
-		if cutSearch(r.Verdict) {
-			cut++
-		}
-	}
-	fmt.Fprintln(stdout, searchLine(opts.Refute, cut))
+	writeRunHeader(stdout, judged.String(), opts.Refute, results, func(r spidereval.Result) equivalence.Verdict { return r.Verdict })
 	if preset != "" {
 		fmt.Fprintln(stdout, spidereval.PresetTestSuiteNote)
 	}
