@@ -16,8 +16,10 @@ import (
 //   - group-key-determined: γ[K, g] ⇒ γ[K] with ANY_VALUE(g) AS g, where
 //     a filter pins g to a non-NULL constant, or the projection below
 //     defines g from columns of K that compare as identity (equal values are one value, so f of them is
-//     one value). K stays non-empty: an aggregate without GROUP BY makes
-//     a row from an empty input.
+//     one value) by an expression that cannot raise (cannotRaise: GROUP
+//     BY i, i + 1 fails on the largest i, GROUP BY i does not). K stays
+//     non-empty: an aggregate without GROUP BY makes a row from an empty
+//     input.
 //   - group-pinned-nonempty: where every grouping column is pinned, the
 //     aggregate has one group exactly when its input has rows, like an
 //     aggregate without GROUP BY kept by HAVING COUNT(*) > 0; both read
@@ -54,7 +56,7 @@ func (p *prover) groupDetermined(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 		for i := 0; i < len(keep) && len(keep) > 1; i++ {
 			e := projDef(in, keep[i])
-			if e == nil || e.Kind == plan.ColRef || e.Kind == plan.Const || plan.Volatile(e) != "" || !plainExpr(e) {
+			if e == nil || e.Kind == plan.ColRef || e.Kind == plan.Const || plan.Volatile(e) != "" || !plainExpr(e) || !cannotRaise(e) {
 				continue
 			}
 			ok := !e.Cols().Empty()

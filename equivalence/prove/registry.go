@@ -207,7 +207,7 @@ var (
 		Conditions: "each argument is never NULL: a non-NULL constant or strict arithmetic over NOT NULL columns not made NULL by an outer join; assumes no intermediate overflow"})
 	ruleGroupKeyDetermined = register(Rule{Name: "group-key-determined", Family: famAggregate,
 		Fragment:   "γ[K, g](R) ⇒ γ[K](R) with ANY_VALUE(g) AS g",
-		Conditions: "K stays non-empty and fixes g: a filter pins g to a non-NULL constant, or the projection below computes g from columns of K whose equal values are one value"})
+		Conditions: "K stays non-empty and fixes g: a filter pins g to a non-NULL constant, or the projection below computes g from columns of K whose equal values are one value, by an expression that cannot raise (no arithmetic, cast or function call)"})
 	ruleGroupPinnedNonempty = register(Rule{Name: "group-pinned-nonempty", Family: famAggregate,
 		Fragment:   "σ[COUNT(*) ≥ 1](γ[](R)) ≡ γ[P](R) ≡ γ[K ⊆ P](R)",
 		Conditions: "P, the columns of R that filters pin to non-NULL constants, is non-empty: one group exactly when R has rows"})

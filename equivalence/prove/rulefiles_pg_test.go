@@ -50,6 +50,12 @@ var pgRuleData = map[string][]string{
 	"null-any-type": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL)",
 	},
+	"group-key-determined": {
+		// the largest bigint (i + 1 raises), 0 (10 / i raises), both
+		// float zeros, two scales of one numeric; two v of one w; no v = 5.
+		"INSERT INTO a VALUES (1, 9223372036854775807, 0, 'x', 1.0), (2, 0, '-0', 'y', 1.00), (3, 5, 1.5, NULL, 2)",
+		"INSERT INTO kuvw VALUES (1, 0, 6, 1), (2, 0, 7, 1), (3, NULL, 8, NULL)",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},
