@@ -234,6 +234,7 @@ var strictFuncs = map[string]func([]Value) (Value, error){
 		}
 		return Text(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil
 	},
+	"div": pgDiv, // numfuncs.go
 	"mod": func(a []Value) (Value, error) {
 		if len(a) != 2 {
 			return Null, cannot("mod of %d arguments", len(a))

@@ -1,0 +1,25 @@
+package exec_test
+
+import (
+	"context"
+	"testing"
+)
+
+// TestNumFuncsText runs numFuncCases on PostgreSQL: each value the cases
+// give (and so the executor computes) is PostgreSQL's exact text, and
+// each query error one there too.
+func TestNumFuncsText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ctx := context.Background()
+	conn := pgConn(t, ctx, datetimeOneDDL+" INSERT INTO one VALUES (1, NULL, NULL, NULL);")
+	for _, tc := range numFuncCases {
+		if tc.want == cannot_ {
+			continue
+		}
+		if got := pgOne(ctx, t, conn, tc.expr); got != tc.want {
+			t.Errorf("PostgreSQL: %s = %s, the case says %s", tc.expr, got, tc.want)
+		}
+	}
+}
