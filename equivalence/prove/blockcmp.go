@@ -348,8 +348,8 @@ func (oc *outputCmp) same(i, j int) (bool, error) {
 	if chA || chB {
 		p.rule(ruleEqualColumns)
 	}
-	ea = foldInts(ea, p.intsFn(true))
-	eb = foldInts(eb, p.intsFn(false))
+	ea = foldIntsBy(ea, p.intsFn(true), p.colA)
+	eb = foldIntsBy(eb, p.intsFn(false), p.colB)
 	ka0, okA := exprKeySub(ea, p.colA, p.subA)
 	kb0, okB := exprKeySub(eb, p.colB, p.subB)
 	if !okA || !okB || ka0 != kb0 {

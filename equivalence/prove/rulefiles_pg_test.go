@@ -56,6 +56,11 @@ var pgRuleData = map[string][]string{
 		"INSERT INTO a VALUES (1, 9223372036854775807, 0, 'x', 1.0), (2, 0, '-0', 'y', 1.00), (3, 5, 1.5, NULL, 2)",
 		"INSERT INTO kuvw VALUES (1, 0, 6, 1), (2, 0, 7, 1), (3, NULL, 8, NULL)",
 	},
+	"leaf-bijection": {
+		// a chain dog 1 -> 2 -> 1 (ages 10, 20) and one NULL age
+		"INSERT INTO owners VALUES (1, 'x', 'o1'), (2, 'y', 'o2')",
+		"INSERT INTO dogs VALUES (1, 2, 'a', 10), (2, 1, 'b', 20), (3, 1, 'c', NULL)",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},
