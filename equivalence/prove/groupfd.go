@@ -16,7 +16,7 @@ import (
 //   - group-key-determined: γ[K, g] ⇒ γ[K] with ANY_VALUE(g) AS g, where
 //     a filter pins g to a non-NULL constant, or the projection below
 //     defines g from columns of K that compare as identity (equal values are one value, so f of them is
-//     one value) by an expression that cannot raise (cannotRaise: GROUP
+//     one value) by an expression that cannot raise (plan.CannotRaise: GROUP
 //     BY i, i + 1 fails on the largest i, GROUP BY i does not). K stays
 //     non-empty: an aggregate without GROUP BY makes a row from an empty
 //     input.
@@ -56,7 +56,7 @@ func (p *prover) groupDetermined(n *plan.Node, m *plan.Metadata) *plan.Node {
 		}
 		for i := 0; i < len(keep) && len(keep) > 1; i++ {
 			e := projDef(in, keep[i])
-			if e == nil || e.Kind == plan.ColRef || e.Kind == plan.Const || plan.Volatile(e) != "" || !plainExpr(e) || !cannotRaise(e) {
+			if e == nil || e.Kind == plan.ColRef || e.Kind == plan.Const || plan.Volatile(e) != "" || !plainExpr(e) || !plan.CannotRaise(e) {
 				continue
 			}
 			ok := !e.Cols().Empty()

@@ -61,6 +61,12 @@ var pgRuleData = map[string][]string{
 		"INSERT INTO owners VALUES (1, 'x', 'o1'), (2, 'y', 'o2')",
 		"INSERT INTO dogs VALUES (1, 2, 'a', 10), (2, 1, 'b', 20), (3, 1, 'c', NULL)",
 	},
+	"group-on-key": {
+		// two students liked by one; the largest integer age (age + 1 raises).
+		"INSERT INTO likes VALUES (1, 5), (2, 5), (3, NULL)",
+		"INSERT INTO owners VALUES (1, 'a', 'x')",
+		"INSERT INTO dogs VALUES (1, 1, 'rex', 2147483647), (2, 1, NULL, 3)",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},

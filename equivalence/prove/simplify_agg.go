@@ -107,6 +107,11 @@ func constGroupKey(n *plan.Node, m *plan.Metadata, consts map[plan.ColumnID]*pla
 // input row (every group is one row), or returns nil when a call cannot
 // be read so.
 func groupOnKey(n *plan.Node, m *plan.Metadata) *plan.Node {
+	if plan.DefsMayRaise(n.Inputs[0], n.GroupBy) {
+		// GROUP BY k, i + 1 evaluates i + 1 on every row; the rows read
+		// off may leave it unread (and pruned) where it would raise.
+		return nil
+	}
 	var proj []plan.ProjItem
 	for _, g := range n.GroupBy {
 		proj = append(proj, plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)})
