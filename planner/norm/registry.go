@@ -81,6 +81,12 @@ const (
 	RuleIntegerBound            = "integer-strict-bound"
 	RuleSortCommutative         = "sort-commutative-operands"
 	RuleSortJoinInputs          = "sort-join-inputs"
+
+	// Built-in calls of literals evaluated by the executor (rules_eval.go).
+	RuleFoldConstRegex    = "fold-constant-regex"
+	RuleFoldConstJSONB    = "fold-constant-jsonb"
+	RuleFoldConstDatetime = "fold-constant-datetime"
+	RuleFoldConstIntOps   = "fold-constant-integer-ops"
 )
 
 // The families, one testdata folder each.
