@@ -74,6 +74,11 @@ func removeRedundantDistinct(z *normalizer, n *plan.Node, f flags) (*plan.Node, 
 		return n, false
 	}
 	in := n.Inputs[0]
+	if plan.DefsMayRaise(in, in.OutCols()) {
+		// DISTINCT evaluates k, i + 1 on every row; without it an outer
+		// query that reads only k prunes i + 1, which may raise.
+		return n, false
+	}
 	if z.derive(in).HasKeyWithin(in.OutColSet()) {
 		return in, true
 	}
