@@ -20,6 +20,10 @@ import (
 //     (R LIMIT l1 OFFSET o1) LIMIT l2 OFFSET o2
 //     ⇒ R LIMIT min(l2, max(0, l1−o2)) OFFSET o1+o2
 //     (a missing LIMIT is unbounded, a missing OFFSET is 0).
+//     Where a sort that ties rows feeds the limits, the merged LIMIT +
+//     OFFSET must be the inner limit's: PostgreSQL bounds the sort by the
+//     limit right above it, and a sort bounded otherwise (or not at all)
+//     returns the tied rows in another order (sortedlimit.go).
 
 // limitBound reads a LIMIT or OFFSET expression: ok is false unless it
 // is absent (nil), NULL (both mean no bound; an OFFSET NULL is 0) or a
@@ -43,7 +47,7 @@ func limitBound(e *plan.Expr) (v *big.Int, ok bool) {
 }
 
 // simplifyLimit applies the limit rules to Limit node n, or returns nil.
-func simplifyLimit(n *plan.Node) (*plan.Node, *Rule) {
+func simplifyLimit(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 	lim, ok := limitBound(n.Limit)
 	if !ok {
 		return nil, nil
@@ -87,6 +91,9 @@ func simplifyLimit(n *plan.Node) (*plan.Node, *Rule) {
 		if newLim == nil || rest.Cmp(newLim) < 0 {
 			newLim = rest
 		}
+	}
+	if !sortBoundKept(lim1, off1, newLim, newOff) && tiedSortFeeds(in.Inputs[0], m) {
+		return nil, nil
 	}
 	c := *in
 	c.Limit, c.Offset = nil, nil

@@ -361,7 +361,7 @@ var (
 		Conditions: "n ≥ 1 and R has at most one row"})
 	ruleLimitMerge = register(Rule{Name: "limit-merge", Family: famSimplify,
 		Fragment:   "(R LIMIT l1 OFFSET o1) LIMIT l2 OFFSET o2 ⇒ R LIMIT min(l2, l1−o2) OFFSET o1+o2",
-		Conditions: "the two limits are adjacent (no sort between them) with non-negative integer constants: they cut one stream of rows"})
+		Conditions: "the two limits are adjacent (no sort between them) with non-negative integer constants: they cut one stream of rows; where a sort that ties rows feeds them, the merged LIMIT + OFFSET is the inner one's (PostgreSQL bounds the sort by it, and a top-N sort returns tied rows in another order)"})
 	ruleCountEmptyZero = register(Rule{Name: "count-empty-zero", Family: famSimplify,
 		Fragment:   "γ[](COUNT over ∅) ⇒ VALUES (0)",
 		Conditions: "the aggregate's input is proved empty and its calls are COUNTs"})
@@ -484,4 +484,11 @@ var (
 	ruleUniqueJoinSemi = register(Rule{Name: "unique-join-semi", Family: famJoin,
 		Fragment:   "π[R…](R ⋈[q] S) ⇒ π[R…](R ⋉[q] S)",
 		Conditions: "the projection reads R alone (S's columns equated with R's by identity = read as R's); S is filters over scans whose rows the conditions fix for each row of R (keys closed over equalities with R, constants and fixed columns): at most one partner; not SQLite"})
+)
+
+// LIMIT moves (issue 35): sortedlimit.go.
+var (
+	ruleSortOverSortedLimit = register(Rule{Name: "sort-over-sorted-limit", Family: famOrder,
+		Fragment:   "sort[K](L(sort[K, K'](R))) ⇒ L(sort[K, K'](R))",
+		Conditions: "L is at least one limit, with filters and projections passing K's columns on: the rows come in K's order; K plain columns, same directions and NULLS order; where K ties rows, PostgreSQL only (it plans no second sort)"})
 )

@@ -92,6 +92,7 @@ func init() {
 		{apply: (*prover).aggLeftJoinUnread},
 		{apply: (*prover).limitAboveRowBound},
 		{apply: (*prover).limitPastLeftJoin},
+		{apply: (*prover).sortOverSortedLimit},
 		{apply: (*prover).scalarValuesColumns},
 		{apply: (*prover).decorrelate},
 		{apply: nodeOnly((*prover).aggFilterWhere)},
@@ -164,7 +165,7 @@ func simplifyOnce(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 			positiveInt(n.Limit.Value) && atMostOneRow(n.Inputs[0], m) {
 			return n.Inputs[0], ruleLimitOneRow
 		}
-		return simplifyLimit(n)
+		return simplifyLimit(n, m)
 	case plan.OpAggregate:
 		return simplifyAggregate(n, m)
 	}
