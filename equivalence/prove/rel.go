@@ -53,11 +53,14 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 	if isBlockNode(a) && isBlockNode(b) {
 		return p.blocks(a, b, pos)
 	}
-	if a.Op == plan.OpDistinct && b.Op != plan.OpDistinct && dupFree(b, p.b.Meta) {
+	if a.Op == plan.OpDistinct && b.Op != plan.OpDistinct && dupFree(b, p.b.Meta) && !plan.DefsMayRaise(a, a.OutCols()) {
 		// DISTINCT X is the duplicate-free Y when X's rows, as a set, are
 		// Y's: a bag-equal X' with the same set will do. Y must be
 		// duplicate-free on the columns the proof pairs, not only on all
 		// of its own (a wider Y read through fewer columns repeats rows).
+		// DISTINCT evaluates every output on every row: where one may
+		// raise (i + 1), the side without it, read through fewer
+		// columns, may never evaluate it, so the two are not compared.
 		k := p.mark()
 		ok, err := p.rel(p.dedupUnion(p.setSimplify(p.simplify(a.Inputs[0], p.a.Meta)), p.a), b, pos)
 		if err != nil || !ok {
@@ -72,7 +75,7 @@ func (p *prover) rel(a, b *plan.Node, pos bool) (bool, error) {
 		}
 		return true, nil
 	}
-	if b.Op == plan.OpDistinct && a.Op != plan.OpDistinct && dupFree(a, p.a.Meta) {
+	if b.Op == plan.OpDistinct && a.Op != plan.OpDistinct && dupFree(a, p.a.Meta) && !plan.DefsMayRaise(b, b.OutCols()) {
 		k := p.mark()
 		ok, err := p.rel(a, p.dedupUnion(p.setSimplify(p.simplify(b.Inputs[0], p.b.Meta)), p.b), pos)
 		if err != nil || !ok {

@@ -1,0 +1,94 @@
+package prove_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgequiv/pgequiv/equivalence/prove"
+	"github.com/pgequiv/pgequiv/internal/pgtest"
+	"github.com/pgequiv/pgequiv/planner"
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
+
+// TestDroppedExpressionThatRaises: a rewrite that stops evaluating an
+// expression the query evaluates on every row (a grouping key, a
+// DISTINCT column) proves nothing when that expression may raise: on a
+// row with the largest integer, or 0 under a division, PostgreSQL fails
+// one query and answers the other. The same shapes with text
+// concatenation, which cannot raise, stay proved and return the same
+// rows. Each case is run on PostgreSQL first, so the test also checks
+// the engine does what the case says.
+func TestDroppedExpressionThatRaises(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	const ddl = "CREATE TABLE t (k integer PRIMARY KEY, i integer, s text)"
+	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pg := pgtest.New(t, pgtest.Options{})
+	conn, err := pgx.Connect(ctx, pg.ConnString(pgtest.SuperUser, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, st := range []string{ddl, "INSERT INTO t VALUES (1, 2147483647, 'a'), (2, 0, NULL), (3, 5, 'a'), (4, NULL, 'b')"} {
+		if _, err := conn.Exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name  string
+		a, b  string
+		equal bool // proved, and PostgreSQL answers both alike
+	}{
+		{"group-key-determined: i + 1", "SELECT i, COUNT(*) FROM t GROUP BY i, i + 1", "SELECT i, COUNT(*) FROM t GROUP BY i", false},
+		{"group-key-determined: a derived i + 1 (crdb-norm-1063)",
+			"SELECT x.i, COUNT(*) FROM (SELECT i, i + 1 AS c FROM t) x GROUP BY x.i, x.c", "SELECT i, COUNT(*) FROM t GROUP BY i", false},
+		{"group-key-determined: 10 / i", "SELECT i, MIN(k) FROM t GROUP BY i, 10 / i", "SELECT i, MIN(k) FROM t GROUP BY i", false},
+		{"group-key-determined: s || 'foo'", "SELECT s, SUM(i) FROM t GROUP BY s, s || 'foo'", "SELECT s, SUM(i) FROM t GROUP BY s", true},
+		{"group-on-key: i + 1", "SELECT k, COUNT(*) FROM t GROUP BY k, i + 1", "SELECT k, COUNT(*) FROM t GROUP BY k", false},
+		{"group-on-key after reduce-group-by-by-fd: i * 2", "SELECT k, i, COUNT(*) FROM t GROUP BY k, i, i * 2", "SELECT k, i, COUNT(*) FROM t GROUP BY k, i", false},
+		{"group-on-key: s || 'x'", "SELECT k, COUNT(*) FROM t GROUP BY k, s || 'x'", "SELECT k, COUNT(*) FROM t GROUP BY k", true},
+		{"remove-redundant-distinct: i + 1 unread", "SELECT x.k FROM (SELECT DISTINCT k, i + 1 FROM t) x", "SELECT k FROM t", false},
+		{"remove-redundant-distinct: s || 'x' unread", "SELECT x.k FROM (SELECT DISTINCT k, s || 'x' FROM t) x", "SELECT k FROM t", true},
+		{"DISTINCT on a key under COUNT: i + 1", "SELECT COUNT(*) FROM (SELECT DISTINCT k, i + 1 FROM t) x", "SELECT COUNT(*) FROM t", false},
+		{"DISTINCT on a key under COUNT: s || 'x'", "SELECT COUNT(*) FROM (SELECT DISTINCT k, s || 'x' FROM t) x", "SELECT COUNT(*) FROM t", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ra, errA := pgRows(ctx, conn, c.a)
+			rb, errB := pgRows(ctx, conn, c.b)
+			same := errA == nil && errB == nil && slices.Equal(ra, rb)
+			if same != c.equal {
+				t.Fatalf("PostgreSQL: %v %v vs %v %v, want alike=%v", ra, errA, rb, errB, c.equal)
+			}
+			a, err := planner.Plan(ctx, s, c.a, planner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := planner.Plan(ctx, s, c.b, planner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, swap := range []bool{false, true} {
+				x, y := a, b
+				if swap {
+					x, y = b, a
+				}
+				r, err := prove.Equivalent(ctx, x, y, prove.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Proved != c.equal {
+					t.Errorf("swapped %v: proved %v %v, want %v", swap, r.Proved, r.Rules, c.equal)
+				}
+			}
+		})
+	}
+}
