@@ -25,6 +25,9 @@ import (
 //     ⇒ Filter(p, Project(x.*, e AS c, Join(inner, x, t, q)));
 //     under LEFT JOIN the projections must be columns of t, so that they
 //     are NULL on unmatched rows: Project(x.*, t.c, Join(left, x, t, q ∧ p)).
+//   - under an inner LATERAL join, the rest of the shapes lateral_push.go
+//     pushes x into: grouped aggregates, DISTINCT and set operations over
+//     an x whose rows are distinct, and joins whose later input reads x.
 
 // lateralJoin lowers join, whose right input may reference columns of its
 // left input, and returns the node that replaces it and the columns that
@@ -43,16 +46,28 @@ func (b *builder) lateralJoin(join *plan.Node, rightCols []plan.ColumnID) (*plan
 	if oneRow(right) || atMostOneRow(right) && (len(rightCols) == 1 || !limitBelow(right)) {
 		return b.lateralOneRow(join, rightCols, oneRow(right))
 	}
+	pristine := right.Copy() // lateralSPJ may rewrite right before it refuses
 	if n, ok := b.lateralSPJ(join, leftCols); ok {
 		return n, rightCols, nil
+	}
+	if join.Join == plan.InnerJoin {
+		if n, ok := b.lateralPushJoin(join, pristine, rightCols); ok {
+			return n, rightCols, nil
+		}
 	}
 	return nil, nil, b.unsupported(-1, "a LATERAL subquery with outer references that is neither one row nor select-project-join")
 }
 
 // refersTo reports whether the subtree at n (its subqueries included)
-// references any of cols.
+// references any of cols, in an expression or as a grouping column (GROUP
+// BY an outer column names it by its ID alone).
 func refersTo(n *plan.Node, cols plan.ColSet) bool {
 	found := false
+	n.WalkNodes(func(x *plan.Node) {
+		for _, g := range x.GroupBy {
+			found = found || cols.Has(g)
+		}
+	})
 	var visit func(e *plan.Expr)
 	visit = func(e *plan.Expr) {
 		switch {
@@ -60,7 +75,7 @@ func refersTo(n *plan.Node, cols plan.ColSet) bool {
 		case e.Kind == plan.ColRef && cols.Has(e.Col):
 			found = true
 		case e.Kind == plan.Subquery && e.Sub != nil:
-			e.Sub.WalkExprs(visit)
+			found = refersTo(e.Sub, cols)
 		}
 	}
 	n.WalkExprs(visit)
