@@ -22,9 +22,12 @@ func TestLateralJoinChainsAndValues(t *testing.T) {
 			"join left on (t3.cost > t2.owner_id)\n      join inner (cross)\n        scan owners as t2\n        scan dogs as t1"},
 		{"SELECT x.tid FROM owners o, LATERAL (SELECT t.treatment_id AS tid FROM dogs d JOIN treatments t ON d.owner_id = o.owner_id LEFT JOIN professionals p ON p.city = o.city) x",
 			"join left on (t3.city = t2.city)\n      join inner on (t4.owner_id = t2.owner_id)\n        join inner (cross)\n          scan owners as t2"},
-		// The outer row inside a join's right input, under a LEFT
-		// LATERAL join, or in a projection below the join: refused.
-		{"SELECT x.name FROM owners o, LATERAL (SELECT d.name FROM dogs d LEFT JOIN (SELECT t.cost + o.owner_id AS c FROM treatments t) t ON true) x", ""},
+		// The outer row in a projection of a join's nullable input moves
+		// above the join (lateral_push.go).
+		{"SELECT x.name FROM owners o, LATERAL (SELECT d.name FROM dogs d LEFT JOIN (SELECT t.cost + o.owner_id AS c FROM treatments t) t ON true) x",
+			"join left on true\n          join inner (cross)\n            scan owners as t2\n            scan dogs as t1"},
+		// The outer row under a LEFT LATERAL join, or inside a full join:
+		// refused.
 		{"SELECT x.v FROM dogs d LEFT JOIN LATERAL (VALUES (d.age), (2)) x(v) ON true", ""},
 		{"SELECT x.name FROM owners o LEFT JOIN LATERAL (SELECT d.name FROM dogs d LEFT JOIN treatments t ON t.cost > o.owner_id) x ON true", ""},
 		{"SELECT x.name FROM owners o, LATERAL (SELECT d.name FROM dogs d FULL JOIN treatments t ON t.cost > o.owner_id) x", ""},

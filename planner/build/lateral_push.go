@@ -18,6 +18,8 @@ import (
 //	x ⋈ (t ∘ u)        ⇒ x ⋈[x.k = k'] ((x' ⋈ t) ∘ (x'' ⋈ u)) projected to k', t's columns
 //	                      (∘ a UNION, INTERSECT or EXCEPT, ALL or not; k a key of x
 //	                      of NOT NULL columns; x', x'' fresh copies of x)
+//	x ⋈ (t ⟕[q] π[f](u)) ⇒ π[.., CASE WHEN m IS NOT NULL THEN f END]((x ⋈ t) ⟕[q[c := f]] u)
+//	                      (u not reading x; m a column of u never NULL in its rows)
 //	x ⋈ VALUES(rows(x)) ⇒ lateralSPJ's row numbers
 //
 // Each is an identity of bags for every row r of x taken alone: the row
@@ -172,6 +174,9 @@ func (p *lateralPusher) pushJoin(t *plan.Node) (*plan.Node, bool) {
 	if t.Join != plan.InnerJoin && t.Join != plan.LeftJoin || len(t.Inputs) < 2 {
 		return nil, false
 	}
+	if t.Join == plan.LeftJoin && len(t.Inputs) == 2 && refersTo(t.Inputs[1], p.xcols) {
+		return p.pushLeftNullable(t)
+	}
 	reading := -1
 	for i, in := range t.Inputs {
 		if !refersTo(in, p.xcols) {
@@ -236,4 +241,113 @@ func (p *lateralPusher) pushSetOp(t *plan.Node) (*plan.Node, bool) {
 		on = append(on, plan.NewOp(plan.OpEq, catalog.Bool, plan.NewCol(k, typ), plan.NewCol(keyOut[i], typ)))
 	}
 	return &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: []*plan.Node{p.x, out}, Preds: on}, true
+}
+
+// pushLeftNullable pushes x into a left join whose nullable input is a
+// projection π[f AS c](u) computing columns from x and u, u not reading
+// x: x joins the preserved input, the projection's items that read x move
+// above the join, and the join condition reads f for c. A matched row's c
+// is f of its partner, as below; a padded row's must be NULL, and f is
+// not evaluated there (it may raise, or not be NULL, on NULLs), so it
+// stands under CASE WHEN m IS NOT NULL, m a column of u never NULL in
+// u's rows, or a TRUE marker added to u — unless f is NULL there without
+// raising (quietNull).
+func (p *lateralPusher) pushLeftNullable(t *plan.Node) (*plan.Node, bool) {
+	proj := t.Inputs[1]
+	if proj.Op != plan.OpProject || refersTo(proj.Inputs[0], p.xcols) {
+		return nil, false
+	}
+	first, ok := p.push(t.Inputs[0])
+	if !ok {
+		return nil, false
+	}
+	u := proj.Inputs[0]
+	ucols := u.OutColSet()
+	below := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{u}}
+	defs := map[plan.ColumnID]*plan.Expr{}
+	have := plan.ColSet{}
+	for _, it := range proj.Proj {
+		if refersTo(&plan.Node{Op: plan.OpProject, Proj: []plan.ProjItem{it}}, p.xcols) {
+			// A subquery's plan must not sit both in the condition and
+			// in the projection.
+			if hasSubquery(it.Expr) || ucols.Has(it.ID) {
+				return nil, false
+			}
+			defs[it.ID] = it.Expr
+			continue
+		}
+		below.Proj = append(below.Proj, it)
+		have.Add(it.ID)
+	}
+	// The moved items read u's columns above the join.
+	for _, c := range u.OutCols() {
+		if !have.Has(c) {
+			below.Proj = append(below.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(c, p.b.typeOf(c))})
+			have.Add(c)
+		}
+	}
+	var marker *plan.Expr
+	nn := plan.Derive(u, p.b.meta).NotNull
+	for _, c := range u.OutCols() {
+		if nn.Has(c) {
+			marker = plan.NewOp(plan.OpIsNotNull, catalog.Bool, plan.NewCol(c, p.b.typeOf(c)))
+			break
+		}
+	}
+	if marker == nil {
+		m := p.b.newColumn("matched", catalog.Bool)
+		below.Proj = append(below.Proj, plan.ProjItem{ID: m, Expr: plan.NewConst(catalog.Bool, "true")})
+		marker = plan.NewCol(m, catalog.Bool)
+	}
+	on := make([]*plan.Expr, len(t.Preds))
+	for i, e := range t.Preds {
+		on[i] = replaceInExpr(e.Copy(), defs)
+	}
+	j := &plan.Node{Op: plan.OpJoin, Join: plan.LeftJoin, Inputs: []*plan.Node{first, below}, Preds: on}
+	out := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{j}}
+	for _, c := range first.OutCols() {
+		out.Proj = append(out.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(c, p.b.typeOf(c))})
+	}
+	for _, it := range proj.Proj {
+		f := defs[it.ID]
+		if f == nil {
+			out.Proj = append(out.Proj, plan.ProjItem{ID: it.ID, Expr: plan.NewCol(it.ID, p.b.typeOf(it.ID))})
+			continue
+		}
+		if !quietNull(f, ucols) {
+			f = &plan.Expr{Kind: plan.Case, Typ: f.Typ, Pos: -1, Args: []*plan.Expr{marker.Copy(), f}}
+		}
+		out.Proj = append(out.Proj, plan.ProjItem{ID: it.ID, Expr: f})
+	}
+	return out, true
+}
+
+func hasSubquery(e *plan.Expr) bool {
+	found := false
+	plan.Walk(e, func(x *plan.Expr) { found = found || x.Kind == plan.Subquery })
+	return found
+}
+
+// quietNull says whether e is NULL, and raises nothing, when every column
+// of cols is NULL: a column of cols, or a strict operator (or cast) over
+// one such operand whose other operands cannot raise either. PostgreSQL
+// evaluates a strict operator's operands and skips the call on a NULL.
+func quietNull(e *plan.Expr, cols plan.ColSet) bool {
+	switch e.Kind {
+	case plan.ColRef:
+		return cols.Has(e.Col)
+	case plan.Cast:
+		return len(e.Args) == 1 && quietNull(e.Args[0], cols)
+	case plan.Op:
+		if !plan.StrictCols(e).Intersects(cols) {
+			return false
+		}
+		for _, a := range e.Args {
+			if !quietNull(a, cols) && !plan.CannotRaise(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -35,12 +35,23 @@ CREATE TABLE uv (c0 BIGINT NOT NULL, c1 BIGINT, PRIMARY KEY (c0));`, catalog.Pos
 		{"SELECT t0.c1, d.v FROM xy t0, LATERAL (SELECT DISTINCT t1.c1 + t0.c1 AS v FROM ab t1) d", "distinct"},
 		{"SELECT t0.c0, j.a FROM xy t0, LATERAL (SELECT t1.c0 AS a FROM ab t1 JOIN (SELECT t2.c0 FROM uv t2 WHERE t2.c1 = t0.c1) s ON s.c0 = t1.c0) j",
 			"join inner on (t3.c0 = t2.c0)\n        project t1.c0, t1.c1, t3.c0\n          filter (t3.c1 = t1.c1)\n            join inner (cross)\n              scan xy as t1\n              scan uv as t3\n        scan ab as t2"},
+		// The nullable input of a left join reading x: a moved item NULL on
+		// NULLs stays as it is; one that may raise (t0.c1 * 2 overflows)
+		// or is not NULL on NULLs stands under a CASE, on a NOT NULL column
+		// of the input or an added marker.
+		{"SELECT t0.c0, j.v FROM xy t0, LATERAL (SELECT t1.c0, t3.v FROM ab t1 LEFT JOIN (SELECT t2.c0, t2.c1 + t0.c0 AS v FROM uv t2) t3 ON t1.c0 = t3.c0) j",
+			"project t1.c0, t1.c1, t3.c0, t3.c1, t3.c2, t2.c0, (t2.c1 + t1.c0)\n        join left on (t3.c0 = t2.c0)"},
+		{"SELECT t0.c0, j.v FROM xy t0, LATERAL (SELECT t1.c0, t3.v FROM ab t1 LEFT JOIN (SELECT t2.c0, t2.c1 + t0.c1 * 2 AS v FROM uv t2) t3 ON t3.v > t1.c1) j",
+			"t2.c0, case when (t2.c0 is not null) then (t2.c1 + (t1.c1 * 2)) end\n        join left on ((t2.c1 + (t1.c1 * 2)) > t3.c1)"},
+		{"SELECT t0.c0, j.v FROM xy t0, LATERAL (SELECT t1.c0, t3.v FROM ab t1 LEFT JOIN (SELECT t2.c1, coalesce(t2.c1, t0.c0) AS v FROM (SELECT c1 FROM uv) t2) t3 ON true) j",
+			"case when nullext(true) then coalesce(t2.c1, t1.c0) end\n        join left on true"},
 		// Refused.
 		{"SELECT t0.c0, l.c1 FROM xy t0, LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 > t0.c0 ORDER BY t1.c1 LIMIT 2) l", ""},
 		{"SELECT t0.c0, j.n FROM xy t0, LATERAL (SELECT t1.c0, s.n FROM ab t1, (SELECT count(*) AS n FROM uv t2 WHERE t2.c1 = t0.c1) s) j", ""},
 		{"SELECT t0.c1, g.s FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT t1.c0, sum(t1.c1) AS s FROM ab t1 WHERE t1.c1 = t0.c1 GROUP BY t1.c0) g", ""},
 		{"SELECT t0.c1, d.v FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT DISTINCT t1.c1 + t0.c1 AS v FROM ab t1) d", ""},
 		{"SELECT t0.c1, u.c1 FROM (SELECT DISTINCT c1 FROM xy) t0, LATERAL (SELECT t1.c1 FROM ab t1 UNION SELECT t0.c1) u", ""},
+		{"SELECT t0.c0, j.v FROM xy t0, LATERAL (SELECT t1.c0, t3.v FROM ab t1 LEFT JOIN (SELECT t2.c0, t2.c1 AS v FROM uv t2 WHERE t2.c1 > t0.c1) t3 ON true) j", ""},
 		{"SELECT t0.c1, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1 FROM ab t1 UNION SELECT t0.c1) u ON true", ""},
 	}
 	for _, tc := range tests {
