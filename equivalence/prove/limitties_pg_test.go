@@ -25,6 +25,10 @@ const tiedRows = "INSERT INTO t (k, i, s) SELECT g, (g * 7919) % 3, 's' || g FRO
 var pgRuleDataLimit = map[string][]string{
 	"limit-merge":            {tiedRows},
 	"sort-over-sorted-limit": {tiedRows},
+	"self-join-key-subset": {
+		// s repeats, y is NULL on rows 3 and 8
+		"INSERT INTO a VALUES (1, 10, 1.5, 'a'), (2, 10, NULL, 'a'), (3, NULL, 2, 'b'), (4, 10, 3, 'c'), (5, 10, 4, 'a'), (6, 7, 5, 'd'), (7, 10, 6, 'b'), (8, NULL, 7, 'e')",
+	},
 }
 
 func init() {

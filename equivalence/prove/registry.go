@@ -491,4 +491,7 @@ var (
 	ruleSortOverSortedLimit = register(Rule{Name: "sort-over-sorted-limit", Family: famOrder,
 		Fragment:   "sort[K](L(sort[K, K'](R))) ⇒ L(sort[K, K'](R))",
 		Conditions: "L is at least one limit, with filters and projections passing K's columns on: the rows come in K's order; K plain columns, same directions and NULLS order; where K ties rows, PostgreSQL only (it plans no second sort)"})
+	ruleSelfJoinKeySubset = register(Rule{Name: "self-join-key-subset", Family: famJoin,
+		Fragment:   "X ⋈[x.c ≐ t.c, …] T t ⇒ X' (t's columns read from x's)",
+		Conditions: "X is filters, sorts, limits and projections over one scan x of T's table, T a plain scan of it; each conjunct compares a column of x with the same column of t, by IS NOT DISTINCT FROM or by an identity = on a NOT NULL column, and they cover a key of T: each row of X meets its own row once; only under a sort that ties no rows (the join's output order is the sort's), where sort-over-sorted-limit then applies; not SQLite"})
 )

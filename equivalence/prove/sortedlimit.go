@@ -36,8 +36,7 @@ func (p *prover) sortOverSortedLimit(n *plan.Node, m *plan.Metadata) *plan.Node 
 	}
 	switch n.Op {
 	case plan.OpSort:
-		if in := p.sortedAlready(n, m); in != nil {
-			p.rule(ruleSortOverSortedLimit)
+		if in := p.sortedAlreadyJoin(n, m); in != nil {
 			return in
 		}
 	case plan.OpLimit:
@@ -45,12 +44,44 @@ func (p *prover) sortOverSortedLimit(n *plan.Node, m *plan.Metadata) *plan.Node 
 		if s.Op != plan.OpSort || len(s.Inputs) != 1 {
 			return nil
 		}
-		if in := p.sortedAlready(s, m); in != nil {
+		if in := p.sortedAlreadyJoin(s, m); in != nil {
 			c := *n
 			c.Inputs = []*plan.Node{in}
-			p.rule(ruleSortOverSortedLimit)
 			return &c
 		}
+	}
+	return nil
+}
+
+// sortedAlreadyJoin is sortedAlready, also where the sort's input is a
+// self-join that self-join-key-subset reads as the limited rows below
+// it, and the sort ties no rows: the join may put out its rows in
+// another order than X, which only a total sort makes irrelevant. It
+// records the rules it applies.
+func (p *prover) sortedAlreadyJoin(s *plan.Node, m *plan.Metadata) *plan.Node {
+	if in := p.sortedAlready(s, m); in != nil {
+		p.rule(ruleSortOverSortedLimit)
+		return in
+	}
+	if s.Inputs[0].Op != plan.OpJoin {
+		return nil
+	}
+	j, sub := p.selfJoinSubset(s.Inputs[0], m)
+	if j == nil {
+		return nil
+	}
+	if !totalSort(s.Keys, j, m) {
+		return nil
+	}
+	c := *s
+	c.Inputs = []*plan.Node{j}
+	if in := p.sortedAlready(&c, m); in != nil {
+		if p.a != nil && m == p.a.Meta {
+			p.aliasSelfJoin(sub)
+		}
+		p.rule(ruleSelfJoinKeySubset)
+		p.rule(ruleSortOverSortedLimit)
+		return in
 	}
 	return nil
 }
