@@ -87,6 +87,9 @@ const (
 	RuleFoldConstJSONB    = "fold-constant-jsonb"
 	RuleFoldConstDatetime = "fold-constant-datetime"
 	RuleFoldConstIntOps   = "fold-constant-integer-ops"
+	RulePushProjIntoVals  = "push-projection-into-values"
+	RuleDateTimestampBnd  = "date-timestamp-bound"
+	RuleTimestampStrict   = "timestamp-strict-bound"
 )
 
 // The families, one testdata folder each.

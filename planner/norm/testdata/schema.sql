@@ -14,3 +14,4 @@ CREATE TABLE visits (
 CREATE TABLE tags (label text NOT NULL, grp text);
 CREATE UNIQUE INDEX tags_label ON tags (label);
 CREATE TABLE readings (id integer PRIMARY KEY, f double precision, r real, d numeric(10,2));
+CREATE TABLE events (id integer PRIMARY KEY, at timestamp, atz timestamptz, at3 timestamp(3));
