@@ -50,6 +50,8 @@ var families = []family{
 	{"declared-type", 6, (*gen).famDeclaredType},
 	{"sqlite-forms", 5, (*gen).famSQLiteForms},
 	{"case-literal", 5, (*gen).famCaseLiteral},
+	// issue 35 (families_overflow.go)
+	{"dropped-raise", 4, (*gen).famDroppedRaise},
 }
 
 // famSqlgen takes a pair of internal/sqlgen (the structure-aware fuzzing

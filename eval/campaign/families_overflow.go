@@ -1,0 +1,67 @@
+package campaign
+
+import "strings"
+
+// famDroppedRaise writes an integer expression that overflows on the
+// column's largest value (integer + 1, bigint × 2³², smallint + smallint
+// 1) into a DISTINCT or GROUP BY list that the other side leaves out. The
+// expression's value cannot change the rows, but PostgreSQL evaluates it
+// and fails on the row holding the largest value (the row pools hold
+// 2147483647 and 32767), so the pair is different on such a database; the
+// same pair with the bare column is equivalent. Found by hand in issue 35:
+// the prover dropped such keys (group-key-determined, group-on-key, a
+// DISTINCT over a key) as if they could not raise.
+func (g *gen) famDroppedRaise(p *Pair) bool {
+	if !g.pgs {
+		return false
+	}
+	t := g.table(func(t *mtable) bool { return len(t.pk) > 0 && hasCol(overflows)(t) })
+	if t == nil {
+		return false
+	}
+	c := g.column(t, overflows)
+	col, tbl := ident(c.name), ident(t.name)
+	e, shape := overflowExpr(col, c.sqlType), "raise"
+	if g.r.IntN(3) == 0 {
+		e, shape = col, "bare"
+	}
+	key := make([]string, len(t.pk))
+	for i, k := range t.pk {
+		key[i] = ident(k)
+	}
+	keys := strings.Join(key, ", ")
+	p.Class = "35.overflow"
+	switch g.r.IntN(3) {
+	case 0:
+		p.Reference = "SELECT count(*) FROM (SELECT DISTINCT " + keys + ", " + e + " FROM " + tbl + ") x"
+		p.Candidate = "SELECT count(*) FROM " + tbl
+		p.Mutation = "distinct-count/" + shape
+	case 1:
+		p.Reference = "SELECT " + keys + " FROM (SELECT DISTINCT " + keys + ", " + e + " AS e FROM " + tbl + ") x"
+		p.Candidate = "SELECT " + keys + " FROM " + tbl
+		p.Mutation = "distinct-project/" + shape
+	default:
+		p.Reference = "SELECT " + col + ", count(*) FROM " + tbl + " GROUP BY " + col + ", " + e
+		p.Candidate = "SELECT " + col + ", count(*) FROM " + tbl + " GROUP BY " + col
+		p.Mutation = "group-key/" + shape
+	}
+	return true
+}
+
+// overflows holds for the integer columns overflowExpr can make raise.
+func overflows(c mcol) bool { return overflowExpr("x", c.sqlType) != "" }
+
+// overflowExpr is an expression over col of type sqlType that PostgreSQL
+// evaluates without error except on the type's (or the pools') largest
+// values: "" for another type.
+func overflowExpr(col, sqlType string) string {
+	switch sqlType {
+	case "integer":
+		return "(" + col + " + 1)"
+	case "bigint":
+		return "(" + col + " * 4294967296)"
+	case "smallint":
+		return "(" + col + " + 1::smallint)"
+	}
+	return ""
+}
