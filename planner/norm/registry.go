@@ -90,6 +90,7 @@ const (
 	RulePushProjIntoVals  = "push-projection-into-values"
 	RuleDateTimestampBnd  = "date-timestamp-bound"
 	RuleTimestampStrict   = "timestamp-strict-bound"
+	RuleFoldConstBytea    = "fold-constant-bytea"
 )
 
 // The families, one testdata folder each.

@@ -54,6 +54,7 @@ var scalarOrder = []string{
 	RuleFoldConstJSONB,
 	RuleFoldConstDatetime,
 	RuleFoldConstIntOps,
+	RuleFoldConstBytea,
 	RuleSubqueryConstRow,
 	RuleCoerceLiteral,
 	RuleCanonicalLiteral,
@@ -254,6 +255,9 @@ var ruleDecls = []Rule{
 	{Name: RuleFoldConstIntOps, Family: famConstant, scalar: sc(foldConstIntOps), postgres: true,
 		Fragment:   "~500 ⇒ -501; 5 & 3 ⇒ 1 (and |, #); div(1.333, 1.0) ⇒ 1",
 		Conditions: "PostgreSQL; int4 literals with an int4 result, or numeric literals for div; a call that raises (division by zero) stays"},
+	{Name: RuleFoldConstBytea, Family: famConstant, scalar: sc(foldConstBytea), postgres: true,
+		Fragment:   "decode('616263', 'hex') ⇒ '\\x616263'::bytea; encode('\\x616263'::bytea, 'hex') ⇒ '616263'; 'abc'::bytea ⇒ '\\x616263'::bytea",
+		Conditions: "PostgreSQL; text and bytea literals; the hex and base64 formats where the input is read alike here (no whitespace, strict padding, an encoding within one 76-character line); anything PostgreSQL rejects stays"},
 }
 
 // sc adapts a scalar rule that needs nothing of the normalizer.
