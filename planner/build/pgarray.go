@@ -13,7 +13,8 @@ import (
 // type families (an array column is of type Unknown, its TypeSQL the
 // element's name followed by []); the planner reads two forms of one:
 //
-//	a[i]                      one element: plan.OpSubscript(a, i), of the
+//	a[i]                      one element (a an array column, a constructor
+//	                          or array_agg(x)): plan.OpSubscript(a, i), of the
 //	                          element's family; NULL when a or i is NULL or
 //	                          i is out of range (strict)
 //	CAST(ARRAY[e, ...] AS t[]) a constructor: Func "array:<t>" (t the
@@ -44,6 +45,10 @@ func (b *builder) indirection(ind *pg.A_Indirection, sc *scope, st *aggState) (*
 		return nil, err
 	}
 	typeParam(i, catalog.Int)
+	if isArrayAgg(arr) && arr.Args[0].Typ != catalog.Unknown && i.Typ == catalog.Int {
+		// Its element is x, of x's family, exact type known or not.
+		return plan.NewOp(plan.OpSubscript, arr.Args[0].Typ, arr, i), nil
+	}
 	elem := b.arrayElem(arr)
 	if elem == "" || i.Typ != catalog.Int {
 		return nil, b.unsupported(-1, "a subscript of anything but an array column by an integer")
@@ -102,10 +107,14 @@ func inRangeText(t, s string) bool {
 }
 
 // arrayElem is the element type (CanonicalType) of an array e is: a
-// table's array column, or an array constructor; "" for anything else.
+// table's array column, an array constructor, or array_agg(x) of an x of
+// known exact type; "" for anything else.
 func (b *builder) arrayElem(e *plan.Expr) string {
 	if e.Kind == plan.Func && strings.HasPrefix(e.Name, arrayConstructorPrefix) {
 		return strings.TrimPrefix(e.Name, arrayConstructorPrefix)
+	}
+	if isArrayAgg(e) {
+		return b.exactType(e.Args[0])
 	}
 	if e.Kind != plan.ColRef || e.Typ != catalog.Unknown {
 		return ""
@@ -115,4 +124,12 @@ func (b *builder) arrayElem(e *plan.Expr) string {
 		return ""
 	}
 	return CanonicalType(strings.TrimSuffix(t, "[]"), true)
+}
+
+// isArrayAgg says whether e is array_agg(x): (array_agg(x))[i] is the
+// i-th x in the order the group's rows arrive (NULL past the end and over
+// no rows), an order-sensitive aggregate (plan.orderSensitiveAggs) under
+// an opaque subscript, which nothing executes.
+func isArrayAgg(e *plan.Expr) bool {
+	return e.Kind == plan.Agg && e.Name == "array_agg" && len(e.Args) == 1 && !e.Star
 }

@@ -2,12 +2,14 @@ package exec_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 
 	"github.com/pgequiv/pgequiv/internal/shareddata"
 	"github.com/pgequiv/pgequiv/planner"
 	"github.com/pgequiv/pgequiv/planner/catalog"
+	"github.com/pgequiv/pgequiv/planner/exec"
 )
 
 // lateralPushQueries are inner LATERAL subqueries that are neither one
@@ -83,6 +85,32 @@ func TestLateralPushSuitePairs(t *testing.T) {
 	for _, sql := range lateralPushQueries[1:5] {
 		if _, err := planner.Plan(context.Background(), schema, sql, planner.Options{}); err != nil {
 			t.Errorf("%s: %v", sql, err)
+		}
+	}
+}
+
+// TestArrayAggSubscriptNotExecuted checks that (array_agg(x))[i], which
+// the planner reads as an opaque subscript of an order-sensitive
+// aggregate, is refused by the executor rather than given a value: which
+// x comes first is PostgreSQL's row order.
+func TestArrayAggSubscriptNotExecuted(t *testing.T) {
+	ctx := context.Background()
+	schema, err := catalog.LoadDDL(lateralPushDDL, catalog.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := exec.Database{"xy": {{exec.Int(1), exec.Int(2), exec.Null, exec.Null}, {exec.Int(2), exec.Int(3), exec.Null, exec.Null}}}
+	for _, sql := range []string{
+		"SELECT (ARRAY_AGG(c1))[1] FROM xy",
+		"SELECT c0, (ARRAY_AGG(c1))[2] FROM xy GROUP BY c0",
+	} {
+		p, err := planner.Plan(ctx, schema, sql, planner.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		if res, err := exec.Execute(ctx, p, db); !errors.Is(err, exec.ErrCannotExecute) {
+			t.Errorf("%s: executed (%v, %v), want refused", sql, res, err)
 		}
 	}
 }
