@@ -3,6 +3,7 @@ package prove_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -51,11 +52,7 @@ func TestLimitTiesOnPostgres(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	const ddl = "CREATE TABLE t (k bigint PRIMARY KEY, i bigint, f double precision, s text)"
-	cases := []struct {
-		name string
-		a, b string
-		same bool
-	}{
+	cases := []limitPair{
 		{"offset then limit, tied: unbounded sort against a top-20 sort",
 			"SELECT k FROM (SELECT k, i FROM t ORDER BY i OFFSET 10) AS x LIMIT 10",
 			"SELECT k FROM t ORDER BY i LIMIT 10 OFFSET 10", false},
@@ -78,8 +75,73 @@ func TestLimitTiesOnPostgres(t *testing.T) {
 			"SELECT k FROM (SELECT k, i FROM t ORDER BY i, k LIMIT 20) AS x LIMIT 10",
 			"SELECT k FROM t ORDER BY i, k LIMIT 10", true},
 	}
+	checkLimitPairs(t, []string{ddl, tiedRows, "ANALYZE t"}, cases)
+}
+
+// TestLimitMovesOnPostgres: LIMIT moves of the CockroachDB suite that
+// PostgreSQL tells apart, left unproved. crdb-norm-846 moves ORDER BY b
+// LIMIT 10 below a left join on uv's key, but b ties rows: the reference
+// sorts the join's rows (a merge join reads ab in key order) and the
+// candidate ab's rows as stored, and the top-10 sorts keep other tied
+// rows. crdb-xform-872 pushes LIMIT 5 into UNION ALL branches that have
+// no ORDER BY: each branch keeps its first 5 rows as stored, not the 5
+// smallest q. crdb-xform-32 joins limited rows back to their table on
+// its key, which finds each row once: proved (self-join-key-subset).
+func TestLimitMovesOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	setup := []string{
+		"CREATE TABLE ab (a bigint PRIMARY KEY, b bigint)",
+		"CREATE TABLE uv (u bigint PRIMARY KEY, v bigint)",
+		"CREATE TABLE pqrs (p bigint NOT NULL, q bigint NOT NULL, r bigint NOT NULL, s bigint NOT NULL, PRIMARY KEY (p, q))",
+		"INSERT INTO ab SELECT g, g % 2 FROM generate_series(1, 2000) AS g ORDER BY md5(g::text)",
+		"INSERT INTO uv SELECT g, g FROM generate_series(1, 3000) AS g",
+		"INSERT INTO pqrs SELECT p, q, 0, 0 FROM generate_series(1, 5) AS p, generate_series(20, 1, -1) AS q",
+		"CREATE TABLE a (x bigint PRIMARY KEY, y bigint, z numeric, s text NOT NULL)",
+		"INSERT INTO a SELECT g, NULLIF(g % 3 * 5, 0), g * 1.5, 's' || g % 7 FROM generate_series(1, 3000) AS g ORDER BY md5(g::text)",
+		"ANALYZE ab", "ANALYZE uv", "ANALYZE pqrs", "ANALYZE a",
+	}
+	checkLimitPairs(t, setup, []limitPair{
+		{"crdb-norm-846: ORDER BY b LIMIT 10 below a left join, b ties rows",
+			"SELECT t2.a, t2.b, t2.u, t2.v FROM (SELECT t0.a, t0.b, t1.u, t1.v FROM ab AS t0 LEFT JOIN uv AS t1 ON (t0.a = t1.u) ORDER BY t0.b NULLS FIRST) AS t2 ORDER BY t2.b NULLS FIRST LIMIT 10",
+			"SELECT t3.a, t3.b, t2.u, t2.v FROM (SELECT t1.a, t1.b FROM (SELECT t0.a, t0.b FROM ab AS t0 ORDER BY t0.b NULLS FIRST) AS t1 ORDER BY t1.b NULLS FIRST LIMIT 10) AS t3 LEFT JOIN uv AS t2 ON (t3.a = t2.u) ORDER BY t3.b NULLS FIRST", false},
+		{"crdb-norm-845: the same on ab's key, which ties no rows",
+			"SELECT t2.a, t2.b, t2.u, t2.v FROM (SELECT t0.a, t0.b, t1.u, t1.v FROM ab AS t0 LEFT JOIN uv AS t1 ON (t0.a = t1.u) ORDER BY t0.a NULLS FIRST) AS t2 ORDER BY t2.a NULLS FIRST LIMIT 10",
+			"SELECT t2.a, t2.b, t1.u, t1.v FROM (SELECT t0.a, t0.b FROM ab AS t0 ORDER BY t0.a NULLS FIRST LIMIT 10) AS t2 LEFT JOIN uv AS t1 ON (t2.a = t1.u) ORDER BY t2.a NULLS FIRST", true},
+		{"crdb-xform-872: LIMIT 5 into UNION ALL branches without ORDER BY",
+			"SELECT t1.p, t1.q, t1.r, t1.s FROM (SELECT t0.p, t0.q, t0.r, t0.s FROM pqrs AS t0 WHERE ((t0.p = 1) OR (t0.p = 5)) ORDER BY t0.q NULLS FIRST) AS t1 ORDER BY t1.q NULLS FIRST LIMIT 5",
+			"SELECT t2.p, t2.q, t2.r, t2.s FROM ((SELECT t0.p, t0.q, t0.r, t0.s FROM pqrs AS t0 WHERE ((1 <= t0.p) AND (t0.p <= 1)) LIMIT 5) UNION ALL (SELECT t1.p, t1.q, t1.r, t1.s FROM pqrs AS t1 WHERE ((5 <= t1.p) AND (t1.p <= 5)) LIMIT 5)) AS t2 ORDER BY t2.q NULLS FIRST LIMIT 5", false},
+		{"crdb-xform-32: the limited rows joined back to the table on its key (s, x ties no rows)",
+			"SELECT t2.x, t2.y, t2.z, t2.s FROM (SELECT t1.x, t1.y, t1.z, t1.s FROM (SELECT t0.x, t0.y, t0.z, t0.s FROM a AS t0 WHERE (t0.y = 10) ORDER BY t0.s NULLS FIRST, t0.x DESC NULLS LAST) AS t1 ORDER BY t1.s NULLS FIRST, t1.x DESC NULLS LAST OFFSET 700) AS t2 ORDER BY t2.s NULLS FIRST, t2.x DESC NULLS LAST LIMIT 20",
+			"SELECT t3.x, t3.y, t2.z, t3.s FROM (SELECT t1.x, t1.y, t1.s FROM (SELECT t0.x, t0.y, t0.s FROM a AS t0 WHERE ((10 <= t0.y) AND (t0.y <= 10)) ORDER BY t0.s NULLS FIRST, t0.x DESC NULLS LAST) AS t1 ORDER BY t1.s NULLS FIRST, t1.x DESC NULLS LAST LIMIT 720) AS t3, a AS t2 WHERE (t3.x IS NOT DISTINCT FROM t2.x) AND (t3.y IS NOT DISTINCT FROM t2.y) AND (t3.s IS NOT DISTINCT FROM t2.s) ORDER BY t3.s NULLS FIRST, t3.x DESC NULLS LAST OFFSET 700", true},
+		{"the same joined back on s, no key: each row meets every row of its s",
+			"SELECT x, z FROM a WHERE y = 10 ORDER BY s, x LIMIT 5",
+			"SELECT t.x, a.z FROM (SELECT x, s FROM a WHERE y = 10 ORDER BY s, x LIMIT 5) AS t JOIN a ON a.s = t.s ORDER BY t.s, t.x", false},
+	})
+}
+
+// A limitPair is two queries and whether PostgreSQL returns the same
+// rows for them on the test's data; the prover must prove exactly those.
+type limitPair struct {
+	name string
+	a, b string
+	same bool
+}
+
+// checkLimitPairs runs setup (DDL first, then rows) on a fresh
+// PostgreSQL and checks each pair there and with the prover, both ways
+// round: proved exactly when PostgreSQL returns the same rows (as a bag).
+func checkLimitPairs(t *testing.T, setup []string, cases []limitPair) {
+	t.Helper()
 	ctx := context.Background()
-	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
+	var ddl []string
+	for _, st := range setup {
+		if strings.HasPrefix(st, "CREATE TABLE") {
+			ddl = append(ddl, st)
+		}
+	}
+	s, err := catalog.LoadDDL(strings.Join(ddl, ";\n"), catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +151,7 @@ func TestLimitTiesOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, st := range []string{ddl, tiedRows, "ANALYZE t"} {
+	for _, st := range setup {
 		if _, err := conn.Exec(ctx, st); err != nil {
 			t.Fatalf("%s: %v", st, err)
 		}
