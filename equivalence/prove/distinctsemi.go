@@ -1,6 +1,8 @@
 package prove
 
 import (
+	"math/bits"
+
 	"github.com/pgequiv/pgequiv/planner/plan"
 )
 
@@ -22,9 +24,45 @@ func (p *prover) distinctJoinSemi(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if p.opts.SQLite || n.Op != plan.OpDistinct || n.Inputs[0].Op != plan.OpProject {
 		return nil
 	}
-	return joinAsSemi(n.Inputs[0], m, func(r *plan.Node, _ []*plan.Node, _ []*plan.Expr, items []plan.ProjItem) bool {
+	ok := func(r *plan.Node, _ []*plan.Node, _ []*plan.Expr, items []plan.ProjItem) bool {
 		return keyProjected(plan.Derive(r, m).Keys, items)
-	})
+	}
+	if j := joinAsSemi(n.Inputs[0], m, ok); j != nil {
+		return j
+	}
+	return joinAsSemiGrouped(n.Inputs[0], m, ok)
+}
+
+// joinAsSemiGrouped is joinAsSemi where R is the inner join of several
+// of the join's inputs (a ⋈ c semi-joined with b: the projection holds
+// a key of each), tried for each proper subset of two or more of at
+// most six inputs.
+func joinAsSemiGrouped(proj *plan.Node, m *plan.Metadata, ok func(r *plan.Node, rest []*plan.Node, preds []*plan.Expr, items []plan.ProjItem) bool) *plan.Node {
+	j := proj.Inputs[0]
+	if j.Op != plan.OpJoin || j.Join != plan.InnerJoin || len(j.Inputs) < 3 || len(j.Inputs) > 6 {
+		return nil
+	}
+	n := len(j.Inputs)
+	for mask := 1; mask < 1<<n-1; mask++ {
+		if bits.OnesCount(uint(mask)) < 2 {
+			continue
+		}
+		var r, rest []*plan.Node
+		for i, in := range j.Inputs {
+			if mask&(1<<i) != 0 {
+				r = append(r, in)
+			} else {
+				rest = append(rest, in)
+			}
+		}
+		grouped := &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: append([]*plan.Node{{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: r}}, rest...), Preds: j.Preds}
+		c := *proj
+		c.Inputs = []*plan.Node{grouped}
+		if out := joinAsSemi(&c, m, ok); out != nil {
+			return out
+		}
+	}
+	return nil
 }
 
 // joinAsSemi rewrites proj, a projection over an inner join, as the

@@ -456,7 +456,7 @@ var (
 		Conditions: "e never NULL; the SUM of integer 1 and 0 under a GROUP BY (no empty group), or without one only where read as COALESCE(…, 0)"})
 	ruleDistinctJoinSemi = register(Rule{Name: "distinct-join-semi", Family: famJoin,
 		Fragment:   "δ(π[R.key, R.c…](R ⋈[q] S)) ⇒ π[R.key, R.c…](R ⋉[q] S)",
-		Conditions: "the projection reads R alone (S's columns equated with R's by q count as R's where equal values are one value: integers, dates, booleans) and holds a key of R as plain columns; not SQLite"})
+		Conditions: "the projection reads R (one input of the inner join, or the join of several) alone (S's columns equated with R's by q count as R's where equal values are one value: integers, dates, booleans) and holds a key of R as plain columns; not SQLite"})
 	ruleSortKeyPrefix = register(Rule{Name: "sort-key-prefix", Family: famOrder,
 		Fragment:   "ORDER BY k1, …, ki, ki+1, … ⇒ ORDER BY k1, …, ki",
 		Conditions: "k1…ki are plain columns holding a key of the sorted input (NULLs alike, as the sort takes them): the later keys break no tie"})
@@ -494,4 +494,11 @@ var (
 	ruleSelfJoinKeySubset = register(Rule{Name: "self-join-key-subset", Family: famJoin,
 		Fragment:   "X ⋈[x.c ≐ t.c, …] T t ⇒ X' (t's columns read from x's)",
 		Conditions: "X is filters, sorts, limits and projections over one scan x of T's table, T a plain scan of it; each conjunct compares a column of x with the same column of t, by IS NOT DISTINCT FROM or by an identity = on a NOT NULL column, and they cover a key of T: each row of X meets its own row once; only under a sort that ties no rows (the join's output order is the sort's), where sort-over-sorted-limit then applies; not SQLite"})
+)
+
+// Aggregates of columns the grouping determines (issue 35): aggdetermined.go.
+var (
+	ruleAggDeterminedValue = register(Rule{Name: "agg-determined-value", Family: famAggregate,
+		Fragment:   "γ[K; MIN(x) AS m](R) ⇒ π[K, x AS m](γ[K, x](R))",
+		Conditions: "MIN, MAX or ANY_VALUE of a column x, no FILTER, of x's type; K is non-empty and determines x in R (x in K's closure under R's equalities and NOT NULL keys); x compares as identity (integers, booleans, dates, text under a deterministic collation)"})
 )

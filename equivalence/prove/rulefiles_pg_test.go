@@ -67,6 +67,15 @@ var pgRuleData = map[string][]string{
 		"INSERT INTO owners VALUES (1, 'a', 'x')",
 		"INSERT INTO dogs VALUES (1, 1, 'rex', 2147483647), (2, 1, NULL, 3)",
 	},
+	"agg-determined-value": {
+		// a department of two employees, one without a name, one whose
+		// employees earn no bonus over 100; no department 99.
+		"INSERT INTO dept VALUES (1, 'x', 3), (2, NULL, 4), (3, 'z', NULL)",
+		"INSERT INTO emp VALUES (1, 1, 'ann', 200, 0), (2, 1, 'bob', 50, 1), (3, 2, 'cy', NULL, NULL), (4, 3, 'dd', 5, 2), (5, NULL, 'ee', 7, 3)",
+		"INSERT INTO a VALUES (1, 1, 1, 1), (2, 2, 2, 2), (1, 2, 3, 4), (3, 5, 1, 1)",
+		"INSERT INTO b VALUES (1, 0, 0, 0, 1), (1, 0, 0, 0, 2), (NULL, 0, 0, 0, 3)",
+		"INSERT INTO c VALUES (1, 1, 5, 6, 1), (2, 2, 7, 8, 2), (9, 2, 0, 0, 3), (NULL, 5, 1, 1, 4)",
+	},
 	"agg-over-empty": {
 		"INSERT INTO emp VALUES (1, 'a', 10, 5), (2, NULL, 10, NULL), (3, 'c', NULL, 12), (4, 'a', 20, 3)",
 	},

@@ -119,6 +119,7 @@ func init() {
 	}
 	simplifyLast = []simplifyStep{
 		{apply: (*prover).groupDetermined},
+		{apply: (*prover).aggDeterminedValue},
 		{apply: (*prover).aggThroughJoin},
 		{apply: (*prover).aggThroughUnion},
 		{apply: (*prover).eagerAgg},
