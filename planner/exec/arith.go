@@ -35,6 +35,8 @@ func arith(op string, a, b Value) (Value, error) {
 		return numArith(op, toNumeric(a), toNumeric(b))
 	case a.K == KTimestamp || a.K == KInterval || b.K == KTimestamp || b.K == KInterval:
 		return temporalArith(op, a, b)
+	case a.K == KJSON && op == "-":
+		return jsonbDelete(a, b) // jsonbdelete.go
 	}
 	return Null, cannot("operator %s on %s and %s", op, kindName(a.K), kindName(b.K))
 }

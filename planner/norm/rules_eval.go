@@ -35,7 +35,7 @@ func foldConstRegex(e *plan.Expr) (*plan.Expr, bool) {
 }
 
 // foldConstJSONB: '{"a": 1}'::jsonb -> 'a' ⇒ '1'::jsonb, and ->>, @>,
-// <@ and ? of jsonb literals; a jsonb literal is respelled as jsonb_out
+// <@, ? and - (an element removed by index) of jsonb literals; a jsonb literal is respelled as jsonb_out
 // prints it ('[1,2]' ⇒ '[1, 2]'), so that equal documents read as one
 // literal. json (not jsonb) keeps its text and is left alone.
 func foldConstJSONB(e *plan.Expr) (*plan.Expr, bool) {
@@ -52,6 +52,15 @@ func foldConstJSONB(e *plan.Expr) (*plan.Expr, bool) {
 	switch e.Name {
 	case plan.OpJSONField, plan.OpJSONText, plan.OpContains, plan.OpContainedBy, plan.OpJSONExists:
 		return evalFold(e)
+	case plan.OpSub:
+		// jsonb - integer (an element removed) is a jsonb in PostgreSQL,
+		// whatever type the plan gave the call.
+		if e.Args[1].Typ != catalog.Int || !evalOperand(e.Args[1]) {
+			return e, false
+		}
+		if v, err := exec.EvalConst(e); err == nil && v.K == exec.KJSON {
+			return jsonbConst(v.S), true
+		}
 	}
 	return e, false
 }

@@ -16,13 +16,13 @@ const usPerDay = 86_400_000_000
 // dateTimestampBound: d < '2018-07-08 00:00:00'::timestamp ⇒ d <
 // '2018-07-08'::date, for d of type date; with a time of day after
 // midnight T, d < T ⇒ d <= date(T), d >= T ⇒ d > date(T), and the
-// like (no date lies strictly between date(T) and T). An expression the
-// plan types date but may hold a timestamp (date + interval) is
-// rewritten only against a midnight, where the comparison with the date
-// is the comparison with T for any value.
+// like (no date lies strictly between date(T) and T). d is a column of
+// a table, declared date: an expression the plan types date may hold a
+// timestamp (the plan types date + interval date), and a comparison of
+// it with a date literal would read as one between dates.
 func dateTimestampBound(z *normalizer, e *plan.Expr) (*plan.Expr, bool) {
 	x, c, us, ok := timestampBound(e)
-	if !ok || x.Typ != catalog.Date {
+	if !ok || x.Typ != catalog.Date || x.Kind != plan.ColRef || z.p.Meta == nil || z.p.Meta.Col(x.Col).Instance < 0 {
 		return e, false
 	}
 	days, tod := us/usPerDay, us%usPerDay
@@ -35,9 +35,6 @@ func dateTimestampBound(z *normalizer, e *plan.Expr) (*plan.Expr, bool) {
 	}
 	op := e.Name
 	if tod != 0 {
-		if x.Kind != plan.ColRef || z.p.Meta == nil || z.p.Meta.Col(x.Col).Instance < 0 {
-			return e, false
-		}
 		switch e.Name {
 		case plan.OpLt:
 			op = plan.OpLe
