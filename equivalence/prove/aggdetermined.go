@@ -11,7 +11,11 @@ import (
 // holds one value of x, so MIN(x), MAX(x) and ANY_VALUE(x) are x, and x
 // joins the grouping columns without splitting a group:
 //
-//   - agg-determined-value: γ[K; MIN(x) AS m](R) ⇒ π[K, x AS m](γ[K, x](R)).
+//   - agg-determined-value: γ[K; MIN(x) AS m, …](R) ⇒ π[K, x AS m, …](δ(π[K, x, …](R)))
+//     where every call is such: the grouping is then a DISTINCT, which
+//     distinct-join-semi reads as a semi-join (a join grouped on the
+//     keys of some of its inputs). Where a call stays, agg-group-constant
+//     compares MIN(x) with x instead.
 //
 // K determines x when x is in K's closure under the input's equalities
 // (a = b in every row) and its tables' NOT NULL keys (a key's columns
@@ -27,7 +31,6 @@ func (p *prover) aggDeterminedValue(n *plan.Node, m *plan.Metadata) *plan.Node {
 	}
 	var closure plan.ColSet
 	group := slices.Clone(n.GroupBy)
-	var aggs []plan.ProjItem
 	subst := map[plan.ColumnID]plan.ColumnID{}
 	for _, a := range n.Aggs {
 		e := a.Expr
@@ -45,24 +48,17 @@ func (p *prover) aggDeterminedValue(n *plan.Node, m *plan.Metadata) *plan.Node {
 				continue
 			}
 		}
-		aggs = append(aggs, a)
-	}
-	if len(subst) == 0 {
+		// A call left over: agg-group-constant compares MIN(x) with
+		// MAX(x) and x where the aggregate stays.
 		return nil
 	}
-	c := *n
-	c.GroupBy = group
-	c.Aggs = aggs
-	var in *plan.Node = &c
-	if len(aggs) == 0 {
-		// No call left: the grouping is DISTINCT over the grouping
-		// columns, the form distinct-join-semi and dedup-join read.
-		keys := make([]plan.ProjItem, len(group))
-		for i, g := range group {
-			keys[i] = plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)}
-		}
-		in = &plan.Node{Op: plan.OpDistinct, Inputs: []*plan.Node{{Op: plan.OpProject, Inputs: n.Inputs, Proj: keys}}}
+	// No call left: the grouping is DISTINCT over the grouping columns,
+	// the form distinct-join-semi and dedup-join read.
+	keys := make([]plan.ProjItem, len(group))
+	for i, g := range group {
+		keys[i] = plan.ProjItem{ID: g, Expr: plan.NewCol(g, m.Col(g).Type)}
 	}
+	in := &plan.Node{Op: plan.OpDistinct, Inputs: []*plan.Node{{Op: plan.OpProject, Inputs: n.Inputs, Proj: keys}}}
 	items := make([]plan.ProjItem, 0, len(n.OutCols()))
 	for _, col := range n.OutCols() {
 		src := col

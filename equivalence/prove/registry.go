@@ -494,11 +494,14 @@ var (
 	ruleSelfJoinKeySubset = register(Rule{Name: "self-join-key-subset", Family: famJoin,
 		Fragment:   "X ⋈[x.c ≐ t.c, …] T t ⇒ X' (t's columns read from x's)",
 		Conditions: "X is filters, sorts, limits and projections over one scan x of T's table, T a plain scan of it; each conjunct compares a column of x with the same column of t, by IS NOT DISTINCT FROM or by an identity = on a NOT NULL column, and they cover a key of T: each row of X meets its own row once; only under a sort that ties no rows (the join's output order is the sort's), where sort-over-sorted-limit then applies; not SQLite"})
+	ruleSortLimitUnionAll = register(Rule{Name: "sort-limit-union-all", Family: famSetOp,
+		Fragment:   "sort[K](sort[K](A) LIMIT m ∪all B) LIMIT n OFFSET o ⇒ sort[K](A ∪all B) LIMIT n OFFSET o",
+		Conditions: "m ≥ n + o (a projection passing all columns on, in order, may sit above the outer limit), the branch limit has no OFFSET and its sort's keys start with K's, read through the branch's columns; K's plain columns are all of the union's columns, each compared as identity: rows K ties are equal rows, so which of them a sort puts first changes nothing"})
 )
 
 // Aggregates of columns the grouping determines (issue 35): aggdetermined.go.
 var (
 	ruleAggDeterminedValue = register(Rule{Name: "agg-determined-value", Family: famAggregate,
-		Fragment:   "γ[K; MIN(x) AS m](R) ⇒ π[K, x AS m](γ[K, x](R))",
-		Conditions: "MIN, MAX or ANY_VALUE of a column x, no FILTER, of x's type; K is non-empty and determines x in R (x in K's closure under R's equalities and NOT NULL keys); x compares as identity (integers, booleans, dates, text under a deterministic collation)"})
+		Fragment:   "γ[K; MIN(x) AS m, …](R) ⇒ π[K, x AS m, …](δ(π[K, x, …](R)))",
+		Conditions: "every call is MIN, MAX or ANY_VALUE of a column x, no FILTER, of x's type; K is non-empty and determines x in R (x in K's closure under R's equalities and NOT NULL keys); x compares as identity (integers, booleans, dates, text under a deterministic collation)"})
 )
