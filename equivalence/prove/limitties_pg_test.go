@@ -26,6 +26,12 @@ const tiedRows = "INSERT INTO t (k, i, s) SELECT g, (g * 7919) % 3, 's' || g FRO
 var pgRuleDataLimit = map[string][]string{
 	"limit-merge":            {tiedRows},
 	"sort-over-sorted-limit": {tiedRows},
+	"sort-limit-union-all": {
+		// the first rows stored are not the first names; emp's deptno
+		// run above dept's
+		"INSERT INTO dept VALUES (1, 'zeta'), (2, 'alpha'), (3, 'mike'), (4, 'beta'), (5, 'kilo'), (6, 'echo')",
+		"INSERT INTO emp VALUES (1, 'yan', 9, 10), (2, 'bob', 9, 20), (3, 'al', 8, 30), (4, 'cy', 8, 5), (5, 'dee', 7, 7), (6, 'ed', 7, 1), (7, 'fay', 1, 2), (8, 'gus', 1, 3), (9, 'hal', 2, NULL), (10, 'ike', 1, 4)",
+	},
 	"self-join-key-subset": {
 		// s repeats, y is NULL on rows 3 and 8
 		"INSERT INTO a VALUES (1, 10, 1.5, 'a'), (2, 10, NULL, 'a'), (3, NULL, 2, 'b'), (4, 10, 3, 'c'), (5, 10, 4, 'a'), (6, 7, 5, 'd'), (7, 10, 6, 'b'), (8, NULL, 7, 'e')",
@@ -62,6 +68,12 @@ func TestLimitTiesOnPostgres(t *testing.T) {
 		{"crdb-norm-1032: ORDER BY i OFFSET 10 then LIMIT 10 against ORDER BY i LIMIT 20 then OFFSET 10",
 			"SELECT t3.k FROM (SELECT t2.k, t2.i, t2.f FROM (SELECT t1.k, t1.i, t1.f FROM (SELECT t0.k, t0.i, t0.f FROM t AS t0 ORDER BY t0.i NULLS FIRST) AS t1 ORDER BY t1.i NULLS FIRST OFFSET 10) AS t2 ORDER BY t2.i NULLS FIRST LIMIT 10) AS t3",
 			"SELECT t3.k FROM (SELECT t2.k, t2.i FROM (SELECT t1.k, t1.i FROM (SELECT t0.k, t0.i FROM t AS t0 ORDER BY t0.i NULLS FIRST) AS t1 ORDER BY t1.i NULLS FIRST LIMIT 20) AS t2 ORDER BY t2.i NULLS FIRST OFFSET 10) AS t3", false},
+		{"sort-limit-union-all: ORDER BY every column, ties are equal rows",
+			"SELECT i, k FROM t UNION ALL SELECT i, k FROM t ORDER BY i, k LIMIT 10",
+			"SELECT i, k FROM ((SELECT i, k FROM t ORDER BY i, k LIMIT 10) UNION ALL (SELECT i, k FROM t ORDER BY i, k LIMIT 10)) AS u ORDER BY i, k LIMIT 10", true},
+		{"sort-limit-union-all: i alone, each tie an equal row",
+			"SELECT i FROM t UNION ALL SELECT i FROM t ORDER BY i LIMIT 10 OFFSET 1690",
+			"SELECT i FROM ((SELECT i FROM t ORDER BY i LIMIT 1700) UNION ALL (SELECT i FROM t ORDER BY i LIMIT 1700)) AS u ORDER BY i LIMIT 10 OFFSET 1690", true},
 		{"tied, the bound kept: LIMIT 20 OFFSET 5 then OFFSET 3 is LIMIT 17 OFFSET 8",
 			"SELECT k FROM (SELECT k, i FROM t ORDER BY i LIMIT 20 OFFSET 5) AS x OFFSET 3",
 			"SELECT k FROM t ORDER BY i LIMIT 17 OFFSET 8", true},

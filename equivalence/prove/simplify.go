@@ -93,6 +93,7 @@ func init() {
 		{apply: (*prover).limitAboveRowBound},
 		{apply: (*prover).limitPastLeftJoin},
 		{apply: (*prover).sortOverSortedLimit},
+		{apply: (*prover).sortLimitUnion},
 		{apply: (*prover).scalarValuesColumns},
 		{apply: (*prover).decorrelate},
 		{apply: nodeOnly((*prover).aggFilterWhere)},
