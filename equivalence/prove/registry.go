@@ -494,6 +494,9 @@ var (
 	ruleSelfJoinKeySubset = register(Rule{Name: "self-join-key-subset", Family: famJoin,
 		Fragment:   "X ⋈[x.c ≐ t.c, …] T t ⇒ X' (t's columns read from x's)",
 		Conditions: "X is filters, sorts, limits and projections over one scan x of T's table, T a plain scan of it; each conjunct compares a column of x with the same column of t, by IS NOT DISTINCT FROM or by an identity = on a NOT NULL column, and they cover a key of T: each row of X meets its own row once; only under a sort that ties no rows (the join's output order is the sort's), where sort-over-sorted-limit then applies; not SQLite"})
+	ruleSortLimitUnionAll = register(Rule{Name: "sort-limit-union-all", Family: famSetOp,
+		Fragment:   "sort[K](sort[K](A) LIMIT m ∪all B) LIMIT n OFFSET o ⇒ sort[K](A ∪all B) LIMIT n OFFSET o",
+		Conditions: "m ≥ n + o (a projection passing all columns on, in order, may sit above the outer limit), the branch limit has no OFFSET and its sort's keys start with K's, read through the branch's columns; K's plain columns are all of the union's columns, each compared as identity: rows K ties are equal rows, so which of them a sort puts first changes nothing"})
 )
 
 // Aggregates of columns the grouping determines (issue 35): aggdetermined.go.
