@@ -59,6 +59,16 @@ func TestDroppedExpressionThatRaises(t *testing.T) {
 		{"remove-redundant-distinct: s || 'x' unread", "SELECT x.k FROM (SELECT DISTINCT k, s || 'x' FROM t) x", "SELECT k FROM t", true},
 		{"DISTINCT on a key under COUNT: i + 1", "SELECT COUNT(*) FROM (SELECT DISTINCT k, i + 1 FROM t) x", "SELECT COUNT(*) FROM t", false},
 		{"DISTINCT on a key under COUNT: s || 'x'", "SELECT COUNT(*) FROM (SELECT DISTINCT k, s || 'x' FROM t) x", "SELECT COUNT(*) FROM t", true},
+		// PostgreSQL evaluates every sort key of a top-level ORDER BY, a
+		// derived table's, a set operand's and an IN subquery's; it drops an
+		// EXISTS subquery's ORDER BY unevaluated.
+		{"sort-key-prefix: i + 1", "SELECT k FROM t ORDER BY k, i + 1", "SELECT k FROM t ORDER BY k", false},
+		{"sort-key-prefix: s || 'x'", "SELECT k FROM t ORDER BY k, s || 'x'", "SELECT k FROM t ORDER BY k", true},
+		{"drop-subquery-order: derived i + 1", "SELECT COUNT(*) FROM (SELECT k FROM t ORDER BY i + 1) x", "SELECT COUNT(*) FROM t", false},
+		{"drop-subquery-order: derived s || 'x'", "SELECT COUNT(*) FROM (SELECT k FROM t ORDER BY s || 'x') x", "SELECT COUNT(*) FROM t", true},
+		{"drop-subquery-order: set operand i + 1", "SELECT k FROM t UNION ALL (SELECT k FROM t ORDER BY i + 1)", "SELECT k FROM t UNION ALL SELECT k FROM t", false},
+		{"subquery-to-semi-join: IN ordered by i + 1", "SELECT k FROM t WHERE k IN (SELECT k FROM t ORDER BY i + 1)", "SELECT k FROM t", false},
+		{"subquery-to-semi-join: EXISTS ordered by i + 1", "SELECT k FROM t WHERE EXISTS (SELECT 1 FROM t t2 WHERE t2.k = t.k ORDER BY t2.i + 1)", "SELECT k FROM t", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,7 +14,26 @@ func dropSubqueryOrder(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool) 
 	if f.readsOrder && !plan.Derive(n.Inputs[0], z.p.Meta).AtMostOneRow() {
 		return n, false
 	}
+	if sortKeysMayRaise(n, n.Keys) {
+		// PostgreSQL sorts a derived table, set operand or IN subquery
+		// as written, evaluating every key: ORDER BY i + 1 fails on the
+		// largest i, where the query without it answers.
+		return n, false
+	}
 	return n.Inputs[0], true
+}
+
+// sortKeysMayRaise reports whether evaluating keys over sort's input may
+// raise an error: a key expression, or the definition of a column it
+// reads, that PostgreSQL may fail on (an overflow, a division by zero, a
+// cast).
+func sortKeysMayRaise(sort *plan.Node, keys []plan.SortKey) bool {
+	for _, k := range keys {
+		if !plan.CannotRaise(k.Expr) || plan.DefsMayRaise(sort.Inputs[0], k.Expr.Cols().Ordered()) {
+			return true
+		}
+	}
+	return false
 }
 
 // removePassthroughProject: Project ⇒ its input, where no parent observes

@@ -85,8 +85,9 @@ func subqueryToSemiJoin(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
 }
 
 // stripSubquery removes what a semi join ignores from a subquery plan:
-// ORDER BY, DISTINCT, and the projection (whose expressions it returns
-// for IN). An EXISTS also ignores LIMIT n for n ≥ 1.
+// ORDER BY (for IN only when no key may raise), DISTINCT, and the
+// projection (whose expressions it returns for IN). An EXISTS also
+// ignores LIMIT n for n ≥ 1.
 func stripSubquery(sub *plan.Node, exists bool) (*plan.Node, []*plan.Expr, bool) {
 	var outs []*plan.Expr
 	if !exists {
@@ -97,7 +98,9 @@ func stripSubquery(sub *plan.Node, exists bool) (*plan.Node, []*plan.Expr, bool)
 	n := sub
 	for {
 		switch {
-		case n.Op == plan.OpSort || n.Op == plan.OpDistinct:
+		case n.Op == plan.OpSort && (exists || !sortKeysMayRaise(n, n.Keys)) || n.Op == plan.OpDistinct:
+			// PostgreSQL drops an EXISTS subquery's ORDER BY but sorts
+			// an IN subquery, evaluating keys that may fail.
 			n = n.Inputs[0]
 			continue
 		case n.Op == plan.OpLimit && exists && n.Offset == nil && n.Limit != nil && n.Limit.Kind == plan.Const && positive(n.Limit.Value):
