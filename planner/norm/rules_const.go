@@ -181,51 +181,6 @@ func pruneValuesColumns(z *normalizer, n *plan.Node, f flags) (*plan.Node, bool)
 	return &c, true
 }
 
-// colsReadOutside is every column referenced in the plan outside stop's
-// subtree (expressions, subqueries, grouping and set-operation slots).
-func (z *normalizer) colsReadOutside(stop *plan.Node) plan.ColSet {
-	var s plan.ColSet
-	var walk func(n *plan.Node)
-	walk = func(n *plan.Node) {
-		if n == nil || n == stop {
-			return
-		}
-		for _, g := range n.GroupBy {
-			s.Add(g)
-		}
-		for _, cols := range n.SetCols {
-			for _, c := range cols {
-				s.Add(c)
-			}
-		}
-		if n.Op == plan.OpSetOp || n.Op == plan.OpScan {
-			for _, c := range n.Cols {
-				s.Add(c)
-			}
-		}
-		n.Exprs(func(e **plan.Expr) {
-			plan.Walk(*e, func(x *plan.Expr) {
-				switch x.Kind {
-				case plan.ColRef:
-					s.Add(x.Col)
-				case plan.Subquery:
-					walk(x.Sub)
-				}
-			})
-		})
-		for _, in := range n.Inputs {
-			walk(in)
-		}
-	}
-	walk(z.p.Root)
-	if z.p.Root == stop {
-		for _, c := range stop.OutCols() {
-			s.Add(c)
-		}
-	}
-	return s
-}
-
 // selfEquality: x = x ⇒ TRUE in the predicates of a filter or join, on
 // PostgreSQL, where x is a column the inputs never hold NULL in (their
 // derived NOT NULL columns: an outer join below has already taken away

@@ -114,7 +114,13 @@ func (f *Formatter) aliasName(i int) string {
 }
 
 // produce records that x makes column c, whose name may be shared.
+// Only qualifyShared reads the record, and an anonymous formatter never
+// qualifies: the normalizer builds one after every rule firing that may
+// change a definition, and the record was a third of its cost.
 func (f *Formatter) produce(x *Node, c ColumnID) {
+	if f.Anonymous {
+		return
+	}
 	if _, done := f.from[c]; done {
 		return
 	}
