@@ -76,6 +76,16 @@ func TestLateralPushJudged(t *testing.T) {
 		{false, "unknown",
 			"SELECT t0.c1, d.v FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT DISTINCT ab.c1 AS v FROM ab WHERE ab.c0 > t0.c1) d",
 			"SELECT DISTINCT t0.c1, ab.c1 AS v FROM xy t0, ab WHERE ab.c0 > t0.c1"},
+		// LEFT LATERAL.
+		{true, "",
+			"SELECT t0.c0, g.c1, g.n FROM xy t0 LEFT JOIN LATERAL (SELECT ab.c1, count(*) AS n FROM ab WHERE ab.c0 = t0.c0 GROUP BY ab.c1) g ON true",
+			"SELECT t0.c0, g.c1, g.n FROM xy t0 LEFT JOIN (SELECT c0, c1, count(*) AS n FROM ab GROUP BY c0, c1) g ON g.c0 = t0.c0"},
+		{false, "not_equivalent",
+			"SELECT t0.c0, g.c1, g.n FROM xy t0 LEFT JOIN LATERAL (SELECT ab.c1, count(*) AS n FROM ab WHERE ab.c0 = t0.c0 GROUP BY ab.c1) g ON true",
+			"SELECT t0.c0, g.c1, g.n FROM xy t0, LATERAL (SELECT ab.c1, count(*) AS n FROM ab WHERE ab.c0 = t0.c0 GROUP BY ab.c1) g"},
+		{false, "not_equivalent",
+			"SELECT t0.c0, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT ab.c1 FROM ab WHERE ab.c0 <= t0.c0 UNION SELECT t0.c1) u ON u.c1 >= 1",
+			"SELECT t0.c0, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT ab.c1 FROM ab WHERE ab.c0 <= t0.c0 UNION ALL SELECT t0.c1) u ON u.c1 >= 1"},
 	}
 	for _, tc := range tests {
 		differ := pgDiffer(t, conn, "SET LOCAL search_path TO lateral_rows;\n"+lateralDDL, lateralRows, tc.a, tc.b)

@@ -27,7 +27,9 @@ import (
 //     are NULL on unmatched rows: Project(x.*, t.c, Join(left, x, t, q ∧ p)).
 //   - under an inner LATERAL join, the rest of the shapes lateral_push.go
 //     pushes x into: grouped aggregates, DISTINCT and set operations over
-//     an x whose rows are distinct, and joins whose later input reads x.
+//     an x whose rows are distinct, and joins whose later input reads x;
+//     under a LEFT one, the same pushed into a copy of x joined back on a
+//     NOT NULL key of x.
 
 // lateralJoin lowers join, whose right input may reference columns of its
 // left input, and returns the node that replaces it and the columns that
@@ -54,6 +56,8 @@ func (b *builder) lateralJoin(join *plan.Node, rightCols []plan.ColumnID) (*plan
 		if n, ok := b.lateralPushJoin(join, pristine, rightCols); ok {
 			return n, rightCols, nil
 		}
+	} else if n, cols, ok := b.lateralPushLeft(join, pristine, rightCols); ok {
+		return n, cols, nil
 	}
 	return nil, nil, b.unsupported(-1, "a LATERAL subquery with outer references that is neither one row nor select-project-join")
 }

@@ -26,10 +26,13 @@ func TestLateralJoinChainsAndValues(t *testing.T) {
 		// above the join (lateral_push.go).
 		{"SELECT x.name FROM owners o, LATERAL (SELECT d.name FROM dogs d LEFT JOIN (SELECT t.cost + o.owner_id AS c FROM treatments t) t ON true) x",
 			"join left on true\n          join inner (cross)\n            scan owners as t2\n            scan dogs as t1"},
-		// The outer row under a LEFT LATERAL join, or inside a full join:
-		// refused.
-		{"SELECT x.v FROM dogs d LEFT JOIN LATERAL (VALUES (d.age), (2)) x(v) ON true", ""},
-		{"SELECT x.name FROM owners o LEFT JOIN LATERAL (SELECT d.name FROM dogs d LEFT JOIN treatments t ON t.cost > o.owner_id) x ON true", ""},
+		// Under a LEFT LATERAL join, a copy of the outer input joined back
+		// on its key (lateral_push.go).
+		{"SELECT x.v FROM dogs d LEFT JOIN LATERAL (VALUES (d.age), (2)) x(v) ON true",
+			"join left on (t2.dog_id = t1.dog_id)"},
+		{"SELECT x.name FROM owners o LEFT JOIN LATERAL (SELECT d.name FROM dogs d LEFT JOIN treatments t ON t.cost > o.owner_id) x ON true",
+			"join left on (t2.owner_id = t3.owner_id)"},
+		// The outer row inside a full join: refused.
 		{"SELECT x.name FROM owners o, LATERAL (SELECT d.name FROM dogs d FULL JOIN treatments t ON t.cost > o.owner_id) x", ""},
 	}
 	for _, tc := range tests {

@@ -44,20 +44,27 @@ type lateralPusher struct {
 	keyOK bool
 }
 
+// newLateralPusher returns the pusher of x, with what x's keys allow.
+func (b *builder) newLateralPusher(x *plan.Node) *lateralPusher {
+	cols := x.OutColSet()
+	props := plan.Derive(x, b.meta)
+	p := &lateralPusher{b: b, x: x, xcols: cols, distinct: props.HasKeyWithin(cols)}
+	for _, k := range props.Keys {
+		if k.SubsetOf(cols) && k.SubsetOf(props.NotNull) {
+			p.key, p.keyOK = k.Ordered(), true
+			break
+		}
+	}
+	return p
+}
+
 // lateralPushJoin lowers the inner LATERAL join join, whose right input
 // (right, a pristine copy) refers to its left input; ok is false when
 // some operator of right cannot take the push.
 func (b *builder) lateralPushJoin(join, right *plan.Node, rightCols []plan.ColumnID) (*plan.Node, bool) {
 	left := join.Inputs[0]
 	leftCols := left.OutColSet()
-	props := plan.Derive(left, b.meta)
-	p := &lateralPusher{b: b, x: left, xcols: leftCols, distinct: props.HasKeyWithin(leftCols)}
-	for _, k := range props.Keys {
-		if k.SubsetOf(leftCols) && k.SubsetOf(props.NotNull) {
-			p.key, p.keyOK = k.Ordered(), true
-			break
-		}
-	}
+	p := b.newLateralPusher(left)
 	n, ok := p.push(right)
 	if !ok {
 		return nil, false
@@ -81,6 +88,63 @@ func (b *builder) lateralPushJoin(join, right *plan.Node, rightCols []plan.Colum
 		return out, true
 	}
 	return &plan.Node{Op: plan.OpFilter, Inputs: []*plan.Node{out}, Preds: cond}, true
+}
+
+// lateralPushLeft lowers the LEFT LATERAL join join (x ⟕[p] t(x)) when
+// x has a key k of NOT NULL columns and x ⋈ t(x) takes the push:
+//
+//	x ⟕[p] t(x) ⇒ x ⟕[x.k = k' ∧ p'] (x' ⋈ t(x'))
+//
+// x' a fresh copy of x, k' its key, p' p reading t's columns in the copy.
+// For a row r of x the right input's rows with k' = r.k are the pairs
+// (r, s) for s in t(r), once each since no other row of x has r's key:
+// r keeps those p holds for, or one padded row, as the LATERAL join
+// does. It returns the columns that replace t's.
+func (b *builder) lateralPushLeft(join, right *plan.Node, rightCols []plan.ColumnID) (*plan.Node, []plan.ColumnID, bool) {
+	left := join.Inputs[0]
+	leftCols := left.OutColSet()
+	p := b.newLateralPusher(left)
+	if !p.keyOK {
+		return nil, nil, false
+	}
+	pushed, ok := p.push(right)
+	if !ok {
+		return nil, nil, false
+	}
+	if err := b.spend(countNodes(pushed)); err != nil {
+		return nil, nil, false
+	}
+	copied, m := b.cloneFresh(pushed)
+	moved := map[plan.ColumnID]*plan.Expr{}
+	out := make([]plan.ColumnID, len(rightCols))
+	for i, c := range rightCols {
+		d, ok := m[c]
+		if !ok || leftCols.Has(c) {
+			// A lateral column that is x's own column passes through.
+			return nil, nil, false
+		}
+		out[i] = d
+		moved[c] = plan.NewCol(d, b.typeOf(c))
+	}
+	var on []*plan.Expr
+	for _, k := range p.key {
+		t := b.typeOf(k)
+		on = append(on, plan.NewOp(plan.OpEq, catalog.Bool, plan.NewCol(k, t), plan.NewCol(m[k], t)))
+	}
+	for _, e := range join.Preds {
+		if !e.IsTrue() {
+			on = append(on, replaceInExpr(e, moved))
+		}
+	}
+	j := &plan.Node{Op: plan.OpJoin, Join: plan.LeftJoin, Inputs: []*plan.Node{left, copied}, Preds: on}
+	top := &plan.Node{Op: plan.OpProject, Inputs: []*plan.Node{j}}
+	for _, c := range left.OutCols() {
+		top.Proj = append(top.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(c, b.typeOf(c))})
+	}
+	for _, c := range out {
+		top.Proj = append(top.Proj, plan.ProjItem{ID: c, Expr: plan.NewCol(c, b.typeOf(c))})
+	}
+	return top, out, true
 }
 
 // push returns x ⋈ t: a node whose outputs hold x's columns and t's.

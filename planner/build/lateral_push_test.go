@@ -11,7 +11,8 @@ import (
 // refuses those whose push would not be exact (want ""): a LIMIT, a
 // scalar aggregate below a join, an outer input with alike rows under a
 // grouping or DISTINCT, one without a NOT NULL key under a set
-// operation, and a LEFT LATERAL join.
+// operation or a LEFT LATERAL join, and a LEFT LATERAL column that is the
+// outer row's own.
 func TestLateralPush(t *testing.T) {
 	s, err := catalog.LoadDDL(`CREATE TABLE xy (c0 BIGINT NOT NULL, c1 BIGINT, PRIMARY KEY (c0));
 CREATE TABLE ab (c0 BIGINT, c1 BIGINT, c2 BIGINT NOT NULL, PRIMARY KEY (c2));
@@ -45,6 +46,11 @@ CREATE TABLE uv (c0 BIGINT NOT NULL, c1 BIGINT, PRIMARY KEY (c0));`, catalog.Pos
 			"t2.c0, case when (t2.c0 is not null) then (t2.c1 + (t1.c1 * 2)) end\n        join left on ((t2.c1 + (t1.c1 * 2)) > t3.c1)"},
 		{"SELECT t0.c0, j.v FROM xy t0, LATERAL (SELECT t1.c0, t3.v FROM ab t1 LEFT JOIN (SELECT t2.c1, coalesce(t2.c1, t0.c0) AS v FROM (SELECT c1 FROM uv) t2) t3 ON true) j",
 			"case when nullext(true) then coalesce(t2.c1, t1.c0) end\n        join left on true"},
+		// LEFT LATERAL: pushed into a copy of x, joined back on its key.
+		{"SELECT t0.c1, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1 FROM ab t1 UNION SELECT t0.c1) u ON u.c1 > 0",
+			"join left on (t1.c0 = t2.c0), (setop.c2 > 0)\n      scan xy as t1"},
+		{"SELECT t0.c0, g.n FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1, count(*) AS n FROM ab t1 WHERE t1.c0 = t0.c0 GROUP BY t1.c1) g ON true",
+			"join left on (t1.c0 = t3.c0)\n      scan xy as t1\n      project t3.c0, t3.c1, t2.c1, count(*)\n        aggregate group by (t3.c0, t3.c1, t2.c1), count(*)"},
 		// Refused.
 		{"SELECT t0.c0, l.c1 FROM xy t0, LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 > t0.c0 ORDER BY t1.c1 LIMIT 2) l", ""},
 		{"SELECT t0.c0, j.n FROM xy t0, LATERAL (SELECT t1.c0, s.n FROM ab t1, (SELECT count(*) AS n FROM uv t2 WHERE t2.c1 = t0.c1) s) j", ""},
@@ -52,7 +58,8 @@ CREATE TABLE uv (c0 BIGINT NOT NULL, c1 BIGINT, PRIMARY KEY (c0));`, catalog.Pos
 		{"SELECT t0.c1, d.v FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT DISTINCT t1.c1 + t0.c1 AS v FROM ab t1) d", ""},
 		{"SELECT t0.c1, u.c1 FROM (SELECT DISTINCT c1 FROM xy) t0, LATERAL (SELECT t1.c1 FROM ab t1 UNION SELECT t0.c1) u", ""},
 		{"SELECT t0.c0, j.v FROM xy t0, LATERAL (SELECT t1.c0, t3.v FROM ab t1 LEFT JOIN (SELECT t2.c0, t2.c1 AS v FROM uv t2 WHERE t2.c1 > t0.c1) t3 ON true) j", ""},
-		{"SELECT t0.c1, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1 FROM ab t1 UNION SELECT t0.c1) u ON true", ""},
+		{"SELECT t0.c1, u.c1 FROM (SELECT DISTINCT c1 FROM xy) t0 LEFT JOIN LATERAL (SELECT t1.c1 FROM ab t1 UNION SELECT t0.c1) u ON true", ""},
+		{"SELECT t0.c1, u.c0 FROM xy t0 LEFT JOIN LATERAL (SELECT t0.c0, count(*) AS n FROM ab t1 WHERE t1.c1 = t0.c1 GROUP BY t1.c0) u ON true", ""},
 	}
 	for _, tc := range tests {
 		p, err := Build(s, tc.sql)

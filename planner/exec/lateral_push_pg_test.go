@@ -41,6 +41,11 @@ var lateralPushQueries = []string{
 	"SELECT t0.c0, t0.c1, t4.c0 AS c0_2, t4.c1 AS c1_2, t4.C2 AS C2_2, t4.c0_2 AS c0_2_2, t4.C1_2 AS C1_2_2 FROM xy AS t0, LATERAL (SELECT t1.c0, t1.c1, t1.c1 + t0.c0 AS C2, t3.c0 AS c0_2, t3.C1 AS C1_2 FROM ab AS t1 LEFT JOIN (SELECT t2.c0, t2.c1 + t0.c0 AS C1 FROM uv AS t2) AS t3 ON (t1.c0 = t3.c0)) AS t4 WHERE (t4.c0 = t0.c0)",
 	"SELECT t0.c0, t4.a, t4.b FROM xy t0, LATERAL (SELECT t1.c0 AS a, t3.v AS b FROM ab t1 LEFT JOIN (SELECT t2.c0, t2.c1 - t0.c1 AS v FROM uv t2) t3 ON t3.v > t1.c1) t4",
 	"SELECT t0.c0, t4.a, t4.b, t4.w FROM xy t0, LATERAL (SELECT t1.c0 AS a, t3.v AS b, t3.w FROM ab t1 LEFT JOIN (SELECT t2.c1, coalesce(t2.c1, t0.c0) AS v, t0.c1 IS NULL AS w FROM (SELECT c1 FROM uv) t2) t3 ON t3.c1 = t1.c1) t4",
+	// LEFT LATERAL joins: a copy of the outer input joined back on its key.
+	"SELECT t0.c0, g.c1, g.n FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1, count(*) AS n FROM ab t1 WHERE t1.c0 = t0.c0 GROUP BY t1.c1) g ON g.n > 1",
+	"SELECT t0.c0, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 < t0.c0 EXCEPT SELECT t2.c1 + t0.c1 FROM uv t2) u ON u.c1 <> t0.c1",
+	"SELECT t0.c0, v.x FROM xy t0 LEFT JOIN LATERAL (VALUES (t0.c1), (t0.c0 + 1)) v(x) ON v.x > 2",
+	"SELECT t0.c0, d.v FROM xy t0 LEFT JOIN LATERAL (SELECT DISTINCT t1.c1 + t0.c1 AS v FROM ab t1 WHERE t1.c0 = t0.c0) d ON true",
 	// Nested: a set operation inside an aggregate.
 	"SELECT t0.c0, g.n FROM xy t0, LATERAL (SELECT u.c0, count(*) AS n FROM (SELECT t1.c0 FROM ab t1 UNION ALL SELECT t2.c0 + t0.c0 FROM uv t2) u GROUP BY u.c0) g",
 }
