@@ -4,13 +4,15 @@ import "strings"
 
 // famDroppedRaise writes an integer expression that overflows on the
 // column's largest value (integer + 1, bigint × 2³², smallint + smallint
-// 1) into a DISTINCT or GROUP BY list that the other side leaves out. The
+// 1) into a DISTINCT, GROUP BY or ORDER BY list (of the query, a derived
+// table or an IN subquery) that the other side leaves out. The
 // expression's value cannot change the rows, but PostgreSQL evaluates it
 // and fails on the row holding the largest value (the row pools hold
 // 2147483647 and 32767), so the pair is different on such a database; the
 // same pair with the bare column is equivalent. Found by hand in issue 35:
 // the prover dropped such keys (group-key-determined, group-on-key, a
-// DISTINCT over a key) as if they could not raise.
+// DISTINCT over a key, sort keys after a key, a subquery's ORDER BY) as
+// if they could not raise.
 func (g *gen) famDroppedRaise(p *Pair) bool {
 	if !g.pgs {
 		return false
@@ -31,7 +33,7 @@ func (g *gen) famDroppedRaise(p *Pair) bool {
 	}
 	keys := strings.Join(key, ", ")
 	p.Class = "35.overflow"
-	switch g.r.IntN(3) {
+	switch g.r.IntN(6) {
 	case 0:
 		p.Reference = "SELECT count(*) FROM (SELECT DISTINCT " + keys + ", " + e + " FROM " + tbl + ") x"
 		p.Candidate = "SELECT count(*) FROM " + tbl
@@ -40,10 +42,24 @@ func (g *gen) famDroppedRaise(p *Pair) bool {
 		p.Reference = "SELECT " + keys + " FROM (SELECT DISTINCT " + keys + ", " + e + " AS e FROM " + tbl + ") x"
 		p.Candidate = "SELECT " + keys + " FROM " + tbl
 		p.Mutation = "distinct-project/" + shape
-	default:
+	case 2:
 		p.Reference = "SELECT " + col + ", count(*) FROM " + tbl + " GROUP BY " + col + ", " + e
 		p.Candidate = "SELECT " + col + ", count(*) FROM " + tbl + " GROUP BY " + col
 		p.Mutation = "group-key/" + shape
+	case 3:
+		// The key orders every row; PostgreSQL still evaluates e.
+		p.Reference = "SELECT " + keys + " FROM " + tbl + " ORDER BY " + keys + ", " + e
+		p.Candidate = "SELECT " + keys + " FROM " + tbl + " ORDER BY " + keys
+		p.Mutation = "sort-key/" + shape
+	case 4:
+		p.Reference = "SELECT count(*) FROM (SELECT " + keys + " FROM " + tbl + " ORDER BY " + e + ") x"
+		p.Candidate = "SELECT count(*) FROM " + tbl
+		p.Mutation = "derived-order/" + shape
+	default:
+		k := key[0]
+		p.Reference = "SELECT " + keys + " FROM " + tbl + " WHERE " + k + " IN (SELECT " + k + " FROM " + tbl + " ORDER BY " + e + ")"
+		p.Candidate = "SELECT " + keys + " FROM " + tbl
+		p.Mutation = "in-order/" + shape
 	}
 	return true
 }
