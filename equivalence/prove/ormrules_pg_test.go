@@ -47,7 +47,10 @@ INSERT INTO posts VALUES (1, 1, 5), (2, 2, 5), (3, NULL, 7);`},
 INSERT INTO tags VALUES (1, 'go'), (3, 'rust');
 INSERT INTO labels VALUES (1, 'go'), (2, 'go'), (3, 'x');
 INSERT INTO post_tags VALUES (1, 1, 1), (2, 1, 3), (3, 2, 3);
-INSERT INTO post_labels VALUES (1, 1, 1), (2, 1, 2), (3, 2, 3), (4, 2, 3);`},
+INSERT INTO post_labels VALUES (1, 1, 1), (2, 1, 2), (3, 2, 3), (4, 2, 3);
+INSERT INTO a VALUES (1, 1), (2, 2), (3, NULL), (4, 7);
+INSERT INTO uv VALUES (1, 0), (2, 5), (7, 1);
+INSERT INTO xy VALUES (1, 1), (2, 1), (7, 2), (10, 3);`},
 	"like-forms": {`INSERT INTO posts VALUES (1, 'SQL tips', 'go-1', 2), (2, 'SQ', 'ago', 3), (3, NULL, 'gx', 5), (4, 'S_L', 'g_go', 2);`},
 }
 

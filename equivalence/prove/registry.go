@@ -483,7 +483,7 @@ var (
 		Conditions: "a filter's comparison with a literal cast to timestamptz from text with an explicit numeric offset, at most six fractional digits and fields PostgreSQL takes as written: timestamptz holds whole microseconds"})
 	ruleUniqueJoinSemi = register(Rule{Name: "unique-join-semi", Family: famJoin,
 		Fragment:   "π[R…](R ⋈[q] S) ⇒ π[R…](R ⋉[q] S)",
-		Conditions: "the projection reads R alone (S's columns equated with R's by identity = read as R's); S is filters over scans whose rows the conditions fix for each row of R (keys closed over equalities with R, constants and fixed columns): at most one partner; not SQLite"})
+		Conditions: "the projection reads R alone (S's columns equated with R's by identity = read as R's); S is filters over scans whose rows the conditions fix for each row of R (keys closed over equalities with R, constants, fixed columns and deterministic expressions of them): at most one partner; not SQLite"})
 )
 
 // LIMIT moves (issue 35): sortedlimit.go.

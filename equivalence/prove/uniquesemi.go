@@ -13,8 +13,9 @@ import (
 //
 // At most one partner: S is filters over scans, and closing the columns
 // the conditions fix for one row of R — equated with a column of R or a
-// constant, equated with a fixed column, or of a scan one of whose keys
-// is fixed — fixes every scan of S. Equalities between columns count
+// constant, equated with a fixed column or a deterministic expression of
+// fixed columns (fixedByExpr), or of a scan one of whose keys is fixed —
+// fixes every scan of S. Equalities between columns count
 // where equal values are one value (integers, dates, booleans); a
 // constant pins a column of its own type whose = is deterministic; a
 // UNIQUE constraint compares as that = does.
@@ -85,6 +86,12 @@ func atMostOnePartner(r *plan.Node, rest []*plan.Node, preds []*plan.Expr, m *pl
 				changed = true
 			}
 		}
+		for _, e := range conj {
+			if c, ok := fixedByExpr(e, fixed.Union(rcols), m); ok && scols.Has(c) && !fixed.Has(c) {
+				fixed.Add(c)
+				changed = true
+			}
+		}
 		for _, s := range scans {
 			cols := s.OutColSet()
 			if cols.SubsetOf(fixed) {
@@ -124,4 +131,31 @@ func pinnedColumn(e *plan.Expr, m *plan.Metadata) (plan.ColumnID, bool) {
 		return 0, false
 	}
 	return c.Col, true
+}
+
+// fixedByExpr reads e as col = f(…) (either side), f a deterministic
+// expression of the columns of known only (no subquery, no volatile
+// call), of the column's type, the column's = deterministic: where
+// known's columns hold one value, f is one value, and a key of col's
+// table compared with it matches one row at most (x = COALESCE(u, 10)
+// with u fixed by u = a.i).
+func fixedByExpr(e *plan.Expr, known plan.ColSet, m *plan.Metadata) (plan.ColumnID, bool) {
+	if !e.IsOp(plan.OpEq) || len(e.Args) != 2 {
+		return 0, false
+	}
+	for _, sides := range [][2]*plan.Expr{{e.Args[0], e.Args[1]}, {e.Args[1], e.Args[0]}} {
+		c, f := sides[0], sides[1]
+		if c.Kind != plan.ColRef || f.Kind == plan.ColRef || f.Kind == plan.Const || c.Typ != f.Typ {
+			continue
+		}
+		cols := f.Cols()
+		if cols.Empty() || !cols.SubsetOf(known) || f.HasSubquery() || plan.Volatile(f) != "" || !plainExpr(f) {
+			continue
+		}
+		if d := m.ExprDomain(c); d.Nondeterministic || d.Mixed {
+			continue
+		}
+		return c.Col, true
+	}
+	return 0, false
 }
