@@ -86,6 +86,13 @@ func TestLateralPushJudged(t *testing.T) {
 		{false, "not_equivalent",
 			"SELECT t0.c0, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT ab.c1 FROM ab WHERE ab.c0 <= t0.c0 UNION SELECT t0.c1) u ON u.c1 >= 1",
 			"SELECT t0.c0, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT ab.c1 FROM ab WHERE ab.c0 <= t0.c0 UNION ALL SELECT t0.c1) u ON u.c1 >= 1"},
+		// LIMIT per outer row.
+		{false, "not_equivalent",
+			"SELECT t0.c0, l.c2 FROM xy t0, LATERAL (SELECT ab.c2 FROM ab WHERE ab.c0 = t0.c0 ORDER BY ab.c2 LIMIT 2) l",
+			"SELECT t0.c0, l.c2 FROM xy t0, LATERAL (SELECT ab.c2 FROM ab WHERE ab.c0 = t0.c0 ORDER BY ab.c2 LIMIT 1) l"},
+		{true, "",
+			"SELECT t0.c0, l.c2 FROM xy t0, LATERAL (SELECT ab.c2 FROM ab WHERE ab.c0 = t0.c0 ORDER BY ab.c2 LIMIT 2) l",
+			"SELECT t0.c0, l.c2 FROM xy t0, (SELECT c0, c2, row_number() OVER (PARTITION BY c0 ORDER BY c2) AS rn FROM ab) l WHERE l.c0 = t0.c0 AND l.rn <= 2"},
 	}
 	for _, tc := range tests {
 		differ := pgDiffer(t, conn, "SET LOCAL search_path TO lateral_rows;\n"+lateralDDL, lateralRows, tc.a, tc.b)

@@ -30,8 +30,7 @@ import (
 // yields nothing; a scalar aggregate yields one row over none, so it is
 // not pushed here (lateralOneRow takes it). A set operation's rows carry
 // the key k' of the r they came from, and joining back on x.k = k' pairs
-// each with its r alone. LIMIT, windows and the nullable side of a left
-// join reading x are refused.
+// each with its r alone. Windows and LIMITs: lateral_window.go.
 type lateralPusher struct {
 	b     *builder
 	x     *plan.Node
@@ -216,6 +215,10 @@ func (p *lateralPusher) push(t *plan.Node) (*plan.Node, bool) {
 		return &plan.Node{Op: plan.OpDistinct, Inputs: []*plan.Node{in}}, true
 	case plan.OpSetOp:
 		return p.pushSetOp(t)
+	case plan.OpWindow:
+		return p.pushWindow(t)
+	case plan.OpLimit:
+		return p.pushLimit(t)
 	case plan.OpValues:
 		idx, subst := p.b.valuesByIndex(t)
 		j := &plan.Node{Op: plan.OpJoin, Join: plan.InnerJoin, Inputs: []*plan.Node{p.x, idx}}

@@ -8,11 +8,11 @@ import (
 )
 
 // TestLateralPush plans the inner LATERAL forms of lateral_push.go and
-// refuses those whose push would not be exact (want ""): a LIMIT, a
-// scalar aggregate below a join, an outer input with alike rows under a
-// grouping or DISTINCT, one without a NOT NULL key under a set
-// operation or a LEFT LATERAL join, and a LEFT LATERAL column that is the
-// outer row's own.
+// lateral_window.go and refuses those whose push would not be exact (want
+// ""): a LIMIT that is no constant, a scalar aggregate below a join, an
+// outer input with alike rows under a grouping, DISTINCT, a window or a
+// LIMIT, one without a NOT NULL key under a set operation or a LEFT
+// LATERAL join, and a LEFT LATERAL column that is the outer row's own.
 func TestLateralPush(t *testing.T) {
 	s, err := catalog.LoadDDL(`CREATE TABLE xy (c0 BIGINT NOT NULL, c1 BIGINT, PRIMARY KEY (c0));
 CREATE TABLE ab (c0 BIGINT, c1 BIGINT, c2 BIGINT NOT NULL, PRIMARY KEY (c2));
@@ -52,7 +52,13 @@ CREATE TABLE uv (c0 BIGINT NOT NULL, c1 BIGINT, PRIMARY KEY (c0));`, catalog.Pos
 		{"SELECT t0.c0, g.n FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1, count(*) AS n FROM ab t1 WHERE t1.c0 = t0.c0 GROUP BY t1.c1) g ON true",
 			"join left on (t1.c0 = t3.c0)\n      scan xy as t1\n      project t3.c0, t3.c1, t2.c1, count(*)\n        aggregate group by (t3.c0, t3.c1, t2.c1), count(*)"},
 		// Refused.
-		{"SELECT t0.c0, l.c1 FROM xy t0, LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 > t0.c0 ORDER BY t1.c1 LIMIT 2) l", ""},
+		{"SELECT t0.c0, l.c1 FROM xy t0, LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 > t0.c0 ORDER BY t1.c1 LIMIT 2 OFFSET 1) l",
+			"filter (row_number() over (partition by t1.c0, t1.c1 order by t2.c1) > 1), (row_number() over (partition by t1.c0, t1.c1 order by t2.c1) <= 3)"},
+		{"SELECT t0.c0, l.c1, l.r FROM xy t0, LATERAL (SELECT t1.c1, rank() OVER (ORDER BY t1.c0 + t0.c1) AS r FROM ab t1) l",
+			"window rank() over (partition by t1.c0, t1.c1 order by (t2.c0 + t1.c1))"},
+		{"SELECT t0.c0, l.c1 FROM xy t0, LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 > t0.c0 ORDER BY t1.c1 LIMIT t0.c1) l", ""},
+		{"SELECT t0.c1, l.c1 FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 > t0.c1 LIMIT 2) l", ""},
+		{"SELECT t0.c1, l.r FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT rank() OVER (ORDER BY t1.c0 + t0.c1) AS r FROM ab t1) l", ""},
 		{"SELECT t0.c0, j.n FROM xy t0, LATERAL (SELECT t1.c0, s.n FROM ab t1, (SELECT count(*) AS n FROM uv t2 WHERE t2.c1 = t0.c1) s) j", ""},
 		{"SELECT t0.c1, g.s FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT t1.c0, sum(t1.c1) AS s FROM ab t1 WHERE t1.c1 = t0.c1 GROUP BY t1.c0) g", ""},
 		{"SELECT t0.c1, d.v FROM (SELECT c1 FROM xy) t0, LATERAL (SELECT DISTINCT t1.c1 + t0.c1 AS v FROM ab t1) d", ""},

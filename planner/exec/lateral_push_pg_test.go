@@ -46,6 +46,13 @@ var lateralPushQueries = []string{
 	"SELECT t0.c0, u.c1 FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c1 FROM ab t1 WHERE t1.c0 < t0.c0 EXCEPT SELECT t2.c1 + t0.c1 FROM uv t2) u ON u.c1 <> t0.c1",
 	"SELECT t0.c0, v.x FROM xy t0 LEFT JOIN LATERAL (VALUES (t0.c1), (t0.c0 + 1)) v(x) ON v.x > 2",
 	"SELECT t0.c0, d.v FROM xy t0 LEFT JOIN LATERAL (SELECT DISTINCT t1.c1 + t0.c1 AS v FROM ab t1 WHERE t1.c0 = t0.c0) d ON true",
+	// Windows and LIMITs: partitioned by the outer row.
+	"SELECT t0.c0, l.c1, l.c2 FROM xy t0, LATERAL (SELECT t1.c1, t1.c2 FROM ab t1 WHERE t1.c0 >= t0.c0 ORDER BY t1.c2 DESC LIMIT 2) l",
+	"SELECT t0.c0, l.c1, l.c2 FROM xy t0, LATERAL (SELECT t1.c1, t1.c2 FROM ab t1 WHERE t1.c1 <> t0.c1 ORDER BY t1.c2 LIMIT 1) l",
+	"SELECT t0.c0, l.c2 FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c2 FROM ab t1 WHERE t1.c0 <= t0.c0 ORDER BY t1.c2 LIMIT 3 OFFSET 1) l ON true",
+	"SELECT t0.c0, l.c1 FROM xy t0, LATERAL (SELECT t1.c1 FROM ab t1 ORDER BY t1.c1 + t0.c1 NULLS FIRST, t1.c2 LIMIT 2) l",
+	"SELECT t0.c0, l.c2, l.r, l.s FROM xy t0, LATERAL (SELECT t1.c2, rank() OVER (ORDER BY t1.c1) AS r, sum(t1.c1 + t0.c1) OVER (PARTITION BY t1.c0) AS s FROM ab t1) l",
+	"SELECT t0.c0, l.c2, l.n FROM xy t0 LEFT JOIN LATERAL (SELECT t1.c2, row_number() OVER (ORDER BY t1.c2 DESC) AS n FROM ab t1 WHERE t1.c0 = t0.c0) l ON l.n < 3",
 	// Nested: a set operation inside an aggregate.
 	"SELECT t0.c0, g.n FROM xy t0, LATERAL (SELECT u.c0, count(*) AS n FROM (SELECT t1.c0 FROM ab t1 UNION ALL SELECT t2.c0 + t0.c0 FROM uv t2) u GROUP BY u.c0) g",
 }
