@@ -24,6 +24,11 @@ func (p *prover) distinctJoinSemi(n *plan.Node, m *plan.Metadata) *plan.Node {
 	if p.opts.SQLite || n.Op != plan.OpDistinct || n.Inputs[0].Op != plan.OpProject {
 		return nil
 	}
+	if plan.DefsMayRaise(n, n.OutCols()) {
+		// DISTINCT evaluates i + 1 on every joined row; the projection
+		// over the semi-join may leave it unread (and pruned).
+		return nil
+	}
 	ok := func(r *plan.Node, _ []*plan.Node, _ []*plan.Expr, items []plan.ProjItem) bool {
 		return keyProjected(plan.Derive(r, m).Keys, items)
 	}

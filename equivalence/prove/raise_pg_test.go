@@ -25,7 +25,7 @@ func TestDroppedExpressionThatRaises(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	const ddl = "CREATE TABLE t (k integer PRIMARY KEY, i integer, s text)"
+	const ddl = "CREATE TABLE t (k integer PRIMARY KEY, i integer, s text); CREATE TABLE u (id integer PRIMARY KEY, tk integer)"
 	s, err := catalog.LoadDDL(ddl, catalog.Postgres)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestDroppedExpressionThatRaises(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, st := range []string{ddl, "INSERT INTO t VALUES (1, 2147483647, 'a'), (2, 0, NULL), (3, 5, 'a'), (4, NULL, 'b')"} {
+	for _, st := range []string{ddl, "INSERT INTO t VALUES (1, 2147483647, 'a'), (2, 0, NULL), (3, 5, 'a'), (4, NULL, 'b')", "INSERT INTO u VALUES (1, 1), (2, 1), (3, 3)"} {
 		if _, err := conn.Exec(ctx, st); err != nil {
 			t.Fatal(err)
 		}
@@ -59,6 +59,12 @@ func TestDroppedExpressionThatRaises(t *testing.T) {
 		{"remove-redundant-distinct: s || 'x' unread", "SELECT x.k FROM (SELECT DISTINCT k, s || 'x' FROM t) x", "SELECT k FROM t", true},
 		{"DISTINCT on a key under COUNT: i + 1", "SELECT COUNT(*) FROM (SELECT DISTINCT k, i + 1 FROM t) x", "SELECT COUNT(*) FROM t", false},
 		{"DISTINCT on a key under COUNT: s || 'x'", "SELECT COUNT(*) FROM (SELECT DISTINCT k, s || 'x' FROM t) x", "SELECT COUNT(*) FROM t", true},
+		{"agg-over-distinct: i + 1", "SELECT MAX(x.k) FROM (SELECT DISTINCT k, i + 1 AS j FROM t) x", "SELECT MAX(k) FROM t", false},
+		{"agg-over-distinct: s || 'x'", "SELECT MAX(x.k) FROM (SELECT DISTINCT k, s || 'x' AS j FROM t) x", "SELECT MAX(k) FROM t", true},
+		{"distinct-join-semi: i + 1", "SELECT x.k FROM (SELECT DISTINCT t.k, t.i + 1 AS j FROM t JOIN u ON u.tk = t.k) x",
+			"SELECT t.k FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tk = t.k)", false},
+		{"distinct-join-semi: s || 'x'", "SELECT x.k FROM (SELECT DISTINCT t.k, t.s || 'x' AS j FROM t JOIN u ON u.tk = t.k) x",
+			"SELECT t.k FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tk = t.k)", true},
 		// PostgreSQL evaluates every sort key of a top-level ORDER BY, a
 		// derived table's, a set operand's and an IN subquery's; it drops an
 		// EXISTS subquery's ORDER BY unevaluated.

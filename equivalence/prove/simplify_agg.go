@@ -17,12 +17,15 @@ func simplifyAggregate(n *plan.Node, m *plan.Metadata) (*plan.Node, *Rule) {
 	if v := countOverNothing(n); v != nil {
 		return v, ruleCountEmptyZero
 	}
-	if len(n.GroupBy) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+	// A deduplication evaluates all its columns on every row: one that
+	// may raise (i + 1) keeps it, since the calls need not read it.
+	dedup := (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) && !plan.DefsMayRaise(in, in.OutCols())
+	if len(n.GroupBy) > 0 && dupInsensitive(n.Aggs) && dedup {
 		c := *n
 		c.Inputs = []*plan.Node{in.Inputs[0]}
 		return &c, ruleAggOverDistinct
 	}
-	if len(n.GroupBy) == 0 && len(n.Aggs) > 0 && dupInsensitive(n.Aggs) && (in.Op == plan.OpDistinct || (in.Op == plan.OpAggregate && len(in.Aggs) == 0)) {
+	if len(n.GroupBy) == 0 && len(n.Aggs) > 0 && dupInsensitive(n.Aggs) && dedup {
 		c := *n
 		c.Inputs = []*plan.Node{in.Inputs[0]}
 		return &c, ruleAggOverDistinct
