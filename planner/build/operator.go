@@ -198,6 +198,23 @@ func (b *builder) binaryOp(a *pg.A_Expr, opName string, l, r *plan.Expr) (*plan.
 
 func arithType(op string, l, r catalog.Type) catalog.Type {
 	switch {
+	// PostgreSQL's date ± interval is a timestamp (a date holds no time
+	// of day: a cast of the sum back to date is no identity), interval
+	// ± interval and interval × or ÷ a number an interval, jsonb -
+	// integer a jsonb (an element removed), integer + date a date.
+	case l == catalog.Date && r == catalog.Interval && (op == "+" || op == "-"),
+		l == catalog.Interval && r == catalog.Date && op == "+":
+		return catalog.Timestamp
+	case l == catalog.Interval && r == catalog.Timestamp && op == "+":
+		return catalog.Timestamp
+	case l == catalog.Interval && r == catalog.Interval && (op == "+" || op == "-"),
+		l == catalog.Interval && r.IsNumeric() && (op == "*" || op == "/"),
+		l.IsNumeric() && r == catalog.Interval && op == "*":
+		return catalog.Interval
+	case l == catalog.JSON && r == catalog.Int && op == "-":
+		return catalog.JSON
+	case l == catalog.Int && r == catalog.Date && op == "+":
+		return catalog.Date
 	case l == catalog.Float || r == catalog.Float:
 		return catalog.Float
 	case l == catalog.Numeric || r == catalog.Numeric:

@@ -46,6 +46,10 @@ func exactDB(t *testing.T) exec.Database {
 // exactQueries are computed exactly: the printed result (or the error)
 // must be PostgreSQL's.
 var exactQueries = []string{
+	// div (numfuncs.go); encode and decode of literals, which the
+	// normalizer folds (fold-constant-bytea).
+	"SELECT div(n, 2) FROM ty",
+	"SELECT encode(decode('616263', 'hex'), 'hex')",
 	// Cause 10: a real compared with a numeric literal is compared in
 	// float8 (0.1 is not the stored 0.1), with a real or a quoted
 	// literal in float4.
@@ -135,10 +139,9 @@ var exactCannot = []string{
 	"SELECT CAST(ARRAY[1] AS bigint[]) @> CAST(ARRAY[] AS bigint[])",
 	"SELECT timezone('UTC', '2024-01-01 10:00'::timestamp)",
 	"SELECT sin(d) FROM ty",
-	"SELECT div(n, 2) FROM ty",
 	"SELECT lpad(tx, 5) FROM ty",
 	"SELECT trunc(d) FROM ty",
-	"SELECT encode(decode('616263', 'hex'), 'hex')",
+	"SELECT encode(decode(tx, 'escape'), 'hex') FROM ty",
 }
 
 // TestExactTypesPostgres (issue 18, causes 9, 10 and 12) runs each query

@@ -69,10 +69,17 @@ func foldConstJSONB(e *plan.Expr) (*plan.Expr, bool) {
 // '2000-05-06 10:00' ⇒ interval '-1 days'; - interval '-1 days' ⇒
 // interval '1 day'; date '2018-07-01' + interval '7 days' ⇒ timestamp
 // '2018-07-08 00:00:00': + and - of date, timestamp (without time zone)
-// and interval literals and integers.
+// and interval literals and integers; date('1994-09-01') of a text
+// literal ⇒ date '1994-09-01'.
 func foldConstDatetime(e *plan.Expr) (*plan.Expr, bool) {
 	if intervalLiteral(e) && intervalSessionFree(e.Args[0].Value) {
 		return foldIntervalLiteral(e)
+	}
+	if e.Kind == plan.Func && e.Name == "date" && e.Typ == catalog.Date && len(e.Args) == 1 && e.Args[0].Typ == catalog.Text {
+		// date('1994-09-01 +08'): date input of a text literal, in the
+		// spellings the executor reads (year first, the same under
+		// every DateStyle; a time or zone after the date is ignored).
+		return evalFold(e)
 	}
 	if e.Kind != plan.Op || e.Name != plan.OpAdd && e.Name != plan.OpSub && e.Name != plan.OpNeg {
 		return e, false
