@@ -99,7 +99,8 @@ type normalizer struct {
 	bare *plan.Formatter
 	// baseListed: a set operation or VALUES list of the plan lists a base
 	// column among its outputs, which the formatter would name by its
-	// place in the list (bare is not used then).
+	// place in the list, or an aggregate computes one (bare is not used
+	// then).
 	baseListed bool
 	// dv memoizes derived properties; it is reset on every change.
 	dv *plan.Deriver
@@ -309,13 +310,25 @@ func (z *normalizer) bareKey(e *plan.Expr) bool {
 }
 
 // listsBase says n is a set operation or VALUES list with a base column
-// among its outputs.
+// among its outputs, or an aggregate computing one (the formatter takes
+// every aggregate's call for its column's definition).
 func (z *normalizer) listsBase(n *plan.Node) bool {
-	if n.Op != plan.OpSetOp && n.Op != plan.OpValues || z.p.Meta == nil {
+	if z.p.Meta == nil {
+		return false
+	}
+	base := func(c plan.ColumnID) bool {
+		return int(c) >= 0 && int(c) < len(z.p.Meta.Columns) && z.p.Meta.Columns[c].Instance >= 0
+	}
+	for _, a := range n.Aggs {
+		if base(a.ID) {
+			return true
+		}
+	}
+	if n.Op != plan.OpSetOp && n.Op != plan.OpValues {
 		return false
 	}
 	for _, c := range n.Cols {
-		if int(c) >= 0 && int(c) < len(z.p.Meta.Columns) && z.p.Meta.Columns[c].Instance >= 0 {
+		if base(c) {
 			return true
 		}
 	}
