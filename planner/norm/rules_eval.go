@@ -53,13 +53,9 @@ func foldConstJSONB(e *plan.Expr) (*plan.Expr, bool) {
 	case plan.OpJSONField, plan.OpJSONText, plan.OpContains, plan.OpContainedBy, plan.OpJSONExists:
 		return evalFold(e)
 	case plan.OpSub:
-		// jsonb - integer (an element removed) is a jsonb in PostgreSQL,
-		// whatever type the plan gave the call.
-		if e.Args[1].Typ != catalog.Int || !evalOperand(e.Args[1]) {
-			return e, false
-		}
-		if v, err := exec.EvalConst(e); err == nil && v.K == exec.KJSON {
-			return jsonbConst(v.S), true
+		// jsonb - integer: an element removed.
+		if e.Args[1].Typ == catalog.Int {
+			return evalFold(e)
 		}
 	}
 	return e, false
@@ -84,15 +80,12 @@ func foldConstDatetime(e *plan.Expr) (*plan.Expr, bool) {
 	if e.Kind != plan.Op || e.Name != plan.OpAdd && e.Name != plan.OpSub && e.Name != plan.OpNeg {
 		return e, false
 	}
-	temporal, intervals := false, true
+	temporal := false
 	for _, a := range e.Args {
 		switch a.Typ {
-		case catalog.Date, catalog.Timestamp:
-			temporal, intervals = true, false
-		case catalog.Interval:
+		case catalog.Date, catalog.Timestamp, catalog.Interval:
 			temporal = true
 		case catalog.Int:
-			intervals = false
 		default:
 			return e, false
 		}
@@ -103,12 +96,6 @@ func foldConstDatetime(e *plan.Expr) (*plan.Expr, bool) {
 	switch e.Typ {
 	case catalog.Date, catalog.Timestamp, catalog.Interval, catalog.Int:
 		return evalFold(e)
-	case catalog.Unknown:
-		// interval ± interval is an interval in PostgreSQL, whatever
-		// type the plan gave the call.
-		if intervals {
-			return evalFold(e)
-		}
 	}
 	return e, false
 }
@@ -251,11 +238,9 @@ func literalOf(v exec.Value, e *plan.Expr) (*plan.Expr, bool) {
 		return plan.NewConst(catalog.Text, v.S), true
 	case v.K == exec.KDate && e.Typ == catalog.Date:
 		return plan.NewConst(catalog.Date, v.String()), true
-	case v.K == exec.KTimestamp && !v.B && (e.Typ == catalog.Timestamp || e.Typ == catalog.Date):
-		// date + interval is a timestamp in PostgreSQL, whatever type the
-		// plan gave the call.
+	case v.K == exec.KTimestamp && !v.B && e.Typ == catalog.Timestamp:
 		return plan.NewConst(catalog.Timestamp, v.String()), true
-	case v.K == exec.KInterval && (e.Typ == catalog.Interval || e.Typ == catalog.Unknown):
+	case v.K == exec.KInterval && e.Typ == catalog.Interval:
 		s := v.String()
 		// The output text must read back as the value (interval_in of
 		// IntervalStyle postgres's output), under every IntervalStyle.
