@@ -100,7 +100,11 @@ func TestDateLiteralsFromExpressions(t *testing.T) {
 		want string
 	}{
 		{colKey{"ev", 1}, "1996-12-31"}, {colKey{"ev", 1}, "1997-01-01"}, {colKey{"ev", 1}, "1997-01-02"},
-		{colKey{"ev", 2}, "2020-02-29 00:00:00"}, {colKey{"ev", 2}, "2020-02-28 23:59:59"}, {colKey{"ev", 2}, "2020-02-29 00:00:01"},
+		// ts > 2020-02-29 00:00:00 is normalized to ts >= 2020-02-29
+		// 00:00:00.000001 (timestamp-strict-bound): the bound and the
+		// value just outside it.
+		{colKey{"ev", 2}, "2020-02-29 00:00:00.000001"}, {colKey{"ev", 2}, "2020-02-29 00:00:00"},
+		{colKey{"ev", 2}, "2020-02-28 23:59:59.000001"}, {colKey{"ev", 2}, "2020-02-29 00:00:01.000001"},
 	} {
 		if !has(c.k, c.want) {
 			t.Errorf("column %v: %s not among %v", c.k, c.want, l.byCol[c.k])
