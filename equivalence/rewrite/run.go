@@ -40,6 +40,13 @@ func Run(ctx context.Context, p *plan.Plan, s *catalog.Schema, o Options, fired 
 	for _, r := range p.Rules {
 		fired(r)
 	}
+	if p.Raises != "" {
+		// PostgreSQL fails, or may fail, on p (planner/norm/raises.go):
+		// the rules would drop the part that fails (UNION read as OR
+		// leaves an unread i + 1 to prune) and renormalization would
+		// then clear p.Raises, which keeps the judge from a proof.
+		return nil
+	}
 	rc := &Ctx{ctx: ctx, p: p, schema: s, trustFK: o.TrustForeignKeys, fired: fired, assume: assume}
 	for round := 0; round < maxRounds; round++ {
 		if err := ctx.Err(); err != nil {

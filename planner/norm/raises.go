@@ -52,6 +52,9 @@ func planRaises(p *plan.Plan) (string, bool) {
 	if r.always != "" {
 		return r.always, true
 	}
+	if r.may == "" {
+		r.may = unreadDedupRaise(p.Root)
+	}
 	return r.may, false
 }
 
