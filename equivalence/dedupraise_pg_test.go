@@ -30,6 +30,8 @@ func TestUnreadDedupColumnRaisesPG(t *testing.T) {
 		equal bool // proved, and PostgreSQL answers both alike
 	}{
 		{"UNION of i + 1", "SELECT x.k FROM (SELECT k, i + 1 AS j FROM dr_t UNION SELECT k, i + 1 AS j FROM dr_t) x", "SELECT k FROM dr_t", false},
+		{"UNION of i + 1 passed on by a projection", "SELECT x.k FROM (SELECT y.k, y.j FROM (SELECT k, i + 1 AS j FROM dr_t UNION SELECT k, i + 1 FROM dr_t) y) x", "SELECT k FROM dr_t", false},
+		{"UNION of i + 1, read", "SELECT x.j FROM (SELECT k, i + 1 AS j FROM dr_t WHERE i < 9 UNION SELECT k, i + 1 FROM dr_t WHERE i < 9) x", "SELECT i + 1 FROM dr_t WHERE i < 9", true},
 		{"UNION of i", "SELECT x.k FROM (SELECT k, i AS j FROM dr_t UNION SELECT k, i AS j FROM dr_t) x", "SELECT k FROM dr_t", true},
 		{"INTERSECT of i + 1", "SELECT x.k FROM (SELECT k, i + 1 AS j FROM dr_t INTERSECT SELECT k, i + 1 AS j FROM dr_t) x", "SELECT k FROM dr_t", false},
 		{"INTERSECT of s || 'x'", "SELECT x.k FROM (SELECT k, s || 'x' AS j FROM dr_t INTERSECT SELECT k, s || 'x' AS j FROM dr_t) x", "SELECT k FROM dr_t", true},

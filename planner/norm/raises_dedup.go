@@ -15,51 +15,97 @@ import "github.com/pgequiv/pgequiv/planner/plan"
 // and read by nothing above — makes the plan one the prover proves
 // nothing about.
 func unreadDedupRaise(root *plan.Node) string {
-	reads := map[plan.ColumnID]int{}
 	var nodes []*plan.Node
-	var walk func(n *plan.Node)
-	walk = func(n *plan.Node) {
+	var collect func(n *plan.Node)
+	collect = func(n *plan.Node) {
 		if n == nil {
 			return
 		}
 		nodes = append(nodes, n)
-		n.ExprsByRole(func(slot **plan.Expr, _ bool) {
+		n.Exprs(func(slot **plan.Expr) {
 			plan.Walk(*slot, func(x *plan.Expr) {
-				if x.Kind == plan.ColRef {
-					reads[x.Col]++
-				}
 				if x.Kind == plan.Subquery {
-					walk(x.Sub)
+					collect(x.Sub)
 				}
 			})
 		})
-		for _, g := range n.GroupBy {
-			reads[g]++
-		}
-		for _, cols := range n.SetCols {
-			for _, c := range cols {
-				reads[c]++
-			}
-		}
 		for _, in := range n.Inputs {
-			walk(in)
+			collect(in)
 		}
 	}
-	walk(root)
+	collect(root)
+	// live: the columns something evaluates, DISTINCT, set operations
+	// and GROUP BY aside: the root's outputs, what filters, join
+	// conditions, sort keys and subqueries' outputs read, and what a
+	// live column's definition (a projection item, an aggregate call, a
+	// set operation's column) reads. A projection that only passes a
+	// column on does not make it live.
+	live := map[plan.ColumnID]bool{}
+	mark := func(e *plan.Expr) bool {
+		changed := false
+		plan.Walk(e, func(x *plan.Expr) {
+			if x.Kind == plan.ColRef && !live[x.Col] {
+				live[x.Col] = true
+				changed = true
+			}
+		})
+		return changed
+	}
 	for _, c := range root.OutCols() {
-		reads[c]++
+		live[c] = true
+	}
+	for _, n := range nodes {
+		n.Exprs(func(slot **plan.Expr) {
+			plan.Walk(*slot, func(x *plan.Expr) {
+				if x.Kind == plan.Subquery && x.Sub != nil {
+					for _, c := range x.Sub.OutCols() {
+						live[c] = true
+					}
+				}
+			})
+		})
+		n.ExprsByRole(func(slot **plan.Expr, definition bool) {
+			if !definition {
+				mark(*slot)
+			}
+		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, n := range nodes {
+			for _, items := range [][]plan.ProjItem{n.Proj, n.Aggs} {
+				for _, it := range items {
+					if live[it.ID] && mark(it.Expr) {
+						changed = true
+					}
+				}
+			}
+			if n.Op == plan.OpSetOp {
+				for i, c := range n.Cols {
+					if !live[c] {
+						continue
+					}
+					for _, cols := range n.SetCols {
+						if i < len(cols) && !live[cols[i]] {
+							live[cols[i]] = true
+							changed = true
+						}
+					}
+				}
+			}
+		}
 	}
 	for _, n := range nodes {
 		switch n.Op {
 		case plan.OpDistinct:
 			for _, c := range n.OutCols() {
-				if reads[c] == 0 && plan.DefsMayRaise(n, []plan.ColumnID{c}) {
+				if !live[c] && plan.DefsMayRaise(n, []plan.ColumnID{c}) {
 					return "a DISTINCT column no one reads is computed by an expression that may raise"
 				}
 			}
 		case plan.OpSetOp:
 			for i, c := range n.Cols {
-				if reads[c] > 0 {
+				if live[c] {
 					continue
 				}
 				for k, in := range n.Inputs {
@@ -69,14 +115,8 @@ func unreadDedupRaise(root *plan.Node) string {
 				}
 			}
 		case plan.OpAggregate:
-			seen := map[plan.ColumnID]bool{}
 			for _, g := range n.GroupBy {
-				if seen[g] {
-					continue
-				}
-				seen[g] = true
-				// reads[g] counts this GROUP BY once.
-				if reads[g] <= 1 && plan.DefsMayRaise(n.Inputs[0], []plan.ColumnID{g}) {
+				if !live[g] && plan.DefsMayRaise(n.Inputs[0], []plan.ColumnID{g}) {
 					return "a grouping key no one reads is computed by an expression that may raise"
 				}
 			}
