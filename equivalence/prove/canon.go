@@ -11,9 +11,15 @@ import (
 
 // Fragment "arithmetic": integer sums are put in one form before keying,
 // so (3 + (x + 2)) + 12 and x + 17 read alike, and a column a conjunct pins
-// to a constant (x = 3) is replaced by it in the other conjuncts. Both
-// assume no intermediate overflow: PostgreSQL raises an error where the
-// reassociated sum might not.
+// to a constant (x = 3) is replaced by it in the other conjuncts.
+// PostgreSQL raises "integer out of range" on the first partial sum out
+// of range, so a sum is folded only where every partial sum of the
+// written form is in range exactly when the folded sum is: one column
+// term, added (never under a minus), and constants of one sign within
+// int4 (so that every addition computes in the column's width or int4,
+// as x + total does). (x + 10) - 5 fails on the largest x where x + 5
+// does not, and (x + y) + 1 where x + (y + 1) does not: such sums only
+// have the two operands of each addition put in one order.
 
 // fold rewrites e (a private copy) bottom-up.
 func fold(e *plan.Expr) *plan.Expr { return foldInts(e, nil) }
@@ -91,7 +97,9 @@ type addend struct {
 	key string
 }
 
-// sum flattens an integer sum, adds its constants and orders its terms.
+// sum flattens an integer sum, adds its constants and orders its terms,
+// where that keeps PostgreSQL's overflow errors (foldKeepsOverflow);
+// otherwise it only orders the operands of an addition.
 func sum(x *plan.Expr, ints func(*plan.Expr) bool, col func(plan.ColumnID) (plan.ColumnID, bool)) *plan.Expr {
 	var terms []addend
 	total := new(big.Int)
@@ -129,6 +137,9 @@ func sum(x *plan.Expr, ints func(*plan.Expr) bool, col func(plan.ColumnID) (plan
 	collect(x, false)
 	if !ok || !total.IsInt64() {
 		return x
+	}
+	if !foldKeepsOverflow(x, terms) {
+		return commuteAdd(x, col)
 	}
 	sort.SliceStable(terms, func(i, j int) bool {
 		if terms[i].neg != terms[j].neg {
@@ -310,4 +321,63 @@ func integralExtract(e *plan.Expr) bool {
 	}
 	t := e.Args[1].Typ
 	return t == catalog.Date || t == catalog.Timestamp
+}
+
+// foldKeepsOverflow reports whether folding the integer sum x, whose
+// non-constant terms are terms, into one column term plus one constant
+// raises exactly where x does: at most one term, under no minus; constants
+// (with their signs in x) all of one sign, so that the partial sums move
+// one way and the last is out of range whenever one is; and each
+// constant within int4, so that no addition computes in a width the
+// folded one does not.
+func foldKeepsOverflow(x *plan.Expr, terms []addend) bool {
+	if len(terms) > 1 || len(terms) == 1 && terms[0].neg {
+		return false
+	}
+	pos, neg := false, false
+	inInt4 := true
+	// underMinus: e is (within) the right operand of a subtraction,
+	// where a column term would be negated on the way (0 - (0 - x)
+	// fails on the smallest x, x does not).
+	var walk func(e *plan.Expr, negated, underMinus bool)
+	walk = func(e *plan.Expr, negated, underMinus bool) {
+		if e.Kind == plan.Op && len(e.Args) == 2 && (e.Name == plan.OpAdd || e.Name == plan.OpSub) {
+			walk(e.Args[0], negated, underMinus)
+			walk(e.Args[1], negated != (e.Name == plan.OpSub), underMinus || e.Name == plan.OpSub)
+			return
+		}
+		c, isConst := intConst(e)
+		if !isConst {
+			if underMinus {
+				inInt4 = false // the folded sum would not fail where this does
+			}
+			return
+		}
+		if !c.IsInt64() || c.Int64() != int64(int32(c.Int64())) {
+			inInt4 = false
+		}
+		switch sign := c.Sign(); {
+		case sign > 0 && !negated, sign < 0 && negated:
+			pos = true
+		case sign != 0:
+			neg = true
+		}
+	}
+	walk(x, false, false)
+	return inInt4 && !(pos && neg)
+}
+
+// commuteAdd orders the two operands of an integer addition by their
+// keys under col: a + b and b + a raise alike, where regrouping a sum may
+// not.
+func commuteAdd(x *plan.Expr, col func(plan.ColumnID) (plan.ColumnID, bool)) *plan.Expr {
+	if x.Name != plan.OpAdd {
+		return x
+	}
+	ka, _ := exprKey(x.Args[0], col)
+	kb, _ := exprKey(x.Args[1], col)
+	if kb < ka {
+		return plan.NewOp(plan.OpAdd, x.Typ, x.Args[1], x.Args[0])
+	}
+	return x
 }

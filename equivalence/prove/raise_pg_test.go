@@ -15,7 +15,8 @@ import (
 
 // TestDroppedExpressionThatRaises: a rewrite that stops evaluating an
 // expression the query evaluates on every row (a grouping key, a
-// DISTINCT column) proves nothing when that expression may raise: on a
+// DISTINCT column, a sort key, a partial sum of a regrouped integer sum)
+// proves nothing when that expression may raise: on a
 // row with the largest integer, or 0 under a division, PostgreSQL fails
 // one query and answers the other. The same shapes with text
 // concatenation, which cannot raise, stay proved and return the same
@@ -75,6 +76,12 @@ func TestDroppedExpressionThatRaises(t *testing.T) {
 		{"drop-subquery-order: set operand i + 1", "SELECT k FROM t UNION ALL (SELECT k FROM t ORDER BY i + 1)", "SELECT k FROM t UNION ALL SELECT k FROM t", false},
 		{"subquery-to-semi-join: IN ordered by i + 1", "SELECT k FROM t WHERE k IN (SELECT k FROM t ORDER BY i + 1)", "SELECT k FROM t", false},
 		{"subquery-to-semi-join: EXISTS ordered by i + 1", "SELECT k FROM t WHERE EXISTS (SELECT 1 FROM t t2 WHERE t2.k = t.k ORDER BY t2.i + 1)", "SELECT k FROM t", true},
+		// A regrouped integer sum evaluates other partial sums:
+		// (i + 10) - 20 fails on the largest i, i - 10 does not.
+		{"arithmetic: (i + 10) - 20", "SELECT (i + 10) - 20 FROM t", "SELECT i - 10 FROM t", false},
+		{"arithmetic: (i + k) - 1", "SELECT (i + k) - 1 FROM t", "SELECT i + (k - 1) FROM t", false},
+		{"arithmetic: (k + 3) + 12", "SELECT (k + 3) + 12 FROM t", "SELECT k + 15 FROM t", true},
+		{"arithmetic: i + k", "SELECT i + k FROM t WHERE k > 1", "SELECT k + i FROM t WHERE k > 1", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -182,11 +182,14 @@ func (b *builder) exactCast(target string, arg *plan.Expr) (value string, identi
 		if src == "int2" || (target == "int4" && src == "int4") {
 			return "", true, true
 		}
-		if isConst {
+		if isConst && target == "int4" {
 			if i, err := strconv.ParseInt(strings.TrimSpace(arg.Value), 10, 64); err == nil && inRange(target, i) {
 				return target, false, true
 			}
 		}
+		// A smallint constant stays a cast: the family's constant would
+		// compute in int4, where 32767::int2 + 1::int2 raises "smallint
+		// out of range".
 		return target, false, false
 	case "float8":
 		if arg.Typ == catalog.Float && !b.mayHold(arg, "float4") {
