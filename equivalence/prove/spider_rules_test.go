@@ -148,13 +148,13 @@ func TestSpiderRules(t *testing.T) {
 			a:    "SELECT student_id, count(liked_id) FROM likes GROUP BY student_id",
 			b:    "SELECT student_id, count(*) FROM likes GROUP BY student_id",
 			want: false},
+		// The grouping on owners' key reads name off it
+		// (agg-determined-value): a DISTINCT over the join, which
+		// distinct-join-semi reads as the semi-join; dedup-join-semi has
+		// its own rule file.
 		{name: "join with a deduplicated table vs IN",
 			a:    "SELECT o.owner_id, o.name FROM owners o JOIN dogs d ON o.owner_id = d.owner_id WHERE d.age > 3 GROUP BY o.owner_id, o.name",
 			b:    "SELECT owner_id, name FROM owners WHERE owner_id IN (SELECT DISTINCT owner_id FROM dogs WHERE age > 3)",
-			// The grouping on owners' key reads name off it
-			// (agg-determined-value): a DISTINCT over the join, which
-			// distinct-join-semi reads as the semi-join; dedup-join-semi
-			// has its own rule file.
 			want: true, rule: "distinct-join-semi"},
 		{name: "join with a DISTINCT derived table vs IN",
 			a:    "SELECT o.name FROM owners o JOIN (SELECT DISTINCT state FROM pros) t ON t.state = o.state",
