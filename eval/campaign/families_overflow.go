@@ -33,7 +33,7 @@ func (g *gen) famDroppedRaise(p *Pair) bool {
 	}
 	keys := strings.Join(key, ", ")
 	p.Class = "35.overflow"
-	switch g.r.IntN(6) {
+	switch g.r.IntN(8) {
 	case 0:
 		p.Reference = "SELECT count(*) FROM (SELECT DISTINCT " + keys + ", " + e + " FROM " + tbl + ") x"
 		p.Candidate = "SELECT count(*) FROM " + tbl
@@ -55,6 +55,21 @@ func (g *gen) famDroppedRaise(p *Pair) bool {
 		p.Reference = "SELECT count(*) FROM (SELECT " + keys + " FROM " + tbl + " ORDER BY " + e + ") x"
 		p.Candidate = "SELECT count(*) FROM " + tbl
 		p.Mutation = "derived-order/" + shape
+	case 5:
+		// A regrouped sum evaluates other partial sums.
+		p.Reference = "SELECT " + keys + ", " + regroup(col, c.sqlType, shape == "bare") + " FROM " + tbl
+		p.Candidate = "SELECT " + keys + ", " + col + " - 10 FROM " + tbl
+		p.Mutation = "regroup/" + shape
+	case 6:
+		// A smallint literal computes in int2: 32767::int2 + 1::int2
+		// raises "smallint out of range".
+		lit, m := "32767::smallint + 1::smallint", "smallint-literal/raise"
+		if shape == "bare" {
+			lit, m = "32766::smallint + 1::smallint", "smallint-literal/bare"
+		}
+		p.Reference = "SELECT " + keys + " FROM " + tbl + " WHERE " + lit + " > 0"
+		p.Candidate = "SELECT " + keys + " FROM " + tbl
+		p.Mutation = m
 	default:
 		k := key[0]
 		p.Reference = "SELECT " + keys + " FROM " + tbl + " WHERE " + k + " IN (SELECT " + k + " FROM " + tbl + " ORDER BY " + e + ")"
@@ -80,4 +95,19 @@ func overflowExpr(col, sqlType string) string {
 		return "(" + col + " + 1::smallint)"
 	}
 	return ""
+}
+
+// regroup is col - 10 written as a sum whose first partial sum overflows
+// on the type's largest values (bare: one that cannot, (col - 4) - 6).
+func regroup(col, sqlType string, bare bool) string {
+	if bare {
+		return "(" + col + " - 4) - 6"
+	}
+	switch sqlType {
+	case "bigint":
+		return "(" + col + " + 9223372036854775000) - 9223372036854775010"
+	case "smallint":
+		return "(" + col + " + 32767::smallint) - 32777"
+	}
+	return "(" + col + " + 2147483000) - 2147483010"
 }

@@ -44,7 +44,8 @@ func TestIssue33FamiliesReach(t *testing.T) {
 				}
 				rr, cr := runBoth(ctx, tg.eng, p)
 				_ = tg.eng.rollback(ctx)
-				if rr.err != nil && !(p.Family == "star-join" && strings.Contains(rr.err.Error(), "FULL JOIN")) {
+				// dropped-raise's smallint literal fails at planning, on any data.
+				if rr.err != nil && !(p.Family == "star-join" && strings.Contains(rr.err.Error(), "FULL JOIN")) && !strings.HasSuffix(p.Mutation, "smallint-literal/raise") {
 					t.Errorf("%s %s: the engine refuses the reference: %v\n  %s", tg.name, p.Mutation, rr.err, p.Reference)
 				}
 				if p.Family == "raises" {
