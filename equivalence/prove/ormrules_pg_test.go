@@ -2,6 +2,7 @@ package prove_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ INSERT INTO comments VALUES (1, 1, 1, true, 5), (2, 1, NULL, false, 9), (3, 1, 1
 INSERT INTO posts VALUES (1, 1, 'published', 't'), (2, 1, 'draft', 'u'), (3, 2, 'published', NULL);
 INSERT INTO tags VALUES (1, 'go'), (2, 'rust');
 INSERT INTO post_tags VALUES (1, 1, 1), (2, 1, 2), (3, 2, 2), (4, 3, 1);`},
-	"sort-key-prefix": {`INSERT INTO posts VALUES (1, 1, 's1', '2024-01-01', 5), (2, 1, 's2', '2024-01-02', NULL), (3, 2, 's0', '2024-01-03', 7), (4, 2, 's3', '2024-01-03', 1);
+	"sort-key-prefix": {`INSERT INTO posts VALUES (1, 1, 's1', '2024-01-01', 5), (2, 1, 's2', '2024-01-02', NULL), (3, 2, 's0', '2024-01-03', 7), (4, 2, 's3', '2024-01-03', 1), (5, 3, 's4', '2024-01-04', 2147483647);
 INSERT INTO pairs VALUES (1, 1, 5), (1, 2, NULL), (2, 1, 3);`},
 	"anti-join-fk": {`INSERT INTO users VALUES (1, 'a', true), (2, 'b', false);
 INSERT INTO comments VALUES (1, 1, NULL, 'x'), (2, NULL, 5, 'y'), (3, 2, 1, 'z');
@@ -93,12 +94,14 @@ func TestORMRuleFilesOnPostgres(t *testing.T) {
 						continue
 					}
 					ordered := strings.Contains(c.a, "ORDER BY") && strings.Contains(c.b, "ORDER BY")
-					ra, errA := pgtest.Rows(ctx, tx, c.a, ordered)
-					rb, errB := pgtest.Rows(ctx, tx, c.b, ordered)
-					if errA != nil || errB != nil {
+					ra, errA := rowsOrError(ctx, tx, c.a, ordered)
+					rb, errB := rowsOrError(ctx, tx, c.b, ordered)
+					if errA != nil && errB != nil {
 						t.Fatalf("%s: %v / %v", c.name, errA, errB)
 					}
-					same := slices.Equal(ra, rb)
+					// An error on one side only (views + 1 on the largest
+					// integer) tells the pair apart as rows do.
+					same := errA == nil && errB == nil && slices.Equal(ra, rb)
 					if c.want && !same {
 						t.Errorf("%s, database %d: PostgreSQL tells the proved pair apart:\n  %s -> %v\n  %s -> %v", c.name, k, c.a, ra, c.b, rb)
 					}
@@ -115,4 +118,19 @@ func TestORMRuleFilesOnPostgres(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rowsOrError is pgtest.Rows under a savepoint, so that a query that
+// fails leaves the transaction usable for the next.
+func rowsOrError(ctx context.Context, tx pgx.Tx, sql string, ordered bool) ([]string, error) {
+	if _, err := tx.Exec(ctx, "SAVEPOINT q"); err != nil {
+		return nil, err
+	}
+	rows, err := pgtest.Rows(ctx, tx, sql, ordered)
+	if err != nil {
+		if _, rerr := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT q"); rerr != nil {
+			return nil, fmt.Errorf("%w (and rolling back: %v)", err, rerr)
+		}
+	}
+	return rows, err
 }
