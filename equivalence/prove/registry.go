@@ -459,7 +459,7 @@ var (
 		Conditions: "the projection reads R (one input of the inner join, or the join of several) alone (S's columns equated with R's by q count as R's where equal values are one value: integers, dates, booleans) and holds a key of R as plain columns; not SQLite"})
 	ruleSortKeyPrefix = register(Rule{Name: "sort-key-prefix", Family: famOrder,
 		Fragment:   "ORDER BY k1, …, ki, ki+1, … ⇒ ORDER BY k1, …, ki",
-		Conditions: "k1…ki are plain columns holding a key of the sorted input (NULLs alike, as the sort takes them): the later keys break no tie"})
+		Conditions: "k1…ki are plain columns holding a key of the sorted input (NULLs alike, as the sort takes them): the later keys break no tie; none of them may raise (PostgreSQL evaluates every key)"})
 	ruleAntiJoinFK = register(Rule{Name: "anti-join-fk", Family: famChase,
 		Fragment:   "R ▷[R.f = P.k] P ⇒ σ[R.f IS NULL](R)",
 		Conditions: "f → P(k) is a declared foreign key, each conjunct equates one of its columns with the one it references (= identity), P the referenced table unfiltered; several columns: any of them NULL; an assumption on SQLite"})

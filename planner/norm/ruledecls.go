@@ -74,7 +74,7 @@ var ruleDecls = []Rule{
 	// Sorts and limits.
 	{Name: RuleDropSubqueryOrder, Family: famOrder, node: dropSubqueryOrder, local: true,
 		Fragment:   "Sort(x) ⇒ x",
-		Conditions: "nothing observes the order: a subquery, derived table or set operand without LIMIT, under no consumer that reads its input's order (string_agg, array_agg, a float sum, row_number() OVER ())"},
+		Conditions: "nothing observes the order: a subquery, derived table or set operand without LIMIT, under no consumer that reads its input's order (string_agg, array_agg, a float sum, row_number() OVER ()); no sort key may raise (PostgreSQL evaluates them)"},
 	{Name: RuleRedundantSortKey, Family: famOrder, node: redundantSortKeys, local: true,
 		Fragment:   "Sort(x; k1, e, k2) ⇒ Sort(x; k1, k2)",
 		Conditions: "PostgreSQL; e never breaks a tie: an earlier key sorts by it, or every input row holds it equal to one constant; one key always stays"},
