@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/pgequiv/pgequiv/planner/catalog"
+import (
+	"strings"
+
+	"github.com/pgequiv/pgequiv/planner/catalog"
+)
 
 // CannotRaise says whether evaluating e raises no error on any row. A
 // rewrite that stops evaluating an expression the query evaluates (drops
@@ -9,8 +13,9 @@ import "github.com/pgequiv/pgequiv/planner/catalog"
 // "integer out of range" on the largest integer and 10 / i "division by
 // zero" on 0, so GROUP BY i, i + 1 fails where GROUP BY i answers. The
 // allowed forms are few on purpose: columns, constants, text
-// concatenation, same-typed comparisons, boolean connectives and NULL
-// tests; no arithmetic, cast or function call.
+// concatenation, same-typed comparisons, boolean connectives, NULL
+// tests and a few text functions (funcCannotRaise); no arithmetic, cast
+// or other function call.
 func CannotRaise(e *Expr) bool {
 	if e == nil {
 		return true
@@ -18,6 +23,8 @@ func CannotRaise(e *Expr) bool {
 	switch e.Kind {
 	case ColRef, Const:
 		return true
+	case Func:
+		return funcCannotRaise(e)
 	case Op:
 	default:
 		return false
@@ -92,4 +99,45 @@ func DefsMayRaise(n *Node, cols []ColumnID) bool {
 		}
 	}
 	return false
+}
+
+// textFuncs are functions of text that PostgreSQL evaluates without an
+// error on any text (case mapping, trimming, lengths).
+var textFuncs = map[string]bool{
+	"lower": true, "upper": true, "btrim": true, "ltrim": true, "rtrim": true,
+	"length": true, "char_length": true, "character_length": true, "octet_length": true,
+}
+
+// funcCannotRaise is CannotRaise for a call: a text function of text
+// arguments, or substr(text, from [, count]) with a constant count that
+// is not negative (a negative count raises "negative substring length
+// not allowed"; any from is allowed). TPC-DS groups by substr(i_item_desc,
+// 1, 30).
+func funcCannotRaise(e *Expr) bool {
+	switch {
+	case textFuncs[e.Name]:
+		for _, a := range e.Args {
+			if a.Typ != catalog.Text {
+				return false
+			}
+		}
+	case e.Name == "substr" && (len(e.Args) == 2 || len(e.Args) == 3):
+		if e.Args[0].Typ != catalog.Text || e.Args[1].Typ != catalog.Int {
+			return false
+		}
+		if len(e.Args) == 3 {
+			n := e.Args[2]
+			if n.Kind != Const || n.Null || n.Typ != catalog.Int || strings.HasPrefix(n.Value, "-") {
+				return false
+			}
+		}
+	default:
+		return false
+	}
+	for _, a := range e.Args {
+		if !CannotRaise(a) {
+			return false
+		}
+	}
+	return true
 }

@@ -33,6 +33,13 @@ func TestCannotRaise(t *testing.T) {
 		{"comparison of two types", plan.NewOp(plan.OpEq, catalog.Bool, s, one), false},
 		{"concatenation of an integer", plan.NewOp(plan.OpConcat, catalog.Text, s, one), false},
 		{"function call", &plan.Expr{Kind: plan.Func, Name: "abs", Typ: catalog.Int, Args: []*plan.Expr{i}, Pos: -1}, false},
+		{"lower of text", call("lower", catalog.Text, s), true},
+		{"length of text", call("length", catalog.Int, s), true},
+		{"lower of i + 1", call("lower", catalog.Text, plan.NewOp(plan.OpAdd, catalog.Int, i, one)), false},
+		{"substr with a count", call("substr", catalog.Text, s, one, plan.NewConst(catalog.Int, "30")), true},
+		{"substr from anywhere", call("substr", catalog.Text, s, plan.NewConst(catalog.Int, "-5")), true},
+		{"substr with a negative count", call("substr", catalog.Text, s, one, plan.NewConst(catalog.Int, "-1")), false},
+		{"substr with a column count", call("substr", catalog.Text, s, one, i), false},
 	}
 	for _, c := range cases {
 		if got := plan.CannotRaise(c.e); got != c.want {
@@ -70,4 +77,8 @@ func TestDefsMayRaise(t *testing.T) {
 			t.Errorf("DefsMayRaise(%v) = %v, want %v", c.cols, got, c.want)
 		}
 	}
+}
+
+func call(name string, typ catalog.Type, args ...*plan.Expr) *plan.Expr {
+	return &plan.Expr{Kind: plan.Func, Name: name, Typ: typ, Args: args, Pos: -1}
 }
