@@ -204,7 +204,7 @@ var (
 		Conditions: "x is a NOT NULL column not made NULL by an outer join"})
 	ruleCountExprNotNull = register(Rule{Name: "count-expr-not-null", Family: famAggregate,
 		Fragment:   "COUNT(e) ⇒ COUNT(*); REGR_COUNT(e1, e2) ⇒ COUNT(*)",
-		Conditions: "each argument is never NULL: a non-NULL constant or strict arithmetic over NOT NULL columns not made NULL by an outer join; assumes no intermediate overflow"})
+		Conditions: "each argument is never NULL: a non-NULL constant or strict expressions over NOT NULL columns not made NULL by an outer join, none of which may raise (COUNT(i + 1) fails on the largest i)"})
 	ruleGroupKeyDetermined = register(Rule{Name: "group-key-determined", Family: famAggregate,
 		Fragment:   "γ[K, g](R) ⇒ γ[K](R) with ANY_VALUE(g) AS g",
 		Conditions: "K stays non-empty and fixes g: a filter pins g to a non-NULL constant, or the projection below computes g from columns of K whose equal values are one value, by an expression that cannot raise (no arithmetic, cast or function call)"})
