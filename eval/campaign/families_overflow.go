@@ -33,7 +33,7 @@ func (g *gen) famDroppedRaise(p *Pair) bool {
 	}
 	keys := strings.Join(key, ", ")
 	p.Class = "35.overflow"
-	switch g.r.IntN(8) {
+	switch g.r.IntN(9) {
 	case 0:
 		p.Reference = "SELECT count(*) FROM (SELECT DISTINCT " + keys + ", " + e + " FROM " + tbl + ") x"
 		p.Candidate = "SELECT count(*) FROM " + tbl
@@ -70,6 +70,17 @@ func (g *gen) famDroppedRaise(p *Pair) bool {
 		p.Reference = "SELECT " + keys + " FROM " + tbl + " WHERE " + lit + " > 0"
 		p.Candidate = "SELECT " + keys + " FROM " + tbl
 		p.Mutation = m
+	case 7:
+		// COUNT of a NOT NULL key's expression counts rows, but
+		// PostgreSQL evaluates it (COUNT(k + 1) fails on the largest k).
+		kc := pkColumn(t)
+		ke := overflowExpr(ident(kc.name), kc.sqlType)
+		if ke == "" || shape == "bare" {
+			ke = ident(kc.name)
+		}
+		p.Reference = "SELECT count(" + ke + ") FROM " + tbl
+		p.Candidate = "SELECT count(*) FROM " + tbl
+		p.Mutation = "count-expr/" + map[bool]string{true: "bare", false: "raise"}[ke == ident(kc.name)]
 	default:
 		k := key[0]
 		p.Reference = "SELECT " + keys + " FROM " + tbl + " WHERE " + k + " IN (SELECT " + k + " FROM " + tbl + " ORDER BY " + e + ")"
@@ -110,4 +121,14 @@ func regroup(col, sqlType string, bare bool) string {
 		return "(" + col + " + 32767::smallint) - 32777"
 	}
 	return "(" + col + " + 2147483000) - 2147483010"
+}
+
+// pkColumn is t's first primary-key column.
+func pkColumn(t *mtable) mcol {
+	for _, c := range t.cols {
+		if c.name == t.pk[0] {
+			return c
+		}
+	}
+	return mcol{name: t.pk[0]}
 }
