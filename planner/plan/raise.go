@@ -24,11 +24,26 @@ func CannotRaise(e *Expr) bool {
 	case ColRef, Const:
 		return true
 	case Func:
-		return funcCannotRaise(e)
+		if !funcCannotRaise(e) {
+			return false
+		}
 	case Op:
+		if !opCannotRaise(e) {
+			return false
+		}
 	default:
 		return false
 	}
+	for _, a := range e.Args {
+		if !CannotRaise(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// opCannotRaise is CannotRaise for an operator, its arguments aside.
+func opCannotRaise(e *Expr) bool {
 	switch e.Name {
 	case OpAnd, OpOr, OpNot, OpIsNull, OpIsNotNull, OpIsTrue, OpIsNotTrue, OpIsFalse, OpIsNotFalse:
 	case OpConcat:
@@ -48,11 +63,6 @@ func CannotRaise(e *Expr) bool {
 		}
 	default:
 		return false
-	}
-	for _, a := range e.Args {
-		if !CannotRaise(a) {
-			return false
-		}
 	}
 	return true
 }
@@ -108,7 +118,8 @@ var textFuncs = map[string]bool{
 	"length": true, "char_length": true, "character_length": true, "octet_length": true,
 }
 
-// funcCannotRaise is CannotRaise for a call: a text function of text
+// funcCannotRaise is CannotRaise for a call, its arguments aside: a
+// text function of text
 // arguments, or substr(text, from [, count]) with a constant count that
 // is not negative (a negative count raises "negative substring length
 // not allowed"; any from is allowed). TPC-DS groups by substr(i_item_desc,
@@ -133,11 +144,6 @@ func funcCannotRaise(e *Expr) bool {
 		}
 	default:
 		return false
-	}
-	for _, a := range e.Args {
-		if !CannotRaise(a) {
-			return false
-		}
 	}
 	return true
 }
